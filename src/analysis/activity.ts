@@ -1,0 +1,365 @@
+// Activity analysis (Tapenade §4.6, §5.2): varied (forward from the independents) ∩ useful (backward from
+// the dependents), flow-sensitive per statement, interprocedural by one context per function that is
+// the union over its call sites. Arrays and objects are one variable each; local aliases of a
+// reference (`const row = m[i]`) share the variable of what they alias.
+import type { Expr, Func, Module, Stmt } from '../ir/types.js';
+import { forEachExpr, forEachStmt, hasFloat, isRef, rootVar, tyOf } from '../ir/util.js';
+import { solveBackward, solveForward, type Facts, type FlowResult } from './dataflow.js';
+
+const NON_DIFF_INTR = new Set([
+  'Math.floor', 'Math.ceil', 'Math.round', 'Math.trunc', 'Math.sign', 'isFinite', 'isNaN', 'Number.isFinite',
+  'Number.isNaN', 'Number.isInteger',
+]);
+
+/** Reference variables that may share storage, as union-find classes. */
+export class Aliases {
+  private parent = new Map<string, string>();
+  rep(n: string): string {
+    let p = this.parent.get(n);
+    if (p === undefined) return n;
+    while (this.parent.has(p)) p = this.parent.get(p)!;
+    this.parent.set(n, p);
+    return p;
+  }
+  union(a: string, b: string): void {
+    const ra = this.rep(a), rb = this.rep(b);
+    if (ra === rb) return;
+    // deterministic representative: the smaller name
+    if (ra < rb) this.parent.set(rb, ra);
+    else this.parent.set(ra, rb);
+  }
+}
+
+export function computeAliases(f: Func): Aliases {
+  const al = new Aliases();
+  const link = (name: string, value: Expr) => {
+    if (!isRef(tyOf(value))) return;
+    const visit = (e: Expr) => {
+      const r = rootVar(e);
+      if (r && (e.k === 'var' || e.k === 'idx' || e.k === 'field' || e.k === 'sub')) al.union(name, r);
+      if (e.k === 'cond') {
+        visit(e.a);
+        visit(e.b);
+      }
+    };
+    visit(value);
+  };
+  forEachStmt(f.body, (s) => {
+    if (s.k === 'decl' && s.init) link(s.name, s.init);
+    if (s.k === 'assign' && s.target.k === 'var') link(s.target.name, s.value);
+  });
+  return al;
+}
+
+/** Variables whose values flow differentiably into `e` (alias representatives). */
+export function diffVars(e: Expr, al: Aliases, out: Set<string> = new Set()): Set<string> {
+  const visit = (x: Expr): void => {
+    switch (x.k) {
+      case 'var':
+        if (x.ty.k !== 'int' && hasFloat(x.ty)) out.add(al.rep(x.name));
+        return;
+      case 'bin':
+        if (x.op === '+' || x.op === '-' || x.op === '*' || x.op === '/' || x.op === '%' || x.op === '**') {
+          visit(x.a);
+          visit(x.b);
+        }
+        return;
+      case 'un':
+        if (x.op === '-' || x.op === '+') visit(x.a);
+        return;
+      case 'cond':
+        visit(x.a);
+        visit(x.b);
+        return;
+      case 'intr':
+        if (!NON_DIFF_INTR.has(x.fn)) x.args.forEach(visit);
+        return;
+      case 'call':
+        x.args.forEach(visit);
+        return;
+      case 'idx':
+      case 'field':
+      case 'sub':
+        if (x.ty.k !== 'int' && hasFloat(x.ty)) visit(x.obj);
+        return;
+      case 'arrlit':
+        x.elems.forEach(visit);
+        return;
+      case 'objlit':
+        x.fields.forEach((f) => visit(f.value));
+        return;
+      default:
+        return;
+    }
+  };
+  visit(e);
+  return out;
+}
+
+export interface ActivityContext {
+  /** parameters whose derivative is given on entry */
+  variedParams: Set<string>;
+  /** derivative of the result is wanted */
+  usefulResult: boolean;
+  /** reference parameters whose derivative is wanted on exit */
+  usefulParams: Set<string>;
+}
+
+export interface FuncActivity {
+  ctx: ActivityContext;
+  aliases: Aliases;
+  varied: FlowResult;
+  useful: FlowResult;
+  /** variables (alias representatives) active at some point */
+  active: Set<string>;
+}
+
+export interface ModuleSummary {
+  /** reference parameters each function may write (transitively) */
+  writes: Map<string, Set<number>>;
+}
+
+export function computeWrites(mod: Module): Map<string, Set<number>> {
+  const writes = new Map<string, Set<number>>();
+  for (const n of mod.order) writes.set(n, new Set());
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const n of mod.order) {
+      const f = mod.funcs.get(n)!;
+      const al = computeAliases(f);
+      const written = new Set<string>();
+      forEachStmt(f.body, (s) => {
+        if (s.k === 'assign' && s.target.k !== 'var') {
+          const r = rootVar(s.target);
+          if (r) written.add(al.rep(r));
+        }
+        for (const e of stmtCalls(s)) {
+          const w = writes.get(e.fn);
+          if (!w) continue;
+          e.args.forEach((a, j) => {
+            const r = rootVar(a);
+            if (w.has(j) && r) written.add(al.rep(r));
+          });
+        }
+      });
+      const mine = writes.get(n)!;
+      f.params.forEach((p, j) => {
+        if (isRef(p.ty) && written.has(al.rep(p.name)) && !mine.has(j)) {
+          mine.add(j);
+          changed = true;
+        }
+      });
+    }
+  }
+  return writes;
+}
+
+export function stmtCalls(s: Stmt): Extract<Expr, { k: 'call' }>[] {
+  const out: Extract<Expr, { k: 'call' }>[] = [];
+  const visit = (e: Expr) =>
+    forEachExpr(e, (x) => {
+      if (x.k === 'call') out.push(x);
+    });
+  switch (s.k) {
+    case 'decl':
+      if (s.init) visit(s.init);
+      break;
+    case 'assign':
+      visit(s.target);
+      visit(s.value);
+      break;
+    case 'expr':
+      visit(s.e);
+      break;
+    case 'return':
+      if (s.e) visit(s.e);
+      break;
+    case 'if':
+      visit(s.c);
+      break;
+    case 'while':
+    case 'do':
+      visit(s.cond);
+      break;
+    case 'for':
+      if (s.cond) visit(s.cond);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+function targetOf(s: Stmt): { name: string; whole: boolean; value: Expr | null } | null {
+  if (s.k === 'decl') return { name: s.name, whole: true, value: s.init };
+  if (s.k === 'assign') {
+    const r = rootVar(s.target);
+    if (!r) return null;
+    return { name: r, whole: s.target.k === 'var' && !isRef(s.target.ty), value: s.value };
+  }
+  return null;
+}
+
+function analyzeFunction(f: Func, ctx: ActivityContext, writes: Map<string, Set<number>>): FuncActivity {
+  const al = computeAliases(f);
+  const callWrittenRoots = (s: Stmt): string[] => {
+    const roots: string[] = [];
+    for (const c of stmtCalls(s)) {
+      const w = writes.get(c.fn);
+      c.args.forEach((a, j) => {
+        const r = rootVar(a);
+        if (r && w?.has(j)) roots.push(al.rep(r));
+      });
+    }
+    return roots;
+  };
+
+  const variedTransfer = (s: Stmt, inF: Facts): Facts => {
+    if (s.k === 'return') return inF;
+    const t = targetOf(s);
+    const calls = stmtCalls(s);
+    let anyVariedArg = false;
+    for (const c of calls) for (const v of diffVars({ k: 'intr', fn: 'args', args: c.args, ty: { k: 'void' } }, al)) if (inF.has(v)) anyVariedArg = true;
+    let out: Facts = inF;
+    if (t) {
+      const rep = al.rep(t.name);
+      let isVaried = false;
+      if (t.value) for (const v of diffVars(t.value, al)) if (inF.has(v)) isVaried = true;
+      const tyIsInt = s.k === 'decl' ? s.ty.k === 'int' : s.k === 'assign' && s.target.ty.k === 'int';
+      if (tyIsInt) isVaried = false;
+      if (t.whole) {
+        out = new Set(inF);
+        if (isVaried) out.add(rep);
+        else out.delete(rep);
+      } else if (isVaried && !inF.has(rep)) {
+        out = new Set(inF);
+        out.add(rep);
+      }
+    }
+    if (anyVariedArg) {
+      const roots = callWrittenRoots(s);
+      if (roots.some((r) => !out.has(r))) {
+        out = new Set(out);
+        roots.forEach((r) => out.add(r));
+      }
+    }
+    return out;
+  };
+
+  const entry = new Set<string>();
+  for (const p of f.params) if (ctx.variedParams.has(p.name) && hasFloat(p.ty)) entry.add(al.rep(p.name));
+  const varied = solveForward(f.body, entry, variedTransfer);
+
+  const usefulTransfer = (s: Stmt, after: Facts): Facts => {
+    if (s.k === 'return') {
+      if (!s.e || !ctx.usefulResult) return after;
+      return union(after, diffVars(s.e, al));
+    }
+    const t = targetOf(s);
+    let before: Facts = after;
+    const writtenRoots = callWrittenRoots(s);
+    let needed = writtenRoots.some((r) => after.has(r));
+    if (t) {
+      const rep = al.rep(t.name);
+      const targetUseful = after.has(rep);
+      if (t.whole) {
+        before = new Set(after);
+        before.delete(rep);
+      }
+      if (targetUseful && t.value) {
+        before = union(before, diffVars(t.value, al));
+        needed = true;
+      }
+    }
+    if (needed) for (const c of stmtCalls(s)) for (const a of c.args) before = union(before, diffVars(a, al));
+    return before;
+  };
+  const exit = new Set<string>();
+  for (const p of f.params) if (ctx.usefulParams.has(p.name)) exit.add(al.rep(p.name));
+  const useful = solveBackward(f.body, exit, usefulTransfer);
+
+  const active = new Set<string>();
+  const collect = (m1: Map<Stmt, Facts>, m2: Map<Stmt, Facts>) => {
+    for (const [s, vs] of m1) {
+      const us = m2.get(s);
+      if (us) for (const v of vs) if (us.has(v)) active.add(v);
+    }
+  };
+  collect(varied.inOf, useful.inOf);
+  collect(varied.outOf, useful.outOf);
+  for (const p of f.params) {
+    const r = al.rep(p.name);
+    if (entry.has(r) && useful.boundary.has(r)) active.add(r);
+    if (ctx.usefulParams.has(p.name) && varied.boundary.has(r)) active.add(r);
+  }
+  return { ctx, aliases: al, varied, useful, active };
+}
+
+export interface ProgramActivity {
+  funcs: Map<string, FuncActivity>;
+  writes: Map<string, Set<number>>;
+}
+
+function union(a: Facts, b: Facts): Facts {
+  if (b.size === 0) return a;
+  const r = new Set(a);
+  for (const x of b) r.add(x);
+  return r;
+}
+
+/**
+ * Interprocedural activity from the head's independents and dependents: each reachable function is
+ * analyzed in the union of its call contexts, until no context grows.
+ */
+export function analyzeActivity(mod: Module, head: string, independents: string[], dependents: { result: boolean; params: string[] }): ProgramActivity {
+  const writes = computeWrites(mod);
+  const ctxs = new Map<string, ActivityContext>();
+  ctxs.set(head, { variedParams: new Set(independents), usefulResult: dependents.result, usefulParams: new Set(dependents.params) });
+  const results = new Map<string, FuncActivity>();
+  for (let round = 0; round < 100; round++) {
+    let grew = false;
+    for (const name of mod.order) {
+      const ctx = ctxs.get(name);
+      if (!ctx) continue;
+      const f = mod.funcs.get(name)!;
+      const fa = analyzeFunction(f, ctx, writes);
+      results.set(name, fa);
+      // propagate contexts to callees
+      forEachStmt(f.body, (s) => {
+        for (const c of stmtCalls(s)) {
+          const g = mod.funcs.get(c.fn);
+          if (!g) continue;
+          let gctx = ctxs.get(c.fn);
+          if (!gctx) {
+            gctx = { variedParams: new Set(), usefulResult: false, usefulParams: new Set() };
+            ctxs.set(c.fn, gctx);
+            grew = true;
+          }
+          const vin = fa.varied.inOf.get(s) ?? new Set<string>();
+          const uout = fa.useful.outOf.get(s) ?? new Set<string>();
+          c.args.forEach((a, j) => {
+            const p = g.params[j];
+            if (!p) return;
+            if ([...diffVars(a, fa.aliases)].some((v) => vin.has(v)) && !gctx!.variedParams.has(p.name)) {
+              gctx!.variedParams.add(p.name);
+              grew = true;
+            }
+            const r = rootVar(a);
+            if (isRef(p.ty) && r && uout.has(fa.aliases.rep(r)) && !gctx!.usefulParams.has(p.name)) {
+              gctx!.usefulParams.add(p.name);
+              grew = true;
+            }
+          });
+          const t = targetOf(s);
+          const resultUseful = s.k === 'return' ? ctx.usefulResult : t ? uout.has(fa.aliases.rep(t.name)) : false;
+          if (resultUseful && !gctx.usefulResult) {
+            gctx.usefulResult = true;
+            grew = true;
+          }
+        }
+      });
+    }
+    if (!grew) break;
+  }
+  return { funcs: results, writes };
+}

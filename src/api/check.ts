@@ -1,0 +1,221 @@
+// Built-in validation (Tapenade's validation mode): tangent against central divided differences,
+// adjoint against tangent by the dot-product test, vector tangent against scalar tangents, and an
+// empty tape after every adjoint run. Accuracies are reported as −log10 of the relative error.
+import type { CompileResult, ManifestEntry } from './compile.js';
+import { loadGenerated, type LoadedModule } from './load.js';
+import { Tape } from '../runtime/tape.js';
+import { zerosLike } from '../runtime/arrays.js';
+import { axpy, clone, dot, flatten, packDirections, randomLike, rng, unpackDirection } from './values.js';
+
+export interface CheckOptions {
+  seed?: number;
+  /** divided-difference step (scaled by max(1, |x|) per entry is not done: directions are O(1)) */
+  h?: number;
+  /** number of directions for the vector-mode check */
+  directions?: number;
+}
+
+export interface CheckReport {
+  ok: boolean;
+  /** max over outputs of |tangent − divided difference| / max(1, |tangent| + |dd|) */
+  tangentError: number;
+  /** true when steps h and h/2 disagree: the point is near a kink or a branch switch */
+  unstable: boolean;
+  dotLeft: number;
+  dotRight: number;
+  dotError: number;
+  vectorError: number;
+  tapeEmpty: boolean;
+  /** −log10 of the errors (Tapenade's accuracy figures) */
+  accuracy: { tangent: number; dot: number };
+  messages: string[];
+}
+
+interface HeadInfo {
+  params: string[];
+  tangent?: ManifestEntry;
+  vector?: ManifestEntry;
+  fwd?: ManifestEntry;
+  bwd?: ManifestEntry;
+}
+
+function headInfo(r: CompileResult, head: string): HeadInfo {
+  const find = (mode: ManifestEntry['mode']) => r.manifest.find((m) => m.of === head && m.mode === mode);
+  const t = find('tangent');
+  const params = (t ?? find('forward'))!.params.filter((p) => p.role === 'primal').map((p) => p.name);
+  return { params, tangent: t, vector: find('vector'), fwd: find('forward'), bwd: find('backward') };
+}
+
+/** Outputs of one primal evaluation: the result (if differentiated) and the `of` parameters. */
+function outputsOf(result: unknown, args: unknown[], params: string[], of: string[]): unknown[] {
+  const outs: unknown[] = [];
+  if (of.includes('return')) outs.push(result);
+  for (const o of of) if (o !== 'return') outs.push(args[params.indexOf(o)]);
+  return outs;
+}
+
+export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, head: string, args: unknown[], opts: CheckOptions = {}): CheckReport {
+  const mod = typeof jsCode === 'string' ? loadGenerated(jsCode) : jsCode;
+  const info = headInfo(r, head);
+  const R = rng(opts.seed ?? 1);
+  const h = opts.h ?? 1e-6;
+  const wrt = r.wrt, of = r.of;
+  const messages: string[] = [];
+  const f = mod[head];
+  const run = (a: unknown[]) => {
+    const c = clone(a);
+    const y = f(...c);
+    return outputsOf(y, c, info.params, of);
+  };
+  const dirs = info.params.map((p, j) => (wrt.includes(p) ? randomLike(args[j], R) : null));
+
+  // ---- tangent ----
+  let T: unknown[] = [];
+  if (info.tangent) {
+    const call: unknown[] = [];
+    const c = clone(args);
+    for (const p of info.tangent.params) {
+      const j = info.params.indexOf(p.of ?? p.name);
+      if (p.role === 'primal') call.push(c[j]);
+      else if (p.role === 'tangent') call.push(dirs[j] !== null ? clone(dirs[j]) : zerosLike(args[j]));
+    }
+    const res = mod[info.tangent.name](...call);
+    const yd = of.includes('return') ? (res as unknown[])[1] : undefined;
+    T = [];
+    if (of.includes('return')) T.push(yd);
+    for (const o of of) {
+      if (o === 'return') continue;
+      const k = info.tangent.params.findIndex((p) => p.role === 'tangent' && p.of === o);
+      T.push(k >= 0 ? call[k] : zerosLike(args[info.params.indexOf(o)]));
+    }
+  }
+  const plus = (s: number) => info.params.map((_, j) => (dirs[j] !== null ? axpy(args[j], s, dirs[j]) : args[j]));
+  const dd = (step: number) => {
+    const yp = flatten(run(plus(step)));
+    const ym = flatten(run(plus(-step)));
+    return yp.map((v, i) => (v - ym[i]) / (2 * step));
+  };
+  const d1 = dd(h);
+  const d2 = dd(h / 2);
+  const tf = flatten(T);
+  let tangentError = 0;
+  let unstable = false;
+  for (let i = 0; i < d1.length; i++) {
+    const e = Math.abs(tf[i] - d1[i]) / Math.max(1, Math.abs(tf[i]) + Math.abs(d1[i]));
+    const stab = Math.abs(d1[i] - d2[i]) / Math.max(1, Math.abs(d1[i]) + Math.abs(d2[i]));
+    if (stab > 1e-5) unstable = true;
+    if (!(e <= tangentError)) tangentError = Number.isNaN(e) ? Infinity : Math.max(tangentError, e);
+  }
+  if (tf.length !== d1.length) {
+    messages.push(`tangent has ${tf.length} outputs, divided differences ${d1.length}`);
+    tangentError = Infinity;
+  }
+
+  // ---- adjoint (forward sweep, then backward sweep, on one tape) ----
+  let dotLeft = NaN, dotRight = NaN, dotError = Infinity, tapeEmpty = false;
+  if (info.fwd && info.bwd) {
+    const y0 = run(args);
+    const ybar = y0.map((y) => randomLike(y, R));
+    const c = clone(args);
+    const adjArrays = new Map<string, unknown>();
+    const tape = Tape.acquire();
+    const fargs: unknown[] = [];
+    const bargs: unknown[] = [];
+    for (const p of info.fwd.params) {
+      if (p.role === 'tape') fargs.push(tape);
+      else if (p.role === 'primal') fargs.push(c[info.params.indexOf(p.name)]);
+      else if (p.role === 'adjoint') {
+        const o = p.of!;
+        const ofIdx = of.filter((x) => x !== 'return').indexOf(o);
+        const a = ofIdx >= 0 ? clone(ybar[of.includes('return') ? ofIdx + 1 : ofIdx]) : zerosLike(args[info.params.indexOf(o)]);
+        adjArrays.set(o, a);
+        fargs.push(a);
+      }
+    }
+    mod[info.fwd.name](...fargs);
+    for (const p of info.bwd.params) {
+      if (p.role === 'tape') bargs.push(tape);
+      else if (p.role === 'primal') bargs.push(c[info.params.indexOf(p.name)]);
+      else if (p.role === 'adjoint') bargs.push(adjArrays.get(p.of!));
+      else if (p.role === 'seed') bargs.push(clone(ybar[0]));
+    }
+    const ret = mod[info.bwd.name](...bargs);
+    tapeEmpty = tape.empty;
+    Tape.release(tape);
+    // scalar adjoints come back in parameter order
+    const scalarParams = info.params.filter((p, j) => typeof args[j] === 'number' && info.tangent?.params.some((q) => q.role === 'tangent' && q.of === p));
+    const scalarAdj = new Map<string, number>();
+    if (scalarParams.length === 1) scalarAdj.set(scalarParams[0], ret as number);
+    else scalarParams.forEach((p, k) => scalarAdj.set(p, (ret as number[])[k]));
+    let right = 0, mag = 0;
+    info.params.forEach((p, j) => {
+      if (dirs[j] === null) return;
+      const xb = typeof args[j] === 'number' ? scalarAdj.get(p) ?? 0 : adjArrays.get(p) ?? zerosLike(args[j]);
+      const d = dot(xb, dirs[j]);
+      right += d;
+      const fx = flatten(xb), fd = flatten(dirs[j]);
+      for (let i = 0; i < fx.length; i++) mag += Math.abs(fx[i] * fd[i]);
+    });
+    const left = dot(ybar, T);
+    const fy = flatten(ybar);
+    for (let i = 0; i < fy.length; i++) mag += Math.abs(fy[i] * tf[i]);
+    dotLeft = left;
+    dotRight = right;
+    dotError = Math.abs(left - right) / Math.max(mag, 1e-300);
+    if (mag === 0) dotError = Math.abs(left - right);
+    if (!tapeEmpty) messages.push('the tape is not empty after the backward sweep');
+  }
+
+  // ---- vector tangent against scalar tangents ----
+  let vectorError = 0;
+  if (info.vector && info.tangent) {
+    const nb = opts.directions ?? 3;
+    const perDir = Array.from({ length: nb }, () => info.params.map((_, j) => (wrt.includes(info.params[j]) ? randomLike(args[j], R) : null)));
+    const c = clone(args);
+    const call: unknown[] = [];
+    for (const p of info.vector.params) {
+      const j = info.params.indexOf(p.of ?? p.name);
+      if (p.role === 'primal') call.push(c[j]);
+      else if (p.role === 'tangent') call.push(perDir[0][j] !== null ? packDirections(perDir.map((d) => d[j]), nb) : zerosLike(args[j], nb));
+      else if (p.role === 'directions') call.push(nb);
+    }
+    const res = mod[info.vector.name](...call);
+    for (let k = 0; k < nb; k++) {
+      const c1 = clone(args);
+      const call1: unknown[] = [];
+      for (const p of info.tangent.params) {
+        const j = info.params.indexOf(p.of ?? p.name);
+        if (p.role === 'primal') call1.push(c1[j]);
+        else if (p.role === 'tangent') call1.push(perDir[k][j] !== null ? clone(perDir[k][j]) : zerosLike(args[j]));
+      }
+      const r1 = mod[info.tangent.name](...call1);
+      const want: unknown[] = [];
+      const got: unknown[] = [];
+      if (of.includes('return')) {
+        const y = (r1 as unknown[])[0];
+        want.push((r1 as unknown[])[1]);
+        got.push(unpackDirection((res as unknown[])[1], y, k, nb));
+      }
+      for (const o of of) {
+        if (o === 'return') continue;
+        const j = info.params.indexOf(o);
+        const ks = info.tangent.params.findIndex((p) => p.role === 'tangent' && p.of === o);
+        const kv = info.vector.params.findIndex((p) => p.role === 'tangent' && p.of === o);
+        want.push(call1[ks]);
+        got.push(unpackDirection(call[kv], args[j], k, nb));
+      }
+      const w = flatten(want), g = flatten(got);
+      for (let i = 0; i < w.length; i++) {
+        const e = Math.abs(w[i] - g[i]) / Math.max(1, Math.abs(w[i]));
+        if (!(e <= vectorError)) vectorError = Number.isNaN(e) ? Infinity : e;
+      }
+    }
+  }
+  const acc = (e: number) => (e === 0 ? 16 : Math.min(16, -Math.log10(e)));
+  const ok = (unstable || tangentError <= 1e-6) && dotError <= 1e-10 && vectorError <= 1e-12 && (tapeEmpty || !info.fwd);
+  if (tangentError > 1e-6 && !unstable) messages.push(`tangent differs from divided differences by ${tangentError.toExponential(2)}`);
+  if (dotError > 1e-10) messages.push(`dot-product test: ${dotLeft} vs ${dotRight} (relative ${dotError.toExponential(2)})`);
+  if (vectorError > 1e-12) messages.push(`vector tangent differs from scalar tangents by ${vectorError.toExponential(2)}`);
+  void of;
+  return { ok, tangentError, unstable, dotLeft, dotRight, dotError, vectorError, tapeEmpty, accuracy: { tangent: acc(tangentError), dot: acc(dotError) }, messages };
+}

@@ -1,0 +1,187 @@
+// The library entry point: source(s) in, derivative module + manifest + diagnostics out.
+// Uses an in-memory compiler host and no Node built-ins, so it also runs in a browser.
+import { analyzeActivity } from '../analysis/activity.js';
+import { inferInts } from '../analysis/ints.js';
+import { Printer } from '../backend/print.js';
+import { DiagnosticBag, TsadError, type Diagnostic } from '../frontend/diagnostics.js';
+import { createProgram, lowerProgram } from '../frontend/lower.js';
+import type { Func, Module, Ty } from '../ir/types.js';
+import { hasFloat, isRef } from '../ir/util.js';
+import { adjointFuncs } from '../transform/adjoint.js';
+import { DEFAULT_NAMING, ProgramInfo, type Naming } from '../transform/context.js';
+import { normalizeFunc } from '../transform/normalize.js';
+import { TransformError, tangentFunc } from '../transform/tangent.js';
+
+export type Mode = 'tangent' | 'vector' | 'reverse';
+
+export interface CompileOptions {
+  /** the function to differentiate */
+  head: string;
+  /** independents: parameter names (default: every parameter that carries floats) */
+  wrt?: string[];
+  /** dependents: 'return' and/or array or object parameter names (default: the return value) */
+  of?: string[];
+  /** modes to generate (default: all three) */
+  modes?: Mode[];
+  /** emit JavaScript instead of TypeScript */
+  js?: boolean;
+  /** module specifier of the runtime in import statements (default 'tsad/runtime'); null: no import */
+  runtimeImport?: string | null;
+  naming?: Partial<Naming>;
+}
+
+export interface ManifestParam {
+  name: string;
+  role: 'primal' | 'tangent' | 'adjoint' | 'seed' | 'directions' | 'tape';
+  of?: string;
+  type: string;
+}
+
+export interface ManifestEntry {
+  name: string;
+  mode: Mode | 'primal' | 'forward' | 'backward';
+  of: string;
+  params: ManifestParam[];
+  /** what the function returns */
+  returns: string;
+}
+
+export interface CompileResult {
+  code: string;
+  manifest: ManifestEntry[];
+  diagnostics: Diagnostic[];
+  /** names of the primal functions emitted alongside */
+  primals: string[];
+  /** the independents and dependents actually used */
+  wrt: string[];
+  of: string[];
+}
+
+export type SourceInput = string | Record<string, string>;
+
+function toFiles(input: SourceInput): Map<string, string> {
+  if (typeof input === 'string') return new Map([['input.ts', input]]);
+  return new Map(Object.entries(input));
+}
+
+/** Front end only: parse, check and lower. Throws TsadError with located diagnostics. */
+export function frontEnd(input: SourceInput): Module {
+  const files = toFiles(input);
+  const diags = new DiagnosticBag(files);
+  const mod = lowerProgram(createProgram(files), new Set(files.keys()), diags);
+  diags.throwIfErrors();
+  for (const f of mod.funcs.values()) inferInts(f);
+  for (const n of mod.order) mod.funcs.set(n, normalizeFunc(mod.funcs.get(n)!));
+  return mod;
+}
+
+export function compile(input: SourceInput, options: CompileOptions): CompileResult {
+  const files = toFiles(input);
+  const diags = new DiagnosticBag(files);
+  try {
+    const mod = frontEnd(input);
+    return compileModule(mod, options, diags);
+  } catch (e) {
+    if (e instanceof TsadError) return { code: '', manifest: [], diagnostics: e.diagnostics, primals: [], wrt: [], of: [] };
+    throw e;
+  }
+}
+
+export function compileModule(mod: Module, options: CompileOptions, diags: DiagnosticBag = new DiagnosticBag(new Map())): CompileResult {
+  const head = mod.funcs.get(options.head);
+  if (!head) {
+    const known = mod.order.join(', ') || '(none)';
+    diags.error(undefined, `head function '${options.head}' is not declared in the input`, `functions found: ${known}`);
+    return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
+  }
+  const floatParams = head.params.filter((p) => hasFloat(p.ty)).map((p) => p.name);
+  const wrt = options.wrt ?? floatParams;
+  for (const w of wrt) {
+    const p = head.params.find((x) => x.name === w);
+    if (!p) diags.error(head.loc, `--wrt names '${w}', which is not a parameter of '${head.name}'`, `parameters: ${head.params.map((x) => x.name).join(', ')}`);
+    else if (!hasFloat(p.ty)) diags.error(head.loc, `--wrt names '${w}', which carries no floating-point value`, 'independents must be numbers or arrays/objects of numbers');
+  }
+  const of = options.of ?? ['return'];
+  const ofParams = of.filter((o) => o !== 'return');
+  for (const o of ofParams) {
+    const p = head.params.find((x) => x.name === o);
+    if (!p || !isRef(p.ty)) diags.error(head.loc, `--of names '${o}', which is not an array or object parameter of '${head.name}'`, "dependents are 'return' or output arrays/objects");
+  }
+  if (of.includes('return') && !hasFloat(head.ret) && ofParams.length === 0)
+    diags.error(head.loc, `'${head.name}' returns no floating-point value to differentiate`, 'name output array parameters with --of');
+  if (diags.hasErrors) return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
+
+  const naming = { ...DEFAULT_NAMING, ...options.naming };
+  const activity = analyzeActivity(mod, head.name, wrt, { result: of.includes('return') && hasFloat(head.ret), params: ofParams });
+  const info = new ProgramInfo(mod, activity, head.name, new Set(wrt), naming);
+  const modes = options.modes ?? ['tangent', 'vector', 'reverse'];
+  const out: Func[] = [];
+  const manifest: ManifestEntry[] = [];
+  const diffOrder = mod.order.filter((n) => activity.funcs.has(n) && (n === head.name || info.differentiated(n)));
+  try {
+    for (const mode of modes) {
+      for (const n of diffOrder) {
+        if (mode === 'tangent' || mode === 'vector') {
+          const g = tangentFunc(info, n, mode === 'tangent' ? 'scalar' : 'vector');
+          out.push(g);
+          manifest.push(describe(g, mode, n));
+        } else {
+          for (const g of adjointFuncs(info, n)) {
+            out.push(g.func);
+            manifest.push(describe(g.func, g.role, n));
+          }
+        }
+      }
+    }
+  } catch (e) {
+    if (e instanceof TransformError) {
+      diags.error(e.node?.loc, e.message, 'rewrite this part with supported operations (see the README)');
+      return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
+    }
+    throw e;
+  }
+  const p = new Printer({ js: options.js });
+  p.line('// Generated by tsad. Do not edit: regenerate from the source instead.');
+  const runtime = options.runtimeImport === undefined ? 'tsad/runtime' : options.runtimeImport;
+  const code0 = out.map((f) => funcText(f, options.js)).join('\n');
+  const needs = ['Tape', 'zerosLike', 'zeroFill', 'snapshot', 'restoreInto', 'addInto'].filter((n) => new RegExp(`\\b${n}\\b`).test(code0));
+  if (runtime !== null && needs.length) p.line(`import { ${needs.join(', ')} } from '${runtime}';`);
+  p.line('');
+  for (const [name, t] of mod.types) if (!options.js) p.line(`export type ${name} = ${typeLiteral(t)};`);
+  if (mod.types.size && !options.js) p.line('');
+  for (const g of mod.globals.values()) p.line(`const ${g.name}${options.js ? '' : ': ' + tyText(g.ty)} = ${p.expr(g.init)};`);
+  if (mod.globals.size) p.line('');
+  const primals: string[] = [];
+  for (const n of mod.order) {
+    const f = mod.funcs.get(n)!;
+    p.raw(funcText({ ...f, exported: true }, options.js).trimEnd());
+    p.line('');
+    primals.push(n);
+  }
+  for (const f of out) {
+    p.raw(funcText(f, options.js).trimEnd());
+    p.line('');
+  }
+  return { code: p.text().replace(/\n+$/, '\n'), manifest, diagnostics: diags.list, primals, wrt, of };
+}
+
+function funcText(f: Func, js?: boolean): string {
+  const p = new Printer({ js });
+  p.func({ ...f, exported: true });
+  return p.text();
+}
+
+function tyText(t: Ty): string {
+  const p = new Printer();
+  return p.ty(t).slice(2);
+}
+
+function typeLiteral(t: Ty): string {
+  if (t.k !== 'obj') return tyText(t);
+  return `{ ${t.fields.map((f) => `${f.name}: ${tyText(f.ty)}`).join('; ')} }`;
+}
+
+function describe(f: Func, mode: ManifestEntry['mode'], of: string): ManifestEntry {
+  const params: ManifestParam[] = f.params.map((p) => ({ name: p.name, role: p.role ?? 'primal', ...(p.of ? { of: p.of } : {}), type: tyText(p.ty) }));
+  return { name: f.name, mode, of, params, returns: tyText(f.ret) };
+}

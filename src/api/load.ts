@@ -1,0 +1,18 @@
+// Loading generated JavaScript in-process with `new Function` (no file system, works in a browser).
+// A Content-Security-Policy without 'unsafe-eval' forbids this: use the ahead-of-time CLI there.
+import * as runtime from '../runtime/index.js';
+
+const RUNTIME_NAMES = Object.keys(runtime).sort();
+
+export type LoadedModule = Record<string, (...args: unknown[]) => unknown>;
+
+/** Evaluates a module compiled with `{ js: true, runtimeImport: null }` and returns its functions. */
+export function loadGenerated(jsCode: string): LoadedModule {
+  const names: string[] = [];
+  const body = jsCode.replace(/^export function (\w+)/gm, (_m, n: string) => {
+    names.push(n);
+    return `function ${n}`;
+  }).replace(/^export type .*$/gm, '');
+  const factory = new Function(...RUNTIME_NAMES, `"use strict";\n${body}\nreturn { ${names.join(', ')} };`);
+  return factory(...RUNTIME_NAMES.map((n) => (runtime as Record<string, unknown>)[n])) as LoadedModule;
+}

@@ -1,0 +1,117 @@
+// Structured numeric values (numbers, nested arrays, Float64Arrays, objects) as the runtime API and the
+// validator see them: cloning, flattening, seeded random directions, and the vector-mode layout.
+export type Value = number | boolean | string | Float64Array | Value[] | { [k: string]: Value };
+
+export function clone<T>(v: T): T {
+  if (v instanceof Float64Array) return Float64Array.from(v) as T;
+  if (Array.isArray(v)) return v.map(clone) as T;
+  if (typeof v === 'object' && v !== null) {
+    const r: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) r[k] = clone((v as Record<string, unknown>)[k]);
+    return r as T;
+  }
+  return v;
+}
+
+/** The floats of a value in a fixed order (arrays by index, object fields by sorted key). */
+export function flatten(v: unknown, out: number[] = []): number[] {
+  if (typeof v === 'number') out.push(v);
+  else if (v instanceof Float64Array) for (const x of v) out.push(x);
+  else if (Array.isArray(v)) for (const x of v) flatten(x, out);
+  else if (typeof v === 'object' && v !== null) for (const k of Object.keys(v).sort()) flatten((v as Record<string, unknown>)[k], out);
+  return out;
+}
+
+/** A value of the same shape with every float replaced by f(float, index in flatten order). */
+export function mapFloats<T>(v: T, f: (x: number, i: number) => number, counter = { i: 0 }): T {
+  if (typeof v === 'number') return f(v, counter.i++) as T;
+  if (v instanceof Float64Array) return v.map((x) => f(x, counter.i++)) as T;
+  if (Array.isArray(v)) return v.map((x) => mapFloats(x, f, counter)) as T;
+  if (typeof v === 'object' && v !== null) {
+    const r: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) r[k] = mapFloats((v as Record<string, unknown>)[k], f, counter);
+    const ordered: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) ordered[k] = r[k];
+    return ordered as T;
+  }
+  return v;
+}
+
+export function zeros<T>(v: T): T {
+  return mapFloats(v, () => 0);
+}
+
+/** Deterministic generator (mulberry32) for directions and seeds. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function randomLike<T>(v: T, r: () => number): T {
+  return mapFloats(v, () => 2 * r() - 1);
+}
+
+/** x + h·d, floatwise */
+export function axpy<T>(x: T, h: number, d: T): T {
+  const dd = flatten(d);
+  return mapFloats(x, (xi, i) => xi + h * dd[i]);
+}
+
+export function dot(a: unknown, b: unknown): number {
+  const fa = flatten(a), fb = flatten(b);
+  let s = 0;
+  for (let i = 0; i < fa.length; i++) s += fa[i] * fb[i];
+  return s;
+}
+
+/** Vector-mode layout of `nb` directions: scalars → Float64Array(nb), innermost arrays flat with stride nb. */
+export function packDirections(dirs: unknown[], nb: number): unknown {
+  const first = dirs[0];
+  if (typeof first === 'number') return Float64Array.from(dirs as number[]);
+  if (first instanceof Float64Array || (Array.isArray(first) && (first.length === 0 || typeof first[0] === 'number'))) {
+    const n = (first as ArrayLike<number>).length;
+    const out = new Float64Array(n * nb);
+    for (let k = 0; k < nb; k++) {
+      const d = dirs[k] as ArrayLike<number>;
+      for (let i = 0; i < n; i++) out[i * nb + k] = d[i];
+    }
+    return out;
+  }
+  if (Array.isArray(first)) return first.map((_, i) => packDirections(dirs.map((d) => (d as unknown[])[i]), nb));
+  if (typeof first === 'object' && first !== null) {
+    const r: Record<string, unknown> = {};
+    for (const key of Object.keys(first)) {
+      const fv = (first as Record<string, unknown>)[key];
+      if (typeof fv === 'number' || typeof fv === 'object') r[key] = packDirections(dirs.map((d) => (d as Record<string, unknown>)[key]), nb);
+    }
+    return r;
+  }
+  return first;
+}
+
+/** Direction k of a vector-mode value, in the primal shape of `like`. */
+export function unpackDirection(v: unknown, like: unknown, k: number, nb: number): unknown {
+  if (typeof like === 'number') return (v as Float64Array)[k];
+  if (like instanceof Float64Array || (Array.isArray(like) && (like.length === 0 || typeof like[0] === 'number'))) {
+    const n = (like as ArrayLike<number>).length;
+    const out = new Array<number>(n);
+    for (let i = 0; i < n; i++) out[i] = (v as Float64Array)[i * nb + k];
+    return like instanceof Float64Array ? Float64Array.from(out) : out;
+  }
+  if (Array.isArray(like)) return like.map((l, i) => unpackDirection((v as unknown[])[i], l, k, nb));
+  if (typeof like === 'object' && like !== null) {
+    const r: Record<string, unknown> = {};
+    for (const key of Object.keys(like)) {
+      const lv = (like as Record<string, unknown>)[key];
+      if (typeof lv === 'number' || typeof lv === 'object') r[key] = unpackDirection((v as Record<string, unknown>)[key], lv, k, nb);
+    }
+    return r;
+  }
+  return like;
+}

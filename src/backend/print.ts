@@ -1,0 +1,298 @@
+// IR → formatted TypeScript (or JavaScript: the same text without type annotations).
+// Deterministic: output depends only on the IR, never on paths, time or hash order.
+import type { BinOp, Expr, Func, Stmt, Ty } from '../ir/types.js';
+
+export interface PrintOptions {
+  js?: boolean; // emit JavaScript: no type annotations
+  indent?: string;
+}
+
+const PREC: Record<BinOp, number> = {
+  '||': 3, '&&': 4, '|': 5, '^': 6, '&': 7,
+  '==': 8, '!=': 8, '===': 8, '!==': 8,
+  '<': 9, '<=': 9, '>': 9, '>=': 9,
+  '<<': 10, '>>': 10, '>>>': 10,
+  '+': 11, '-': 11, '*': 12, '/': 12, '%': 12, '**': 13,
+};
+const UNARY = 14;
+const POSTFIX = 17;
+
+export function printTy(t: Ty): string {
+  switch (t.k) {
+    case 'num':
+    case 'int':
+      return 'number';
+    case 'bool':
+      return 'boolean';
+    case 'str':
+      return t.lits.length ? t.lits.map((l) => JSON.stringify(l)).join(' | ') : 'string';
+    case 'void':
+      return 'void';
+    case 'tape':
+      return 'Tape';
+    case 'arr': {
+      if (t.typed) return 'Float64Array';
+      const el = printTy(t.elem);
+      const inner = /[ |]/.test(el) ? `(${el})[]` : `${el}[]`;
+      return t.ro ? `readonly ${inner}` : inner;
+    }
+    case 'tuple':
+      return `${t.ro ? 'readonly ' : ''}[${t.elems.map(printTy).join(', ')}]`;
+    case 'obj':
+      return t.name ?? `{ ${t.fields.map((f) => `${f.name}: ${printTy(f.ty)}`).join('; ')} }`;
+  }
+}
+
+function numText(e: Extract<Expr, { k: 'num' }>): string {
+  if (e.raw !== undefined) return e.raw;
+  if (Number.isNaN(e.v)) return 'NaN';
+  if (e.v === Infinity) return 'Infinity';
+  if (e.v === -Infinity) return '-Infinity';
+  if (Object.is(e.v, -0)) return '-0';
+  return String(e.v);
+}
+
+export class Printer {
+  private out: string[] = [];
+  private depth = 0;
+  private ind: string;
+
+  constructor(private opts: PrintOptions = {}) {
+    this.ind = opts.indent ?? '  ';
+  }
+
+  text(): string {
+    return this.out.join('\n') + '\n';
+  }
+
+  line(s: string): void {
+    this.out.push(s === '' ? '' : this.ind.repeat(this.depth) + s);
+  }
+
+  raw(s: string): void {
+    for (const l of s.split('\n')) this.line(l);
+  }
+
+  ty(t: Ty): string {
+    return this.opts.js ? '' : `: ${printTy(t)}`;
+  }
+
+  // ---------- expressions ----------
+  expr(e: Expr, ctx = 0): string {
+    const [s, p] = this.exprP(e);
+    return p < ctx ? `(${s})` : s;
+  }
+
+  private exprP(e: Expr): [string, number] {
+    switch (e.k) {
+      case 'num': {
+        const s = numText(e);
+        return [s, s.startsWith('-') ? UNARY : 20];
+      }
+      case 'bool':
+        return [String(e.v), 20];
+      case 'str':
+        return [JSON.stringify(e.v), 20];
+      case 'undef':
+        return ['undefined', 20];
+      case 'var':
+      case 'global':
+        return [e.name, 20];
+      case 'raw':
+        return [e.text, 20];
+      case 'bin': {
+        const p = PREC[e.op];
+        // ** is right-associative and its left operand may not be a unary expression
+        const left = e.op === '**' ? this.expr(e.a, UNARY + 1) : this.expr(e.a, p);
+        const right = e.op === '**' ? this.expr(e.b, p) : this.expr(e.b, p + 1);
+        return [`${left} ${e.op} ${right}`, p];
+      }
+      case 'un': {
+        const a = this.expr(e.a, UNARY);
+        // avoid `--x` / `- -x` ambiguity
+        const sep = (e.op === '-' && a.startsWith('-')) || (e.op === '+' && a.startsWith('+')) ? ' ' : '';
+        return [`${e.op}${sep}${a}`, UNARY];
+      }
+      case 'cond':
+        return [`${this.expr(e.c, 3)} ? ${this.expr(e.a, 2)} : ${this.expr(e.b, 2)}`, 2];
+      case 'call':
+        return [`${e.fn}(${e.args.map((a) => this.expr(a, 2)).join(', ')})`, POSTFIX];
+      case 'intr':
+        return [this.intrinsic(e), POSTFIX];
+      case 'idx':
+        return [`${this.expr(e.obj, POSTFIX)}[${this.expr(e.index)}]`, POSTFIX];
+      case 'field':
+        return [`${this.expr(e.obj, POSTFIX)}.${e.name}`, POSTFIX];
+      case 'len':
+        return [`${this.expr(e.obj, POSTFIX)}.length`, POSTFIX];
+      case 'arrlit':
+        return [`[${e.elems.map((a) => this.expr(a, 2)).join(', ')}]`, 20];
+      case 'objlit':
+        return [e.fields.length ? `{ ${e.fields.map((f) => (f.value.k === 'var' && f.value.name === f.name ? f.name : `${f.name}: ${this.expr(f.value, 2)}`)).join(', ')} }` : '{}', 20];
+      case 'alloc':
+        return [this.alloc(e), POSTFIX];
+      case 'sub':
+        return [`${this.expr(e.obj, POSTFIX)}.subarray(${this.expr(e.start, 2)}${e.end ? ', ' + this.expr(e.end, 2) : ''})`, POSTFIX];
+    }
+  }
+
+  private alloc(e: Extract<Expr, { k: 'alloc' }>): string {
+    const t = e.ty.k === 'arr' ? e.ty : null;
+    const len = this.expr(e.len, 2);
+    if (t?.typed) return e.fill && !(e.fill.k === 'num' && e.fill.v === 0) ? `new Float64Array(${len}).fill(${this.expr(e.fill, 2)})` : `new Float64Array(${len})`;
+    const el = t ? printTy(t.elem) : 'number';
+    const gen = this.opts.js ? '' : `<${el}>`;
+    if (e.fill) return `new Array${gen}(${len}).fill(${this.expr(e.fill, 2)})`;
+    return `new Array${gen}(${len})`;
+  }
+
+  private intrinsic(e: Extract<Expr, { k: 'intr' }>): string {
+    const args = e.args.map((a) => this.expr(a, 2));
+    const m = /^Math\.(min|max|hypot)Of$/.exec(e.fn);
+    if (m) return `Math.${m[1]}(...${args[0]})`;
+    const tape = /^tape\.(\w+)$/.exec(e.fn);
+    if (tape) return `${args[0]}.${tape[1]}(${args.slice(1).join(', ')})`;
+    if (e.fn === 'copy') {
+      const t = e.ty;
+      if (t.k === 'arr' && t.typed) return `Float64Array.from(${args[0]})`;
+      return `${this.expr(e.args[0], POSTFIX)}.slice()`;
+    }
+    return `${e.fn}(${args.join(', ')})`;
+  }
+
+  // ---------- statements ----------
+  stmts(body: Stmt[]): void {
+    for (const s of body) this.stmt(s);
+  }
+
+  private block(head: string, body: Stmt[], tail = '}'): void {
+    this.line(`${head} {`);
+    this.depth++;
+    this.stmts(body);
+    this.depth--;
+    this.line(tail);
+  }
+
+  simpleStmt(s: Stmt): string {
+    switch (s.k) {
+      case 'decl': {
+        const kw = s.konst ? 'const' : 'let';
+        if (!s.init) return `${kw} ${s.name}${this.opts.js ? '' : '!'}${this.ty(s.ty)}`;
+        const annotate = needsAnnotation(s.ty, s.init);
+        return `${kw} ${s.name}${annotate ? this.ty(s.ty) : ''} = ${this.expr(s.init, 2)}`;
+      }
+      case 'assign': {
+        const t = this.expr(s.target);
+        if (s.op && s.value.k === 'bin' && s.value.op === s.op) {
+          if (s.inc && s.value.b.k === 'num' && s.value.b.v === 1 && (s.op === '+' || s.op === '-')) return `${t}${s.op}${s.op}`;
+          return `${t} ${s.op}= ${this.expr(s.value.b, 2)}`;
+        }
+        return `${t} = ${this.expr(s.value, 2)}`;
+      }
+      case 'expr':
+        return this.expr(s.e);
+      default:
+        throw new Error(`not a simple statement: ${s.k}`);
+    }
+  }
+
+  stmt(s: Stmt): void {
+    if (s.comments) for (const c of s.comments) this.raw(c);
+    const label = 'label' in s && s.label ? `${s.label}: ` : '';
+    switch (s.k) {
+      case 'decl':
+      case 'assign':
+      case 'expr':
+        this.line(this.simpleStmt(s) + ';');
+        return;
+      case 'if': {
+        this.line(`if (${this.expr(s.c)}) {`);
+        this.depth++;
+        this.stmts(s.then);
+        this.depth--;
+        let els = s.else;
+        while (els.length === 1 && els[0].k === 'if' && !els[0].comments) {
+          const e = els[0] as Extract<Stmt, { k: 'if' }>;
+          this.line(`} else if (${this.expr(e.c)}) {`);
+          this.depth++;
+          this.stmts(e.then);
+          this.depth--;
+          els = e.else;
+        }
+        if (els.length) {
+          this.line('} else {');
+          this.depth++;
+          this.stmts(els);
+          this.depth--;
+        }
+        this.line('}');
+        return;
+      }
+      case 'for': {
+        const init = s.init.map((x) => this.simpleStmt(x));
+        // `let i = 0, n = 3` needs one keyword
+        const initText = init.length > 1 && init.every((x) => x.startsWith('let ')) ? 'let ' + init.map((x) => x.slice(4)).join(', ') : init.join(', ');
+        const upd = s.update.map((x) => this.simpleStmt(x)).join(', ');
+        this.block(`${label}for (${initText}; ${s.cond ? this.expr(s.cond) : ''}; ${upd})`, s.body);
+        return;
+      }
+      case 'while':
+        this.block(`${label}while (${this.expr(s.cond)})`, s.body);
+        return;
+      case 'do':
+        this.block(`${label}do`, s.body, `} while (${this.expr(s.cond)});`);
+        return;
+      case 'block':
+        this.block(`${label}`.trimEnd() || '', s.body);
+        return;
+      case 'switch': {
+        this.line(`${label}switch (${this.expr(s.disc)}) {`);
+        this.depth++;
+        for (const c of s.cases) {
+          if (c.tests) for (const t of c.tests) this.line(`case ${this.expr(t)}:`);
+          else this.line('default:');
+          if (c.body.length) {
+            this.depth++;
+            this.stmts(c.body);
+            this.depth--;
+          }
+        }
+        this.depth--;
+        this.line('}');
+        return;
+      }
+      case 'break':
+        this.line(s.label ? `break ${s.label};` : 'break;');
+        return;
+      case 'continue':
+        this.line(s.label ? `continue ${s.label};` : 'continue;');
+        return;
+      case 'return':
+        this.line(s.e ? `return ${this.expr(s.e)};` : 'return;');
+        return;
+      case 'throw':
+        this.line(`throw ${this.expr(s.e)};`);
+        return;
+    }
+  }
+
+  func(f: Func): void {
+    if (f.comments) for (const c of f.comments) this.raw(c);
+    const params = f.params.map((p) => `${p.name}${this.ty(p.ty)}${p.def ? ' = ' + this.expr(p.def, 2) : ''}`).join(', ');
+    const ret = this.opts.js ? '' : `: ${printTy(f.ret)}`;
+    this.block(`${f.exported ? 'export ' : ''}function ${f.name}(${params})${ret}`, f.body);
+  }
+}
+
+function needsAnnotation(t: Ty, init: Expr): boolean {
+  if (init.k === 'arrlit' || init.k === 'objlit') return true;
+  if (t.k === 'str') return true;
+  if (init.k === 'undef') return true;
+  return false;
+}
+
+export function printFunc(f: Func, opts: PrintOptions = {}): string {
+  const p = new Printer(opts);
+  p.func(f);
+  return p.text();
+}

@@ -1,0 +1,128 @@
+// The declarations tsad type-checks user code against. A small, self-contained standard library keeps
+// the front end free of file-system access (it runs in a browser) and fast (no 1 MB of lib.*.d.ts to
+// bind per compilation). Methods tsad does not differentiate are declared so that the type checker
+// accepts them and the lowering can reject them with a tsad diagnostic that says what to write instead.
+export const LIB_FILE = '/__tsad_lib.d.ts';
+
+export const LIB_SOURCE = `
+interface Object {}
+interface Function { readonly length: number; }
+interface CallableFunction extends Function {}
+interface NewableFunction extends Function {}
+interface IArguments { readonly length: number; [index: number]: any; }
+interface RegExp {}
+interface String { readonly length: number; charCodeAt(i: number): number; }
+interface Boolean {}
+interface Number { toFixed(d?: number): string; }
+interface Symbol {}
+interface SymbolConstructor { readonly iterator: unique symbol; }
+declare var Symbol: SymbolConstructor;
+interface IteratorResult<T> { done?: boolean; value: T; }
+interface Iterator<T> { next(): IteratorResult<T>; }
+interface Iterable<T> { [Symbol.iterator](): Iterator<T>; }
+interface IterableIterator<T> extends Iterator<T> { [Symbol.iterator](): IterableIterator<T>; }
+interface ArrayLike<T> { readonly length: number; readonly [n: number]: T; }
+interface PromiseLike<T> { then(f: (v: T) => any): any; }
+interface Promise<T> { then(f: (v: T) => any): Promise<any>; }
+interface TemplateStringsArray extends ReadonlyArray<string> { readonly raw: readonly string[]; }
+type Record<K extends keyof any, T> = { [P in K]: T; };
+type Partial<T> = { [P in keyof T]?: T[P]; };
+type Readonly<T> = { readonly [P in keyof T]: T[P]; };
+interface ReadonlyArray<T> {
+  readonly length: number;
+  readonly [n: number]: T;
+  [Symbol.iterator](): IterableIterator<T>;
+  map<U>(f: (v: T, i: number, a: readonly T[]) => U): U[];
+  forEach(f: (v: T, i: number, a: readonly T[]) => void): void;
+  reduce<U>(f: (acc: U, v: T, i: number, a: readonly T[]) => U, init: U): U;
+  reduce(f: (acc: T, v: T, i: number, a: readonly T[]) => T): T;
+  slice(start?: number, end?: number): T[];
+  indexOf(v: T): number;
+  concat(...items: (T | readonly T[])[]): T[];
+  join(sep?: string): string;
+}
+interface Array<T> {
+  length: number;
+  [n: number]: T;
+  [Symbol.iterator](): IterableIterator<T>;
+  fill(v: T, start?: number, end?: number): this;
+  push(...items: T[]): number;
+  pop(): T | undefined;
+  map<U>(f: (v: T, i: number, a: T[]) => U): U[];
+  forEach(f: (v: T, i: number, a: T[]) => void): void;
+  reduce<U>(f: (acc: U, v: T, i: number, a: T[]) => U, init: U): U;
+  reduce(f: (acc: T, v: T, i: number, a: T[]) => T): T;
+  slice(start?: number, end?: number): T[];
+  indexOf(v: T): number;
+  concat(...items: (T | readonly T[])[]): T[];
+  join(sep?: string): string;
+}
+interface ArrayConstructor {
+  new <T = any>(n?: number): T[];
+  <T = any>(n?: number): T[];
+  from<T, U>(src: ArrayLike<T> | { length: number }, f: (v: T, i: number) => U): U[];
+  from<T>(src: ArrayLike<T> | Iterable<T>): T[];
+  isArray(a: any): a is any[];
+}
+declare var Array: ArrayConstructor;
+interface Float64Array {
+  readonly length: number;
+  [n: number]: number;
+  [Symbol.iterator](): IterableIterator<number>;
+  subarray(begin?: number, end?: number): Float64Array;
+  fill(v: number, start?: number, end?: number): this;
+  set(a: ArrayLike<number>, offset?: number): void;
+  slice(start?: number, end?: number): Float64Array;
+  map(f: (v: number, i: number, a: Float64Array) => number): Float64Array;
+  forEach(f: (v: number, i: number, a: Float64Array) => void): void;
+  reduce(f: (acc: number, v: number, i: number, a: Float64Array) => number, init?: number): number;
+}
+interface Float64ArrayConstructor {
+  new (n: number): Float64Array;
+  new (a: ArrayLike<number> | Iterable<number>): Float64Array;
+  from(a: ArrayLike<number> | Iterable<number>): Float64Array;
+}
+declare var Float64Array: Float64ArrayConstructor;
+interface Float32Array { readonly length: number; [n: number]: number; }
+interface Int32Array { readonly length: number; [n: number]: number; }
+interface Math {
+  readonly E: number; readonly LN10: number; readonly LN2: number; readonly LOG2E: number;
+  readonly LOG10E: number; readonly PI: number; readonly SQRT1_2: number; readonly SQRT2: number;
+  abs(x: number): number; acos(x: number): number; acosh(x: number): number; asin(x: number): number;
+  asinh(x: number): number; atan(x: number): number; atanh(x: number): number;
+  atan2(y: number, x: number): number; cbrt(x: number): number; ceil(x: number): number;
+  clz32(x: number): number; cos(x: number): number; cosh(x: number): number; exp(x: number): number;
+  expm1(x: number): number; floor(x: number): number; fround(x: number): number;
+  hypot(...xs: number[]): number; imul(a: number, b: number): number; log(x: number): number;
+  log10(x: number): number; log1p(x: number): number; log2(x: number): number;
+  max(...xs: number[]): number; min(...xs: number[]): number; pow(x: number, y: number): number;
+  random(): number; round(x: number): number; sign(x: number): number; sin(x: number): number;
+  sinh(x: number): number; sqrt(x: number): number; tan(x: number): number; tanh(x: number): number;
+  trunc(x: number): number;
+}
+declare var Math: Math;
+interface NumberConstructor {
+  readonly EPSILON: number; readonly MAX_SAFE_INTEGER: number; readonly MAX_VALUE: number;
+  readonly MIN_SAFE_INTEGER: number; readonly MIN_VALUE: number; readonly NaN: number;
+  readonly NEGATIVE_INFINITY: number; readonly POSITIVE_INFINITY: number;
+  isFinite(x: unknown): boolean; isNaN(x: unknown): boolean; isInteger(x: unknown): boolean;
+  (v?: any): number;
+}
+declare var Number: NumberConstructor;
+declare var NaN: number;
+declare var Infinity: number;
+declare function isFinite(x: number): boolean;
+declare function isNaN(x: number): boolean;
+declare function eval(x: string): any;
+interface Error { name: string; message: string; }
+interface ErrorConstructor { new (message?: string): Error; (message?: string): Error; }
+declare var Error: ErrorConstructor;
+declare var RangeError: ErrorConstructor;
+declare var TypeError: ErrorConstructor;
+interface DateConstructor { now(): number; }
+declare var Date: DateConstructor;
+interface Console { log(...a: any[]): void; }
+declare var console: Console;
+interface JSON { stringify(v: any): string; parse(s: string): any; }
+declare var JSON: JSON;
+`;

@@ -1,0 +1,1140 @@
+// TypeScript → tsad IR. Parses and type-checks with the TypeScript compiler API over an in-memory host,
+// then lowers the differentiable subset; everything else gets a located diagnostic that says what to write.
+import ts from 'typescript';
+import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } from '../ir/types.js';
+import { BOOL, INT, NUM, VOID, containsCall, elemTy, fieldTy, isRef, tyOf } from '../ir/util.js';
+import { DiagnosticBag } from './diagnostics.js';
+import { LIB_FILE, LIB_SOURCE } from './lib.js';
+
+let libSourceFile: ts.SourceFile | undefined;
+
+const OPTIONS: ts.CompilerOptions = {
+  strict: true,
+  target: ts.ScriptTarget.ES2020,
+  module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  noEmit: true,
+  types: [],
+  allowImportingTsExtensions: true,
+};
+
+/** Normalized absolute path used inside the in-memory host. */
+function hostPath(name: string): string {
+  const n = name.replace(/\\/g, '/');
+  return n.startsWith('/') ? n : '/' + n.replace(/^\.\//, '');
+}
+
+export function createProgram(files: Map<string, string>): ts.Program {
+  const byPath = new Map<string, string>();
+  for (const [name, text] of files) byPath.set(hostPath(name), text);
+  const cache = new Map<string, ts.SourceFile>();
+  const host: ts.CompilerHost = {
+    getSourceFile(fileName, lang) {
+      if (fileName === LIB_FILE) {
+        libSourceFile ??= ts.createSourceFile(LIB_FILE, LIB_SOURCE, lang, true);
+        return libSourceFile;
+      }
+      const text = byPath.get(fileName);
+      if (text === undefined) return undefined;
+      let sf = cache.get(fileName);
+      if (!sf) {
+        sf = ts.createSourceFile(fileName, text, lang, true);
+        cache.set(fileName, sf);
+      }
+      return sf;
+    },
+    getDefaultLibFileName: () => LIB_FILE,
+    writeFile: () => {},
+    getCurrentDirectory: () => '/',
+    getCanonicalFileName: (f) => f,
+    useCaseSensitiveFileNames: () => true,
+    getNewLine: () => '\n',
+    fileExists: (f) => f === LIB_FILE || byPath.has(f),
+    readFile: (f) => (f === LIB_FILE ? LIB_SOURCE : byPath.get(f)),
+    directoryExists: () => true,
+    getDirectories: () => [],
+  };
+  return ts.createProgram({ rootNames: [...byPath.keys()], options: OPTIONS, host });
+}
+
+const MATH_FUNCS = new Set([
+  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh',
+  'exp', 'expm1', 'log', 'log1p', 'log2', 'log10', 'sqrt', 'cbrt', 'pow', 'abs', 'sign', 'min', 'max',
+  'hypot', 'floor', 'ceil', 'round', 'trunc', 'fround',
+]);
+const MATH_CONSTS = new Set(['E', 'LN10', 'LN2', 'LOG2E', 'LOG10E', 'PI', 'SQRT1_2', 'SQRT2']);
+const NUMBER_CONSTS = new Set([
+  'EPSILON', 'MAX_SAFE_INTEGER', 'MAX_VALUE', 'MIN_SAFE_INTEGER', 'MIN_VALUE', 'NaN', 'NEGATIVE_INFINITY',
+  'POSITIVE_INFINITY',
+]);
+const NONDETERMINISTIC = new Set(['Math.random', 'Date.now', 'performance.now', 'crypto.getRandomValues']);
+
+const BIN_OPS: Partial<Record<ts.SyntaxKind, BinOp>> = {
+  [ts.SyntaxKind.PlusToken]: '+',
+  [ts.SyntaxKind.MinusToken]: '-',
+  [ts.SyntaxKind.AsteriskToken]: '*',
+  [ts.SyntaxKind.SlashToken]: '/',
+  [ts.SyntaxKind.PercentToken]: '%',
+  [ts.SyntaxKind.AsteriskAsteriskToken]: '**',
+  [ts.SyntaxKind.LessThanToken]: '<',
+  [ts.SyntaxKind.LessThanEqualsToken]: '<=',
+  [ts.SyntaxKind.GreaterThanToken]: '>',
+  [ts.SyntaxKind.GreaterThanEqualsToken]: '>=',
+  [ts.SyntaxKind.EqualsEqualsEqualsToken]: '===',
+  [ts.SyntaxKind.ExclamationEqualsEqualsToken]: '!==',
+  [ts.SyntaxKind.EqualsEqualsToken]: '==',
+  [ts.SyntaxKind.ExclamationEqualsToken]: '!=',
+  [ts.SyntaxKind.AmpersandAmpersandToken]: '&&',
+  [ts.SyntaxKind.BarBarToken]: '||',
+  [ts.SyntaxKind.BarToken]: '|',
+  [ts.SyntaxKind.AmpersandToken]: '&',
+  [ts.SyntaxKind.CaretToken]: '^',
+  [ts.SyntaxKind.LessThanLessThanToken]: '<<',
+  [ts.SyntaxKind.GreaterThanGreaterThanToken]: '>>',
+  [ts.SyntaxKind.GreaterThanGreaterThanGreaterThanToken]: '>>>',
+};
+const COMPOUND_OPS: Partial<Record<ts.SyntaxKind, BinOp>> = {
+  [ts.SyntaxKind.PlusEqualsToken]: '+',
+  [ts.SyntaxKind.MinusEqualsToken]: '-',
+  [ts.SyntaxKind.AsteriskEqualsToken]: '*',
+  [ts.SyntaxKind.SlashEqualsToken]: '/',
+  [ts.SyntaxKind.AsteriskAsteriskEqualsToken]: '**',
+  [ts.SyntaxKind.PercentEqualsToken]: '%',
+  [ts.SyntaxKind.BarEqualsToken]: '|',
+};
+const COMPARISONS = new Set<BinOp>(['<', '<=', '>', '>=', '===', '!==', '==', '!=']);
+const BITWISE = new Set<BinOp>(['|', '&', '^', '<<', '>>', '>>>']);
+
+interface FuncDecl {
+  name: string;
+  node: ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression;
+  exported: boolean;
+  stmt: ts.Statement;
+}
+
+/** Lowers the whole compilation. Diagnostics go to `diags`; the module holds what lowered cleanly. */
+export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags: DiagnosticBag): Module {
+  const checker = program.getTypeChecker();
+  const mod: Module = { funcs: new Map(), globals: new Map(), order: [], types: new Map() };
+  const funcByDecl = new Map<ts.Node, string>();
+  const globalByDecl = new Map<ts.Node, string>();
+  const decls: FuncDecl[] = [];
+  const globalDecls: { name: string; node: ts.VariableDeclaration }[] = [];
+
+  const locOf = (node: ts.Node): Loc => {
+    const sf = node.getSourceFile();
+    const { line, character } = sf.getLineAndCharacterOfPosition(node.getStart(sf));
+    return { file: displayName(sf.fileName), line: line + 1, col: character + 1 };
+  };
+  const displayName = (f: string) => fileDisplay.get(f) ?? f;
+  const fileDisplay = new Map<string, string>();
+  for (const f of userFiles) fileDisplay.set(hostPath(f), f);
+
+  const tsDiags = ts.getPreEmitDiagnostics(program).filter((d) => d.file && d.file.fileName !== LIB_FILE);
+  for (const d of tsDiags) {
+    if (d.category !== ts.DiagnosticCategory.Error || !d.file) continue;
+    const { line, character } = d.file.getLineAndCharacterOfPosition(d.start ?? 0);
+    diags.error(
+      { file: displayName(d.file.fileName), line: line + 1, col: character + 1 },
+      ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+      hintForTsError(d.code),
+    );
+  }
+  if (diags.hasErrors) return mod;
+
+  // ---- collect top-level declarations ----
+  for (const sf of program.getSourceFiles()) {
+    if (sf.fileName === LIB_FILE || !fileDisplay.has(sf.fileName)) continue;
+    const exportedNames = new Set<string>();
+    for (const st of sf.statements) {
+      if (ts.isExportDeclaration(st) && st.exportClause && ts.isNamedExports(st.exportClause) && !st.moduleSpecifier) {
+        for (const el of st.exportClause.elements) exportedNames.add((el.propertyName ?? el.name).text);
+      }
+    }
+    for (const st of sf.statements) {
+      const exported = !!ts.getModifiers(st as ts.HasModifiers)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+      if (ts.isFunctionDeclaration(st)) {
+        if (!st.name || !st.body) {
+          diags.error(locOf(st), 'function declarations need a name and a body', 'write `function name(…) { … }`');
+          continue;
+        }
+        if (st.asteriskToken || st.modifiers?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword)) {
+          diags.error(locOf(st), 'generators and async functions are not differentiable', 'write a plain synchronous function');
+          continue;
+        }
+        decls.push({ name: st.name.text, node: st, exported: exported || exportedNames.has(st.name.text), stmt: st });
+      } else if (ts.isVariableStatement(st)) {
+        const isConst = (st.declarationList.flags & ts.NodeFlags.Const) !== 0;
+        for (const d of st.declarationList.declarations) {
+          if (!ts.isIdentifier(d.name)) {
+            diags.error(locOf(d), 'module-level destructuring is not supported', 'declare each constant separately');
+            continue;
+          }
+          const init = d.initializer && skipParens(d.initializer);
+          if (init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) {
+            if (!isConst) diags.error(locOf(d), 'a function held in a `let`/`var` cannot be differentiated', 'declare it with `const`');
+            decls.push({ name: d.name.text, node: init, exported: exported || exportedNames.has(d.name.text), stmt: st });
+          } else if (!isConst) {
+            diags.error(locOf(d), 'module-level mutable state (`let`/`var`) is not supported', 'use `const` data, or pass the value as a parameter');
+          } else if (!init) {
+            diags.error(locOf(d), 'a module-level constant needs an initializer');
+          } else {
+            globalDecls.push({ name: d.name.text, node: d });
+          }
+        }
+      } else if (ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st)) {
+        // converted on use
+      } else if (ts.isImportDeclaration(st) || ts.isExportDeclaration(st) || ts.isEmptyStatement(st)) {
+        // imports resolve through the checker
+      } else if (ts.isClassDeclaration(st)) {
+        diags.error(locOf(st), 'classes are not supported', 'write plain functions over interfaces or object types');
+      } else if (ts.isEnumDeclaration(st)) {
+        diags.error(locOf(st), 'enums are not supported', 'use a string-literal union type as a flag');
+      } else {
+        diags.error(locOf(st), `top-level ${ts.SyntaxKind[st.kind]} is not supported`, 'a module may hold functions, constants, imports and types');
+      }
+    }
+  }
+  const seen = new Map<string, FuncDecl>();
+  for (const d of decls) {
+    const prev = seen.get(d.name);
+    if (prev) {
+      diags.error(locOf(d.node), `function name '${d.name}' is declared twice in the compilation`, 'tsad needs unique function names across the files of one compilation; rename one');
+      continue;
+    }
+    seen.set(d.name, d);
+    funcByDecl.set(d.node, d.name);
+    if (ts.isArrowFunction(d.node) || ts.isFunctionExpression(d.node)) funcByDecl.set(d.node.parent, d.name);
+  }
+  for (const g of globalDecls) globalByDecl.set(g.node, g.name);
+
+  // ---- types ----
+  const tyCache = new Map<ts.Type, Ty | null>();
+  function convertType(t: ts.Type, at: ts.Node): Ty | null {
+    if (tyCache.has(t)) return tyCache.get(t)!;
+    tyCache.set(t, null); // recursion guard
+    const r = convertTypeUncached(t, at);
+    tyCache.set(t, r);
+    return r;
+  }
+  function convertTypeUncached(t: ts.Type, at: ts.Node): Ty | null {
+    const f = t.flags;
+    if (f & (ts.TypeFlags.Number | ts.TypeFlags.NumberLiteral)) return NUM;
+    if (f & (ts.TypeFlags.Boolean | ts.TypeFlags.BooleanLiteral)) return BOOL;
+    if (f & (ts.TypeFlags.Void | ts.TypeFlags.Undefined)) return VOID;
+    if (f & ts.TypeFlags.StringLiteral) return { k: 'str', lits: [(t as ts.StringLiteralType).value] };
+    if (f & ts.TypeFlags.String) return { k: 'str', lits: [] };
+    if (t.isUnion()) {
+      const parts = t.types;
+      if (parts.every((p) => p.flags & ts.TypeFlags.StringLiteral))
+        return { k: 'str', lits: parts.map((p) => (p as ts.StringLiteralType).value).sort() };
+      if (parts.every((p) => p.flags & ts.TypeFlags.BooleanLiteral)) return BOOL;
+      if (parts.every((p) => p.flags & ts.TypeFlags.NumberLiteral)) return NUM;
+      return null;
+    }
+    if (checker.isTupleType(t)) {
+      const args = checker.getTypeArguments(t as ts.TypeReference);
+      const elems = args.map((a) => convertType(a, at));
+      if (elems.some((e) => !e)) return null;
+      const ro = !!((t as ts.TypeReference).target as ts.TupleType).readonly;
+      return { k: 'tuple', elems: elems as Ty[], ro };
+    }
+    if (checker.isArrayType(t)) {
+      const a = checker.getTypeArguments(t as ts.TypeReference)[0];
+      const elem = a && convertType(a, at);
+      if (!elem) return null;
+      const ro = t.symbol?.name === 'ReadonlyArray';
+      return { k: 'arr', elem, typed: false, ro };
+    }
+    const symName = t.symbol?.name;
+    if (symName === 'Float64Array') return { k: 'arr', elem: NUM, typed: true, ro: false };
+    if (f & ts.TypeFlags.Object && (symName === '__type' || symName === '__object' || t.symbol?.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeLiteral | ts.SymbolFlags.ObjectLiteral))) {
+      if (checker.getSignaturesOfType(t, ts.SignatureKind.Call).length) return null;
+      const fields = [];
+      for (const p of checker.getPropertiesOfType(t)) {
+        const pt = convertType(checker.getTypeOfSymbolAtLocation(p, at), at);
+        if (!pt) return null;
+        fields.push({ name: p.name, ty: pt });
+      }
+      const name = t.aliasSymbol?.name ?? (t.symbol?.flags & ts.SymbolFlags.Interface ? symName : null) ?? null;
+      const ty: Ty = { k: 'obj', name, fields };
+      if (name) mod.types.set(name, ty);
+      return ty;
+    }
+    return null;
+  }
+  function typeAt(node: ts.Node): Ty | null {
+    return convertType(checker.getTypeAtLocation(node), node);
+  }
+
+  const ctx: Ctx = { checker, diags, locOf, typeAt, convert: convertType, funcByDecl, globalByDecl, mod, funcDecls: seen };
+
+  // ---- module constants ----
+  for (const g of globalDecls) {
+    const ty = typeAt(g.node.name);
+    if (!ty) {
+      diags.error(locOf(g.node), `module constant '${g.name}' has a type tsad does not support (${checker.typeToString(checker.getTypeAtLocation(g.node.name))})`, 'use numbers, booleans, string literals, number arrays or objects of these');
+      continue;
+    }
+    const fl = new FunctionLowering(ctx, null, g.name);
+    const init = fl.expr(g.node.initializer!);
+    if (fl.pre.length) diags.error(locOf(g.node), `module constant '${g.name}' needs statements to initialise`, 'write the data as a literal');
+    if (init) mod.globals.set(g.name, { name: g.name, ty, init, loc: locOf(g.node) } satisfies GlobalConst);
+  }
+
+  // ---- functions ----
+  for (const d of seen.values()) {
+    const fl = new FunctionLowering(ctx, d, d.name);
+    const f = fl.lowerFunction();
+    if (f) {
+      mod.funcs.set(f.name, f);
+      mod.order.push(f.name);
+    }
+  }
+  return mod;
+
+}
+
+function skipParens(e: ts.Expression): ts.Expression {
+  while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e) || ts.isSatisfiesExpression(e) || ts.isTypeAssertionExpression(e)) e = e.expression;
+  return e;
+}
+
+function hintForTsError(code: number): string | undefined {
+  if (code === 2339) return 'only the members tsad knows are available: .length, .subarray, .fill on new arrays; see the README for the subset';
+  if (code === 2304) return 'every identifier must be declared in the compilation (imports included)';
+  return undefined;
+}
+
+interface Ctx {
+  checker: ts.TypeChecker;
+  diags: DiagnosticBag;
+  locOf(n: ts.Node): Loc;
+  typeAt(n: ts.Node): Ty | null;
+  convert(t: ts.Type, at: ts.Node): Ty | null;
+  funcByDecl: Map<ts.Node, string>;
+  globalByDecl: Map<ts.Node, string>;
+  mod: Module;
+  funcDecls: Map<string, FuncDecl>;
+}
+
+const MATH_NARY = new Set(['min', 'max', 'hypot']);
+
+class FunctionLowering {
+  pre: Stmt[] = [];
+  private names = new Set<string>();
+  private varOf = new Map<ts.Node, { name: string; ty: Ty }>();
+  private condDepth = 0;
+  private ok = true;
+
+  constructor(
+    private ctx: Ctx,
+    private d: FuncDecl | null,
+    private fname: string,
+  ) {
+    for (const n of ctx.funcDecls.keys()) this.names.add(n);
+    for (const n of ctx.globalByDecl.values()) this.names.add(n);
+  }
+
+  private err(node: ts.Node, msg: string, hint?: string): null {
+    this.ok = false;
+    this.ctx.diags.error(this.ctx.locOf(node), msg, hint);
+    return null;
+  }
+
+  private fresh(base: string): string {
+    if (!this.names.has(base)) {
+      this.names.add(base);
+      return base;
+    }
+    for (let i = 0; ; i++) {
+      const n = `${base}${i}`;
+      if (!this.names.has(n)) {
+        this.names.add(n);
+        return n;
+      }
+    }
+  }
+
+  private declareVar(node: ts.Node, name: string, ty: Ty): string {
+    const n = this.fresh(name);
+    this.varOf.set(node, { name: n, ty });
+    return n;
+  }
+
+  private tyOrErr(node: ts.Node, what: string): Ty | null {
+    const t = this.ctx.typeAt(node);
+    if (!t) {
+      const shown = this.ctx.checker.typeToString(this.ctx.checker.getTypeAtLocation(node));
+      return this.err(node, `${what} has type '${shown}', which tsad cannot differentiate through`, 'use number, boolean, string-literal flags, number[] (nested), Float64Array, number tuples, or interfaces of these');
+    }
+    return t;
+  }
+
+  private comments(node: ts.Node): string[] | undefined {
+    const sf = node.getSourceFile();
+    const ranges = ts.getLeadingCommentRanges(sf.text, node.getFullStart());
+    if (!ranges?.length) return undefined;
+    return ranges.map((r) => sf.text.slice(r.pos, r.end));
+  }
+
+  lowerFunction(): Func | null {
+    const d = this.d!;
+    const node = d.node;
+    const params: Param[] = [];
+    for (const p of node.parameters) {
+      if (!ts.isIdentifier(p.name)) {
+        this.err(p, 'destructuring parameters are not supported', 'take the object or array as one parameter and destructure it in the body');
+        continue;
+      }
+      if (p.dotDotDotToken) {
+        this.err(p, 'rest parameters are not supported', 'pass an array');
+        continue;
+      }
+      const ty = this.tyOrErr(p.name, `parameter '${p.name.text}'`);
+      if (!ty) continue;
+      const name = this.declareVar(p, p.name.text, ty);
+      const param: Param = { name, ty };
+      if (p.initializer) {
+        const def = this.expr(p.initializer);
+        if (def) param.def = def;
+      }
+      params.push(param);
+    }
+    const sig = this.ctx.checker.getSignatureFromDeclaration(node);
+    let ret: Ty | null = VOID;
+    if (sig) {
+      const rt = this.ctx.checker.getReturnTypeOfSignature(sig);
+      ret = rt.flags & ts.TypeFlags.Never ? VOID : this.ctx.convert(rt, node);
+      if (!ret) this.err(node.type ?? node.name ?? node, `the return type '${this.ctx.checker.typeToString(rt)}' of '${d.name}' is not supported`, 'return a number, an array or an object of numbers');
+    }
+    const body: Stmt[] = [];
+    if (node.body && ts.isBlock(node.body)) {
+      for (const s of node.body.statements) this.stmt(s, body);
+    } else if (node.body) {
+      const e = this.expr(node.body as ts.Expression);
+      body.push(...this.takePre(), { k: 'return', e, loc: this.ctx.locOf(node.body) });
+    }
+    if (!this.ok || !ret) return null;
+    return { name: d.name, params, ret, body, exported: d.exported, loc: this.ctx.locOf(node), comments: this.comments(d.stmt) };
+  }
+
+  private takePre(): Stmt[] {
+    const p = this.pre;
+    this.pre = [];
+    return p;
+  }
+
+  // ---------- statements ----------
+  private stmts(nodes: readonly ts.Statement[] | ts.Statement): Stmt[] {
+    const out: Stmt[] = [];
+    if (ts.isBlock(nodes as ts.Node)) for (const s of (nodes as ts.Block).statements) this.stmt(s, out);
+    else if (Array.isArray(nodes)) for (const s of nodes) this.stmt(s, out);
+    else this.stmt(nodes as ts.Statement, out);
+    return out;
+  }
+
+  private stmt(s: ts.Statement, out: Stmt[], label?: string): void {
+    const loc = this.ctx.locOf(s);
+    const comments = this.comments(s);
+    const push = (st: Stmt) => {
+      st.loc ??= loc;
+      if (comments && !st.comments) st.comments = comments;
+      out.push(...this.takePre(), st);
+    };
+    if (ts.isBlock(s)) {
+      if (label) push({ k: 'block', label, body: this.stmts(s) });
+      else for (const x of s.statements) this.stmt(x, out);
+      return;
+    }
+    if (ts.isEmptyStatement(s)) return;
+    if (ts.isVariableStatement(s)) {
+      const list = this.varDeclList(s.declarationList);
+      if (list.length) list[0].comments = comments;
+      out.push(...list);
+      return;
+    }
+    if (ts.isExpressionStatement(s)) {
+      const st = this.exprStmt(s.expression);
+      if (st) push(st);
+      else out.push(...this.takePre());
+      return;
+    }
+    if (ts.isIfStatement(s)) {
+      const c = this.cond(s.expression);
+      const then = this.stmts(s.thenStatement);
+      const els = s.elseStatement ? this.stmts(s.elseStatement) : [];
+      if (c) push({ k: 'if', c, then, else: els });
+      return;
+    }
+    if (ts.isForStatement(s)) {
+      const init: Stmt[] = [];
+      if (s.initializer) {
+        if (ts.isVariableDeclarationList(s.initializer)) init.push(...this.varDeclList(s.initializer));
+        else {
+          const st = this.exprStmt(s.initializer);
+          init.push(...this.takePre());
+          if (st) init.push(st);
+        }
+      }
+      const cond = s.condition ? this.cond(s.condition) : null;
+      const update: Stmt[] = [];
+      if (s.incrementor) this.updateList(s.incrementor, update);
+      const body = this.stmts(s.statement);
+      push({ k: 'for', label, init, cond, update, body });
+      return;
+    }
+    if (ts.isForOfStatement(s)) {
+      this.forOf(s, label, push);
+      return;
+    }
+    if (ts.isForInStatement(s)) {
+      this.err(s, '`for…in` iterates over keys, which are not differentiable', 'use an indexed `for` loop or `for…of` over an array');
+      return;
+    }
+    if (ts.isWhileStatement(s)) {
+      const c = this.cond(s.expression);
+      const body = this.stmts(s.statement);
+      if (c) push({ k: 'while', label, cond: c, body });
+      return;
+    }
+    if (ts.isDoStatement(s)) {
+      const body = this.stmts(s.statement);
+      const c = this.cond(s.expression);
+      if (c) push({ k: 'do', label, body, cond: c });
+      return;
+    }
+    if (ts.isSwitchStatement(s)) {
+      const disc = this.expr(s.expression);
+      const cases: { tests: Expr[] | null; body: Stmt[] }[] = [];
+      for (const c of s.caseBlock.clauses) {
+        const body = this.stmts(c.statements as unknown as ts.Statement[]);
+        if (ts.isDefaultClause(c)) {
+          cases.push({ tests: null, body });
+        } else {
+          const t = this.expr(c.expression);
+          if (t) cases.push({ tests: [t], body });
+        }
+      }
+      if (disc) push({ k: 'switch', label, disc, cases });
+      return;
+    }
+    if (ts.isLabeledStatement(s)) {
+      this.stmt(s.statement, out, s.label.text);
+      return;
+    }
+    if (ts.isBreakStatement(s)) {
+      push({ k: 'break', label: s.label?.text });
+      return;
+    }
+    if (ts.isContinueStatement(s)) {
+      push({ k: 'continue', label: s.label?.text });
+      return;
+    }
+    if (ts.isReturnStatement(s)) {
+      const e = s.expression ? this.expr(s.expression) : null;
+      push({ k: 'return', e });
+      return;
+    }
+    if (ts.isThrowStatement(s)) {
+      push({ k: 'throw', e: { k: 'raw', text: s.expression.getText(), ty: VOID } });
+      return;
+    }
+    if (ts.isFunctionDeclaration(s)) {
+      this.err(s, 'nested functions (closures) are not supported', 'move the function to the top level of the module and pass what it uses as parameters');
+      return;
+    }
+    if (ts.isTryStatement(s)) {
+      this.err(s, '`try`/`catch` is not supported in differentiated code', 'validate inputs with `if (…) throw new Error(…)` instead');
+      return;
+    }
+    if (ts.isClassDeclaration(s)) {
+      this.err(s, 'classes are not supported', 'write plain functions over interfaces or object types');
+      return;
+    }
+    this.err(s, `${ts.SyntaxKind[s.kind]} is not supported in differentiated code`, 'see the README for the supported subset');
+  }
+
+  private forOf(s: ts.ForOfStatement, label: string | undefined, push: (s: Stmt) => void): void {
+    if (s.awaitModifier) {
+      this.err(s, '`for await` is not supported');
+      return;
+    }
+    const init = s.initializer;
+    if (!ts.isVariableDeclarationList(init) || init.declarations.length !== 1) {
+      this.err(s, '`for…of` needs one `const` or `let` declaration', 'write `for (const x of xs)`');
+      return;
+    }
+    const d = init.declarations[0];
+    let arr = this.expr(s.expression);
+    if (!arr) return;
+    const pre: Stmt[] = this.takePre();
+    if (arr.k !== 'var' && arr.k !== 'global') {
+      const t = this.fresh('items');
+      pre.push({ k: 'decl', name: t, ty: tyOf(arr), init: arr, konst: true, loc: this.ctx.locOf(s.expression) });
+      arr = { k: 'var', name: t, ty: tyOf(arr) };
+    }
+    const base = ts.isIdentifier(d.name) ? d.name.text : 'item';
+    const i = this.fresh(`${base}Index`);
+    const iv: Expr = { k: 'var', name: i, ty: INT };
+    const elem: Expr = { k: 'idx', obj: arr, index: iv, ty: elemTy(tyOf(arr)) };
+    const bodyHead = this.bindTarget(d.name, elem, (init.flags & ts.NodeFlags.Const) !== 0, d);
+    const body = [...bodyHead, ...this.stmts(s.statement)];
+    for (const p of pre) push(p);
+    push({
+      k: 'for',
+      label,
+      init: [{ k: 'decl', name: i, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
+      cond: { k: 'bin', op: '<', a: iv, b: { k: 'len', obj: arr }, ty: BOOL },
+      update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
+      body,
+    });
+  }
+
+  private varDeclList(list: ts.VariableDeclarationList): Stmt[] {
+    const out: Stmt[] = [];
+    const konst = (list.flags & ts.NodeFlags.Const) !== 0;
+    if (!(list.flags & (ts.NodeFlags.Const | ts.NodeFlags.Let))) {
+      this.err(list, '`var` is not supported', 'use `let` or `const`');
+      return out;
+    }
+    for (const d of list.declarations) {
+      if (!d.initializer) {
+        if (!ts.isIdentifier(d.name)) {
+          this.err(d, 'destructuring needs an initializer');
+          continue;
+        }
+        const ty = this.tyOrErr(d.name, `variable '${d.name.text}'`);
+        if (!ty) continue;
+        const name = this.declareVar(d, d.name.text, ty);
+        out.push({ k: 'decl', name, ty, init: null, konst, loc: this.ctx.locOf(d) });
+        continue;
+      }
+      const x = skipParens(d.initializer);
+      if (ts.isIdentifier(d.name) && ts.isCallExpression(x) && isPropCall(x, 'Array', 'from')) {
+        // the filled array is the variable itself: no temporary
+        this.arrayFrom(x, d.name.text, d);
+        out.push(...this.takePre());
+        continue;
+      }
+      const init = this.initExpr(d.initializer, ts.isIdentifier(d.name) ? d.name.text : 'tmp');
+      out.push(...this.takePre());
+      if (!init) continue;
+      out.push(...this.bindTarget(d.name, init, konst, d));
+    }
+    return out;
+  }
+
+  /** Declares the names of a binding (identifier or pattern) from `init`. */
+  private bindTarget(name: ts.BindingName, init: Expr, konst: boolean, declNode: ts.Node): Stmt[] {
+    const loc = this.ctx.locOf(declNode);
+    if (ts.isIdentifier(name)) {
+      const ty = this.tyOrErr(name, `variable '${name.text}'`);
+      if (!ty) return [];
+      const n = this.declareVar(declNode, name.text, ty);
+      return [{ k: 'decl', name: n, ty, init, konst, loc }];
+    }
+    const out: Stmt[] = [];
+    let src = init;
+    if (init.k !== 'var' && init.k !== 'global') {
+      const t = this.fresh('tmp');
+      out.push({ k: 'decl', name: t, ty: tyOf(init), init, konst: true, loc });
+      src = { k: 'var', name: t, ty: tyOf(init) };
+    }
+    if (ts.isArrayBindingPattern(name)) {
+      name.elements.forEach((el, i) => {
+        if (ts.isOmittedExpression(el)) return;
+        if (el.dotDotDotToken || el.initializer) {
+          this.err(el, 'rest elements and defaults in array destructuring are not supported', 'index the array explicitly');
+          return;
+        }
+        const e: Expr = { k: 'idx', obj: src, index: { k: 'num', v: i }, ty: elemTy(tyOf(src), { k: 'num', v: i }) };
+        out.push(...this.bindTarget(el.name, e, konst, el));
+      });
+    } else {
+      for (const el of name.elements) {
+        if (el.dotDotDotToken || el.initializer) {
+          this.err(el, 'rest elements and defaults in object destructuring are not supported', 'read the fields explicitly');
+          continue;
+        }
+        const prop = el.propertyName ?? el.name;
+        if (!ts.isIdentifier(prop)) {
+          this.err(el, 'computed keys in destructuring are not supported');
+          continue;
+        }
+        const e: Expr = { k: 'field', obj: src, name: prop.text, ty: fieldTy(tyOf(src), prop.text) };
+        out.push(...this.bindTarget(el.name, e, konst, el));
+      }
+    }
+    return out;
+  }
+
+  /** Initializers may be `Array.from(...)`, which lowers to an allocation and a filling loop. */
+  private initExpr(e: ts.Expression, target: string): Expr | null {
+    const x = skipParens(e);
+    if (ts.isCallExpression(x) && isPropCall(x, 'Array', 'from')) return this.arrayFrom(x, target);
+    return this.expr(e);
+  }
+
+  private arrayFrom(call: ts.CallExpression, target: string, declNode?: ts.Node): Expr | null {
+    const [src, cb] = call.arguments;
+    const lenProp =
+      src && ts.isObjectLiteralExpression(src) && src.properties.length === 1 && ts.isPropertyAssignment(src.properties[0]) &&
+      ts.isIdentifier(src.properties[0].name) && src.properties[0].name.text === 'length'
+        ? src.properties[0].initializer
+        : null;
+    if (!lenProp || !cb || !(ts.isArrowFunction(cb) || ts.isFunctionExpression(cb)) || ts.isBlock(cb.body) && cb.body.statements.length !== 1) {
+      return this.err(call, 'only `Array.from({ length: n }, (_, i) => expression)` is supported', 'or allocate with `new Float64Array(n)` and fill it in a loop');
+    }
+    if (this.condDepth > 0) return this.err(call, '`Array.from` inside a condition is not supported', 'assign it to a variable first');
+    const len = this.expr(lenProp);
+    if (!len) return null;
+    const ty = this.tyOrErr(call, 'Array.from result');
+    if (!ty || ty.k !== 'arr') return null;
+    const t = declNode ? this.declareVar(declNode, target, ty) : this.fresh(target);
+    const tv: Expr = { k: 'var', name: t, ty };
+    const loc = this.ctx.locOf(call);
+    let bodyExpr: ts.Expression;
+    if (ts.isBlock(cb.body)) {
+      const only = cb.body.statements[0];
+      if (!ts.isReturnStatement(only) || !only.expression) return this.err(cb, 'the callback must return an expression');
+      bodyExpr = only.expression;
+    } else bodyExpr = cb.body;
+    const ip = cb.parameters[1];
+    const usesIndex = !!ip;
+    const i = ip && ts.isIdentifier(ip.name) ? this.declareVar(ip, ip.name.text, INT) : this.fresh('i');
+    const saved = this.takePre();
+    const value = this.expr(bodyExpr);
+    const inner = this.takePre();
+    this.pre = saved;
+    if (!value) return null;
+    const elem = ty.elem;
+    const simpleFill = !usesIndex && inner.length === 0 && value.k === 'num' && elem.k === 'num';
+    this.pre.push({ k: 'decl', name: t, ty, init: { k: 'alloc', len, fill: simpleFill ? value : elem.k === 'num' ? { k: 'num', v: 0 } : null, ty }, konst: false, loc });
+    if (!simpleFill) {
+      const iv: Expr = { k: 'var', name: i, ty: INT };
+      this.pre.push({
+        k: 'for',
+        init: [{ k: 'decl', name: i, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
+        cond: { k: 'bin', op: '<', a: iv, b: { k: 'len', obj: tv }, ty: BOOL },
+        update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
+        body: [...inner, { k: 'assign', target: { k: 'idx', obj: tv, index: iv, ty: elem }, value }],
+        loc,
+      });
+    }
+    return tv;
+  }
+
+  private updateList(e: ts.Expression, out: Stmt[]): void {
+    if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.CommaToken) {
+      this.updateList(e.left, out);
+      this.updateList(e.right, out);
+      return;
+    }
+    const st = this.exprStmt(e);
+    if (this.pre.length) this.err(e, 'this loop update needs statements; simplify it');
+    if (st) out.push(st);
+  }
+
+  private lvalue(e: ts.Expression): Extract<Expr, { k: 'var' | 'idx' | 'field' }> | null {
+    const x = this.expr(e);
+    if (!x) return null;
+    if (x.k === 'var' || x.k === 'idx' || x.k === 'field') return x;
+    if (x.k === 'global') return this.err(e, `module constant '${x.name}' cannot be assigned`, 'copy it into a local variable');
+    return this.err(e, 'this assignment target is not supported', 'assign to a variable, an array element or an object field');
+  }
+
+  private exprStmt(e0: ts.Expression): Stmt | null {
+    const e = skipParens(e0);
+    const loc = this.ctx.locOf(e);
+    if (ts.isBinaryExpression(e)) {
+      const k = e.operatorToken.kind;
+      if (k === ts.SyntaxKind.EqualsToken) {
+        if (ts.isArrayLiteralExpression(e.left) || ts.isObjectLiteralExpression(e.left))
+          return this.err(e.left, 'destructuring assignment is not supported', 'assign each element separately');
+        const target = this.lvalue(e.left);
+        const value = target && this.initExpr(e.right, target.k === 'var' ? target.name : 'tmp');
+        if (!target || !value) return null;
+        return { k: 'assign', target, value, loc };
+      }
+      const op = COMPOUND_OPS[k];
+      if (op) {
+        const target = this.lvalue(e.left);
+        const rhs = this.expr(e.right);
+        if (!target || !rhs) return null;
+        this.checkSimpleTarget(e.left, target);
+        const ty = op === '|' ? INT : NUM;
+        return { k: 'assign', target, value: { k: 'bin', op, a: target, b: rhs, ty }, op, loc };
+      }
+      if (k === ts.SyntaxKind.CommaToken) return this.err(e, 'the comma operator is not supported', 'write separate statements');
+    }
+    if ((ts.isPrefixUnaryExpression(e) || ts.isPostfixUnaryExpression(e)) && (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken)) {
+      const target = this.lvalue(e.operand);
+      if (!target) return null;
+      this.checkSimpleTarget(e.operand, target);
+      const op: BinOp = e.operator === ts.SyntaxKind.PlusPlusToken ? '+' : '-';
+      return { k: 'assign', target, value: { k: 'bin', op, a: target, b: { k: 'num', v: 1 }, ty: NUM }, op, inc: true, loc };
+    }
+    if (ts.isCallExpression(e)) {
+      if (ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'fill') return this.fillStmt(e);
+      const x = this.expr(e);
+      if (!x) return null;
+      return { k: 'expr', e: x, loc };
+    }
+    return this.err(e, 'this expression statement has no effect tsad can differentiate', 'write an assignment or a call');
+  }
+
+  /** `a.fill(v)` on an existing array: lowered to a loop so its effect is explicit. */
+  private fillStmt(e: ts.CallExpression): Stmt | null {
+    const pa = e.expression as ts.PropertyAccessExpression;
+    const arr = this.expr(pa.expression);
+    const val = e.arguments[0] ? this.expr(e.arguments[0]) : null;
+    if (!arr || !val) return null;
+    if (e.arguments.length > 1) return this.err(e, '`fill` with start/end is not supported', 'write a loop');
+    if (arr.k !== 'var') return this.err(pa.expression, '`fill` needs an array variable', 'assign the array to a local first');
+    const i = this.fresh('i');
+    const iv: Expr = { k: 'var', name: i, ty: INT };
+    return {
+      k: 'for',
+      init: [{ k: 'decl', name: i, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
+      cond: { k: 'bin', op: '<', a: iv, b: { k: 'len', obj: arr }, ty: BOOL },
+      update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
+      body: [{ k: 'assign', target: { k: 'idx', obj: arr, index: iv, ty: elemTy(tyOf(arr)) }, value: val }],
+      loc: this.ctx.locOf(e),
+    };
+  }
+
+  private checkSimpleTarget(node: ts.Node, t: Expr): void {
+    let bad = false;
+    const visit = (x: Expr) => {
+      if (x.k === 'idx') {
+        if (hasCall(x.index)) bad = true;
+        visit(x.obj);
+      } else if (x.k === 'field') visit(x.obj);
+    };
+    visit(t);
+    if (bad) this.err(node, 'a compound assignment whose index calls a function is not supported', 'compute the index into a variable first');
+  }
+
+  private cond(e: ts.Expression): Expr | null {
+    this.condDepth++;
+    const r = this.expr(e);
+    this.condDepth--;
+    return r;
+  }
+
+  // ---------- expressions ----------
+  expr(e0: ts.Expression): Expr | null {
+    const e = skipParens(e0);
+    const loc = this.ctx.locOf(e);
+    const r = this.exprInner(e);
+    if (r && !r.loc) r.loc = loc;
+    return r;
+  }
+
+  private resolve(id: ts.Identifier): { kind: 'local'; name: string; ty: Ty } | { kind: 'global'; name: string; ty: Ty } | { kind: 'func'; name: string } | null {
+    const checker = this.ctx.checker;
+    let sym = ts.isShorthandPropertyAssignment(id.parent) ? checker.getShorthandAssignmentValueSymbol(id.parent) : checker.getSymbolAtLocation(id);
+    if (!sym) return null;
+    if (sym.flags & ts.SymbolFlags.Alias) sym = checker.getAliasedSymbol(sym);
+    for (const decl of sym.declarations ?? []) {
+      const local = this.varOf.get(decl);
+      if (local) return { kind: 'local', ...local };
+      const fn = this.ctx.funcByDecl.get(decl);
+      if (fn) return { kind: 'func', name: fn };
+      const g = this.ctx.globalByDecl.get(decl);
+      if (g) {
+        const gc = this.ctx.mod.globals.get(g);
+        if (gc) return { kind: 'global', name: g, ty: gc.ty };
+      }
+    }
+    return null;
+  }
+
+  private exprInner(e: ts.Expression): Expr | null {
+    if (ts.isNumericLiteral(e)) return { k: 'num', v: Number(e.text), raw: e.getText() };
+    if (e.kind === ts.SyntaxKind.TrueKeyword) return { k: 'bool', v: true };
+    if (e.kind === ts.SyntaxKind.FalseKeyword) return { k: 'bool', v: false };
+    if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return { k: 'str', v: e.text };
+    if (ts.isIdentifier(e)) return this.identifier(e);
+    if (ts.isBinaryExpression(e)) return this.binary(e);
+    if (ts.isPrefixUnaryExpression(e)) {
+      if (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken)
+        return this.err(e, 'increment inside an expression is not supported', 'write `i++;` as its own statement');
+      const a = this.expr(e.operand);
+      if (!a) return null;
+      if (e.operator === ts.SyntaxKind.MinusToken) {
+        if (a.k === 'num' && !a.raw?.startsWith('-')) return { k: 'num', v: -a.v, raw: a.raw !== undefined ? '-' + a.raw : undefined };
+        return { k: 'un', op: '-', a, ty: tyOf(a).k === 'int' ? INT : NUM };
+      }
+      if (e.operator === ts.SyntaxKind.PlusToken) return { k: 'un', op: '+', a, ty: NUM };
+      if (e.operator === ts.SyntaxKind.ExclamationToken) return { k: 'un', op: '!', a, ty: BOOL };
+      if (e.operator === ts.SyntaxKind.TildeToken) return { k: 'un', op: '~', a, ty: INT };
+    }
+    if (ts.isPostfixUnaryExpression(e)) return this.err(e, 'increment inside an expression is not supported', 'write `i++;` as its own statement');
+    if (ts.isConditionalExpression(e)) {
+      const c = this.cond(e.condition);
+      this.condDepth++;
+      const a = this.expr(e.whenTrue);
+      const b = this.expr(e.whenFalse);
+      this.condDepth--;
+      if (!c || !a || !b) return null;
+      const ta = tyOf(a), tb = tyOf(b);
+      const ty = ta.k === 'int' && tb.k === 'int' ? INT : ta.k === 'int' ? tb : ta;
+      return { k: 'cond', c, a, b, ty };
+    }
+    if (ts.isCallExpression(e)) return this.call(e);
+    if (ts.isNewExpression(e)) return this.newExpr(e);
+    if (ts.isElementAccessExpression(e)) {
+      const obj = this.expr(e.expression);
+      const index = this.expr(e.argumentExpression);
+      if (!obj || !index) return null;
+      const ot = tyOf(obj);
+      if (ot.k !== 'arr' && ot.k !== 'tuple') return this.err(e, 'dynamic keys (`obj[key]`) on objects are not supported', 'use a field name, or store the values in an array');
+      if (tyOf(index).k === 'str') return this.err(e.argumentExpression, 'string keys are not supported', 'index arrays with numbers');
+      return { k: 'idx', obj, index, ty: elemTy(ot, index) };
+    }
+    if (ts.isPropertyAccessExpression(e)) return this.property(e);
+    if (ts.isArrayLiteralExpression(e)) {
+      const elems: Expr[] = [];
+      for (const el of e.elements) {
+        if (ts.isSpreadElement(el)) return this.err(el, 'spread in array literals is not supported', 'copy the elements in a loop');
+        const x = this.expr(el);
+        if (!x) return null;
+        elems.push(x);
+      }
+      const ty = this.tyOrErr(e, 'array literal');
+      if (!ty) return null;
+      return { k: 'arrlit', elems, ty };
+    }
+    if (ts.isObjectLiteralExpression(e)) {
+      const fields: { name: string; value: Expr }[] = [];
+      for (const p of e.properties) {
+        if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name))) {
+          const v = this.expr(p.initializer);
+          if (!v) return null;
+          fields.push({ name: p.name.text, value: v });
+        } else if (ts.isShorthandPropertyAssignment(p)) {
+          const v = this.identifier(p.name);
+          if (!v) return null;
+          fields.push({ name: p.name.text, value: v });
+        } else {
+          return this.err(p, 'only `name: value` and shorthand fields are supported in object literals', 'spell out each field');
+        }
+      }
+      const ty = this.tyOrErr(e, 'object literal');
+      if (!ty) return null;
+      return { k: 'objlit', fields, ty };
+    }
+    if (ts.isArrowFunction(e) || ts.isFunctionExpression(e))
+      return this.err(e, 'closures are not supported in differentiated code', 'move the function to the top level and pass what it uses as parameters');
+    if (ts.isTemplateExpression(e)) return this.err(e, 'template strings are not supported', 'strings are passive flags only');
+    if (ts.isAwaitExpression(e) || ts.isYieldExpression(e)) return this.err(e, '`await`/`yield` are not supported', 'write synchronous code');
+    if (ts.isTypeOfExpression(e) || ts.isDeleteExpression(e) || ts.isVoidExpression(e)) return this.err(e, `\`${e.getText().split(' ')[0]}\` is not supported`);
+    return this.err(e, `${ts.SyntaxKind[e.kind]} is not supported in differentiated code`, 'see the README for the supported subset');
+  }
+
+  private identifier(id: ts.Identifier): Expr | null {
+    if (id.text === 'undefined') return { k: 'undef' };
+    if (id.text === 'Infinity') return { k: 'num', v: Infinity, raw: 'Infinity' };
+    if (id.text === 'NaN') return { k: 'num', v: NaN, raw: 'NaN' };
+    const r = this.resolve(id);
+    if (!r) return this.err(id, `'${id.text}' cannot be resolved to a variable, parameter, module constant or function of the compilation`, 'declare it, import it from a file of the compilation, or pass it as a parameter');
+    if (r.kind === 'local') return { k: 'var', name: r.name, ty: r.ty };
+    if (r.kind === 'global') return { k: 'global', name: r.name, ty: r.ty };
+    return this.err(id, `function '${r.name}' used as a value: functions can only be called`, 'call it directly');
+  }
+
+  private binary(e: ts.BinaryExpression): Expr | null {
+    const k = e.operatorToken.kind;
+    if (k === ts.SyntaxKind.EqualsToken || COMPOUND_OPS[k]) return this.err(e, 'assignment inside an expression is not supported', 'write the assignment as its own statement');
+    if (k === ts.SyntaxKind.CommaToken) return this.err(e, 'the comma operator is not supported', 'write separate statements');
+    if (k === ts.SyntaxKind.QuestionQuestionToken) return this.err(e, '`??` is not supported', 'numbers are never null here; drop the fallback');
+    if (k === ts.SyntaxKind.InKeyword || k === ts.SyntaxKind.InstanceOfKeyword) return this.err(e, `\`${e.operatorToken.getText()}\` is not supported`);
+    const op = BIN_OPS[k];
+    if (!op) return this.err(e, `operator '${e.operatorToken.getText()}' is not supported`);
+    const a = this.expr(e.left);
+    if (op === '&&' || op === '||') this.condDepth++;
+    const b = this.expr(e.right);
+    if (op === '&&' || op === '||') this.condDepth--;
+    if (!a || !b) return null;
+    const ta = tyOf(a), tb = tyOf(b);
+    if ((ta.k === 'str' || tb.k === 'str') && !COMPARISONS.has(op)) return this.err(e, 'string operations are not supported', 'strings are passive flags only');
+    let ty: Ty;
+    if (COMPARISONS.has(op)) ty = BOOL;
+    else if (BITWISE.has(op)) ty = INT;
+    else if (op === '&&' || op === '||') {
+      if (ta.k !== 'bool' || tb.k !== 'bool') return this.err(e, `\`${op}\` on non-boolean operands is not supported`, 'compare explicitly, e.g. `x !== 0`');
+      ty = BOOL;
+    } else ty = NUM;
+    if ((ta.k === 'arr' || ta.k === 'obj' || tb.k === 'arr' || tb.k === 'obj') && op !== '===' && op !== '!==') return this.err(e, 'arithmetic on arrays or objects is not supported', 'loop over the elements');
+    return { k: 'bin', op, a, b, ty };
+  }
+
+  private property(e: ts.PropertyAccessExpression): Expr | null {
+    const name = e.name.text;
+    if (ts.isIdentifier(e.expression)) {
+      const base = e.expression.text;
+      if (base === 'Math' && !this.resolve(e.expression)) {
+        if (MATH_CONSTS.has(name)) return { k: 'num', v: (Math as unknown as Record<string, number>)[name], raw: `Math.${name}` };
+        return this.err(e, `Math.${name} used as a value`, 'call it, or use one of the Math constants');
+      }
+      if (base === 'Number' && !this.resolve(e.expression)) {
+        if (NUMBER_CONSTS.has(name)) return { k: 'num', v: (Number as unknown as Record<string, number>)[name], raw: `Number.${name}` };
+        return this.err(e, `Number.${name} used as a value is not supported`);
+      }
+    }
+    if (e.questionDotToken) return this.err(e, 'optional chaining is not supported', 'values are never undefined here');
+    const obj = this.expr(e.expression);
+    if (!obj) return null;
+    const ot = tyOf(obj);
+    if (name === 'length' && (ot.k === 'arr' || ot.k === 'tuple')) return { k: 'len', obj };
+    if (ot.k === 'obj') {
+      if (!ot.fields.some((f) => f.name === name)) return this.err(e, `unknown field '${name}'`);
+      return { k: 'field', obj, name, ty: fieldTy(ot, name) };
+    }
+    return this.err(e, `property '${name}' is not supported here`, 'arrays support .length and Float64Array supports .subarray(start, end)');
+  }
+
+  private call(e: ts.CallExpression): Expr | null {
+    const callee = skipParens(e.expression);
+    if (ts.isPropertyAccessExpression(callee)) {
+      const m = callee.name.text;
+      const objNode = skipParens(callee.expression);
+      if (ts.isIdentifier(objNode) && !this.resolve(objNode)) {
+        const full = `${objNode.text}.${m}`;
+        if (NONDETERMINISTIC.has(full)) return this.err(e, `${full}() is non-deterministic and cannot be differentiated`, 'pass random values in as a parameter');
+        if (objNode.text === 'Math') {
+          if (!MATH_FUNCS.has(m)) return this.err(e, `Math.${m} is not supported`, 'see the README for the supported Math functions');
+          return this.mathCall(e, m);
+        }
+        if (objNode.text === 'Number' && (m === 'isFinite' || m === 'isNaN' || m === 'isInteger')) {
+          const a = e.arguments[0] && this.expr(e.arguments[0]);
+          if (!a) return null;
+          return { k: 'intr', fn: `Number.${m}`, args: [a], ty: BOOL };
+        }
+        if (objNode.text === 'Array' && m === 'from') return this.err(e, '`Array.from` is supported only as the initializer of a variable', 'write `const xs = Array.from({ length: n }, (_, i) => …)`');
+        if (objNode.text === 'Float64Array' && m === 'from') {
+          const a = e.arguments[0] && this.expr(e.arguments[0]);
+          if (!a) return null;
+          return { k: 'intr', fn: 'copy', args: [a], ty: { k: 'arr', elem: NUM, typed: true, ro: false } };
+        }
+        if (objNode.text === 'console') return this.err(e, 'console output is not supported in differentiated code', 'log outside the differentiated function');
+      }
+      if (m === 'fill' && ts.isNewExpression(objNode)) return this.newArrayFill(objNode, e);
+      const obj = this.expr(objNode);
+      if (!obj) return null;
+      const ot = tyOf(obj);
+      if (m === 'subarray' && ot.k === 'arr' && ot.typed) {
+        const start = e.arguments[0] ? this.expr(e.arguments[0]) : { k: 'num' as const, v: 0 };
+        const end = e.arguments[1] ? this.expr(e.arguments[1]) : null;
+        if (!start || (e.arguments[1] && !end)) return null;
+        return { k: 'sub', obj, start, end, ty: ot };
+      }
+      if (m === 'slice' && ot.k === 'arr' && e.arguments.length === 0) return { k: 'intr', fn: 'copy', args: [obj], ty: { ...ot, ro: false } };
+      const what = ot.k === 'arr' ? `the array method '.${m}()'` : `the method '.${m}()'`;
+      return this.err(e, `${what} is not supported in differentiated code`, m === 'map' || m === 'reduce' || m === 'forEach' ? 'write a `for` loop over the indices' : 'write the computation with loops and indexing');
+    }
+    if (ts.isIdentifier(callee)) {
+      if (callee.text === 'isFinite' || callee.text === 'isNaN') {
+        const a = e.arguments[0] && this.expr(e.arguments[0]);
+        if (!a) return null;
+        return { k: 'intr', fn: callee.text, args: [a], ty: BOOL };
+      }
+      if (callee.text === 'eval') return this.err(e, '`eval` cannot be differentiated', 'write the code directly');
+      const r = this.resolve(callee);
+      if (!r || r.kind !== 'func') return this.err(callee, `'${callee.text}' is not a function of the compilation`, r ? 'only top-level functions can be called' : 'declare or import it');
+      return this.userCall(e, r.name);
+    }
+    return this.err(e, 'this kind of call is not supported', 'call a top-level function or a Math function by name');
+  }
+
+  private mathCall(e: ts.CallExpression, m: string): Expr | null {
+    const args: Expr[] = [];
+    if (e.arguments.length === 1 && ts.isSpreadElement(e.arguments[0])) {
+      if (!MATH_NARY.has(m)) return this.err(e, `spread arguments to Math.${m} are not supported`);
+      const a = this.expr(e.arguments[0].expression);
+      if (!a) return null;
+      return { k: 'intr', fn: `Math.${m}Of`, args: [a], ty: NUM };
+    }
+    for (const a of e.arguments) {
+      if (ts.isSpreadElement(a)) return this.err(a, 'spread must be the only argument', `write Math.${m}(...xs)`);
+      const x = this.expr(a);
+      if (!x) return null;
+      args.push(x);
+    }
+    const arity: Record<string, number> = { atan2: 2, pow: 2 };
+    if (!MATH_NARY.has(m) && args.length !== (arity[m] ?? 1)) return this.err(e, `Math.${m} expects ${arity[m] ?? 1} argument(s)`);
+    const integral = m === 'floor' || m === 'ceil' || m === 'round' || m === 'trunc' || m === 'sign';
+    return { k: 'intr', fn: `Math.${m}`, args, ty: integral ? INT : NUM };
+  }
+
+  private userCall(e: ts.CallExpression, fn: string): Expr | null {
+    const decl = this.ctx.funcDecls.get(fn)!;
+    const params = decl.node.parameters;
+    const args: Expr[] = [];
+    for (let i = 0; i < e.arguments.length; i++) {
+      const a = e.arguments[i];
+      if (ts.isSpreadElement(a)) return this.err(a, 'spread arguments are not supported', 'pass the array itself');
+      const x = this.expr(a);
+      if (!x) return null;
+      args.push(x);
+    }
+    if (args.length > params.length) return this.err(e, `too many arguments to '${fn}'`);
+    const ty = this.tyOrErr(e, `the result of '${fn}'`);
+    if (!ty) return null;
+    // Missing arguments take the callee's defaults, filled in at the call (the IR has no optional params).
+    for (let i = args.length; i < params.length; i++) {
+      const p = params[i];
+      if (!p.initializer) return this.err(e, `missing argument '${p.name.getText()}' to '${fn}'`);
+      const dv = skipParens(p.initializer);
+      if (!(ts.isNumericLiteral(dv) || ts.isStringLiteral(dv) || dv.kind === ts.SyntaxKind.TrueKeyword || dv.kind === ts.SyntaxKind.FalseKeyword ||
+        (ts.isPrefixUnaryExpression(dv) && ts.isNumericLiteral(dv.operand))))
+        return this.err(p, `default value of '${p.name.getText()}' must be a literal for tsad to fill it in at call sites`, 'pass the argument explicitly');
+      const x = this.expr(dv);
+      if (!x) return null;
+      args.push(x);
+    }
+    return { k: 'call', fn, args, ty };
+  }
+
+  private newExpr(e: ts.NewExpression): Expr | null {
+    if (!ts.isIdentifier(e.expression)) return this.err(e, 'this `new` expression is not supported');
+    const c = e.expression.text;
+    const arg = e.arguments?.[0];
+    if (c === 'Float64Array') {
+      if (!arg || e.arguments!.length !== 1) return this.err(e, '`new Float64Array` needs one argument');
+      const a = this.expr(arg);
+      if (!a) return null;
+      const ty: Ty = { k: 'arr', elem: NUM, typed: true, ro: false };
+      const at = tyOf(a);
+      if (at.k === 'arr' || at.k === 'tuple') return { k: 'intr', fn: 'copy', args: [a], ty };
+      return { k: 'alloc', len: a, fill: null, ty };
+    }
+    if (c === 'Array') return this.err(e, '`new Array(n)` must be filled', 'write `new Array(n).fill(0)` or `Array.from({ length: n }, …)`');
+    if (c === 'Error' || c === 'RangeError' || c === 'TypeError') return this.err(e, 'errors can only be thrown', 'write `throw new Error(…)`');
+    return this.err(e, `\`new ${c}\` is not supported`, 'use Float64Array, arrays and object literals');
+  }
+
+  private newArrayFill(n: ts.NewExpression, call: ts.CallExpression): Expr | null {
+    if (!ts.isIdentifier(n.expression) || n.expression.text !== 'Array' || n.arguments?.length !== 1 || call.arguments.length !== 1)
+      return this.err(call, 'only `new Array(n).fill(value)` is supported');
+    const len = this.expr(n.arguments[0]);
+    const fill = this.expr(call.arguments[0]);
+    if (!len || !fill) return null;
+    const ty = this.tyOrErr(call, 'array');
+    if (!ty || ty.k !== 'arr') return null;
+    if (isRef(tyOf(fill))) return this.err(call, '`fill` with an array or object would share one value between all elements', 'use `Array.from({ length: n }, () => …)`');
+    return { k: 'alloc', len, fill, ty };
+  }
+}
+
+function isPropCall(x: ts.CallExpression, obj: string, m: string): boolean {
+  const c = x.expression;
+  return ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression) && c.expression.text === obj && c.name.text === m;
+}
+
+function hasCall(e: Expr): boolean {
+  return containsCall(e);
+}
+

@@ -1,0 +1,119 @@
+// tsad's intermediate representation: structured control flow, typed expressions,
+// explicit array and field effects, a source position and comments on every node.
+// Transformations map IR to IR; only src/backend prints it.
+
+export interface Loc {
+  file: string;
+  line: number; // 1-based
+  col: number; // 1-based
+}
+
+export type Ty =
+  | { k: 'num' } // float64 (JavaScript number)
+  | { k: 'int' } // integer-valued number, never active (inferred or generated)
+  | { k: 'bool' }
+  | { k: 'str'; lits: string[] } // string-literal flags, passive
+  | { k: 'void' }
+  | { k: 'tape' } // runtime tape handle (generated code only)
+  | { k: 'arr'; elem: Ty; typed: boolean; ro: boolean } // number[] / Float64Array / readonly
+  | { k: 'tuple'; elems: Ty[]; ro: boolean }
+  | { k: 'obj'; name: string | null; fields: Field[] };
+
+export interface Field {
+  name: string;
+  ty: Ty;
+  optional?: boolean;
+}
+
+export type BinOp =
+  | '+' | '-' | '*' | '/' | '%' | '**'
+  | '<' | '<=' | '>' | '>=' | '===' | '!==' | '==' | '!='
+  | '&&' | '||' | '|' | '&' | '^' | '<<' | '>>' | '>>>';
+export type UnOp = '-' | '+' | '!' | '~';
+
+interface Node {
+  loc?: Loc;
+}
+
+export type Expr =
+  | (Node & { k: 'num'; v: number; raw?: string })
+  | (Node & { k: 'bool'; v: boolean })
+  | (Node & { k: 'str'; v: string })
+  | (Node & { k: 'undef' })
+  | (Node & { k: 'var'; name: string; ty: Ty })
+  | (Node & { k: 'global'; name: string; ty: Ty }) // module-level const data, passive
+  | (Node & { k: 'bin'; op: BinOp; a: Expr; b: Expr; ty: Ty })
+  | (Node & { k: 'un'; op: UnOp; a: Expr; ty: Ty })
+  | (Node & { k: 'cond'; c: Expr; a: Expr; b: Expr; ty: Ty })
+  // call of a user function of the compilation
+  | (Node & { k: 'call'; fn: string; args: Expr[]; ty: Ty })
+  // call of an intrinsic: Math.*, isFinite, tape operations, runtime helpers
+  | (Node & { k: 'intr'; fn: string; args: Expr[]; ty: Ty })
+  | (Node & { k: 'idx'; obj: Expr; index: Expr; ty: Ty })
+  | (Node & { k: 'field'; obj: Expr; name: string; ty: Ty })
+  | (Node & { k: 'len'; obj: Expr })
+  | (Node & { k: 'arrlit'; elems: Expr[]; ty: Ty })
+  | (Node & { k: 'objlit'; fields: { name: string; value: Expr }[]; ty: Ty })
+  // new Float64Array(len) / new Array(len).fill(fill): zero-filled unless fill given
+  | (Node & { k: 'alloc'; len: Expr; fill: Expr | null; ty: Ty })
+  // Float64Array subarray view
+  | (Node & { k: 'sub'; obj: Expr; start: Expr; end: Expr | null; ty: Ty })
+  // new Error(msg) and other passive, opaque expressions kept verbatim (throw only)
+  | (Node & { k: 'raw'; text: string; ty: Ty });
+
+export type LValue = Extract<Expr, { k: 'var' } | { k: 'idx' } | { k: 'field' }>;
+
+interface SNode extends Node {
+  comments?: string[];
+}
+
+export type Stmt =
+  | (SNode & { k: 'decl'; name: string; ty: Ty; init: Expr | null; konst: boolean })
+  // `op` records a compound assignment for printing; `value` is always the full right-hand side
+  | (SNode & { k: 'assign'; target: LValue; value: Expr; op?: BinOp; inc?: boolean })
+  | (SNode & { k: 'expr'; e: Expr })
+  | (SNode & { k: 'if'; c: Expr; then: Stmt[]; else: Stmt[] })
+  | (SNode & { k: 'for'; label?: string; init: Stmt[]; cond: Expr | null; update: Stmt[]; body: Stmt[] })
+  | (SNode & { k: 'while'; label?: string; cond: Expr; body: Stmt[] })
+  | (SNode & { k: 'do'; label?: string; body: Stmt[]; cond: Expr })
+  | (SNode & { k: 'switch'; label?: string; disc: Expr; cases: { tests: Expr[] | null; body: Stmt[] }[] })
+  | (SNode & { k: 'block'; label?: string; body: Stmt[] })
+  | (SNode & { k: 'break'; label?: string })
+  | (SNode & { k: 'continue'; label?: string })
+  | (SNode & { k: 'return'; e: Expr | null })
+  | (SNode & { k: 'throw'; e: Expr });
+
+export interface Param {
+  name: string;
+  ty: Ty;
+  def?: Expr; // default value
+  /** generated parameters: what they carry, and for which primal parameter */
+  role?: 'tangent' | 'adjoint' | 'seed' | 'directions' | 'tape';
+  of?: string;
+}
+
+export interface Func {
+  name: string;
+  params: Param[];
+  ret: Ty;
+  body: Stmt[];
+  exported: boolean;
+  loc?: Loc;
+  comments?: string[];
+}
+
+export interface GlobalConst {
+  name: string;
+  ty: Ty;
+  init: Expr;
+  loc?: Loc;
+}
+
+export interface Module {
+  funcs: Map<string, Func>;
+  globals: Map<string, GlobalConst>;
+  /** functions in source order (deterministic iteration) */
+  order: string[];
+  /** named object types (interfaces and aliases) in source order */
+  types: Map<string, Ty>;
+}

@@ -1,0 +1,292 @@
+// Small, pure helpers over IR types and nodes shared by every pass.
+import type { Expr, Func, LValue, Stmt, Ty } from './types.js';
+
+export const NUM: Ty = { k: 'num' };
+export const INT: Ty = { k: 'int' };
+export const BOOL: Ty = { k: 'bool' };
+export const VOID: Ty = { k: 'void' };
+export const TAPE: Ty = { k: 'tape' };
+
+export function isScalarFloat(t: Ty): boolean {
+  return t.k === 'num';
+}
+
+/** Does a value of this type carry floats that can have derivatives? */
+export function hasFloat(t: Ty): boolean {
+  switch (t.k) {
+    case 'num':
+      return true;
+    case 'arr':
+      return hasFloat(t.elem);
+    case 'tuple':
+      return t.elems.some(hasFloat);
+    case 'obj':
+      return t.fields.some((f) => hasFloat(f.ty));
+    default:
+      return false;
+  }
+}
+
+/** Reference types: arrays, tuples and objects are passed by reference. */
+export function isRef(t: Ty): boolean {
+  return t.k === 'arr' || t.k === 'tuple' || t.k === 'obj';
+}
+
+export function isNumeric(t: Ty): boolean {
+  return t.k === 'num' || t.k === 'int';
+}
+
+export function elemTy(t: Ty, index?: Expr): Ty {
+  if (t.k === 'arr') return t.elem;
+  if (t.k === 'tuple') {
+    if (index && index.k === 'num' && t.elems[index.v]) return t.elems[index.v];
+    return t.elems[0] ?? NUM;
+  }
+  return NUM;
+}
+
+export function fieldTy(t: Ty, name: string): Ty {
+  if (t.k === 'obj') {
+    const f = t.fields.find((x) => x.name === name);
+    if (f) return f.ty;
+  }
+  return NUM;
+}
+
+export function sameTy(a: Ty, b: Ty): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+export function tyOf(e: Expr): Ty {
+  switch (e.k) {
+    case 'num':
+      return Number.isInteger(e.v) && Math.abs(e.v) < 2 ** 31 ? INT : NUM;
+    case 'bool':
+      return BOOL;
+    case 'str':
+      return { k: 'str', lits: [e.v] };
+    case 'undef':
+      return VOID;
+    case 'len':
+      return INT;
+    default:
+      return e.ty;
+  }
+}
+
+// ---------- builders ----------
+export const num = (v: number): Expr => ({ k: 'num', v });
+export const v = (name: string, ty: Ty = NUM): Expr & { k: 'var' } => ({ k: 'var', name, ty });
+export function bin(op: Extract<Expr, { k: 'bin' }>['op'], a: Expr, b: Expr, ty: Ty = NUM): Expr {
+  return { k: 'bin', op, a, b, ty };
+}
+export function intr(fn: string, args: Expr[], ty: Ty = NUM): Expr {
+  return { k: 'intr', fn, args, ty };
+}
+export function assign(target: LValue, value: Expr, op?: Extract<Expr, { k: 'bin' }>['op']): Stmt {
+  return op ? { k: 'assign', target, value, op } : { k: 'assign', target, value };
+}
+export function decl(name: string, ty: Ty, init: Expr | null, konst = false): Stmt {
+  return { k: 'decl', name, ty, init, konst };
+}
+export function exprStmt(e: Expr): Stmt {
+  return { k: 'expr', e };
+}
+export function idx(obj: Expr, index: Expr, ty: Ty = NUM): Expr & { k: 'idx' } {
+  return { k: 'idx', obj, index, ty };
+}
+
+// ---------- traversal ----------
+export function forEachExpr(e: Expr, f: (e: Expr) => void): void {
+  f(e);
+  switch (e.k) {
+    case 'bin':
+      forEachExpr(e.a, f);
+      forEachExpr(e.b, f);
+      break;
+    case 'un':
+      forEachExpr(e.a, f);
+      break;
+    case 'cond':
+      forEachExpr(e.c, f);
+      forEachExpr(e.a, f);
+      forEachExpr(e.b, f);
+      break;
+    case 'call':
+    case 'intr':
+      e.args.forEach((a) => forEachExpr(a, f));
+      break;
+    case 'idx':
+      forEachExpr(e.obj, f);
+      forEachExpr(e.index, f);
+      break;
+    case 'field':
+    case 'len':
+      forEachExpr(e.obj, f);
+      break;
+    case 'arrlit':
+      e.elems.forEach((a) => forEachExpr(a, f));
+      break;
+    case 'objlit':
+      e.fields.forEach((a) => forEachExpr(a.value, f));
+      break;
+    case 'alloc':
+      forEachExpr(e.len, f);
+      if (e.fill) forEachExpr(e.fill, f);
+      break;
+    case 'sub':
+      forEachExpr(e.obj, f);
+      forEachExpr(e.start, f);
+      if (e.end) forEachExpr(e.end, f);
+      break;
+    default:
+      break;
+  }
+}
+
+/** Rebuild an expression bottom-up; `f` sees children already mapped. */
+export function mapExpr(e: Expr, f: (e: Expr) => Expr): Expr {
+  let r: Expr;
+  switch (e.k) {
+    case 'bin':
+      r = { ...e, a: mapExpr(e.a, f), b: mapExpr(e.b, f) };
+      break;
+    case 'un':
+      r = { ...e, a: mapExpr(e.a, f) };
+      break;
+    case 'cond':
+      r = { ...e, c: mapExpr(e.c, f), a: mapExpr(e.a, f), b: mapExpr(e.b, f) };
+      break;
+    case 'call':
+    case 'intr':
+      r = { ...e, args: e.args.map((a) => mapExpr(a, f)) };
+      break;
+    case 'idx':
+      r = { ...e, obj: mapExpr(e.obj, f), index: mapExpr(e.index, f) };
+      break;
+    case 'field':
+    case 'len':
+      r = { ...e, obj: mapExpr(e.obj, f) };
+      break;
+    case 'arrlit':
+      r = { ...e, elems: e.elems.map((a) => mapExpr(a, f)) };
+      break;
+    case 'objlit':
+      r = { ...e, fields: e.fields.map((a) => ({ name: a.name, value: mapExpr(a.value, f) })) };
+      break;
+    case 'alloc':
+      r = { ...e, len: mapExpr(e.len, f), fill: e.fill ? mapExpr(e.fill, f) : null };
+      break;
+    case 'sub':
+      r = { ...e, obj: mapExpr(e.obj, f), start: mapExpr(e.start, f), end: e.end ? mapExpr(e.end, f) : null };
+      break;
+    default:
+      r = e;
+  }
+  return f(r);
+}
+
+export function forEachStmt(body: Stmt[], f: (s: Stmt) => void): void {
+  for (const s of body) {
+    f(s);
+    switch (s.k) {
+      case 'if':
+        forEachStmt(s.then, f);
+        forEachStmt(s.else, f);
+        break;
+      case 'for':
+        forEachStmt(s.init, f);
+        forEachStmt(s.update, f);
+        forEachStmt(s.body, f);
+        break;
+      case 'while':
+      case 'do':
+      case 'block':
+        forEachStmt(s.body, f);
+        break;
+      case 'switch':
+        s.cases.forEach((c) => forEachStmt(c.body, f));
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+/** Every expression directly held by a statement (not nested statements). */
+export function stmtExprs(s: Stmt): Expr[] {
+  switch (s.k) {
+    case 'decl':
+      return s.init ? [s.init] : [];
+    case 'assign':
+      return [s.target, s.value];
+    case 'expr':
+      return [s.e];
+    case 'if':
+      return [s.c];
+    case 'for':
+      return s.cond ? [s.cond] : [];
+    case 'while':
+    case 'do':
+      return [s.cond];
+    case 'switch':
+      return [s.disc, ...s.cases.flatMap((c) => c.tests ?? [])];
+    case 'return':
+      return s.e ? [s.e] : [];
+    case 'throw':
+      return [s.e];
+    default:
+      return [];
+  }
+}
+
+/** The variable at the root of an access path: `a` for a[i].f[j]. */
+export function rootVar(e: Expr): string | null {
+  switch (e.k) {
+    case 'var':
+      return e.name;
+    case 'idx':
+    case 'field':
+    case 'len':
+    case 'sub':
+      return rootVar(e.obj);
+    default:
+      return null;
+  }
+}
+
+export function varsRead(e: Expr, out: Set<string> = new Set()): Set<string> {
+  forEachExpr(e, (x) => {
+    if (x.k === 'var') out.add(x.name);
+  });
+  return out;
+}
+
+export function exprEq(a: Expr, b: Expr): boolean {
+  return JSON.stringify(stripLoc(a)) === JSON.stringify(stripLoc(b));
+}
+
+function stripLoc(e: Expr): unknown {
+  return JSON.parse(JSON.stringify(e, (k, val) => (k === 'loc' || k === 'ty' ? undefined : val)));
+}
+
+export function containsCall(e: Expr): boolean {
+  let found = false;
+  forEachExpr(e, (x) => {
+    if (x.k === 'call') found = true;
+  });
+  return found;
+}
+
+/** Names declared anywhere in a function (params and locals). */
+export function declaredNames(f: Func): Set<string> {
+  const s = new Set(f.params.map((p) => p.name));
+  forEachStmt(f.body, (st) => {
+    if (st.k === 'decl') s.add(st.name);
+  });
+  return s;
+}
+
+export function cloneExpr<T extends Expr>(e: T): T {
+  return mapExpr(e, (x) => x) as T;
+}

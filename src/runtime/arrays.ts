@@ -1,0 +1,104 @@
+// Array helpers used by generated derivative code.
+
+type Shape = number | boolean | string | Float64Array | readonly unknown[] | { [k: string]: unknown };
+
+/**
+ * A zero derivative shaped like `x`. With `nbdirs` (vector mode) every innermost number array becomes a
+ * flat Float64Array with `nbdirs` entries per element, and every scalar a Float64Array(nbdirs).
+ */
+export function zerosLike<T>(x: T, nbdirs?: number): T;
+export function zerosLike(x: Shape, nbdirs?: number): unknown {
+  if (typeof x === 'number') return nbdirs === undefined ? 0 : new Float64Array(nbdirs);
+  if (x instanceof Float64Array) return new Float64Array(nbdirs === undefined ? x.length : x.length * nbdirs);
+  if (Array.isArray(x)) {
+    if (x.length === 0 || typeof x[0] === 'number') {
+      return nbdirs === undefined ? new Array<number>(x.length).fill(0) : new Float64Array(x.length * nbdirs);
+    }
+    return x.map((e) => zerosLike(e as Shape, nbdirs));
+  }
+  if (typeof x === 'object' && x !== null) {
+    const r: Record<string, unknown> = {};
+    for (const k of Object.keys(x)) {
+      const v = (x as Record<string, unknown>)[k];
+      if (typeof v === 'number' || typeof v === 'object') r[k] = zerosLike(v as Shape, nbdirs);
+    }
+    return r;
+  }
+  return x;
+}
+
+/** Sets every number in a (nested) derivative structure to zero, in place. */
+export function zeroFill(x: unknown): void {
+  if (x instanceof Float64Array) {
+    x.fill(0);
+    return;
+  }
+  if (Array.isArray(x)) {
+    for (let i = 0; i < x.length; i++) {
+      if (typeof x[i] === 'number') x[i] = 0;
+      else zeroFill(x[i]);
+    }
+    return;
+  }
+  if (typeof x === 'object' && x !== null) {
+    const o = x as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      if (typeof o[k] === 'number') o[k] = 0;
+      else zeroFill(o[k]);
+    }
+  }
+}
+
+/** A deep copy of an array structure (the values a primal left in an output array). */
+export function snapshot<T>(x: T): T {
+  if (x instanceof Float64Array) return Float64Array.from(x) as T;
+  if (Array.isArray(x)) return x.map((e) => (typeof e === 'object' && e !== null ? snapshot(e) : e)) as T;
+  if (typeof x === 'object' && x !== null) {
+    const r: Record<string, unknown> = {};
+    for (const k of Object.keys(x)) r[k] = snapshot((x as Record<string, unknown>)[k]);
+    return r as T;
+  }
+  return x;
+}
+
+/** Copies the numbers of `src` into `dst` (same shape), in place. */
+export function restoreInto<T>(dst: T, src: T): void {
+  if (dst instanceof Float64Array) {
+    dst.set(src as Float64Array);
+    return;
+  }
+  if (Array.isArray(dst)) {
+    const s = src as unknown as unknown[];
+    for (let i = 0; i < dst.length; i++) {
+      if (typeof dst[i] === 'object' && dst[i] !== null) restoreInto(dst[i], s[i]);
+      else dst[i] = s[i];
+    }
+    return;
+  }
+  if (typeof dst === 'object' && dst !== null) {
+    const d = dst as Record<string, unknown>, s = src as Record<string, unknown>;
+    for (const k of Object.keys(d)) {
+      if (typeof d[k] === 'object' && d[k] !== null) restoreInto(d[k], s[k]);
+      else d[k] = s[k];
+    }
+  }
+}
+
+/** dst += src elementwise over a (nested) array or object structure; src is left unchanged. */
+export function addInto<T>(dst: T, src: T): void {
+  if (dst instanceof Float64Array || Array.isArray(dst)) {
+    const d = dst as unknown as unknown[], s = src as unknown as unknown[];
+    for (let i = 0; i < d.length; i++) {
+      if (typeof d[i] === 'number') (d as number[])[i] += s[i] as number;
+      else addInto(d[i], s[i]);
+    }
+    return;
+  }
+  if (typeof dst === 'object' && dst !== null) {
+    const d = dst as Record<string, unknown>, s = src as Record<string, unknown>;
+    for (const k of Object.keys(d)) {
+      if (typeof d[k] === 'number') (d as Record<string, number>)[k] += s[k] as number;
+      else addInto(d[k], s[k]);
+    }
+  }
+}

@@ -1,0 +1,3 @@
+// The runtime library imported by generated code: the tape (for adjoints) and small array helpers.
+export { Tape } from './tape.js';
+export { zerosLike, zeroFill, snapshot, restoreInto, addInto } from './arrays.js';

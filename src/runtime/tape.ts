@@ -1,0 +1,130 @@
+// The tape of an adjoint run: a float stack, an int32 stack (control flow, trip counts) and a reference
+// stack (reassigned arrays). Storage is chunked, so growth never copies, and chunks are kept across runs
+// through a pool: each adjoint invocation acquires its own tape, so nested and re-entrant calls are safe.
+const CHUNK = 1 << 15;
+
+export class Tape {
+  private fChunks: Float64Array[] = [new Float64Array(CHUNK)];
+  private fi = 0;
+  private f: Float64Array = this.fChunks[0];
+  private fp = 0;
+  private iChunks: Int32Array[] = [new Int32Array(CHUNK)];
+  private ii = 0;
+  private i: Int32Array = this.iChunks[0];
+  private ip = 0;
+  private refs: unknown[] = [];
+  private rp = 0;
+  private peak = 0;
+  /** pushes since acquire (instrumentation for benchmarks) */
+  pushes = 0;
+
+  pushF(v: number): void {
+    if (this.fp === CHUNK) this.nextF();
+    this.f[this.fp++] = v;
+  }
+
+  popF(): number {
+    if (this.fp === 0) this.prevF();
+    return this.f[--this.fp];
+  }
+
+  pushI(v: number): void {
+    if (this.ip === CHUNK) this.nextI();
+    this.i[this.ip++] = v;
+  }
+
+  popI(): number {
+    if (this.ip === 0) this.prevI();
+    return this.i[--this.ip];
+  }
+
+  pushR<T>(v: T): void {
+    this.refs[this.rp++] = v;
+  }
+
+  popR<T>(): T {
+    const v = this.refs[--this.rp] as T;
+    this.refs[this.rp] = undefined;
+    return v;
+  }
+
+  private nextF(): void {
+    this.notePeak();
+    this.fi++;
+    if (this.fi === this.fChunks.length) this.fChunks.push(new Float64Array(CHUNK));
+    this.f = this.fChunks[this.fi];
+    this.fp = 0;
+  }
+
+  private prevF(): void {
+    if (this.fi === 0) throw new Error('tsad: float tape underflow (a pop without its push)');
+    this.notePeak();
+    this.fi--;
+    this.f = this.fChunks[this.fi];
+    this.fp = CHUNK;
+  }
+
+  private nextI(): void {
+    this.notePeak();
+    this.ii++;
+    if (this.ii === this.iChunks.length) this.iChunks.push(new Int32Array(CHUNK));
+    this.i = this.iChunks[this.ii];
+    this.ip = 0;
+  }
+
+  private prevI(): void {
+    if (this.ii === 0) throw new Error('tsad: int tape underflow (a pop without its push)');
+    this.notePeak();
+    this.ii--;
+    this.i = this.iChunks[this.ii];
+    this.ip = CHUNK;
+  }
+
+  /** bytes currently on the tape (references count 8 bytes each) */
+  get bytes(): number {
+    return (this.fi * CHUNK + this.fp) * 8 + (this.ii * CHUNK + this.ip) * 4 + this.rp * 8;
+  }
+
+  /** largest `bytes` seen at a chunk boundary or at a call of this getter */
+  get peakBytes(): number {
+    this.notePeak();
+    return this.peak;
+  }
+
+  notePeak(): void {
+    const b = this.bytes;
+    if (b > this.peak) this.peak = b;
+  }
+
+  get empty(): boolean {
+    return this.fi === 0 && this.fp === 0 && this.ii === 0 && this.ip === 0 && this.rp === 0;
+  }
+
+  reset(): void {
+    this.fi = 0;
+    this.f = this.fChunks[0];
+    this.fp = 0;
+    this.ii = 0;
+    this.i = this.iChunks[0];
+    this.ip = 0;
+    for (let k = 0; k < this.rp; k++) this.refs[k] = undefined;
+    this.rp = 0;
+    this.peak = 0;
+    this.pushes = 0;
+  }
+
+  private static pool: Tape[] = [];
+
+  /** A tape for one adjoint invocation, from the pool. */
+  static acquire(): Tape {
+    const t = Tape.pool.pop() ?? new Tape();
+    t.reset();
+    return t;
+  }
+
+  /** Returns a tape to the pool; its height is reset, so a primal that threw leaves nothing behind. */
+  static release(t: Tape): void {
+    t.reset();
+    if (Tape.pool.length < 8) Tape.pool.push(t);
+  }
+}

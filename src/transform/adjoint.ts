@@ -1,0 +1,871 @@
+// Adjoint mode, store-all across calls (Tapenade §4.4–§4.5 with checkpointing off): each function is
+// split into a forward sweep (f_fwd: the primal plus save-on-kill pushes and control recording) and a
+// backward sweep (f_bwd: restores by pops, derivative statements in reverse, control reversed). The
+// head's f_b runs both on one tape. Every value the backward sweep reads is restored to what it was at
+// the mirrored point of the forward sweep, so the adjoint of each statement sees its own pre-state.
+import { diffVars, type FuncActivity } from '../analysis/activity.js';
+import type { Facts } from '../analysis/dataflow.js';
+import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
+import { BOOL, INT, NUM, TAPE, VOID, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, rootVar, tyOf } from '../ir/util.js';
+import { DerivNames, type ProgramInfo } from './context.js';
+import { LinError, Names, adjointOf, isSimple, linearize, type LinContext } from './linearize.js';
+import { TransformError } from './tangent.js';
+
+const EMPTY: Facts = new Set();
+
+export interface AdjointOutput {
+  func: Func;
+  role: 'reverse' | 'forward' | 'backward';
+}
+
+export function adjointNames(info: ProgramInfo, name: string) {
+  return { b: name + info.naming.adjointFunc, fwd: name + info.naming.forwardFunc, bwd: name + info.naming.backwardFunc };
+}
+
+export function adjointFuncs(info: ProgramInfo, name: string): AdjointOutput[] {
+  const builder = new AdjointBuilder(info, name);
+  const out: AdjointOutput[] = [
+    { func: builder.forward(), role: 'forward' },
+    { func: builder.backward(), role: 'backward' },
+  ];
+  if (name === info.head) out.push({ func: builder.head(), role: 'reverse' });
+  return out;
+}
+
+interface Pair {
+  fwd: Stmt[];
+  bwd: Stmt[]; // in backward order
+}
+
+const tapeVar: Expr = { k: 'var', name: 'tape', ty: TAPE };
+const tapeOp = (op: string, args: Expr[], ty: Ty = VOID): Expr => ({ k: 'intr', fn: `tape.${op}`, args: [tapeVar, ...args], ty });
+
+class AdjointBuilder {
+  private f: Func;
+  private fa: FuncActivity;
+  private names: Names;
+  private b: DerivNames;
+  private restore = new Set<string>(); // primal variables the backward sweep reads
+  private bwdLocals = new Map<string, Stmt>(); // declarations local to the backward sweep
+  private loopDepth = 0;
+  private paramHasB = new Set<string>();
+  private built: { fwd: Stmt[]; bwd: Stmt[] } | null = null;
+  private readsInBwd = new Set<string>();
+
+  constructor(
+    private info: ProgramInfo,
+    private name: string,
+  ) {
+    this.f = info.func(name);
+    this.fa = info.act(name)!;
+    this.names = new Names(declaredNames(this.f));
+    for (const n of info.mod.order) this.names.add(n);
+    this.names.add('tape');
+    this.b = new DerivNames(info.naming.adjointSuffix, (x) => this.names.fresh(x));
+    const sig = info.sigs.get(name)!;
+    this.f.params.forEach((p, i) => {
+      if (sig.derivParams[i]) this.paramHasB.add(p.name);
+    });
+    // written reference parameters are restored for the caller's backward sweep
+    const w = info.activity.writes.get(name);
+    this.f.params.forEach((p, i) => {
+      if (w?.has(i)) this.restore.add(p.name);
+    });
+    this.build();
+  }
+
+  // ---------- activity ----------
+  private rep(n: string) {
+    return this.fa.aliases.rep(n);
+  }
+  private hasB(n: string): boolean {
+    return this.fa.active.has(this.rep(n)) || this.paramHasB.has(n);
+  }
+  private variedIn(s: Stmt): Facts {
+    return this.fa.varied.inOf.get(s) ?? EMPTY;
+  }
+  private usefulOut(s: Stmt): Facts {
+    return this.fa.useful.outOf.get(s) ?? EMPTY;
+  }
+  private exprVaried(e: Expr, V: Facts): boolean {
+    for (const v of diffVars(e, this.fa.aliases)) if (V.has(v)) return true;
+    return false;
+  }
+
+  // ---------- adjoint locations ----------
+  private bty(t: Ty): Ty {
+    if (t.k === 'arr') return { ...t, elem: this.bty(t.elem), ro: false };
+    if (t.k === 'tuple') return { ...t, ro: false };
+    return t;
+  }
+  private bwhole(e: Expr): Expr | null {
+    switch (e.k) {
+      case 'var':
+        return this.hasB(e.name) ? { k: 'var', name: this.b.of(e.name), ty: this.bty(e.ty) } : null;
+      case 'idx': {
+        const o = this.bwhole(e.obj);
+        return o && { k: 'idx', obj: o, index: e.index, ty: this.bty(e.ty) };
+      }
+      case 'field': {
+        const o = this.bwhole(e.obj);
+        return o && { k: 'field', obj: o, name: e.name, ty: this.bty(e.ty) };
+      }
+      case 'sub': {
+        const o = this.bwhole(e.obj);
+        return o && { k: 'sub', obj: o, start: e.start, end: e.end, ty: this.bty(e.ty) };
+      }
+      default:
+        return null;
+    }
+  }
+  private zerosLike(e: Expr): Expr {
+    return { k: 'intr', fn: 'zerosLike', args: [e], ty: this.bty(tyOf(e)) };
+  }
+
+  // ---------- the two sweeps ----------
+  private build(): void {
+    // The set of restored variables grows with the pops the backward sweep needs (their indices).
+    for (let iter = 0; iter < 10; iter++) {
+      this.bwdLocals.clear();
+      this.loopDepth = 0;
+      this.names = new Names(declaredNames(this.f));
+      for (const n of this.info.mod.order) this.names.add(n);
+      this.names.add('tape');
+      const bNames = this.b;
+      this.b = new DerivNames(this.info.naming.adjointSuffix, (x) => this.names.fresh(x));
+      void bNames;
+      this.seedVar = this.info.sigs.get(this.name)!.derivResult ? this.names.fresh('resultb') : null;
+      const pair = this.seq(this.f.body);
+      const reads = this.primalReads(pair.bwd);
+      let grew = false;
+      for (const r of reads)
+        if (!this.restore.has(r)) {
+          this.restore.add(r);
+          grew = true;
+        }
+      this.built = { fwd: pair.fwd, bwd: pair.bwd };
+      this.readsInBwd = reads;
+      if (!grew) return;
+    }
+  }
+
+  /** primal variables read by backward-sweep statements */
+  private primalReads(bwd: Stmt[]): Set<string> {
+    const primal = declaredNames(this.f);
+    const reads = new Set<string>();
+    const visit = (e: Expr) =>
+      forEachExpr(e, (x) => {
+        if (x.k === 'var' && primal.has(x.name)) reads.add(x.name);
+      });
+    forEachStmt(bwd, (s) => {
+      switch (s.k) {
+        case 'assign':
+          if (s.target.k !== 'var') visit(s.target);
+          else forEachExpr(s.target, () => {});
+          visit(s.value);
+          break;
+        case 'decl':
+          if (s.init) visit(s.init);
+          break;
+        case 'expr':
+          visit(s.e);
+          break;
+        case 'if':
+          visit(s.c);
+          break;
+        case 'for':
+          if (s.cond) visit(s.cond);
+          break;
+        case 'while':
+        case 'do':
+          visit(s.cond);
+          break;
+        case 'return':
+          if (s.e) visit(s.e);
+          break;
+        default:
+          break;
+      }
+    });
+    // loop indices assigned by reversed loops are written, not read, unless read elsewhere
+    return reads;
+  }
+
+  private seq(ss: Stmt[]): Pair {
+    const fwd: Stmt[] = [];
+    const parts: Stmt[][] = [];
+    for (const s of ss) {
+      const p = this.stmt(s);
+      fwd.push(...p.fwd);
+      parts.push(p.bwd);
+    }
+    const bwd: Stmt[] = [];
+    for (let i = parts.length - 1; i >= 0; i--) bwd.push(...parts[i]);
+    return { fwd, bwd };
+  }
+
+  private stmt(s: Stmt): Pair {
+    switch (s.k) {
+      case 'decl':
+      case 'assign':
+        return this.assign(s);
+      case 'expr':
+        if (s.e.k === 'call') return this.call(s, s.e, null);
+        return { fwd: [s], bwd: [] };
+      case 'if':
+        return this.ifStmt(s);
+      case 'for':
+      case 'while':
+      case 'do':
+        return this.loop(s);
+      case 'block':
+        return this.seq(s.body);
+      case 'return':
+        return this.ret(s);
+      case 'throw':
+        return { fwd: [s], bwd: [] };
+      default:
+        throw new TransformError(`'${s.k}' should have been lowered before the adjoint`, s);
+    }
+  }
+
+  // ---------- save-on-kill ----------
+  /** Push of the value `target` holds before it is overwritten, and the mirrored pop. */
+  private saveOnKill(s: Stmt, target: LValue, isFirstDef: boolean): Pair {
+    const root = rootVar(target);
+    if (!root || !this.restore.has(root)) return { fwd: [], bwd: [] };
+    if (isFirstDef && this.loopDepth === 0) return { fwd: [], bwd: [] };
+    const t = target.ty;
+    const fwd: Stmt[] = [];
+    const bwd: Stmt[] = [];
+    const popInto = (lv: LValue, ty: Ty) => {
+      if (ty.k === 'num' || ty.k === 'int') {
+        fwd.push({ k: 'expr', e: tapeOp('pushF', [lv]) });
+        bwd.push({ k: 'assign', target: lv, value: tapeOp('popF', [], NUM) });
+      } else if (ty.k === 'bool') {
+        fwd.push({ k: 'expr', e: tapeOp('pushI', [{ k: 'cond', c: lv, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT }]) });
+        bwd.push({ k: 'assign', target: lv, value: { k: 'bin', op: '===', a: tapeOp('popI', [], INT), b: { k: 'num', v: 1 }, ty: BOOL } });
+      } else {
+        fwd.push({ k: 'expr', e: tapeOp('pushR', [lv]) });
+        bwd.push({ k: 'assign', target: lv, value: tapeOp('popR', [], ty) });
+      }
+    };
+    popInto(target, t);
+    if (isRef(t) && target.k === 'var' && this.hasB(target.name)) {
+      const bv = this.bwhole(target) as LValue;
+      popInto(bv, bv.ty);
+    }
+    void s;
+    // the backward sweep pops in reverse order of the pushes
+    return { fwd, bwd: bwd.reverse() };
+  }
+
+  // ---------- assignments ----------
+  private assign(s: Extract<Stmt, { k: 'decl' | 'assign' }>): Pair {
+    const value = s.k === 'decl' ? s.init : s.value;
+    const target: LValue = s.k === 'decl' ? { k: 'var', name: s.name, ty: s.ty } : s.target;
+    const isFirstDef = s.k === 'decl';
+    if (value && value.k === 'call' && this.info.differentiated(value.fn)) return this.call(s, value, target);
+    if (s.k === 'decl' && !s.init) return { fwd: [], bwd: [] };
+    const primal: Stmt = s.k === 'decl' ? this.declAsAssign(s) : s;
+    const save = this.saveOnKill(s, target, isFirstDef);
+    const tty = target.ty;
+    const root = rootVar(target)!;
+    const fwd: Stmt[] = [...save.fwd, primal];
+    const bwd: Stmt[] = [];
+    // reference assignments: the adjoint aliases (or is allocated like) the primal, in the forward sweep
+    if (isRef(tty) && this.hasB(root) && value) {
+      const bv = this.refAdjoint(value);
+      const bt = this.bwhole(target) as LValue | null;
+      if (bt) fwd.push({ k: 'assign', target: bt, value: bv ?? this.zerosLike(target) });
+      if (value.k === 'arrlit' || value.k === 'objlit') bwd.push(...this.literalAdjoint(s, value, bt));
+      bwd.push(...save.bwd);
+      return { fwd, bwd };
+    }
+    if (value && hasFloat(tty) && tty.k !== 'int' && this.hasB(root)) {
+      const adj = this.scalarAdjoint(s, target, value);
+      bwd.push(...adj);
+    }
+    // restore the pre-state first, then the adjoint statements (which read the pre-state)
+    return { fwd, bwd: [...save.bwd, ...bwd] };
+  }
+
+  private declAsAssign(s: Extract<Stmt, { k: 'decl' }>): Stmt {
+    if (!s.init) return { k: 'block', body: [] };
+    return { k: 'assign', target: { k: 'var', name: s.name, ty: s.ty }, value: s.init, loc: s.loc, comments: s.comments };
+  }
+
+  private linctx(s: Stmt, pre: Stmt[]): LinContext {
+    const V = this.variedIn(s);
+    return { varied: (e) => this.exprVaried(e, V), pre, names: this.names };
+  }
+
+  private lin(e: Expr, s: Stmt, pre: Stmt[]) {
+    try {
+      return linearize(e, this.linctx(s, pre));
+    } catch (err) {
+      if (err instanceof LinError) throw new TransformError(err.message, err.node.loc ? err.node : s);
+      throw err;
+    }
+  }
+
+  /** the adjoint location of a scalar leaf */
+  private bref(e: Expr): LValue | null {
+    if (e.k === 'var') return this.hasB(e.name) ? { k: 'var', name: this.b.of(e.name), ty: NUM } : null;
+    if (e.k === 'idx' || e.k === 'field') {
+      const o = this.bwhole(e.obj);
+      if (!o) return null;
+      return e.k === 'idx' ? { k: 'idx', obj: o, index: e.index, ty: NUM } : { k: 'field', obj: o, name: e.name, ty: NUM };
+    }
+    return null;
+  }
+
+  private increments(lin: ReturnType<AdjointBuilder['lin']>, seed: Expr, ctx: LinContext, out: Stmt[]): void {
+    adjointOf(lin, seed, ctx, (leaf, inc) => this.pushIncrement(leaf, inc, out));
+  }
+
+  /** `leafb += inc`, written `leafb -= x` when the increment is a negation */
+  private pushIncrement(leaf: Expr, inc: Expr, out: Stmt[]): void {
+    const lb = this.bref(leaf);
+    if (!lb) return;
+    if (inc.k === 'un' && inc.op === '-') out.push({ k: 'assign', target: lb, value: { k: 'bin', op: '-', a: lb, b: inc.a, ty: NUM }, op: '-' });
+    else out.push({ k: 'assign', target: lb, value: { k: 'bin', op: '+', a: lb, b: inc, ty: NUM }, op: '+' });
+  }
+
+  /** Adjoint of `target = value` for a scalar location, in backward order. */
+  private scalarAdjoint(s: Stmt, target: LValue, value: Expr): Stmt[] {
+    const tb = this.bref(target);
+    if (!tb) return [];
+    const root = rootVar(target)!;
+    const rep = this.rep(root);
+    const V = this.variedIn(s);
+    const U = this.usefulOut(s);
+    const out: Stmt[] = [];
+    const reset: Stmt = { k: 'assign', target: tb, value: { k: 'num', v: 0 } };
+    if (!U.has(rep) || !this.exprVaried(value, V)) {
+      // the adjoint of the target does not flow anywhere: it only restarts from zero
+      if (target.k !== 'var' || V.has(rep) || this.loopDepth > 0) out.push(reset);
+      return out;
+    }
+    const pre: Stmt[] = [];
+    const ctx = this.linctx(s, pre);
+    const lin = this.lin(value, s, pre);
+    const incs: Stmt[] = [];
+    if (target.k === 'var') {
+      // Tapenade's merged form: increments of the other variables first, then the target's adjoint
+      // becomes the sum of its own partials (x = x * y → xb = y * xb)
+      let self: Expr | null = null;
+      adjointOf(lin, tb, ctx, (leaf, inc) => {
+        if (leaf.k === 'var' && leaf.name === target.name) self = self ? { k: 'bin', op: '+', a: self, b: inc, ty: NUM } : inc;
+        else this.pushIncrement(leaf, inc, incs);
+      });
+      const selfE = self as Expr | null;
+      if (selfE && exprEq(selfE, tb)) return [...pre, ...incs];
+      return [...pre, ...incs, { k: 'assign', target: tb, value: selfE ?? { k: 'num', v: 0 } }];
+    }
+    if (this.mayAlias(target, value)) {
+      const tmp = this.names.fresh('tempb');
+      const tv: Expr = { k: 'var', name: tmp, ty: NUM };
+      const head: Stmt[] = [{ k: 'decl', name: tmp, ty: NUM, init: tb, konst: true }, reset];
+      this.increments(lin, tv, ctx, incs);
+      return [...head, ...pre, ...incs];
+    }
+    this.increments(lin, tb, ctx, incs);
+    return [...pre, ...incs, reset];
+  }
+
+  /** Does `value` read the target location itself, or something that may be the same location? */
+  private mayAlias(target: LValue, value: Expr): boolean {
+    const root = rootVar(target);
+    if (!root) return true;
+    const rep = this.rep(root);
+    let risk = false;
+    forEachExpr(value, (x) => {
+      if (x.k === 'var' && this.rep(x.name) === rep && hasFloat(x.ty)) {
+        if (target.k === 'var' && x.name === root) risk = true;
+      }
+      if ((x.k === 'idx' || x.k === 'field') && (target.k === 'idx' || target.k === 'field')) {
+        const r = rootVar(x);
+        if (r && this.rep(r) === rep && x.ty.k === 'num') risk = true;
+      }
+    });
+    return risk || (target.k !== 'var' && exprEq(target, value));
+  }
+
+  private refAdjoint(e: Expr): Expr | null {
+    switch (e.k) {
+      case 'var':
+      case 'idx':
+      case 'field':
+      case 'sub':
+        return this.bwhole(e);
+      case 'alloc':
+        return { k: 'alloc', len: e.len, fill: e.fill && tyOf(e.fill).k !== 'bool' ? { k: 'num', v: 0 } : null, ty: this.bty(e.ty) };
+      case 'intr':
+        if (e.fn === 'copy') return this.zerosLike(e);
+        return null;
+      case 'cond':
+        return { k: 'cond', c: e.c, a: this.refAdjoint(e.a) ?? this.zerosLike(e.a), b: this.refAdjoint(e.b) ?? this.zerosLike(e.b), ty: this.bty(e.ty) };
+      case 'arrlit':
+        return { k: 'arrlit', elems: e.elems.map((x) => (isRef(tyOf(x)) ? this.refAdjoint(x) ?? this.zerosLike(x) : { k: 'num', v: 0 })), ty: this.bty(e.ty) };
+      case 'objlit': {
+        const fields = (e.ty.k === 'obj' ? e.ty.fields : []).filter((f) => hasFloat(f.ty));
+        return {
+          k: 'objlit',
+          fields: fields.map((f) => {
+            const v = e.fields.find((x) => x.name === f.name)!.value;
+            return { name: f.name, value: isRef(tyOf(v)) ? this.refAdjoint(v) ?? this.zerosLike(v) : { k: 'num', v: 0 } };
+          }),
+          ty: this.bty(e.ty),
+        };
+      }
+      default:
+        return null;
+    }
+  }
+
+  /** `[x, y]` / `{ a: x }`: adjoints of the scalar parts flow from the literal's adjoint. */
+  private literalAdjoint(s: Stmt, lit: Extract<Expr, { k: 'arrlit' | 'objlit' }>, bt: LValue | null): Stmt[] {
+    if (!bt) return [];
+    const out: Stmt[] = [];
+    const V = this.variedIn(s);
+    const parts = lit.k === 'arrlit' ? lit.elems.map((v, i) => ({ v, loc: { k: 'idx', obj: bt, index: { k: 'num', v: i }, ty: NUM } as LValue })) : lit.fields.map((f) => ({ v: f.value, loc: { k: 'field', obj: bt, name: f.name, ty: NUM } as LValue }));
+    for (const p of parts) {
+      if (isRef(tyOf(p.v)) || !this.exprVaried(p.v, V)) continue;
+      const pre: Stmt[] = [];
+      const ctx = this.linctx(s, pre);
+      const lin = this.lin(p.v, s, pre);
+      const incs: Stmt[] = [];
+      this.increments(lin, p.loc, ctx, incs);
+      out.push(...pre, ...incs, { k: 'assign', target: p.loc, value: { k: 'num', v: 0 } });
+    }
+    return out;
+  }
+
+  // ---------- calls ----------
+  private call(s: Stmt, c: Extract<Expr, { k: 'call' }>, target: LValue | null): Pair {
+    const g = this.info.func(c.fn);
+    const names = adjointNames(this.info, c.fn);
+    if (!this.info.differentiated(c.fn)) {
+      // a passive call: arrays it writes are snapshotted when the backward sweep reads them
+      const fwd: Stmt[] = [];
+      const bwd: Stmt[] = [];
+      const w = this.info.activity.writes.get(c.fn);
+      c.args.forEach((a, j) => {
+        const r = rootVar(a);
+        if (w?.has(j) && r && this.restore.has(r)) {
+          fwd.push({ k: 'expr', e: tapeOp('pushR', [{ k: 'intr', fn: 'snapshot', args: [a], ty: tyOf(a) }]) });
+          bwd.unshift({ k: 'expr', e: { k: 'intr', fn: 'restoreInto', args: [a, tapeOp('popR', [], tyOf(a))], ty: VOID } });
+        }
+      });
+      const save = target ? this.saveOnKill(s, target, s.k === 'decl') : { fwd: [], bwd: [] };
+      const primal: Stmt = s.k === 'decl' ? this.declAsAssign(s) : s;
+      return { fwd: [...fwd, ...save.fwd, primal], bwd: [...save.bwd, ...bwd] };
+    }
+    const sig = this.info.sigs.get(c.fn)!;
+    const fargs: Expr[] = [tapeVar];
+    const bargs: Expr[] = [tapeVar];
+    c.args.forEach((a, j) => {
+      fargs.push(a);
+      bargs.push(a);
+      if (sig.derivParams[j] && isRef(g.params[j].ty)) {
+        const ab = this.bwhole(a) ?? this.zerosLike(a);
+        fargs.push(ab);
+        bargs.push(ab);
+      }
+    });
+    const fcall: Expr = { k: 'call', fn: names.fwd, args: fargs, ty: g.ret, loc: c.loc };
+    const save = target ? this.saveOnKill(s, target, s.k === 'decl') : { fwd: [], bwd: [] };
+    const fwd: Stmt[] = [...save.fwd];
+    const root = target ? rootVar(target) : null;
+    const tActive = !!target && !!root && hasFloat(target.ty) && this.hasB(root);
+    if (target) fwd.push({ k: 'assign', target, value: fcall, loc: s.loc });
+    else fwd.push({ k: 'expr', e: fcall, loc: s.loc });
+    // the adjoint of a returned array is allocated with it
+    if (target && isRef(target.ty) && tActive) fwd.push({ k: 'assign', target: this.bwhole(target) as LValue, value: this.zerosLike(target) });
+    const bwd: Stmt[] = [];
+    let seedReset: Stmt | null = null; // the result's adjoint restarts from zero after the call
+    if (sig.derivResult) {
+      if (tActive && !isRef(target!.ty)) {
+        bargs.push(this.bref(target!)!);
+        seedReset = { k: 'assign', target: this.bref(target!)!, value: { k: 'num', v: 0 } };
+      } else if (tActive) bargs.push(this.bwhole(target!)!);
+      else bargs.push(isRef(g.ret) ? this.zerosLike(target ?? c) : { k: 'num', v: 0 });
+    }
+    const scalarIdx = c.args.map((_, j) => j).filter((j) => sig.derivParams[j] && !isRef(g.params[j].ty));
+    const bcall: Expr = { k: 'call', fn: names.bwd, args: bargs, ty: scalarIdx.length === 0 ? VOID : scalarIdx.length === 1 ? NUM : { k: 'tuple', elems: scalarIdx.map(() => NUM), ro: false }, loc: c.loc };
+    const V = this.variedIn(s);
+    // the callee's backward sweep pops its part of the tape first; then the target's old value is
+    // restored, and the argument adjoints flow through the arguments at the pre-state
+    if (scalarIdx.length === 0) {
+      bwd.push({ k: 'expr', e: bcall });
+      if (seedReset) bwd.push(seedReset);
+      bwd.push(...save.bwd);
+    } else {
+      const res = this.names.fresh(`${c.fn}Adj`);
+      const rv: Expr = { k: 'var', name: res, ty: bcall.ty };
+      bwd.push({ k: 'decl', name: res, ty: bcall.ty, init: bcall, konst: true });
+      if (seedReset) bwd.push(seedReset);
+      bwd.push(...save.bwd);
+      scalarIdx.forEach((j, n) => {
+        const a = c.args[j];
+        if (!this.exprVaried(a, V)) return;
+        const adj: Expr = scalarIdx.length === 1 ? rv : { k: 'idx', obj: rv, index: { k: 'num', v: n }, ty: NUM };
+        const pre: Stmt[] = [];
+        const ctx = this.linctx(s, pre);
+        const lin = this.lin(a, s, pre);
+        const incs: Stmt[] = [];
+        this.increments(lin, adj, ctx, incs);
+        bwd.push(...pre, ...incs);
+      });
+    }
+    return { fwd, bwd };
+  }
+
+  // ---------- control ----------
+  private ifStmt(s: Extract<Stmt, { k: 'if' }>): Pair {
+    const t = this.seq(s.then);
+    const e = this.seq(s.else);
+    if (t.bwd.length === 0 && e.bwd.length === 0) return { fwd: [{ ...s, then: t.fwd, else: e.fwd }], bwd: [] };
+    const push = (v: number): Stmt => ({ k: 'expr', e: tapeOp('pushI', [{ k: 'num', v }]) });
+    const fwd: Stmt = { ...s, then: [...t.fwd, push(1)], else: [...e.fwd, push(0)] };
+    const bwd: Stmt = { k: 'if', c: { k: 'bin', op: '===', a: tapeOp('popI', [], INT), b: { k: 'num', v: 1 }, ty: BOOL }, then: t.bwd, else: e.bwd, loc: s.loc };
+    return { fwd: [fwd], bwd: [bwd] };
+  }
+
+  private loop(s: Extract<Stmt, { k: 'for' | 'while' | 'do' }>): Pair {
+    const init = s.k === 'for' ? this.seq(s.init) : { fwd: [], bwd: [] };
+    this.loopDepth++;
+    const counted = s.k === 'for' ? this.countedLoop(s) : null;
+    let upd: Pair = { fwd: [], bwd: [] };
+    if (s.k === 'for' && !counted) upd = this.seq(s.update);
+    const body = this.seq(s.body);
+    this.loopDepth--;
+    if (body.bwd.length === 0 && upd.bwd.length === 0) {
+      if (s.k !== 'for') return { fwd: [{ ...s, body: body.fwd }], bwd: [] };
+      return { fwd: this.forInit({ ...s, init: init.fwd, update: counted ? s.update : upd.fwd, body: body.fwd }, init), bwd: init.bwd };
+    }
+    if (counted) {
+      const i = counted.index;
+      const rev: Stmt = {
+        k: 'for',
+        init: [{ k: 'assign', target: i, value: counted.last }],
+        cond: counted.revCond,
+        update: [{ k: 'assign', target: i, value: { k: 'bin', op: counted.step > 0 ? '-' : '+', a: i, b: { k: 'num', v: Math.abs(counted.step) }, ty: INT }, op: counted.step > 0 ? '-' : '+', inc: Math.abs(counted.step) === 1 }],
+        body: body.bwd,
+        loc: s.loc,
+      };
+      const fwd: Stmt = { ...(s as Extract<Stmt, { k: 'for' }>), init: init.fwd, body: body.fwd };
+      return { fwd: this.forInit(fwd, init), bwd: [rev, ...init.bwd] };
+    }
+    // general loop: count the iterations, replay that many backwards
+    const cnt = this.names.fresh('adCount');
+    const cv = { k: 'var', name: cnt, ty: INT } as Extract<Expr, { k: 'var' }>;
+    const inc: Stmt = { k: 'assign', target: cv, value: { k: 'bin', op: '+', a: cv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true };
+    let loopF: Stmt;
+    if (s.k === 'for') loopF = { ...s, init: [], update: upd.fwd, body: [...body.fwd, inc] };
+    else loopF = { ...s, body: [...body.fwd, inc] };
+    const fwd: Stmt[] = [...(s.k === 'for' ? init.fwd : []), { k: 'decl', name: cnt, ty: INT, init: { k: 'num', v: 0 }, konst: false }, loopF, { k: 'expr', e: tapeOp('pushI', [cv]) }];
+    const rv = { k: 'var', name: this.names.fresh('adCount'), ty: INT } as Extract<Expr, { k: 'var' }>;
+    const rev: Stmt = {
+      k: 'for',
+      init: [{ k: 'decl', name: rv.name, ty: INT, init: tapeOp('popI', [], INT), konst: false }],
+      cond: { k: 'bin', op: '>', a: rv, b: { k: 'num', v: 0 }, ty: BOOL },
+      update: [{ k: 'assign', target: rv, value: { k: 'bin', op: '-', a: rv, b: { k: 'num', v: 1 }, ty: INT }, op: '-', inc: true }],
+      body: [...upd.bwd, ...body.bwd],
+      loc: s.loc,
+    };
+    return { fwd, bwd: [rev, ...init.bwd] };
+  }
+
+  /** Keeps `for (let i = 0; …)` readable when the init needs no pushes. */
+  private forInit(fwd: Stmt, init: Pair): Stmt[] {
+    if (fwd.k !== 'for') return [fwd];
+    const simple = init.fwd.every((x) => x.k === 'assign' && x.target.k === 'var');
+    if (simple) return [fwd];
+    return [...init.fwd, { ...fwd, init: [] }];
+  }
+
+  /** `for (i = a; i < b; i += c)` with i, a, b not written in the body, c constant, no jumps. */
+  private countedLoop(s: Extract<Stmt, { k: 'for' }>): { index: Extract<Expr, { k: 'var' }>; last: Expr; revCond: Expr; step: number } | null {
+    if (s.init.length !== 1 || s.update.length !== 1 || !s.cond) return null;
+    const ini = s.init[0];
+    const name = ini.k === 'decl' ? ini.name : ini.k === 'assign' && ini.target.k === 'var' ? ini.target.name : null;
+    const start = ini.k === 'decl' ? ini.init : ini.k === 'assign' ? ini.value : null;
+    if (!name || !start) return null;
+    const up = s.update[0];
+    if (up.k !== 'assign' || up.target.k !== 'var' || up.target.name !== name || up.value.k !== 'bin') return null;
+    const uv = up.value;
+    if (!(uv.a.k === 'var' && uv.a.name === name && uv.b.k === 'num' && (uv.op === '+' || uv.op === '-'))) return null;
+    const step = uv.op === '+' ? uv.b.v : -uv.b.v;
+    if (!Number.isInteger(step) || step === 0) return null;
+    const c = s.cond;
+    if (c.k !== 'bin' || !(c.a.k === 'var' && c.a.name === name)) return null;
+    const bound = c.b;
+    const written = new Set<string>();
+    forEachStmt(s.body, (x) => {
+      if (x.k === 'assign' && x.target.k === 'var') written.add(x.target.name);
+      if (x.k === 'decl') written.add(x.name);
+      if (x.k === 'expr' || x.k === 'assign' || x.k === 'decl') {
+        // calls may write arrays used in the bounds
+        forEachExpr(x.k === 'expr' ? x.e : x.k === 'assign' ? x.value : x.init ?? { k: 'undef' }, (y) => {
+          if (y.k === 'call') written.add('*call*');
+        });
+      }
+    });
+    const reads = new Set<string>();
+    let pure = true;
+    for (const e of [start, bound])
+      forEachExpr(e, (y) => {
+        if (y.k === 'var') reads.add(y.name);
+        if (y.k === 'call' || y.k === 'idx' || y.k === 'field') pure = false;
+      });
+    if (!pure || written.has(name) || [...reads].some((r) => written.has(r))) return null;
+    const i = { k: 'var', name, ty: INT } as Extract<Expr, { k: 'var' }>;
+    const I = (op: '+' | '-' | '*' | '/', a: Expr, b: Expr): Expr => ({ k: 'bin', op, a, b, ty: INT });
+    const n = (v: number): Expr => ({ k: 'num', v });
+    let last: Expr;
+    let revCond: Expr;
+    if (step > 0 && (c.op === '<' || c.op === '<=')) {
+      const span = c.op === '<' ? I('-', I('-', bound, n(1)), start) : I('-', bound, start);
+      last = step === 1 ? (c.op === '<' ? I('-', bound, n(1)) : bound) : I('+', start, I('*', { k: 'intr', fn: 'Math.floor', args: [I('/', span, n(step))], ty: INT }, n(step)));
+      revCond = { k: 'bin', op: '>=', a: i, b: start, ty: BOOL };
+    } else if (step < 0 && (c.op === '>' || c.op === '>=')) {
+      const st = -step;
+      const span = c.op === '>' ? I('-', I('-', start, bound), n(1)) : I('-', start, bound);
+      last = st === 1 ? (c.op === '>' ? I('+', bound, n(1)) : bound) : I('-', start, I('*', { k: 'intr', fn: 'Math.floor', args: [I('/', span, n(st))], ty: INT }, n(st)));
+      revCond = { k: 'bin', op: '<=', a: i, b: start, ty: BOOL };
+    } else return null;
+    return { index: i, last, revCond, step };
+  }
+
+  /** The (single, final) return: the seed flows into the returned expression. */
+  private ret(s: Extract<Stmt, { k: 'return' }>): Pair {
+    this.retStmt = s;
+    const seed = this.seedVar;
+    if (!seed || !s.e) return { fwd: [], bwd: [] };
+    const sv: Expr = { k: 'var', name: seed, ty: this.bty(this.f.ret) };
+    if (isRef(this.f.ret)) {
+      const rb = this.bwhole(s.e);
+      return { fwd: [], bwd: rb ? [{ k: 'expr', e: { k: 'intr', fn: 'addInto', args: [rb, sv], ty: VOID } }] : [] };
+    }
+    if (!this.exprVaried(s.e, this.variedIn(s))) return { fwd: [], bwd: [] };
+    const pre: Stmt[] = [];
+    const ctx = this.linctx(s, pre);
+    const lin = this.lin(s.e, s, pre);
+    const incs: Stmt[] = [];
+    this.increments(lin, sv, ctx, incs);
+    return { fwd: [], bwd: [...pre, ...incs] };
+  }
+
+  private seedVar: string | null = null;
+
+  private retStmt: Extract<Stmt, { k: 'return' }> | null = null;
+
+  // ---------- functions ----------
+  private seedName(): string {
+    return this.seedVar!;
+  }
+
+  /** declarations of every local at function scope (the sweeps assign them) */
+  private localDecls(bodies: Stmt[][], skip: Set<string>): Stmt[] {
+    const out: Stmt[] = [];
+    const seen = new Set<string>(skip);
+    const declare = (name: string, ty: Ty) => {
+      if (seen.has(name)) return;
+      seen.add(name);
+      out.push({ k: 'decl', name, ty, init: zeroOf(ty), konst: false });
+    };
+    for (const body of bodies)
+      forEachStmt(body, (s) => {
+        if (s.k === 'assign' && s.target.k === 'var') declare(s.target.name, s.target.ty);
+      });
+    forEachStmt(this.f.body, (s) => {
+      if (s.k === 'decl') declare(s.name, s.ty);
+    });
+    return out;
+  }
+
+  private fwdParams(): Param[] {
+    const sig = this.info.sigs.get(this.name)!;
+    const ps: Param[] = [{ name: 'tape', ty: TAPE, role: 'tape' }];
+    this.f.params.forEach((p, i) => {
+      ps.push({ name: p.name, ty: p.ty });
+      if (sig.derivParams[i] && isRef(p.ty)) ps.push({ name: this.b.of(p.name), ty: this.bty(p.ty), role: 'adjoint', of: p.name });
+    });
+    return ps;
+  }
+
+  forward(): Func {
+    const { fwd } = this.built!;
+    const params = this.fwdParams();
+    const paramNames = new Set(params.map((p) => p.name));
+    // locals whose final value the backward sweep reads are handed over on the tape
+    const handover = this.handover();
+    const body: Stmt[] = [...this.localDecls([fwd], paramNames), ...fwd];
+    for (const h of handover) body.push({ k: 'expr', e: tapeOp(h.kind === 'F' ? 'pushF' : h.kind === 'I' ? 'pushI' : 'pushR', [h.kind === 'I' ? { k: 'cond', c: h.v, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT } : h.v]) });
+    const r = this.retStmt;
+    if (r && r.e) body.push({ k: 'return', e: r.e });
+    return { name: adjointNames(this.info, this.name).fwd, params, ret: this.f.ret, body, exported: true, loc: this.f.loc, comments: this.f.comments };
+  }
+
+  private handover(): { v: Expr; kind: 'F' | 'I' | 'R' }[] {
+    const out: { v: Expr; kind: 'F' | 'I' | 'R' }[] = [];
+    const locals = declaredNames(this.f);
+    const needed = [...this.readsInBwd].filter((n) => locals.has(n)).sort();
+    const tyOfName = new Map<string, Ty>();
+    this.f.params.forEach((p) => tyOfName.set(p.name, p.ty));
+    forEachStmt(this.f.body, (s) => {
+      if (s.k === 'decl') tyOfName.set(s.name, s.ty);
+    });
+    for (const n of needed) {
+      const ty = tyOfName.get(n) ?? NUM;
+      const isParamRef = this.f.params.some((p) => p.name === n && isRef(p.ty));
+      if (isParamRef) continue;
+      const v: Expr = { k: 'var', name: n, ty };
+      out.push({ v, kind: ty.k === 'num' || ty.k === 'int' ? 'F' : ty.k === 'bool' ? 'I' : 'R' });
+      if (isRef(ty) && this.hasB(n)) out.push({ v: { k: 'var', name: this.b.of(n), ty: this.bty(ty) }, kind: 'R' });
+    }
+    return out;
+  }
+
+  backward(): Func {
+    const sig = this.info.sigs.get(this.name)!;
+    const { bwd } = this.built!;
+    const params: Param[] = [{ name: 'tape', ty: TAPE, role: 'tape' }];
+    this.f.params.forEach((p, i) => {
+      params.push({ name: p.name, ty: p.ty });
+      if (sig.derivParams[i] && isRef(p.ty)) params.push({ name: this.b.of(p.name), ty: this.bty(p.ty), role: 'adjoint', of: p.name });
+    });
+    const seed = sig.derivResult ? this.seedName() : null;
+    if (seed) params.push({ name: seed, ty: this.bty(this.f.ret), role: 'seed' });
+    const paramNames = new Set(params.map((p) => p.name));
+    const body: Stmt[] = [];
+    const handover = this.handover();
+    for (let k = handover.length - 1; k >= 0; k--) {
+      const h = handover[k];
+      const pop = h.kind === 'F' ? tapeOp('popF', [], NUM) : h.kind === 'I' ? { k: 'bin' as const, op: '===' as const, a: tapeOp('popI', [], INT), b: { k: 'num' as const, v: 1 }, ty: BOOL } : tapeOp('popR', [], h.v.k === 'var' ? h.v.ty : NUM);
+      body.push({ k: 'assign', target: h.v as LValue, value: pop });
+    }
+    const seedStmts: Stmt[] = [];
+    const scalarB: Expr[] = [];
+    const entry: Stmt[] = [];
+    this.f.params.forEach((p, i) => {
+      if (sig.derivParams[i] && !isRef(p.ty)) {
+        const bn = this.b.of(p.name);
+        scalarB.push({ k: 'var', name: bn, ty: NUM });
+      }
+      void entry;
+    });
+    const allBodies = [body, seedStmts, bwd];
+    const decls = this.localDecls(allBodies, paramNames);
+    // adjoint scalars start at zero; adjoints of local arrays arrive with the handover
+    const adjDecls = this.adjointDecls(allBodies, paramNames, new Set(decls.map((d) => (d as { name: string }).name)));
+    const fbody: Stmt[] = [...decls, ...adjDecls, ...body, ...seedStmts, ...bwd];
+    if (scalarB.length === 1) fbody.push({ k: 'return', e: scalarB[0] });
+    else if (scalarB.length > 1) fbody.push({ k: 'return', e: { k: 'arrlit', elems: scalarB, ty: { k: 'tuple', elems: scalarB.map(() => NUM), ro: false } } });
+    const ret: Ty = scalarB.length === 0 ? VOID : scalarB.length === 1 ? NUM : { k: 'tuple', elems: scalarB.map(() => NUM), ro: false };
+    return { name: adjointNames(this.info, this.name).bwd, params, ret, body: fbody, exported: true, loc: this.f.loc };
+  }
+
+  private adjointDecls(bodies: Stmt[][], skip: Set<string>, declared: Set<string>): Stmt[] {
+    const out: Stmt[] = [];
+    const seen = new Set([...skip, ...declared]);
+    const bnames = new Map<string, Ty>();
+    // every adjoint variable mentioned in the sweeps
+    const primal = declaredNames(this.f);
+    const tyOfName = new Map<string, Ty>();
+    this.f.params.forEach((p) => tyOfName.set(p.name, p.ty));
+    forEachStmt(this.f.body, (s) => {
+      if (s.k === 'decl') tyOfName.set(s.name, s.ty);
+    });
+    for (const n of primal) if (this.hasB(n)) bnames.set(this.b.of(n), tyOfName.get(n) ?? NUM);
+    for (const body of bodies)
+      forEachStmt(body, (s) => {
+        const visit = (e: Expr) =>
+          forEachExpr(e, (x) => {
+            if (x.k === 'var' && bnames.has(x.name) && !seen.has(x.name)) {
+              seen.add(x.name);
+              const t = bnames.get(x.name)!;
+              out.push({ k: 'decl', name: x.name, ty: this.bty(t), init: zeroOf(this.bty(t)), konst: false });
+            }
+          });
+        if (s.k === 'assign') {
+          visit(s.target);
+          visit(s.value);
+        } else if (s.k === 'decl' && s.init) visit(s.init);
+        else if (s.k === 'expr') visit(s.e);
+        else if (s.k === 'if') visit(s.c);
+      });
+    for (const p of this.f.params) {
+      const bn = this.hasB(p.name) ? this.b.of(p.name) : null;
+      if (bn && !isRef(p.ty) && !seen.has(bn)) {
+        seen.add(bn);
+        out.push({ k: 'decl', name: bn, ty: NUM, init: { k: 'num', v: 0 }, konst: false });
+      }
+    }
+    return out;
+  }
+
+  head(): Func {
+    const sig = this.info.sigs.get(this.name)!;
+    const nm = adjointNames(this.info, this.name);
+    const params: Param[] = [];
+    const fargs: Expr[] = [tapeVar];
+    const bargs: Expr[] = [tapeVar];
+    this.f.params.forEach((p, i) => {
+      params.push({ name: p.name, ty: p.ty, def: p.def });
+      const pv: Expr = { k: 'var', name: p.name, ty: p.ty };
+      fargs.push(pv);
+      bargs.push(pv);
+      if (sig.derivParams[i] && isRef(p.ty)) {
+        const bn = this.b.of(p.name);
+        params.push({ name: bn, ty: this.bty(p.ty), role: 'adjoint', of: p.name });
+        fargs.push({ k: 'var', name: bn, ty: this.bty(p.ty) });
+        bargs.push({ k: 'var', name: bn, ty: this.bty(p.ty) });
+      }
+    });
+    const body: Stmt[] = [{ k: 'decl', name: 'tape', ty: TAPE, init: { k: 'intr', fn: 'Tape.acquire', args: [], ty: TAPE }, konst: true }];
+    if (sig.derivResult) {
+      const seed = this.seedName();
+      params.push({ name: seed, ty: this.bty(this.f.ret), role: 'seed' });
+      bargs.push({ k: 'var', name: seed, ty: this.bty(this.f.ret) });
+    }
+    body.push({ k: 'expr', e: { k: 'call', fn: nm.fwd, args: fargs, ty: this.f.ret } });
+    // the backward sweep restores arrays to their inputs: keep what the primal left in them
+    const w = this.info.activity.writes.get(this.name);
+    const snaps: { p: Param; n: string }[] = [];
+    this.f.params.forEach((p, i) => {
+      if (w?.has(i)) {
+        const n = this.names.fresh(`${p.name}Out`);
+        snaps.push({ p, n });
+        body.push({ k: 'decl', name: n, ty: p.ty, init: { k: 'intr', fn: 'snapshot', args: [{ k: 'var', name: p.name, ty: p.ty }], ty: p.ty }, konst: true });
+      }
+    });
+    const scalarCount = this.f.params.filter((p, i) => sig.derivParams[i] && !isRef(p.ty)).length;
+    const rty: Ty = scalarCount === 0 ? VOID : scalarCount === 1 ? NUM : { k: 'tuple', elems: Array(scalarCount).fill(NUM), ro: false };
+    const bcall: Expr = { k: 'call', fn: nm.bwd, args: bargs, ty: rty };
+    const resName = this.names.fresh('adjoints');
+    if (scalarCount) body.push({ k: 'decl', name: resName, ty: rty, init: bcall, konst: true });
+    else body.push({ k: 'expr', e: bcall });
+    for (const s of snaps) body.push({ k: 'expr', e: { k: 'intr', fn: 'restoreInto', args: [{ k: 'var', name: s.p.name, ty: s.p.ty }, { k: 'var', name: s.n, ty: s.p.ty }], ty: VOID } });
+    body.push({ k: 'expr', e: { k: 'intr', fn: 'Tape.release', args: [tapeVar], ty: VOID } });
+    if (scalarCount) body.push({ k: 'return', e: { k: 'var', name: resName, ty: rty } });
+    return { name: nm.b, params, ret: rty, body, exported: true, loc: this.f.loc, comments: this.f.comments };
+  }
+}
+
+
+function zeroOf(t: Ty): Expr | null {
+  switch (t.k) {
+    case 'num':
+    case 'int':
+      return { k: 'num', v: 0 };
+    case 'bool':
+      return { k: 'bool', v: false };
+    default:
+      return null;
+  }
+}
+
+void isSimple;

@@ -1,0 +1,102 @@
+// What every derivative transformation needs to know about the program: the activity of each function,
+// which parameters of each differentiated function carry derivatives, and the naming scheme.
+import type { FuncActivity, ProgramActivity } from '../analysis/activity.js';
+import type { Func, Module, Param, Stmt, Ty } from '../ir/types.js';
+import { hasFloat, isRef } from '../ir/util.js';
+
+export interface Naming {
+  tangentSuffix: string; // xd
+  adjointSuffix: string; // xb
+  tangentFunc: string; // f_d
+  vectorFunc: string; // f_dv
+  adjointFunc: string; // f_b
+  forwardFunc: string; // f_fwd
+  backwardFunc: string; // f_bwd
+}
+
+export const DEFAULT_NAMING: Naming = {
+  tangentSuffix: 'd',
+  adjointSuffix: 'b',
+  tangentFunc: '_d',
+  vectorFunc: '_dv',
+  adjointFunc: '_b',
+  forwardFunc: '_fwd',
+  backwardFunc: '_bwd',
+};
+
+export interface DiffSignature {
+  /** parameters (by index) that get a derivative parameter next to them */
+  derivParams: boolean[];
+  /** the result carries a derivative (tangent: returned with the value; adjoint: a seed) */
+  derivResult: boolean;
+}
+
+export class ProgramInfo {
+  readonly sigs = new Map<string, DiffSignature>();
+
+  constructor(
+    readonly mod: Module,
+    readonly activity: ProgramActivity,
+    readonly head: string,
+    readonly independents: Set<string>,
+    readonly naming: Naming,
+  ) {
+    for (const [name, fa] of activity.funcs) {
+      const f = mod.funcs.get(name)!;
+      const isHead = name === head;
+      this.sigs.set(name, {
+        derivParams: f.params.map((p) => hasFloat(p.ty) && (fa.active.has(fa.aliases.rep(p.name)) || (isHead && independents.has(p.name)))),
+        derivResult: fa.ctx.usefulResult && hasFloat(f.ret),
+      });
+    }
+  }
+
+  func(name: string): Func {
+    return this.mod.funcs.get(name)!;
+  }
+
+  act(name: string): FuncActivity | undefined {
+    return this.activity.funcs.get(name);
+  }
+
+  /** Is this callee differentiated (called with derivatives somewhere)? */
+  differentiated(name: string): boolean {
+    const s = this.sigs.get(name);
+    return !!s && (s.derivResult || s.derivParams.some((x) => x));
+  }
+}
+
+/** Derivative variable names of one function: `x` → `xd`, avoiding every name already in use. */
+export class DerivNames {
+  private map = new Map<string, string>();
+  constructor(
+    private suffix: string,
+    private fresh: (base: string) => string,
+  ) {}
+  of(name: string): string {
+    let d = this.map.get(name);
+    if (!d) {
+      d = this.fresh(name + this.suffix);
+      this.map.set(name, d);
+    }
+    return d;
+  }
+  known(name: string): boolean {
+    return this.map.has(name);
+  }
+}
+
+export function paramsWithDerivs(params: Param[], sig: DiffSignature, dname: (p: Param) => string, dty: (t: Ty) => Ty): Param[] {
+  const out: Param[] = [];
+  params.forEach((p, i) => {
+    out.push({ name: p.name, ty: p.ty, def: p.def });
+    if (sig.derivParams[i]) out.push({ name: dname(p), ty: dty(p.ty) });
+  });
+  return out;
+}
+
+export function isRefParam(p: Param): boolean {
+  return isRef(p.ty);
+}
+
+export type Emit = (s: Stmt) => void;

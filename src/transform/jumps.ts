@@ -1,0 +1,250 @@
+// Structuring for the adjoint: break, continue, early return and switch become boolean flags, guarded
+// sequences and if-chains, so that the reversal only has to handle if/else and loops with trip counts.
+// Loops without jumps keep their exact form (and stay counted loops).
+import type { Expr, Func, Stmt } from '../ir/types.js';
+import { BOOL, declaredNames } from '../ir/util.js';
+import { Names } from './linearize.js';
+import { TransformError } from './tangent.js';
+
+interface Target {
+  label?: string;
+  loop: boolean;
+  brk?: string; // flag set by a break to this target
+  cont?: string; // flag set by a continue to this target
+}
+
+export function lowerJumps(f: Func): Func {
+  if (!hasJumps(f.body)) return f;
+  const names = new Names(declaredNames(f));
+  const l = new JumpLowering(names, f.ret.k !== 'void' ? f.ret : null);
+  const body = l.seq(f.body, true);
+  const pre: Stmt[] = [...l.decls];
+  if (l.resultName) body.push({ k: 'return', e: { k: 'var', name: l.resultName, ty: f.ret } });
+  return { ...f, body: [...pre, ...body] };
+}
+
+function hasJumps(body: Stmt[], top = true): boolean {
+  for (let i = 0; i < body.length; i++) {
+    const s = body[i];
+    switch (s.k) {
+      case 'break':
+      case 'continue':
+      case 'switch':
+        return true;
+      case 'return':
+        if (!(top && i === body.length - 1)) return true;
+        break;
+      case 'if':
+        if (hasJumps(s.then, false) || hasJumps(s.else, false)) return true;
+        break;
+      case 'for':
+      case 'while':
+      case 'do':
+        if (hasJumps(s.body, false)) return true;
+        break;
+      case 'block':
+        return true;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+const flagVar = (name: string): Expr => ({ k: 'var', name, ty: BOOL });
+const setFlag = (name: string, v: boolean): Stmt => ({ k: 'assign', target: flagVar(name) as Extract<Expr, { k: 'var' }>, value: { k: 'bool', v } });
+const not = (e: Expr): Expr => ({ k: 'un', op: '!', a: e, ty: BOOL });
+const anyOf = (flags: string[]): Expr => flags.map(flagVar).reduce((a, b) => ({ k: 'bin', op: '||', a, b, ty: BOOL }));
+const and = (a: Expr, b: Expr): Expr => ({ k: 'bin', op: '&&', a, b, ty: BOOL });
+
+class JumpLowering {
+  decls: Stmt[] = [];
+  resultName: string | null = null;
+  private retFlag: string | null = null;
+  private targets: Target[] = [];
+
+  constructor(
+    private names: Names,
+    private retTy: Func['ret'] | null,
+  ) {
+    if (retTy) {
+      this.resultName = names.fresh('result');
+      this.decls.push({ k: 'decl', name: this.resultName, ty: retTy, init: null, konst: false });
+    }
+  }
+
+  private flag(base: string): string {
+    const n = this.names.fresh(base);
+    this.decls.push({ k: 'decl', name: n, ty: BOOL, init: { k: 'bool', v: false }, konst: false });
+    return n;
+  }
+
+  private escapes = new Map<Stmt[], Set<string>>();
+
+  /** Lowers a sequence; statements after one that may jump are guarded by the jump's flags. */
+  seq(ss: Stmt[], top = false): Stmt[] {
+    const out: Stmt[] = [];
+    const esc = new Set<string>();
+    for (let i = 0; i < ss.length; i++) {
+      const s = ss[i];
+      if (top && s.k === 'return' && i === ss.length - 1 && esc.size === 0) {
+        if (this.resultName && s.e) out.push({ k: 'assign', target: { k: 'var', name: this.resultName, ty: this.retTy! }, value: s.e, loc: s.loc, comments: s.comments });
+        break;
+      }
+      const [ls, e] = this.stmt(s);
+      out.push(...ls);
+      e.forEach((x) => esc.add(x));
+      if (e.size && i < ss.length - 1) {
+        const rest = this.seq(ss.slice(i + 1), top);
+        const restEsc = this.lastEscapes;
+        if (rest.length) out.push({ k: 'if', c: not(anyOf([...e].sort())), then: rest, else: [] });
+        restEsc.forEach((x) => esc.add(x));
+        break;
+      }
+    }
+    this.lastEscapes = esc;
+    return out;
+  }
+
+  private lastEscapes = new Set<string>();
+
+  private find(label: string | undefined, isContinue: boolean, s: Stmt): Target {
+    for (let i = this.targets.length - 1; i >= 0; i--) {
+      const t = this.targets[i];
+      if (label ? t.label === label : isContinue ? t.loop : true) return t;
+    }
+    throw new TransformError(`'${isContinue ? 'continue' : 'break'}${label ? ' ' + label : ''}' has no enclosing target`, s);
+  }
+
+  private stmt(s: Stmt): [Stmt[], Set<string>] {
+    switch (s.k) {
+      case 'return': {
+        this.retFlag ??= this.flag('returned');
+        const out: Stmt[] = [];
+        if (this.resultName && s.e) out.push({ k: 'assign', target: { k: 'var', name: this.resultName, ty: this.retTy! }, value: s.e, loc: s.loc, comments: s.comments });
+        out.push(setFlag(this.retFlag, true));
+        return [out, new Set([this.retFlag])];
+      }
+      case 'break': {
+        const t = this.find(s.label, false, s);
+        t.brk ??= this.flag(t.loop ? 'broke' : 'done');
+        return [[setFlag(t.brk, true)], new Set([t.brk])];
+      }
+      case 'continue': {
+        const t = this.find(s.label, true, s);
+        t.cont ??= this.flag('skip');
+        return [[setFlag(t.cont, true)], new Set([t.cont])];
+      }
+      case 'if': {
+        const then = this.seq(s.then);
+        const e1 = this.lastEscapes;
+        const els = this.seq(s.else);
+        const e2 = this.lastEscapes;
+        return [[{ ...s, then, else: els }], new Set([...e1, ...e2])];
+      }
+      case 'block': {
+        const t: Target = { label: s.label, loop: false };
+        this.targets.push(t);
+        const body = this.seq(s.body);
+        const esc = this.lastEscapes;
+        this.targets.pop();
+        const out: Stmt[] = [];
+        if (t.brk) {
+          out.push(setFlag(t.brk, false));
+          esc.delete(t.brk);
+        }
+        out.push(...body);
+        return [out, esc];
+      }
+      case 'switch':
+        return this.switchStmt(s);
+      case 'while':
+      case 'do':
+      case 'for':
+        return this.loop(s);
+      default:
+        return [[s], new Set()];
+    }
+  }
+
+  private loop(s: Extract<Stmt, { k: 'while' | 'do' | 'for' }>): [Stmt[], Set<string>] {
+    const t: Target = { label: s.label, loop: true };
+    this.targets.push(t);
+    const body = this.seq(s.body);
+    const esc = new Set(this.lastEscapes);
+    this.targets.pop();
+    if (esc.size === 0) return [[{ ...s, label: undefined, body }], esc];
+    const outer = [...esc].filter((x) => x !== t.brk && x !== t.cont).sort();
+    const stop = [...(t.brk ? [t.brk] : []), ...outer];
+    const pre: Stmt[] = [];
+    if (t.brk) pre.push(setFlag(t.brk, false));
+    const head: Stmt[] = t.cont ? [setFlag(t.cont, false)] : [];
+    const guardCond = (c: Expr | null): Expr | null => {
+      if (!stop.length) return c;
+      const g = not(anyOf(stop));
+      return c ? and(g, c) : g;
+    };
+    let loop: Stmt;
+    if (s.k === 'while') loop = { k: 'while', cond: guardCond(s.cond)!, body: [...head, ...body], loc: s.loc, comments: s.comments };
+    else if (s.k === 'do') loop = { k: 'do', body: [...head, ...body], cond: guardCond(s.cond)!, loc: s.loc, comments: s.comments };
+    else {
+      const upd = s.update.length ? (stop.length ? [{ k: 'if', c: not(anyOf(stop)), then: s.update, else: [] } as Stmt] : s.update) : [];
+      pre.push(...s.init);
+      loop = { k: 'while', cond: guardCond(s.cond) ?? { k: 'bool', v: true }, body: [...head, ...body, ...upd], loc: s.loc, comments: s.comments };
+    }
+    return [[...pre, loop], new Set(outer)];
+  }
+
+  private switchStmt(s: Extract<Stmt, { k: 'switch' }>): [Stmt[], Set<string>] {
+    // cases with an empty body fall into the next one; other fall-through is not supported here
+    const groups: { tests: Expr[] | null; body: Stmt[] }[] = [];
+    let pending: Expr[] = [];
+    let pendingDefault = false;
+    s.cases.forEach((c, i) => {
+      if (c.tests === null) pendingDefault = true;
+      else pending.push(...c.tests);
+      if (c.body.length === 0 && i < s.cases.length - 1) return;
+      const last = c.body[c.body.length - 1];
+      const ends = last && (last.k === 'break' || last.k === 'return' || last.k === 'continue' || last.k === 'throw');
+      if (!ends && i < s.cases.length - 1)
+        throw new TransformError('fall-through from a non-empty switch case is not supported in reverse mode', c.body[0] ?? s);
+      groups.push({ tests: pendingDefault ? null : pending, body: c.body });
+      pending = [];
+      pendingDefault = false;
+    });
+    const t: Target = { label: s.label, loop: false };
+    this.targets.push(t);
+    const pre: Stmt[] = [];
+    let disc = s.disc;
+    if (disc.k !== 'var' && disc.k !== 'num' && disc.k !== 'str') {
+      const n = this.names.fresh('selector');
+      this.decls.push({ k: 'decl', name: n, ty: disc.k === 'bin' || disc.k === 'un' ? { k: 'num' } : (disc as { ty: Func['ret'] }).ty, init: null, konst: false });
+      pre.push({ k: 'assign', target: { k: 'var', name: n, ty: { k: 'num' } }, value: disc });
+      disc = { k: 'var', name: n, ty: { k: 'num' } };
+    }
+    const esc = new Set<string>();
+    const lowered = groups.map((g) => {
+      // a trailing `break` ends the case: the if-chain does that already
+      const body = g.body.length && g.body[g.body.length - 1].k === 'break' && !(g.body[g.body.length - 1] as { label?: string }).label ? g.body.slice(0, -1) : g.body;
+      const b = this.seq(body);
+      this.lastEscapes.forEach((x) => esc.add(x));
+      return { tests: g.tests, body: b };
+    });
+    this.targets.pop();
+    let chain: Stmt[] = [];
+    const def = lowered.find((g) => g.tests === null);
+    if (def) chain = def.body;
+    for (let i = lowered.length - 1; i >= 0; i--) {
+      const g = lowered[i];
+      if (g.tests === null) continue;
+      const c = g.tests.map((x): Expr => ({ k: 'bin', op: '===', a: disc, b: x, ty: BOOL })).reduce((a, b) => ({ k: 'bin', op: '||', a, b, ty: BOOL }));
+      chain = [{ k: 'if', c, then: g.body, else: chain, loc: s.loc }];
+    }
+    if (t.brk) {
+      pre.push(setFlag(t.brk, false));
+      esc.delete(t.brk);
+    }
+    if (chain.length && s.comments) chain[0] = { ...chain[0], comments: s.comments };
+    return [[...pre, ...chain], esc];
+  }
+}

@@ -1,0 +1,222 @@
+// Linearization of one right-hand side: the expression tree annotated with the partial derivative of
+// each node with respect to each child, from the rule table. Shared by tangent (Σ ∂·ẋ) and adjoint
+// (x̄ += ∂·ȳ). Values a partial needs more than once (the result of exp, a non-trivial argument) are
+// evaluated once into a temporary, so derivative code adds no transcendental calls of its own.
+import type { Expr, Stmt } from '../ir/types.js';
+import { NUM, tyOf } from '../ir/util.js';
+import { partial, ruleFor, templateUses } from '../rules/templates.js';
+import type { Rule } from '../rules/table.js';
+
+export interface LinNode {
+  /** the primal value of this node, possibly through temporaries */
+  prim: Expr;
+  varied: boolean;
+  /** a variable, element or field whose derivative is read (leaves only) */
+  leaf?: Expr;
+  children: { node: LinNode; partial: Expr }[];
+}
+
+/** Fresh-name source for one generated function. */
+export class Names {
+  private used: Set<string>;
+  constructor(used: Iterable<string>) {
+    this.used = new Set(used);
+  }
+  /** `base`, else `base0`, `base1`, … (Tapenade's conflict rule) */
+  fresh(base: string): string {
+    if (!this.used.has(base)) {
+      this.used.add(base);
+      return base;
+    }
+    for (let i = 0; ; i++) {
+      const n = `${base}${i}`;
+      if (!this.used.has(n)) {
+        this.used.add(n);
+        return n;
+      }
+    }
+  }
+  has(n: string): boolean {
+    return this.used.has(n);
+  }
+  add(n: string): void {
+    this.used.add(n);
+  }
+}
+
+export function isSimple(e: Expr): boolean {
+  switch (e.k) {
+    case 'num':
+    case 'bool':
+    case 'var':
+    case 'global':
+    case 'str':
+      return true;
+    case 'un':
+      return e.op === '-' && (e.a.k === 'num' || e.a.k === 'var');
+    case 'idx':
+      return isSimple(e.obj) && (e.index.k === 'var' || e.index.k === 'num' || e.index.k === 'global');
+    case 'field':
+    case 'len':
+      return isSimple(e.obj);
+    default:
+      return false;
+  }
+}
+
+// ---------- folding constructors for derivative expressions ----------
+export function isZero(e: Expr | null): boolean {
+  return e === null || (e.k === 'num' && e.v === 0 && e.raw === undefined);
+}
+function isOne(e: Expr): boolean {
+  return e.k === 'num' && e.v === 1 && e.raw === undefined;
+}
+function isMinusOne(e: Expr): boolean {
+  return e.k === 'num' && e.v === -1 && e.raw === undefined;
+}
+export function mul(a: Expr, b: Expr): Expr {
+  if (isOne(a)) return b;
+  if (isOne(b)) return a;
+  if (isMinusOne(a)) return neg(b);
+  if (isMinusOne(b)) return neg(a);
+  return { k: 'bin', op: '*', a, b, ty: NUM };
+}
+export function neg(a: Expr): Expr {
+  if (a.k === 'num' && a.raw === undefined) return { k: 'num', v: -a.v };
+  if (a.k === 'un' && a.op === '-') return a.a;
+  return { k: 'un', op: '-', a, ty: NUM };
+}
+export function add(a: Expr | null, b: Expr | null): Expr | null {
+  if (isZero(a)) return b;
+  if (isZero(b)) return a;
+  if (b!.k === 'un' && b!.op === '-') return { k: 'bin', op: '-', a: a!, b: b!.a, ty: NUM };
+  if (b!.k === 'num' && b!.v < 0 && b!.raw === undefined) return { k: 'bin', op: '-', a: a!, b: { k: 'num', v: -b!.v }, ty: NUM };
+  return { k: 'bin', op: '+', a: a!, b: b!, ty: NUM };
+}
+/** a * b where the partial b may be a negation: keeps `x - y * z` instead of `x + y * -z` */
+export function scale(d: Expr, p: Expr): Expr {
+  if (d.k === 'un' && d.op === '-') return neg(scale(d.a, p));
+  if (p.k === 'un' && p.op === '-') return neg(mul(p.a, d));
+  if (p.k === 'num' && p.v < 0 && p.raw === undefined) return neg(mul(d, { k: 'num', v: -p.v }));
+  return mul(p, d);
+}
+
+export interface LinContext {
+  /** does this expression carry a derivative here (varied variables, alias-aware)? */
+  varied(e: Expr): boolean;
+  /** pre-statements receive temporaries */
+  pre: Stmt[];
+  names: Names;
+}
+
+function bindTemp(ctx: LinContext, e: Expr, base = 'temp'): Expr {
+  if (isSimple(e)) return e;
+  const name = ctx.names.fresh(base);
+  const ty = tyOf(e).k === 'bool' ? tyOf(e) : NUM;
+  ctx.pre.push({ k: 'decl', name, ty, init: e, konst: true });
+  return { k: 'var', name, ty };
+}
+
+function ruleOf(e: Expr): Rule | undefined {
+  if (e.k === 'bin') return ruleFor(e.op);
+  if (e.k === 'un') return ruleFor(e.op === '-' ? 'neg' : e.op === '+' ? 'pos' : '!');
+  if (e.k === 'intr') return ruleFor(e.fn);
+  return undefined;
+}
+
+function argsOf(e: Expr): Expr[] {
+  if (e.k === 'bin') return [e.a, e.b];
+  if (e.k === 'un') return [e.a];
+  if (e.k === 'intr') return e.args;
+  return [];
+}
+
+function rebuild(e: Expr, args: Expr[]): Expr {
+  if (e.k === 'bin') return { ...e, a: args[0], b: args[1] };
+  if (e.k === 'un') return { ...e, a: args[0] };
+  if (e.k === 'intr') return { ...e, args };
+  return e;
+}
+
+export class LinError extends Error {
+  constructor(
+    message: string,
+    public node: Expr,
+  ) {
+    super(message);
+  }
+}
+
+export function linearize(e: Expr, ctx: LinContext): LinNode {
+  if (!ctx.varied(e)) return { prim: e, varied: false, children: [] };
+  switch (e.k) {
+    case 'var':
+    case 'idx':
+    case 'field':
+      return { prim: e, varied: true, leaf: e, children: [] };
+    case 'cond': {
+      const a = linearize(e.a, ctx);
+      const b = linearize(e.b, ctx);
+      const c = a.varied && b.varied ? bindTemp(ctx, e.c, 'branch') : e.c;
+      const children = [];
+      if (a.varied) children.push({ node: a, partial: { k: 'cond', c, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: NUM } as Expr });
+      if (b.varied) children.push({ node: b, partial: { k: 'cond', c, a: { k: 'num', v: 0 }, b: { k: 'num', v: 1 }, ty: NUM } as Expr });
+      return { prim: { ...e, c, a: a.prim, b: b.prim }, varied: true, children };
+    }
+    case 'bin':
+    case 'un':
+    case 'intr': {
+      const rule = ruleOf(e);
+      if (!rule) throw new LinError(`no derivative rule for '${e.k === 'intr' ? e.fn : e.k === 'bin' ? e.op : e.op}'`, e);
+      const kids = argsOf(e).map((a) => linearize(a, ctx));
+      const uses = new Set<string>();
+      kids.forEach((k, i) => {
+        if (k.varied) for (const n of templateUses(rule, i)) uses.add(n);
+      });
+      // arguments a partial refers to are evaluated once
+      const argNames = rule.variadic ? kids.map(() => rule.args[0]) : rule.args;
+      const prims = kids.map((k, i) => (uses.has(argNames[i]) ? bindTemp(ctx, k.prim) : k.prim));
+      kids.forEach((k, i) => (k.prim = prims[i]));
+      let prim = rebuild(e, prims);
+      if (uses.has('r')) prim = bindTemp(ctx, prim);
+      const result = prim;
+      const children = [];
+      for (let i = 0; i < kids.length; i++) {
+        if (!kids[i].varied) continue;
+        const p = partial(rule, i, prims, () => result);
+        if (isZero(p)) continue;
+        children.push({ node: kids[i], partial: p });
+      }
+      return { prim, varied: children.length > 0, children };
+    }
+    default:
+      throw new LinError(`this expression cannot carry a derivative here (${e.k})`, e);
+  }
+}
+
+/** Tangent of a linearized expression; `dref` gives the tangent of a leaf. */
+export function tangentOf(n: LinNode, dref: (leaf: Expr) => Expr | null): Expr | null {
+  if (!n.varied) return null;
+  if (n.leaf) return dref(n.leaf);
+  let sum: Expr | null = null;
+  for (const c of n.children) {
+    const d = tangentOf(c.node, dref);
+    if (isZero(d)) continue;
+    sum = add(sum, scale(d!, c.partial));
+  }
+  return sum;
+}
+
+/**
+ * Adjoint of a linearized expression with seed `seed`: emits `leafb += …` increments, in
+ * left-to-right order of the leaves. Seeds used by several children are bound to a temporary.
+ */
+export function adjointOf(n: LinNode, seed: Expr, ctx: LinContext, emit: (leaf: Expr, inc: Expr) => void): void {
+  if (!n.varied) return;
+  if (n.leaf) {
+    emit(n.leaf, seed);
+    return;
+  }
+  const s = n.children.length > 1 && !isSimple(seed) ? bindTemp(ctx, seed, 'tempb') : seed;
+  for (const c of n.children) adjointOf(c.node, scale(s, c.partial), ctx, emit);
+}

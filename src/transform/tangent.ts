@@ -1,0 +1,597 @@
+// Tangent mode (f_d) and multi-directional tangent mode (f_dv), IR → IR (Tapenade §4.3, §4.7).
+// The derivative statement of an assignment is placed just before a copy of it; calls are replaced by
+// calls to the callee's tangent, which returns [value, tangent]. In vector mode every derivative gets an
+// innermost direction dimension (scalars: Float64Array(nbdirs); innermost number arrays: flat with
+// stride nbdirs, element i direction nd at [i * nbdirs + nd]) and derivative statements run in a
+// loop over directions `nd`.
+import type { FuncActivity } from '../analysis/activity.js';
+import { diffVars } from '../analysis/activity.js';
+import type { Facts } from '../analysis/dataflow.js';
+import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
+import { BOOL, INT, NUM, declaredNames, hasFloat, isRef, tyOf } from '../ir/util.js';
+import { DerivNames, type ProgramInfo } from './context.js';
+import { LinError, Names, linearize, tangentOf, type LinContext } from './linearize.js';
+
+export type TangentMode = 'scalar' | 'vector';
+
+export class TransformError extends Error {
+  constructor(
+    message: string,
+    public node?: { loc?: { file: string; line: number; col: number } },
+  ) {
+    super(message);
+  }
+}
+
+const EMPTY: Facts = new Set();
+
+export function tangentFunc(info: ProgramInfo, name: string, mode: TangentMode): Func {
+  return new TangentBuilder(info, name, mode).build();
+}
+
+export function tangentName(info: ProgramInfo, name: string, mode: TangentMode): string {
+  return name + (mode === 'vector' ? info.naming.vectorFunc : info.naming.tangentFunc);
+}
+
+class TangentBuilder {
+  private f: Func;
+  private fa: FuncActivity;
+  private names: Names;
+  private d: DerivNames;
+  private nb: Expr = { k: 'var', name: 'nbdirs', ty: INT };
+  private nd: Expr = { k: 'var', name: 'nd', ty: INT };
+  private vec: boolean;
+  private hoisted: Stmt[] = [];
+  private paramHasD = new Set<string>();
+
+  constructor(
+    private info: ProgramInfo,
+    private name: string,
+    mode: TangentMode,
+  ) {
+    this.f = info.func(name);
+    this.fa = info.act(name)!;
+    this.vec = mode === 'vector';
+    this.names = new Names(declaredNames(this.f));
+    for (const n of info.mod.order) this.names.add(n);
+    if (this.vec) {
+      this.nb = { k: 'var', name: this.names.fresh('nbdirs'), ty: INT };
+      this.nd = { k: 'var', name: this.names.fresh('nd'), ty: INT };
+    }
+    this.d = new DerivNames(info.naming.tangentSuffix, (b) => this.names.fresh(b));
+  }
+
+  // ---------- activity queries ----------
+  private rep(n: string): string {
+    return this.fa.aliases.rep(n);
+  }
+  /** has derivative storage somewhere in this function */
+  private hasD(n: string): boolean {
+    return this.fa.active.has(this.rep(n)) || this.paramHasD.has(n);
+  }
+  private variedIn(s: Stmt): Facts {
+    return this.fa.varied.inOf.get(s) ?? EMPTY;
+  }
+  private usefulOut(s: Stmt): Facts {
+    return this.fa.useful.outOf.get(s) ?? EMPTY;
+  }
+  private exprVaried(e: Expr, V: Facts): boolean {
+    for (const v of diffVars(e, this.fa.aliases)) if (V.has(v)) return true;
+    return false;
+  }
+
+  // ---------- derivative types and locations ----------
+  dty(t: Ty): Ty {
+    if (!this.vec) {
+      if (t.k === 'arr') return { ...t, elem: this.dty(t.elem), ro: false };
+      if (t.k === 'tuple') return { ...t, ro: false };
+      return t;
+    }
+    switch (t.k) {
+      case 'num':
+        return { k: 'arr', elem: NUM, typed: true, ro: false };
+      case 'arr':
+        return t.elem.k === 'num' ? { k: 'arr', elem: NUM, typed: true, ro: false } : { k: 'arr', elem: this.dty(t.elem), typed: false, ro: false };
+      case 'tuple':
+        return { k: 'arr', elem: NUM, typed: true, ro: false };
+      case 'obj':
+        return { k: 'obj', name: null, fields: t.fields.filter((f) => hasFloat(f.ty)).map((f) => ({ name: f.name, ty: this.dty(f.ty) })) };
+      default:
+        return t;
+    }
+  }
+
+  /** Derivative of a reference-typed expression (array, object), or null if it has none here. */
+  private dwhole(e: Expr): Expr | null {
+    switch (e.k) {
+      case 'var':
+        return this.hasD(e.name) ? { k: 'var', name: this.d.of(e.name), ty: this.dty(e.ty) } : null;
+      case 'idx': {
+        const o = this.dwhole(e.obj);
+        return o && { k: 'idx', obj: o, index: e.index, ty: this.dty(e.ty) };
+      }
+      case 'field': {
+        const o = this.dwhole(e.obj);
+        return o && { k: 'field', obj: o, name: e.name, ty: this.dty(e.ty) };
+      }
+      case 'sub': {
+        const o = this.dwhole(e.obj);
+        if (!o) return null;
+        const sc = (x: Expr): Expr => (this.vec ? { k: 'bin', op: '*', a: x, b: this.nb, ty: INT } : x);
+        return { k: 'sub', obj: o, start: sc(e.start), end: e.end ? sc(e.end) : null, ty: this.dty(e.ty) };
+      }
+      default:
+        return null;
+    }
+  }
+
+  /** Derivative of a scalar location (variable, element, field) for direction nd in vector mode. */
+  private dref(e: Expr): Expr | null {
+    if (e.k === 'var') {
+      if (!this.hasD(e.name)) return null;
+      const v: Expr = { k: 'var', name: this.d.of(e.name), ty: this.dty(e.ty) };
+      return this.vec ? { k: 'idx', obj: v, index: this.nd, ty: NUM } : v;
+    }
+    if (e.k === 'idx') {
+      const o = this.dwhole(e.obj);
+      if (!o) return null;
+      const index: Expr = this.vec ? { k: 'bin', op: '+', a: { k: 'bin', op: '*', a: e.index, b: this.nb, ty: INT }, b: this.nd, ty: INT } : e.index;
+      return { k: 'idx', obj: o, index, ty: NUM };
+    }
+    if (e.k === 'field') {
+      const o = this.dwhole(e.obj);
+      if (!o) return null;
+      const fld: Expr = { k: 'field', obj: o, name: e.name, ty: this.dty(e.ty) };
+      return this.vec ? { k: 'idx', obj: fld, index: this.nd, ty: NUM } : fld;
+    }
+    return null;
+  }
+
+  private zero(): Expr {
+    return { k: 'num', v: 0 };
+  }
+
+  /** zero derivative structure shaped like `e` */
+  private zerosLike(e: Expr): Expr {
+    const args = this.vec ? [e, this.nb] : [e];
+    return { k: 'intr', fn: 'zerosLike', args, ty: this.dty(tyOf(e)) };
+  }
+
+  /** Wraps derivative statements in the direction loop (vector mode). */
+  private dirLoop(body: Stmt[]): Stmt[] {
+    if (!this.vec || body.length === 0) return body;
+    const nd = this.nd as Extract<Expr, { k: 'var' }>;
+    return [
+      {
+        k: 'for',
+        init: [{ k: 'decl', name: nd.name, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
+        cond: { k: 'bin', op: '<', a: nd, b: this.nb, ty: BOOL },
+        update: [{ k: 'assign', target: nd, value: { k: 'bin', op: '+', a: nd, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
+        body,
+      },
+    ];
+  }
+
+  private linctx(s: Stmt, pre: Stmt[]): LinContext {
+    const V = this.variedIn(s);
+    return { varied: (e) => this.exprVaried(e, V), pre, names: this.names };
+  }
+
+  private lin(e: Expr, s: Stmt, pre: Stmt[]): { prim: Expr; d: Expr | null } {
+    try {
+      const n = linearize(e, this.linctx(s, pre));
+      return { prim: n.prim, d: tangentOf(n, (leaf) => this.dref(leaf)) };
+    } catch (err) {
+      if (err instanceof LinError) throw new TransformError(err.message, err.node.loc ? err.node : s);
+      throw err;
+    }
+  }
+
+  // ---------- function ----------
+  build(): Func {
+    const sig = this.info.sigs.get(this.name)!;
+    const params: Param[] = [];
+    const entry: Stmt[] = [];
+    this.f.params.forEach((p, i) => {
+      params.push({ name: p.name, ty: p.ty, def: p.def });
+      if (sig.derivParams[i]) {
+        this.paramHasD.add(p.name);
+        const dn = this.d.of(p.name);
+        params.push({ name: dn, ty: this.dty(p.ty), role: 'tangent', of: p.name });
+        const isIndep = this.fa.ctx.variedParams.has(p.name);
+        if (isRef(p.ty) && !isIndep) {
+          // an output-only array: its incoming derivative is meaningless (Tapenade's contract), so zero it
+          entry.push({ k: 'expr', e: { k: 'intr', fn: 'zeroFill', args: [{ k: 'var', name: dn, ty: this.dty(p.ty) }], ty: { k: 'void' } } });
+        } else if (!isRef(p.ty) && this.vec && this.assignsParam(p.name)) {
+          // the caller's direction array must not be overwritten
+          entry.push({ k: 'assign', target: { k: 'var', name: dn, ty: this.dty(p.ty) }, value: { k: 'intr', fn: 'copy', args: [{ k: 'var', name: dn, ty: this.dty(p.ty) }], ty: this.dty(p.ty) } });
+        }
+      } else if (hasFloat(p.ty) && this.hasD(p.name) && !isRef(p.ty)) {
+        // a passive scalar parameter that becomes active in the body
+        entry.push(this.declD(p.name, p.ty, null, false));
+      } else if (isRef(p.ty) && this.hasD(p.name)) {
+        entry.push({ k: 'decl', name: this.d.of(p.name), ty: this.dty(p.ty), init: this.zerosLike({ k: 'var', name: p.name, ty: p.ty }), konst: true });
+      }
+    });
+    if (this.vec) params.push({ name: (this.nb as { name: string }).name, ty: INT, role: 'directions' });
+    const body = this.stmts(this.f.body);
+    const ret: Ty = sig.derivResult ? { k: 'tuple', elems: [this.f.ret, this.dty(this.f.ret)], ro: false } : this.f.ret;
+    return {
+      name: tangentName(this.info, this.name, this.vec ? 'vector' : 'scalar'),
+      params,
+      ret,
+      body: [...this.hoisted, ...entry, ...body],
+      exported: this.f.exported,
+      loc: this.f.loc,
+      comments: this.f.comments,
+    };
+  }
+
+  private assignsParam(p: string): boolean {
+    let found = false;
+    const visit = (ss: Stmt[]) => {
+      for (const s of ss) {
+        if (s.k === 'assign' && s.target.k === 'var' && s.target.name === p) found = true;
+        if (s.k === 'if') {
+          visit(s.then);
+          visit(s.else);
+        } else if (s.k === 'for') {
+          visit(s.init);
+          visit(s.update);
+          visit(s.body);
+        } else if (s.k === 'while' || s.k === 'do' || s.k === 'block') visit(s.body);
+        else if (s.k === 'switch') s.cases.forEach((c) => visit(c.body));
+      }
+    };
+    visit(this.f.body);
+    return found;
+  }
+
+  /** Declares the derivative of scalar `name`, initialised to `d` (or zero). */
+  private declD(name: string, ty: Ty, d: Expr | null, konst: boolean): Stmt {
+    const dn = this.d.of(name);
+    if (!this.vec) return { k: 'decl', name: dn, ty: NUM, init: d ?? this.zero(), konst: konst && d !== null };
+    void ty;
+    this.hoisted.push({ k: 'decl', name: dn, ty: this.dty(NUM), init: { k: 'alloc', len: this.nb, fill: null, ty: this.dty(NUM) }, konst: true });
+    return { k: 'block', body: [] }; // placeholder removed by caller
+  }
+
+  private stmts(body: Stmt[]): Stmt[] {
+    const out: Stmt[] = [];
+    for (const s of body) this.stmt(s, out);
+    return out;
+  }
+
+  private stmt(s: Stmt, out: Stmt[]): void {
+    switch (s.k) {
+      case 'decl':
+      case 'assign':
+        this.assignLike(s, out);
+        return;
+      case 'expr':
+        if (s.e.k === 'call') this.call(s, s.e, null, out);
+        else out.push(s);
+        return;
+      case 'if':
+        out.push({ ...s, then: this.stmts(s.then), else: this.stmts(s.else) });
+        return;
+      case 'for':
+        out.push({ ...s, init: this.stmts(s.init), update: this.stmts(s.update), body: this.stmts(s.body) });
+        return;
+      case 'while':
+      case 'do':
+      case 'block':
+        out.push({ ...s, body: this.stmts(s.body) });
+        return;
+      case 'switch':
+        out.push({ ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: this.stmts(c.body) })) });
+        return;
+      case 'return':
+        this.ret(s, out);
+        return;
+      default:
+        out.push(s);
+    }
+  }
+
+  private assignLike(s: Extract<Stmt, { k: 'decl' | 'assign' }>, out: Stmt[]): void {
+    const value = s.k === 'decl' ? s.init : s.value;
+    const target: LValue = s.k === 'decl' ? { k: 'var', name: s.name, ty: s.ty } : s.target;
+    const tty = s.k === 'decl' ? s.ty : s.target.ty;
+    const root = target.k === 'var' ? target.name : rootName(target);
+    if (value && value.k === 'call' && this.info.differentiated(value.fn)) {
+      this.call(s, value, target, out);
+      return;
+    }
+    if (!root || !hasFloat(tty) || tty.k === 'int' || !this.hasD(root)) {
+      out.push(s);
+      return;
+    }
+    if (isRef(tty)) {
+      // an array or object: its derivative aliases, or is allocated like, the primal
+      this.currentVaried = this.variedIn(s);
+      const dv = value ? this.refDeriv(value, out) : null;
+      this.currentVaried = null;
+      if (target.k === 'var') {
+        const dn = this.d.of(target.name);
+        if (s.k === 'decl') out.push({ k: 'decl', name: dn, ty: this.dty(tty), init: dv ?? (value ? this.zerosLike(value) : null), konst: s.konst, loc: s.loc });
+        else out.push({ k: 'assign', target: { k: 'var', name: dn, ty: this.dty(tty) }, value: dv ?? this.zerosLike(value!), loc: s.loc });
+      } else {
+        const dt = this.dwhole(target) as LValue | null;
+        if (dt) out.push({ k: 'assign', target: dt, value: dv ?? this.zerosLike(value!), loc: s.loc });
+      }
+      out.push(s);
+      return;
+    }
+    // a scalar location
+    const V = this.variedIn(s);
+    const U = this.usefulOut(s);
+    const valueVaried = !!value && this.exprVaried(value, V);
+    const rep = this.rep(root);
+    const pre: Stmt[] = [];
+    let prim = value;
+    let d: Expr | null = null;
+    if (value && valueVaried && U.has(rep)) {
+      const r = this.lin(value, s, pre);
+      prim = r.prim;
+      d = r.d;
+    }
+    const primal: Stmt = s.k === 'decl' ? { ...s, init: prim } : { ...s, value: prim! };
+    if (s.k === 'decl') {
+      out.push(...pre);
+      if (this.vec) {
+        this.declD(s.name, NUM, null, false);
+        out.push(...this.dirLoop([{ k: 'assign', target: this.dref(target) as LValue, value: d ?? this.zero() }]));
+      } else out.push(this.declD(s.name, NUM, d, s.konst));
+      out.push(primal);
+      return;
+    }
+    const needReset = V.has(rep) && U.has(rep);
+    if (d || needReset || (valueVaried && U.has(rep))) {
+      const dt = this.dref(target) as LValue | null;
+      out.push(...pre);
+      if (dt) out.push(...this.dirLoop([{ k: 'assign', target: dt, value: d ?? this.zero(), loc: s.loc }]));
+      out.push(primal);
+      return;
+    }
+    out.push(s);
+  }
+
+  /** Derivative of the value of a reference-typed assignment. */
+  private refDeriv(e: Expr, out: Stmt[]): Expr | null {
+    switch (e.k) {
+      case 'var':
+      case 'idx':
+      case 'field':
+      case 'sub':
+        return this.dwhole(e);
+      case 'alloc': {
+        const t = this.dty(e.ty);
+        if (this.vec && t.k === 'arr' && t.typed) return { k: 'alloc', len: { k: 'bin', op: '*', a: e.len, b: this.nb, ty: INT }, fill: null, ty: t };
+        return { k: 'alloc', len: e.len, fill: e.fill && tyOf(e.fill).k !== 'bool' ? this.zero() : null, ty: t };
+      }
+      case 'intr':
+        if (e.fn === 'copy') {
+          const a = this.dwhole(e.args[0]);
+          return a ? { k: 'intr', fn: 'copy', args: [a], ty: this.dty(e.ty) } : null;
+        }
+        return null;
+      case 'cond': {
+        const a = this.refDeriv(e.a, out) ?? this.zerosLike(e.a);
+        const b = this.refDeriv(e.b, out) ?? this.zerosLike(e.b);
+        return { k: 'cond', c: e.c, a, b, ty: this.dty(e.ty) };
+      }
+      case 'arrlit':
+        return this.literalDeriv(e, out);
+      case 'objlit':
+        return this.literalDeriv(e, out);
+      default:
+        return null;
+    }
+  }
+
+  private literalDeriv(e: Extract<Expr, { k: 'arrlit' | 'objlit' }>, out: Stmt[]): Expr {
+    const parts = e.k === 'arrlit' ? e.elems.map((x, i) => ({ key: i as number | string, value: x })) : e.fields.map((f) => ({ key: f.name as number | string, value: f.value }));
+    const t = this.dty(e.ty);
+    const fake: Stmt = { k: 'expr', e };
+    // tangents of scalar parts are evaluated at the point of the enclosing statement
+    const scalarD = (x: Expr): Expr | null => {
+      const V = this.currentVaried ?? EMPTY;
+      if (!this.exprVaried(x, V)) return null;
+      const n = linearize(x, { varied: (y) => this.exprVaried(y, V), pre: out, names: this.names });
+      return tangentOf(n, (leaf) => this.dref(leaf));
+    };
+    void fake;
+    if (!this.vec) {
+      if (e.k === 'arrlit') return { k: 'arrlit', elems: e.elems.map((x) => (isRef(tyOf(x)) ? this.refDeriv(x, out) ?? this.zerosLike(x) : scalarD(x) ?? this.zero())), ty: t };
+      const fields = (e.ty.k === 'obj' ? e.ty.fields : []).filter((f) => hasFloat(f.ty));
+      return {
+        k: 'objlit',
+        fields: fields.map((f) => {
+          const v = e.fields.find((x) => x.name === f.name)!.value;
+          return { name: f.name, value: isRef(tyOf(v)) ? this.refDeriv(v, out) ?? this.zerosLike(v) : scalarD(v) ?? this.zero() };
+        }),
+        ty: t,
+      };
+    }
+    // vector mode: allocate, then fill per direction
+    const tmp = this.names.fresh('litd');
+    const tv: Expr = { k: 'var', name: tmp, ty: t };
+    if (e.k === 'arrlit' && t.k === 'arr' && t.typed) {
+      out.push({ k: 'decl', name: tmp, ty: t, init: { k: 'alloc', len: { k: 'num', v: e.elems.length * 1 }, fill: null, ty: t }, konst: true });
+      (out[out.length - 1] as Extract<Stmt, { k: 'decl' }>).init = { k: 'alloc', len: { k: 'bin', op: '*', a: { k: 'num', v: e.elems.length }, b: this.nb, ty: INT }, fill: null, ty: t };
+      const body: Stmt[] = [];
+      parts.forEach((p) => {
+        const d = scalarD(p.value);
+        if (d) body.push({ k: 'assign', target: { k: 'idx', obj: tv, index: { k: 'bin', op: '+', a: { k: 'bin', op: '*', a: { k: 'num', v: p.key as number }, b: this.nb, ty: INT }, b: this.nd, ty: INT }, ty: NUM }, value: d });
+      });
+      out.push(...this.dirLoop(body));
+      return tv;
+    }
+    if (e.k === 'arrlit') return { k: 'arrlit', elems: e.elems.map((x) => this.refDeriv(x, out) ?? this.zerosLike(x)), ty: t };
+    const fields = (e.ty.k === 'obj' ? e.ty.fields : []).filter((f) => hasFloat(f.ty));
+    const body: Stmt[] = [];
+    const init: Expr = {
+      k: 'objlit',
+      fields: fields.map((f) => {
+        const v = e.fields.find((x) => x.name === f.name)!.value;
+        if (isRef(tyOf(v))) return { name: f.name, value: this.refDeriv(v, out) ?? this.zerosLike(v) };
+        const d = scalarD(v);
+        if (d) body.push({ k: 'assign', target: { k: 'idx', obj: { k: 'field', obj: tv, name: f.name, ty: this.dty(NUM) }, index: this.nd, ty: NUM }, value: d });
+        return { name: f.name, value: { k: 'alloc', len: this.nb, fill: null, ty: this.dty(NUM) } };
+      }),
+      ty: t,
+    };
+    out.push({ k: 'decl', name: tmp, ty: t, init, konst: true });
+    out.push(...this.dirLoop(body));
+    return tv;
+  }
+
+  private currentVaried: Facts | null = null;
+
+  private call(s: Stmt, c: Extract<Expr, { k: 'call' }>, target: LValue | null, out: Stmt[]): void {
+    if (!this.info.differentiated(c.fn)) {
+      out.push(s);
+      return;
+    }
+    const sig = this.info.sigs.get(c.fn)!;
+    const g = this.info.func(c.fn);
+    const V = this.variedIn(s);
+    this.currentVaried = V;
+    const pre: Stmt[] = [];
+    const args: Expr[] = [];
+    c.args.forEach((a, i) => {
+      if (!sig.derivParams[i]) {
+        args.push(a);
+        return;
+      }
+      const pty = g.params[i].ty;
+      if (isRef(pty)) {
+        args.push(a);
+        args.push(this.dwhole(a) ?? this.zerosLike(a));
+        return;
+      }
+      let prim = a;
+      let d: Expr | null = null;
+      if (this.exprVaried(a, V)) {
+        const r = this.lin(a, s, pre);
+        prim = r.prim;
+        d = r.d;
+      }
+      args.push(prim);
+      if (!this.vec) args.push(d ?? this.zero());
+      else {
+        // a direction array for this argument
+        const simple = a.k === 'var' && this.hasD(a.name) && d !== null;
+        if (simple) args.push({ k: 'var', name: this.d.of(a.name), ty: this.dty(NUM) });
+        else {
+          const tmp = this.names.fresh('argd');
+          const t = this.dty(NUM);
+          pre.push({ k: 'decl', name: tmp, ty: t, init: { k: 'alloc', len: this.nb, fill: null, ty: t }, konst: true });
+          if (d) pre.push(...this.dirLoop([{ k: 'assign', target: { k: 'idx', obj: { k: 'var', name: tmp, ty: t }, index: this.nd, ty: NUM }, value: d }]));
+          args.push({ k: 'var', name: tmp, ty: t });
+        }
+      }
+    });
+    if (this.vec) args.push(this.nb);
+    const fn = tangentName(this.info, c.fn, this.vec ? 'vector' : 'scalar');
+    const rty: Ty = sig.derivResult ? { k: 'tuple', elems: [g.ret, this.dty(g.ret)], ro: false } : g.ret;
+    const call: Expr = { k: 'call', fn, args, ty: rty, loc: c.loc };
+    out.push(...pre);
+    this.currentVaried = null;
+    if (!target) {
+      out.push({ ...s, k: 'expr', e: call } as Stmt);
+      return;
+    }
+    const root = target.k === 'var' ? target.name : rootName(target);
+    const tActive = !!root && this.hasD(root) && hasFloat(target.ty);
+    if (!sig.derivResult) {
+      this.emitTarget(s, target, call, out);
+      if (tActive && !isRef(target.ty)) {
+        const dt = this.dref(target) as LValue | null;
+        if (s.k === 'decl' && !this.vec) out.splice(out.length - 1, 0, this.declD(root!, NUM, null, false));
+        else if (s.k === 'decl') this.declD(root!, NUM, null, false);
+        else if (dt) out.splice(out.length - 1, 0, ...this.dirLoop([{ k: 'assign', target: dt, value: this.zero() }]));
+      } else if (tActive) {
+        const dn = this.dwhole(target);
+        if (s.k === 'decl') out.push({ k: 'decl', name: this.d.of(root!), ty: this.dty(target.ty), init: this.zerosLike(target), konst: true });
+        else if (dn) out.push({ k: 'assign', target: dn as LValue, value: this.zerosLike(target) });
+      }
+      return;
+    }
+    const res = this.names.fresh(`${c.fn}Res`);
+    const rv: Expr = { k: 'var', name: res, ty: rty };
+    out.push({ k: 'decl', name: res, ty: rty, init: call, konst: true, loc: s.loc });
+    const val: Expr = { k: 'idx', obj: rv, index: { k: 'num', v: 0 }, ty: g.ret };
+    const der: Expr = { k: 'idx', obj: rv, index: { k: 'num', v: 1 }, ty: this.dty(g.ret) };
+    if (tActive) {
+      if (isRef(target.ty)) {
+        if (s.k === 'decl') out.push({ k: 'decl', name: this.d.of(root!), ty: this.dty(target.ty), init: der, konst: s.konst });
+        else out.push({ k: 'assign', target: this.dwhole(target) as LValue, value: der });
+      } else if (!this.vec) {
+        if (s.k === 'decl') out.push({ k: 'decl', name: this.d.of(root!), ty: NUM, init: der, konst: s.konst });
+        else out.push({ k: 'assign', target: this.dref(target) as LValue, value: der });
+      } else {
+        if (s.k === 'decl') this.declD(root!, NUM, null, false);
+        out.push(...this.dirLoop([{ k: 'assign', target: this.dref(target) as LValue, value: { k: 'idx', obj: der, index: this.nd, ty: NUM } }]));
+      }
+    }
+    this.emitTarget(s, target, val, out);
+  }
+
+  private emitTarget(s: Stmt, target: LValue, value: Expr, out: Stmt[]): void {
+    if (s.k === 'decl') out.push({ ...s, init: value });
+    else out.push({ k: 'assign', target, value, loc: s.loc, comments: s.comments });
+  }
+
+  private ret(s: Extract<Stmt, { k: 'return' }>, out: Stmt[]): void {
+    const sig = this.info.sigs.get(this.name)!;
+    if (!sig.derivResult || !s.e) {
+      out.push(s);
+      return;
+    }
+    const e = s.e;
+    const rty: Ty = { k: 'tuple', elems: [this.f.ret, this.dty(this.f.ret)], ro: false };
+    if (isRef(this.f.ret)) {
+      this.currentVaried = this.variedIn(s);
+      const d = this.refDeriv(e, out) ?? this.zerosLike(e);
+      this.currentVaried = null;
+      out.push({ ...s, e: { k: 'arrlit', elems: [e, d], ty: rty } });
+      return;
+    }
+    const V = this.variedIn(s);
+    const pre: Stmt[] = [];
+    let prim = e;
+    let d: Expr | null = null;
+    if (this.exprVaried(e, V)) {
+      const r = this.lin(e, s, pre);
+      prim = r.prim;
+      d = r.d;
+    }
+    out.push(...pre);
+    if (!this.vec) {
+      out.push({ ...s, e: { k: 'arrlit', elems: [prim, d ?? this.zero()], ty: rty } });
+      return;
+    }
+    const tmp = this.names.fresh('resultd');
+    const t = this.dty(NUM);
+    out.push({ k: 'decl', name: tmp, ty: t, init: { k: 'alloc', len: this.nb, fill: null, ty: t }, konst: true });
+    if (d) out.push(...this.dirLoop([{ k: 'assign', target: { k: 'idx', obj: { k: 'var', name: tmp, ty: t }, index: this.nd, ty: NUM }, value: d }]));
+    out.push({ ...s, e: { k: 'arrlit', elems: [prim, { k: 'var', name: tmp, ty: t }], ty: rty } });
+  }
+}
+
+function rootName(e: Expr): string | null {
+  switch (e.k) {
+    case 'var':
+      return e.name;
+    case 'idx':
+    case 'field':
+    case 'sub':
+      return rootName(e.obj);
+    default:
+      return null;
+  }
+}
+
+void BOOL;
