@@ -133,6 +133,10 @@ export function computeWrites(mod: Module): Map<string, Set<number>> {
           const r = rootVar(s.target);
           if (r) written.add(al.rep(r));
         }
+        if (s.k === 'expr' && s.e.k === 'intr' && s.e.fn === 'push') {
+          const r = rootVar(s.e.args[0]);
+          if (r) written.add(al.rep(r));
+        }
         for (const e of stmtCalls(s)) {
           const w = writes.get(e.fn);
           if (!w) continue;
@@ -192,6 +196,10 @@ export function stmtCalls(s: Stmt): Extract<Expr, { k: 'call' }>[] {
 
 function targetOf(s: Stmt): { name: string; whole: boolean; value: Expr | null } | null {
   if (s.k === 'decl') return { name: s.name, whole: true, value: s.init };
+  if (s.k === 'expr' && s.e.k === 'intr' && s.e.fn === 'push') {
+    const r = rootVar(s.e.args[0]);
+    return r ? { name: r, whole: false, value: s.e.args[1] } : null;
+  }
   if (s.k === 'assign') {
     const r = rootVar(s.target);
     if (!r) return null;

@@ -1,14 +1,15 @@
 // The library entry point: source(s) in, derivative module + manifest + diagnostics out.
 // Uses an in-memory compiler host and no Node built-ins, so it also runs in a browser.
-import { analyzeActivity } from '../analysis/activity.js';
+import { analyzeActivity, computeWrites, stmtCalls } from '../analysis/activity.js';
 import { inferInts } from '../analysis/ints.js';
 import { Printer } from '../backend/print.js';
 import { DiagnosticBag, TsadError, type Diagnostic } from '../frontend/diagnostics.js';
 import { createProgram, lowerProgram } from '../frontend/lower.js';
 import type { Func, Module, Ty } from '../ir/types.js';
-import { hasFloat, isRef } from '../ir/util.js';
+import { forEachStmt, hasFloat, isRef } from '../ir/util.js';
 import { adjointFuncs } from '../transform/adjoint.js';
 import { DEFAULT_NAMING, ProgramInfo, type Naming } from '../transform/context.js';
+import { lowerJumps } from '../transform/jumps.js';
 import { normalizeFunc } from '../transform/normalize.js';
 import { TransformError, tangentFunc } from '../transform/tangent.js';
 
@@ -68,7 +69,7 @@ function toFiles(input: SourceInput): Map<string, string> {
 export function frontEnd(input: SourceInput): Module {
   const files = toFiles(input);
   const diags = new DiagnosticBag(files);
-  const mod = lowerProgram(createProgram(files), new Set(files.keys()), diags);
+  const mod = lowerProgram(createProgram(files), new Set(files.keys()), diags, files);
   diags.throwIfErrors();
   for (const f of mod.funcs.values()) inferInts(f);
   for (const n of mod.order) mod.funcs.set(n, normalizeFunc(mod.funcs.get(n)!));
@@ -88,6 +89,12 @@ export function compile(input: SourceInput, options: CompileOptions): CompileRes
 }
 
 export function compileModule(mod: Module, options: CompileOptions, diags: DiagnosticBag = new DiagnosticBag(new Map())): CompileResult {
+  const reach = reachable(mod, options.head);
+  for (const n of reach) {
+    const failed = mod.failed.get(n);
+    if (failed) diags.list.push(...failed.diagnostics);
+  }
+  if (diags.hasErrors) return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
   const head = mod.funcs.get(options.head);
   if (!head) {
     const known = mod.order.join(', ') || '(none)';
@@ -101,7 +108,9 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
     if (!p) diags.error(head.loc, `--wrt names '${w}', which is not a parameter of '${head.name}'`, `parameters: ${head.params.map((x) => x.name).join(', ')}`);
     else if (!hasFloat(p.ty)) diags.error(head.loc, `--wrt names '${w}', which carries no floating-point value`, 'independents must be numbers or arrays/objects of numbers');
   }
-  const of = options.of ?? ['return'];
+  // default dependents: the result, or for a function that returns nothing, the arrays it writes
+  const written = computeWrites(mod).get(head.name) ?? new Set<number>();
+  const of = options.of ?? (hasFloat(head.ret) ? ['return'] : head.params.filter((_, i) => written.has(i)).map((p) => p.name));
   const ofParams = of.filter((o) => o !== 'return');
   for (const o of ofParams) {
     const p = head.params.find((x) => x.name === o);
@@ -112,9 +121,24 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
   if (diags.hasErrors) return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
 
   const naming = { ...DEFAULT_NAMING, ...options.naming };
-  const activity = analyzeActivity(mod, head.name, wrt, { result: of.includes('return') && hasFloat(head.ret), params: ofParams });
-  const info = new ProgramInfo(mod, activity, head.name, new Set(wrt), naming);
+  const dependents = { result: of.includes('return') && hasFloat(head.ret), params: ofParams };
   const modes = options.modes ?? ['tangent', 'vector', 'reverse'];
+  const activity = analyzeActivity(mod, head.name, wrt, dependents);
+  const info = new ProgramInfo(mod, activity, head.name, new Set(wrt), naming);
+  // the adjoint works on a structured copy: jumps and switches lowered to flags and if-chains
+  let infoB = info;
+  if (modes.includes('reverse')) {
+    try {
+      const modB: Module = { ...mod, funcs: new Map([...mod.funcs].map(([n, f]) => [n, lowerJumps(f)])) };
+      infoB = new ProgramInfo(modB, analyzeActivity(modB, head.name, wrt, dependents), head.name, new Set(wrt), naming);
+    } catch (e) {
+      if (e instanceof TransformError) {
+        diags.error(e.node?.loc, e.message, 'rewrite this part with supported operations (see the README)');
+        return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
+      }
+      throw e;
+    }
+  }
   const out: Func[] = [];
   const manifest: ManifestEntry[] = [];
   const diffOrder = mod.order.filter((n) => activity.funcs.has(n) && (n === head.name || info.differentiated(n)));
@@ -126,7 +150,7 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
           out.push(g);
           manifest.push(describe(g, mode, n));
         } else {
-          for (const g of adjointFuncs(info, n)) {
+          for (const g of adjointFuncs(infoB, n)) {
             out.push(g.func);
             manifest.push(describe(g.func, g.role, n));
           }
@@ -152,7 +176,7 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
   for (const g of mod.globals.values()) p.line(`const ${g.name}${options.js ? '' : ': ' + tyText(g.ty)} = ${p.expr(g.init)};`);
   if (mod.globals.size) p.line('');
   const primals: string[] = [];
-  for (const n of mod.order) {
+  for (const n of mod.order.filter((x) => reach.has(x))) {
     const f = mod.funcs.get(n)!;
     p.raw(funcText({ ...f, exported: true }, options.js).trimEnd());
     p.line('');
@@ -184,4 +208,19 @@ function typeLiteral(t: Ty): string {
 function describe(f: Func, mode: ManifestEntry['mode'], of: string): ManifestEntry {
   const params: ManifestParam[] = f.params.map((p) => ({ name: p.name, role: p.role ?? 'primal', ...(p.of ? { of: p.of } : {}), type: tyText(p.ty) }));
   return { name: f.name, mode, of, params, returns: tyText(f.ret) };
+}
+
+/** Functions the head calls, transitively (failed ones included, by their recorded calls). */
+function reachable(mod: Module, head: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [head];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (seen.has(n)) continue;
+    seen.add(n);
+    const f = mod.funcs.get(n);
+    if (f) forEachStmt(f.body, (s) => stmtCalls(s).forEach((c) => stack.push(c.fn)));
+    else mod.failed.get(n)?.calls.forEach((c) => stack.push(c));
+  }
+  return seen;
 }

@@ -76,7 +76,7 @@ export function packDirections(dirs: unknown[], nb: number): unknown {
   if (typeof first === 'number') return Float64Array.from(dirs as number[]);
   if (first instanceof Float64Array || (Array.isArray(first) && (first.length === 0 || typeof first[0] === 'number'))) {
     const n = (first as ArrayLike<number>).length;
-    const out = new Float64Array(n * nb);
+    const out = first instanceof Float64Array ? new Float64Array(n * nb) : new Array<number>(n * nb).fill(0);
     for (let k = 0; k < nb; k++) {
       const d = dirs[k] as ArrayLike<number>;
       for (let i = 0; i < n; i++) out[i * nb + k] = d[i];
@@ -97,11 +97,11 @@ export function packDirections(dirs: unknown[], nb: number): unknown {
 
 /** Direction k of a vector-mode value, in the primal shape of `like`. */
 export function unpackDirection(v: unknown, like: unknown, k: number, nb: number): unknown {
-  if (typeof like === 'number') return (v as Float64Array)[k];
+  if (typeof like === 'number') return (v as number[])[k];
   if (like instanceof Float64Array || (Array.isArray(like) && (like.length === 0 || typeof like[0] === 'number'))) {
     const n = (like as ArrayLike<number>).length;
     const out = new Array<number>(n);
-    for (let i = 0; i < n; i++) out[i] = (v as Float64Array)[i * nb + k];
+    for (let i = 0; i < n; i++) out[i] = (v as number[])[i * nb + k];
     return like instanceof Float64Array ? Float64Array.from(out) : out;
   }
   if (Array.isArray(like)) return like.map((l, i) => unpackDirection((v as unknown[])[i], l, k, nb));

@@ -152,6 +152,8 @@ export class Printer {
     if (m) return `Math.${m[1]}(...${args[0]})`;
     const tape = /^tape\.(\w+)$/.exec(e.fn);
     if (tape) return `${args[0]}.${tape[1]}(${args.slice(1).join(', ')})`;
+    if (e.fn === 'push') return `${this.expr(e.args[0], POSTFIX)}.push(${args[1]})`;
+    if (e.fn === 'pop') return `${this.expr(e.args[0], POSTFIX)}.pop()${this.opts.js || e.ty.k === 'void' ? '' : '!'}`;
     if (e.fn === 'copy') {
       const t = e.ty;
       if (t.k === 'arr' && t.typed) return `Float64Array.from(${args[0]})`;

@@ -17,10 +17,15 @@ interface Number { toFixed(d?: number): string; }
 interface Symbol {}
 interface SymbolConstructor { readonly iterator: unique symbol; }
 declare var Symbol: SymbolConstructor;
-interface IteratorResult<T> { done?: boolean; value: T; }
-interface Iterator<T> { next(): IteratorResult<T>; }
-interface Iterable<T> { [Symbol.iterator](): Iterator<T>; }
-interface IterableIterator<T> extends Iterator<T> { [Symbol.iterator](): IterableIterator<T>; }
+interface IteratorYieldResult<TYield> { done?: false; value: TYield; }
+interface IteratorReturnResult<TReturn> { done: true; value: TReturn; }
+type IteratorResult<T, TReturn = any> = IteratorYieldResult<T> | IteratorReturnResult<TReturn>;
+interface Iterator<T, TReturn = any, TNext = any> { next(...args: [] | [TNext]): IteratorResult<T, TReturn>; }
+interface Iterable<T, TReturn = any, TNext = any> { [Symbol.iterator](): Iterator<T, TReturn, TNext>; }
+interface IterableIterator<T, TReturn = any, TNext = any> extends Iterator<T, TReturn, TNext> { [Symbol.iterator](): IterableIterator<T, TReturn, TNext>; }
+interface IteratorObject<T, TReturn = unknown, TNext = unknown> extends Iterator<T, TReturn, TNext> { [Symbol.iterator](): IteratorObject<T, TReturn, TNext>; }
+type BuiltinIteratorReturn = any;
+interface ArrayIterator<T> extends IteratorObject<T, BuiltinIteratorReturn, unknown> { [Symbol.iterator](): ArrayIterator<T>; }
 interface ArrayLike<T> { readonly length: number; readonly [n: number]: T; }
 interface PromiseLike<T> { then(f: (v: T) => any): any; }
 interface Promise<T> { then(f: (v: T) => any): Promise<any>; }
@@ -31,7 +36,7 @@ type Readonly<T> = { readonly [P in keyof T]: T[P]; };
 interface ReadonlyArray<T> {
   readonly length: number;
   readonly [n: number]: T;
-  [Symbol.iterator](): IterableIterator<T>;
+  [Symbol.iterator](): ArrayIterator<T>;
   map<U>(f: (v: T, i: number, a: readonly T[]) => U): U[];
   forEach(f: (v: T, i: number, a: readonly T[]) => void): void;
   reduce<U>(f: (acc: U, v: T, i: number, a: readonly T[]) => U, init: U): U;
@@ -44,7 +49,7 @@ interface ReadonlyArray<T> {
 interface Array<T> {
   length: number;
   [n: number]: T;
-  [Symbol.iterator](): IterableIterator<T>;
+  [Symbol.iterator](): ArrayIterator<T>;
   fill(v: T, start?: number, end?: number): this;
   push(...items: T[]): number;
   pop(): T | undefined;
@@ -68,7 +73,7 @@ declare var Array: ArrayConstructor;
 interface Float64Array {
   readonly length: number;
   [n: number]: number;
-  [Symbol.iterator](): IterableIterator<number>;
+  [Symbol.iterator](): ArrayIterator<number>;
   subarray(begin?: number, end?: number): Float64Array;
   fill(v: number, start?: number, end?: number): this;
   set(a: ArrayLike<number>, offset?: number): void;

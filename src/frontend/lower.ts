@@ -113,9 +113,9 @@ interface FuncDecl {
 }
 
 /** Lowers the whole compilation. Diagnostics go to `diags`; the module holds what lowered cleanly. */
-export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags: DiagnosticBag): Module {
+export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags: DiagnosticBag, sources: Map<string, string> = new Map()): Module {
   const checker = program.getTypeChecker();
-  const mod: Module = { funcs: new Map(), globals: new Map(), order: [], types: new Map() };
+  const mod: Module = { funcs: new Map(), globals: new Map(), order: [], types: new Map(), failed: new Map() };
   const funcByDecl = new Map<ts.Node, string>();
   const globalByDecl = new Map<ts.Node, string>();
   const decls: FuncDecl[] = [];
@@ -284,11 +284,20 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
 
   // ---- functions ----
   for (const d of seen.values()) {
-    const fl = new FunctionLowering(ctx, d, d.name);
+    // a function outside the subset is an error only if the head reaches it: collect separately
+    const own = new DiagnosticBag(sources);
+    const fl = new FunctionLowering({ ...ctx, diags: own }, d, d.name);
     const f = fl.lowerFunction();
-    if (f) {
+    if (f && !own.hasErrors) {
       mod.funcs.set(f.name, f);
       mod.order.push(f.name);
+    } else {
+      const calls: string[] = [];
+      d.node.forEachChild(function visit(n: ts.Node): void {
+        if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && seen.has(n.expression.text)) calls.push(n.expression.text);
+        n.forEachChild(visit);
+      });
+      mod.failed.set(d.name, { diagnostics: own.list, calls });
     }
   }
   return mod;
@@ -369,6 +378,14 @@ class FunctionLowering {
       return this.err(node, `${what} has type '${shown}', which tsad cannot differentiate through`, 'use number, boolean, string-literal flags, number[] (nested), Float64Array, number tuples, or interfaces of these');
     }
     return t;
+  }
+
+  /** A literal's type, from its context when it has one (`const a: number[] = []`). */
+  private literalType(e: ts.Expression, what: string): Ty | null {
+    const ctxTy = this.ctx.checker.getContextualType(e);
+    const t = ctxTy && this.ctx.convert(ctxTy, e);
+    if (t && (t.k === 'arr' || t.k === 'tuple' || t.k === 'obj')) return t;
+    return this.tyOrErr(e, what);
   }
 
   private comments(node: ts.Node): string[] | undefined {
@@ -777,11 +794,25 @@ class FunctionLowering {
     }
     if (ts.isCallExpression(e)) {
       if (ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'fill') return this.fillStmt(e);
+      if (ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'push') return this.pushStmt(e);
       const x = this.expr(e);
       if (!x) return null;
       return { k: 'expr', e: x, loc };
     }
     return this.err(e, 'this expression statement has no effect tsad can differentiate', 'write an assignment or a call');
+  }
+
+  /** `a.push(v)`: grows an array by one element (the adjoint pops it again). */
+  private pushStmt(e: ts.CallExpression): Stmt | null {
+    const pa = e.expression as ts.PropertyAccessExpression;
+    const arr = this.expr(pa.expression);
+    if (!arr) return null;
+    const at = tyOf(arr);
+    if (at.k !== 'arr' || at.typed || at.ro) return this.err(e, '`push` is supported on `number[]` and arrays of arrays only', 'allocate the array with its final length');
+    if (e.arguments.length !== 1 || ts.isSpreadElement(e.arguments[0])) return this.err(e, '`push` takes exactly one value here', 'push the values one at a time');
+    const v = this.expr(e.arguments[0]);
+    if (!v) return null;
+    return { k: 'expr', e: { k: 'intr', fn: 'push', args: [arr, v], ty: VOID }, loc: this.ctx.locOf(e) };
   }
 
   /** `a.fill(v)` on an existing array: lowered to a loop so its effect is explicit. */
@@ -903,7 +934,7 @@ class FunctionLowering {
         if (!x) return null;
         elems.push(x);
       }
-      const ty = this.tyOrErr(e, 'array literal');
+      const ty = this.literalType(e, 'array literal');
       if (!ty) return null;
       return { k: 'arrlit', elems, ty };
     }
@@ -922,7 +953,7 @@ class FunctionLowering {
           return this.err(p, 'only `name: value` and shorthand fields are supported in object literals', 'spell out each field');
         }
       }
-      const ty = this.tyOrErr(e, 'object literal');
+      const ty = this.literalType(e, 'object literal');
       if (!ty) return null;
       return { k: 'objlit', fields, ty };
     }
@@ -1122,8 +1153,10 @@ class FunctionLowering {
     const len = this.expr(n.arguments[0]);
     const fill = this.expr(call.arguments[0]);
     if (!len || !fill) return null;
-    const ty = this.tyOrErr(call, 'array');
-    if (!ty || ty.k !== 'arr') return null;
+    // `new Array(n)` is `any[]` to the checker: the element type comes from the fill value
+    let ty = this.ctx.typeAt(call);
+    if (!ty && !isRef(tyOf(fill))) ty = { k: 'arr', elem: tyOf(fill).k === 'int' ? NUM : tyOf(fill), typed: false, ro: false };
+    if (!ty || ty.k !== 'arr') return this.err(call, 'cannot type this array', 'annotate the variable, e.g. `const a: number[] = …`');
     if (isRef(tyOf(fill))) return this.err(call, '`fill` with an array or object would share one value between all elements', 'use `Array.from({ length: n }, () => …)`');
     return { k: 'alloc', len, fill, ty };
   }

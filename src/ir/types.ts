@@ -116,4 +116,12 @@ export interface Module {
   order: string[];
   /** named object types (interfaces and aliases) in source order */
   types: Map<string, Ty>;
+  /** functions outside the subset, with their diagnostics: an error only if the head reaches them */
+  failed: Map<string, FailedFunc>;
+}
+
+export interface FailedFunc {
+  diagnostics: { file: string; line: number; col: number; message: string; hint?: string; frame?: string; severity: 'error' | 'warning' }[];
+  /** functions it calls (by name), for reachability */
+  calls: string[];
 }

@@ -12,7 +12,7 @@ export function zerosLike(x: Shape, nbdirs?: number): unknown {
   if (x instanceof Float64Array) return new Float64Array(nbdirs === undefined ? x.length : x.length * nbdirs);
   if (Array.isArray(x)) {
     if (x.length === 0 || typeof x[0] === 'number') {
-      return nbdirs === undefined ? new Array<number>(x.length).fill(0) : new Float64Array(x.length * nbdirs);
+      return new Array<number>(nbdirs === undefined ? x.length : x.length * nbdirs).fill(0);
     }
     return x.map((e) => zerosLike(e as Shape, nbdirs));
   }

@@ -211,6 +211,7 @@ class AdjointBuilder {
         return this.assign(s);
       case 'expr':
         if (s.e.k === 'call') return this.call(s, s.e, null);
+        if (s.e.k === 'intr' && s.e.fn === 'push') return this.push(s, s.e);
         return { fwd: [s], bwd: [] };
       case 'if':
         return this.ifStmt(s);
@@ -425,7 +426,7 @@ class AdjointBuilder {
   }
 
   /** `[x, y]` / `{ a: x }`: adjoints of the scalar parts flow from the literal's adjoint. */
-  private literalAdjoint(s: Stmt, lit: Extract<Expr, { k: 'arrlit' | 'objlit' }>, bt: LValue | null): Stmt[] {
+  private literalAdjoint(s: Stmt, lit: Extract<Expr, { k: 'arrlit' | 'objlit' }>, bt: LValue | null, reset = true): Stmt[] {
     if (!bt) return [];
     const out: Stmt[] = [];
     const V = this.variedIn(s);
@@ -437,9 +438,43 @@ class AdjointBuilder {
       const lin = this.lin(p.v, s, pre);
       const incs: Stmt[] = [];
       this.increments(lin, p.loc, ctx, incs);
-      out.push(...pre, ...incs, { k: 'assign', target: p.loc, value: { k: 'num', v: 0 } });
+      out.push(...pre, ...incs);
+      if (reset) out.push({ k: 'assign', target: p.loc, value: { k: 'num', v: 0 } });
     }
+    // array or object parts alias their own adjoints already, except in a returned literal
+    if (!reset)
+      parts.forEach((p, i) => {
+        if (!isRef(tyOf(p.v))) return;
+        const pb = this.bwhole(p.v);
+        const part: Expr = lit.k === 'arrlit' ? { k: 'idx', obj: bt, index: { k: 'num', v: i }, ty: tyOf(p.v) } : { k: 'field', obj: bt, name: (lit.fields[i] as { name: string }).name, ty: tyOf(p.v) };
+        if (pb) out.push({ k: 'expr', e: { k: 'intr', fn: 'addInto', args: [pb, part], ty: VOID } });
+      });
     return out;
+  }
+
+  /** `a.push(v)`: the adjoint array grows alongside; backwards, both shrink again */
+  private push(s: Stmt, e: Extract<Expr, { k: 'intr' }>): Pair {
+    const [arr, v] = e.args;
+    const root = rootVar(arr)!;
+    const ab = this.hasB(root) ? this.bwhole(arr) : null;
+    const fwd: Stmt[] = [s];
+    const bwd: Stmt[] = [];
+    const op = (fn: string, args: Expr[], ty: Ty = VOID): Stmt => ({ k: 'expr', e: { k: 'intr', fn, args, ty } });
+    if (this.restore.has(root)) bwd.push(op('pop', [arr]));
+    if (ab) {
+      fwd.push(op('push', [ab, isRef(tyOf(v)) ? this.refAdjoint(v) ?? this.zerosLike(v) : { k: 'num', v: 0 }]));
+      if (!isRef(tyOf(v)) && this.exprVaried(v, this.variedIn(s))) {
+        const pre: Stmt[] = [];
+        const ctx = this.linctx(s, pre);
+        const lin = this.lin(v, s, pre);
+        const incs: Stmt[] = [];
+        const last: Expr = { k: 'idx', obj: ab, index: { k: 'bin', op: '-', a: { k: 'len', obj: ab }, b: { k: 'num', v: 1 }, ty: INT }, ty: NUM };
+        this.increments(lin, last, ctx, incs);
+        bwd.push(...pre, ...incs);
+      }
+      bwd.push(op('pop', [ab]));
+    }
+    return { fwd, bwd };
   }
 
   // ---------- calls ----------
@@ -646,6 +681,7 @@ class AdjointBuilder {
     if (!seed || !s.e) return { fwd: [], bwd: [] };
     const sv: Expr = { k: 'var', name: seed, ty: this.bty(this.f.ret) };
     if (isRef(this.f.ret)) {
+      if (s.e.k === 'arrlit' || s.e.k === 'objlit') return { fwd: [], bwd: this.literalAdjoint(s, s.e, sv as LValue, false) };
       const rb = this.bwhole(s.e);
       return { fwd: [], bwd: rb ? [{ k: 'expr', e: { k: 'intr', fn: 'addInto', args: [rb, sv], ty: VOID } }] : [] };
     }
@@ -671,6 +707,11 @@ class AdjointBuilder {
   private localDecls(bodies: Stmt[][], skip: Set<string>): Stmt[] {
     const out: Stmt[] = [];
     const seen = new Set<string>(skip);
+    // variables the sweeps declare themselves (counters, temporaries) are not hoisted
+    for (const body of bodies)
+      forEachStmt(body, (s) => {
+        if (s.k === 'decl') seen.add(s.name);
+      });
     const declare = (name: string, ty: Ty) => {
       if (seen.has(name)) return;
       seen.add(name);
@@ -690,7 +731,7 @@ class AdjointBuilder {
     const sig = this.info.sigs.get(this.name)!;
     const ps: Param[] = [{ name: 'tape', ty: TAPE, role: 'tape' }];
     this.f.params.forEach((p, i) => {
-      ps.push({ name: p.name, ty: p.ty });
+      ps.push({ name: p.name, ty: p.ty, def: p.def });
       if (sig.derivParams[i] && isRef(p.ty)) ps.push({ name: this.b.of(p.name), ty: this.bty(p.ty), role: 'adjoint', of: p.name });
     });
     return ps;
@@ -718,13 +759,27 @@ class AdjointBuilder {
     forEachStmt(this.f.body, (s) => {
       if (s.k === 'decl') tyOfName.set(s.name, s.ty);
     });
-    for (const n of needed) {
+    // parameters the body never assigns arrive unchanged from the caller
+    const assigned = new Set<string>();
+    forEachStmt(this.f.body, (s) => {
+      if (s.k === 'assign' && s.target.k === 'var') assigned.add(s.target.name);
+    });
+    // adjoints of local arrays used by the backward sweep are handed over with them
+    const usedB = new Set<string>();
+    forEachStmt(this.built!.bwd, (s) => {
+      for (const e of stmtExprList(s))
+        forEachExpr(e, (x) => {
+          if (x.k === 'var') usedB.add(x.name);
+        });
+    });
+    const isParam = (n: string) => this.f.params.some((p) => p.name === n);
+    const refLocals = [...locals].filter((n) => !isParam(n) && isRef(tyOfName.get(n) ?? NUM) && this.hasB(n) && usedB.has(this.b.of(n))).sort();
+    for (const n of [...new Set([...needed, ...refLocals])].sort()) {
       const ty = tyOfName.get(n) ?? NUM;
-      const isParamRef = this.f.params.some((p) => p.name === n && isRef(p.ty));
-      if (isParamRef) continue;
+      if (isParam(n) && (isRef(ty) || !assigned.has(n))) continue;
       const v: Expr = { k: 'var', name: n, ty };
-      out.push({ v, kind: ty.k === 'num' || ty.k === 'int' ? 'F' : ty.k === 'bool' ? 'I' : 'R' });
-      if (isRef(ty) && this.hasB(n)) out.push({ v: { k: 'var', name: this.b.of(n), ty: this.bty(ty) }, kind: 'R' });
+      if (needed.includes(n)) out.push({ v, kind: ty.k === 'num' || ty.k === 'int' ? 'F' : ty.k === 'bool' ? 'I' : 'R' });
+      if (isRef(ty) && this.hasB(n) && usedB.has(this.b.of(n))) out.push({ v: { k: 'var', name: this.b.of(n), ty: this.bty(ty) }, kind: 'R' });
     }
     return out;
   }
@@ -734,7 +789,7 @@ class AdjointBuilder {
     const { bwd } = this.built!;
     const params: Param[] = [{ name: 'tape', ty: TAPE, role: 'tape' }];
     this.f.params.forEach((p, i) => {
-      params.push({ name: p.name, ty: p.ty });
+      params.push({ name: p.name, ty: p.ty, def: p.def });
       if (sig.derivParams[i] && isRef(p.ty)) params.push({ name: this.b.of(p.name), ty: this.bty(p.ty), role: 'adjoint', of: p.name });
     });
     const seed = sig.derivResult ? this.seedName() : null;
@@ -855,6 +910,28 @@ class AdjointBuilder {
   }
 }
 
+
+function stmtExprList(s: Stmt): Expr[] {
+  switch (s.k) {
+    case 'decl':
+      return s.init ? [s.init] : [];
+    case 'assign':
+      return [s.target, s.value];
+    case 'expr':
+      return [s.e];
+    case 'if':
+      return [s.c];
+    case 'for':
+      return s.cond ? [s.cond] : [];
+    case 'while':
+    case 'do':
+      return [s.cond];
+    case 'return':
+      return s.e ? [s.e] : [];
+    default:
+      return [];
+  }
+}
 
 function zeroOf(t: Ty): Expr | null {
   switch (t.k) {

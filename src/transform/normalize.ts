@@ -2,7 +2,7 @@
 // user calls nested in expressions are evaluated into temporaries (Tapenade's `result1`), so that each
 // differentiated call is a statement of its own; n-ary and spread min/max/hypot become binary ones.
 import type { Expr, Func, Stmt } from '../ir/types.js';
-import { BOOL, INT, NUM, declaredNames, mapExpr } from '../ir/util.js';
+import { BOOL, INT, NUM, containsCall, declaredNames, mapExpr } from '../ir/util.js';
 import { Names } from './linearize.js';
 
 export function normalizeFunc(f: Func): Func {
@@ -17,6 +17,12 @@ function normalizeBody(body: Stmt[], names: Names): Stmt[] {
 }
 
 function normalizeStmt(s: Stmt, names: Names, out: Stmt[]): void {
+  // `return c ? a : g(x)` and `v = c ? a : g(x)`: calls evaluated only on one branch become an if/else
+  const split = splitConditionalCall(s, names);
+  if (split) {
+    for (const x of split) normalizeStmt(x, names, out);
+    return;
+  }
   const pre: Stmt[] = [];
   const top = (e: Expr, allowTopCall: boolean) => hoist(desugar(e, names, pre), names, pre, allowTopCall);
   let r: Stmt;
@@ -150,4 +156,29 @@ function desugarInPlace(e: Expr): Expr {
     }
     return x;
   });
+}
+
+function condWithCall(e: Expr | null | undefined): e is Extract<Expr, { k: 'cond' }> {
+  return !!e && e.k === 'cond' && (containsCall(e.a) || containsCall(e.b));
+}
+
+function splitConditionalCall(s: Stmt, names: Names): Stmt[] | null {
+  if (s.k === 'return' && condWithCall(s.e)) {
+    const e = s.e;
+    return [{ k: 'if', c: e.c, then: [{ k: 'return', e: e.a, loc: s.loc }], else: [{ k: 'return', e: e.b, loc: s.loc }], loc: s.loc, comments: s.comments }];
+  }
+  if (s.k === 'decl' && condWithCall(s.init)) {
+    const e = s.init;
+    const t = { k: 'var' as const, name: s.name, ty: s.ty };
+    return [
+      { k: 'decl', name: s.name, ty: s.ty, init: null, konst: false, loc: s.loc, comments: s.comments },
+      { k: 'if', c: e.c, then: [{ k: 'assign', target: t, value: e.a }], else: [{ k: 'assign', target: t, value: e.b }], loc: s.loc },
+    ];
+  }
+  if (s.k === 'assign' && !s.op && condWithCall(s.value)) {
+    const e = s.value;
+    return [{ k: 'if', c: e.c, then: [{ k: 'assign', target: s.target, value: e.a }], else: [{ k: 'assign', target: s.target, value: e.b }], loc: s.loc, comments: s.comments }];
+  }
+  void names;
+  return null;
 }

@@ -91,9 +91,9 @@ class TangentBuilder {
       case 'num':
         return { k: 'arr', elem: NUM, typed: true, ro: false };
       case 'arr':
-        return t.elem.k === 'num' ? { k: 'arr', elem: NUM, typed: true, ro: false } : { k: 'arr', elem: this.dty(t.elem), typed: false, ro: false };
+        return t.elem.k === 'num' ? { k: 'arr', elem: NUM, typed: t.typed, ro: false } : { k: 'arr', elem: this.dty(t.elem), typed: false, ro: false };
       case 'tuple':
-        return { k: 'arr', elem: NUM, typed: true, ro: false };
+        return { k: 'arr', elem: NUM, typed: false, ro: false };
       case 'obj':
         return { k: 'obj', name: null, fields: t.fields.filter((f) => hasFloat(f.ty)).map((f) => ({ name: f.name, ty: this.dty(f.ty) })) };
       default:
@@ -270,6 +270,7 @@ class TangentBuilder {
         return;
       case 'expr':
         if (s.e.k === 'call') this.call(s, s.e, null, out);
+        else if (s.e.k === 'intr' && s.e.fn === 'push') this.push(s, s.e, out);
         else out.push(s);
         return;
       case 'if':
@@ -357,6 +358,35 @@ class TangentBuilder {
     out.push(s);
   }
 
+  /** `a.push(v)`: the derivative array grows with it (by nbdirs entries in vector mode). */
+  private push(s: Stmt, e: Extract<Expr, { k: 'intr' }>, out: Stmt[]): void {
+    const [arr, v] = e.args;
+    const root = rootName(arr);
+    const ad = root && this.hasD(root) ? this.dwhole(arr) : null;
+    if (!ad) {
+      out.push(s);
+      return;
+    }
+    const pushD = (x: Expr): Stmt => ({ k: 'expr', e: { k: 'intr', fn: 'push', args: [ad, x], ty: { k: 'void' } } });
+    if (isRef(tyOf(v))) {
+      this.currentVaried = this.variedIn(s);
+      const d = this.refDeriv(v, out) ?? this.zerosLike(v);
+      this.currentVaried = null;
+      out.push(pushD(d), s);
+      return;
+    }
+    const pre: Stmt[] = [];
+    let prim = v;
+    let d: Expr | null = null;
+    if (this.exprVaried(v, this.variedIn(s))) {
+      const r = this.lin(v, s, pre);
+      prim = r.prim;
+      d = r.d;
+    }
+    out.push(...pre, ...(this.vec ? this.dirLoop([pushD(d ?? this.zero())]) : [pushD(d ?? this.zero())]));
+    out.push({ ...s, e: { ...e, args: [arr, prim] } } as Stmt);
+  }
+
   /** Derivative of the value of a reference-typed assignment. */
   private refDeriv(e: Expr, out: Stmt[]): Expr | null {
     switch (e.k) {
@@ -367,7 +397,7 @@ class TangentBuilder {
         return this.dwhole(e);
       case 'alloc': {
         const t = this.dty(e.ty);
-        if (this.vec && t.k === 'arr' && t.typed) return { k: 'alloc', len: { k: 'bin', op: '*', a: e.len, b: this.nb, ty: INT }, fill: null, ty: t };
+        if (this.vec && t.k === 'arr' && t.elem.k === 'num') return { k: 'alloc', len: { k: 'bin', op: '*', a: e.len, b: this.nb, ty: INT }, fill: t.typed ? null : this.zero(), ty: t };
         return { k: 'alloc', len: e.len, fill: e.fill && tyOf(e.fill).k !== 'bool' ? this.zero() : null, ty: t };
       }
       case 'intr':
@@ -417,9 +447,8 @@ class TangentBuilder {
     // vector mode: allocate, then fill per direction
     const tmp = this.names.fresh('litd');
     const tv: Expr = { k: 'var', name: tmp, ty: t };
-    if (e.k === 'arrlit' && t.k === 'arr' && t.typed) {
-      out.push({ k: 'decl', name: tmp, ty: t, init: { k: 'alloc', len: { k: 'num', v: e.elems.length * 1 }, fill: null, ty: t }, konst: true });
-      (out[out.length - 1] as Extract<Stmt, { k: 'decl' }>).init = { k: 'alloc', len: { k: 'bin', op: '*', a: { k: 'num', v: e.elems.length }, b: this.nb, ty: INT }, fill: null, ty: t };
+    if (e.k === 'arrlit' && t.k === 'arr' && t.elem.k === 'num') {
+      out.push({ k: 'decl', name: tmp, ty: t, init: { k: 'alloc', len: { k: 'bin', op: '*', a: { k: 'num', v: e.elems.length }, b: this.nb, ty: INT }, fill: t.typed ? null : this.zero(), ty: t }, konst: true });
       const body: Stmt[] = [];
       parts.forEach((p) => {
         const d = scalarD(p.value);
