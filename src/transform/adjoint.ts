@@ -8,7 +8,7 @@ import type { Facts } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, TAPE, VOID, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, rootVar, tyOf } from '../ir/util.js';
 import { DerivNames, type ProgramInfo } from './context.js';
-import { LinError, Names, adjointOf, isSimple, linearize, type LinContext } from './linearize.js';
+import { LinError, Names, adjointOf, hasSelect, isSimple, linearize, type LinContext } from './linearize.js';
 import { TransformError } from './tangent.js';
 
 const EMPTY: Facts = new Set();
@@ -234,9 +234,12 @@ class AdjointBuilder {
   /** Push of the value `target` holds before it is overwritten, and the mirrored pop. */
   private saveOnKill(s: Stmt, target: LValue, isFirstDef: boolean): Pair {
     const root = rootVar(target);
-    if (!root || !this.restore.has(root)) return { fwd: [], bwd: [] };
+    if (!root) return { fwd: [], bwd: [] };
     if (isFirstDef && this.loopDepth === 0) return { fwd: [], bwd: [] };
     const t = target.ty;
+    // a reassigned array's adjoint alias is restored whenever it has one: the backward sweep uses it
+    const withAdjoint = isRef(t) && target.k === 'var' && this.hasB(target.name);
+    if (!this.restore.has(root) && !withAdjoint) return { fwd: [], bwd: [] };
     const fwd: Stmt[] = [];
     const bwd: Stmt[] = [];
     const popInto = (lv: LValue, ty: Ty) => {
@@ -251,8 +254,8 @@ class AdjointBuilder {
         bwd.push({ k: 'assign', target: lv, value: tapeOp('popR', [], ty) });
       }
     };
-    popInto(target, t);
-    if (isRef(t) && target.k === 'var' && this.hasB(target.name)) {
+    if (this.restore.has(root)) popInto(target, t);
+    if (withAdjoint) {
       const bv = this.bwhole(target) as LValue;
       popInto(bv, bv.ty);
     }
@@ -322,7 +325,24 @@ class AdjointBuilder {
   }
 
   private increments(lin: ReturnType<AdjointBuilder['lin']>, seed: Expr, ctx: LinContext, out: Stmt[]): void {
-    adjointOf(lin, seed, ctx, (leaf, inc) => this.pushIncrement(leaf, inc, out));
+    let cur = out;
+    adjointOf(
+      lin,
+      seed,
+      ctx,
+      (leaf, inc) => this.pushIncrement(leaf, inc, cur),
+      (c, a, b) => {
+        // the adjoint of `c ? x : y` flows into the taken branch only; `c` was evaluated once already
+        const saved = cur;
+        const then: Stmt[] = [], els: Stmt[] = [];
+        cur = then;
+        a();
+        cur = els;
+        b();
+        cur = saved;
+        if (then.length || els.length) cur.push({ k: 'if', c, then, else: els });
+      },
+    );
   }
 
   /** `leafb += inc`, written `leafb -= x` when the increment is a negation */
@@ -352,12 +372,12 @@ class AdjointBuilder {
     const ctx = this.linctx(s, pre);
     const lin = this.lin(value, s, pre);
     const incs: Stmt[] = [];
-    if (target.k === 'var') {
+    if (!hasSelect(lin) && (target.k === 'var' || !this.mayAlias(target, value))) {
       // Tapenade's merged form: increments of the other variables first, then the target's adjoint
       // becomes the sum of its own partials (x = x * y → xb = y * xb)
       let self: Expr | null = null;
       adjointOf(lin, tb, ctx, (leaf, inc) => {
-        if (leaf.k === 'var' && leaf.name === target.name) self = self ? { k: 'bin', op: '+', a: self, b: inc, ty: NUM } : inc;
+        if (exprEq(leaf, target)) self = self ? { k: 'bin', op: '+', a: self, b: inc, ty: NUM } : inc;
         else this.pushIncrement(leaf, inc, incs);
       });
       const selfE = self as Expr | null;
@@ -371,26 +391,33 @@ class AdjointBuilder {
       this.increments(lin, tv, ctx, incs);
       return [...head, ...pre, ...incs];
     }
+    if (target.k === 'var' && hasSelect(lin)) {
+      // the target may be read inside a branch: take its adjoint out first
+      const tmp = this.names.fresh('tempb');
+      const tv: Expr = { k: 'var', name: tmp, ty: NUM };
+      this.increments(lin, tv, ctx, incs);
+      return [{ k: 'decl', name: tmp, ty: NUM, init: tb, konst: true }, reset, ...pre, ...incs];
+    }
     this.increments(lin, tb, ctx, incs);
     return [...pre, ...incs, reset];
   }
 
-  /** Does `value` read the target location itself, or something that may be the same location? */
+  /**
+   * Does `value` read a location that may or may not be the target (a[j] for target a[i])? Reads of
+   * exactly the target are not a risk: the merged form handles them.
+   */
   private mayAlias(target: LValue, value: Expr): boolean {
     const root = rootVar(target);
     if (!root) return true;
     const rep = this.rep(root);
     let risk = false;
     forEachExpr(value, (x) => {
-      if (x.k === 'var' && this.rep(x.name) === rep && hasFloat(x.ty)) {
-        if (target.k === 'var' && x.name === root) risk = true;
-      }
-      if ((x.k === 'idx' || x.k === 'field') && (target.k === 'idx' || target.k === 'field')) {
+      if ((x.k === 'idx' || x.k === 'field') && x.ty.k === 'num' && !exprEq(x, target)) {
         const r = rootVar(x);
-        if (r && this.rep(r) === rep && x.ty.k === 'num') risk = true;
+        if (r && this.rep(r) === rep) risk = true;
       }
     });
-    return risk || (target.k !== 'var' && exprEq(target, value));
+    return risk;
   }
 
   private refAdjoint(e: Expr): Expr | null {

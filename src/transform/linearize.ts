@@ -14,6 +14,8 @@ export interface LinNode {
   /** a variable, element or field whose derivative is read (leaves only) */
   leaf?: Expr;
   children: { node: LinNode; partial: Expr }[];
+  /** `c ? a : b`: derivatives flow through the taken branch only (never read the other one) */
+  select?: { c: Expr; a: LinNode; b: LinNode };
 }
 
 /** Fresh-name source for one generated function. */
@@ -157,11 +159,8 @@ export function linearize(e: Expr, ctx: LinContext): LinNode {
     case 'cond': {
       const a = linearize(e.a, ctx);
       const b = linearize(e.b, ctx);
-      const c = a.varied && b.varied ? bindTemp(ctx, e.c, 'branch') : e.c;
-      const children = [];
-      if (a.varied) children.push({ node: a, partial: { k: 'cond', c, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: NUM } as Expr });
-      if (b.varied) children.push({ node: b, partial: { k: 'cond', c, a: { k: 'num', v: 0 }, b: { k: 'num', v: 1 }, ty: NUM } as Expr });
-      return { prim: { ...e, c, a: a.prim, b: b.prim }, varied: true, children };
+      const c = bindTemp(ctx, e.c, 'branch');
+      return { prim: { ...e, c, a: a.prim, b: b.prim }, varied: true, children: [], select: { c, a, b } };
     }
     case 'bin':
     case 'un':
@@ -198,6 +197,11 @@ export function linearize(e: Expr, ctx: LinContext): LinNode {
 export function tangentOf(n: LinNode, dref: (leaf: Expr) => Expr | null): Expr | null {
   if (!n.varied) return null;
   if (n.leaf) return dref(n.leaf);
+  if (n.select) {
+    const a = tangentOf(n.select.a, dref), b = tangentOf(n.select.b, dref);
+    if (isZero(a) && isZero(b)) return null;
+    return { k: 'cond', c: n.select.c, a: a ?? { k: 'num', v: 0 }, b: b ?? { k: 'num', v: 0 }, ty: NUM };
+  }
   let sum: Expr | null = null;
   for (const c of n.children) {
     const d = tangentOf(c.node, dref);
@@ -211,12 +215,22 @@ export function tangentOf(n: LinNode, dref: (leaf: Expr) => Expr | null): Expr |
  * Adjoint of a linearized expression with seed `seed`: emits `leafb += …` increments, in
  * left-to-right order of the leaves. Seeds used by several children are bound to a temporary.
  */
-export function adjointOf(n: LinNode, seed: Expr, ctx: LinContext, emit: (leaf: Expr, inc: Expr) => void): void {
+export function adjointOf(n: LinNode, seed: Expr, ctx: LinContext, emit: (leaf: Expr, inc: Expr) => void, branch?: (c: Expr, a: () => void, b: () => void) => void): void {
   if (!n.varied) return;
   if (n.leaf) {
     emit(n.leaf, seed);
     return;
   }
+  if (n.select) {
+    const sel = n.select;
+    if (!branch) throw new LinError('a conditional expression needs a branch in the adjoint', n.prim);
+    branch(sel.c, () => adjointOf(sel.a, seed, ctx, emit, branch), () => adjointOf(sel.b, seed, ctx, emit, branch));
+    return;
+  }
   const s = n.children.length > 1 && !isSimple(seed) ? bindTemp(ctx, seed, 'tempb') : seed;
-  for (const c of n.children) adjointOf(c.node, scale(s, c.partial), ctx, emit);
+  for (const c of n.children) adjointOf(c.node, scale(s, c.partial), ctx, emit, branch);
+}
+
+export function hasSelect(n: LinNode): boolean {
+  return !!n.select || n.children.some((c) => hasSelect(c.node));
 }

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compile, type CompileOptions, type CompileResult } from '../../src/api/compile.js';
+import { compile, frontEnd, type CompileOptions, type CompileResult } from '../../src/api/compile.js';
 import { rng } from '../../src/api/values.js';
 import type { ArgSpec, CorpusCase } from '../corpus/types.js';
 
@@ -64,7 +64,12 @@ export function headParams(src: string, head: string): string[] {
 
 export function compileCase(c: CorpusCase, extra: Partial<CompileOptions> = {}): CompileResult {
   const files = caseSources(c.file);
-  const params = headParams(files[c.file], c.head);
+  let params: string[];
+  try {
+    params = frontEnd(files).funcs.get(c.head)?.params.map((p) => p.name) ?? headParams(files[c.file], c.head);
+  } catch {
+    params = headParams(files[c.file], c.head);
+  }
   const wrt = c.wrt ?? params.filter((_, i) => c.args[i] && carriesFloats(c.args[i]));
   const outputs = (c as CorpusCase & { of?: string[] }).of;
   return compile(files, { head: c.head, wrt, js: true, runtimeImport: null, ...(outputs ? { of: outputs } : {}), ...extra });
