@@ -54,12 +54,37 @@ export function partial(rule: Rule, i: number, args: Expr[], result: () => Expr)
   const tpl = parseTemplate(rule.variadic ? rule.partials[0] : rule.partials[i]);
   const names = rule.variadic ? [rule.args[0]] : rule.args;
   const bound = rule.variadic ? [args[i]] : args;
-  return mapExpr(tpl, (x) => {
+  const inst = mapExpr(tpl, (x) => {
     if (x.k !== 'var') return x;
     if (x.name === 'r') return result();
     const j = names.indexOf(x.name);
     if (j < 0) throw new Error(`unbound template name ${x.name}`);
     return bound[j];
+  });
+  return fold(inst);
+}
+
+const plain = (n: Extract<Expr, { k: 'num' }>) => n.raw === undefined || /^-?[0-9.]/.test(n.raw);
+
+/** Folds literal arithmetic and decided conditions: `3 === 0 ? 0 : 3 * x ** (3 - 1)` → `3 * x ** 2`. */
+export function fold(e: Expr): Expr {
+  return mapExpr(e, (x) => {
+    if (x.k === 'bin' && x.a.k === 'num' && x.b.k === 'num' && plain(x.a) && plain(x.b)) {
+      const a = x.a.v, b = x.b.v;
+      switch (x.op) {
+        case '+': return { k: 'num', v: a + b };
+        case '-': return { k: 'num', v: a - b };
+        case '*': return { k: 'num', v: a * b };
+        case '===': return { k: 'bool', v: a === b };
+        case '>': return { k: 'bool', v: a > b };
+        case '<': return { k: 'bool', v: a < b };
+        case '>=': return { k: 'bool', v: a >= b };
+        case '<=': return { k: 'bool', v: a <= b };
+        default: return x;
+      }
+    }
+    if (x.k === 'cond' && x.c.k === 'bool') return x.c.v ? x.a : x.b;
+    return x;
   });
 }
 
