@@ -98,7 +98,8 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
   const head = mod.funcs.get(options.head);
   if (!head) {
     const known = mod.order.join(', ') || '(none)';
-    diags.error(undefined, `head function '${options.head}' is not declared in the input`, `functions found: ${known}`);
+    const first = [...diags.sources.keys()][0] ?? '<input>';
+    diags.error({ file: first, line: 1, col: 1 }, `head function '${options.head}' is not declared in the input`, `functions found: ${known}`);
     return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
   }
   const floatParams = head.params.filter((p) => hasFloat(p.ty)).map((p) => p.name);
@@ -173,7 +174,16 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
   p.line('');
   for (const [name, t] of mod.types) if (!options.js) p.line(`export type ${name} = ${typeLiteral(t)};`);
   if (mod.types.size && !options.js) p.line('');
-  for (const g of mod.globals.values()) p.line(`const ${g.name}${options.js ? '' : ': ' + tyText(g.ty)} = ${p.expr(g.init)};`);
+  const bound: string[] = [];
+  for (const g of mod.globals.values()) {
+    if (g.init) p.line(`const ${g.name}${options.js ? '' : ': ' + tyText(g.ty)} = ${p.expr(g.init)};`);
+    else if (options.js) {
+      p.line(`let ${g.name};`);
+      bound.push(g.name);
+    } else p.line(`declare const ${g.name}: ${tyText(g.ty)};`);
+  }
+  // data declared ambient is bound from outside before each call (the runtime API's scope)
+  if (bound.length) p.line(`export function __bindScope(scope) { ${bound.map((n) => `${n} = scope.${n};`).join(' ')} }`);
   if (mod.globals.size) p.line('');
   const primals: string[] = [];
   for (const n of mod.order.filter((x) => reach.has(x))) {

@@ -40,7 +40,7 @@ export function formatDiagnostic(d: Diagnostic): string {
 /** Collects diagnostics for one compilation; `sources` gives code frames. */
 export class DiagnosticBag {
   readonly list: Diagnostic[] = [];
-  constructor(private sources: Map<string, string>) {}
+  constructor(readonly sources: Map<string, string>) {}
 
   error(loc: Loc | undefined, message: string, hint?: string): void {
     const l = loc ?? { file: '<input>', line: 1, col: 1 };

@@ -24,7 +24,7 @@ function hostPath(name: string): string {
   return n.startsWith('/') ? n : '/' + n.replace(/^\.\//, '');
 }
 
-export function createProgram(files: Map<string, string>): ts.Program {
+export function createProgram(files: Map<string, string>, extra: ts.CompilerOptions = {}): ts.Program {
   const byPath = new Map<string, string>();
   for (const [name, text] of files) byPath.set(hostPath(name), text);
   const cache = new Map<string, ts.SourceFile>();
@@ -54,7 +54,7 @@ export function createProgram(files: Map<string, string>): ts.Program {
     directoryExists: () => true,
     getDirectories: () => [],
   };
-  return ts.createProgram({ rootNames: [...byPath.keys()], options: OPTIONS, host });
+  return ts.createProgram({ rootNames: [...byPath.keys()], options: { ...OPTIONS, ...extra }, host });
 }
 
 const MATH_FUNCS = new Set([
@@ -176,6 +176,8 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
             decls.push({ name: d.name.text, node: init, exported: exported || exportedNames.has(d.name.text), stmt: st });
           } else if (!isConst) {
             diags.error(locOf(d), 'module-level mutable state (`let`/`var`) is not supported', 'use `const` data, or pass the value as a parameter');
+          } else if (!init && ts.getModifiers(st)?.some((m) => m.kind === ts.SyntaxKind.DeclareKeyword)) {
+            globalDecls.push({ name: d.name.text, node: d }); // data bound at run time, passive
           } else if (!init) {
             diags.error(locOf(d), 'a module-level constant needs an initializer');
           } else {
@@ -276,8 +278,12 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
       diags.error(locOf(g.node), `module constant '${g.name}' has a type tsad does not support (${checker.typeToString(checker.getTypeAtLocation(g.node.name))})`, 'use numbers, booleans, string literals, number arrays or objects of these');
       continue;
     }
+    if (!g.node.initializer) {
+      mod.globals.set(g.name, { name: g.name, ty, init: null, loc: locOf(g.node) });
+      continue;
+    }
     const fl = new FunctionLowering(ctx, null, g.name);
-    const init = fl.expr(g.node.initializer!);
+    const init = fl.expr(g.node.initializer);
     if (fl.pre.length) diags.error(locOf(g.node), `module constant '${g.name}' needs statements to initialise`, 'write the data as a literal');
     if (init) mod.globals.set(g.name, { name: g.name, ty, init, loc: locOf(g.node) } satisfies GlobalConst);
   }

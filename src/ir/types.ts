@@ -105,7 +105,8 @@ export interface Func {
 export interface GlobalConst {
   name: string;
   ty: Ty;
-  init: Expr;
+  /** null: an ambient `declare const` bound at run time (the runtime API's scope data) */
+  init: Expr | null;
   loc?: Loc;
 }
 

@@ -1,0 +1,250 @@
+// The runtime API for people who don't want a build step: grad, valueAndGrad, jvp, vjp, jacobian over
+// plain JavaScript functions. The function's source is read, typed from the shapes of its arguments,
+// compiled once per (function, options, shapes) and loaded with `new Function`.
+import ts from 'typescript';
+import { formatDiagnostic, TsadError } from '../frontend/diagnostics.js';
+import { compile } from './compile.js';
+import { createProgram } from '../frontend/lower.js';
+import { loadGenerated, type LoadedModule } from './load.js';
+import { shapeKey, tyOfValue, typeText } from './shapes.js';
+import { clone, flatten, mapFloats } from './values.js';
+import { zerosLike } from '../runtime/arrays.js';
+
+type Fn = (...args: never[]) => unknown;
+
+export interface RuntimeOptions {
+  /** independents: argument positions or parameter names (default: the first argument, as in JAX) */
+  wrt?: number | string | (number | string)[];
+  /** free identifiers of `f`: functions (compiled with f, transitively) and data (passive inputs) */
+  scope?: Record<string, unknown>;
+}
+
+interface Compiled {
+  mod: LoadedModule;
+  head: string;
+  params: string[];
+  wrt: number[];
+  scalarWrt: number[];
+  hasScope: boolean;
+}
+
+const cache = new WeakMap<Fn, Map<string, Compiled>>();
+
+function paramNames(src: string): { name: string | null; params: ts.NodeArray<ts.ParameterDeclaration>; node: ts.SignatureDeclaration; sf: ts.SourceFile } {
+  const sf = ts.createSourceFile('f.ts', `(${src})`, ts.ScriptTarget.ES2020, true);
+  const e = (sf.statements[0] as ts.ExpressionStatement).expression as ts.ParenthesizedExpression;
+  const fn = e.expression;
+  if (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) return { name: fn.name?.text ?? null, params: fn.parameters, node: fn, sf };
+  throw new TsadError([{ file: '<function>', line: 1, col: 1, message: 'the runtime API needs a function expression, arrow function or function declaration', hint: 'methods and bound functions cannot be read back as source', severity: 'error' }]);
+}
+
+/** Source text of `src` with a type annotation after each listed parameter. */
+function annotate(src: string, types: (string | null)[]): string {
+  const { params } = paramNames(src);
+  let out = src;
+  // insert from the back so earlier offsets stay valid; offsets are shifted by the '(' we parsed with
+  for (let i = params.length - 1; i >= 0; i--) {
+    const p = params[i];
+    if (p.type || !types[i]) continue;
+    const at = p.name.end - 1;
+    out = out.slice(0, at) + `: ${types[i]}` + out.slice(at);
+  }
+  return out;
+}
+
+function asDeclaration(name: string, src: string): string {
+  const s = src.trim();
+  if (/^(async\s+)?function\b/.test(s)) return `const ${name} = ${s};`;
+  return `const ${name} = ${s};`;
+}
+
+/** Types of helper parameters, from the argument types at their call sites (a few rounds). */
+function inferHelperTypes(text: string, helpers: string[]): Map<string, string[]> {
+  // the in-memory host of the front end: no file system, so this runs in a browser too
+  const program = createProgram(new Map([['m.ts', text]]), { strict: false, noImplicitAny: false });
+  const sf = program.getSourceFile('/m.ts')!;
+  const checker = program.getTypeChecker();
+  const out = new Map<string, string[]>();
+  const visit = (n: ts.Node): void => {
+    if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && helpers.includes(n.expression.text) && !out.has(n.expression.text)) {
+      const types = n.arguments.map((a) => {
+        const t = checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(a));
+        return checker.typeToString(t);
+      });
+      if (types.every((t) => t !== 'any')) out.set(n.expression.text, types);
+    }
+    n.forEachChild(visit);
+  };
+  visit(sf);
+  return out;
+}
+
+function normalizeWrt(opt: RuntimeOptions['wrt'], params: string[]): number[] {
+  const list = opt === undefined ? [0] : Array.isArray(opt) ? opt : [opt];
+  return list.map((w) => {
+    const i = typeof w === 'number' ? w : params.indexOf(w);
+    if (i < 0 || i >= params.length) throw new Error(`tsad: wrt '${w}' is not a parameter (${params.join(', ')})`);
+    return i;
+  });
+}
+
+function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
+  const scope = opts.scope ?? {};
+  const key = JSON.stringify([opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? 'f' : shapeKey(scope[k])))]);
+  let perFn = cache.get(f);
+  if (!perFn) cache.set(f, (perFn = new Map()));
+  const hit = perFn.get(key);
+  if (hit) return hit;
+
+  const src = f.toString();
+  const info = paramNames(src);
+  const params = info.params.map((p) => (ts.isIdentifier(p.name) ? p.name.text : '_'));
+  const head = info.name && !/^(function|async)$/.test(info.name) ? info.name : f.name && /^[A-Za-z_$][\w$]*$/.test(f.name) ? f.name : 'f';
+  const argTypes = args.map((a, i) => {
+    const t = tyOfValue(a);
+    if (!t) throw new Error(`tsad: argument ${i + 1} (${params[i]}) has a shape tsad cannot differentiate through`);
+    return typeText(t);
+  });
+  const parts: string[] = [];
+  const helpers: { name: string; src: string }[] = [];
+  for (const k of Object.keys(scope).sort()) {
+    const v = scope[k];
+    if (typeof v === 'function') helpers.push({ name: k, src: v.toString() });
+    else {
+      const t = tyOfValue(v);
+      if (!t) throw new Error(`tsad: scope entry '${k}' has a shape tsad cannot use`);
+      parts.push(`declare const ${k}: ${typeText(t)};`);
+    }
+  }
+  const headText = asDeclaration(head, annotate(src, argTypes));
+  // helper parameters are typed from their call sites, a few rounds for helpers calling helpers
+  let helperTypes = new Map<string, string[]>();
+  for (let round = 0; round < 4; round++) {
+    const text = [...parts, headText, ...helpers.map((h) => asDeclaration(h.name, annotate(h.src, helperTypes.get(h.name) ?? [])))].join('\n');
+    const next = inferHelperTypes(text, helpers.map((h) => h.name));
+    if (JSON.stringify([...next]) === JSON.stringify([...helperTypes])) break;
+    helperTypes = next;
+  }
+  const module = [...parts, headText, ...helpers.map((h) => asDeclaration(h.name, annotate(h.src, helperTypes.get(h.name) ?? [])))].join('\n');
+  const wrt = normalizeWrt(opts.wrt, params);
+  const r = compile({ 'function.ts': module }, { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null });
+  if (r.diagnostics.length) throw new TsadError(r.diagnostics);
+  const mod = loadGenerated(r.code);
+  const compiled: Compiled = { mod, head, params, wrt, scalarWrt: wrt.filter((i) => typeof args[i] === 'number'), hasScope: !!mod.__bindScope };
+  perFn.set(key, compiled);
+  return compiled;
+}
+
+function bind(c: Compiled, opts: RuntimeOptions): void {
+  if (c.hasScope) c.mod.__bindScope(opts.scope ?? {});
+}
+
+/** Runs the adjoint with seed `seed`; returns [value, gradients per wrt argument]. */
+function reverse(c: Compiled, opts: RuntimeOptions, args: unknown[], seed: unknown): [unknown, unknown[]] {
+  bind(c, opts);
+  const call: unknown[] = [];
+  const adj = new Map<number, unknown>();
+  const a = clone(args);
+  const value = (c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(args));
+  a.forEach((v, i) => {
+    call.push(v);
+    if (c.wrt.includes(i) && typeof v !== 'number') {
+      const z = zerosLike(v);
+      adj.set(i, z);
+      call.push(z);
+    }
+  });
+  if (!c.mod[`${c.head}_b`]) throw new Error('tsad: no adjoint was generated');
+  const scalarOnes = c.scalarWrt.length;
+  const res = c.mod[`${c.head}_b`](...call, seed);
+  c.scalarWrt.forEach((i, k) => adj.set(i, scalarOnes === 1 ? res : (res as number[])[k]));
+  return [value, c.wrt.map((i) => adj.get(i) ?? 0)];
+}
+
+function unwrap(opts: RuntimeOptions, grads: unknown[]): unknown {
+  return Array.isArray(opts.wrt) ? grads : grads[0];
+}
+
+function withErrors<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof TsadError) throw new Error('tsad: ' + e.diagnostics.map(formatDiagnostic).join('\n'));
+    throw e;
+  }
+}
+
+/** Gradient of a scalar function, shaped like the `wrt` argument(s) (an array of them if `wrt` is a list). */
+export function grad<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...args: Parameters<F>) => unknown {
+  return (...args) => withErrors(() => unwrap(opts, reverse(compileFor(f, opts, args), opts, args, 1)[1]));
+}
+
+export function valueAndGrad<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...args: Parameters<F>) => [number, unknown] {
+  return (...args) =>
+    withErrors(() => {
+      const [v, g] = reverse(compileFor(f, opts, args), opts, args, 1);
+      return [v as number, unwrap(opts, g)];
+    });
+}
+
+/** Jacobian-vector product: [f(primals), J · tangents], tangents given for the wrt arguments. */
+export function jvp<F extends Fn>(f: F, primals: Parameters<F>, tangents: unknown[], opts: RuntimeOptions = {}): [unknown, unknown] {
+  return withErrors(() => {
+    const c = compileFor(f, opts, primals);
+    bind(c, opts);
+    const call: unknown[] = [];
+    clone(primals as unknown[]).forEach((v, i) => {
+      call.push(v);
+      const k = c.wrt.indexOf(i);
+      if (k >= 0) call.push(clone(tangents[k]));
+    });
+    const r = c.mod[`${c.head}_d`](...call) as [unknown, unknown];
+    return [r[0], r[1]];
+  });
+}
+
+/** Vector-Jacobian product: [f(primals), (cotangent) => gradients of ⟨cotangent, f⟩]. */
+export function vjp<F extends Fn>(f: F, primals: Parameters<F>, opts: RuntimeOptions = {}): [unknown, (cotangent: unknown) => unknown] {
+  return withErrors(() => {
+    const c = compileFor(f, opts, primals);
+    const value = reverse(c, opts, primals as unknown[], zerosLike((c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(primals as unknown[]))))[0];
+    return [value, (ct: unknown) => unwrap(opts, reverse(c, opts, primals as unknown[], clone(ct))[1])];
+  });
+}
+
+/**
+ * Jacobian of f at the arguments, as rows: J[i][j] = ∂ output_i / ∂ input_j, where outputs and inputs
+ * are the floats of the result and of the wrt arguments in flattened order (arrays by index, object
+ * fields by sorted name). Uses one adjoint per output when outputs ≤ inputs, else one tangent per input.
+ */
+export function jacobian<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...args: Parameters<F>) => number[][] {
+  return (...args) =>
+    withErrors(() => {
+      const c = compileFor(f, opts, args);
+      bind(c, opts);
+      const y = (c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(args as unknown[]));
+      const m = flatten(y).length;
+      const inputs = c.wrt.map((i) => args[i]);
+      const n = inputs.reduce<number>((s, v) => s + flatten(v).length, 0);
+      const J = Array.from({ length: m }, () => new Array<number>(n).fill(0));
+      if (m <= n) {
+        for (let i = 0; i < m; i++) {
+          const seed = typeof y === 'number' ? 1 : mapFloats(y, (_, k) => (k === i ? 1 : 0));
+          const g = reverse(c, opts, args as unknown[], seed)[1];
+          J[i] = g.flatMap((gi) => flatten(gi));
+        }
+      } else {
+        for (let j = 0; j < n; j++) {
+          let offset = 0;
+          const tangents = inputs.map((v) => {
+            const t = mapFloats(v, (_, k) => (k + offset === j ? 1 : 0));
+            offset += flatten(v).length;
+            return t;
+          });
+          const col = flatten(jvp(f, args, tangents, opts)[1]);
+          for (let i = 0; i < m; i++) J[i][j] = col[i];
+        }
+      }
+      return J;
+    });
+}
