@@ -8,7 +8,7 @@ import { solveBackward, solveForward, type Facts, type FlowResult } from './data
 
 const NON_DIFF_INTR = new Set([
   'Math.floor', 'Math.ceil', 'Math.round', 'Math.trunc', 'Math.sign', 'isFinite', 'isNaN', 'Number.isFinite',
-  'Number.isNaN', 'Number.isInteger',
+  'Number.isNaN', 'Number.isInteger', 'zerosLike', 'tape.popI', 'Tape.acquire',
 ]);
 
 /** Reference variables that may share storage, as union-find classes. */
@@ -133,7 +133,7 @@ export function computeWrites(mod: Module): Map<string, Set<number>> {
           const r = rootVar(s.target);
           if (r) written.add(al.rep(r));
         }
-        if (s.k === 'expr' && s.e.k === 'intr' && s.e.fn === 'push') {
+        if (s.k === 'expr' && s.e.k === 'intr' && ['push', 'restoreInto', 'addInto', 'zeroFill', 'tape.pushF', 'tape.pushR', 'tape.pushI'].includes(s.e.fn)) {
           const r = rootVar(s.e.args[0]);
           if (r) written.add(al.rep(r));
         }
@@ -196,7 +196,8 @@ export function stmtCalls(s: Stmt): Extract<Expr, { k: 'call' }>[] {
 
 function targetOf(s: Stmt): { name: string; whole: boolean; value: Expr | null } | null {
   if (s.k === 'decl') return { name: s.name, whole: true, value: s.init };
-  if (s.k === 'expr' && s.e.k === 'intr' && s.e.fn === 'push') {
+  if (s.k === 'expr' && s.e.k === 'intr' && (s.e.fn === 'push' || s.e.fn === 'restoreInto' || s.e.fn === 'addInto' || s.e.fn === 'tape.pushF' || s.e.fn === 'tape.pushR')) {
+    // writes into an array, an object or a tape, leaving the rest of it (a weak update)
     const r = rootVar(s.e.args[0]);
     return r ? { name: r, whole: false, value: s.e.args[1] } : null;
   }

@@ -22,7 +22,7 @@ function isIntExpr(e: Expr, ints: Set<string>): boolean {
     case 'cond':
       return isIntExpr(e.a, ints) && isIntExpr(e.b, ints);
     case 'intr':
-      if (INTEGRAL_MATH.has(e.fn)) return true;
+      if (INTEGRAL_MATH.has(e.fn) || e.fn === 'tape.popI') return true;
       if (e.fn === 'Math.abs' || e.fn === 'Math.min' || e.fn === 'Math.max') return e.args.every((a) => isIntExpr(a, ints));
       return false;
     default:

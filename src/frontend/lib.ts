@@ -130,4 +130,17 @@ interface Console { log(...a: any[]): void; }
 declare var console: Console;
 interface JSON { stringify(v: any): string; parse(s: string): any; }
 declare var JSON: JSON;
+
+declare module 'tsad/runtime' {
+  export class Tape {
+    pushF(v: number): void; popF(): number; pushI(v: number): void; popI(): number;
+    pushR<T>(v: T): void; popR<T>(): T;
+    static acquire(): Tape; static release(t: Tape): void;
+  }
+  export function zerosLike<T>(x: T, nbdirs?: number): T;
+  export function zeroFill(x: unknown): void;
+  export function snapshot<T>(x: T): T;
+  export function restoreInto<T>(dst: T, src: T): void;
+  export function addInto<T>(dst: T, src: T): void;
+}
 `;

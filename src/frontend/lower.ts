@@ -250,6 +250,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     }
     const symName = t.symbol?.name;
     if (symName === 'Float64Array') return { k: 'arr', elem: NUM, typed: true, ro: false };
+    if (symName === 'Tape' && t.symbol.declarations?.some((d) => d.getSourceFile().fileName === LIB_FILE)) return { k: 'tape' };
     if (f & ts.TypeFlags.Object && (symName === '__type' || symName === '__object' || t.symbol?.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeLiteral | ts.SymbolFlags.ObjectLiteral))) {
       if (checker.getSignaturesOfType(t, ts.SignatureKind.Call).length) return null;
       const fields = [];
@@ -801,6 +802,7 @@ class FunctionLowering {
     if (ts.isCallExpression(e)) {
       if (ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'fill') return this.fillStmt(e);
       if (ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'push') return this.pushStmt(e);
+      // imports from 'tsad/runtime' are not functions of the compilation: accept the call as a statement
       const x = this.expr(e);
       if (!x) return null;
       return { k: 'expr', e: x, loc };
@@ -1059,9 +1061,27 @@ class FunctionLowering {
         if (objNode.text === 'console') return this.err(e, 'console output is not supported in differentiated code', 'log outside the differentiated function');
       }
       if (m === 'fill' && ts.isNewExpression(objNode)) return this.newArrayFill(objNode, e);
+      if (ts.isIdentifier(objNode) && this.runtimeName(objNode) === 'Tape' && (m === 'acquire' || m === 'release')) {
+        const args = e.arguments.map((a) => this.expr(a));
+        if (args.some((a) => !a)) return null;
+        return { k: 'intr', fn: `Tape.${m}`, args: args as Expr[], ty: m === 'acquire' ? { k: 'tape' } : VOID };
+      }
       const obj = this.expr(objNode);
       if (!obj) return null;
       const ot = tyOf(obj);
+      if (ot.k === 'tape') {
+        // tape operations of generated code: differentiable again (tsad can differentiate its output)
+        const ops: Record<string, Ty> = { pushF: VOID, pushI: VOID, pushR: VOID, popF: NUM, popI: INT };
+        const args = e.arguments.map((a) => this.expr(a));
+        if (args.some((a) => !a)) return null;
+        if (m === 'popR') {
+          const ty = this.tyOrErr(e, 'popped reference');
+          return ty && { k: 'intr', fn: 'tape.popR', args: [obj], ty };
+        }
+        if (!(m in ops)) return this.err(e, `unknown tape operation '${m}'`);
+        return { k: 'intr', fn: `tape.${m}`, args: [obj, ...(args as Expr[])], ty: ops[m] };
+      }
+      if (m === 'pop' && ot.k === 'arr' && e.arguments.length === 0) return { k: 'intr', fn: 'pop', args: [obj], ty: ot.elem };
       if (m === 'subarray' && ot.k === 'arr' && ot.typed) {
         const start = e.arguments[0] ? this.expr(e.arguments[0]) : { k: 'num' as const, v: 0 };
         const end = e.arguments[1] ? this.expr(e.arguments[1]) : null;
@@ -1079,11 +1099,33 @@ class FunctionLowering {
         return { k: 'intr', fn: callee.text, args: [a], ty: BOOL };
       }
       if (callee.text === 'eval') return this.err(e, '`eval` cannot be differentiated', 'write the code directly');
+      const rt = this.runtimeName(callee);
+      if (rt) return this.runtimeCall(e, rt);
       const r = this.resolve(callee);
       if (!r || r.kind !== 'func') return this.err(callee, `'${callee.text}' is not a function of the compilation`, r ? 'only top-level functions can be called' : 'declare or import it');
       return this.userCall(e, r.name);
     }
     return this.err(e, 'this kind of call is not supported', 'call a top-level function or a Math function by name');
+  }
+
+  /** The export of 'tsad/runtime' an identifier is bound to, if any. */
+  private runtimeName(id: ts.Identifier): string | null {
+    const checker = this.ctx.checker;
+    const sym = checker.getSymbolAtLocation(id);
+    if (!sym || !(sym.flags & ts.SymbolFlags.Alias)) return null;
+    const target = checker.getAliasedSymbol(sym);
+    const decl = target.declarations?.[0];
+    if (!decl || decl.getSourceFile().fileName !== LIB_FILE) return null;
+    return target.name;
+  }
+
+  private runtimeCall(e: ts.CallExpression, name: string): Expr | null {
+    const args = e.arguments.map((a) => this.expr(a));
+    if (args.some((a) => !a)) return null;
+    const as = args as Expr[];
+    if (name === 'zerosLike' || name === 'snapshot') return { k: 'intr', fn: name, args: as, ty: name === 'zerosLike' ? this.tyOrErr(e, 'zerosLike result') ?? tyOf(as[0]) : tyOf(as[0]) };
+    if (name === 'zeroFill' || name === 'restoreInto' || name === 'addInto') return { k: 'intr', fn: name, args: as, ty: VOID };
+    return this.err(e, `runtime function '${name}' cannot be used here`);
   }
 
   private mathCall(e: ts.CallExpression, m: string): Expr | null {
@@ -1148,7 +1190,14 @@ class FunctionLowering {
       if (at.k === 'arr' || at.k === 'tuple') return { k: 'intr', fn: 'copy', args: [a], ty };
       return { k: 'alloc', len: a, fill: null, ty };
     }
-    if (c === 'Array') return this.err(e, '`new Array(n)` must be filled', 'write `new Array(n).fill(0)` or `Array.from({ length: n }, …)`');
+    if (c === 'Array') {
+      const ty = this.ctx.typeAt(e);
+      if (arg && ty && ty.k === 'arr' && isRef(ty.elem)) {
+        const len = this.expr(arg);
+        return len && { k: 'alloc', len, fill: null, ty };
+      }
+      return this.err(e, '`new Array(n)` must be filled', 'write `new Array(n).fill(0)` or `Array.from({ length: n }, …)`');
+    }
     if (c === 'Error' || c === 'RangeError' || c === 'TypeError') return this.err(e, 'errors can only be thrown', 'write `throw new Error(…)`');
     return this.err(e, `\`new ${c}\` is not supported`, 'use Float64Array, arrays and object literals');
   }

@@ -15,6 +15,7 @@ export function isScalarFloat(t: Ty): boolean {
 export function hasFloat(t: Ty): boolean {
   switch (t.k) {
     case 'num':
+    case 'tape': // a tape holds floats: its derivative is a tape of derivatives
       return true;
     case 'arr':
       return hasFloat(t.elem);
@@ -29,7 +30,7 @@ export function hasFloat(t: Ty): boolean {
 
 /** Reference types: arrays, tuples and objects are passed by reference. */
 export function isRef(t: Ty): boolean {
-  return t.k === 'arr' || t.k === 'tuple' || t.k === 'obj';
+  return t.k === 'arr' || t.k === 'tuple' || t.k === 'obj' || t.k === 'tape';
 }
 
 export function isNumeric(t: Ty): boolean {

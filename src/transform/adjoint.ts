@@ -7,7 +7,7 @@ import { diffVars, type FuncActivity } from '../analysis/activity.js';
 import type { Facts } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, TAPE, VOID, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, rootVar, tyOf } from '../ir/util.js';
-import { DerivNames, type ProgramInfo } from './context.js';
+import { DerivNames, tapeNames, type ProgramInfo } from './context.js';
 import { LinError, Names, adjointOf, hasSelect, isSimple, linearize, type LinContext } from './linearize.js';
 import { TransformError } from './tangent.js';
 
@@ -37,10 +37,16 @@ interface Pair {
   bwd: Stmt[]; // in backward order
 }
 
-const tapeVar: Expr = { k: 'var', name: 'tape', ty: TAPE };
-const tapeOp = (op: string, args: Expr[], ty: Ty = VOID): Expr => ({ k: 'intr', fn: `tape.${op}`, args: [tapeVar, ...args], ty });
 
 class AdjointBuilder {
+  /** this sweep's own tape: `tape`, or a fresh name when differentiating code that has one already */
+  private tapeName = 'tape';
+  private get tapeVar(): Expr {
+    return { k: 'var', name: this.tapeName, ty: TAPE };
+  }
+  private tapeOp(op: string, args: Expr[], ty: Ty = VOID): Expr {
+    return { k: 'intr', fn: `tape.${op}`, args: [this.tapeVar, ...args], ty };
+  }
   private f: Func;
   private fa: FuncActivity;
   private names: Names;
@@ -60,9 +66,10 @@ class AdjointBuilder {
     this.fa = info.act(name)!;
     this.names = new Names(declaredNames(this.f));
     for (const n of info.mod.order) this.names.add(n);
-    this.names.add('tape');
+    this.tapeName = this.names.fresh('tape');
     this.b = new DerivNames(info.naming.adjointSuffix, (x) => this.names.fresh(x));
     const sig = info.sigs.get(name)!;
+    this.tapes = tapeNames(this.f);
     this.f.params.forEach((p, i) => {
       if (sig.derivParams[i]) this.paramHasB.add(p.name);
     });
@@ -79,8 +86,9 @@ class AdjointBuilder {
     return this.fa.aliases.rep(n);
   }
   private hasB(n: string): boolean {
-    return this.fa.active.has(this.rep(n)) || this.paramHasB.has(n);
+    return this.fa.active.has(this.rep(n)) || this.paramHasB.has(n) || this.tapes.has(n);
   }
+  private tapes = new Set<string>();
   private variedIn(s: Stmt): Facts {
     return this.fa.varied.inOf.get(s) ?? EMPTY;
   }
@@ -130,7 +138,7 @@ class AdjointBuilder {
       this.loopDepth = 0;
       this.names = new Names(declaredNames(this.f));
       for (const n of this.info.mod.order) this.names.add(n);
-      this.names.add('tape');
+      this.tapeName = this.names.fresh('tape');
       const bNames = this.b;
       this.b = new DerivNames(this.info.naming.adjointSuffix, (x) => this.names.fresh(x));
       void bNames;
@@ -212,6 +220,7 @@ class AdjointBuilder {
       case 'expr':
         if (s.e.k === 'call') return this.call(s, s.e, null);
         if (s.e.k === 'intr' && s.e.fn === 'push') return this.push(s, s.e);
+        if (s.e.k === 'intr' && (s.e.fn === 'tape.pushF' || s.e.fn === 'tape.pushR')) return this.tapePush(s, s.e);
         return { fwd: [s], bwd: [] };
       case 'if':
         return this.ifStmt(s);
@@ -244,14 +253,14 @@ class AdjointBuilder {
     const bwd: Stmt[] = [];
     const popInto = (lv: LValue, ty: Ty) => {
       if (ty.k === 'num' || ty.k === 'int') {
-        fwd.push({ k: 'expr', e: tapeOp('pushF', [lv]) });
-        bwd.push({ k: 'assign', target: lv, value: tapeOp('popF', [], NUM) });
+        fwd.push({ k: 'expr', e: this.tapeOp('pushF', [lv]) });
+        bwd.push({ k: 'assign', target: lv, value: this.tapeOp('popF', [], NUM) });
       } else if (ty.k === 'bool') {
-        fwd.push({ k: 'expr', e: tapeOp('pushI', [{ k: 'cond', c: lv, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT }]) });
-        bwd.push({ k: 'assign', target: lv, value: { k: 'bin', op: '===', a: tapeOp('popI', [], INT), b: { k: 'num', v: 1 }, ty: BOOL } });
+        fwd.push({ k: 'expr', e: this.tapeOp('pushI', [{ k: 'cond', c: lv, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT }]) });
+        bwd.push({ k: 'assign', target: lv, value: { k: 'bin', op: '===', a: this.tapeOp('popI', [], INT), b: { k: 'num', v: 1 }, ty: BOOL } });
       } else {
-        fwd.push({ k: 'expr', e: tapeOp('pushR', [lv]) });
-        bwd.push({ k: 'assign', target: lv, value: tapeOp('popR', [], ty) });
+        fwd.push({ k: 'expr', e: this.tapeOp('pushR', [lv]) });
+        bwd.push({ k: 'assign', target: lv, value: this.tapeOp('popR', [], ty) });
       }
     };
     if (this.restore.has(root)) popInto(target, t);
@@ -270,6 +279,7 @@ class AdjointBuilder {
     const target: LValue = s.k === 'decl' ? { k: 'var', name: s.name, ty: s.ty } : s.target;
     const isFirstDef = s.k === 'decl';
     if (value && value.k === 'call' && this.info.differentiated(value.fn)) return this.call(s, value, target);
+    if (value && value.k === 'intr' && (value.fn === 'tape.popF' || value.fn === 'tape.popR') && value.args[0].k === 'var' && this.hasB(value.args[0].name)) return this.tapePop(s, target, value);
     if (s.k === 'decl' && !s.init) return { fwd: [], bwd: [] };
     const primal: Stmt = s.k === 'decl' ? this.declAsAssign(s) : s;
     const save = this.saveOnKill(s, target, isFirstDef);
@@ -430,7 +440,8 @@ class AdjointBuilder {
       case 'alloc':
         return { k: 'alloc', len: e.len, fill: e.fill && tyOf(e.fill).k !== 'bool' ? { k: 'num', v: 0 } : null, ty: this.bty(e.ty) };
       case 'intr':
-        if (e.fn === 'copy') return this.zerosLike(e);
+        if (e.fn === 'copy' || e.fn === 'snapshot') return this.zerosLike(e);
+        if (e.fn === 'Tape.acquire') return e;
         return null;
       case 'cond':
         return { k: 'cond', c: e.c, a: this.refAdjoint(e.a) ?? this.zerosLike(e.a), b: this.refAdjoint(e.b) ?? this.zerosLike(e.b), ty: this.bty(e.ty) };
@@ -479,6 +490,46 @@ class AdjointBuilder {
     return out;
   }
 
+  /**
+   * A push on a tape of differentiated code is a write to a stack: the adjoint of the pushed value
+   * comes back off the adjoint tape in the backward sweep. Pushed references carry their adjoint
+   * aliases on the adjoint tape during the forward sweep.
+   */
+  private tapePush(s: Stmt, e: Extract<Expr, { k: 'intr' }>): Pair {
+    const [tape, v] = e.args;
+    const tb = this.bwhole(tape);
+    if (!tb) return { fwd: [s], bwd: [] };
+    const op = (fn: string, args: Expr[], ty: Ty = VOID): Expr => ({ k: 'intr', fn, args: [tb, ...args], ty });
+    if (e.fn === 'tape.pushR') return { fwd: [s, { k: 'expr', e: op('tape.pushR', [this.refAdjoint(v) ?? this.zerosLike(v)]) }], bwd: [] };
+    if (!this.exprVaried(v, this.variedIn(s))) return { fwd: [s], bwd: [{ k: 'expr', e: op('tape.popF', [], NUM) }] };
+    const pre: Stmt[] = [];
+    const ctx = this.linctx(s, pre);
+    const lin = this.lin(v, s, pre);
+    const seed = this.names.fresh('popb');
+    const incs: Stmt[] = [];
+    this.increments(lin, { k: 'var', name: seed, ty: NUM }, ctx, incs);
+    return { fwd: [s], bwd: [{ k: 'decl', name: seed, ty: NUM, init: op('tape.popF', [], NUM), konst: true }, ...pre, ...incs] };
+  }
+
+  /** `x = tape.popF()`: the adjoint of x goes onto the adjoint tape, to meet its push later. */
+  private tapePop(s: Extract<Stmt, { k: 'decl' | 'assign' }>, target: LValue, value: Extract<Expr, { k: 'intr' }>): Pair {
+    const tb = this.bwhole(value.args[0])!;
+    const save = this.saveOnKill(s, target, s.k === 'decl');
+    const primal: Stmt = s.k === 'decl' ? this.declAsAssign(s) : s;
+    const root = rootVar(target)!;
+    if (value.fn === 'tape.popR') {
+      const fwd: Stmt[] = [...save.fwd, primal];
+      const popped: Expr = { k: 'intr', fn: 'tape.popR', args: [tb], ty: this.bty(target.ty) };
+      if (this.hasB(root)) fwd.push({ k: 'assign', target: this.bwhole(target) as LValue, value: popped });
+      else fwd.push({ k: 'expr', e: popped });
+      return { fwd, bwd: save.bwd };
+    }
+    const xb = target.ty.k === 'num' && this.hasB(root) ? this.bref(target) : null;
+    const bwd: Stmt[] = [...save.bwd, { k: 'expr', e: { k: 'intr', fn: 'tape.pushF', args: [tb, xb ?? { k: 'num', v: 0 }], ty: VOID } }];
+    if (xb) bwd.push({ k: 'assign', target: xb, value: { k: 'num', v: 0 } });
+    return { fwd: [...save.fwd, primal], bwd };
+  }
+
   /** `a.push(v)`: the adjoint array grows alongside; backwards, both shrink again */
   private push(s: Stmt, e: Extract<Expr, { k: 'intr' }>): Pair {
     const [arr, v] = e.args;
@@ -516,8 +567,8 @@ class AdjointBuilder {
       c.args.forEach((a, j) => {
         const r = rootVar(a);
         if (w?.has(j) && r && this.restore.has(r)) {
-          fwd.push({ k: 'expr', e: tapeOp('pushR', [{ k: 'intr', fn: 'snapshot', args: [a], ty: tyOf(a) }]) });
-          bwd.unshift({ k: 'expr', e: { k: 'intr', fn: 'restoreInto', args: [a, tapeOp('popR', [], tyOf(a))], ty: VOID } });
+          fwd.push({ k: 'expr', e: this.tapeOp('pushR', [{ k: 'intr', fn: 'snapshot', args: [a], ty: tyOf(a) }]) });
+          bwd.unshift({ k: 'expr', e: { k: 'intr', fn: 'restoreInto', args: [a, this.tapeOp('popR', [], tyOf(a))], ty: VOID } });
         }
       });
       const save = target ? this.saveOnKill(s, target, s.k === 'decl') : { fwd: [], bwd: [] };
@@ -525,8 +576,8 @@ class AdjointBuilder {
       return { fwd: [...fwd, ...save.fwd, primal], bwd: [...save.bwd, ...bwd] };
     }
     const sig = this.info.sigs.get(c.fn)!;
-    const fargs: Expr[] = [tapeVar];
-    const bargs: Expr[] = [tapeVar];
+    const fargs: Expr[] = [this.tapeVar];
+    const bargs: Expr[] = [this.tapeVar];
     c.args.forEach((a, j) => {
       fargs.push(a);
       bargs.push(a);
@@ -589,9 +640,9 @@ class AdjointBuilder {
     const t = this.seq(s.then);
     const e = this.seq(s.else);
     if (t.bwd.length === 0 && e.bwd.length === 0) return { fwd: [{ ...s, then: t.fwd, else: e.fwd }], bwd: [] };
-    const push = (v: number): Stmt => ({ k: 'expr', e: tapeOp('pushI', [{ k: 'num', v }]) });
+    const push = (v: number): Stmt => ({ k: 'expr', e: this.tapeOp('pushI', [{ k: 'num', v }]) });
     const fwd: Stmt = { ...s, then: [...t.fwd, push(1)], else: [...e.fwd, push(0)] };
-    const bwd: Stmt = { k: 'if', c: { k: 'bin', op: '===', a: tapeOp('popI', [], INT), b: { k: 'num', v: 1 }, ty: BOOL }, then: t.bwd, else: e.bwd, loc: s.loc };
+    const bwd: Stmt = { k: 'if', c: { k: 'bin', op: '===', a: this.tapeOp('popI', [], INT), b: { k: 'num', v: 1 }, ty: BOOL }, then: t.bwd, else: e.bwd, loc: s.loc };
     return { fwd: [fwd], bwd: [bwd] };
   }
 
@@ -627,11 +678,11 @@ class AdjointBuilder {
     let loopF: Stmt;
     if (s.k === 'for') loopF = { ...s, init: [], update: upd.fwd, body: [...body.fwd, inc] };
     else loopF = { ...s, body: [...body.fwd, inc] };
-    const fwd: Stmt[] = [...(s.k === 'for' ? init.fwd : []), { k: 'decl', name: cnt, ty: INT, init: { k: 'num', v: 0 }, konst: false }, loopF, { k: 'expr', e: tapeOp('pushI', [cv]) }];
+    const fwd: Stmt[] = [...(s.k === 'for' ? init.fwd : []), { k: 'decl', name: cnt, ty: INT, init: { k: 'num', v: 0 }, konst: false }, loopF, { k: 'expr', e: this.tapeOp('pushI', [cv]) }];
     const rv = { k: 'var', name: this.names.fresh('adCount'), ty: INT } as Extract<Expr, { k: 'var' }>;
     const rev: Stmt = {
       k: 'for',
-      init: [{ k: 'decl', name: rv.name, ty: INT, init: tapeOp('popI', [], INT), konst: false }],
+      init: [{ k: 'decl', name: rv.name, ty: INT, init: this.tapeOp('popI', [], INT), konst: false }],
       cond: { k: 'bin', op: '>', a: rv, b: { k: 'num', v: 0 }, ty: BOOL },
       update: [{ k: 'assign', target: rv, value: { k: 'bin', op: '-', a: rv, b: { k: 'num', v: 1 }, ty: INT }, op: '-', inc: true }],
       body: [...upd.bwd, ...body.bwd],
@@ -756,7 +807,7 @@ class AdjointBuilder {
 
   private fwdParams(): Param[] {
     const sig = this.info.sigs.get(this.name)!;
-    const ps: Param[] = [{ name: 'tape', ty: TAPE, role: 'tape' }];
+    const ps: Param[] = [{ name: this.tapeName, ty: TAPE, role: 'tape' }];
     this.f.params.forEach((p, i) => {
       ps.push({ name: p.name, ty: p.ty, def: p.def });
       if (sig.derivParams[i] && isRef(p.ty)) ps.push({ name: this.b.of(p.name), ty: this.bty(p.ty), role: 'adjoint', of: p.name });
@@ -771,7 +822,7 @@ class AdjointBuilder {
     // locals whose final value the backward sweep reads are handed over on the tape
     const handover = this.handover();
     const body: Stmt[] = [...this.localDecls([fwd], paramNames), ...fwd];
-    for (const h of handover) body.push({ k: 'expr', e: tapeOp(h.kind === 'F' ? 'pushF' : h.kind === 'I' ? 'pushI' : 'pushR', [h.kind === 'I' ? { k: 'cond', c: h.v, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT } : h.v]) });
+    for (const h of handover) body.push({ k: 'expr', e: this.tapeOp(h.kind === 'F' ? 'pushF' : h.kind === 'I' ? 'pushI' : 'pushR', [h.kind === 'I' ? { k: 'cond', c: h.v, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT } : h.v]) });
     const r = this.retStmt;
     if (r && r.e) body.push({ k: 'return', e: r.e });
     return { name: adjointNames(this.info, this.name).fwd, params, ret: this.f.ret, body, exported: true, loc: this.f.loc, comments: this.f.comments };
@@ -814,7 +865,7 @@ class AdjointBuilder {
   backward(): Func {
     const sig = this.info.sigs.get(this.name)!;
     const { bwd } = this.built!;
-    const params: Param[] = [{ name: 'tape', ty: TAPE, role: 'tape' }];
+    const params: Param[] = [{ name: this.tapeName, ty: TAPE, role: 'tape' }];
     this.f.params.forEach((p, i) => {
       params.push({ name: p.name, ty: p.ty, def: p.def });
       if (sig.derivParams[i] && isRef(p.ty)) params.push({ name: this.b.of(p.name), ty: this.bty(p.ty), role: 'adjoint', of: p.name });
@@ -826,7 +877,7 @@ class AdjointBuilder {
     const handover = this.handover();
     for (let k = handover.length - 1; k >= 0; k--) {
       const h = handover[k];
-      const pop = h.kind === 'F' ? tapeOp('popF', [], NUM) : h.kind === 'I' ? { k: 'bin' as const, op: '===' as const, a: tapeOp('popI', [], INT), b: { k: 'num' as const, v: 1 }, ty: BOOL } : tapeOp('popR', [], h.v.k === 'var' ? h.v.ty : NUM);
+      const pop = h.kind === 'F' ? this.tapeOp('popF', [], NUM) : h.kind === 'I' ? { k: 'bin' as const, op: '===' as const, a: this.tapeOp('popI', [], INT), b: { k: 'num' as const, v: 1 }, ty: BOOL } : this.tapeOp('popR', [], h.v.k === 'var' ? h.v.ty : NUM);
       body.push({ k: 'assign', target: h.v as LValue, value: pop });
     }
     const seedStmts: Stmt[] = [];
@@ -893,8 +944,8 @@ class AdjointBuilder {
     const sig = this.info.sigs.get(this.name)!;
     const nm = adjointNames(this.info, this.name);
     const params: Param[] = [];
-    const fargs: Expr[] = [tapeVar];
-    const bargs: Expr[] = [tapeVar];
+    const fargs: Expr[] = [this.tapeVar];
+    const bargs: Expr[] = [this.tapeVar];
     this.f.params.forEach((p, i) => {
       params.push({ name: p.name, ty: p.ty, def: p.def });
       const pv: Expr = { k: 'var', name: p.name, ty: p.ty };
@@ -907,7 +958,7 @@ class AdjointBuilder {
         bargs.push({ k: 'var', name: bn, ty: this.bty(p.ty) });
       }
     });
-    const body: Stmt[] = [{ k: 'decl', name: 'tape', ty: TAPE, init: { k: 'intr', fn: 'Tape.acquire', args: [], ty: TAPE }, konst: true }];
+    const body: Stmt[] = [{ k: 'decl', name: this.tapeName, ty: TAPE, init: { k: 'intr', fn: 'Tape.acquire', args: [], ty: TAPE }, konst: true }];
     if (sig.derivResult) {
       const seed = this.seedName();
       params.push({ name: seed, ty: this.bty(this.f.ret), role: 'seed' });
@@ -931,7 +982,7 @@ class AdjointBuilder {
     if (scalarCount) body.push({ k: 'decl', name: resName, ty: rty, init: bcall, konst: true });
     else body.push({ k: 'expr', e: bcall });
     for (const s of snaps) body.push({ k: 'expr', e: { k: 'intr', fn: 'restoreInto', args: [{ k: 'var', name: s.p.name, ty: s.p.ty }, { k: 'var', name: s.n, ty: s.p.ty }], ty: VOID } });
-    body.push({ k: 'expr', e: { k: 'intr', fn: 'Tape.release', args: [tapeVar], ty: VOID } });
+    body.push({ k: 'expr', e: { k: 'intr', fn: 'Tape.release', args: [this.tapeVar], ty: VOID } });
     if (scalarCount) body.push({ k: 'return', e: { k: 'var', name: resName, ty: rty } });
     return { name: nm.b, params, ret: rty, body, exported: true, loc: this.f.loc, comments: this.f.comments };
   }

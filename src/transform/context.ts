@@ -45,7 +45,7 @@ export class ProgramInfo {
       const f = mod.funcs.get(name)!;
       const isHead = name === head;
       this.sigs.set(name, {
-        derivParams: f.params.map((p) => hasFloat(p.ty) && (fa.active.has(fa.aliases.rep(p.name)) || (isHead && independents.has(p.name)))),
+        derivParams: f.params.map((p) => hasFloat(p.ty) && (p.ty.k === 'tape' || fa.active.has(fa.aliases.rep(p.name)) || (isHead && independents.has(p.name)))),
         derivResult: fa.ctx.usefulResult && hasFloat(f.ret),
       });
     }
@@ -100,3 +100,22 @@ export function isRefParam(p: Param): boolean {
 }
 
 export type Emit = (s: Stmt) => void;
+
+/** Variables of type Tape in a function: they always carry a derivative tape (tangents or adjoints). */
+export function tapeNames(f: Func): Set<string> {
+  const s = new Set(f.params.filter((p) => p.ty.k === 'tape').map((p) => p.name));
+  const visit = (body: Stmt[]) => {
+    for (const st of body) {
+      if (st.k === 'decl' && st.ty.k === 'tape') s.add(st.name);
+      if (st.k === 'if') {
+        visit(st.then);
+        visit(st.else);
+      } else if (st.k === 'for') {
+        visit(st.init);
+        visit(st.body);
+      } else if (st.k === 'while' || st.k === 'do' || st.k === 'block') visit(st.body);
+    }
+  };
+  visit(f.body);
+  return s;
+}

@@ -9,7 +9,7 @@ import { diffVars } from '../analysis/activity.js';
 import type { Facts } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, declaredNames, hasFloat, isRef, tyOf } from '../ir/util.js';
-import { DerivNames, type ProgramInfo } from './context.js';
+import { DerivNames, tapeNames, type ProgramInfo } from './context.js';
 import { LinError, Names, linearize, tangentOf, type LinContext } from './linearize.js';
 
 export type TangentMode = 'scalar' | 'vector';
@@ -59,6 +59,7 @@ class TangentBuilder {
       this.nd = { k: 'var', name: this.names.fresh('nd'), ty: INT };
     }
     this.d = new DerivNames(info.naming.tangentSuffix, (b) => this.names.fresh(b));
+    this.tapes = tapeNames(this.f);
   }
 
   // ---------- activity queries ----------
@@ -67,8 +68,9 @@ class TangentBuilder {
   }
   /** has derivative storage somewhere in this function */
   private hasD(n: string): boolean {
-    return this.fa.active.has(this.rep(n)) || this.paramHasD.has(n);
+    return this.fa.active.has(this.rep(n)) || this.paramHasD.has(n) || this.tapes.has(n);
   }
+  private tapes = new Set<string>();
   private variedIn(s: Stmt): Facts {
     return this.fa.varied.inOf.get(s) ?? EMPTY;
   }
@@ -271,6 +273,8 @@ class TangentBuilder {
       case 'expr':
         if (s.e.k === 'call') this.call(s, s.e, null, out);
         else if (s.e.k === 'intr' && s.e.fn === 'push') this.push(s, s.e, out);
+        else if (s.e.k === 'intr' && s.e.fn.startsWith('tape.push')) this.tapePush(s, s.e, out);
+        else if (s.e.k === 'intr' && (s.e.fn === 'Tape.release' || s.e.fn === 'zeroFill' || s.e.fn === 'restoreInto' || s.e.fn === 'addInto')) this.runtimeStmt(s, s.e, out);
         else out.push(s);
         return;
       case 'if':
@@ -302,6 +306,10 @@ class TangentBuilder {
     const root = target.k === 'var' ? target.name : rootName(target);
     if (value && value.k === 'call' && this.info.differentiated(value.fn)) {
       this.call(s, value, target, out);
+      return;
+    }
+    if (value && value.k === 'intr' && (value.fn === 'tape.popF' || value.fn === 'tape.popR') && value.args[0].k === 'var' && this.hasD(value.args[0].name)) {
+      this.tapePop(s, target, value, out);
       return;
     }
     if (!root || !hasFloat(tty) || tty.k === 'int' || !this.hasD(root)) {
@@ -358,6 +366,71 @@ class TangentBuilder {
     out.push(s);
   }
 
+  /** Tape pushes of generated code: tangents go on the derivative tape, in the same order. */
+  private tapePush(s: Stmt, e: Extract<Expr, { k: 'intr' }>, out: Stmt[]): void {
+    const [tape, v] = e.args;
+    const td = this.dwhole(tape);
+    if (!td || e.fn === 'tape.pushI') {
+      out.push(s);
+      return;
+    }
+    const op = (fn: string, x: Expr): Stmt => ({ k: 'expr', e: { k: 'intr', fn, args: [td, x], ty: { k: 'void' } } });
+    if (e.fn === 'tape.pushR') {
+      out.push(op('tape.pushR', this.dwhole(v) ?? this.zerosLike(v)), s);
+      return;
+    }
+    let d: Expr | null = null;
+    const pre: Stmt[] = [];
+    let prim = v;
+    if (this.exprVaried(v, this.variedIn(s))) {
+      const r = this.lin(v, s, pre);
+      d = r.d;
+      prim = r.prim;
+    }
+    out.push(...pre);
+    if (!this.vec) out.push(op('tape.pushF', d ?? this.zero()));
+    else {
+      // all directions of one value travel together
+      const tmp = this.names.fresh('pushd');
+      const t = this.dty(NUM);
+      out.push({ k: 'decl', name: tmp, ty: t, init: { k: 'alloc', len: this.nb, fill: null, ty: t }, konst: true });
+      if (d) out.push(...this.dirLoop([{ k: 'assign', target: { k: 'idx', obj: { k: 'var', name: tmp, ty: t }, index: this.nd, ty: NUM }, value: d }]));
+      out.push(op('tape.pushR', { k: 'var', name: tmp, ty: t }));
+    }
+    out.push({ ...s, e: { ...e, args: [tape, prim] } } as Stmt);
+  }
+
+  /** Runtime calls of generated code: the same call on the derivatives. */
+  private runtimeStmt(s: Stmt, e: Extract<Expr, { k: 'intr' }>, out: Stmt[]): void {
+    const ds = e.args.map((a) => this.dwhole(a));
+    if (ds.every((d) => d !== null)) out.push({ k: 'expr', e: { ...e, args: ds as Expr[] } });
+    out.push(s);
+  }
+
+  /** `x = tape.popF()` / `x = tape.popR()`: the tangent comes off the derivative tape first. */
+  private tapePop(s: Extract<Stmt, { k: 'decl' | 'assign' }>, target: LValue, value: Extract<Expr, { k: 'intr' }>, out: Stmt[]): void {
+    const td = this.dwhole(value.args[0])!;
+    const root = target.k === 'var' ? target.name : rootName(target);
+    const active = !!root && this.hasD(root);
+    const isF = value.fn === 'tape.popF';
+    const pop = (ty: Ty): Expr => ({ k: 'intr', fn: isF && !this.vec ? 'tape.popF' : 'tape.popR', args: [td], ty });
+    if (!active) out.push({ k: 'expr', e: pop(isF ? NUM : this.dty(target.ty)) });
+    else if (!isF) {
+      if (s.k === 'decl') out.push({ k: 'decl', name: this.d.of(root!), ty: this.dty(target.ty), init: pop(this.dty(target.ty)), konst: s.konst });
+      else out.push({ k: 'assign', target: this.dwhole(target) as LValue, value: pop(this.dty(target.ty)) });
+    } else if (!this.vec) {
+      if (s.k === 'decl') out.push({ k: 'decl', name: this.d.of(root!), ty: NUM, init: pop(NUM), konst: s.konst });
+      else out.push({ k: 'assign', target: this.dref(target) as LValue, value: pop(NUM) });
+    } else {
+      const tmp = this.names.fresh('popd');
+      const t = this.dty(NUM);
+      if (s.k === 'decl') this.declD(root!, NUM, null, false);
+      out.push({ k: 'decl', name: tmp, ty: t, init: pop(t), konst: true });
+      out.push(...this.dirLoop([{ k: 'assign', target: this.dref(target) as LValue, value: { k: 'idx', obj: { k: 'var', name: tmp, ty: t }, index: this.nd, ty: NUM } }]));
+    }
+    out.push(s);
+  }
+
   /** `a.push(v)`: the derivative array grows with it (by nbdirs entries in vector mode). */
   private push(s: Stmt, e: Extract<Expr, { k: 'intr' }>, out: Stmt[]): void {
     const [arr, v] = e.args;
@@ -401,10 +474,11 @@ class TangentBuilder {
         return { k: 'alloc', len: e.len, fill: e.fill && tyOf(e.fill).k !== 'bool' ? this.zero() : null, ty: t };
       }
       case 'intr':
-        if (e.fn === 'copy') {
+        if (e.fn === 'copy' || e.fn === 'snapshot') {
           const a = this.dwhole(e.args[0]);
-          return a ? { k: 'intr', fn: 'copy', args: [a], ty: this.dty(e.ty) } : null;
+          return a ? { k: 'intr', fn: e.fn, args: [a], ty: this.dty(e.ty) } : null;
         }
+        if (e.fn === 'Tape.acquire') return e;
         return null;
       case 'cond': {
         const a = this.refDeriv(e.a, out) ?? this.zerosLike(e.a);
