@@ -32,8 +32,14 @@ export class Aliases {
 
 export function computeAliases(f: Func): Aliases {
   const al = new Aliases();
+  const refParams = f.params.filter((p) => isRef(p.ty) && p.ty.k !== 'tape' && hasFloat(p.ty)).map((p) => p.name);
   const link = (name: string, value: Expr) => {
     if (!isRef(tyOf(value))) return;
+    if (value.k === 'intr' && value.fn === 'tape.popR') {
+      // a reference restored from a tape may be any array this function was given
+      for (const p of refParams) al.union(name, p);
+      return;
+    }
     const visit = (e: Expr) => {
       const r = rootVar(e);
       if (r && (e.k === 'var' || e.k === 'idx' || e.k === 'field' || e.k === 'sub')) al.union(name, r);
@@ -195,7 +201,8 @@ export function stmtCalls(s: Stmt): Extract<Expr, { k: 'call' }>[] {
 }
 
 function targetOf(s: Stmt): { name: string; whole: boolean; value: Expr | null } | null {
-  if (s.k === 'decl') return { name: s.name, whole: true, value: s.init };
+  // a reference variable names storage it may share with others: defining it never kills them
+  if (s.k === 'decl') return { name: s.name, whole: !isRef(s.ty), value: s.init };
   if (s.k === 'expr' && s.e.k === 'intr' && (s.e.fn === 'push' || s.e.fn === 'restoreInto' || s.e.fn === 'addInto' || s.e.fn === 'tape.pushF' || s.e.fn === 'tape.pushR')) {
     // writes into an array, an object or a tape, leaving the rest of it (a weak update)
     const r = rootVar(s.e.args[0]);

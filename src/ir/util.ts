@@ -291,3 +291,34 @@ export function declaredNames(f: Func): Set<string> {
 export function cloneExpr<T extends Expr>(e: T): T {
   return mapExpr(e, (x) => x) as T;
 }
+
+/**
+ * A `for` whose update is no longer a list of simple statements (derivative code added declarations or
+ * loops to it) gets its update moved to the end of its body. Only valid without `continue` to that loop,
+ * which holds for generated code: jumps are lowered before the adjoint, and tangents of user updates
+ * are simple.
+ */
+export function fixForUpdates(body: Stmt[]): Stmt[] {
+  return body.map((s) => fixForUpdate(s));
+}
+
+function fixForUpdate(s: Stmt): Stmt {
+  switch (s.k) {
+    case 'if':
+      return { ...s, then: fixForUpdates(s.then), else: fixForUpdates(s.else) };
+    case 'while':
+    case 'do':
+    case 'block':
+      return { ...s, body: fixForUpdates(s.body) };
+    case 'switch':
+      return { ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: fixForUpdates(c.body) })) };
+    case 'for': {
+      const body = fixForUpdates(s.body);
+      const simple = s.update.every((u) => u.k === 'assign' || u.k === 'expr');
+      if (simple) return { ...s, body };
+      return { ...s, update: [], body: [...body, ...s.update] };
+    }
+    default:
+      return s;
+  }
+}

@@ -7,7 +7,7 @@ import { diffVars, type FuncActivity } from '../analysis/activity.js';
 import type { Facts } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, TAPE, VOID, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, rootVar, tyOf } from '../ir/util.js';
-import { DerivNames, tapeNames, type ProgramInfo } from './context.js';
+import { DerivNames, refNames, tapeNames, type ProgramInfo } from './context.js';
 import { LinError, Names, adjointOf, hasSelect, isSimple, linearize, type LinContext } from './linearize.js';
 import { TransformError } from './tangent.js';
 
@@ -70,6 +70,7 @@ class AdjointBuilder {
     this.b = new DerivNames(info.naming.adjointSuffix, (x) => this.names.fresh(x));
     const sig = info.sigs.get(name)!;
     this.tapes = tapeNames(this.f);
+    if (this.tapes.size) this.tapes = new Set([...this.tapes, ...refNames(this.f)]);
     this.f.params.forEach((p, i) => {
       if (sig.derivParams[i]) this.paramHasB.add(p.name);
     });
@@ -731,7 +732,7 @@ class AdjointBuilder {
     for (const e of [start, bound])
       forEachExpr(e, (y) => {
         if (y.k === 'var') reads.add(y.name);
-        if (y.k === 'call' || y.k === 'idx' || y.k === 'field') pure = false;
+        if (y.k === 'call' || y.k === 'idx' || y.k === 'field' || (y.k === 'intr' && !y.fn.startsWith('Math.'))) pure = false;
       });
     if (!pure || written.has(name) || [...reads].some((r) => written.has(r))) return null;
     const i = { k: 'var', name, ty: INT } as Extract<Expr, { k: 'var' }>;

@@ -44,8 +44,10 @@ export class ProgramInfo {
     for (const [name, fa] of activity.funcs) {
       const f = mod.funcs.get(name)!;
       const isHead = name === head;
+      // in code that keeps arrays on a tape, derivative aliases must travel with every array
+      const tapeCode = tapeNames(f).size > 0;
       this.sigs.set(name, {
-        derivParams: f.params.map((p) => hasFloat(p.ty) && (p.ty.k === 'tape' || fa.active.has(fa.aliases.rep(p.name)) || (isHead && independents.has(p.name)))),
+        derivParams: f.params.map((p) => hasFloat(p.ty) && (p.ty.k === 'tape' || (tapeCode && isRef(p.ty)) || fa.active.has(fa.aliases.rep(p.name)) || (isHead && independents.has(p.name)))),
         derivResult: fa.ctx.usefulResult && hasFloat(f.ret),
       });
     }
@@ -107,6 +109,25 @@ export function tapeNames(f: Func): Set<string> {
   const visit = (body: Stmt[]) => {
     for (const st of body) {
       if (st.k === 'decl' && st.ty.k === 'tape') s.add(st.name);
+      if (st.k === 'if') {
+        visit(st.then);
+        visit(st.else);
+      } else if (st.k === 'for') {
+        visit(st.init);
+        visit(st.body);
+      } else if (st.k === 'while' || st.k === 'do' || st.k === 'block') visit(st.body);
+    }
+  };
+  visit(f.body);
+  return s;
+}
+
+/** Float-carrying reference variables (arrays, objects) of a function, parameters included. */
+export function refNames(f: Func): Set<string> {
+  const s = new Set(f.params.filter((p) => isRef(p.ty) && hasFloat(p.ty)).map((p) => p.name));
+  const visit = (body: Stmt[]) => {
+    for (const st of body) {
+      if (st.k === 'decl' && isRef(st.ty) && hasFloat(st.ty)) s.add(st.name);
       if (st.k === 'if') {
         visit(st.then);
         visit(st.else);

@@ -8,8 +8,8 @@ import type { FuncActivity } from '../analysis/activity.js';
 import { diffVars } from '../analysis/activity.js';
 import type { Facts } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, declaredNames, hasFloat, isRef, tyOf } from '../ir/util.js';
-import { DerivNames, tapeNames, type ProgramInfo } from './context.js';
+import { BOOL, INT, NUM, declaredNames, fixForUpdates, hasFloat, isRef, tyOf } from '../ir/util.js';
+import { DerivNames, refNames, tapeNames, type ProgramInfo } from './context.js';
 import { LinError, Names, linearize, tangentOf, type LinContext } from './linearize.js';
 
 export type TangentMode = 'scalar' | 'vector';
@@ -60,6 +60,7 @@ class TangentBuilder {
     }
     this.d = new DerivNames(info.naming.tangentSuffix, (b) => this.names.fresh(b));
     this.tapes = tapeNames(this.f);
+    if (this.tapes.size) this.tapes = new Set([...this.tapes, ...refNames(this.f)]);
   }
 
   // ---------- activity queries ----------
@@ -95,7 +96,8 @@ class TangentBuilder {
       case 'arr':
         return t.elem.k === 'num' ? { k: 'arr', elem: NUM, typed: t.typed, ro: false } : { k: 'arr', elem: this.dty(t.elem), typed: false, ro: false };
       case 'tuple':
-        return { k: 'arr', elem: NUM, typed: false, ro: false };
+        if (t.elems.every((e) => e.k === 'num' || e.k === 'int')) return { k: 'arr', elem: NUM, typed: false, ro: false };
+        return { k: 'tuple', elems: t.elems.map((e) => this.dty(e)), ro: false };
       case 'obj':
         return { k: 'obj', name: null, fields: t.fields.filter((f) => hasFloat(f.ty)).map((f) => ({ name: f.name, ty: this.dty(f.ty) })) };
       default:
@@ -201,7 +203,7 @@ class TangentBuilder {
         const dn = this.d.of(p.name);
         params.push({ name: dn, ty: this.dty(p.ty), role: 'tangent', of: p.name });
         const isIndep = this.fa.ctx.variedParams.has(p.name);
-        if (isRef(p.ty) && !isIndep) {
+        if (isRef(p.ty) && !isIndep && p.ty.k !== 'tape' && this.name === this.info.head) {
           // an output-only array: its incoming derivative is meaningless (Tapenade's contract), so zero it
           entry.push({ k: 'expr', e: { k: 'intr', fn: 'zeroFill', args: [{ k: 'var', name: dn, ty: this.dty(p.ty) }], ty: { k: 'void' } } });
         } else if (!isRef(p.ty) && this.vec && this.assignsParam(p.name)) {
@@ -222,7 +224,7 @@ class TangentBuilder {
       name: tangentName(this.info, this.name, this.vec ? 'vector' : 'scalar'),
       params,
       ret,
-      body: [...this.hoisted, ...entry, ...body],
+      body: fixForUpdates([...this.hoisted, ...entry, ...body]),
       exported: this.f.exported,
       loc: this.f.loc,
       comments: this.f.comments,
@@ -521,7 +523,7 @@ class TangentBuilder {
     // vector mode: allocate, then fill per direction
     const tmp = this.names.fresh('litd');
     const tv: Expr = { k: 'var', name: tmp, ty: t };
-    if (e.k === 'arrlit' && t.k === 'arr' && t.elem.k === 'num') {
+    if (e.k === 'arrlit' && t.k === 'arr' && t.elem.k === 'num' && e.elems.every((x) => !isRef(tyOf(x)))) {
       out.push({ k: 'decl', name: tmp, ty: t, init: { k: 'alloc', len: { k: 'bin', op: '*', a: { k: 'num', v: e.elems.length }, b: this.nb, ty: INT }, fill: t.typed ? null : this.zero(), ty: t }, konst: true });
       const body: Stmt[] = [];
       parts.forEach((p) => {
