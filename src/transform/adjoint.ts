@@ -19,7 +19,7 @@ export interface AdjointOutput {
 }
 
 export function adjointNames(info: ProgramInfo, name: string) {
-  return { b: name + info.naming.adjointFunc, fwd: name + info.naming.forwardFunc, bwd: name + info.naming.backwardFunc };
+  return { b: info.generatedName(name, info.naming.adjointFunc), fwd: info.generatedName(name, info.naming.forwardFunc), bwd: info.generatedName(name, info.naming.backwardFunc) };
 }
 
 export function adjointFuncs(info: ProgramInfo, name: string): AdjointOutput[] {
@@ -293,6 +293,8 @@ class AdjointBuilder {
       const bv = this.refAdjoint(value);
       const bt = this.bwhole(target) as LValue | null;
       if (bt) fwd.push({ k: 'assign', target: bt, value: bv ?? this.zerosLike(target) });
+      // an adjoint tape lives until the backward sweep is back where it was acquired
+      if (bt && value.k === 'intr' && value.fn === 'Tape.acquire') bwd.push({ k: 'expr', e: { k: 'intr', fn: 'Tape.release', args: [bt], ty: VOID } });
       if (value.k === 'arrlit' || value.k === 'objlit') bwd.push(...this.literalAdjoint(s, value, bt));
       bwd.push(...save.bwd);
       return { fwd, bwd };

@@ -53,6 +53,26 @@ export class ProgramInfo {
     }
   }
 
+  private generated = new Map<string, string>();
+  private taken = new Set<string>();
+
+  /**
+   * The name of a generated function: `base`, or `base0`, `base1`, … when the input already has a
+   * function (or a generated one) of that name. Stable for a given (function, suffix).
+   */
+  generatedName(func: string, suffix: string): string {
+    const key = `${func}\u0000${suffix}`;
+    let n = this.generated.get(key);
+    if (n) return n;
+    if (this.taken.size === 0) for (const x of [...this.mod.order, ...this.mod.failed.keys(), ...this.mod.globals.keys()]) this.taken.add(x);
+    const base = func + suffix;
+    n = base;
+    for (let i = 0; this.taken.has(n); i++) n = `${base}${i}`;
+    this.taken.add(n);
+    this.generated.set(key, n);
+    return n;
+  }
+
   func(name: string): Func {
     return this.mod.funcs.get(name)!;
   }

@@ -76,7 +76,16 @@ function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr 
   const visit = (x: Expr, isTop: boolean, conditional: boolean): Expr => {
     switch (x.k) {
       case 'call': {
-        const args = x.args.map((a) => visit(a, false, conditional));
+        const args = x.args.map((a) => {
+          const v = visit(a, false, conditional);
+          if ((v.k === 'arrlit' || v.k === 'objlit') && !conditional) {
+            // a literal argument is named, so that its derivative is an array like any other
+            const name = names.fresh('arg');
+            pre.push({ k: 'decl', name, ty: v.ty, init: v, konst: true, loc: a.loc });
+            return { k: 'var' as const, name, ty: v.ty };
+          }
+          return v;
+        });
         const c = { ...x, args };
         if ((isTop && allowTopCall) || conditional) return c;
         const name = names.fresh(`${x.fn}Result`);

@@ -30,7 +30,7 @@ export function tangentFunc(info: ProgramInfo, name: string, mode: TangentMode):
 }
 
 export function tangentName(info: ProgramInfo, name: string, mode: TangentMode): string {
-  return name + (mode === 'vector' ? info.naming.vectorFunc : info.naming.tangentFunc);
+  return info.generatedName(name, mode === 'vector' ? info.naming.vectorFunc : info.naming.tangentFunc);
 }
 
 class TangentBuilder {
