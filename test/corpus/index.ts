@@ -196,4 +196,8 @@ export const corpus: CorpusCase[] = [
   { name: 'misc/pendulum', file: 'misc.ts', head: 'pendulumPeriodEnergy', args: [num(0.1, 1.2), num(0.5, 2)], tags: ['physics', 'symplectic-euler', 'intrinsic:sin', 'intrinsic:cos', 'nested'] },
   { name: 'misc/exp_smoothing', file: 'misc.ts', head: 'expSmoothing', args: [vec(7, -1, 1), num(0.1, 0.9)], tags: ['time-series', 'loop', 'nested'] },
   { name: 'misc/table_interp', file: 'misc.ts', head: 'tableInterp', args: [num(0.1, 3.9), num(0.5, 2)], tags: ['module-const', 'module-const-array', 'intrinsic:floor', 'intrinsic:min', 'passive-index', 'piecewise'] },
+
+  // -------------------------------------------------------------- extra.ts
+  { name: 'extra/labelled_block', file: 'extra.ts', head: 'labelledBlockClamp', args: [num(0.5, 2.5), num(2, 3)], tags: ['labelled', 'block', 'unary-plus'] },
+  { name: 'extra/flagged_sum', file: 'extra.ts', head: 'flaggedSum', args: [vec(5, -1, 1)], tags: ['bool-literal', 'default-param', 'nested'] },
 ];
