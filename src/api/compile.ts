@@ -5,6 +5,7 @@ import { inferInts } from '../analysis/ints.js';
 import { Printer } from '../backend/print.js';
 import { DiagnosticBag, TsadError, type Diagnostic } from '../frontend/diagnostics.js';
 import { createProgram, lowerProgram } from '../frontend/lower.js';
+import { checkBracketDepth } from '../frontend/limits.js';
 import type { Func, Module, Ty } from '../ir/types.js';
 import { forEachStmt, hasFloat, isRef } from '../ir/util.js';
 import { adjointFuncs } from '../transform/adjoint.js';
@@ -69,6 +70,8 @@ function toFiles(input: SourceInput): Map<string, string> {
 export function frontEnd(input: SourceInput): Module {
   const files = toFiles(input);
   const diags = new DiagnosticBag(files);
+  for (const [name, text] of files) checkBracketDepth(name, text, diags);
+  diags.throwIfErrors();
   const mod = lowerProgram(createProgram(files), new Set(files.keys()), diags, files);
   diags.throwIfErrors();
   for (const f of mod.funcs.values()) inferInts(f);
@@ -96,6 +99,11 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
   }
   if (diags.hasErrors) return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
   const head = mod.funcs.get(options.head);
+  const constant = mod.globals.get(options.head);
+  if (!head && constant) {
+    diags.error(constant.loc, `'${options.head}' is a constant, not a function`, `differentiate a function: ${mod.order.join(', ') || '(none declared)'}`);
+    return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
+  }
   if (!head) {
     const known = mod.order.join(', ') || '(none)';
     const first = [...diags.sources.keys()][0] ?? '<input>';
@@ -117,8 +125,8 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
     const p = head.params.find((x) => x.name === o);
     if (!p || !isRef(p.ty)) diags.error(head.loc, `--of names '${o}', which is not an array or object parameter of '${head.name}'`, "dependents are 'return' or output arrays/objects");
   }
-  if (of.includes('return') && !hasFloat(head.ret) && ofParams.length === 0)
-    diags.error(head.loc, `'${head.name}' returns no floating-point value to differentiate`, 'name output array parameters with --of');
+  if ((of.includes('return') && !hasFloat(head.ret) && ofParams.length === 0) || of.length === 0)
+    diags.error(head.loc, `'${head.name}' returns no floating-point value to differentiate, and writes no array or object parameter`, 'return the value to differentiate, or name output array parameters with --of');
   if (diags.hasErrors) return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
 
   const naming = { ...DEFAULT_NAMING, ...options.naming };

@@ -127,6 +127,12 @@ declare var TypeError: ErrorConstructor;
 interface DateConstructor { now(): number; }
 declare var Date: DateConstructor;
 interface Console { log(...a: any[]): void; }
+interface Map<K, V> { get(k: K): V | undefined; set(k: K, v: V): this; }
+interface MapConstructor { new <K = any, V = any>(): Map<K, V>; }
+declare var Map: MapConstructor;
+interface Set<T> { has(v: T): boolean; add(v: T): this; }
+interface SetConstructor { new <T = any>(): Set<T>; }
+declare var Set: SetConstructor;
 declare var console: Console;
 interface JSON { stringify(v: any): string; parse(s: string): any; }
 declare var JSON: JSON;

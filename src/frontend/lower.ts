@@ -5,6 +5,7 @@ import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } fro
 import { BOOL, INT, NUM, VOID, containsCall, elemTy, fieldTy, isRef, tyOf } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
+import { checkTreeDepth } from './limits.js';
 
 let libSourceFile: ts.SourceFile | undefined;
 
@@ -130,6 +131,9 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
   const fileDisplay = new Map<string, string>();
   for (const f of userFiles) fileDisplay.set(hostPath(f), f);
 
+  // operator chains deeper than the recursive passes can take are rejected before type checking
+  for (const sf of program.getSourceFiles()) if (fileDisplay.has(sf.fileName)) checkTreeDepth(sf, displayName(sf.fileName), diags);
+  if (diags.hasErrors) return mod;
   const tsDiags = ts.getPreEmitDiagnostics(program).filter((d) => d.file && d.file.fileName !== LIB_FILE);
   for (const d of tsDiags) {
     if (d.category !== ts.DiagnosticCategory.Error || !d.file) continue;
@@ -141,6 +145,13 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     );
   }
   if (diags.hasErrors) return mod;
+
+  // a function rejected while collecting declarations is an error only if the head reaches it
+  const failLater = (name: string, node: ts.Node, message: string, hint: string) => {
+    const own = new DiagnosticBag(sources);
+    own.error(locOf(node), message, hint);
+    mod.failed.set(name, { diagnostics: own.list, calls: [] });
+  };
 
   // ---- collect top-level declarations ----
   for (const sf of program.getSourceFiles()) {
@@ -159,7 +170,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
           continue;
         }
         if (st.asteriskToken || st.modifiers?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword)) {
-          diags.error(locOf(st), 'generators and async functions are not differentiable', 'write a plain synchronous function');
+          failLater(st.name.text, st, 'generators and async functions are not differentiable', 'write a plain synchronous function');
           continue;
         }
         decls.push({ name: st.name.text, node: st, exported: exported || exportedNames.has(st.name.text), stmt: st });
@@ -172,7 +183,10 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
           }
           const init = d.initializer && skipParens(d.initializer);
           if (init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) {
-            if (!isConst) diags.error(locOf(d), 'a function held in a `let`/`var` cannot be differentiated', 'declare it with `const`');
+            if (!isConst) {
+              failLater(d.name.text, d, 'a function held in a `let`/`var` cannot be differentiated', 'declare it with `const`');
+              continue;
+            }
             decls.push({ name: d.name.text, node: init, exported: exported || exportedNames.has(d.name.text), stmt: st });
           } else if (!isConst) {
             diags.error(locOf(d), 'module-level mutable state (`let`/`var`) is not supported', 'use `const` data, or pass the value as a parameter');
@@ -270,7 +284,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     return convertType(checker.getTypeAtLocation(node), node);
   }
 
-  const ctx: Ctx = { checker, diags, locOf, typeAt, convert: convertType, funcByDecl, globalByDecl, mod, funcDecls: seen };
+  const ctx: Ctx = { checker, diags, locOf, typeAt, convert: convertType, funcByDecl, globalByDecl, mod, funcDecls: seen, globalNames: new Set(globalByDecl.values()) };
 
   // ---- module constants ----
   for (const g of globalDecls) {
@@ -316,10 +330,11 @@ function skipParens(e: ts.Expression): ts.Expression {
   return e;
 }
 
-function hintForTsError(code: number): string | undefined {
+function hintForTsError(code: number): string {
   if (code === 2339) return 'only the members tsad knows are available: .length, .subarray, .fill on new arrays; see the README for the subset';
   if (code === 2304) return 'every identifier must be declared in the compilation (imports included)';
-  return undefined;
+  if (code >= 1000 && code < 2000) return 'this is a syntax error: fix the code so that TypeScript parses it';
+  return 'this is a TypeScript type error: tsad compiles only code that type-checks under --strict';
 }
 
 interface Ctx {
@@ -332,6 +347,7 @@ interface Ctx {
   globalByDecl: Map<ts.Node, string>;
   mod: Module;
   funcDecls: Map<string, FuncDecl>;
+  globalNames: Set<string>;
 }
 
 const MATH_NARY = new Set(['min', 'max', 'hypot']);
@@ -348,8 +364,11 @@ class FunctionLowering {
     private d: FuncDecl | null,
     private fname: string,
   ) {
-    for (const n of ctx.funcDecls.keys()) this.names.add(n);
-    for (const n of ctx.globalByDecl.values()) this.names.add(n);
+  }
+
+  /** Module-level names are shared (not copied per function: that would be quadratic in module size). */
+  private taken(n: string): boolean {
+    return this.names.has(n) || this.ctx.funcDecls.has(n) || this.ctx.globalNames.has(n);
   }
 
   private err(node: ts.Node, msg: string, hint?: string): null {
@@ -359,13 +378,13 @@ class FunctionLowering {
   }
 
   private fresh(base: string): string {
-    if (!this.names.has(base)) {
+    if (!this.taken(base)) {
       this.names.add(base);
       return base;
     }
     for (let i = 0; ; i++) {
       const n = `${base}${i}`;
-      if (!this.names.has(n)) {
+      if (!this.taken(n)) {
         this.names.add(n);
         return n;
       }
@@ -969,7 +988,7 @@ class FunctionLowering {
       return this.err(e, 'closures are not supported in differentiated code', 'move the function to the top level and pass what it uses as parameters');
     if (ts.isTemplateExpression(e)) return this.err(e, 'template strings are not supported', 'strings are passive flags only');
     if (ts.isAwaitExpression(e) || ts.isYieldExpression(e)) return this.err(e, '`await`/`yield` are not supported', 'write synchronous code');
-    if (ts.isTypeOfExpression(e) || ts.isDeleteExpression(e) || ts.isVoidExpression(e)) return this.err(e, `\`${e.getText().split(' ')[0]}\` is not supported`);
+    if (ts.isTypeOfExpression(e) || ts.isDeleteExpression(e) || ts.isVoidExpression(e)) return this.err(e, `\`${e.getText().split(' ')[0]}\` is not supported`, 'types are known statically here: drop the run-time type test');
     return this.err(e, `${ts.SyntaxKind[e.kind]} is not supported in differentiated code`, 'see the README for the supported subset');
   }
 
@@ -989,7 +1008,7 @@ class FunctionLowering {
     if (k === ts.SyntaxKind.EqualsToken || COMPOUND_OPS[k]) return this.err(e, 'assignment inside an expression is not supported', 'write the assignment as its own statement');
     if (k === ts.SyntaxKind.CommaToken) return this.err(e, 'the comma operator is not supported', 'write separate statements');
     if (k === ts.SyntaxKind.QuestionQuestionToken) return this.err(e, '`??` is not supported', 'numbers are never null here; drop the fallback');
-    if (k === ts.SyntaxKind.InKeyword || k === ts.SyntaxKind.InstanceOfKeyword) return this.err(e, `\`${e.operatorToken.getText()}\` is not supported`);
+    if (k === ts.SyntaxKind.InKeyword || k === ts.SyntaxKind.InstanceOfKeyword) return this.err(e, `\`${e.operatorToken.getText()}\` is not supported`, 'fields and types are known statically here: drop the run-time test');
     const op = BIN_OPS[k];
     if (!op) return this.err(e, `operator '${e.operatorToken.getText()}' is not supported`);
     const a = this.expr(e.left);
@@ -1102,6 +1121,11 @@ class FunctionLowering {
       const rt = this.runtimeName(callee);
       if (rt) return this.runtimeCall(e, rt);
       const r = this.resolve(callee);
+      if ((!r || r.kind !== 'func') && this.ctx.mod.failed.has(callee.text)) {
+        // a call of a function that was rejected: its own diagnostic is reported when the head reaches it
+        const args = e.arguments.map((a) => this.expr(a)).filter((a): a is Expr => !!a);
+        return { k: 'call', fn: callee.text, args, ty: NUM };
+      }
       if (!r || r.kind !== 'func') return this.err(callee, `'${callee.text}' is not a function of the compilation`, r ? 'only top-level functions can be called' : 'declare or import it');
       return this.userCall(e, r.name);
     }

@@ -1,0 +1,64 @@
+// Inputs too deep to compile safely (recursive parsers, type checkers and IR passes would overflow the
+// stack) are rejected up front with a located diagnostic instead of a crash or a hang.
+import ts from 'typescript';
+import type { DiagnosticBag } from './diagnostics.js';
+
+export const MAX_DEPTH = 300;
+
+/** Bracket nesting in the raw text, before TypeScript's recursive-descent parser sees it. */
+export function checkBracketDepth(file: string, text: string, diags: DiagnosticBag): boolean {
+  let depth = 0;
+  let line = 1;
+  let col = 1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\n') {
+      line++;
+      col = 1;
+      continue;
+    }
+    col++;
+    if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      i--;
+      continue;
+    }
+    if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      const skipped = text.slice(i, end < 0 ? text.length : end + 2);
+      line += (skipped.match(/\n/g) ?? []).length;
+      i = end < 0 ? text.length : end + 1;
+      continue;
+    }
+    if (c === '"' || c === "'" || c === '`') {
+      for (i++; i < text.length && text[i] !== c; i++) if (text[i] === '\\') i++;
+      continue;
+    }
+    if (c === '(' || c === '[' || c === '{') {
+      depth++;
+      if (depth > MAX_DEPTH) {
+        diags.error({ file, line, col: col - 1 }, `brackets nested more than ${MAX_DEPTH} levels deep: too deep to compile safely`, 'split the expression into intermediate variables');
+        return false;
+      }
+    } else if (c === ')' || c === ']' || c === '}') depth = Math.max(0, depth - 1);
+  }
+  return true;
+}
+
+/** Expression depth in the syntax tree (long operator chains), before type checking. */
+export function checkTreeDepth(sf: ts.SourceFile, display: string, diags: DiagnosticBag): boolean {
+  const stack: [ts.Node, number][] = [[sf, 0]];
+  while (stack.length) {
+    const [n, d] = stack.pop()!;
+    if (d > MAX_DEPTH) {
+      const { line, character } = sf.getLineAndCharacterOfPosition(n.getStart(sf));
+      diags.error({ file: display, line: line + 1, col: character + 1 }, `expression nested more than ${MAX_DEPTH} levels deep (a very long chain of operators?): too deep to compile safely`, 'split it into several statements, e.g. accumulate a sum in a loop or in partial sums');
+      return false;
+    }
+    const isExpr = ts.isExpression(n) || ts.isParenthesizedExpression(n);
+    n.forEachChild((c) => {
+      stack.push([c, isExpr ? d + 1 : ts.isBlock(c) || ts.isSourceFile(n) ? 0 : d]);
+    });
+  }
+  return true;
+}
