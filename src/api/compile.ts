@@ -9,7 +9,7 @@ import { checkBracketDepth } from '../frontend/limits.js';
 import type { Func, Module, Ty } from '../ir/types.js';
 import { forEachStmt, hasFloat, isRef } from '../ir/util.js';
 import { adjointFuncs } from '../transform/adjoint.js';
-import { DEFAULT_NAMING, ProgramInfo, type Naming } from '../transform/context.js';
+import { DEFAULT_ADJOINT, DEFAULT_NAMING, ProgramInfo, type AdjointOptions, type Naming } from '../transform/context.js';
 import { lowerJumps } from '../transform/jumps.js';
 import { normalizeFunc } from '../transform/normalize.js';
 import { TransformError, tangentFunc } from '../transform/tangent.js';
@@ -30,6 +30,8 @@ export interface CompileOptions {
   /** module specifier of the runtime in import statements (default 'tsad/runtime'); null: no import */
   runtimeImport?: string | null;
   naming?: Partial<Naming>;
+  /** adjoint refinements (default: all on); `{ tbr: false }` gives the naive store-all adjoint */
+  adjoint?: Partial<AdjointOptions>;
 }
 
 export interface ManifestParam {
@@ -139,7 +141,7 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
   if (modes.includes('reverse')) {
     try {
       const modB: Module = { ...mod, funcs: new Map([...mod.funcs].map(([n, f]) => [n, lowerJumps(f)])) };
-      infoB = new ProgramInfo(modB, analyzeActivity(modB, head.name, wrt, dependents), head.name, new Set(wrt), naming);
+      infoB = new ProgramInfo(modB, analyzeActivity(modB, head.name, wrt, dependents), head.name, new Set(wrt), naming, { ...DEFAULT_ADJOINT, ...options.adjoint });
     } catch (e) {
       if (e instanceof TransformError) {
         diags.error(e.node?.loc, e.message, 'rewrite this part with supported operations (see the README)');

@@ -4,7 +4,7 @@
 // head's f_b runs both on one tape. Every value the backward sweep reads is restored to what it was at
 // the mirrored point of the forward sweep, so the adjoint of each statement sees its own pre-state.
 import { diffVars, type FuncActivity } from '../analysis/activity.js';
-import type { Facts } from '../analysis/dataflow.js';
+import { solveForward, type Facts, type FlowResult } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, TAPE, VOID, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, rootVar, tyOf } from '../ir/util.js';
 import { DerivNames, refNames, tapeNames, type ProgramInfo } from './context.js';
@@ -77,7 +77,10 @@ class AdjointBuilder {
     // written reference parameters are restored for the caller's backward sweep
     const w = info.activity.writes.get(name);
     this.f.params.forEach((p, i) => {
-      if (w?.has(i)) this.restore.add(p.name);
+      if (w?.has(i)) {
+        this.restore.add(p.name);
+        this.alwaysRestore.add(p.name);
+      }
     });
     this.build();
   }
@@ -133,8 +136,13 @@ class AdjointBuilder {
 
   // ---------- the two sweeps ----------
   private build(): void {
-    // The set of restored variables grows with the pops the backward sweep needs (their indices).
-    for (let iter = 0; iter < 10; iter++) {
+    // The set of restored variables grows with the pops the backward sweep needs (their indices);
+    // with TBR, which kills push is decided by the to-be-recorded analysis of the previous round.
+    let lastPushes = '';
+    for (let iter = 0; iter < 12; iter++) {
+      this.prevReadsAt = this.readsAt;
+      this.readsAt = new Map();
+      this.pushSites = [];
       this.bwdLocals.clear();
       this.loopDepth = 0;
       this.names = new Names(declaredNames(this.f));
@@ -154,9 +162,61 @@ class AdjointBuilder {
         }
       this.built = { fwd: pair.fwd, bwd: pair.bwd };
       this.readsInBwd = reads;
+      if (this.info.options.tbr) {
+        this.tbr = this.toBeRecorded();
+        const pushes = this.pushSites.join(',');
+        if (!grew && pushes === lastPushes && iter > 0) return;
+        lastPushes = pushes;
+        continue;
+      }
       if (!grew) return;
     }
   }
+
+  /**
+   * To-be-recorded analysis (Tapenade §5.2), forward: a variable is in the set when the backward sweep
+   * reads its current value somewhere since its last definition. Only then must a kill push it.
+   */
+  private toBeRecorded(): FlowResult {
+    const transfer = (st: Stmt, f: Facts): Facts => {
+      const r = this.readsAt.get(st);
+      let out = f;
+      if (r && r.size) {
+        out = new Set(f);
+        for (const x of r) out.add(x);
+      }
+      const def = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
+      if (def && out.has(def)) {
+        if (out === f) out = new Set(f);
+        out.delete(def);
+      }
+      return out;
+    };
+    const atHead = (st: Stmt, f: Facts): Facts => {
+      const r = this.readsAt.get(st);
+      if (!r || !r.size) return f;
+      const out = new Set(f);
+      for (const x of r) out.add(x);
+      return out;
+    };
+    return solveForward(this.f.body, new Set(), transfer, atHead);
+  }
+
+  /** Must the value `root` holds before `s` be recorded? */
+  private mustRecord(s: Stmt, root: string): boolean {
+    if (this.alwaysRestore.has(root)) return true;
+    if (!this.info.options.tbr) return this.restore.has(root);
+    if (!this.tbr) return false;
+    return !!(this.tbr.inOf.get(s)?.has(root) || this.prevReadsAt.get(s)?.has(root));
+  }
+
+  /** backward reads per statement from the previous round (the TBR solution was computed from them) */
+  private prevReadsAt = new Map<Stmt, Set<string>>();
+
+  private tbr: FlowResult | null = null;
+  private readsAt = new Map<Stmt, Set<string>>();
+  private pushSites: string[] = [];
+  private alwaysRestore = new Set<string>();
 
   /** primal variables read by backward-sweep statements */
   private primalReads(bwd: Stmt[]): Set<string> {
@@ -214,6 +274,12 @@ class AdjointBuilder {
   }
 
   private stmt(s: Stmt): Pair {
+    const p = this.stmtPair(s);
+    if (s.k === 'decl' || s.k === 'assign' || s.k === 'expr' || s.k === 'return') this.readsAt.set(s, this.primalReads(p.bwd));
+    return p;
+  }
+
+  private stmtPair(s: Stmt): Pair {
     switch (s.k) {
       case 'decl':
       case 'assign':
@@ -249,7 +315,9 @@ class AdjointBuilder {
     const t = target.ty;
     // a reassigned array's adjoint alias is restored whenever it has one: the backward sweep uses it
     const withAdjoint = isRef(t) && target.k === 'var' && this.hasB(target.name);
-    if (!this.restore.has(root) && !withAdjoint) return { fwd: [], bwd: [] };
+    const record = this.mustRecord(s, root);
+    if (record) this.pushSites.push(`${this.pushSites.length}:${root}`);
+    if (!record && !withAdjoint) return { fwd: [], bwd: [] };
     const fwd: Stmt[] = [];
     const bwd: Stmt[] = [];
     const popInto = (lv: LValue, ty: Ty) => {
@@ -264,7 +332,7 @@ class AdjointBuilder {
         bwd.push({ k: 'assign', target: lv, value: this.tapeOp('popR', [], ty) });
       }
     };
-    if (this.restore.has(root)) popInto(target, t);
+    if (record) popInto(target, t);
     if (withAdjoint) {
       const bv = this.bwhole(target) as LValue;
       popInto(bv, bv.ty);
@@ -541,7 +609,7 @@ class AdjointBuilder {
     const fwd: Stmt[] = [s];
     const bwd: Stmt[] = [];
     const op = (fn: string, args: Expr[], ty: Ty = VOID): Stmt => ({ k: 'expr', e: { k: 'intr', fn, args, ty } });
-    if (this.restore.has(root)) bwd.push(op('pop', [arr]));
+    if (this.mustRecord(s, root)) bwd.push(op('pop', [arr]));
     if (ab) {
       fwd.push(op('push', [ab, isRef(tyOf(v)) ? this.refAdjoint(v) ?? this.zerosLike(v) : { k: 'num', v: 0 }]));
       if (!isRef(tyOf(v)) && this.exprVaried(v, this.variedIn(s))) {
@@ -569,7 +637,7 @@ class AdjointBuilder {
       const w = this.info.activity.writes.get(c.fn);
       c.args.forEach((a, j) => {
         const r = rootVar(a);
-        if (w?.has(j) && r && this.restore.has(r)) {
+        if (w?.has(j) && r && this.mustRecord(s, r)) {
           fwd.push({ k: 'expr', e: this.tapeOp('pushR', [{ k: 'intr', fn: 'snapshot', args: [a], ty: tyOf(a) }]) });
           bwd.unshift({ k: 'expr', e: { k: 'intr', fn: 'restoreInto', args: [a, this.tapeOp('popR', [], tyOf(a))], ty: VOID } });
         }
@@ -672,6 +740,10 @@ class AdjointBuilder {
         loc: s.loc,
       };
       const fwd: Stmt = { ...(s as Extract<Stmt, { k: 'for' }>), init: init.fwd, body: body.fwd };
+      // the reversed loop reads its bounds at the loop; its index it sets itself
+      const boundReads = this.primalReads([{ k: 'expr', e: counted.last }, { k: 'expr', e: counted.revCond }]);
+      boundReads.delete(i.name);
+      this.readsAt.set(s, boundReads);
       return { fwd: this.forInit(fwd, init), bwd: [rev, ...init.bwd] };
     }
     // general loop: count the iterations, replay that many backwards

@@ -31,6 +31,14 @@ export interface DiffSignature {
   derivResult: boolean;
 }
 
+/** Refinements of the adjoint that can be switched off (the naive model stays available). */
+export interface AdjointOptions {
+  /** to-be-recorded analysis: push a value only if the backward sweep reads it */
+  tbr: boolean;
+}
+
+export const DEFAULT_ADJOINT: AdjointOptions = { tbr: true };
+
 export class ProgramInfo {
   readonly sigs = new Map<string, DiffSignature>();
 
@@ -40,6 +48,7 @@ export class ProgramInfo {
     readonly head: string,
     readonly independents: Set<string>,
     readonly naming: Naming,
+    readonly options: AdjointOptions = DEFAULT_ADJOINT,
   ) {
     for (const [name, fa] of activity.funcs) {
       const f = mod.funcs.get(name)!;
