@@ -3,7 +3,7 @@
 // (x̄ += ∂·ȳ). Values a partial needs more than once (the result of exp, a non-trivial argument) are
 // evaluated once into a temporary, so derivative code adds no transcendental calls of its own.
 import type { Expr, Stmt } from '../ir/types.js';
-import { NUM, tyOf } from '../ir/util.js';
+import { NUM, exprEq, tyOf } from '../ir/util.js';
 import { partial, ruleFor, templateUses } from '../rules/templates.js';
 import type { Rule } from '../rules/table.js';
 
@@ -108,11 +108,14 @@ export interface LinContext {
   varied(e: Expr): boolean;
   /** pre-statements receive temporaries */
   pre: Stmt[];
+  /** bind array elements that partials read into temporaries (read once, not once per use) */
+  bindLoads?: boolean;
   names: Names;
 }
 
-function bindTemp(ctx: LinContext, e: Expr, base = 'temp'): Expr {
-  if (isSimple(e)) return e;
+/** Evaluates `e` once into a fresh constant; `loads`: array elements too (they would be read twice). */
+function bindTemp(ctx: LinContext, e: Expr, base = 'temp', loads = false): Expr {
+  if (isSimple(e) && !(loads && (e.k === 'idx' || e.k === 'field') && ctx.bindLoads)) return e;
   const name = ctx.names.fresh(base);
   const ty = tyOf(e).k === 'bool' ? tyOf(e) : NUM;
   ctx.pre.push({ k: 'decl', name, ty, init: e, konst: true });
@@ -165,6 +168,13 @@ export function linearize(e: Expr, ctx: LinContext): LinNode {
     case 'bin':
     case 'un':
     case 'intr': {
+      if (e.k === 'bin' && e.op === '*' && exprEq(e.a, e.b)) {
+        // x * x: one child with partial 2x, not the product rule's two equal terms
+        const kid = linearize(e.a, ctx);
+        const a = bindTemp(ctx, kid.prim);
+        kid.prim = a;
+        return { prim: { ...e, a, b: a }, varied: kid.varied, children: kid.varied ? [{ node: kid, partial: { k: 'bin', op: '*', a: { k: 'num', v: 2 }, b: a, ty: NUM } }] : [] };
+      }
       const rule = ruleOf(e);
       if (!rule) throw new LinError(`no derivative rule for '${e.k === 'intr' ? e.fn : e.k === 'bin' ? e.op : e.op}'`, e);
       const kids = argsOf(e).map((a) => linearize(a, ctx));
@@ -174,7 +184,7 @@ export function linearize(e: Expr, ctx: LinContext): LinNode {
       });
       // arguments a partial refers to are evaluated once
       const argNames = rule.variadic ? kids.map(() => rule.args[0]) : rule.args;
-      const prims = kids.map((k, i) => (uses.has(argNames[i]) ? bindTemp(ctx, k.prim) : k.prim));
+      const prims = kids.map((k, i) => (uses.has(argNames[i]) ? bindTemp(ctx, k.prim, 'temp', true) : k.prim));
       kids.forEach((k, i) => (k.prim = prims[i]));
       let prim = rebuild(e, prims);
       if (uses.has('r')) prim = bindTemp(ctx, prim);

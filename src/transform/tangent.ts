@@ -178,7 +178,7 @@ class TangentBuilder {
 
   private linctx(s: Stmt, pre: Stmt[]): LinContext {
     const V = this.variedIn(s);
-    return { varied: (e) => this.exprVaried(e, V), pre, names: this.names };
+    return { varied: (e) => this.exprVaried(e, V), pre, names: this.names, bindLoads: true };
   }
 
   private lin(e: Expr, s: Stmt, pre: Stmt[]): { prim: Expr; d: Expr | null } {
