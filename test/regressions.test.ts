@@ -18,3 +18,34 @@ export function g(x: number): number { return f(x) + f_d(x); }`, { head: 'g', js
   expect(m.g_d(2, 1)).toEqual([10, 7]);
   expect(m.g_b(2, 1)).toBe(7);
 });
+
+it('distinct array arguments that alias are rejected with a clear error', async () => {
+  const { grad } = await import('../src/api/runtime.js');
+  const { assertNoAliasing } = await import('../src/api/values.js');
+  const f = (a: number[], b: number[]) => { let s = 0; for (let i = 0; i < a.length; i++) s += a[i] * b[i]; return s; };
+  const x = [1, 2, 3];
+  expect(() => grad(f, { wrt: [0, 1] })(x, x)).toThrow(/share memory/);
+  const buf = new Float64Array(10);
+  expect(() => assertNoAliasing([buf.subarray(0, 5), buf.subarray(4, 9)], ['u', 'v'])).toThrow(/'u' and 'v' share memory/);
+  expect(() => assertNoAliasing([buf.subarray(0, 5), buf.subarray(5, 10)], ['u', 'v'])).not.toThrow();
+});
+
+it('a primal that throws leaves no state behind: the next adjoint run is clean', async () => {
+  const { Tape } = await import('../src/runtime/tape.js');
+  const r = compile(`export function f(x: number[]): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    s += x[i] * x[i];
+    if (s > 100) throw new Error('too big');
+  }
+  return s;
+}`, { head: 'f', js: true, runtimeImport: null });
+  const m = loadGenerated(r.code);
+  expect(() => m.f_b([20, 1], [0, 0], 1)).toThrow(/too big/);
+  const xb = [0, 0];
+  m.f_b([1, 2], xb, 1);
+  expect(xb).toEqual([2, 4]);
+  const t = Tape.acquire();
+  expect(t.empty).toBe(true);
+  Tape.release(t);
+});

@@ -5,7 +5,7 @@ import type { CompileResult, ManifestEntry } from './compile.js';
 import { loadGenerated, type LoadedModule } from './load.js';
 import { Tape } from '../runtime/tape.js';
 import { zerosLike } from '../runtime/arrays.js';
-import { axpy, clone, dot, flatten, packDirections, randomLike, rng, unpackDirection } from './values.js';
+import { assertNoAliasing, axpy, clone, dot, flatten, packDirections, randomLike, rng, unpackDirection } from './values.js';
 
 export interface CheckOptions {
   seed?: number;
@@ -67,6 +67,7 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
     const y = f(...c);
     return outputsOf(y, c, info.params, of);
   };
+  assertNoAliasing(args, info.params);
   const dirs = info.params.map((p, j) => (wrt.includes(p) ? randomLike(args[j], R) : null));
 
   // ---- tangent ----

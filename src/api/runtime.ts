@@ -7,7 +7,7 @@ import { compile } from './compile.js';
 import { createProgram } from '../frontend/lower.js';
 import { loadGenerated, type LoadedModule } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
-import { clone, flatten, mapFloats } from './values.js';
+import { assertNoAliasing, clone, flatten, mapFloats } from './values.js';
 import { zerosLike } from '../runtime/arrays.js';
 
 type Fn = (...args: never[]) => unknown;
@@ -89,6 +89,7 @@ function normalizeWrt(opt: RuntimeOptions['wrt'], params: string[]): number[] {
 }
 
 function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
+  assertNoAliasing(args, args.map((_, i) => `argument ${i + 1}`));
   const scope = opts.scope ?? {};
   const key = JSON.stringify([opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? 'f' : shapeKey(scope[k])))]);
   let perFn = cache.get(f);

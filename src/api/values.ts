@@ -115,3 +115,41 @@ export function unpackDirection(v: unknown, like: unknown, k: number, nb: number
   }
   return like;
 }
+
+/** Arrays (and Float64Array views) reachable from a value, with a path for messages. */
+function arraysOf(v: unknown, path: string, out: { path: string; a: object }[]): void {
+  if (v instanceof Float64Array) out.push({ path, a: v });
+  else if (Array.isArray(v)) {
+    out.push({ path, a: v });
+    v.forEach((x, i) => typeof x === 'object' && x !== null && arraysOf(x, `${path}[${i}]`, out));
+  } else if (typeof v === 'object' && v !== null) {
+    out.push({ path, a: v });
+    for (const k of Object.keys(v)) arraysOf((v as Record<string, unknown>)[k], `${path}.${k}`, out);
+  }
+}
+
+function overlap(a: Float64Array, b: Float64Array): boolean {
+  if (a.buffer !== b.buffer) return false;
+  const a0 = a.byteOffset, a1 = a0 + a.byteLength, b0 = b.byteOffset, b1 = b0 + b.byteLength;
+  return a0 < b1 && b0 < a1;
+}
+
+/**
+ * Generated code assumes that distinct array arguments do not alias: the same array passed twice, or
+ * Float64Array views sharing memory, would make derivatives silently wrong. Throws a clear error instead.
+ */
+export function assertNoAliasing(args: unknown[], names: string[]): void {
+  const per = args.map((a, i) => {
+    const out: { path: string; a: object }[] = [];
+    arraysOf(a, names[i] ?? `argument ${i + 1}`, out);
+    return out;
+  });
+  for (let i = 0; i < per.length; i++)
+    for (let j = i + 1; j < per.length; j++)
+      for (const x of per[i])
+        for (const y of per[j]) {
+          const same = x.a === y.a || (x.a instanceof Float64Array && y.a instanceof Float64Array && overlap(x.a, y.a));
+          if (same)
+            throw new Error(`tsad: '${x.path}' and '${y.path}' share memory, but generated derivative code assumes that distinct array arguments do not alias; pass a copy (e.g. Float64Array.from(a) or a.slice())`);
+        }
+}

@@ -15,8 +15,6 @@ export class Tape {
   private refs: unknown[] = [];
   private rp = 0;
   private peak = 0;
-  /** pushes since acquire (instrumentation for benchmarks) */
-  pushes = 0;
 
   pushF(v: number): void {
     if (this.fp === CHUNK) this.nextF();
@@ -110,7 +108,6 @@ export class Tape {
     for (let k = 0; k < this.rp; k++) this.refs[k] = undefined;
     this.rp = 0;
     this.peak = 0;
-    this.pushes = 0;
   }
 
   private static pool: Tape[] = [];
