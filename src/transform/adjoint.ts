@@ -142,6 +142,7 @@ class AdjointBuilder {
     for (let iter = 0; iter < 12; iter++) {
       this.prevReadsAt = this.readsAt;
       this.readsAt = new Map();
+      this.inverted = new Set();
       this.pushSites = [];
       this.bwdLocals.clear();
       this.loopDepth = 0;
@@ -185,7 +186,7 @@ class AdjointBuilder {
         out = new Set(f);
         for (const x of r) out.add(x);
       }
-      const def = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
+      const def = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' && !this.inverted.has(st) ? st.target.name : null;
       if (def && out.has(def)) {
         if (out === f) out = new Set(f);
         out.delete(def);
@@ -213,6 +214,9 @@ class AdjointBuilder {
   /** backward reads per statement from the previous round (the TBR solution was computed from them) */
   private prevReadsAt = new Map<Stmt, Set<string>>();
 
+  private loopScoped = new Set<string>();
+  /** statements undone by their inverse: not kills for TBR (the old value stays recoverable) */
+  private inverted = new Set<Stmt>();
   private tbr: FlowResult | null = null;
   private readsAt = new Map<Stmt, Set<string>>();
   private pushSites: string[] = [];
@@ -318,6 +322,11 @@ class AdjointBuilder {
     const record = this.mustRecord(s, root);
     if (record) this.pushSites.push(`${this.pushSites.length}:${root}`);
     if (!record && !withAdjoint) return { fwd: [], bwd: [] };
+    const inverse = record ? this.inverseOf(s, target) : null;
+    if (inverse) {
+      this.inverted.add(s);
+      return { fwd: [], bwd: [inverse] };
+    }
     const fwd: Stmt[] = [];
     const bwd: Stmt[] = [];
     const popInto = (lv: LValue, ty: Ty) => {
@@ -340,6 +349,24 @@ class AdjointBuilder {
     void s;
     // the backward sweep pops in reverse order of the pushes
     return { fwd, bwd: bwd.reverse() };
+  }
+
+  /**
+   * `i = i ± e` on an integer, with e an integer expression of variables and literals: undone exactly
+   * by `i = i ∓ e` in the backward sweep instead of a push and a pop (e's variables are then read there,
+   * so TBR restores them when needed).
+   */
+  private inverseOf(s: Stmt, target: LValue): Stmt | null {
+    if (s.k !== 'assign' || target.k !== 'var' || target.ty.k !== 'int') return null;
+    const v = s.value;
+    if (v.k !== 'bin' || (v.op !== '+' && v.op !== '-') || v.a.k !== 'var' || v.a.name !== target.name) return null;
+    let ok = tyOf(v.b).k === 'int';
+    forEachExpr(v.b, (x) => {
+      if (!(x.k === 'num' || (x.k === 'var' && x.name !== target.name && x.ty.k === 'int') || x.k === 'bin' || x.k === 'un')) ok = false;
+    });
+    if (!ok) return null;
+    const op = v.op === '+' ? '-' : '+';
+    return { k: 'assign', target, value: { k: 'bin', op, a: target, b: v.b, ty: target.ty }, op, inc: s.k === 'assign' && !!s.inc };
   }
 
   // ---------- assignments ----------
@@ -711,10 +738,16 @@ class AdjointBuilder {
     const t = this.seq(s.then);
     const e = this.seq(s.else);
     if (t.bwd.length === 0 && e.bwd.length === 0) return { fwd: [{ ...s, then: t.fwd, else: e.fwd }], bwd: [] };
+    // Tapenade's control codes: 0 at the end of the then-branch, 1 at the end of the else-branch
     const push = (v: number): Stmt => ({ k: 'expr', e: this.tapeOp('pushI', [{ k: 'num', v }]) });
-    const fwd: Stmt = { ...s, then: [...t.fwd, push(1)], else: [...e.fwd, push(0)] };
-    const bwd: Stmt = { k: 'if', c: { k: 'bin', op: '===', a: this.tapeOp('popI', [], INT), b: { k: 'num', v: 1 }, ty: BOOL }, then: t.bwd, else: e.bwd, loc: s.loc };
-    return { fwd: [fwd], bwd: [bwd] };
+    const fwd: Stmt = { ...s, then: [...t.fwd, push(0)], else: [...e.fwd, push(1)] };
+    const branch = this.names.fresh('branch');
+    const bv: Expr = { k: 'var', name: branch, ty: INT };
+    const bwd: Stmt[] = [
+      { k: 'decl', name: branch, ty: INT, init: this.tapeOp('popI', [], INT), konst: true },
+      { k: 'if', c: { k: 'bin', op: '===', a: bv, b: { k: 'num', v: 0 }, ty: BOOL }, then: t.bwd, else: e.bwd, loc: s.loc },
+    ];
+    return { fwd: [fwd], bwd };
   }
 
   private loop(s: Extract<Stmt, { k: 'for' | 'while' | 'do' }>): Pair {
@@ -740,6 +773,8 @@ class AdjointBuilder {
         loc: s.loc,
       };
       const fwd: Stmt = { ...(s as Extract<Stmt, { k: 'for' }>), init: init.fwd, body: body.fwd };
+      // an index declared by the loop is set by the reversed loop: never handed over or restored
+      if (s.k === 'for' && s.init[0]?.k === 'decl') this.loopScoped.add(i.name);
       // the reversed loop reads its bounds at the loop; its index it sets itself
       const boundReads = this.primalReads([{ k: 'expr', e: counted.last }, { k: 'expr', e: counted.revCond }]);
       boundReads.delete(i.name);
@@ -906,7 +941,7 @@ class AdjointBuilder {
   private handover(): { v: Expr; kind: 'F' | 'I' | 'R' }[] {
     const out: { v: Expr; kind: 'F' | 'I' | 'R' }[] = [];
     const locals = declaredNames(this.f);
-    const needed = [...this.readsInBwd].filter((n) => locals.has(n)).sort();
+    const needed = [...this.readsInBwd].filter((n) => locals.has(n) && !this.loopScoped.has(n)).sort();
     const tyOfName = new Map<string, Ty>();
     this.f.params.forEach((p) => tyOfName.set(p.name, p.ty));
     forEachStmt(this.f.body, (s) => {

@@ -3,7 +3,7 @@
 // (x̄ += ∂·ȳ). Values a partial needs more than once (the result of exp, a non-trivial argument) are
 // evaluated once into a temporary, so derivative code adds no transcendental calls of its own.
 import type { Expr, Stmt } from '../ir/types.js';
-import { NUM, exprEq, tyOf } from '../ir/util.js';
+import { NUM, tyOf } from '../ir/util.js';
 import { partial, ruleFor, templateUses } from '../rules/templates.js';
 import type { Rule } from '../rules/table.js';
 
@@ -13,7 +13,7 @@ export interface LinNode {
   varied: boolean;
   /** a variable, element or field whose derivative is read (leaves only) */
   leaf?: Expr;
-  children: { node: LinNode; partial: Expr }[];
+  children: { node: LinNode; partial: Expr; index: number }[];
   /** `c ? a : b`: derivatives flow through the taken branch only (never read the other one) */
   select?: { c: Expr; a: LinNode; b: LinNode };
 }
@@ -168,13 +168,6 @@ export function linearize(e: Expr, ctx: LinContext): LinNode {
     case 'bin':
     case 'un':
     case 'intr': {
-      if (e.k === 'bin' && e.op === '*' && exprEq(e.a, e.b)) {
-        // x * x: one child with partial 2x, not the product rule's two equal terms
-        const kid = linearize(e.a, ctx);
-        const a = bindTemp(ctx, kid.prim);
-        kid.prim = a;
-        return { prim: { ...e, a, b: a }, varied: kid.varied, children: kid.varied ? [{ node: kid, partial: { k: 'bin', op: '*', a: { k: 'num', v: 2 }, b: a, ty: NUM } }] : [] };
-      }
       const rule = ruleOf(e);
       if (!rule) throw new LinError(`no derivative rule for '${e.k === 'intr' ? e.fn : e.k === 'bin' ? e.op : e.op}'`, e);
       const kids = argsOf(e).map((a) => linearize(a, ctx));
@@ -194,7 +187,7 @@ export function linearize(e: Expr, ctx: LinContext): LinNode {
         if (!kids[i].varied) continue;
         const p = partial(rule, i, prims, () => result);
         if (isZero(p)) continue;
-        children.push({ node: kids[i], partial: p });
+        children.push({ node: kids[i], partial: p, index: i });
       }
       return { prim, varied: children.length > 0, children };
     }
@@ -204,6 +197,15 @@ export function linearize(e: Expr, ctx: LinContext): LinNode {
 }
 
 /** Tangent of a linearized expression; `dref` gives the tangent of a leaf. */
+/** ḋ·∂ in Tapenade's order: `xd*b + x*bd` for a product, `ad*cos(a)` for a function of a */
+function tangentTerm(n: LinNode, childIndex: number, d: Expr, p: Expr): Expr {
+  if (n.prim.k === 'bin' && n.prim.op === '*' && childIndex === 1 && !(p.k === 'un' && p.op === '-')) return mul(p, d);
+  if (p.k === 'un' && p.op === '-') return neg(mul(d, p.a));
+  if (p.k === 'num' && p.v < 0 && p.raw === undefined) return neg(mul(d, { k: 'num', v: -p.v }));
+  if (d.k === 'un' && d.op === '-') return neg(tangentTerm(n, childIndex, d.a, p));
+  return mul(d, p);
+}
+
 export function tangentOf(n: LinNode, dref: (leaf: Expr) => Expr | null): Expr | null {
   if (!n.varied) return null;
   if (n.leaf) return dref(n.leaf);
@@ -216,7 +218,7 @@ export function tangentOf(n: LinNode, dref: (leaf: Expr) => Expr | null): Expr |
   for (const c of n.children) {
     const d = tangentOf(c.node, dref);
     if (isZero(d)) continue;
-    sum = add(sum, scale(d!, c.partial));
+    sum = add(sum, tangentTerm(n, c.index, d!, c.partial));
   }
   return sum;
 }

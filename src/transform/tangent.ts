@@ -6,9 +6,9 @@
 // loop over directions `nd`.
 import type { FuncActivity } from '../analysis/activity.js';
 import { diffVars } from '../analysis/activity.js';
-import type { Facts } from '../analysis/dataflow.js';
+import { solveBackward, type Facts } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, declaredNames, fixForUpdates, hasFloat, isRef, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, declaredNames, fixForUpdates, hasFloat, isRef, stmtExprs, tyOf } from '../ir/util.js';
 import { DerivNames, refNames, tapeNames, type ProgramInfo } from './context.js';
 import { LinError, Names, linearize, tangentOf, type LinContext } from './linearize.js';
 
@@ -178,7 +178,7 @@ class TangentBuilder {
 
   private linctx(s: Stmt, pre: Stmt[]): LinContext {
     const V = this.variedIn(s);
-    return { varied: (e) => this.exprVaried(e, V), pre, names: this.names, bindLoads: true };
+    return { varied: (e) => this.exprVaried(e, V), pre, names: this.names };
   }
 
   private lin(e: Expr, s: Stmt, pre: Stmt[]): { prim: Expr; d: Expr | null } {
@@ -357,7 +357,8 @@ class TangentBuilder {
       out.push(primal);
       return;
     }
-    const needReset = V.has(rep) && U.has(rep);
+    // a derivative that stops being varied is reset only if it is read again (after a merge)
+    const needReset = V.has(rep) && U.has(rep) && this.tangentLiveOut(s).has(rep);
     if (d || needReset || (valueVaried && U.has(rep))) {
       const dt = this.dref(target) as LValue | null;
       out.push(...pre);
@@ -553,6 +554,34 @@ class TangentBuilder {
   }
 
   private currentVaried: Facts | null = null;
+  private dlive: ReturnType<typeof solveBackward> | null = null;
+
+  /**
+   * Tangent liveness (backward): the tangent of v is live where some later statement reads it, i.e.
+   * uses v while v is varied there, before v is redefined.
+   */
+  private tangentLiveOut(s: Stmt): Facts {
+    if (!this.dlive) {
+      const transfer = (st: Stmt, after: Facts): Facts => {
+        const V = this.variedIn(st);
+        let out = after;
+        const def = st.k === 'decl' && !isRef(st.ty) ? st.name : st.k === 'assign' && st.target.k === 'var' && !isRef(st.target.ty) ? st.target.name : null;
+        if (def && out.has(this.rep(def))) {
+          out = new Set(out);
+          out.delete(this.rep(def));
+        }
+        for (const e of stmtExprs(st))
+          for (const v of diffVars(e, this.fa.aliases))
+            if (V.has(v) && !out.has(v)) {
+              if (out === after) out = new Set(out);
+              out.add(v);
+            }
+        return out;
+      };
+      this.dlive = solveBackward(this.f.body, new Set(), transfer);
+    }
+    return this.dlive.outOf.get(s) ?? EMPTY;
+  }
 
   private call(s: Stmt, c: Extract<Expr, { k: 'call' }>, target: LValue | null, out: Stmt[]): void {
     if (!this.info.differentiated(c.fn)) {
