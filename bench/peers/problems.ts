@@ -55,7 +55,7 @@ const S = (ev: EvalName, key: string, label: string, params: Record<string, numb
 /**
  * The workload sizes, smallest first per eval. The first two of each eval are golden instances (the
  * first default workloads of the eval), the others are larger default-ish sizes from the eval's own
- * list (lse n up to 1.28M, llsq n up to 16392, gmm D·K up to 20·50, kmeans k·n·d up to 100·10000·16).
+ * list (lse n up to 1.28M, llsq n up to 16392, gmm D·K up to 32·50, kmeans k·n·d up to 100·10000·16).
  */
 export const SIZES: SizeSpec[] = [
   S('lse', 'n2500', 'n=2500', { n: 2500 }, true, 'n2500'),
@@ -70,9 +70,11 @@ export const SIZES: SizeSpec[] = [
   S('gmm', 'd2_k5_n1000', 'D=2 K=5 N=1000', { d: 2, k: 5, n: 1000 }, true, 'd2_k5_n1000'),
   S('gmm', 'd10_k25_n1000', 'D=10 K=25 N=1000', { d: 10, k: 25, n: 1000 }, true, 'd10_k25_n1000'),
   S('gmm', 'd20_k50_n1000', 'D=20 K=50 N=1000', { d: 20, k: 50, n: 1000 }, false),
+  S('gmm', 'd32_k50_n1000', 'D=32 K=50 N=1000', { d: 32, k: 50, n: 1000 }, false),
   S('kmeans', 'k10_n1000_d8', 'k=10 n=1000 d=8', { k: 10, n: 1000, d: 8 }, true, 'k10_n1000_d8'),
   S('kmeans', 'k10_n1000_d16', 'k=10 n=1000 d=16', { k: 10, n: 1000, d: 16 }, true, 'k10_n1000_d16'),
   S('kmeans', 'k100_n1000_d16', 'k=100 n=1000 d=16', { k: 100, n: 1000, d: 16 }, false),
+  S('kmeans', 'k1000_n1000_d8', 'k=1000 n=1000 d=8', { k: 1000, n: 1000, d: 8 }, false),
   S('kmeans', 'k100_n10000_d16', 'k=100 n=10000 d=16', { k: 100, n: 10000, d: 16 }, false),
 ];
 

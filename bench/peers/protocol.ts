@@ -4,8 +4,12 @@ import type { Errors } from './problems.js';
 export const PEERS = ['tsad', 'hand-written', 'fd-central', 'tfjs-cpu', 'tfjs-wasm', 'jax-js'] as const;
 export type PeerName = (typeof PEERS)[number];
 
-/** A timed function: "grad" = value + derivative, "primal" = value only. */
-export type VariantName = 'grad' | 'primal';
+/**
+ * A timed function: "grad" = value + derivative, "primal" = value only, "grad-const" = value +
+ * derivative with the parts that do not depend on the independents (llsq's power matrix) computed once
+ * outside the timed call (libraries only; an extra row, not what the tables compare).
+ */
+export type VariantName = 'grad' | 'primal' | 'grad-const';
 
 export type Request =
   | { id: number; type: 'init'; peer: PeerName; tfjsBundle: string }
@@ -33,6 +37,8 @@ export interface SetupReply {
 export interface RunReply {
   /** ms per call (mean over reps, times gradScale for 'grad') */
   ms: number;
+  /** ms per call before gradScale */
+  rawMs: number;
   checksum: number;
 }
 
@@ -44,6 +50,8 @@ export interface PeerInstance {
   grad(): number;
   /** one call computing the value only */
   primal?(): number;
+  /** value + derivative with the independent-free part precomputed (see VariantName) */
+  gradConst?(): number;
   /** value and flat derivative, in the layout of problems.ts (columns: the compared subset, if not all) */
   check(): { value: number; grad: ArrayLike<number>; columns?: ArrayLike<number> };
   gradScale?: number;

@@ -1,23 +1,28 @@
 // The tape of an adjoint run: a float stack, an int32 stack (control flow, trip counts) and a reference
 // stack (reassigned arrays). Storage is chunked, so growth never copies, and chunks are kept across runs
 // through a pool: each adjoint invocation acquires its own tape, so nested and re-entrant calls are safe.
-const CHUNK = 1 << 15;
+// Chunks start small (a tape per nested adjoint call must be cheap) and double up to MAX_CHUNK.
+const FIRST_CHUNK = 1 << 10;
+const MAX_CHUNK = 1 << 16;
+const chunkSize = (index: number) => Math.min(MAX_CHUNK, FIRST_CHUNK << Math.min(index, 6));
 
 export class Tape {
-  private fChunks: Float64Array[] = [new Float64Array(CHUNK)];
+  private fChunks: Float64Array[] = [new Float64Array(FIRST_CHUNK)];
   private fi = 0;
   private f: Float64Array = this.fChunks[0];
   private fp = 0;
-  private iChunks: Int32Array[] = [new Int32Array(CHUNK)];
+  private iChunks: Int32Array[] = [new Int32Array(FIRST_CHUNK)];
   private ii = 0;
   private i: Int32Array = this.iChunks[0];
   private ip = 0;
   private refs: unknown[] = [];
   private rp = 0;
   private peak = 0;
+  private fBase = 0; // entries in the float chunks below the current one
+  private iBase = 0;
 
   pushF(v: number): void {
-    if (this.fp === CHUNK) this.nextF();
+    if (this.fp === this.f.length) this.nextF();
     this.f[this.fp++] = v;
   }
 
@@ -27,7 +32,7 @@ export class Tape {
   }
 
   pushI(v: number): void {
-    if (this.ip === CHUNK) this.nextI();
+    if (this.ip === this.i.length) this.nextI();
     this.i[this.ip++] = v;
   }
 
@@ -49,7 +54,8 @@ export class Tape {
   private nextF(): void {
     this.notePeak();
     this.fi++;
-    if (this.fi === this.fChunks.length) this.fChunks.push(new Float64Array(CHUNK));
+    if (this.fi === this.fChunks.length) this.fChunks.push(new Float64Array(chunkSize(this.fi)));
+    this.fBase += this.f.length;
     this.f = this.fChunks[this.fi];
     this.fp = 0;
   }
@@ -59,13 +65,15 @@ export class Tape {
     this.notePeak();
     this.fi--;
     this.f = this.fChunks[this.fi];
-    this.fp = CHUNK;
+    this.fBase -= this.f.length;
+    this.fp = this.f.length;
   }
 
   private nextI(): void {
     this.notePeak();
     this.ii++;
-    if (this.ii === this.iChunks.length) this.iChunks.push(new Int32Array(CHUNK));
+    if (this.ii === this.iChunks.length) this.iChunks.push(new Int32Array(chunkSize(this.ii)));
+    this.iBase += this.i.length;
     this.i = this.iChunks[this.ii];
     this.ip = 0;
   }
@@ -75,12 +83,13 @@ export class Tape {
     this.notePeak();
     this.ii--;
     this.i = this.iChunks[this.ii];
-    this.ip = CHUNK;
+    this.iBase -= this.i.length;
+    this.ip = this.i.length;
   }
 
   /** bytes currently on the tape (references count 8 bytes each) */
   get bytes(): number {
-    return (this.fi * CHUNK + this.fp) * 8 + (this.ii * CHUNK + this.ip) * 4 + this.rp * 8;
+    return (this.fBase + this.fp) * 8 + (this.iBase + this.ip) * 4 + this.rp * 8;
   }
 
   /** largest `bytes` seen at a chunk boundary or at a call of this getter */
@@ -102,6 +111,8 @@ export class Tape {
     this.fi = 0;
     this.f = this.fChunks[0];
     this.fp = 0;
+    this.fBase = 0;
+    this.iBase = 0;
     this.ii = 0;
     this.i = this.iChunks[0];
     this.ip = 0;

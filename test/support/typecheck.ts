@@ -1,12 +1,17 @@
 // Type-checks many generated modules in one TypeScript program (strict), with `tsad/runtime`
 // resolved to the runtime sources.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+// the repository root (also when this file runs compiled, e.g. from node_modules/.cache by `npm run fuzz`)
+const ROOT = (() => {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (let d = resolve(here, '..', '..'); dirname(d) !== d; d = dirname(d)) if (existsSync(join(d, 'src', 'runtime', 'index.ts'))) return d;
+  return resolve(here, '..', '..');
+})();
 
 export function typecheckModules(modules: Record<string, string>): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'tsad-tc-'));
