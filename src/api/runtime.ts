@@ -39,7 +39,10 @@ function paramNames(src: string): { name: string | null; params: ts.NodeArray<ts
 }
 
 /** Source text of `src` with a type annotation after each listed parameter. */
-function annotate(src: string, types: (string | null)[]): string {
+function annotate(src0: string, types: (string | null)[]): string {
+  // `x => …` needs parentheses to take an annotation
+  const m = /^\s*(async\s+)?([A-Za-z_$][\w$]*)\s*=>/.exec(src0);
+  const src = m ? src0.replace(/^\s*(async\s+)?([A-Za-z_$][\w$]*)\s*=>/, `${m[1] ?? ''}(${m[2]}) =>`) : src0;
   const { params } = paramNames(src);
   let out = src;
   // insert from the back so earlier offsets stay valid; offsets are shifted by the '(' we parsed with
@@ -91,7 +94,7 @@ function normalizeWrt(opt: RuntimeOptions['wrt'], params: string[]): number[] {
 function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
   assertNoAliasing(args, args.map((_, i) => `argument ${i + 1}`));
   const scope = opts.scope ?? {};
-  const key = JSON.stringify([opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? 'f' : shapeKey(scope[k])))]);
+  const key = JSON.stringify([opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? String(scope[k]) : shapeKey(scope[k])))]);
   let perFn = cache.get(f);
   if (!perFn) cache.set(f, (perFn = new Map()));
   const hit = perFn.get(key);
@@ -131,7 +134,7 @@ function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
   const r = compile({ 'function.ts': module }, { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null });
   if (r.diagnostics.length) throw new TsadError(r.diagnostics);
   const mod = loadGenerated(r.code);
-  const compiled: Compiled = { mod, head, params, wrt, scalarWrt: wrt.filter((i) => typeof args[i] === 'number'), hasScope: !!mod.__bindScope };
+  const compiled: Compiled = { mod, head, params, wrt, scalarWrt: wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y), hasScope: !!mod.__bindScope };
   perFn.set(key, compiled);
   return compiled;
 }
@@ -145,7 +148,8 @@ function reverse(c: Compiled, opts: RuntimeOptions, args: unknown[], seed: unkno
   bind(c, opts);
   const call: unknown[] = [];
   const adj = new Map<number, unknown>();
-  const a = clone(args);
+  // omitted trailing arguments take their defaults; the seed must still come last
+  const a: unknown[] = [...clone(args), ...new Array<unknown>(Math.max(0, c.params.length - args.length)).fill(undefined)];
   const value = (c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(args));
   a.forEach((v, i) => {
     call.push(v);

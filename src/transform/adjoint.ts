@@ -66,6 +66,7 @@ class AdjointBuilder {
     this.fa = info.act(name)!;
     this.names = new Names(declaredNames(this.f));
     for (const n of info.mod.order) this.names.add(n);
+    for (const n of info.mod.globals.keys()) this.names.add(n);
     this.tapeName = this.names.fresh('tape');
     this.b = new DerivNames(info.naming.adjointSuffix, (x) => this.names.fresh(x));
     const sig = info.sigs.get(name)!;
@@ -148,6 +149,7 @@ class AdjointBuilder {
       this.loopDepth = 0;
       this.names = new Names(declaredNames(this.f));
       for (const n of this.info.mod.order) this.names.add(n);
+      for (const n of this.info.mod.globals.keys()) this.names.add(n);
       this.tapeName = this.names.fresh('tape');
       const bNames = this.b;
       this.b = new DerivNames(this.info.naming.adjointSuffix, (x) => this.names.fresh(x));
