@@ -181,14 +181,8 @@ export interface TapeHeights {
  * stack); returns null if they are not there (the Tape layout changed). Read after X_fwd, before
  * X_bwd: forward sweeps only push, so this is the number of pushes of the run.
  */
-export function tapeHeights(t: Tape, chunk = 1 << 15): TapeHeights | null {
-  const p = t as unknown as Record<string, unknown>;
-  const n = (k: string) => (typeof p[k] === 'number' ? (p[k] as number) : NaN);
-  const h = { floats: n('fi') * chunk + n('fp'), ints: n('ii') * chunk + n('ip'), refs: n('rp') };
-  if (![h.floats, h.ints, h.refs].every(Number.isFinite)) return null;
-  // must agree with the public byte count, or the assumed layout is wrong
-  if (h.floats * 8 + h.ints * 4 + h.refs * 8 !== t.bytes) return null;
-  return h;
+export function tapeHeights(t: Tape): TapeHeights | null {
+  return t.heights;
 }
 
 // ---------------------------------------------------------------------------

@@ -87,6 +87,11 @@ export class Tape {
     this.ip = this.i.length;
   }
 
+  /** entries currently on each stack */
+  get heights(): { floats: number; ints: number; refs: number } {
+    return { floats: this.fBase + this.fp, ints: this.iBase + this.ip, refs: this.rp };
+  }
+
   /** bytes currently on the tape (references count 8 bytes each) */
   get bytes(): number {
     return (this.fBase + this.fp) * 8 + (this.iBase + this.ip) * 4 + this.rp * 8;
