@@ -6,7 +6,7 @@
 import { diffVars, type FuncActivity } from '../analysis/activity.js';
 import { solveForward, type Facts, type FlowResult } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, TAPE, VOID, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, rootVar, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, TAPE, VOID, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, rootVar, stmtExprs, tyOf } from '../ir/util.js';
 import { DerivNames, refNames, tapeNames, type ProgramInfo } from './context.js';
 import { LinError, Names, adjointOf, hasSelect, isSimple, linearize, type LinContext } from './linearize.js';
 import { TransformError } from './tangent.js';
@@ -957,7 +957,7 @@ class AdjointBuilder {
     // adjoints of local arrays used by the backward sweep are handed over with them
     const usedB = new Set<string>();
     forEachStmt(this.built!.bwd, (s) => {
-      for (const e of stmtExprList(s))
+      for (const e of stmtExprs(s))
         forEachExpr(e, (x) => {
           if (x.k === 'var') usedB.add(x.name);
         });
@@ -1101,27 +1101,6 @@ class AdjointBuilder {
 }
 
 
-function stmtExprList(s: Stmt): Expr[] {
-  switch (s.k) {
-    case 'decl':
-      return s.init ? [s.init] : [];
-    case 'assign':
-      return [s.target, s.value];
-    case 'expr':
-      return [s.e];
-    case 'if':
-      return [s.c];
-    case 'for':
-      return s.cond ? [s.cond] : [];
-    case 'while':
-    case 'do':
-      return [s.cond];
-    case 'return':
-      return s.e ? [s.e] : [];
-    default:
-      return [];
-  }
-}
 
 function zeroOf(t: Ty): Expr | null {
   switch (t.k) {

@@ -2,7 +2,7 @@
 // which parameters of each differentiated function carry derivatives, and the naming scheme.
 import type { FuncActivity, ProgramActivity } from '../analysis/activity.js';
 import type { Func, Module, Param, Stmt, Ty } from '../ir/types.js';
-import { hasFloat, isRef } from '../ir/util.js';
+import { forEachStmt, hasFloat, isRef } from '../ir/util.js';
 
 export interface Naming {
   tangentSuffix: string; // xd
@@ -132,40 +132,21 @@ export function isRefParam(p: Param): boolean {
 
 export type Emit = (s: Stmt) => void;
 
+/** Parameters and locals of a function whose type satisfies `pred`. */
+function namesOfType(f: Func, pred: (t: Ty) => boolean): Set<string> {
+  const s = new Set(f.params.filter((p) => pred(p.ty)).map((p) => p.name));
+  forEachStmt(f.body, (st) => {
+    if (st.k === 'decl' && pred(st.ty)) s.add(st.name);
+  });
+  return s;
+}
+
 /** Variables of type Tape in a function: they always carry a derivative tape (tangents or adjoints). */
 export function tapeNames(f: Func): Set<string> {
-  const s = new Set(f.params.filter((p) => p.ty.k === 'tape').map((p) => p.name));
-  const visit = (body: Stmt[]) => {
-    for (const st of body) {
-      if (st.k === 'decl' && st.ty.k === 'tape') s.add(st.name);
-      if (st.k === 'if') {
-        visit(st.then);
-        visit(st.else);
-      } else if (st.k === 'for') {
-        visit(st.init);
-        visit(st.body);
-      } else if (st.k === 'while' || st.k === 'do' || st.k === 'block') visit(st.body);
-    }
-  };
-  visit(f.body);
-  return s;
+  return namesOfType(f, (t) => t.k === 'tape');
 }
 
 /** Float-carrying reference variables (arrays, objects) of a function, parameters included. */
 export function refNames(f: Func): Set<string> {
-  const s = new Set(f.params.filter((p) => isRef(p.ty) && hasFloat(p.ty)).map((p) => p.name));
-  const visit = (body: Stmt[]) => {
-    for (const st of body) {
-      if (st.k === 'decl' && isRef(st.ty) && hasFloat(st.ty)) s.add(st.name);
-      if (st.k === 'if') {
-        visit(st.then);
-        visit(st.else);
-      } else if (st.k === 'for') {
-        visit(st.init);
-        visit(st.body);
-      } else if (st.k === 'while' || st.k === 'do' || st.k === 'block') visit(st.body);
-    }
-  };
-  visit(f.body);
-  return s;
+  return namesOfType(f, (t) => isRef(t) && hasFloat(t));
 }
