@@ -1,0 +1,272 @@
+// The numeric properties of one compiled random program, at one or more points. Runs inside the fuzz
+// worker (test/fuzz/worker.ts), so generated code that hangs is stopped by the worker's time budget.
+//
+//   primal       the primal copy in the generated module computes bit-identical values (result and the
+//                arrays/objects it leaves behind) to the original transpiled by ts.transpileModule
+//   modes-primal the values f_d / f_dv return and the primal arrays f_d / f_dv / f_b leave behind are
+//                bit-identical to the primal's ("on return, primal arrays hold exactly what the primal
+//                leaves in them, in every mode")
+//   tangent      tangent against central divided differences (checkCompiled; unstable points resampled;
+//                a failure is confirmed with two more step sizes before it is reported)
+//   dot          tangent against adjoint by the dot-product test (checkCompiled)
+//   vector       vector tangent against repeated scalar tangents (checkCompiled)
+//   tape         tape empty after the adjoint's backward sweep (checkCompiled)
+//   tbr          f_b with `adjoint: { tbr: false }` gives bit-identical gradients to f_b with TBR
+import ts from 'typescript';
+import { checkCompiled, type CheckReport } from '../../src/api/check.js';
+import type { CompileResult, ManifestEntry } from '../../src/api/compile.js';
+import { loadGenerated, type LoadedModule } from '../../src/api/load.js';
+import { clone, flatten, randomLike, rng } from '../../src/api/values.js';
+import { zerosLike } from '../../src/runtime/arrays.js';
+
+export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'tape' | 'tbr' | 'runtime' | 'checker';
+export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'tape', 'tbr', 'runtime', 'checker'];
+
+/** What identifies "the same failure" while shrinking: the property and its message without numbers or quoted names. */
+export function signature(f: Pick<Finding, 'prop' | 'message'>): string {
+  let first = f.message.split('; ')[0]; // the first of several diagnostics or type errors
+  // exceptions: the property name read is incidental ("reading 'u'" / "reading '0'")
+  if (f.prop === 'runtime' || f.prop === 'checker') first = first.replace(/'[^']*'/g, "'…'");
+  return `${f.prop}: ${first.replace(/-?\d+(\.\d+)?(e[-+]?\d+)?/g, '#').slice(0, 160)}`;
+}
+
+export interface Finding {
+  prop: Prop;
+  message: string;
+  observed?: string;
+  expected?: string;
+  /** the point (head arguments) where it was observed */
+  args?: unknown[];
+}
+
+export interface CheckJob {
+  source: string;
+  head: string;
+  /** points to check, in order: the first stable one ends the search */
+  points: unknown[][];
+  /** seed for directions and adjoint seeds */
+  seed: number;
+  js: CompileResult;
+  jsNaive: CompileResult;
+}
+
+export interface CheckOutcome {
+  findings: Finding[];
+  /** number of checks run, per property */
+  checks: Partial<Record<Prop, number>>;
+  /** points skipped because the original itself produced non-finite values */
+  nonfinite: number;
+  /** points where the tangent check was unstable (near a kink) and the point was resampled */
+  unstable: number;
+}
+
+const show = (v: unknown): string =>
+  JSON.stringify(v, (_k, x) => (typeof x === 'number' && !Number.isFinite(x) ? String(x) : Object.is(x, -0) ? '-0' : x instanceof Float64Array ? Array.from(x) : x));
+
+/** Bit-identical structural equality (NaN equals NaN, -0 differs from 0). */
+export function sameBits(a: unknown, b: unknown): boolean {
+  if (typeof a === 'number' || typeof b === 'number') return Object.is(a, b);
+  if (a instanceof Float64Array || b instanceof Float64Array || Array.isArray(a) || Array.isArray(b)) {
+    const x = a as ArrayLike<unknown>, y = b as ArrayLike<unknown>;
+    if (!x || !y || x.length !== y.length || Array.isArray(a) !== Array.isArray(b)) return false;
+    for (let i = 0; i < x.length; i++) if (!sameBits(x[i], y[i])) return false;
+    return true;
+  }
+  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) {
+    const ka = Object.keys(a).sort(), kb = Object.keys(b).sort();
+    if (!sameBits(ka.length, kb.length) || ka.some((k, i) => k !== kb[i])) return false;
+    return ka.every((k) => sameBits((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  }
+  return a === b;
+}
+
+/** The original module, transpiled by TypeScript alone and evaluated. */
+export function loadOriginal(source: string): LoadedModule {
+  const js = ts.transpileModule(source, { compilerOptions: { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.ESNext } }).outputText;
+  const names: string[] = [];
+  const body = js.replace(/^export (function|const) (\w+)/gm, (_m, kw: string, n: string) => {
+    names.push(n);
+    return `${kw} ${n}`;
+  }).replace(/^export \{\};?$/gm, '');
+  return new Function(`"use strict";\n${body}\nreturn { ${names.join(', ')} };`)() as LoadedModule;
+}
+
+const entry = (r: CompileResult, head: string, mode: ManifestEntry['mode']) => r.manifest.find((m) => m.of === head && m.mode === mode);
+
+/** Calls a tangent or vector-tangent function with zero (or given) directions; returns [result, primal args after]. */
+function callTangent(mod: LoadedModule, e: ManifestEntry, params: string[], args: unknown[], nb?: number): { res: unknown; after: unknown[] } {
+  const c = clone(args);
+  const call: unknown[] = [];
+  for (const p of e.params) {
+    const j = params.indexOf(p.of ?? p.name);
+    if (p.role === 'primal') call.push(c[j]);
+    else if (p.role === 'tangent') call.push(zerosLike(args[j], nb));
+    else if (p.role === 'directions') call.push(nb);
+  }
+  return { res: mod[e.name](...call), after: c };
+}
+
+/** Calls f_b with the given seeds; returns the scalar adjoints it returns, the adjoint arrays and the primal args after. */
+function callReverse(mod: LoadedModule, e: ManifestEntry, params: string[], args: unknown[], of: string[], ybar: unknown[]): { ret: unknown; adj: unknown[]; after: unknown[] } {
+  const c = clone(args);
+  const call: unknown[] = [];
+  const adj: unknown[] = [];
+  const outs = of.filter((o) => o !== 'return');
+  for (const p of e.params) {
+    const j = params.indexOf(p.of ?? p.name);
+    if (p.role === 'primal') call.push(c[j]);
+    else if (p.role === 'adjoint') {
+      const k = outs.indexOf(p.of!);
+      const a = k >= 0 ? clone(ybar[of.includes('return') ? k + 1 : k]) : zerosLike(args[j]);
+      adj.push(a);
+      call.push(a);
+    } else if (p.role === 'seed') call.push(clone(ybar[0]));
+  }
+  const ret = mod[e.name](...call);
+  return { ret, adj, after: c };
+}
+
+function outputs(result: unknown, after: unknown[], params: string[], of: string[]): unknown[] {
+  const o: unknown[] = [];
+  if (of.includes('return')) o.push(result);
+  for (const n of of) if (n !== 'return') o.push(after[params.indexOf(n)]);
+  return o;
+}
+
+const finite = (v: unknown): boolean => flatten(v).every(Number.isFinite);
+
+type Verdict = 'done' | 'resample';
+
+/** functions of src/api/check.ts and src/api/values.ts: an exception thrown there is the checker's */
+const CHECKER_FRAMES = /^(checkCompiled|unpackDirection|packDirections|flatten|mapFloats|randomLike|axpy|dot|clone|outputsOf|headInfo)$/;
+
+/** The checker function an exception comes from, if no generated code (evaluated by `new Function`) is above it on the stack. */
+function checkerFrame(stack: string): string | undefined {
+  for (const line of stack.split('\n').slice(1)) {
+    if (/eval at/.test(line)) return undefined;
+    const name = /^\s*at (?:Array\.\w+ |Object\.)?(\w+) \(/.exec(line)?.[1];
+    if (name && CHECKER_FRAMES.test(name)) return name;
+  }
+  return undefined;
+}
+
+export function runChecks(job: CheckJob): CheckOutcome {
+  const out: CheckOutcome = { findings: [], checks: {}, nonfinite: 0, unstable: 0 };
+  const count = (p: Prop) => (out.checks[p] = (out.checks[p] ?? 0) + 1);
+  const find = (f: Finding) => out.findings.push(f);
+  const { head, js, jsNaive } = job;
+  const orig = loadOriginal(job.source);
+  const gen = loadGenerated(js.code);
+  const naive = loadGenerated(jsNaive.code);
+  const eT = entry(js, head, 'tangent'), eV = entry(js, head, 'vector'), eB = entry(js, head, 'reverse');
+  const eBn = entry(jsNaive, head, 'reverse');
+  const params = (eT ?? eB)!.params.filter((p) => p.role === 'primal').map((p) => p.name);
+  const of = js.of;
+
+  const checkPoint = (args: unknown[], seed: number): Verdict => {
+    // ---- the original
+    const c0 = clone(args);
+    let y0: unknown;
+    try {
+      y0 = orig[head](...c0);
+    } catch {
+      out.nonfinite++;
+      return 'resample';
+    }
+    const outs0 = outputs(y0, c0, params, of);
+    if (!finite(outs0) || !finite(c0)) {
+      out.nonfinite++;
+      return 'resample';
+    }
+    let stage = 'the primal copy';
+    try {
+      // ---- primal copy
+      count('primal');
+      {
+        const c = clone(args);
+        const y = gen[head](...c);
+        if (!sameBits(y, y0) || !sameBits(c, c0))
+          find({ prop: 'primal', message: 'the primal copy differs from the original', observed: show({ result: y, args: c }), expected: show({ result: y0, args: c0 }), args });
+      }
+      // ---- primal values in every mode
+      stage = 'the derivative functions';
+      count('modes-primal');
+      {
+        const bad: string[] = [];
+        let observed = '';
+        const expected = show({ result: y0, args: c0 });
+        for (const [e, nb] of [[eT, undefined], [eV, 2]] as const) {
+          if (!e) continue;
+          const { res, after } = callTangent(gen, e, params, args, nb);
+          const v = of.includes('return') ? (res as unknown[])[0] : undefined;
+          if ((of.includes('return') && !sameBits(v, y0)) || !sameBits(after, c0)) {
+            bad.push(e.name);
+            observed ||= show({ result: v, args: after });
+          }
+        }
+        if (eB) {
+          const ybar = outs0.map((y) => randomLike(y, rng(seed)));
+          const { after } = callReverse(gen, eB, params, args, of, ybar);
+          if (!sameBits(after, c0)) {
+            bad.push(eB.name);
+            observed ||= show({ args: after });
+          }
+        }
+        if (bad.length) find({ prop: 'modes-primal', message: `primal values after ${bad.join(', ')} differ from the primal's`, observed, expected, args });
+      }
+      // ---- TBR against the naive adjoint
+      stage = 'f_b (TBR on and off)';
+      if (eB && eBn) {
+        count('tbr');
+        const ybar = outs0.map((y) => randomLike(y, rng(seed + 1)));
+        const a = callReverse(gen, eB, params, args, of, ybar);
+        const b = callReverse(naive, eBn, params, args, of, ybar);
+        if (!sameBits([a.ret, a.adj, a.after], [b.ret, b.adj, b.after]))
+          find({ prop: 'tbr', message: 'f_b with TBR differs from the naive adjoint (adjoint: { tbr: false })', observed: show({ returned: a.ret, adjoints: a.adj }), expected: show({ returned: b.ret, adjoints: b.adj }), args });
+      }
+      // ---- derivatives: checkCompiled
+      stage = 'checkCompiled';
+      let rep: CheckReport;
+      try {
+        rep = checkCompiled(js, gen, head, args, { seed });
+      } catch (e) {
+        const top = checkerFrame((e as Error)?.stack ?? '');
+        if (!top) throw e;
+        // a bug of checkCompiled itself (not of generated code): report it, then check without the vector mode
+        count('checker');
+        find({ prop: 'checker', message: `checkCompiled threw in ${top}: ${(e as Error).message}`, args });
+        rep = checkCompiled({ ...js, manifest: js.manifest.filter((m) => m.mode !== 'vector') }, gen, head, args, { seed });
+      }
+      count('dot');
+      count('vector');
+      count('tape');
+      // which side is wrong: the tangent, if it also disagrees with (stable) divided differences
+      const which = rep.unstable ? 'near a kink' : rep.tangentError > 1e-6 ? 'the tangent is wrong: it differs from divided differences' : 'the adjoint is wrong: the tangent matches divided differences';
+      if (rep.dotError > 1e-10) find({ prop: 'dot', message: `dot-product test fails (${which})`, observed: `ȳ·(J ẋ) = ${rep.dotLeft}`, expected: `(Jᵀȳ)·ẋ = ${rep.dotRight} (relative error ${rep.dotError.toExponential(2)})`, args });
+      if (rep.vectorError > 1e-12) find({ prop: 'vector', message: 'vector tangent differs from repeated scalar tangents', observed: `relative error ${rep.vectorError.toExponential(2)}`, expected: '≤ 1e-12', args });
+      if (eB && !rep.tapeEmpty) find({ prop: 'tape', message: 'the tape is not empty after the backward sweep', args });
+      if (out.findings.some((f) => f.prop !== 'checker')) return 'done';
+      if (rep.unstable) {
+        out.unstable++;
+        return 'resample'; // near a kink or a branch switch
+      }
+      // Math.fround (tangent: the identity) makes divided differences noise at every usable step
+      if (job.source.includes('Math.fround(')) return 'done';
+      count('tangent');
+      if (rep.tangentError > 1e-6) {
+        // confirm with two other step sizes: a correct tangent agrees with some stable divided difference
+        const alt: CheckReport[] = [1e-5, 1e-7].map((h) => checkCompiled(js, gen, head, args, { seed, h }));
+        if (!alt.some((r) => !r.unstable && r.tangentError <= 1e-6))
+          find({ prop: 'tangent', message: 'tangent differs from central divided differences', observed: `relative error ${rep.tangentError.toExponential(2)} (h = 1e-6), ${alt.map((r) => r.tangentError.toExponential(2)).join(', ')} (h = 1e-5, 1e-7)`, expected: '≤ 1e-6', args });
+      }
+      return 'done';
+    } catch (e) {
+      count('runtime');
+      find({ prop: 'runtime', message: `generated code threw in ${stage}: ${(e as Error)?.message ?? e}`, args });
+      return 'done';
+    }
+  };
+
+  for (const [k, args] of job.points.entries()) if (checkPoint(args, job.seed + k) === 'done') break;
+  return out;
+}

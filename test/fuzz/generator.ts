@@ -1,0 +1,1127 @@
+// Random programs in tsad's differentiable subset, for property-based testing (issue "Trust").
+//
+// A program is generated as a *raw tree* (ProgSpec) whose references to variables, arrays, loop
+// counters and helper functions are plain numbers ("selectors"). The renderer resolves each selector
+// against what is in scope at that point (modulo the number of candidates), so every tree fast-check
+// produces — and every tree it shrinks to — renders to a valid, terminating, deterministic module:
+//
+//   - counted `for` loops over literal bounds or `.length`s, `for…of`, `while`/`do…while` with a
+//     data-dependent condition and a counter capped by a constant (incremented first, so `continue`
+//     cannot skip it); at most two loops nested per function;
+//   - array indices always in range: `i` when the counter's range fits, `(i + c) % n`, `n - 1 - i`,
+//     literals reduced mod n, or data-dependent `(|tanh(e)| · (n − ½)) | 0`;
+//   - recursion only through a depth parameter that decreases to 0; calls only to earlier helpers;
+//   - every Math intrinsic with its argument kept inside its domain (`Math.log(1 + e * e)`,
+//     `Math.asin(Math.tanh(e) * 0.9)`, `Math.acosh(1.5 + e * e)`, …); kinks (abs, min, max, %,
+//     floor, branches) are allowed: the checker flags points near them as unstable;
+//   - values stay bounded: every assignment's right-hand side is squashed (tanh, sin, atan, e/(1+|e|)),
+//     `*=` and `/=` contract, exponentials take squashed arguments, inputs are in [-1.5, 1.5];
+//   - distinct array arguments of one call never alias (the subset's assumption).
+import fc from 'fast-check';
+import { drawArg } from '../support/corpus.js';
+import { rng } from '../../src/api/values.js';
+import type { ArgSpec } from '../corpus/types.js';
+
+// ------------------------------------------------------------------------------------------------
+// Raw trees
+// ------------------------------------------------------------------------------------------------
+
+export type Idx =
+  | { k: 'c'; v: number } // literal, reduced mod n
+  | { k: 'i'; s: number; off: number; form: number } // a loop counter: i, n-1-i, (i + off) % n
+  | { k: 'ij'; s: number; t: number; off: number } // (i + 2 * j + off) % n
+  | { k: 'd'; e: Expr }; // data-dependent: (|tanh(e)| * (n - 0.5)) | 0
+
+export type Expr =
+  | { k: 'lit'; v: number }
+  | { k: 'var'; s: number }
+  | { k: 'int'; s: number } // a counter as a (passive) float
+  | { k: 'rd'; s: number; i: Idx }
+  | { k: 'rd2'; s: number; i: Idx; j: Idx }
+  | { k: 'fld'; s: number; f: number }
+  | { k: 'mc'; c: number } // Math / Number constant
+  | { k: 'len'; s: number }
+  | { k: 'neg'; a: Expr }
+  | { k: 'bin'; op: number; a: Expr; b: Expr }
+  | { k: 'm1'; fn: number; a: Expr }
+  | { k: 'm2'; fn: number; a: Expr; b: Expr }
+  | { k: 'mn'; fn: number; a: Expr; b: Expr; c: Expr }
+  | { k: 'spread'; fn: number; s: number }
+  | { k: 'tern'; c: Cond; a: Expr; b: Expr }
+  | { k: 'call'; s: number; args: Expr[]; arrs: number[] };
+
+export type Cond =
+  | { k: 'cmp'; op: number; a: Expr; b: Expr }
+  | { k: 'and' | 'or'; a: Cond; b: Cond }
+  | { k: 'not'; a: Cond }
+  | { k: 'ic'; s: number; m: number } // on counters: i % m === 0, i < j
+  | { k: 'fin'; a: Expr }; // isFinite / !isNaN
+
+export type Stmt =
+  | { k: 'let'; e: Expr; q: number; cst: boolean }
+  | { k: 'set'; s: number; op: number; e: Expr; q: number }
+  | { k: 'aset'; s: number; i: Idx; op: number; e: Expr; q: number }
+  | { k: 'aset2'; s: number; i: Idx; j: Idx; op: number; e: Expr; q: number }
+  | { k: 'alias'; s: number; i: Idx; j: Idx; c: number } // a[i] = c * a[j]
+  | { k: 'fset'; s: number; f: number; op: number; e: Expr; q: number }
+  | { k: 'inc'; s: number; dec: boolean }
+  | { k: 'if'; c: Cond; t: Stmt[]; e: Stmt[] }
+  | { k: 'for'; b: number; form: number; body: Stmt[] }
+  | { k: 'forof'; s: number; body: Stmt[] }
+  | { k: 'while'; cap: number; c: Cond; body: Stmt[]; dw: boolean }
+  | { k: 'jump'; j: number; c: Cond; t: number; lab: boolean; e: Expr; q: number }
+  | { k: 'from'; n: number; e: Expr; q: number; idx: boolean }
+  | { k: 'push'; n: number; e: Expr; q: number }
+  | { k: 'fill'; n: number; v: number; f64: boolean }
+  | { k: 'mfrom'; e: Expr; q: number }
+  | { k: 'obj'; a: Expr; b: Expr; c: Expr; q: number }
+  | { k: 'destr'; s: number; arr: boolean }
+  | { k: 'callv'; s: number; args: Expr[]; arrs: number[] }
+  | { k: 'sw'; s: number; e: Expr; cases: Stmt[][]; ft: number }
+  | { k: 'block'; body: Stmt[] };
+
+/** parameter kinds of helpers: number, number[] (of a fixed length), readonly number[], number[][], P */
+export type PKind = 'num' | 'vec' | 'rovec' | 'mat' | 'obj';
+
+export interface HelperSpec {
+  params: { kind: PKind; len: number }[];
+  /** 0: number, 1: number[], 2: void (writes its first array parameter), 3: P (a new object) */
+  ret: number;
+  retLen: number;
+  rec: boolean;
+  /** recursive helpers: default value for the depth parameter (0: none) */
+  dflt: number;
+  arrow: boolean;
+  body: Stmt[];
+  base: Expr;
+  retE: Expr;
+  q: number;
+}
+
+export interface ProgSpec {
+  hp: { x: boolean; y: boolean; a: boolean; b: boolean; m: boolean; p: boolean; c: boolean };
+  la: number;
+  lb: number;
+  rows: number;
+  cols: number;
+  /** 0: number, 1: void writing `out`, 2: number[] */
+  ret: number;
+  rl: number;
+  helpers: HelperSpec[];
+  body: Stmt[];
+  retE: Expr;
+  mix: boolean;
+  gbl: boolean;
+  /** allow Math.fround on active values (then the tangent is not checked against divided differences) */
+  fround: boolean;
+  wrtDrop: number;
+  seed: number;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Arbitraries
+// ------------------------------------------------------------------------------------------------
+
+const sel = fc.nat({ max: 15 });
+const small = fc.nat({ max: 3 });
+
+export const LITS = [0.5, 1, 2, 0.25, 1.5, 3, 0.75, -0.5, -1, 0, 0.1, -2];
+export const MATH_CONSTS = ['Math.PI', 'Math.E', 'Math.LN2', 'Math.LN10', 'Math.LOG2E', 'Math.LOG10E', 'Math.SQRT2', 'Math.SQRT1_2', 'Number.EPSILON'];
+
+/** binary operators, with the right operand kept in a safe range */
+export const BIN: ((a: string, b: string) => string)[] = [
+  (a, b) => `(${a} + ${b})`,
+  (a, b) => `(${a} - ${b})`,
+  (a, b) => `(${a} * ${b})`,
+  (a, b) => `(${a} / (1 + ${b} * ${b}))`,
+  (a, b) => `(${a} / (2 + Math.sin(${b})))`,
+  (a, b) => `(${a} % (1 + ${b} * ${b}))`,
+  (a) => `(${a} % 1.5)`,
+  (a, b) => `((1 + ${a} * ${a}) ** Math.tanh(${b}))`,
+  (a) => `(${a} ** 2)`,
+  (a) => `(Math.abs(${a}) ** 1.5)`,
+  (a, b) => `(${a} * ${b})`,
+  (a, b) => `(${a} + ${b})`,
+  (a) => `(${a} / 3)`,
+];
+
+/** one-argument intrinsics, every one inside its domain */
+export const M1: ((a: string) => string)[] = [
+  (a) => `Math.sin(${a})`,
+  (a) => `Math.cos(${a})`,
+  (a) => `Math.tan(Math.tanh(${a}))`,
+  (a) => `Math.asin(Math.tanh(${a}) * 0.9)`,
+  (a) => `Math.acos(Math.tanh(${a}) * 0.9)`,
+  (a) => `Math.atan(${a})`,
+  (a) => `Math.sinh(Math.tanh(${a}))`,
+  (a) => `Math.cosh(Math.tanh(${a}))`,
+  (a) => `Math.tanh(${a})`,
+  (a) => `Math.asinh(${a})`,
+  (a) => `Math.acosh(1.5 + ${a} * ${a})`,
+  (a) => `Math.atanh(Math.tanh(${a}) * 0.9)`,
+  (a) => `Math.exp(Math.tanh(${a}))`,
+  (a) => `Math.exp(-(${a} * ${a}))`,
+  (a) => `Math.expm1(Math.tanh(${a}))`,
+  (a) => `Math.log(1 + ${a} * ${a})`,
+  (a) => `Math.log1p(${a} * ${a})`,
+  (a) => `Math.log2(1 + ${a} * ${a})`,
+  (a) => `Math.log10(0.5 + ${a} * ${a})`,
+  (a) => `Math.sqrt(1 + ${a} * ${a})`,
+  (a) => `Math.cbrt(0.5 + ${a} * ${a})`,
+  (a) => `Math.pow(${a}, 2)`,
+  (a) => `Math.pow(${a}, 3)`,
+  (a) => `Math.abs(${a})`,
+  (a) => `Math.sign(${a})`,
+  (a) => `Math.floor(${a})`,
+  (a) => `Math.ceil(${a})`,
+  (a) => `Math.round(${a})`,
+  (a) => `Math.trunc(${a})`,
+  (a) => `Math.fround(${a})`, // only in programs with `fround` set: see renderExpr
+  (a) => `(((${a} * 4) | 0) * 0.25)`,
+];
+
+const FROUND = M1.find((f) => f('A') === 'Math.fround(A)')!;
+
+export const M2: ((a: string, b: string) => string)[] = [
+  (a, b) => `Math.atan2(${a}, 0.5 + ${b} * ${b})`,
+  (a, b) => `Math.pow(1 + ${a} * ${a}, Math.tanh(${b}))`,
+  (a, b) => `Math.hypot(${a}, ${b})`,
+  (a, b) => `Math.min(${a}, ${b})`,
+  (a, b) => `Math.max(${a}, ${b})`,
+  (a, b) => `(Math.sign(${a}) * ${b})`,
+  (a, b) => `Math.atan2(Math.tanh(${a}), 1.25 + Math.cos(${b}))`,
+  (a, b) => `Math.max(-Infinity, ${a}, ${b})`,
+];
+
+export const MN = ['Math.min', 'Math.max', 'Math.hypot'];
+
+const CMP = ['<', '>', '<=', '>=', '<', '>'];
+
+/** squashing functions applied to right-hand sides */
+function squash(q: number, e: string, simple: boolean): string {
+  switch (q % 4) {
+    case 0:
+      return `Math.tanh(${e})`;
+    case 1:
+      return `Math.sin(${e})`;
+    case 2:
+      return `Math.atan(${e})`;
+    default:
+      return simple ? `(${e} / (1 + Math.abs(${e})))` : `Math.tanh(${e})`;
+  }
+}
+/** squashing into [-1, 1] */
+function squash1(q: number, e: string): string {
+  return q % 2 === 0 ? `Math.tanh(${e})` : `Math.sin(${e})`;
+}
+
+const idxArbs = new Map<number, fc.Arbitrary<Idx>>();
+function idxArb(d: number): fc.Arbitrary<Idx> {
+  let a = idxArbs.get(d);
+  if (a) return a;
+  const base: fc.WeightedArbitrary<Idx>[] = [
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('c' as const), v: small }) },
+    { weight: 6, arbitrary: fc.record({ k: fc.constant('i' as const), s: sel, off: small, form: small }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('ij' as const), s: sel, t: sel, off: small }) },
+  ];
+  if (d > 0) base.push({ weight: 1, arbitrary: fc.record({ k: fc.constant('d' as const), e: exprArb(d - 1) }) });
+  a = fc.oneof({ withCrossShrink: true }, ...base);
+  idxArbs.set(d, a);
+  return a;
+}
+
+const exprArbs = new Map<number, fc.Arbitrary<Expr>>();
+export function exprArb(d: number): fc.Arbitrary<Expr> {
+  let a = exprArbs.get(d);
+  if (a) return a;
+  const leaves: fc.WeightedArbitrary<Expr>[] = [
+    { weight: 3, arbitrary: fc.record({ k: fc.constant('lit' as const), v: fc.nat({ max: LITS.length - 1 }) }) },
+    { weight: 8, arbitrary: fc.record({ k: fc.constant('var' as const), s: sel }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('int' as const), s: sel }) },
+    { weight: 6, arbitrary: fc.record({ k: fc.constant('rd' as const), s: sel, i: idxArb(d > 0 ? 1 : 0) }) },
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('rd2' as const), s: sel, i: idxArb(0), j: idxArb(0) }) },
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('fld' as const), s: sel, f: small }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('mc' as const), c: fc.nat({ max: MATH_CONSTS.length - 1 }) }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('len' as const), s: sel }) },
+  ];
+  if (d === 0) a = fc.oneof({ withCrossShrink: true }, ...leaves);
+  else {
+    const sub = exprArb(d - 1);
+    a = fc.oneof(
+      { withCrossShrink: true },
+      ...leaves,
+      { weight: 2, arbitrary: fc.record({ k: fc.constant('neg' as const), a: sub }) },
+      { weight: 12, arbitrary: fc.record({ k: fc.constant('bin' as const), op: fc.nat({ max: BIN.length - 1 }), a: sub, b: sub }) },
+      { weight: 10, arbitrary: fc.record({ k: fc.constant('m1' as const), fn: fc.nat({ max: M1.length - 1 }), a: sub }) },
+      { weight: 4, arbitrary: fc.record({ k: fc.constant('m2' as const), fn: fc.nat({ max: M2.length - 1 }), a: sub, b: sub }) },
+      { weight: 1, arbitrary: fc.record({ k: fc.constant('mn' as const), fn: fc.nat({ max: MN.length - 1 }), a: sub, b: sub, c: sub }) },
+      { weight: 1, arbitrary: fc.record({ k: fc.constant('spread' as const), fn: fc.nat({ max: MN.length - 1 }), s: sel }) },
+      { weight: 3, arbitrary: fc.record({ k: fc.constant('tern' as const), c: condArb(d - 1), a: sub, b: sub }) },
+      { weight: 3, arbitrary: fc.record({ k: fc.constant('call' as const), s: sel, args: fc.array(sub, { maxLength: 3 }), arrs: fc.array(sel, { maxLength: 3 }) }) },
+    );
+  }
+  exprArbs.set(d, a);
+  return a;
+}
+
+const condArbs = new Map<number, fc.Arbitrary<Cond>>();
+export function condArb(d: number): fc.Arbitrary<Cond> {
+  let a = condArbs.get(d);
+  if (a) return a;
+  const e = exprArb(Math.min(d, 1));
+  const base: fc.WeightedArbitrary<Cond>[] = [
+    { weight: 8, arbitrary: fc.record({ k: fc.constant('cmp' as const), op: fc.nat({ max: CMP.length - 1 }), a: e, b: e }) },
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('ic' as const), s: sel, m: small }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('fin' as const), a: e }) },
+  ];
+  if (d > 0) {
+    const sub = condArb(d - 1);
+    base.push(
+      { weight: 1, arbitrary: fc.record({ k: fc.constant('and' as const), a: sub, b: sub }) },
+      { weight: 1, arbitrary: fc.record({ k: fc.constant('or' as const), a: sub, b: sub }) },
+      { weight: 1, arbitrary: fc.record({ k: fc.constant('not' as const), a: sub }) },
+    );
+  }
+  a = fc.oneof({ withCrossShrink: true }, ...base);
+  condArbs.set(d, a);
+  return a;
+}
+
+const stmtArbs = new Map<number, fc.Arbitrary<Stmt>>();
+export function stmtArb(d: number): fc.Arbitrary<Stmt> {
+  let a = stmtArbs.get(d);
+  if (a) return a;
+  const e = exprArb(2);
+  const q = fc.nat({ max: 7 });
+  const op = fc.nat({ max: 6 });
+  const simple: fc.WeightedArbitrary<Stmt>[] = [
+    { weight: 6, arbitrary: fc.record({ k: fc.constant('let' as const), e, q, cst: fc.boolean() }) },
+    { weight: 8, arbitrary: fc.record({ k: fc.constant('set' as const), s: sel, op, e, q }) },
+    { weight: 5, arbitrary: fc.record({ k: fc.constant('aset' as const), s: sel, i: idxArb(1), op, e, q }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('aset2' as const), s: sel, i: idxArb(0), j: idxArb(0), op, e, q }) },
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('alias' as const), s: sel, i: idxArb(0), j: idxArb(0), c: small }) },
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('fset' as const), s: sel, f: small, op, e, q }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('inc' as const), s: sel, dec: fc.boolean() }) },
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('jump' as const), j: fc.nat({ max: 2 }), c: condArb(1), t: small, lab: fc.boolean(), e, q }) },
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('from' as const), n: sel, e, q, idx: fc.nat({ max: 3 }).map((x) => x > 0) }) },
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('push' as const), n: sel, e, q }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('fill' as const), n: sel, v: fc.nat({ max: LITS.length - 1 }), f64: fc.boolean() }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('mfrom' as const), e, q }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('obj' as const), a: e, b: e, c: e, q }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('destr' as const), s: sel, arr: fc.boolean() }) },
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('callv' as const), s: sel, args: fc.array(e, { maxLength: 3 }), arrs: fc.array(sel, { maxLength: 3 }) }) },
+  ];
+  if (d === 0) a = fc.oneof({ withCrossShrink: true }, ...simple);
+  else {
+    const block = fc.array(stmtArb(d - 1), { maxLength: 4 });
+    a = fc.oneof(
+      { withCrossShrink: true },
+      ...simple,
+      { weight: 5, arbitrary: fc.record({ k: fc.constant('if' as const), c: condArb(1), t: block, e: fc.array(stmtArb(d - 1), { maxLength: 2 }) }) },
+      { weight: 6, arbitrary: fc.record({ k: fc.constant('for' as const), b: sel, form: fc.nat({ max: 4 }), body: block }) },
+      { weight: 1, arbitrary: fc.record({ k: fc.constant('forof' as const), s: sel, body: block }) },
+      { weight: 3, arbitrary: fc.record({ k: fc.constant('while' as const), cap: fc.integer({ min: 1, max: 4 }), c: condArb(1), body: block, dw: fc.boolean() }) },
+      { weight: 1, arbitrary: fc.record({ k: fc.constant('block' as const), body: block }) },
+      { weight: 1, arbitrary: fc.record({ k: fc.constant('sw' as const), s: sel, e, cases: fc.array(fc.array(stmtArb(d - 1), { maxLength: 2 }), { minLength: 1, maxLength: 3 }), ft: small }) },
+    );
+  }
+  stmtArbs.set(d, a);
+  return a;
+}
+
+const pkindArb: fc.Arbitrary<{ kind: PKind; len: number }> = fc.record({
+  kind: fc.oneof({ withCrossShrink: true }, { weight: 4, arbitrary: fc.constant('num' as PKind) }, { weight: 3, arbitrary: fc.constant('vec' as PKind) }, { weight: 1, arbitrary: fc.constant('rovec' as PKind) }, { weight: 1, arbitrary: fc.constant('mat' as PKind) }, { weight: 1, arbitrary: fc.constant('obj' as PKind) }),
+  len: fc.integer({ min: 1, max: 4 }),
+});
+
+export const helperArb: fc.Arbitrary<HelperSpec> = fc.record({
+  params: fc.array(pkindArb, { minLength: 1, maxLength: 3 }),
+  ret: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.constant(2) }, { weight: 1, arbitrary: fc.constant(3) }),
+  retLen: fc.integer({ min: 1, max: 4 }),
+  rec: fc.nat({ max: 3 }).map((x) => x === 3),
+  dflt: small,
+  arrow: fc.nat({ max: 3 }).map((x) => x === 3),
+  body: fc.array(stmtArb(2), { maxLength: 4 }),
+  base: exprArb(2),
+  retE: exprArb(2),
+  q: fc.nat({ max: 7 }),
+});
+
+export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
+  hp: fc.record({ x: fc.boolean(), y: fc.boolean(), a: fc.boolean(), b: fc.boolean(), m: fc.boolean(), p: fc.boolean(), c: fc.nat({ max: 4 }).map((k) => k === 4) }),
+  la: fc.integer({ min: 1, max: 4 }),
+  lb: fc.integer({ min: 1, max: 4 }),
+  rows: fc.integer({ min: 1, max: 3 }),
+  cols: fc.integer({ min: 1, max: 3 }),
+  ret: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.constant(2) }),
+  rl: fc.integer({ min: 1, max: 4 }),
+  helpers: fc.array(helperArb, { maxLength: 3 }),
+  body: fc.array(stmtArb(3), { maxLength: 6 }),
+  retE: exprArb(3),
+  mix: fc.nat({ max: 4 }).map((x) => x > 0),
+  gbl: fc.boolean(),
+  fround: fc.nat({ max: 9 }).map((x) => x === 9),
+  wrtDrop: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat({ max: 63 }) }),
+  seed: fc.nat({ max: 1_000_000 }),
+});
+
+// ------------------------------------------------------------------------------------------------
+// Rendering
+// ------------------------------------------------------------------------------------------------
+
+interface ArrVar {
+  name: string;
+  len: number;
+  f64: boolean;
+  ro: boolean;
+  /** a row of a matrix in scope (aliases it): never passed to a call */
+  row?: boolean;
+}
+interface MatVar {
+  name: string;
+  rows: number;
+  cols: number;
+}
+interface IntVar {
+  name: string;
+  /** values lie in [0, U) */
+  U: number;
+}
+interface Target {
+  label: string;
+  used: boolean;
+  kind: 'loop' | 'switch' | 'block';
+}
+interface HelperSig {
+  name: string;
+  params: { kind: PKind; len: number; name: string }[];
+  ret: number;
+  retLen: number;
+  rec: boolean;
+  dflt: number;
+}
+
+const FIELDS = ['u', 'v', 'w'];
+const MAX_LOOP_DEPTH = 2;
+
+class Ctx {
+  nums: { name: string; w: boolean }[] = [];
+  arrs: ArrVar[] = [];
+  mats: MatVar[] = [];
+  objs: string[] = [];
+  ints: IntVar[] = [];
+  targets: Target[] = [];
+  loopDepth = 0;
+  fround = false;
+  lines: string[] = [];
+  ind = 1;
+  counter = 0;
+  /** calls rendered in this function body (limits the size of the call tree) */
+  calls = 0;
+  constructor(
+    /** what early returns look like: 0 `return <number>`, 1 none (arrays, objects), 2 `return;` */
+    readonly ret: number,
+    /** the helpers this function may call (those declared before it) */
+    readonly callable: HelperSig[],
+  ) {}
+  fresh(p: string): string {
+    return `${p}${this.counter++}`;
+  }
+  emit(s: string): void {
+    this.lines.push('  '.repeat(this.ind) + s);
+  }
+  scoped(f: () => void): void {
+    const n = [this.nums.length, this.arrs.length, this.mats.length, this.objs.length, this.ints.length];
+    f();
+    this.nums.length = n[0];
+    this.arrs.length = n[1];
+    this.mats.length = n[2];
+    this.objs.length = n[3];
+    this.ints.length = n[4];
+  }
+  block(f: () => void): void {
+    this.ind++;
+    this.scoped(f);
+    this.ind--;
+  }
+}
+
+const pick = <T>(xs: T[], s: number): T | undefined => (xs.length ? xs[s % xs.length] : undefined);
+const lit = (v: number): string => (v < 0 ? `(${v})` : `${v}`);
+
+function renderIdx(c: Ctx, ix: Idx, len: number, lenExpr: string): string {
+  switch (ix.k) {
+    case 'c':
+      return `${ix.v % len}`;
+    case 'i': {
+      const iv = pick(c.ints, ix.s);
+      if (!iv) return `${ix.off % len}`;
+      const n = ix.form === 2 ? lenExpr : `${len}`;
+      if (iv.U <= len && ix.off % len === 0 && ix.form !== 2) return ix.form === 1 ? `${len - 1} - ${iv.name}` : iv.name;
+      return `(${iv.name} + ${ix.off % len}) % ${n}`;
+    }
+    case 'ij': {
+      const i = pick(c.ints, ix.s);
+      const j = pick(c.ints, ix.t);
+      if (!i || !j) return `${ix.off % len}`;
+      return `(${i.name} + 2 * ${j.name} + ${ix.off}) % ${len}`;
+    }
+    case 'd':
+      return `((Math.abs(Math.tanh(${renderExpr(c, ix.e)})) * ${len - 0.5}) | 0)`;
+  }
+}
+
+/** arrays writable in scope */
+const writable = (c: Ctx) => c.arrs.filter((a) => !a.ro);
+
+function renderExpr(c: Ctx, e: Expr): string {
+  switch (e.k) {
+    case 'lit':
+      return lit(LITS[e.v]);
+    case 'var': {
+      const v = pick(c.nums, e.s);
+      return v ? v.name : lit(LITS[e.s % LITS.length]);
+    }
+    case 'int': {
+      const v = pick(c.ints, e.s);
+      return v ? `(${v.name} * 0.5)` : '0.5';
+    }
+    case 'rd': {
+      const a = pick(c.arrs, e.s);
+      if (!a) return renderExpr(c, { k: 'var', s: e.s });
+      return `${a.name}[${renderIdx(c, e.i, a.len, `${a.name}.length`)}]`;
+    }
+    case 'rd2': {
+      const m = pick(c.mats, e.s);
+      if (!m) return renderExpr(c, { k: 'rd', s: e.s, i: e.i });
+      return `${m.name}[${renderIdx(c, e.i, m.rows, `${m.name}.length`)}][${renderIdx(c, e.j, m.cols, `${m.name}[0].length`)}]`;
+    }
+    case 'fld': {
+      const o = pick(c.objs, e.s);
+      if (!o) return renderExpr(c, { k: 'var', s: e.s });
+      return `${o}.${FIELDS[e.f % 3]}`;
+    }
+    case 'mc':
+      return MATH_CONSTS[e.c % MATH_CONSTS.length];
+    case 'len': {
+      const a = pick(c.arrs, e.s);
+      return a ? `(${a.name}.length * 0.25)` : '0.25';
+    }
+    case 'neg':
+      return `(-${renderExpr(c, e.a)})`;
+    case 'bin':
+      return BIN[e.op % BIN.length](renderExpr(c, e.a), renderExpr(c, e.b));
+    case 'm1': {
+      const fn = M1[e.fn % M1.length];
+      // fround rounds to float32: divided differences of it are noise at any usable step, so programs
+      // with it skip the tangent check (test/fuzz/checks.ts); it appears only in programs marked `fround`
+      if (fn === FROUND && !c.fround) return `Math.cos(${renderExpr(c, e.a)})`;
+      return fn(renderExpr(c, e.a));
+    }
+    case 'm2':
+      return M2[e.fn % M2.length](renderExpr(c, e.a), renderExpr(c, e.b));
+    case 'mn':
+      return `${MN[e.fn % MN.length]}(${renderExpr(c, e.a)}, ${renderExpr(c, e.b)}, ${renderExpr(c, e.c)})`;
+    case 'spread': {
+      const a = pick(c.arrs.filter((x) => !x.f64), e.s);
+      return a ? `${MN[e.fn % MN.length]}(...${a.name})` : renderExpr(c, { k: 'var', s: e.s });
+    }
+    case 'tern':
+      return `(${renderCond(c, e.c)} ? ${renderExpr(c, e.a)} : ${renderExpr(c, e.b)})`;
+    case 'call': {
+      const fns = c.callable.filter((h) => h.ret === 0);
+      const h = pick(fns, e.s);
+      if (!h || c.calls >= 6) return e.args.length ? renderExpr(c, e.args[0]) : lit(LITS[e.s % LITS.length]);
+      c.calls++;
+      return `${h.name}(${callArgs(c, h, e.args, e.arrs).join(', ')})`;
+    }
+  }
+}
+
+/** Arguments for a call of h: numbers from `args`, arrays chosen in scope (never the same one twice). */
+function callArgs(c: Ctx, h: HelperSig, args: Expr[], arrs: number[]): string[] {
+  const used = new Set<string>();
+  let ni = 0, ai = 0;
+  const out: string[] = [];
+  for (const p of h.params) {
+    const s = arrs[ai++ % Math.max(1, arrs.length)] ?? 0;
+    switch (p.kind) {
+      case 'num': {
+        const a = args[ni++];
+        out.push(a ? renderExpr(c, a) : lit(LITS[(ni * 3) % LITS.length]));
+        break;
+      }
+      case 'vec':
+      case 'rovec': {
+        const cands = c.arrs.filter((a) => a.len === p.len && !a.f64 && !a.row && (p.kind === 'rovec' || !a.ro) && !used.has(a.name));
+        const a = arrs.length ? pick(cands, s) : undefined;
+        if (a) {
+          used.add(a.name);
+          out.push(a.name);
+        } else out.push(`[${Array.from({ length: p.len }, (_, k) => (args[k] ? renderExpr(c, args[k]) : lit(LITS[k % LITS.length]))).join(', ')}]`);
+        break;
+      }
+      case 'mat': {
+        const m = pick(c.mats.filter((x) => x.rows === 2 && x.cols === 2 && !used.has(x.name)), s);
+        if (m && arrs.length) {
+          used.add(m.name);
+          out.push(m.name);
+        } else out.push(`[[${lit(0.5)}, ${args[0] ? renderExpr(c, args[0]) : '1'}], [${lit(-1)}, 2]]`);
+        break;
+      }
+      case 'obj': {
+        const o = pick(c.objs.filter((x) => !used.has(x)), s);
+        if (o && arrs.length) {
+          used.add(o);
+          out.push(o);
+        } else out.push(`{ u: ${args[0] ? renderExpr(c, args[0]) : '0.5'}, v: 1, w: ${lit(-0.5)} }`);
+        break;
+      }
+    }
+  }
+  if (h.rec) {
+    const d = (arrs[0] ?? 0) % 4;
+    if (!(h.dflt > 0 && d === 0)) out.push(`${d}`);
+  }
+  return out;
+}
+
+function renderCond(c: Ctx, k: Cond): string {
+  switch (k.k) {
+    case 'cmp': {
+      const a = renderExpr(c, k.a), b = renderExpr(c, k.b), op = CMP[k.op % CMP.length];
+      // TypeScript parses `a < (… > (…) …)` as a call with type arguments: say `!(a >= b)` instead
+      if (op === '<' && b.includes('>')) return `!(${a} >= ${b})`;
+      return `${a} ${op} ${b}`;
+    }
+    case 'and':
+      return `(${renderCond(c, k.a)} && ${renderCond(c, k.b)})`;
+    case 'or':
+      return `(${renderCond(c, k.a)} || ${renderCond(c, k.b)})`;
+    case 'not':
+      return `!(${renderCond(c, k.a)})`;
+    case 'ic': {
+      const i = pick(c.ints, k.s);
+      if (!i) return `${renderExpr(c, { k: 'var', s: k.s })} < ${lit(LITS[k.m])}`;
+      if (k.m === 3) {
+        const j = pick(c.ints, k.s + 1)!;
+        return `${i.name} < ${j.name === i.name ? '2' : j.name}`;
+      }
+      return `${i.name} % ${k.m + 2} === 0`;
+    }
+    case 'fin':
+      return k.a.k === 'lit' ? `!isNaN(${renderExpr(c, k.a)})` : `isFinite(${renderExpr(c, k.a)})`;
+  }
+}
+
+/** `target op= rhs`, bounded: right-hand sides are squashed, products and quotients contract */
+function assign(c: Ctx, target: string, op: number, e: Expr, q: number): void {
+  const simple = e.k === 'var' || e.k === 'lit' || e.k === 'rd' || e.k === 'fld';
+  const rhs = renderExpr(c, e);
+  switch (op % 7) {
+    case 0:
+      return c.emit(`${target} = ${squash(q, rhs, simple)};`);
+    case 1:
+      return c.emit(`${target} += ${squash(q, rhs, simple)};`);
+    case 2:
+      return c.emit(`${target} -= ${squash(q, rhs, simple)};`);
+    case 3:
+      return c.emit(`${target} *= ${squash1(q, rhs)};`);
+    case 4:
+      return c.emit(`${target} /= 1 + Math.abs(${squash1(q, rhs)});`);
+    case 5:
+      c.emit(`${target} = ${squash1(q, rhs)};`);
+      return c.emit(`${target} **= 2;`);
+    default:
+      return c.emit(`${target} %= 1.5 + ${squash1(q, rhs)};`);
+  }
+}
+
+function loopBounds(c: Ctx): { text: string; n: number }[] {
+  const out = [2, 3, 4].map((n) => ({ text: `${n}`, n }));
+  for (const a of c.arrs) out.push({ text: `${a.name}.length`, n: a.len });
+  for (const m of c.mats) out.push({ text: `${m.name}.length`, n: m.rows }, { text: `${m.name}[0].length`, n: m.cols });
+  return out;
+}
+
+function lenChoice(c: Ctx, s: number): { text: string; n: number } {
+  const out = [1, 2, 3, 4].map((n) => ({ text: `${n}`, n }));
+  for (const a of c.arrs) out.push({ text: `${a.name}.length`, n: a.len });
+  return out[s % out.length];
+}
+
+function renderLoop(c: Ctx, head: (label: string) => string, body: (real: boolean) => void, tail?: () => string): void {
+  // a loop past the nesting limit renders its body once, without the loop (iteration counts stay small)
+  if (c.loopDepth >= MAX_LOOP_DEPTH) {
+    c.scoped(() => body(false));
+    return;
+  }
+  const label = c.fresh('L');
+  const t: Target = { label, used: false, kind: 'loop' };
+  const start = c.lines.length;
+  c.emit('');
+  c.targets.push(t);
+  c.loopDepth++;
+  c.block(() => body(true));
+  c.loopDepth--;
+  c.targets.pop();
+  const h = head(label);
+  c.lines[start] = '  '.repeat(c.ind) + (t.used ? `${label}: ` : '') + h;
+  c.emit(tail ? tail() : '}');
+}
+
+function renderStmts(c: Ctx, ss: Stmt[]): void {
+  for (const s of ss) renderStmt(c, s);
+}
+
+function renderStmt(c: Ctx, s: Stmt): void {
+  switch (s.k) {
+    case 'let': {
+      const simple = s.e.k === 'var' || s.e.k === 'lit' || s.e.k === 'rd';
+      const name = c.fresh('s');
+      c.emit(`${s.cst ? 'const' : 'let'} ${name} = ${squash(s.q, renderExpr(c, s.e), simple)};`);
+      c.nums.push({ name, w: !s.cst });
+      return;
+    }
+    case 'set': {
+      const v = pick(c.nums.filter((x) => x.w), s.s);
+      if (!v) return renderStmt(c, { k: 'let', e: s.e, q: s.q, cst: false });
+      return assign(c, v.name, s.op, s.e, s.q);
+    }
+    case 'inc': {
+      const v = pick(c.nums.filter((x) => x.w), s.s);
+      if (v) c.emit(`${v.name}${s.dec ? '--' : '++'};`);
+      return;
+    }
+    case 'aset': {
+      const a = pick(writable(c), s.s);
+      if (!a) return renderStmt(c, { k: 'set', s: s.s, op: s.op, e: s.e, q: s.q });
+      return assign(c, `${a.name}[${renderIdx(c, s.i, a.len, `${a.name}.length`)}]`, s.op, s.e, s.q);
+    }
+    case 'aset2': {
+      const m = pick(c.mats, s.s);
+      if (!m) return renderStmt(c, { k: 'aset', s: s.s, i: s.i, op: s.op, e: s.e, q: s.q });
+      return assign(c, `${m.name}[${renderIdx(c, s.i, m.rows, `${m.name}.length`)}][${renderIdx(c, s.j, m.cols, `${m.name}[0].length`)}]`, s.op, s.e, s.q);
+    }
+    case 'alias': {
+      const a = pick(writable(c), s.s);
+      if (!a) return;
+      const k = [2, 0.5, -1, 1][s.c % 4];
+      c.emit(`${a.name}[${renderIdx(c, s.i, a.len, `${a.name}.length`)}] = ${lit(k)} * ${a.name}[${renderIdx(c, s.j, a.len, `${a.name}.length`)}];`);
+      return;
+    }
+    case 'fset': {
+      const o = pick(c.objs, s.s);
+      if (!o) return renderStmt(c, { k: 'set', s: s.s, op: s.op, e: s.e, q: s.q });
+      return assign(c, `${o}.${FIELDS[s.f % 3]}`, s.op, s.e, s.q);
+    }
+    case 'if': {
+      c.emit(`if (${renderCond(c, s.c)}) {`);
+      c.block(() => renderStmts(c, s.t));
+      if (s.e.length) {
+        c.emit('} else {');
+        c.block(() => renderStmts(c, s.e));
+      }
+      c.emit('}');
+      return;
+    }
+    case 'for': {
+      const b = loopBounds(c)[s.b % loopBounds(c).length];
+      const i = c.fresh('i');
+      const form = s.form % 5;
+      renderLoop(
+        c,
+        () =>
+          [
+            `for (let ${i} = 0; ${i} < ${b.text}; ${i}++) {`,
+            `for (let ${i} = ${b.text} - 1; ${i} >= 0; ${i}--) {`,
+            `for (let ${i} = 0; ${i} < ${b.text}; ${i} += 2) {`,
+            `for (let ${i} = 1; ${i} < ${b.text}; ${i}++) {`,
+            `for (let ${i} = 0; ${i} < ${b.text}; ++${i}) {`,
+          ][form],
+        (real) => {
+          if (real) c.ints.push({ name: i, U: b.n });
+          renderStmts(c, s.body);
+        },
+      );
+      return;
+    }
+    case 'forof': {
+      const m = s.s % 2 === 1 ? pick(c.mats, s.s >> 1) : undefined;
+      if (m) {
+        const row = c.fresh('row');
+        renderLoop(
+          c,
+          () => `for (const ${row} of ${m.name}) {`,
+          (real) => {
+            if (real) c.arrs.push({ name: row, len: m.cols, f64: false, ro: true, row: true });
+            renderStmts(c, s.body);
+          },
+        );
+        return;
+      }
+      const a = pick(c.arrs, s.s);
+      if (!a) return renderStmt(c, { k: 'for', b: s.s, form: 0, body: s.body });
+      const x = c.fresh('e');
+      renderLoop(
+        c,
+        () => `for (const ${x} of ${a.name}) {`,
+        (real) => {
+          if (real) c.nums.push({ name: x, w: false });
+          renderStmts(c, s.body);
+        },
+      );
+      return;
+    }
+    case 'while': {
+      if (c.loopDepth >= MAX_LOOP_DEPTH) return c.scoped(() => renderStmts(c, s.body));
+      const k = c.fresh('k');
+      c.emit(`let ${k} = 0;`);
+      const cond = renderCond(c, s.c);
+      renderLoop(
+        c,
+        () => (s.dw ? 'do {' : `while (${k} < ${s.cap} && ${cond}) {`),
+        () => {
+          c.emit(`${k}++;`);
+          c.ints.push({ name: k, U: s.cap + 1 });
+          renderStmts(c, s.body);
+        },
+        s.dw ? () => `} while (${k} < ${s.cap} && ${cond});` : undefined,
+      );
+      return;
+    }
+    case 'jump': {
+      const kind = s.j % 3;
+      if (kind === 2) {
+        // early return
+        if (c.ret === 1) return; // functions returning arrays: none
+        const cond = renderCond(c, s.c);
+        if (c.ret === 2) c.emit(`if (${cond}) return;`);
+        else c.emit(`if (${cond}) return ${squash(s.q, renderExpr(c, s.e), false)};`);
+        return;
+      }
+      const cands = kind === 0 ? c.targets : c.targets.filter((t) => t.kind === 'loop');
+      if (!cands.length) return;
+      const t = cands[cands.length - 1 - (s.t % cands.length)];
+      // an unlabelled break leaves the innermost loop or switch (never a labelled block)
+      const plain = kind === 0 ? c.targets.filter((x) => x.kind !== 'block') : cands;
+      const innermost = plain[plain.length - 1];
+      const cond = renderCond(c, s.c);
+      const word = kind === 0 ? 'break' : 'continue';
+      if (t === innermost && !s.lab) c.emit(`if (${cond}) ${word};`);
+      else {
+        t.used = true;
+        c.emit(`if (${cond}) ${word} ${t.label};`);
+      }
+      return;
+    }
+    case 'from': {
+      const n = lenChoice(c, s.n);
+      const name = c.fresh('t');
+      const k = c.fresh('j');
+      let body: string;
+      c.scoped(() => {
+        if (s.idx) c.ints.push({ name: k, U: n.n });
+        body = squash(s.q, renderExpr(c, s.e), false);
+      });
+      c.emit(`const ${name} = Array.from({ length: ${n.text} }, (${s.idx ? `_, ${k}` : ''}) => ${body!});`);
+      c.arrs.push({ name, len: n.n, f64: false, ro: false });
+      return;
+    }
+    case 'push': {
+      const n = lenChoice(c, s.n);
+      const name = c.fresh('t');
+      const k = c.fresh('j');
+      c.emit(`const ${name}: number[] = [];`);
+      c.emit(`for (let ${k} = 0; ${k} < ${n.text}; ${k}++) {`);
+      c.block(() => {
+        c.ints.push({ name: k, U: n.n });
+        c.emit(`${name}.push(${squash(s.q, renderExpr(c, s.e), false)});`);
+      });
+      c.emit('}');
+      c.arrs.push({ name, len: n.n, f64: false, ro: false });
+      return;
+    }
+    case 'fill': {
+      const n = lenChoice(c, s.n);
+      const name = c.fresh('t');
+      if (s.f64) c.emit(`const ${name} = new Float64Array(${n.text});`);
+      else c.emit(`const ${name}: number[] = new Array(${n.text}).fill(${lit(LITS[s.v])});`);
+      c.arrs.push({ name, len: n.n, f64: s.f64, ro: false });
+      return;
+    }
+    case 'mfrom': {
+      // a 2×2 matrix built row by row (a nested `Array.from` is not an initializer: rejected)
+      const name = c.fresh('M');
+      const i = c.fresh('j');
+      const j = c.fresh('j');
+      const row = c.fresh('t');
+      c.emit(`const ${name}: number[][] = [];`);
+      c.emit(`for (let ${i} = 0; ${i} < 2; ${i}++) {`);
+      c.block(() => {
+        c.ints.push({ name: i, U: 2 });
+        let body = '';
+        c.scoped(() => {
+          c.ints.push({ name: j, U: 2 });
+          body = squash(s.q, renderExpr(c, s.e), false);
+        });
+        c.emit(`const ${row} = Array.from({ length: 2 }, (_, ${j}) => ${body});`);
+        c.emit(`${name}.push(${row});`);
+      });
+      c.emit('}');
+      c.mats.push({ name, rows: 2, cols: 2 });
+      return;
+    }
+    case 'obj': {
+      const name = c.fresh('q');
+      c.emit(`const ${name}: P = { u: ${squash(s.q, renderExpr(c, s.a), false)}, v: ${squash(s.q + 1, renderExpr(c, s.b), false)}, w: ${renderExpr(c, s.c)} };`);
+      c.objs.push(name);
+      return;
+    }
+    case 'destr': {
+      if (s.arr) {
+        const a = pick(c.arrs.filter((x) => x.len >= 2 && !x.f64), s.s);
+        if (!a) return;
+        const n0 = c.fresh('d'), n1 = c.fresh('d');
+        c.emit(`const [${n0}, ${n1}] = ${a.name};`);
+        c.nums.push({ name: n0, w: false }, { name: n1, w: false });
+      } else {
+        const o = pick(c.objs, s.s);
+        if (!o) return;
+        const n0 = c.fresh('d'), n1 = c.fresh('d');
+        c.emit(`const { ${FIELDS[s.s % 3]}: ${n0}, ${FIELDS[(s.s + 1) % 3]}: ${n1} } = ${o};`);
+        c.nums.push({ name: n0, w: false }, { name: n1, w: false });
+      }
+      return;
+    }
+    case 'callv': {
+      const h = pick(c.callable, s.s);
+      if (!h || c.calls >= 6) return;
+      c.calls++;
+      const call = `${h.name}(${callArgs(c, h, s.args, s.arrs).join(', ')})`;
+      if (h.ret === 2) c.emit(`${call};`);
+      else if (h.ret === 3) {
+        const name = c.fresh('q');
+        c.emit(`const ${name} = ${call};`);
+        c.objs.push(name);
+      } else if (h.ret === 1) {
+        const name = c.fresh('t');
+        c.emit(`const ${name} = ${call};`);
+        c.arrs.push({ name, len: h.retLen, f64: false, ro: false });
+      } else {
+        const name = c.fresh('s');
+        c.emit(`let ${name} = ${call};`);
+        c.nums.push({ name, w: true });
+      }
+      return;
+    }
+    case 'block': {
+      // a labelled block, left by `break <label>` (rendered without the label if nothing breaks out)
+      const label = c.fresh('B');
+      const t: Target = { label, used: false, kind: 'block' };
+      const start = c.lines.length;
+      c.emit('');
+      c.targets.push(t);
+      c.block(() => renderStmts(c, s.body));
+      c.targets.pop();
+      c.lines[start] = '  '.repeat(c.ind) + (t.used ? `${label}: {` : '{');
+      c.emit('}');
+      return;
+    }
+    case 'sw': {
+      const n = s.cases.length;
+      const i = pick(c.ints, s.s);
+      const scrut = i ? `${i.name} % ${n + 1}` : `((Math.abs(Math.tanh(${renderExpr(c, s.e)})) * ${n + 0.5}) | 0)`;
+      const label = c.fresh('L');
+      const t: Target = { label, used: false, kind: 'switch' };
+      const start = c.lines.length;
+      c.emit('');
+      c.targets.push(t);
+      c.block(() => {
+        s.cases.forEach((body, k) => {
+          // fall-through only from an empty case (tsad's adjoint rejects it from a non-empty one)
+          const fall = s.ft > 0 && k === s.ft - 1 && k < n - 1;
+          if (fall) return c.emit(`case ${k}:`);
+          c.emit(k === n - 1 && n > 1 ? 'default: {' : `case ${k}: {`);
+          c.block(() => renderStmts(c, body));
+          c.emit('} break;');
+        });
+      });
+      c.targets.pop();
+      c.lines[start] = '  '.repeat(c.ind) + (t.used ? `${label}: ` : '') + `switch (${scrut}) {`;
+      c.emit('}');
+      return;
+    }
+  }
+}
+
+export interface Rendered {
+  source: string;
+  head: string;
+  params: string[];
+  args: ArgSpec[];
+  /** independents when not the default */
+  wrt?: string[];
+}
+
+const num = (): ArgSpec => ({ kind: 'num', lo: -1.5, hi: 1.5 });
+const vec = (n: number): ArgSpec => ({ kind: 'vec', n, lo: -1.5, hi: 1.5 });
+
+function paramDecl(p: { kind: PKind; len: number; name: string }): string {
+  return `${p.name}: ${{ num: 'number', vec: 'number[]', rovec: 'readonly number[]', mat: 'number[][]', obj: 'P' }[p.kind]}`;
+}
+
+function pushParam(c: Ctx, p: { kind: PKind; len: number; name: string }, rows = 2, cols = 2): void {
+  if (p.kind === 'num') c.nums.push({ name: p.name, w: true });
+  else if (p.kind === 'vec' || p.kind === 'rovec') c.arrs.push({ name: p.name, len: p.len, f64: false, ro: p.kind === 'rovec' });
+  else if (p.kind === 'mat') c.mats.push({ name: p.name, rows, cols });
+  else c.objs.push(p.name);
+}
+
+/** The summary `0.125 * (s0 + a[0] + …)` that makes the head's result depend on what it computed. */
+function mixTerm(c: Ctx): string {
+  const parts = [
+    ...c.nums.map((n) => n.name),
+    ...c.arrs.map((a) => `${a.name}[${a.len - 1}]`),
+    ...c.mats.map((m) => `${m.name}[0][0]`),
+    ...c.objs.map((o) => `${o}.u`),
+  ];
+  return parts.length ? ` + 0.125 * (${parts.join(' + ')})` : '';
+}
+
+export function render(spec: ProgSpec): Rendered {
+  const out: string[] = ['export interface P {', '  u: number;', '  v: number;', '  w: number;', '}', ''];
+  if (spec.gbl) out.push('const W: number[] = [0.5, -1.25, 2, 0.75];', '');
+  const sigs: HelperSig[] = [];
+  spec.helpers.forEach((h, hi) => {
+    const name = `g${hi}`;
+    const params = h.params.map((p, k) => ({ kind: p.kind, len: p.len, name: `${{ num: 'x', vec: 'v', rovec: 'ro', mat: 'm', obj: 'o' }[p.kind]}${k}` }));
+    // void helpers write their first array (or object) parameter
+    let ret = h.ret;
+    if (ret === 2 && !params.some((p) => p.kind === 'vec')) params.unshift({ kind: 'vec', len: h.retLen, name: 'out' });
+    if (h.rec) ret = 0;
+    const sig: HelperSig = { name, params, ret, retLen: h.retLen, rec: h.rec, dflt: h.rec ? h.dflt : 0 };
+    // early returns: with a value (number), none (arrays, objects), bare (void)
+    const c = new Ctx(ret === 0 ? 0 : ret === 2 ? 2 : 1, sigs.slice());
+    c.fround = spec.fround;
+    for (const p of params) pushParam(c, p);
+    if (spec.gbl) c.arrs.push({ name: 'W', len: 4, f64: false, ro: true });
+    if (h.rec) c.emit(`if (d <= 0) return ${squash(h.q, renderExpr(c, h.base), false)};`);
+    renderStmts(c, h.body);
+    if (ret === 0) {
+      let e = renderExpr(c, h.retE);
+      if (h.rec) {
+        const rargs = params.map((p) => (p.kind === 'num' ? `${squash(h.q + 1, p.name, true)}` : p.name));
+        e = `${e} + 0.5 * ${name}(${[...rargs, 'd - 1'].join(', ')})`;
+      }
+      c.emit(`return ${squash(h.q, e, false)};`);
+    } else if (ret === 1) {
+      const k = c.fresh('j');
+      let body = '';
+      c.scoped(() => {
+        c.ints.push({ name: k, U: h.retLen });
+        body = squash(h.q, renderExpr(c, h.retE), false);
+      });
+      // (`Array.from` is accepted only as the initializer of a variable)
+      const r = c.fresh('r');
+      c.emit(`const ${r} = Array.from({ length: ${h.retLen} }, (_, ${k}) => ${body});`);
+      c.emit(`return ${r};`);
+    } else if (ret === 3) {
+      const e = renderExpr(c, h.retE);
+      c.emit(`return { u: ${squash(h.q, e, false)}, v: ${squash(h.q + 1, e, false)}, w: ${renderExpr(c, h.base)} };`);
+    } else {
+      const o = params.find((p) => p.kind === 'vec')!;
+      c.emit(`${o.name}[${o.len - 1}] = ${squash(h.q, renderExpr(c, h.retE), false)};`);
+    }
+    const ps = params.map(paramDecl);
+    if (h.rec) ps.push(h.dflt > 0 ? `d: number = ${h.dflt}` : 'd: number');
+    const rt = ['number', 'number[]', 'void', 'P'][ret];
+    if (h.arrow) out.push(`export const ${name} = (${ps.join(', ')}): ${rt} => {`, ...c.lines, '};', '');
+    else out.push(`export function ${name}(${ps.join(', ')}): ${rt} {`, ...c.lines, '}', '');
+    sigs.push(sig);
+  });
+
+  // the head
+  const hp = { ...spec.hp };
+  if (!hp.x && !hp.y && !hp.a && !hp.b && !hp.m && !hp.p && !hp.c) hp.x = true;
+  const params: string[] = [];
+  const decls: string[] = [];
+  const args: ArgSpec[] = [];
+  const ret = spec.ret;
+  const c = new Ctx(ret === 0 ? 0 : ret === 2 ? 1 : 2, sigs);
+  c.fround = spec.fround;
+  const add = (name: string, ty: string, a: ArgSpec) => {
+    params.push(name);
+    decls.push(`${name}: ${ty}`);
+    args.push(a);
+  };
+  if (hp.x) {
+    add('x', 'number', num());
+    c.nums.push({ name: 'x', w: true });
+  }
+  if (hp.a) {
+    add('a', 'number[]', vec(spec.la));
+    c.arrs.push({ name: 'a', len: spec.la, f64: false, ro: false });
+  }
+  if (hp.y) {
+    add('y', 'number', num());
+    c.nums.push({ name: 'y', w: true });
+  }
+  if (hp.m) {
+    add('m', 'number[][]', { kind: 'mat', rows: spec.rows, cols: spec.cols, lo: -1.5, hi: 1.5 });
+    c.mats.push({ name: 'm', rows: spec.rows, cols: spec.cols });
+  }
+  if (hp.b) {
+    add('b', 'number[]', vec(spec.lb));
+    c.arrs.push({ name: 'b', len: spec.lb, f64: false, ro: false });
+  }
+  if (hp.p) {
+    add('p', 'P', { kind: 'obj', fields: { u: num(), v: num(), w: num() } });
+    c.objs.push('p');
+  }
+  if (hp.c) {
+    add('c', 'Float64Array', { kind: 'vec', n: spec.lb, lo: -1.5, hi: 1.5, typed: true });
+    c.arrs.push({ name: 'c', len: spec.lb, f64: true, ro: false });
+  }
+  if (ret === 1) {
+    add('out', 'number[]', vec(spec.rl));
+    c.arrs.push({ name: 'out', len: spec.rl, f64: false, ro: false });
+  }
+  if (spec.gbl) c.arrs.push({ name: 'W', len: 4, f64: false, ro: true });
+  renderStmts(c, spec.body);
+  const mix = spec.mix ? mixTerm(c) : '';
+  if (ret === 0) c.emit(`return ${renderExpr(c, spec.retE)}${mix};`);
+  else {
+    const k = c.fresh('j');
+    let body = '';
+    c.scoped(() => {
+      c.ints.push({ name: k, U: spec.rl });
+      body = `${renderExpr(c, spec.retE)}${mix}`;
+    });
+    if (ret === 1) {
+      c.emit(`for (let ${k} = 0; ${k} < out.length; ${k}++) {`);
+      c.emit(`  out[${k}] = ${body};`);
+      c.emit('}');
+    } else {
+      const r = c.fresh('r');
+      c.emit(`const ${r} = Array.from({ length: ${spec.rl} }, (_, ${k}) => ${body});`);
+      c.emit(`return ${r};`);
+    }
+  }
+  const rt = ret === 0 ? 'number' : ret === 1 ? 'void' : 'number[]';
+  out.push(`export function f(${decls.join(', ')}): ${rt} {`, ...c.lines, '}', '');
+
+  // independents: by default every parameter; sometimes drop a few
+  let wrt: string[] | undefined;
+  if (spec.wrtDrop) {
+    const keep = params.filter((_, i) => !(spec.wrtDrop & (1 << i)));
+    if (keep.length && keep.length < params.length) wrt = keep;
+  }
+  return { source: out.join('\n'), head: 'f', params, args, ...(wrt ? { wrt } : {}) };
+}
+
+/** Arguments for a rendered program: point number k of its seed. */
+export function drawArguments(r: Pick<Rendered, 'args'>, seed: number, k = 0): unknown[] {
+  const g = rng((seed * 7919 + k * 104729 + 1) >>> 0);
+  return r.args.map((s) => drawArg(s, g));
+}

@@ -1,0 +1,454 @@
+// Random-program testing of tsad: runs every property on generated programs, batches the type check,
+// shrinks failures with fast-check and saves them as regression files. Used by test/fuzz.test.ts
+// (a fixed-seed run plus the saved regressions) and by test/fuzz/run.ts (`npm run fuzz`).
+//
+// Each program is compiled four times (JS for running, TS twice for determinism and `tsc --strict`,
+// JS with `adjoint: { tbr: false }`), every compilation in a worker thread with a time budget; the
+// numeric checks run in the same worker, also under a budget (generated code that loops forever is a
+// failure). A job past its budget terminates the worker, which is restarted for the next job.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import fc from 'fast-check';
+import type { CompileOptions, CompileResult } from '../../src/api/compile.js';
+import { typecheckModules } from '../support/typecheck.js';
+import { signature, type CheckJob, type CheckOutcome, type Finding, type Prop } from './checks.js';
+import { drawArguments, programArb, render, type ProgSpec, type Rendered } from './generator.js';
+import type { WorkerJob, WorkerReply } from './worker.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+/** The repository root: the nearest ancestor with tsad's package.json (this file also runs compiled, from node_modules/.cache). */
+export const ROOT = (() => {
+  for (let d = HERE; ; d = dirname(d)) {
+    const p = join(d, 'package.json');
+    if (existsSync(p) && JSON.parse(readFileSync(p, 'utf8')).name === 'tsad' && existsSync(join(d, 'src'))) return d;
+    if (dirname(d) === d) throw new Error('cannot find the tsad repository root');
+  }
+})();
+export const REGRESSIONS = join(ROOT, 'test', 'fuzz', 'regressions');
+
+// ------------------------------------------------------------------------------------------------
+// The worker
+// ------------------------------------------------------------------------------------------------
+
+let bundleCount = 0;
+
+/** Bundles test/fuzz/worker.ts (and the compiler sources it imports) into one ES module. */
+async function bundleWorker(): Promise<string> {
+  const { build } = await import('esbuild');
+  const dir = join(ROOT, 'node_modules', '.cache', 'tsad-fuzz');
+  mkdirSync(dir, { recursive: true });
+  const outfile = join(dir, `worker-${process.pid}-${bundleCount++}.mjs`);
+  await build({
+    entryPoints: [join(ROOT, 'test', 'fuzz', 'worker.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: ['typescript'],
+    outfile,
+    logLevel: 'error',
+  });
+  return outfile;
+}
+
+export class FuzzWorker {
+  private worker: Worker | null = null;
+  private next = 0;
+  restarts = 0;
+  private constructor(private readonly file: string) {}
+
+  static async create(): Promise<FuzzWorker> {
+    return new FuzzWorker(await bundleWorker());
+  }
+
+  private spawn(): Worker {
+    const w = new Worker(pathToFileURL(this.file));
+    w.unref();
+    return w;
+  }
+
+  /** Runs one job; resolves to its reply, or to an error reply if it exceeds `budgetMs` (the worker is then terminated). */
+  run(req: WorkerJob, budgetMs: number): Promise<WorkerReply & { timeout?: boolean }> {
+    const w = (this.worker ??= this.spawn());
+    const id = this.next++;
+    return new Promise((res) => {
+      const t0 = performance.now();
+      const done = (r: WorkerReply & { timeout?: boolean }) => {
+        clearTimeout(timer);
+        w.off('message', onMsg);
+        w.off('error', onErr);
+        res(r);
+      };
+      const onMsg = (m: WorkerReply) => m.id === id && done(m);
+      const onErr = (e: Error) => {
+        this.worker = null;
+        done({ id, ok: false, error: `worker crashed: ${e.message}`, ms: performance.now() - t0 });
+      };
+      const timer = setTimeout(() => {
+        this.worker = null;
+        this.restarts++;
+        void w.terminate();
+        done({ id, ok: false, error: `exceeded the time budget of ${budgetMs} ms`, ms: performance.now() - t0, timeout: true });
+      }, budgetMs);
+      w.on('message', onMsg);
+      w.on('error', onErr);
+      w.postMessage({ ...req, id });
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.terminate();
+    this.worker = null;
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// One program
+// ------------------------------------------------------------------------------------------------
+
+export interface TestOptions {
+  /** time budget of one compilation (ms) */
+  compileBudget?: number;
+  /** time budget of the numeric checks of one program (ms) */
+  checkBudget?: number;
+  /** check only what this property needs (shrinking) */
+  only?: Prop;
+  /** type-check this program's TypeScript output now (otherwise the caller batches it) */
+  tscNow?: boolean;
+  /** number of points tried when the tangent check is unstable */
+  points?: number;
+}
+
+export interface ProgramResult {
+  source: string;
+  findings: Finding[];
+  checks: Partial<Record<Prop, number>>;
+  /** the TypeScript output, to be type-checked in a batch */
+  tsCode?: string;
+  nonfinite: number;
+  unstable: number;
+}
+
+export interface Program {
+  source: string;
+  head: string;
+  wrt?: string[];
+}
+
+const NEEDS: Record<Prop, { ts: boolean; naive: boolean; check: boolean }> = {
+  compile: { ts: true, naive: true, check: false },
+  accepts: { ts: false, naive: false, check: false },
+  deterministic: { ts: true, naive: false, check: false },
+  tsc: { ts: true, naive: false, check: false },
+  primal: { ts: false, naive: true, check: true },
+  'modes-primal': { ts: false, naive: true, check: true },
+  tangent: { ts: false, naive: true, check: true },
+  dot: { ts: false, naive: true, check: true },
+  vector: { ts: false, naive: true, check: true },
+  tape: { ts: false, naive: true, check: true },
+  tbr: { ts: false, naive: true, check: true },
+  runtime: { ts: false, naive: true, check: true },
+  checker: { ts: false, naive: true, check: true },
+};
+
+const firstLines = (s: string, n = 6) => s.split('\n').slice(0, n).join('\n');
+/** a typecheckModules error without its file name: `line 12: message` */
+const tscError = (e: string) => e.replace(/^\S*:(\d+) /, 'line $1: ').replace(/\s*\n\s*/g, ' ');
+
+/** All properties of one program at the given points (tried in order until one gives a stable tangent check). */
+export async function testProgram(p: Program, points: unknown[][], seed: number, worker: FuzzWorker, opts: TestOptions = {}): Promise<ProgramResult> {
+  const out: ProgramResult = { source: p.source, findings: [], checks: {}, nonfinite: 0, unstable: 0 };
+  const count = (q: Prop, n = 1) => (out.checks[q] = (out.checks[q] ?? 0) + n);
+  const need = opts.only ? NEEDS[opts.only] : { ts: true, naive: true, check: true };
+  const base: CompileOptions = { head: p.head, ...(p.wrt ? { wrt: p.wrt } : {}) };
+  const budget = opts.compileBudget ?? 30_000;
+  const compileOnce = async (options: CompileOptions, what: string): Promise<CompileResult | null> => {
+    count('compile');
+    const r = await worker.run({ type: 'compile', source: p.source, options }, budget);
+    if (!r.ok) {
+      // the message is the exception's first line; its stack goes to `observed`
+      out.findings.push({ prop: 'compile', message: `compile() (${what}) ${r.timeout ? r.error : `threw ${r.error.split('\n')[0]}`}`, ...(r.timeout ? {} : { observed: firstLines(r.error, 8) }) });
+      return null;
+    }
+    return r.value as CompileResult;
+  };
+  const js = await compileOnce({ ...base, js: true, runtimeImport: null }, 'JavaScript');
+  if (!js) return out;
+  count('accepts');
+  const errors = js.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length) {
+    out.findings.push({ prop: 'accepts', message: `a program in the subset is rejected: ${errors.map((d) => `${d.line}:${d.col} ${d.message}`).join('; ')}` });
+    return out;
+  }
+  if (need.ts) {
+    const a = await compileOnce({ ...base, js: false, runtimeImport: 'tsad/runtime' }, 'TypeScript');
+    const b = await compileOnce({ ...base, js: false, runtimeImport: 'tsad/runtime' }, 'TypeScript, again');
+    if (a && b) {
+      count('deterministic');
+      if (a.code !== b.code) {
+        const la = a.code.split('\n'), lb = b.code.split('\n');
+        const i = la.findIndex((l, k) => l !== lb[k]);
+        out.findings.push({ prop: 'deterministic', message: `compiling twice gives different output (first difference at line ${i + 1})`, observed: lb[i], expected: la[i] });
+      }
+      out.tsCode = a.code;
+      if (opts.tscNow) {
+        count('tsc');
+        const errs = typecheckModules({ program: a.code });
+        if (errs.length) out.findings.push({ prop: 'tsc', message: `generated TypeScript fails tsc --strict: ${errs.slice(0, 3).map(tscError).join('; ')}` });
+      }
+    }
+  }
+  if (!need.check && !need.naive) return out;
+  const naive = await compileOnce({ ...base, js: true, runtimeImport: null, adjoint: { tbr: false } }, 'JavaScript, tbr: false');
+  if (!naive || !need.check) return out;
+  if (naive.diagnostics.some((d) => d.severity === 'error')) {
+    out.findings.push({ prop: 'accepts', message: `rejected with adjoint: { tbr: false }: ${naive.diagnostics.map((d) => d.message).join('; ')}` });
+    return out;
+  }
+  const job: CheckJob = { source: p.source, head: p.head, points, seed, js, jsNaive: naive };
+  const r = await worker.run({ type: 'check', job }, opts.checkBudget ?? 60_000);
+  if (!r.ok) {
+    count('runtime');
+    out.findings.push({ prop: 'runtime', message: `the checks ${r.timeout ? r.error : `crashed: ${firstLines(r.error)}`}`, args: points[0] });
+    return out;
+  }
+  const o = r.value as CheckOutcome;
+  out.findings.push(...o.findings);
+  for (const [k, n] of Object.entries(o.checks)) count(k as Prop, n);
+  out.nonfinite = o.nonfinite;
+  out.unstable = o.unstable;
+  return out;
+}
+
+export const POINTS = 6;
+
+/** A generated program: rendered, with its random points. */
+export function programOf(spec: ProgSpec, npoints = POINTS): { program: Rendered; points: unknown[][] } {
+  const program = render(spec);
+  return { program, points: Array.from({ length: npoints }, (_, k) => drawArguments(program, spec.seed, k)) };
+}
+
+// ------------------------------------------------------------------------------------------------
+// A campaign: many programs, one batched type check, shrinking, regression files
+// ------------------------------------------------------------------------------------------------
+
+export interface CampaignOptions {
+  seed: number;
+  count: number;
+  /** shrink failures and write them under test/fuzz/regressions/ */
+  save?: boolean;
+  /** at most this many failures shrunk per signature (property + message) */
+  shrinkPerProp?: number;
+  /** shrink only failures of these properties (default: all) */
+  shrinkProps?: Prop[];
+  /** where shrunk failures are saved (default test/fuzz/regressions) */
+  dir?: string;
+  log?: (s: string) => void;
+  progressEvery?: number;
+}
+
+export interface Failure {
+  index: number;
+  prop: Prop;
+  finding: Finding;
+  source: string;
+}
+
+export interface Shrunk {
+  prop: Prop;
+  finding: Finding;
+  program: Rendered;
+  /** the point of the finding (or the program's first point) */
+  args: unknown[];
+  path: string;
+  file?: string;
+}
+
+export interface CampaignReport {
+  programs: number;
+  checks: Partial<Record<Prop, number>>;
+  totalChecks: number;
+  failures: Failure[];
+  shrunk: Shrunk[];
+  nonfinite: number;
+  unstable: number;
+  restarts: number;
+  ms: number;
+}
+
+export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport> {
+  const log = opts.log ?? (() => {});
+  const t0 = performance.now();
+  const worker = await FuzzWorker.create();
+  const report: CampaignReport = { programs: 0, checks: {}, totalChecks: 0, failures: [], shrunk: [], nonfinite: 0, unstable: 0, restarts: 0, ms: 0 };
+  const add = (c: Partial<Record<Prop, number>>) => {
+    for (const [k, n] of Object.entries(c)) report.checks[k as Prop] = (report.checks[k as Prop] ?? 0) + n;
+  };
+  const tsModules: Record<string, string> = {};
+  const sources: string[] = [];
+  try {
+    let index = 0;
+    await fc.assert(
+      fc.asyncProperty(programArb, async (spec) => {
+        const i = index++;
+        const { program, points } = programOf(spec);
+        const r = await testProgram(program, points, spec.seed, worker);
+        sources[i] = program.source;
+        report.programs++;
+        add(r.checks);
+        report.nonfinite += r.nonfinite;
+        report.unstable += r.unstable;
+        if (r.tsCode) tsModules[`p${i}`] = r.tsCode;
+        for (const f of r.findings) report.failures.push({ index: i, prop: f.prop, finding: f, source: program.source });
+        if (opts.progressEvery && report.programs % opts.progressEvery === 0)
+          log(`  ${report.programs} programs, ${report.failures.length} failures, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+        return true; // failures are collected, then shrunk one by one below
+      }),
+      { seed: opts.seed, numRuns: opts.count },
+    );
+    // one batched type check of every TypeScript output
+    const names = Object.keys(tsModules);
+    for (let k = 0; k < names.length; k += 500) {
+      const chunk = Object.fromEntries(names.slice(k, k + 500).map((n) => [n, tsModules[n]]));
+      const errs = typecheckModules(chunk);
+      add({ tsc: Object.keys(chunk).length });
+      const byModule = new Map<number, string[]>();
+      for (const e of errs) {
+        const m = /[\\/]p(\d+)\.ts:/.exec(e);
+        const i = m ? Number(m[1]) : -1;
+        byModule.set(i, [...(byModule.get(i) ?? []), tscError(e)]);
+      }
+      for (const [i, es] of byModule)
+        report.failures.push({ index: i, prop: 'tsc', finding: { prop: 'tsc', message: `generated TypeScript fails tsc --strict: ${es.slice(0, 3).join('; ')}` }, source: sources[i] ?? '' });
+    }
+    // shrink
+    if (opts.save && report.failures.length) {
+      const perSig = new Map<string, number>();
+      for (const f of report.failures) {
+        // up to shrinkPerProp failures per signature (distinct bugs can share one, e.g. "dot-product test fails")
+        const key = signature(f.finding);
+        if (f.index < 0 || (perSig.get(key) ?? 0) >= (opts.shrinkPerProp ?? 3) || (opts.shrinkProps && !opts.shrinkProps.includes(f.prop))) continue;
+        perSig.set(key, (perSig.get(key) ?? 0) + 1);
+        log(`shrinking program #${f.index} (${f.prop}: ${f.finding.message.slice(0, 100)})`);
+        const s = await shrinkFailure(opts.seed, f.index, f.finding, worker, log);
+        if (!s) {
+          log('  did not reproduce');
+          continue;
+        }
+        if (report.shrunk.some((x) => x.program.source === s.program.source)) continue;
+        s.file = saveRegression(s, opts.seed, opts.dir ?? REGRESSIONS);
+        report.shrunk.push(s);
+        log(`  saved ${s.file}`);
+      }
+    }
+  } finally {
+    report.restarts = worker.restarts;
+    await worker.close();
+  }
+  report.totalChecks = Object.values(report.checks).reduce((a, b) => a + b, 0);
+  report.ms = performance.now() - t0;
+  return report;
+}
+
+/** Replays run `index` of the campaign with `seed` and lets fast-check shrink it for one property. */
+export async function shrinkFailure(seed: number, index: number, target: Finding, worker: FuzzWorker, log: (s: string) => void = () => {}): Promise<Shrunk | null> {
+  let last: { finding: Finding; program: Rendered } | null = null;
+  let tries = 0;
+  const prop = target.prop;
+  const sig = signature(target);
+  const r = await fc.check(
+    fc.asyncProperty(programArb, async (spec) => {
+      tries++;
+      const { program, points } = programOf(spec);
+      const res = await testProgram(program, points, spec.seed, worker, { only: prop, tscNow: prop === 'tsc' });
+      const f = res.findings.find((x) => signature(x) === sig);
+      if (f) last = { finding: f, program };
+      return !f;
+    }),
+    { seed, path: String(index), numRuns: 1 },
+  );
+  log(`  ${tries} candidates tried`);
+  if (!r.failed || !r.counterexample) return null;
+  const { program, points } = programOf(r.counterexample[0]);
+  // the finding of the counterexample itself (the last failing candidate is the shrunk one)
+  const res = await testProgram(program, points, r.counterexample[0].seed, worker, { only: prop, tscNow: prop === 'tsc' });
+  const f = res.findings.find((x) => signature(x) === sig) ?? last!.finding;
+  return { prop, finding: f, program, args: f.args ?? points[0], path: r.counterexamplePath ?? String(index) };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Regression files
+// ------------------------------------------------------------------------------------------------
+
+export interface RegressionMeta {
+  head: string;
+  wrt?: string[];
+  /** the point where the failure was observed (head arguments, in order) */
+  args?: unknown[];
+  prop: Prop;
+  message: string;
+  observed?: string;
+  expected?: string;
+  /** campaign seed and fast-check path of the shrunk counterexample */
+  seed: number;
+  path: string;
+}
+
+function saveRegression(s: Shrunk, seed: number, dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const hash = createHash('sha1').update(s.program.source).digest('hex').slice(0, 8);
+  const name = `${s.prop}-${hash}`;
+  const meta: RegressionMeta = {
+    head: s.program.head,
+    ...(s.program.wrt ? { wrt: s.program.wrt } : {}),
+    args: s.args,
+    prop: s.prop,
+    message: s.finding.message,
+    ...(s.finding.observed ? { observed: s.finding.observed } : {}),
+    ...(s.finding.expected ? { expected: s.finding.expected } : {}),
+    seed,
+    path: s.path,
+  };
+  writeFileSync(join(dir, `${name}.ts`), `// Shrunk by the fuzzer (npm run fuzz): ${s.prop} — ${s.finding.message.split('\n')[0].slice(0, 200)}\n${s.program.source}`);
+  writeFileSync(join(dir, `${name}.json`), JSON.stringify(meta, (_k, v) => (v instanceof Float64Array ? Array.from(v) : v), 2) + '\n');
+  return relative(ROOT, join(dir, name));
+}
+
+export function listRegressions(): { name: string; source: string; meta: RegressionMeta }[] {
+  if (!existsSync(REGRESSIONS)) return [];
+  return readdirSync(REGRESSIONS)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => {
+      const name = f.slice(0, -'.json'.length);
+      return { name, source: readFileSync(join(REGRESSIONS, `${name}.ts`), 'utf8'), meta: JSON.parse(readFileSync(join(REGRESSIONS, f), 'utf8')) as RegressionMeta };
+    });
+}
+
+/**
+ * Every property of each saved regression, at its saved point; the TypeScript outputs are type-checked
+ * in one batched program.
+ */
+export async function replayRegressions(regs: { name: string; source: string; meta: RegressionMeta }[], worker: FuzzWorker): Promise<Map<string, ProgramResult>> {
+  const out = new Map<string, ProgramResult>();
+  for (const reg of regs) {
+    const points = reg.meta.args ? [reg.meta.args] : [];
+    const program: Program = { source: reg.source, head: reg.meta.head, ...(reg.meta.wrt ? { wrt: reg.meta.wrt } : {}) };
+    out.set(reg.name, await testProgram(program, points, reg.meta.seed, worker));
+  }
+  const modules = Object.fromEntries([...out].filter(([, r]) => r.tsCode).map(([, r], i) => [`r${i}`, r.tsCode!]));
+  const names = [...out].filter(([, r]) => r.tsCode).map(([n]) => n);
+  const errs = Object.keys(modules).length ? typecheckModules(modules) : [];
+  for (const [i, n] of names.entries()) {
+    const r = out.get(n)!;
+    r.checks.tsc = 1;
+    const mine = errs.filter((e) => new RegExp(`[\\\\/]r${i}\\.ts:`).test(e)).map(tscError);
+    if (mine.length) r.findings.push({ prop: 'tsc', message: `generated TypeScript fails tsc --strict: ${mine.slice(0, 3).join('; ')}` });
+  }
+  return out;
+}
+

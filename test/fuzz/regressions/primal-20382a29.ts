@@ -1,0 +1,12 @@
+// Shrunk by the fuzzer (npm run fuzz): primal — the primal copy differs from the original
+export interface P {
+  u: number;
+  v: number;
+  w: number;
+}
+
+export function f(x: number, out: number[]): void {
+  for (let j0 = 0; j0 < out.length; j0++) {
+    out[j0] = (0.5 + Math.hypot(...out));
+  }
+}

@@ -1,0 +1,11 @@
+// Shrunk by the fuzzer (npm run fuzz): primal — the primal copy differs from the original
+export interface P {
+  u: number;
+  v: number;
+  w: number;
+}
+
+export function f(b: number[]): number[] {
+  const r1 = Array.from({ length: 1 }, (_, j0) => Math.hypot(...b));
+  return r1;
+}
