@@ -7,7 +7,7 @@
 // numeric checks run in the same worker, also under a budget (generated code that loops forever is a
 // failure). A job past its budget terminates the worker, which is restarted for the next job.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -100,9 +100,11 @@ export class FuzzWorker {
     });
   }
 
+  /** Terminates the worker and deletes its bundle. */
   async close(): Promise<void> {
     await this.worker?.terminate();
     this.worker = null;
+    rmSync(this.file, { force: true });
   }
 }
 
