@@ -8,7 +8,7 @@ import { solveForward, type Facts, type FlowResult } from '../analysis/dataflow.
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, TAPE, VOID, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, rootVar, stmtExprs, tyOf } from '../ir/util.js';
 import { DerivNames, refNames, tapeNames, type ProgramInfo } from './context.js';
-import { LinError, Names, adjointOf, hasSelect, isSimple, linearize, type LinContext } from './linearize.js';
+import { LinError, Names, adjointOf, hasSelect, linearize, type LinContext } from './linearize.js';
 import { TransformError } from './tangent.js';
 
 const EMPTY: Facts = new Set();
@@ -151,9 +151,7 @@ class AdjointBuilder {
       for (const n of this.info.mod.order) this.names.add(n);
       for (const n of this.info.mod.globals.keys()) this.names.add(n);
       this.tapeName = this.names.fresh('tape');
-      const bNames = this.b;
       this.b = new DerivNames(this.info.naming.adjointSuffix, (x) => this.names.fresh(x));
-      void bNames;
       this.seedVar = this.info.sigs.get(this.name)!.derivResult ? this.names.fresh('resultb') : null;
       const pair = this.seq(this.f.body);
       const reads = this.primalReads(pair.bwd);
@@ -348,7 +346,6 @@ class AdjointBuilder {
       const bv = this.bwhole(target) as LValue;
       popInto(bv, bv.ty);
     }
-    void s;
     // the backward sweep pops in reverse order of the pushes
     return { fwd, bwd: bwd.reverse() };
   }
@@ -994,13 +991,8 @@ class AdjointBuilder {
     }
     const seedStmts: Stmt[] = [];
     const scalarB: Expr[] = [];
-    const entry: Stmt[] = [];
     this.f.params.forEach((p, i) => {
-      if (sig.derivParams[i] && !isRef(p.ty)) {
-        const bn = this.b.of(p.name);
-        scalarB.push({ k: 'var', name: bn, ty: NUM });
-      }
-      void entry;
+      if (sig.derivParams[i] && !isRef(p.ty)) scalarB.push({ k: 'var', name: this.b.of(p.name), ty: NUM });
     });
     const allBodies = [body, seedStmts, bwd];
     const decls = this.localDecls(allBodies, paramNames);
@@ -1114,4 +1106,3 @@ function zeroOf(t: Ty): Expr | null {
   }
 }
 
-void isSimple;

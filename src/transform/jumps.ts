@@ -79,7 +79,6 @@ class JumpLowering {
     return n;
   }
 
-  private escapes = new Map<Stmt[], Set<string>>();
 
   /** Lowers a sequence; statements after one that may jump are guarded by the jump's flags. */
   seq(ss: Stmt[], top = false): Stmt[] {

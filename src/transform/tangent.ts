@@ -501,7 +501,6 @@ class TangentBuilder {
   private literalDeriv(e: Extract<Expr, { k: 'arrlit' | 'objlit' }>, out: Stmt[]): Expr {
     const parts = e.k === 'arrlit' ? e.elems.map((x, i) => ({ key: i as number | string, value: x })) : e.fields.map((f) => ({ key: f.name as number | string, value: f.value }));
     const t = this.dty(e.ty);
-    const fake: Stmt = { k: 'expr', e };
     // tangents of scalar parts are evaluated at the point of the enclosing statement
     const scalarD = (x: Expr): Expr | null => {
       const V = this.currentVaried ?? EMPTY;
@@ -509,7 +508,6 @@ class TangentBuilder {
       const n = linearize(x, { varied: (y) => this.exprVaried(y, V), pre: out, names: this.names });
       return tangentOf(n, (leaf) => this.dref(leaf));
     };
-    void fake;
     if (!this.vec) {
       if (e.k === 'arrlit') return { k: 'arrlit', elems: e.elems.map((x) => (isRef(tyOf(x)) ? this.refDeriv(x, out) ?? this.zerosLike(x) : scalarD(x) ?? this.zero())), ty: t };
       const fields = (e.ty.k === 'obj' ? e.ty.fields : []).filter((f) => hasFloat(f.ty));
@@ -729,4 +727,3 @@ function rootName(e: Expr): string | null {
   }
 }
 
-void BOOL;
