@@ -152,10 +152,11 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
   }
   const out: Func[] = [];
   const manifest: ManifestEntry[] = [];
-  const diffOrder = mod.order.filter((n) => activity.funcs.has(n) && (n === head.name || info.differentiated(n)));
+  // the adjoint's activity is that of its jump-lowered copy, which may differentiate other callees
+  const diffOrder = (inf: ProgramInfo) => mod.order.filter((n) => inf.activity.funcs.has(n) && (n === head.name || inf.differentiated(n)));
   try {
     for (const mode of modes) {
-      for (const n of diffOrder) {
+      for (const n of diffOrder(mode === 'reverse' ? infoB : info)) {
         if (mode === 'tangent' || mode === 'vector') {
           const g = tangentFunc(info, n, mode === 'tangent' ? 'scalar' : 'vector');
           out.push(g);

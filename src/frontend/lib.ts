@@ -143,7 +143,41 @@ declare module 'tsad/runtime' {
     pushR<T>(v: T): void; popR<T>(): T;
     static acquire(): Tape; static release(t: Tape): void;
   }
-  export function zerosLike<T>(x: T, nbdirs?: number): T;
+  /** the type of a derivative of a T: writable, with only the parts that can hold a float */
+  type Tangent<T> = T extends number
+    ? number
+    : T extends Float64Array
+      ? Float64Array
+      : T extends readonly unknown[]
+        ? { -readonly [K in keyof T]: Tangent<T[K]> }
+        : T extends object
+          ? { -readonly [K in keyof T as HoldsFloat<T[K]> extends true ? K : never]: Tangent<T[K]> }
+          : never;
+  /** the type of nbdirs derivatives of a T (vector mode): scalars become Float64Arrays, number arrays flat arrays */
+  type Directions<T> = T extends number
+    ? Float64Array
+    : T extends Float64Array
+      ? Float64Array
+      : T extends readonly number[]
+        ? number[]
+        : T extends readonly unknown[]
+          ? { -readonly [K in keyof T]: Directions<T[K]> }
+          : T extends object
+            ? { -readonly [K in keyof T as HoldsFloat<T[K]> extends true ? K : never]: Directions<T[K]> }
+            : never;
+  type HoldsFloat<T> = T extends number
+    ? true
+    : T extends Float64Array
+      ? true
+      : T extends readonly (infer E)[]
+        ? HoldsFloat<E>
+        : T extends object
+          ? true extends { [K in keyof T]-?: HoldsFloat<T[K]> }[keyof T]
+            ? true
+            : false
+          : false;
+  export function zerosLike<T>(x: T): Tangent<T>;
+  export function zerosLike<T>(x: T, nbdirs: number): Directions<T>;
   export function zeroFill(x: unknown): void;
   export function snapshot<T>(x: T): T;
   export function restoreInto<T>(dst: T, src: T): void;

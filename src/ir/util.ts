@@ -90,6 +90,17 @@ export function assign(target: LValue, value: Expr, op?: Extract<Expr, { k: 'bin
 export function decl(name: string, ty: Ty, init: Expr | null, konst = false): Stmt {
   return { k: 'decl', name, ty, init, konst };
 }
+/** `for (let i = 0; i < len; i++) body` */
+export function countedFor(i: string, len: Expr, body: Stmt[]): Stmt {
+  const iv: Expr & { k: 'var' } = { k: 'var', name: i, ty: INT };
+  return {
+    k: 'for',
+    init: [{ k: 'decl', name: i, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
+    cond: { k: 'bin', op: '<', a: iv, b: len, ty: BOOL },
+    update: [{ k: 'assign', target: iv, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
+    body,
+  };
+}
 export function exprStmt(e: Expr): Stmt {
   return { k: 'expr', e };
 }

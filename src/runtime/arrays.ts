@@ -1,26 +1,65 @@
 // Array helpers used by generated derivative code.
 
+/** the type of a derivative of a T: writable, with only the parts that can hold a float */
+export type Tangent<T> = T extends number
+  ? number
+  : T extends Float64Array
+    ? Float64Array
+    : T extends readonly unknown[]
+      ? { -readonly [K in keyof T]: Tangent<T[K]> }
+      : T extends object
+        ? { -readonly [K in keyof T as HoldsFloat<T[K]> extends true ? K : never]: Tangent<T[K]> }
+        : never;
+/** the type of nbdirs derivatives of a T (vector mode): scalars become Float64Arrays, number arrays flat arrays */
+export type Directions<T> = T extends number
+  ? Float64Array
+  : T extends Float64Array
+    ? Float64Array
+    : T extends readonly number[]
+      ? number[]
+      : T extends readonly unknown[]
+        ? { -readonly [K in keyof T]: Directions<T[K]> }
+        : T extends object
+          ? { -readonly [K in keyof T as HoldsFloat<T[K]> extends true ? K : never]: Directions<T[K]> }
+          : never;
+export type HoldsFloat<T> = T extends number
+  ? true
+  : T extends Float64Array
+    ? true
+    : T extends readonly (infer E)[]
+      ? HoldsFloat<E>
+      : T extends object
+        ? true extends { [K in keyof T]-?: HoldsFloat<T[K]> }[keyof T]
+          ? true
+          : false
+        : false;
+
 type Shape = number | boolean | string | Float64Array | readonly unknown[] | { [k: string]: unknown };
 
 /**
  * A zero derivative shaped like `x`. With `nbdirs` (vector mode) every innermost number array becomes a
  * flat Float64Array with `nbdirs` entries per element, and every scalar a Float64Array(nbdirs).
  */
-export function zerosLike<T>(x: T, nbdirs?: number): T;
+export function zerosLike<T>(x: T): Tangent<T>;
+export function zerosLike<T>(x: T, nbdirs: number): Directions<T>;
 export function zerosLike(x: Shape, nbdirs?: number): unknown {
+  return zerosOf(x, nbdirs);
+}
+
+function zerosOf(x: Shape, nbdirs: number | undefined): unknown {
   if (typeof x === 'number') return nbdirs === undefined ? 0 : new Float64Array(nbdirs);
   if (x instanceof Float64Array) return new Float64Array(nbdirs === undefined ? x.length : x.length * nbdirs);
   if (Array.isArray(x)) {
     if (x.length === 0 || typeof x[0] === 'number') {
       return new Array<number>(nbdirs === undefined ? x.length : x.length * nbdirs).fill(0);
     }
-    return x.map((e) => zerosLike(e as Shape, nbdirs));
+    return x.map((e) => zerosOf(e as Shape, nbdirs));
   }
   if (typeof x === 'object' && x !== null) {
     const r: Record<string, unknown> = {};
     for (const k of Object.keys(x)) {
       const v = (x as Record<string, unknown>)[k];
-      if (typeof v === 'number' || typeof v === 'object') r[k] = zerosLike(v as Shape, nbdirs);
+      if (typeof v === 'number' || typeof v === 'object') r[k] = zerosOf(v as Shape, nbdirs);
     }
     return r;
   }

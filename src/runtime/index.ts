@@ -1,3 +1,4 @@
 // The runtime library imported by generated code: the tape (for adjoints) and small array helpers.
 export { Tape } from './tape.js';
 export { zerosLike, zeroFill, snapshot, restoreInto, addInto } from './arrays.js';
+export type { Tangent, Directions, HoldsFloat } from './arrays.js';

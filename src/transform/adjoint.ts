@@ -6,8 +6,8 @@
 import { diffVars, type FuncActivity } from '../analysis/activity.js';
 import { solveForward, type Facts, type FlowResult } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, TAPE, VOID, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, rootVar, stmtExprs, tyOf } from '../ir/util.js';
-import { DerivNames, refNames, tapeNames, type ProgramInfo } from './context.js';
+import { BOOL, INT, NUM, TAPE, VOID, countedFor, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, rootVar, stmtExprs, tyOf } from '../ir/util.js';
+import { DerivNames, derivTy, refNames, tapeNames, type ProgramInfo } from './context.js';
 import { LinError, Names, adjointOf, hasSelect, linearize, type LinContext } from './linearize.js';
 import { TransformError } from './tangent.js';
 
@@ -107,9 +107,7 @@ class AdjointBuilder {
 
   // ---------- adjoint locations ----------
   private bty(t: Ty): Ty {
-    if (t.k === 'arr') return { ...t, elem: this.bty(t.elem), ro: false };
-    if (t.k === 'tuple') return { ...t, ro: false };
-    return t;
+    return derivTy(t, false);
   }
   private bwhole(e: Expr): Expr | null {
     switch (e.k) {
@@ -475,6 +473,7 @@ class AdjointBuilder {
       if (target.k !== 'var' || V.has(rep) || this.loopDepth > 0) out.push(reset);
       return out;
     }
+    if (value.k === 'intr' && value.fn === 'Math.hypotOf' && target.k === 'var') return this.hypotOfArrayAdjoint(value.args[0], tb, reset);
     const pre: Stmt[] = [];
     const ctx = this.linctx(s, pre);
     const lin = this.lin(value, s, pre);
@@ -498,7 +497,7 @@ class AdjointBuilder {
       this.increments(lin, tv, ctx, incs);
       return [...head, ...pre, ...incs];
     }
-    if (target.k === 'var' && hasSelect(lin)) {
+    if (hasSelect(lin)) {
       // the target may be read inside a branch: take its adjoint out first
       const tmp = this.names.fresh('tempb');
       const tv: Expr = { k: 'var', name: tmp, ty: NUM };
@@ -507,6 +506,25 @@ class AdjointBuilder {
     }
     this.increments(lin, tb, ctx, incs);
     return [...pre, ...incs, reset];
+  }
+
+  /**
+   * `h = Math.hypot(...a)`: āᵢ += aᵢ / h · h̄, 0 at the origin. h is recomputed here (one pass, like
+   * the increments) rather than recorded.
+   */
+  private hypotOfArrayAdjoint(arr: Expr, tb: LValue, reset: Stmt): Stmt[] {
+    const i = this.names.fresh('i');
+    const elem: Expr = { k: 'idx', obj: arr, index: { k: 'var', name: i, ty: INT }, ty: NUM };
+    const eb = this.bref(elem);
+    if (!eb) return [reset];
+    const norm = this.names.fresh('norm');
+    const nv: Expr = { k: 'var', name: norm, ty: NUM };
+    const inc: Expr = { k: 'bin', op: '*', a: { k: 'bin', op: '/', a: elem, b: nv, ty: NUM }, b: tb, ty: NUM };
+    return [
+      { k: 'decl', name: norm, ty: NUM, init: { k: 'intr', fn: 'Math.hypotOf', args: [arr], ty: NUM }, konst: true },
+      { k: 'if', c: { k: 'bin', op: '!==', a: nv, b: { k: 'num', v: 0 }, ty: BOOL }, then: [countedFor(i, { k: 'len', obj: arr }, [{ k: 'assign', target: eb, value: { k: 'bin', op: '+', a: eb, b: inc, ty: NUM }, op: '+' }])], else: [] },
+      reset,
+    ];
   }
 
   /**
@@ -567,6 +585,11 @@ class AdjointBuilder {
     const V = this.variedIn(s);
     const parts = lit.k === 'arrlit' ? lit.elems.map((v, i) => ({ v, loc: { k: 'idx', obj: bt, index: { k: 'num', v: i }, ty: NUM } as LValue })) : lit.fields.map((f) => ({ v: f.value, loc: { k: 'field', obj: bt, name: f.name, ty: NUM } as LValue }));
     for (const p of parts) {
+      // a nested literal has a fresh adjoint too (not an alias): its parts flow from bt[i]
+      if ((p.v.k === 'arrlit' || p.v.k === 'objlit') && this.exprVaried(p.v, V)) {
+        out.push(...this.literalAdjoint(s, p.v, { ...p.loc, ty: tyOf(p.v) }, reset));
+        continue;
+      }
       if (isRef(tyOf(p.v)) || !this.exprVaried(p.v, V)) continue;
       const pre: Stmt[] = [];
       const ctx = this.linctx(s, pre);

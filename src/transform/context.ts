@@ -2,7 +2,7 @@
 // which parameters of each differentiated function carry derivatives, and the naming scheme.
 import type { FuncActivity, ProgramActivity } from '../analysis/activity.js';
 import type { Func, Module, Param, Stmt, Ty } from '../ir/types.js';
-import { forEachStmt, hasFloat, isRef } from '../ir/util.js';
+import { NUM, forEachStmt, hasFloat, isRef } from '../ir/util.js';
 
 export interface Naming {
   tangentSuffix: string; // xd
@@ -115,6 +115,39 @@ export class DerivNames {
   known(name: string): boolean {
     return this.map.has(name);
   }
+}
+
+/**
+ * The type of a derivative (tangent or adjoint) of a value of type `t`: writable, and an object keeps
+ * only the fields that can carry a derivative (it keeps its name when that drops nothing). In vector
+ * mode each float becomes one per direction: a scalar a Float64Array, a number array a flat array.
+ */
+export function derivTy(t: Ty, vec: boolean): Ty {
+  switch (t.k) {
+    case 'num':
+      return vec ? { k: 'arr', elem: NUM, typed: true, ro: false } : t;
+    case 'arr':
+      if (vec && t.elem.k === 'num') return { k: 'arr', elem: NUM, typed: t.typed, ro: false };
+      return { ...t, elem: derivTy(t.elem, vec), typed: vec ? false : t.typed, ro: false };
+    case 'tuple':
+      if (vec && t.elems.every((e) => e.k === 'num' || e.k === 'int')) return { k: 'arr', elem: NUM, typed: false, ro: false };
+      return vec ? { k: 'tuple', elems: t.elems.map((e) => derivTy(e, vec)), ro: false } : { ...t, ro: false };
+    case 'obj': {
+      const kept = t.fields.filter((f) => hasFloat(f.ty));
+      if (!vec && kept.length === t.fields.length && kept.every((f) => sameDeriv(f.ty))) return t;
+      return { k: 'obj', name: null, fields: kept.map((f) => ({ name: f.name, ty: derivTy(f.ty, vec) })) };
+    }
+    default:
+      return t;
+  }
+}
+
+/** is the scalar-mode derivative type of `t` the type itself (nothing readonly, no passive fields)? */
+function sameDeriv(t: Ty): boolean {
+  if (t.k === 'arr') return !t.ro && sameDeriv(t.elem);
+  if (t.k === 'tuple') return !t.ro;
+  if (t.k === 'obj') return t.fields.every((f) => hasFloat(f.ty) && sameDeriv(f.ty));
+  return true;
 }
 
 export function paramsWithDerivs(params: Param[], sig: DiffSignature, dname: (p: Param) => string, dty: (t: Ty) => Ty): Param[] {

@@ -1,8 +1,8 @@
 // Normalizations before differentiation, IR → IR, keeping the user's structure where they can:
 // user calls nested in expressions are evaluated into temporaries (Tapenade's `result1`), so that each
-// differentiated call is a statement of its own; n-ary and spread min/max/hypot become binary ones.
-import type { Expr, Func, Stmt } from '../ir/types.js';
-import { BOOL, INT, NUM, containsCall, declaredNames, mapExpr } from '../ir/util.js';
+// differentiated call is a statement of its own; n-ary and spread min/max become binary ones.
+import type { Expr, Func, Stmt, Ty } from '../ir/types.js';
+import { BOOL, INT, NUM, containsCall, declaredNames, forEachExpr, isRef, mapExpr, tyOf } from '../ir/util.js';
 import { Names } from './linearize.js';
 
 export function normalizeFunc(f: Func): Func {
@@ -21,6 +21,11 @@ function normalizeStmt(s: Stmt, names: Names, out: Stmt[]): void {
   const split = splitConditionalCall(s, names);
   if (split) {
     for (const x of split) normalizeStmt(x, names, out);
+    return;
+  }
+  const moved = conditionIntoBody(s, names);
+  if (moved) {
+    normalizeStmt(moved, names, out);
     return;
   }
   const pre: Stmt[] = [];
@@ -73,10 +78,27 @@ function normalizeStmt(s: Stmt, names: Names, out: Stmt[]): void {
 
 /** Evaluates user calls below the top of `e` into temporaries, innermost first. */
 function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr {
+  // Operands are evaluated left to right. Once a later operand's call moves before the statement, an
+  // earlier operand that reads an array element or field would see what the call wrote: it is
+  // evaluated into a temporary first, keeping JavaScript's order.
+  const operands = (xs: Expr[], conditional: boolean, each: (x: Expr) => Expr = (x) => visit(x, false, conditional)): Expr[] =>
+    xs.map((x, i) => {
+      const v = each(x);
+      if (conditional || !readsMemory(v) || !xs.slice(i + 1).some(containsCall)) return v;
+      const name = names.fresh('temp');
+      const ty = tyOf(v);
+      pre.push({ k: 'decl', name, ty, init: v, konst: true, loc: x.loc });
+      return { k: 'var' as const, name, ty };
+    });
+  const temporary = (ty: Ty, init: Expr | null): Expr & { k: 'var' } => {
+    const name = names.fresh('temp');
+    pre.push({ k: 'decl', name, ty, init, konst: false });
+    return { k: 'var', name, ty };
+  };
   const visit = (x: Expr, isTop: boolean, conditional: boolean): Expr => {
     switch (x.k) {
       case 'call': {
-        const args = x.args.map((a) => {
+        const args = operands(x.args, conditional, (a) => {
           const v = visit(a, false, conditional);
           if ((v.k === 'arrlit' || v.k === 'objlit') && !conditional) {
             // a literal argument is named, so that its derivative is an array like any other
@@ -93,23 +115,46 @@ function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr 
         return { k: 'var', name, ty: x.ty };
       }
       case 'bin':
+        if ((x.op === '&&' || x.op === '||') && !conditional && containsCall(x.b)) {
+          // the call runs only when the left side allows it: a statement under that test
+          const t = temporary(x.ty, visit(x.a, false, false));
+          const rest: Stmt[] = [];
+          normalizeStmt({ k: 'assign', target: t, value: x.b, loc: x.b.loc }, names, rest);
+          pre.push({ k: 'if', c: x.op === '&&' ? t : { k: 'un', op: '!', a: t, ty: BOOL }, then: rest, else: [], loc: x.loc });
+          return t;
+        }
         if (x.op === '&&' || x.op === '||') return { ...x, a: visit(x.a, false, conditional), b: visit(x.b, false, true) };
-        return { ...x, a: visit(x.a, false, conditional), b: visit(x.b, false, conditional) };
+        {
+          const [a, b] = operands([x.a, x.b], conditional);
+          return { ...x, a, b };
+        }
       case 'un':
         return { ...x, a: visit(x.a, false, conditional) };
       case 'cond':
+        if (!conditional && (containsCall(x.a) || containsCall(x.b))) {
+          // a call on one branch only: an if/else assigning a temporary
+          const c = visit(x.c, false, false);
+          const t = temporary(x.ty, null);
+          const then: Stmt[] = [], els: Stmt[] = [];
+          normalizeStmt({ k: 'assign', target: t, value: x.a, loc: x.a.loc }, names, then);
+          normalizeStmt({ k: 'assign', target: t, value: x.b, loc: x.b.loc }, names, els);
+          pre.push({ k: 'if', c, then, else: els, loc: x.loc });
+          return t;
+        }
         return { ...x, c: visit(x.c, false, conditional), a: visit(x.a, false, true), b: visit(x.b, false, true) };
       case 'intr':
-        return { ...x, args: x.args.map((a) => visit(a, false, conditional)) };
+        return { ...x, args: operands(x.args, conditional) };
       case 'idx':
         return { ...x, obj: visit(x.obj, false, conditional), index: visit(x.index, false, conditional) };
       case 'field':
       case 'len':
         return { ...x, obj: visit(x.obj, false, conditional) };
       case 'arrlit':
-        return { ...x, elems: x.elems.map((a) => visit(a, false, conditional)) };
-      case 'objlit':
-        return { ...x, fields: x.fields.map((f) => ({ name: f.name, value: visit(f.value, false, conditional) })) };
+        return { ...x, elems: operands(x.elems, conditional) };
+      case 'objlit': {
+        const values = operands(x.fields.map((f) => f.value), conditional);
+        return { ...x, fields: x.fields.map((f, i) => ({ name: f.name, value: values[i] })) };
+      }
       case 'sub':
         return { ...x, obj: visit(x.obj, false, conditional), start: visit(x.start, false, conditional), end: x.end ? visit(x.end, false, conditional) : null };
       case 'alloc':
@@ -121,7 +166,69 @@ function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr 
   return visit(e, true, false);
 }
 
-/** n-ary min/max → nested binary; spread min/max/hypot over an array → a loop before the statement. */
+/**
+ * A loop condition that needs statements of its own (a user call, a spread reduction) is evaluated
+ * inside the loop, so that the call is differentiated like any other: `while (c) B` becomes
+ * `while (true) { if (!c) break; B }`, `for (I; c; U) B` becomes `for (I; ; U) { if (!c) break; B }`, and
+ * `do B while (c)` becomes `do { B; if (!c) break; } while (true)` (with a first-pass flag instead when B
+ * continues the loop, since a continue must still evaluate c).
+ */
+function conditionIntoBody(s: Stmt, names: Names): Stmt | null {
+  if (s.k !== 'while' && s.k !== 'for' && s.k !== 'do') return null;
+  const c = s.cond;
+  if (!c || !needsStatements(c)) return null;
+  const exit = (): Stmt => ({ k: 'if', c: { k: 'un', op: '!', a: c, ty: BOOL }, then: [{ k: 'break', label: s.label }], else: [], loc: c.loc ?? s.loc });
+  const always: Expr = { k: 'bool', v: true };
+  if (s.k === 'while') return { ...s, cond: always, body: [exit(), ...s.body] };
+  if (s.k === 'for') return { ...s, cond: null, body: [exit(), ...s.body] };
+  if (!continuesLoop(s.body, s.label)) return { ...s, cond: always, body: [...s.body, exit()] };
+  const first = names.fresh('firstPass');
+  const fv: Expr & { k: 'var' } = { k: 'var', name: first, ty: BOOL };
+  return {
+    k: 'block',
+    body: [
+      { k: 'decl', name: first, ty: BOOL, init: { k: 'bool', v: true }, konst: false },
+      { k: 'while', label: s.label, cond: always, body: [{ k: 'if', c: { k: 'un', op: '!', a: fv, ty: BOOL }, then: [exit()], else: [] }, { k: 'assign', target: fv, value: { k: 'bool', v: false } }, ...s.body], loc: s.loc, comments: s.comments },
+    ],
+  };
+}
+
+function needsStatements(e: Expr): boolean {
+  let found = false;
+  forEachExpr(e, (x) => {
+    if (x.k === 'call' || (x.k === 'intr' && /^Math\.(min|max|hypot)Of$/.test(x.fn))) found = true;
+  });
+  return found;
+}
+
+/** does `body` continue the loop it is the body of (unlabelled outside inner loops, or by `label`)? */
+function continuesLoop(body: Stmt[], label: string | undefined): boolean {
+  let found = false;
+  const visit = (ss: Stmt[], inner: boolean) => {
+    for (const s of ss) {
+      if (s.k === 'continue' && ((!s.label && !inner) || (s.label && s.label === label))) found = true;
+      else if (s.k === 'if') {
+        visit(s.then, inner);
+        visit(s.else, inner);
+      } else if (s.k === 'for' || s.k === 'while' || s.k === 'do') visit(s.body, true);
+      else if (s.k === 'block') visit(s.body, inner);
+      else if (s.k === 'switch') s.cases.forEach((c) => visit(c.body, inner));
+    }
+  };
+  visit(body, false);
+  return found;
+}
+
+/** reads an array element or object field (a callee may write those) */
+function readsMemory(e: Expr): boolean {
+  let found = false;
+  forEachExpr(e, (x) => {
+    if ((x.k === 'idx' || x.k === 'field') && !isRef(x.ty)) found = true;
+  });
+  return found;
+}
+
+/** n-ary min/max → nested binary; spread min/max over an array → a loop before the statement; spread hypot → its own constant. */
 function desugar(e: Expr, names: Names, pre: Stmt[]): Expr {
   return mapExpr(e, (x) => {
     if (x.k !== 'intr') return x;
@@ -134,14 +241,20 @@ function desugar(e: Expr, names: Names, pre: Stmt[]): Expr {
       if (x.args.length === 1) return { k: 'intr', fn: x.fn, args: [x.args[0], { k: 'num', v: x.fn === 'Math.min' ? Infinity : -Infinity }], ty: NUM };
       return { k: 'num', v: x.fn === 'Math.min' ? Infinity : -Infinity };
     }
-    const m = /^Math\.(min|max|hypot)Of$/.exec(x.fn);
+    if (x.fn === 'Math.hypotOf') {
+      // kept whole: a loop of two-argument hypot calls rounds differently; its derivative is a dot product
+      const norm = names.fresh('norm');
+      pre.push({ k: 'decl', name: norm, ty: NUM, init: x, konst: true, loc: x.loc });
+      return { k: 'var', name: norm, ty: NUM };
+    }
+    const m = /^Math\.(min|max)Of$/.exec(x.fn);
     if (!m) return x;
     const fn = `Math.${m[1]}`;
-    const acc = names.fresh(m[1] === 'hypot' ? 'norm' : m[1] === 'min' ? 'least' : 'most');
+    const acc = names.fresh(m[1] === 'min' ? 'least' : 'most');
     const i = names.fresh('i');
     const accV: Expr = { k: 'var', name: acc, ty: NUM };
     const iV: Expr = { k: 'var', name: i, ty: INT };
-    const init = m[1] === 'hypot' ? 0 : m[1] === 'min' ? Infinity : -Infinity;
+    const init = m[1] === 'min' ? Infinity : -Infinity;
     pre.push({ k: 'decl', name: acc, ty: NUM, init: { k: 'num', v: init }, konst: false, loc: x.loc });
     pre.push({
       k: 'for',

@@ -8,8 +8,8 @@ import type { FuncActivity } from '../analysis/activity.js';
 import { diffVars } from '../analysis/activity.js';
 import { solveBackward, type Facts } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, declaredNames, fixForUpdates, hasFloat, isRef, stmtExprs, tyOf } from '../ir/util.js';
-import { DerivNames, refNames, tapeNames, type ProgramInfo } from './context.js';
+import { BOOL, INT, NUM, countedFor, declaredNames, fixForUpdates, hasFloat, isRef, stmtExprs, tyOf } from '../ir/util.js';
+import { DerivNames, derivTy, refNames, tapeNames, type ProgramInfo } from './context.js';
 import { LinError, Names, linearize, tangentOf, type LinContext } from './linearize.js';
 
 export type TangentMode = 'scalar' | 'vector';
@@ -86,24 +86,7 @@ class TangentBuilder {
 
   // ---------- derivative types and locations ----------
   dty(t: Ty): Ty {
-    if (!this.vec) {
-      if (t.k === 'arr') return { ...t, elem: this.dty(t.elem), ro: false };
-      if (t.k === 'tuple') return { ...t, ro: false };
-      return t;
-    }
-    switch (t.k) {
-      case 'num':
-        return { k: 'arr', elem: NUM, typed: true, ro: false };
-      case 'arr':
-        return t.elem.k === 'num' ? { k: 'arr', elem: NUM, typed: t.typed, ro: false } : { k: 'arr', elem: this.dty(t.elem), typed: false, ro: false };
-      case 'tuple':
-        if (t.elems.every((e) => e.k === 'num' || e.k === 'int')) return { k: 'arr', elem: NUM, typed: false, ro: false };
-        return { k: 'tuple', elems: t.elems.map((e) => this.dty(e)), ro: false };
-      case 'obj':
-        return { k: 'obj', name: null, fields: t.fields.filter((f) => hasFloat(f.ty)).map((f) => ({ name: f.name, ty: this.dty(f.ty) })) };
-      default:
-        return t;
-    }
+    return derivTy(t, this.vec);
   }
 
   /** Derivative of a reference-typed expression (array, object), or null if it has none here. */
@@ -340,6 +323,10 @@ class TangentBuilder {
     const U = this.usefulOut(s);
     const valueVaried = !!value && this.exprVaried(value, V);
     const rep = this.rep(root);
+    if (value && value.k === 'intr' && value.fn === 'Math.hypotOf' && valueVaried && U.has(rep) && target.k === 'var') {
+      this.hypotOfArray(s, target, value.args[0], out);
+      return;
+    }
     const pre: Stmt[] = [];
     let prim = value;
     let d: Expr | null = null;
@@ -358,8 +345,9 @@ class TangentBuilder {
       out.push(primal);
       return;
     }
-    // a derivative that stops being varied is reset only if it is read again (after a merge)
-    const needReset = V.has(rep) && U.has(rep) && this.tangentLiveOut(s).has(rep);
+    // a derivative that stops being varied is reset only if it is read again (after a merge); usefulness
+    // is not enough to decide: a later passive redefinition kills usefulness but leaves the tangent as is
+    const needReset = (V.has(rep) || valueVaried) && this.tangentLiveOut(s).has(rep);
     if (d || needReset || (valueVaried && U.has(rep))) {
       const dt = this.dref(target) as LValue | null;
       out.push(...pre);
@@ -368,6 +356,26 @@ class TangentBuilder {
       return;
     }
     out.push(s);
+  }
+
+  /**
+   * `h = Math.hypot(...a)` (normalization gives it a variable of its own): the primal stays one n-ary
+   * call, and ḣ = Σ aᵢ·ȧᵢ / h, 0 at the origin like the two-argument rule.
+   */
+  private hypotOfArray(s: Extract<Stmt, { k: 'decl' | 'assign' }>, target: LValue & { k: 'var' }, arr: Expr, out: Stmt[]): void {
+    if (s.k === 'decl') {
+      const d = this.declD(s.name, NUM, null, false);
+      if (!this.vec) out.push(d);
+    }
+    const dt = this.dref(target) as LValue;
+    const i = this.names.fresh('i');
+    const elem: Expr = { k: 'idx', obj: arr, index: { k: 'var', name: i, ty: INT }, ty: NUM };
+    const de = this.dref(elem);
+    out.push(s);
+    if (s.k !== 'decl' || this.vec) out.push(...this.dirLoop([{ k: 'assign', target: dt, value: this.zero() }]));
+    if (de) out.push(countedFor(i, { k: 'len', obj: arr }, this.dirLoop([{ k: 'assign', target: dt, value: { k: 'bin', op: '+', a: dt, b: { k: 'bin', op: '*', a: elem, b: de, ty: NUM }, ty: NUM }, op: '+' }])));
+    const atOrigin: Expr = { k: 'bin', op: '===', a: target, b: this.zero(), ty: BOOL };
+    out.push(...this.dirLoop([{ k: 'assign', target: dt, value: { k: 'cond', c: atOrigin, a: this.zero(), b: { k: 'bin', op: '/', a: dt, b: target, ty: NUM }, ty: NUM } }]));
   }
 
   /** Tape pushes of generated code: tangents go on the derivative tape, in the same order. */
@@ -565,7 +573,9 @@ class TangentBuilder {
         const V = this.variedIn(st);
         let out = after;
         const def = st.k === 'decl' && !isRef(st.ty) ? st.name : st.k === 'assign' && st.target.k === 'var' && !isRef(st.target.ty) ? st.target.name : null;
-        if (def && out.has(this.rep(def))) {
+        // a scalar assignment writes the tangent only if its value or its old tangent is varied
+        const writesTangent = st.k === 'decl' || (st.k === 'assign' && (V.has(this.rep(def ?? '')) || this.exprVaried(st.value, V)));
+        if (def && writesTangent && out.has(this.rep(def))) {
           out = new Set(out);
           out.delete(this.rep(def));
         }
@@ -577,7 +587,9 @@ class TangentBuilder {
             }
         return out;
       };
-      this.dlive = solveBackward(this.f.body, new Set(), transfer);
+      // the caller reads the tangents of array and object arguments after the call
+      const exit = new Set(this.f.params.filter((p) => isRef(p.ty) && hasFloat(p.ty)).map((p) => this.rep(p.name)));
+      this.dlive = solveBackward(this.f.body, exit, transfer);
     }
     return this.dlive.outOf.get(s) ?? EMPTY;
   }
