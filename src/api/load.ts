@@ -7,12 +7,13 @@ const RUNTIME_NAMES = Object.keys(runtime).sort();
 export type LoadedModule = Record<string, (...args: unknown[]) => unknown>;
 
 /** Evaluates a module compiled with `{ js: true, runtimeImport: null }` and returns its functions. */
-export function loadGenerated(jsCode: string): LoadedModule {
+export function loadGenerated(jsCode: string, runtimeNames: Record<string, string> = {}): LoadedModule {
   const names: string[] = [];
   const body = jsCode.replace(/^export function (\w+)/gm, (_m, n: string) => {
     names.push(n);
     return `function ${n}`;
   }).replace(/^export type .*$/gm, '');
-  const factory = new Function(...RUNTIME_NAMES, `"use strict";\n${body}\nreturn { ${names.join(', ')} };`);
+  // the runtime enters under the names the code gives it (they differ where the input uses the originals)
+  const factory = new Function(...RUNTIME_NAMES.map((n) => runtimeNames[n] ?? n), `"use strict";\n${body}\nreturn { ${names.join(', ')} };`);
   return factory(...RUNTIME_NAMES.map((n) => (runtime as Record<string, unknown>)[n])) as LoadedModule;
 }

@@ -39,12 +39,17 @@ function paramNames(src: string): { name: string | null; params: ts.NodeArray<ts
 }
 
 /** Source text of `src` with a type annotation after each listed parameter. */
-function annotate(src0: string, types: (string | null)[]): string {
+function annotate(src0: string, types: (string | null)[], ret: string | null = null): string {
   // `x => …` needs parentheses to take an annotation
   const m = /^\s*(async\s+)?([A-Za-z_$][\w$]*)\s*=>/.exec(src0);
   const src = m ? src0.replace(/^\s*(async\s+)?([A-Za-z_$][\w$]*)\s*=>/, `${m[1] ?? ''}(${m[2]}) =>`) : src0;
-  const { params } = paramNames(src);
+  const { params, node, sf } = paramNames(src);
   let out = src;
+  if (ret && !node.type) {
+    // after the parameter list's ')' (offsets are shifted by the '(' we parsed with)
+    const close = node.parameters.end + sf.text.slice(node.parameters.end).indexOf(')') - 1;
+    out = out.slice(0, close + 1) + `: ${ret}` + out.slice(close + 1);
+  }
   // insert from the back so earlier offsets stay valid; offsets are shifted by the '(' we parsed with
   for (let i = params.length - 1; i >= 0; i--) {
     const p = params[i];
@@ -53,6 +58,33 @@ function annotate(src0: string, types: (string | null)[]): string {
     out = out.slice(0, at) + `: ${types[i]}` + out.slice(at);
   }
   return out;
+}
+
+/** does `src` mention identifier `name`? */
+function calls(src: string, name: string): boolean {
+  return new RegExp(`(^|[^\\w$.])${name.replace(/\$/g, '\\$')}\\s*\\(`).test(src);
+}
+
+/** scope entries the head mentions, directly or through helpers it mentions */
+function reachable(src: string, scope: Record<string, unknown>): Set<string> {
+  const seen = new Set<string>();
+  const mentions = (text: string, name: string) => new RegExp(`(^|[^\\w$.])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(text);
+  const todo = [src];
+  while (todo.length) {
+    const text = todo.pop()!;
+    for (const k of Object.keys(scope))
+      if (!seen.has(k) && mentions(text, k)) {
+        seen.add(k);
+        if (typeof scope[k] === 'function') todo.push(String(scope[k]));
+      }
+  }
+  return seen;
+}
+
+/** the type of what `f` returns on `args`, as TypeScript text (null if it has no usable shape) */
+function resultType(f: Fn, args: unknown[]): string | null {
+  const t = tyOfValue((f as (...a: unknown[]) => unknown)(...clone(args)));
+  return t ? typeText(t) : null;
 }
 
 function asDeclaration(name: string, src: string): string {
@@ -111,8 +143,10 @@ function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
   });
   const parts: string[] = [];
   const helpers: { name: string; src: string }[] = [];
+  const used = reachable(src, scope);
   for (const k of Object.keys(scope).sort()) {
     const v = scope[k];
+    if (!used.has(k)) continue;
     if (typeof v === 'function') helpers.push({ name: k, src: v.toString() });
     else {
       const t = tyOfValue(v);
@@ -120,7 +154,9 @@ function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
       parts.push(`declare const ${k}: ${typeText(t)};`);
     }
   }
-  const headText = asDeclaration(head, annotate(src, argTypes));
+  // recursion needs a declared result type under strict checking: the head's comes from its value here
+  const headRet = calls(src, head) ? resultType(f, args) : null;
+  const headText = asDeclaration(head, annotate(src, argTypes, headRet));
   // helper parameters are typed from their call sites, a few rounds for helpers calling helpers
   let helperTypes = new Map<string, string[]>();
   for (let round = 0; round < 4; round++) {
@@ -129,11 +165,13 @@ function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
     if (JSON.stringify([...next]) === JSON.stringify([...helperTypes])) break;
     helperTypes = next;
   }
-  const module = [...parts, headText, ...helpers.map((h) => asDeclaration(h.name, annotate(h.src, helperTypes.get(h.name) ?? [])))].join('\n');
+  // a recursive helper's result type is circular for TypeScript: numbers are the differentiable case
+  const helperRet = (h: { name: string; src: string }) => (calls(h.src, h.name) || helpers.some((o) => o !== h && calls(o.src, h.name) && calls(h.src, o.name)) ? 'number' : null);
+  const module = [...parts, headText, ...helpers.map((h) => asDeclaration(h.name, annotate(h.src, helperTypes.get(h.name) ?? [], helperRet(h))))].join('\n');
   const wrt = normalizeWrt(opts.wrt, params);
   const r = compile({ 'function.ts': module }, { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null });
   if (r.diagnostics.length) throw new TsadError(r.diagnostics);
-  const mod = loadGenerated(r.code);
+  const mod = loadGenerated(r.code, r.runtimeNames);
   const compiled: Compiled = { mod, head, params, wrt, scalarWrt: wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y), hasScope: !!mod.__bindScope };
   perFn.set(key, compiled);
   return compiled;

@@ -5,6 +5,8 @@ import type { BinOp, Expr, Func, Stmt, Ty } from '../ir/types.js';
 export interface PrintOptions {
   js?: boolean; // emit JavaScript: no type annotations
   indent?: string;
+  /** local names of the runtime's exports where the input uses theirs (`Tape` → `Tape0`) */
+  runtime?: Record<string, string>;
 }
 
 const PREC: Record<BinOp, number> = {
@@ -17,7 +19,7 @@ const PREC: Record<BinOp, number> = {
 const UNARY = 14;
 const POSTFIX = 17;
 
-export function printTy(t: Ty): string {
+export function printTy(t: Ty, tape = 'Tape'): string {
   switch (t.k) {
     case 'num':
     case 'int':
@@ -29,17 +31,17 @@ export function printTy(t: Ty): string {
     case 'void':
       return 'void';
     case 'tape':
-      return 'Tape';
+      return tape;
     case 'arr': {
       if (t.typed) return 'Float64Array';
-      const el = printTy(t.elem);
+      const el = printTy(t.elem, tape);
       const inner = /[ |]/.test(el) ? `(${el})[]` : `${el}[]`;
       return t.ro ? `readonly ${inner}` : inner;
     }
     case 'tuple':
-      return `${t.ro ? 'readonly ' : ''}[${t.elems.map(printTy).join(', ')}]`;
+      return `${t.ro ? 'readonly ' : ''}[${t.elems.map((e) => printTy(e, tape)).join(', ')}]`;
     case 'obj':
-      return t.name ?? `{ ${t.fields.map((f) => `${f.name}: ${printTy(f.ty)}`).join('; ')} }`;
+      return t.name ?? `{ ${t.fields.map((f) => `${f.name}: ${printTy(f.ty, tape)}`).join('; ')} }`;
   }
 }
 
@@ -74,7 +76,7 @@ export class Printer {
   }
 
   ty(t: Ty): string {
-    return this.opts.js ? '' : `: ${printTy(t)}`;
+    return this.opts.js ? '' : `: ${printTy(t, this.rt('Tape'))}`;
   }
 
   // ---------- expressions ----------
@@ -140,7 +142,7 @@ export class Printer {
     const t = e.ty.k === 'arr' ? e.ty : null;
     const len = this.expr(e.len, 2);
     if (t?.typed) return e.fill && !(e.fill.k === 'num' && e.fill.v === 0) ? `new Float64Array(${len}).fill(${this.expr(e.fill, 2)})` : `new Float64Array(${len})`;
-    const el = t ? printTy(t.elem) : 'number';
+    const el = t ? printTy(t.elem, this.rt('Tape')) : 'number';
     const gen = this.opts.js ? '' : `<${el}>`;
     if (e.fill) return `new Array${gen}(${len}).fill(${this.expr(e.fill, 2)})`;
     return `new Array${gen}(${len})`;
@@ -159,7 +161,13 @@ export class Printer {
       if (t.k === 'arr' && t.typed) return `Float64Array.from(${args[0]})`;
       return `${this.expr(e.args[0], POSTFIX)}.slice()`;
     }
-    return `${e.fn}(${args.join(', ')})`;
+    const dot = e.fn.indexOf('.');
+    const fn = dot < 0 ? this.rt(e.fn) : this.rt(e.fn.slice(0, dot)) + e.fn.slice(dot);
+    return `${fn}(${args.join(', ')})`;
+  }
+
+  private rt(name: string): string {
+    return this.opts.runtime?.[name] ?? name;
   }
 
   // ---------- statements ----------
@@ -281,7 +289,7 @@ export class Printer {
   func(f: Func): void {
     if (f.comments) for (const c of f.comments) this.raw(c);
     const params = f.params.map((p) => `${p.name}${this.ty(p.ty)}${p.def ? ' = ' + this.expr(p.def, 2) : ''}`).join(', ');
-    const ret = this.opts.js ? '' : `: ${printTy(f.ret)}`;
+    const ret = this.opts.js ? '' : `: ${printTy(f.ret, this.rt('Tape'))}`;
     this.block(`${f.exported ? 'export ' : ''}function ${f.name}(${params})${ret}`, f.body);
   }
 }
