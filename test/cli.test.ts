@@ -293,13 +293,15 @@ describe.concurrent('tsad --check', () => {
     expect(r.status).toBe(0);
   });
 
-  // BUG: a missing or unreadable --input file crashes with a Node stack trace (exit 1) instead of a
-  // usage error like a missing source file ("tsad: cannot read …", exit 2).
-  it.fails('a missing --input file is a usage error', async () => {
+  it('a missing or malformed --input file is a usage error', async () => {
     const r = await tsad('model.ts', '--head', 'loss', '--check', '--input', 'nope.json');
     expect(r.stderr).not.toMatch(/\n\s+at /);
-    expect(r.stderr).toMatch(/nope\.json/);
+    expect(r.stderr).toMatch(/cannot read --input file 'nope\.json'/);
     expect(r.status).toBe(2);
+    writeFileSync(join(dir, 'bad.json'), '[1, 2');
+    const b = await tsad('model.ts', '--head', 'loss', '--check', '--input', 'bad.json');
+    expect(b.stderr).toMatch(/'bad\.json' is not valid JSON/);
+    expect(b.status).toBe(2);
   });
 });
 

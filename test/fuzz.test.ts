@@ -14,11 +14,7 @@ const SEED = 20_240_611;
 const COUNT = Number(process.env.TSAD_FUZZ_COUNT ?? 300);
 
 const KNOWN_FAILING: Record<string, string> = {
-  // BUG: checkCompiled (src/api/check.ts) throws in its vector-mode check when a dependent array has no
-  // derivative parameter (it does not depend on any independent): call[kv] with kv = -1
-  'checker-f5208c96': 'checkCompiled throws for an inactive dependent array',
-  'checker-e5d7897d': 'checkCompiled throws for an inactive dependent array',
-  'checker-645d7dc1': 'checkCompiled throws for an inactive dependent array',
+  // (none at present: a regression that fails again is listed here with the bug it shows)
 };
 
 const regressions = listRegressions();

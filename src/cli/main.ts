@@ -137,12 +137,27 @@ function main(): void {
   if (args.check) process.exit(runCheck(files, args) ? 0 : 1);
 }
 
+/** the --input file's JSON; a missing or malformed file is a usage error */
+function readInput(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    usage(`cannot read --input file '${path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    usage(`--input file '${path}' is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
 function runCheck(files: Record<string, string>, args: Args): boolean {
   const r = compile(files, { head: args.head!, wrt: args.wrt, of: args.of, js: true, runtimeImport: null });
   const head = frontEnd(files).funcs.get(args.head!)!;
   let values: unknown[];
   if (args.input) {
-    const data = JSON.parse(readFileSync(args.input, 'utf8')) as unknown;
+    const data = readInput(args.input);
     values = Array.isArray(data) ? data : head.params.map((p) => (data as Record<string, unknown>)[p.name]);
   } else values = randomArgs(head.params.map((p) => p.ty), 1);
   const rep = checkCompiled(r, r.code, args.head!, values);
