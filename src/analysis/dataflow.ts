@@ -33,7 +33,11 @@ interface FwdTarget {
   continues: Facts;
 }
 
-export function solveForward(body: Stmt[], entry: Facts, transfer: Transfer, condTransfer?: (s: Stmt, f: Facts) => Facts): FlowResult {
+/**
+ * `condTransfer` applies where a compound statement evaluates its condition; `loopExit` to the state
+ * after a loop (a loop can define more than its statements do one by one: every element of an array).
+ */
+export function solveForward(body: Stmt[], entry: Facts, transfer: Transfer, condTransfer?: (s: Stmt, f: Facts) => Facts, loopExit?: (s: Stmt, f: Facts) => Facts): FlowResult {
   const inOf = new Map<Stmt, Facts>();
   const outOf = new Map<Stmt, Facts>();
   let returns: Facts = EMPTY;
@@ -133,6 +137,7 @@ export function solveForward(body: Stmt[], entry: Facts, transfer: Transfer, con
         out = EMPTY;
         break;
     }
+    if (loopExit && (s.k === 'for' || s.k === 'while' || s.k === 'do')) out = loopExit(s, out);
     outOf.set(s, out);
     return out;
   };

@@ -42,6 +42,7 @@ type Shape = number | boolean | string | Float64Array | readonly unknown[] | { [
  */
 export function zerosLike<T>(x: T): Tangent<T>;
 export function zerosLike<T>(x: T, nbdirs: number): Directions<T>;
+export function zerosLike<T>(x: T, nbdirs?: number): Tangent<T> | Directions<T>;
 export function zerosLike(x: Shape, nbdirs?: number): unknown {
   return zerosOf(x, nbdirs);
 }

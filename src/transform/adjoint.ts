@@ -5,6 +5,7 @@
 // the mirrored point of the forward sweep, so the adjoint of each statement sees its own pre-state.
 import { diffVars, type FuncActivity } from '../analysis/activity.js';
 import { solveForward, type Facts, type FlowResult } from '../analysis/dataflow.js';
+import { wholeArrayWrites } from '../analysis/regions.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, TAPE, VOID, countedFor, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, rootVar, stmtExprs, tyOf } from '../ir/util.js';
 import { DerivNames, derivTy, refNames, tapeNames, type ProgramInfo } from './context.js';
@@ -198,7 +199,16 @@ class AdjointBuilder {
       for (const x of r) out.add(x);
       return out;
     };
-    return solveForward(this.f.body, new Set(), transfer, atHead);
+    // a loop that overwrites a whole array is its definition: values from before it are not needed
+    const whole = wholeArrayWrites(this.f);
+    const afterLoop = (st: Stmt, f: Facts): Facts => {
+      const arrays = whole.get(st);
+      if (!arrays || !arrays.some((a) => f.has(a))) return f;
+      const out = new Set(f);
+      for (const a of arrays) out.delete(a);
+      return out;
+    };
+    return solveForward(this.f.body, new Set(), transfer, atHead, afterLoop);
   }
 
   /** Must the value `root` holds before `s` be recorded? */

@@ -200,4 +200,5 @@ export const corpus: CorpusCase[] = [
   // -------------------------------------------------------------- extra.ts
   { name: 'extra/labelled_block', file: 'extra.ts', head: 'labelledBlockClamp', args: [num(0.5, 2.5), num(2, 3)], tags: ['labelled', 'block', 'unary-plus'] },
   { name: 'extra/flagged_sum', file: 'extra.ts', head: 'flaggedSum', args: [vec(5, -1, 1)], tags: ['bool-literal', 'default-param', 'nested'] },
+  { name: 'extra/scratch_reuse', file: 'extra.ts', head: 'scratchReuse', args: [vec(4, -1, 1), vec(3, 0.5, 1.5)], tags: ['whole-array-overwrite'] },
 ];

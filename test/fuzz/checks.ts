@@ -100,7 +100,7 @@ function callTangent(mod: LoadedModule, e: ManifestEntry, params: string[], args
   for (const p of e.params) {
     const j = params.indexOf(p.of ?? p.name);
     if (p.role === 'primal') call.push(c[j]);
-    else if (p.role === 'tangent') call.push(zerosLike(args[j], nb));
+    else if (p.role === 'tangent') call.push(nb === undefined ? zerosLike(args[j]) : zerosLike(args[j], nb));
     else if (p.role === 'directions') call.push(nb);
   }
   return { res: mod[e.name](...call), after: c };
