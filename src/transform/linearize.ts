@@ -3,7 +3,7 @@
 // (x̄ += ∂·ȳ). Values a partial needs more than once (the result of exp, a non-trivial argument) are
 // evaluated once into a temporary, so derivative code adds no transcendental calls of its own.
 import type { Expr, Stmt } from '../ir/types.js';
-import { NUM, tyOf } from '../ir/util.js';
+import { NUM, exprEq, tyOf } from '../ir/util.js';
 import { partial, ruleFor, templateUses } from '../rules/templates.js';
 import type { Rule } from '../rules/table.js';
 
@@ -168,6 +168,13 @@ export function linearize(e: Expr, ctx: LinContext): LinNode {
     case 'bin':
     case 'un':
     case 'intr': {
+      if (e.k === 'bin' && e.op === '*' && (e.a.k === 'idx' || e.a.k === 'field') && exprEq(e.a, e.b)) {
+        // a[i] * a[i]: one load and one partial 2·a[i] (a variable keeps the product rule, as Tapenade)
+        const kid = linearize(e.a, ctx);
+        const a = bindTemp(ctx, kid.prim, 'temp', true);
+        const two: Expr = { k: 'bin', op: '*', a: { k: 'num', v: 2 }, b: a, ty: NUM };
+        return { prim: { ...e, a, b: a }, varied: kid.varied, children: kid.varied ? [{ node: kid, partial: two, index: 0 }] : [] };
+      }
       const rule = ruleOf(e);
       if (!rule) throw new LinError(`no derivative rule for '${e.k === 'intr' ? e.fn : e.k === 'bin' ? e.op : e.op}'`, e);
       const kids = argsOf(e).map((a) => linearize(a, ctx));

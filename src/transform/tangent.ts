@@ -10,6 +10,7 @@ import { solveBackward, type Facts } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, countedFor, declaredNames, fixForUpdates, hasFloat, isRef, stmtExprs, tyOf } from '../ir/util.js';
 import { DerivNames, derivTy, refNames, tapeNames, type ProgramInfo } from './context.js';
+import { hoistInvariantLoads } from './licm.js';
 import { LinError, Names, linearize, tangentOf, type LinContext } from './linearize.js';
 
 export type TangentMode = 'scalar' | 'vector';
@@ -26,7 +27,7 @@ export class TransformError extends Error {
 const EMPTY: Facts = new Set();
 
 export function tangentFunc(info: ProgramInfo, name: string, mode: TangentMode): Func {
-  return new TangentBuilder(info, name, mode).build();
+  return hoistInvariantLoads(new TangentBuilder(info, name, mode).build());
 }
 
 export function tangentName(info: ProgramInfo, name: string, mode: TangentMode): string {
@@ -162,7 +163,9 @@ class TangentBuilder {
 
   private linctx(s: Stmt, pre: Stmt[]): LinContext {
     const V = this.variedIn(s);
-    return { varied: (e) => this.exprVaried(e, V), pre, names: this.names };
+    // in loops, an element a partial reads is loaded once, for the tangent and the primal statement alike
+    // (straight-line code keeps Tapenade's form, which reads it in both)
+    return { varied: (e) => this.exprVaried(e, V), pre, names: this.names, bindLoads: this.loopDepth > 0 };
   }
 
   private lin(e: Expr, s: Stmt, pre: Stmt[]): { prim: Expr; d: Expr | null } {
@@ -267,10 +270,16 @@ class TangentBuilder {
         out.push({ ...s, then: this.stmts(s.then), else: this.stmts(s.else) });
         return;
       case 'for':
+        this.loopDepth++;
         out.push({ ...s, init: this.stmts(s.init), update: this.stmts(s.update), body: this.stmts(s.body) });
+        this.loopDepth--;
         return;
       case 'while':
       case 'do':
+        this.loopDepth++;
+        out.push({ ...s, body: this.stmts(s.body) });
+        this.loopDepth--;
+        return;
       case 'block':
         out.push({ ...s, body: this.stmts(s.body) });
         return;
@@ -561,6 +570,7 @@ class TangentBuilder {
   }
 
   private currentVaried: Facts | null = null;
+  private loopDepth = 0;
   private dlive: ReturnType<typeof solveBackward> | null = null;
 
   /**

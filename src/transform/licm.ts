@@ -1,0 +1,242 @@
+// Loop-invariant loads, IR → IR on generated code: an array element a loop reads but provably never
+// writes is loaded once before the loop. JavaScript engines cannot do this themselves when the loop
+// writes other arrays (they might be the same memory); tsad can, because the arrays the loop writes are
+// fresh allocations of this function, distinct from every other array.
+import type { Expr, Func, Stmt } from '../ir/types.js';
+import { NUM, declaredNames, exprEq, forEachExpr, forEachStmt, mapExpr } from '../ir/util.js';
+import { Names } from './linearize.js';
+
+export function hoistInvariantLoads(f: Func): Func {
+  const fresh = freshArrays(f);
+  const names = new Names(declaredNames(f));
+  return { ...f, body: inBody(f.body, fresh, names) };
+}
+
+function inBody(body: Stmt[], fresh: Set<string>, names: Names): Stmt[] {
+  const out: Stmt[] = [];
+  for (const s of body) {
+    switch (s.k) {
+      case 'for': {
+        const inner: Stmt = { ...s, body: inBody(s.body, fresh, names) };
+        out.push(...hoistFrom(inner as Extract<Stmt, { k: 'for' }>, fresh, names));
+        break;
+      }
+      case 'if':
+        out.push({ ...s, then: inBody(s.then, fresh, names), else: inBody(s.else, fresh, names) });
+        break;
+      case 'while':
+      case 'do':
+      case 'block':
+        out.push({ ...s, body: inBody(s.body, fresh, names) });
+        break;
+      case 'switch':
+        out.push({ ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: inBody(c.body, fresh, names) })) });
+        break;
+      default:
+        out.push(s);
+    }
+  }
+  return out;
+}
+
+/** `const a_i = a[i]; for (…) { … a_i … }` for each invariant load; the loop itself if there is none */
+function hoistFrom(loop: Extract<Stmt, { k: 'for' }>, fresh: Set<string>, names: Names): Stmt[] {
+  const effects = loopEffects(loop);
+  if (!effects) return [loop];
+  const { assigned, written } = effects;
+  // every array the loop writes must be a fresh allocation: then no read of another array sees its writes
+  if ([...written].some((w) => !fresh.has(w))) return [loop];
+  const loads: Expr[] = [];
+  const consider = (e: Expr) =>
+    forEachExpr(e, (x) => {
+      if (x.k !== 'idx' || x.ty.k !== 'num' || x.obj.k !== 'var') return;
+      const a = x.obj.name;
+      if (assigned.has(a) || written.has(a)) return;
+      if (!invariantIndex(x.index, assigned)) return;
+      if (!loads.some((l) => exprEq(l, x))) loads.push(x);
+    });
+  forEachStmt(loop.body, (s) => {
+    if (s.k === 'assign') {
+      consider(s.value);
+      if (s.target.k === 'idx') consider(s.target.index);
+    } else if (s.k === 'decl' && s.init) consider(s.init);
+    else if (s.k === 'expr') consider(s.e);
+    else if (s.k === 'if') consider(s.c);
+    else if (s.k === 'return' && s.e) consider(s.e);
+  });
+  if (!loads.length) return [loop];
+  const decls: Stmt[] = [];
+  const temps = loads.map((l) => {
+    const a = (l as Extract<Expr, { k: 'idx' }>).obj as Extract<Expr, { k: 'var' }>;
+    const index = (l as Extract<Expr, { k: 'idx' }>).index;
+    const name = names.fresh(index.k === 'var' ? `${a.name}_${index.name}` : `${a.name}_elem`);
+    decls.push({ k: 'decl', name, ty: NUM, init: l, konst: true });
+    return { load: l, v: { k: 'var', name, ty: NUM } as Expr };
+  });
+  const swap = (e: Expr): Expr => mapExpr(e, (x) => temps.find((t) => exprEq(t.load, x))?.v ?? x);
+  return [...decls, { ...loop, body: rewrite(loop.body, swap) }];
+}
+
+function invariantIndex(e: Expr, assigned: Set<string>): boolean {
+  let ok = true;
+  forEachExpr(e, (x) => {
+    if (x.k === 'var' && assigned.has(x.name)) ok = false;
+    if (x.k === 'idx' || x.k === 'call' || x.k === 'intr' || x.k === 'field') ok = false;
+  });
+  return ok;
+}
+
+/** variables the loop assigns and arrays it writes; null when it calls anything (effects unknown) */
+function loopEffects(loop: Extract<Stmt, { k: 'for' }>): { assigned: Set<string>; written: Set<string> } | null {
+  const assigned = new Set<string>();
+  const written = new Set<string>();
+  let opaque = false;
+  const all = [...loop.init, ...loop.update, ...loop.body];
+  forEachStmt(all, (s) => {
+    if (s.k === 'decl') assigned.add(s.name);
+    if (s.k === 'assign') {
+      if (s.target.k === 'var') assigned.add(s.target.name);
+      else {
+        const root = rootOf(s.target);
+        if (root) written.add(root);
+        else opaque = true;
+      }
+    }
+    for (const e of s.k === 'assign' ? [s.value] : s.k === 'decl' && s.init ? [s.init] : s.k === 'expr' ? [s.e] : s.k === 'return' && s.e ? [s.e] : [])
+      forEachExpr(e, (x) => {
+        if (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.'))) opaque = true;
+      });
+  });
+  return opaque ? null : { assigned, written };
+}
+
+function rootOf(e: Expr): string | null {
+  if (e.k === 'var') return e.name;
+  if (e.k === 'idx' || e.k === 'field') return rootOf(e.obj);
+  return null;
+}
+
+/** arrays declared once, as a fresh allocation, and never reassigned */
+function freshArrays(f: Func): Set<string> {
+  const defs = new Map<string, number>();
+  const allocated = new Set<string>();
+  forEachStmt(f.body, (s) => {
+    const name = s.k === 'decl' ? s.name : s.k === 'assign' && s.target.k === 'var' ? s.target.name : null;
+    if (!name) return;
+    defs.set(name, (defs.get(name) ?? 0) + 1);
+    const v = s.k === 'decl' ? s.init : s.k === 'assign' ? s.value : null;
+    if (v && v.k === 'alloc') allocated.add(name);
+  });
+  for (const p of f.params) defs.set(p.name, (defs.get(p.name) ?? 0) + 1);
+  const escaped = escapingArrays(f);
+  return new Set([...allocated].filter((n) => defs.get(n) === 1 && !escaped.has(n)));
+}
+
+/** arrays used other than by indexing or `.length` (passed, stored, aliased): they may gain other names */
+function escapingArrays(f: Func): Set<string> {
+  const out = new Set<string>();
+  const visit = (e: Expr, direct: boolean): void => {
+    switch (e.k) {
+      case 'var':
+        if (!direct) out.add(e.name);
+        return;
+      case 'idx':
+        visit(e.obj, true);
+        visit(e.index, false);
+        return;
+      case 'len':
+        visit(e.obj, true);
+        return;
+      default:
+        forEachChild(e, (c) => visit(c, false));
+    }
+  };
+  forEachStmt(f.body, (s) => {
+    if (s.k === 'decl' && s.init) visit(s.init, s.init.k === 'alloc');
+    else if (s.k === 'assign') {
+      visit(s.value, false);
+      if (s.target.k !== 'var') visit(s.target, true);
+    } else if (s.k === 'expr') visit(s.e, false);
+    else if (s.k === 'return' && s.e) visit(s.e, false);
+    else if (s.k === 'if') visit(s.c, false);
+    else if ((s.k === 'while' || s.k === 'do') && s.cond) visit(s.cond, false);
+    else if (s.k === 'for' && s.cond) visit(s.cond, false);
+    else if (s.k === 'switch') visit(s.disc, false);
+  });
+  return out;
+}
+
+/** the direct subexpressions of `e` */
+function forEachChild(e: Expr, f: (c: Expr) => void): void {
+  switch (e.k) {
+    case 'bin':
+      f(e.a);
+      f(e.b);
+      return;
+    case 'un':
+      f(e.a);
+      return;
+    case 'cond':
+      f(e.c);
+      f(e.a);
+      f(e.b);
+      return;
+    case 'call':
+    case 'intr':
+      e.args.forEach(f);
+      return;
+    case 'idx':
+      f(e.obj);
+      f(e.index);
+      return;
+    case 'field':
+    case 'len':
+      f(e.obj);
+      return;
+    case 'arrlit':
+      e.elems.forEach(f);
+      return;
+    case 'objlit':
+      e.fields.forEach((x) => f(x.value));
+      return;
+    case 'sub':
+      f(e.obj);
+      f(e.start);
+      if (e.end) f(e.end);
+      return;
+    case 'alloc':
+      f(e.len);
+      if (e.fill) f(e.fill);
+      return;
+    default:
+      return;
+  }
+}
+
+function rewrite(body: Stmt[], swap: (e: Expr) => Expr): Stmt[] {
+  return body.map((s): Stmt => {
+    switch (s.k) {
+      case 'decl':
+        return { ...s, init: s.init ? swap(s.init) : null };
+      case 'assign':
+        return { ...s, value: swap(s.value), target: s.target.k === 'idx' ? { ...s.target, index: swap(s.target.index) } : s.target };
+      case 'expr':
+        return { ...s, e: swap(s.e) };
+      case 'return':
+        return { ...s, e: s.e ? swap(s.e) : null };
+      case 'if':
+        return { ...s, c: swap(s.c), then: rewrite(s.then, swap), else: rewrite(s.else, swap) };
+      case 'for':
+        return { ...s, cond: s.cond ? swap(s.cond) : null, init: rewrite(s.init, swap), update: rewrite(s.update, swap), body: rewrite(s.body, swap) };
+      case 'while':
+      case 'do':
+        return { ...s, cond: swap(s.cond), body: rewrite(s.body, swap) };
+      case 'block':
+        return { ...s, body: rewrite(s.body, swap) };
+      case 'switch':
+        return { ...s, disc: swap(s.disc), cases: s.cases.map((c) => ({ tests: c.tests, body: rewrite(c.body, swap) })) };
+      default:
+        return s;
+    }
+  });
+}
