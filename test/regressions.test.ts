@@ -49,3 +49,31 @@ it('a primal that throws leaves no state behind: the next adjoint run is clean',
   expect(t.empty).toBe(true);
   Tape.release(t);
 });
+
+// Recomputation (issue "Lean adjoints"): `const row = m[i]` at the top of a counted loop is evaluated
+// again in each reversed iteration instead of being pushed; the naive model records it.
+it('loop-local constants from the index are recomputed, not recorded', () => {
+  const src = `export function f(m: number[][], w: number[]): number {
+  let s = 0;
+  for (let i = 0; i < m.length; i++) {
+    const row = m[i];
+    const wi = w[i];
+    s += Math.sin(row[0] * wi) * row[1];
+  }
+  return s;
+}`;
+  const lean = compile(src, { head: 'f', wrt: ['m', 'w'], js: true, runtimeImport: null, modes: ['reverse'] });
+  const naive = compile(src, { head: 'f', wrt: ['m', 'w'], js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, recompute: false } });
+  expect(lean.code).not.toMatch(/pushR\(row\)/);
+  expect(lean.code).toMatch(/row = m\[i\];[\s\S]*rowb = mb\[i\];/);
+  expect(naive.code).toMatch(/pushR\(row\)/);
+  const m = [[0.5, 2], [1.5, -1], [0.25, 3]];
+  const w = [0.3, -0.7, 1.1];
+  const run = (code: string) => {
+    const mb = m.map((r) => r.map(() => 0));
+    const wb = w.map(() => 0);
+    loadGenerated(code).f_b(m, mb, w, wb, 1);
+    return [mb, wb];
+  };
+  expect(run(lean.code)).toEqual(run(naive.code));
+});

@@ -323,6 +323,7 @@ class AdjointBuilder {
   private saveOnKill(s: Stmt, target: LValue, isFirstDef: boolean): Pair {
     const root = rootVar(target);
     if (!root) return { fwd: [], bwd: [] };
+    if (this.recomputed.has(s)) return { fwd: [], bwd: [] };
     if (isFirstDef && this.loopDepth === 0) return { fwd: [], bwd: [] };
     const t = target.ty;
     // a reassigned array's adjoint alias is restored whenever it has one: the backward sweep uses it
@@ -788,6 +789,8 @@ class AdjointBuilder {
     const counted = s.k === 'for' ? this.countedLoop(s) : null;
     let upd: Pair = { fwd: [], bwd: [] };
     if (s.k === 'for' && !counted) upd = this.seq(s.update);
+    const recompute = counted && this.info.options.recompute !== false ? this.recomputableDecls(s.body, counted.index.name) : [];
+    for (const d of recompute) this.recomputed.add(d);
     const body = this.seq(s.body);
     this.loopDepth--;
     if (body.bwd.length === 0 && upd.bwd.length === 0) {
@@ -801,7 +804,7 @@ class AdjointBuilder {
         init: [{ k: 'assign', target: i, value: counted.last }],
         cond: counted.revCond,
         update: [{ k: 'assign', target: i, value: { k: 'bin', op: counted.step > 0 ? '-' : '+', a: i, b: { k: 'num', v: Math.abs(counted.step) }, ty: INT }, op: counted.step > 0 ? '-' : '+', inc: Math.abs(counted.step) === 1 }],
-        body: body.bwd,
+        body: [...recompute.flatMap((d) => this.recomputation(d)), ...body.bwd],
         loc: s.loc,
       };
       const fwd: Stmt = { ...(s as Extract<Stmt, { k: 'for' }>), init: init.fwd, body: body.fwd };
@@ -809,7 +812,9 @@ class AdjointBuilder {
       if (s.k === 'for' && s.init[0]?.k === 'decl') this.loopScoped.add(i.name);
       // the reversed loop reads its bounds at the loop; its index it sets itself
       const boundReads = this.primalReads([{ k: 'expr', e: counted.last }, { k: 'expr', e: counted.revCond }]);
+      for (const d of recompute) for (const v of this.primalReads([{ k: 'expr', e: d.init! }])) boundReads.add(v);
       boundReads.delete(i.name);
+      for (const d of recompute) this.loopScoped.add(d.name);
       this.readsAt.set(s, boundReads);
       return { fwd: this.forInit(fwd, init), bwd: [rev, ...init.bwd] };
     }
@@ -832,6 +837,57 @@ class AdjointBuilder {
     };
     return { fwd, bwd: [rev, ...init.bwd] };
   }
+
+  /**
+   * Recomputation instead of recording (Tapenade §4.9, ERA's local slices): a constant declared at the
+   * top of a counted loop's body from the index and values that never change (`const row = m[i]`) is
+   * evaluated again at the start of each reversed iteration, instead of being pushed and popped.
+   */
+  private recomputableDecls(body: Stmt[], index: string): Extract<Stmt, { k: 'decl' }>[] {
+    const defs = new Map<string, number>();
+    const written = new Set<string>();
+    forEachStmt(this.f.body, (st) => {
+      const name = st.k === 'decl' ? (st.init ? st.name : null) : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
+      if (name) defs.set(name, (defs.get(name) ?? 0) + 1);
+      if (st.k === 'assign' && st.target.k !== 'var') {
+        const r = rootVar(st.target);
+        if (r) written.add(r);
+      }
+    });
+    const params = new Set(this.f.params.map((p) => p.name));
+    const topLevel = new Set(this.f.body.filter((st) => st.k === 'decl').map((st) => (st as { name: string }).name));
+    const chosen = new Set<string>();
+    const stable = (v: string) => v === index || chosen.has(v) || (params.has(v) ? !defs.has(v) : defs.get(v) === 1 && topLevel.has(v));
+    const out: Extract<Stmt, { k: 'decl' }>[] = [];
+    for (const st of body) {
+      if (st.k !== 'decl' || !st.init || defs.get(st.name) !== 1 || written.has(st.name)) continue;
+      if (!cheap(st.init)) continue;
+      let ok = true;
+      forEachExpr(st.init, (x) => {
+        if (x.k === 'var' && !stable(x.name)) ok = false;
+        if ((x.k === 'idx' || x.k === 'field') && (!rootVar(x) || written.has(rootVar(x)!))) ok = false;
+      });
+      if (!ok) continue;
+      chosen.add(st.name);
+      out.push(st);
+    }
+    return out;
+  }
+
+  /** the recomputation of `d` (and of its adjoint alias) at the start of a reversed iteration */
+  private recomputation(d: Extract<Stmt, { k: 'decl' }>): Stmt[] {
+    const v: LValue = { k: 'var', name: d.name, ty: d.ty };
+    // the value itself only where the backward sweep reads it (the previous round's reads)
+    const out: Stmt[] = this.readsInBwd.has(d.name) ? [{ k: 'assign', target: v, value: d.init! }] : [];
+    if (isRef(d.ty) && this.hasB(d.name)) {
+      const bv = this.bwhole(v) as LValue | null;
+      const ba = this.refAdjoint(d.init!);
+      if (bv && ba) out.push({ k: 'assign', target: bv, value: ba });
+    }
+    return out;
+  }
+
+  private recomputed = new Set<Stmt>();
 
   /** Keeps `for (let i = 0; …)` readable when the init needs no pushes. */
   private forInit(fwd: Stmt, init: Pair): Stmt[] {
@@ -1139,3 +1195,21 @@ function zeroOf(t: Ty): Expr | null {
   }
 }
 
+/** cheap enough to evaluate again: loads and a little integer arithmetic */
+function cheap(e: Expr): boolean {
+  switch (e.k) {
+    case 'var':
+    case 'num':
+    case 'global':
+      return true;
+    case 'idx':
+      return cheap(e.obj) && cheap(e.index);
+    case 'field':
+    case 'len':
+      return cheap(e.obj);
+    case 'bin':
+      return (e.op === '+' || e.op === '-' || e.op === '*') && cheap(e.a) && cheap(e.b);
+    default:
+      return false;
+  }
+}

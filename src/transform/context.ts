@@ -35,6 +35,8 @@ export interface DiffSignature {
 export interface AdjointOptions {
   /** to-be-recorded analysis: push a value only if the backward sweep reads it */
   tbr: boolean;
+  /** recompute cheap loop-local constants in the backward sweep instead of recording them (default true) */
+  recompute?: boolean;
 }
 
 export const DEFAULT_ADJOINT: AdjointOptions = { tbr: true };

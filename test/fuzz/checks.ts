@@ -11,7 +11,7 @@
 //   dot          tangent against adjoint by the dot-product test (checkCompiled)
 //   vector       vector tangent against repeated scalar tangents (checkCompiled)
 //   tape         tape empty after the adjoint's backward sweep (checkCompiled)
-//   tbr          f_b with `adjoint: { tbr: false }` gives bit-identical gradients to f_b with TBR
+//   tbr          f_b with `adjoint: { tbr: false, recompute: false }` (the naive model) gives bit-identical gradients to f_b
 import ts from 'typescript';
 import { checkCompiled, type CheckReport } from '../../src/api/check.js';
 import type { CompileResult, ManifestEntry } from '../../src/api/compile.js';
