@@ -185,7 +185,8 @@ class AdjointBuilder {
         out = new Set(f);
         for (const x of r) out.add(x);
       }
-      const def = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' && !this.inverted.has(st) ? st.target.name : null;
+      // a declaration without a value changes nothing in the generated code (declarations are hoisted)
+      const def = st.k === 'decl' ? (st.init ? st.name : null) : st.k === 'assign' && st.target.k === 'var' && !this.inverted.has(st) ? st.target.name : null;
       if (def && out.has(def)) {
         if (out === f) out = new Set(f);
         out.delete(def);

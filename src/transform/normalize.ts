@@ -2,7 +2,7 @@
 // user calls nested in expressions are evaluated into temporaries (Tapenade's `result1`), so that each
 // differentiated call is a statement of its own; n-ary and spread min/max become binary ones.
 import type { Expr, Func, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, containsCall, declaredNames, forEachExpr, isRef, mapExpr, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, containsCall, declaredNames, exprEq, forEachExpr, isRef, mapExpr, tyOf } from '../ir/util.js';
 import { Names } from './linearize.js';
 
 export function normalizeFunc(f: Func): Func {
@@ -36,10 +36,12 @@ function normalizeStmt(s: Stmt, names: Names, out: Stmt[]): void {
       r = { ...s, init: s.init ? top(s.init, true) : null };
       break;
     case 'assign': {
-      const target = mapExpr(s.target, (x) => x) as typeof s.target;
-      const value = top(s.value, true);
+      const target = indexIntoTemporary(s.target, names, pre);
+      // `a[k] += e` reads the element it writes: through the same constant index
+      const value = top(target === s.target ? s.value : mapExpr(s.value, (x) => (exprEq(x, s.target) ? target : x)), true);
       r = { ...s, target, value };
-      if (s.op && !(value.k === 'bin' && value.op === s.op)) delete (r as { op?: unknown }).op;
+      // printed as `t op= e` only while the value still reads the target itself first
+      if (s.op && !(value.k === 'bin' && value.op === s.op && exprEq(value.a, target))) delete (r as { op?: unknown }).op;
       break;
     }
     case 'expr':
@@ -217,6 +219,31 @@ function continuesLoop(body: Stmt[], label: string | undefined): boolean {
   };
   visit(body, false);
   return found;
+}
+
+/**
+ * `a[k(a[1])] = e`: an index that reads memory is evaluated into a constant first. The statement may
+ * change what the index reads (here when k(a[1]) is 1), and the adjoint evaluates the index again after
+ * the statement: it must find the same element.
+ */
+function indexIntoTemporary(target: Extract<Stmt, { k: 'assign' }>['target'], names: Names, pre: Stmt[]): Extract<Stmt, { k: 'assign' }>['target'] {
+  if (target.k === 'var' || !hasMemoryIndex(target)) return target;
+  const obj = target.obj.k === 'idx' || target.obj.k === 'field' ? indexIntoTemporary(target.obj, names, pre) : target.obj;
+  if (target.k === 'field') return { ...target, obj };
+  let index = target.index;
+  if (readsMemory(index)) {
+    const name = names.fresh('index');
+    const ty = tyOf(index);
+    pre.push({ k: 'decl', name, ty, init: index, konst: true, loc: index.loc });
+    index = { k: 'var', name, ty };
+  }
+  return { ...target, obj, index };
+}
+
+function hasMemoryIndex(t: Expr): boolean {
+  if (t.k === 'idx') return readsMemory(t.index) || hasMemoryIndex(t.obj);
+  if (t.k === 'field') return hasMemoryIndex(t.obj);
+  return false;
 }
 
 /** reads an array element or object field (a callee may write those) */
