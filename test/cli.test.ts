@@ -293,6 +293,20 @@ describe.concurrent('tsad --check', () => {
     expect(r.status).toBe(0);
   });
 
+  it('--stats prints the adjoint tape: pushes per stack, peak and traffic', async () => {
+    const r = await tsad('model.ts', '--head', 'loss', '--check', '--stats');
+    expect(r.status).toBe(0);
+    const m = /tape pushes \(floats\/ints\/refs\)\s+(\d+) \/ (\d+) \/ (\d+)/.exec(r.stdout);
+    expect(m).not.toBeNull();
+    const [f, i, refs] = m!.slice(1).map(Number);
+    const peak = Number(/tape peak\s+(\d+) bytes/.exec(r.stdout)![1]);
+    const traffic = Number(/tape traffic \(pushes \+ pops\)\s+(\d+) bytes/.exec(r.stdout)![1]);
+    expect(peak).toBe(8 * f + 4 * i + 8 * refs);
+    expect(traffic).toBe(2 * peak);
+    const plain = await tsad('model.ts', '--head', 'loss', '--check');
+    expect(plain.stdout).not.toMatch(/tape pushes/);
+  });
+
   it('a missing or malformed --input file is a usage error', async () => {
     const r = await tsad('model.ts', '--head', 'loss', '--check', '--input', 'nope.json');
     expect(r.stderr).not.toMatch(/\n\s+at /);

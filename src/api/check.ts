@@ -26,6 +26,11 @@ export interface CheckReport {
   dotError: number;
   vectorError: number;
   tapeEmpty: boolean;
+  /**
+   * The tape of the checked adjoint run, read between the sweeps (Tapenade's "peak" and "traffic"):
+   * entries pushed per stack, the peak bytes, and the traffic (every entry is pushed once and popped once).
+   */
+  tape?: { pushes: { floats: number; ints: number; refs: number }; peakBytes: number; trafficBytes: number };
   /** −log10 of the errors (Tapenade's accuracy figures) */
   accuracy: { tangent: number; dot: number };
   messages: string[];
@@ -114,6 +119,7 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
 
   // ---- adjoint (forward sweep, then backward sweep, on one tape) ----
   let dotLeft = NaN, dotRight = NaN, dotError = Infinity, tapeEmpty = false;
+  let tapeStats: CheckReport['tape'];
   if (info.fwd && info.bwd) {
     const y0 = run(args);
     const ybar = y0.map((y) => randomLike(y, R));
@@ -134,6 +140,10 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
       }
     }
     mod[info.fwd.name](...fargs);
+    // the forward sweep only pushes: its heights are the pushes, its bytes the peak
+    const pushes = tape.heights;
+    const peakBytes = tape.bytes;
+    tapeStats = { pushes, peakBytes, trafficBytes: 2 * peakBytes };
     for (const p of info.bwd.params) {
       if (p.role === 'tape') bargs.push(tape);
       else if (p.role === 'primal') bargs.push(c[info.params.indexOf(p.name)]);
@@ -220,5 +230,5 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
   if (dotError > 1e-10) messages.push(`dot-product test: ${dotLeft} vs ${dotRight} (relative ${dotError.toExponential(2)})`);
   if (vectorError > 1e-12) messages.push(`vector tangent differs from scalar tangents by ${vectorError.toExponential(2)}`);
   void of;
-  return { ok, tangentError, unstable, dotLeft, dotRight, dotError, vectorError, tapeEmpty, accuracy: { tangent: acc(tangentError), dot: acc(dotError) }, messages };
+  return { ok, tangentError, unstable, dotLeft, dotRight, dotError, vectorError, tapeEmpty, tape: tapeStats, accuracy: { tangent: acc(tangentError), dot: acc(dotError) }, messages };
 }

@@ -11,7 +11,7 @@ const HELP = `tsad — source-to-source automatic differentiation for TypeScript
 
 Usage:
   tsad <files…> --head <function> [--wrt <params>] [--of <outputs>]
-       [--mode tangent|vector|reverse] [-o <dir>] [--js] [--check [--input <file.json>]]
+       [--mode tangent|vector|reverse] [-o <dir>] [--js] [--check [--input <file.json>] [--stats]]
 
 Examples:
   tsad model.ts --head loss
@@ -24,6 +24,8 @@ Examples:
       differentiate, then validate every mode at the arguments in point.json (a JSON array, or an
       object keyed by parameter name): tangent vs divided differences, adjoint vs tangent by the
       dot-product test, empty tape. Without --input the arguments are drawn at random.
+  tsad model.ts --head loss --check --stats
+      the same, and the adjoint's tape: pushes per stack, peak bytes, traffic (Tapenade's columns)
 
 Options:
   --head <f>        function to differentiate (required)
@@ -35,6 +37,7 @@ Options:
   --runtime <spec>  module the generated code imports the runtime from (default: tsad/runtime)
   --check           validate the derivatives (see above); exits 1 if a check fails
   --input <file>    arguments for --check
+  --stats           with --check: the adjoint's tape pushes per stack, peak and traffic in bytes
   -h, --help        this text
 
 Exit status: 0 on success, 1 on diagnostics or failed checks, 2 on bad usage.`;
@@ -49,6 +52,7 @@ interface Args {
   js: boolean;
   runtime?: string;
   check: boolean;
+  stats?: boolean;
   input?: string;
 }
 
@@ -99,6 +103,9 @@ function parseArgs(argv: string[]): Args {
         break;
       case '--check':
         a.check = true;
+        break;
+      case '--stats':
+        a.stats = true;
         break;
       case '--input':
         a.input = val();
@@ -166,6 +173,12 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
   line('adjoint vs tangent (dot product)', `${rep.dotLeft} vs ${rep.dotRight}  accuracy ${rep.accuracy.dot.toFixed(1)} digits`);
   line('vector vs scalar tangents', `error ${rep.vectorError.toExponential(2)}`);
   line('tape empty after adjoint', String(rep.tapeEmpty));
+  if (args.stats && rep.tape) {
+    const t = rep.tape;
+    line('tape pushes (floats/ints/refs)', `${t.pushes.floats} / ${t.pushes.ints} / ${t.pushes.refs}`);
+    line('tape peak', `${t.peakBytes} bytes`);
+    line('tape traffic (pushes + pops)', `${t.trafficBytes} bytes`);
+  }
   for (const m of rep.messages) process.stdout.write(`FAIL: ${m}\n`);
   process.stdout.write(rep.ok ? 'check passed\n' : 'check FAILED\n');
   return rep.ok;
