@@ -15,6 +15,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { compile, type ManifestEntry } from '../src/api/compile.js';
+import type { AdjointOptions } from '../src/transform/context.js';
 import { loadGenerated, type LoadedModule } from '../src/api/load.js';
 import { zeroFill } from '../src/runtime/arrays.js';
 import { Tape } from '../src/runtime/tape.js';
@@ -50,16 +51,16 @@ interface Compiled {
   entry(suffix: string): ManifestEntry;
 }
 
-function compileHead(key: string, file: string, head: string, wrt: string[]): Compiled {
+function compileHead(key: string, file: string, head: string, wrt: string[], adjoint?: AdjointOptions): Compiled {
   const src = readFileSync(join(repoRoot, file), 'utf8');
   const t0 = performance.now();
-  const r = compile(src, { head, wrt, js: true, runtimeImport: null });
+  const r = compile(src, { head, wrt, js: true, runtimeImport: null, ...(adjoint ? { adjoint, modes: ['reverse'] as const } : {}) });
   const errors = r.diagnostics.filter((d) => d.severity === 'error');
   if (!r.code) throw new Error(`tsad failed on ${file} (${head}):\n${JSON.stringify(errors, null, 2)}`);
   const mod = loadGenerated(r.code);
   const compileMs = performance.now() - t0;
   // the TypeScript form, for reading (not loaded); its import resolves from bench/generated/
-  const ts = compile(src, { head, wrt, runtimeImport: '../../src/runtime/index.js' });
+  const ts = compile(src, { head, wrt, runtimeImport: '../../src/runtime/index.js', ...(adjoint ? { adjoint, modes: ['reverse'] as const } : {}) });
   const dir = join(repoRoot, 'bench', 'generated');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${key}.ts`), ts.code);
@@ -108,6 +109,8 @@ interface WorkloadSpec {
   targets: Targets;
   /** approximate scalar floating-point operations of one primal call */
   ops: number;
+  /** the same code compiled with every adjoint refinement off (the naive store-all model) */
+  naive?: Compiled;
 }
 
 interface TapeResult {
@@ -132,6 +135,8 @@ interface WorkloadResult {
   timings: Record<string, Stats>;
   ratios: Record<string, { median: number; min: number; target?: number; met?: boolean }>;
   tape: TapeResult;
+  /** peak tape of the naive adjoint (refinements off), when measured */
+  naiveTapeBytes?: number;
   checks: Record<string, number>;
   /** ms of the first (cold) call of each variant, made by the checks before any timing */
   firstCall: Record<string, number>;
@@ -200,6 +205,32 @@ function runWorkload(w: WorkloadSpec): WorkloadResult {
     { name: 'adjoint', run: adjoint },
     { name: 'tangent', run: () => tangent(0)[1] },
   ];
+  let naiveTapeBytes: number | undefined;
+  if (w.naive) {
+    const nb = w.naive.fn('_b');
+    const nArgs = buildArgs(w.naive.entry('_b'), { primal: pv, deriv: adj, seed: 1 });
+    variants.push({
+      name: 'adjointNaive',
+      run: () => {
+        zeroAdj();
+        nb(...nArgs);
+        return firstNumber(adj[w.wrt[0]]);
+      },
+    });
+    // its tape: the forward sweep only pushes, so the bytes after it are the peak
+    const nfwd = w.naive.fn('_fwd'), nbwd = w.naive.fn('_bwd');
+    const fa = buildArgs(w.naive.entry('_fwd'), { primal: pv, deriv: adj });
+    const ba = buildArgs(w.naive.entry('_bwd'), { primal: pv, deriv: adj, seed: 1 });
+    const t = Tape.acquire();
+    fa[w.naive.entry('_fwd').params.findIndex((p) => p.role === 'tape')] = t;
+    ba[w.naive.entry('_bwd').params.findIndex((p) => p.role === 'tape')] = t;
+    zeroAdj();
+    nfwd(...fa);
+    naiveTapeBytes = t.bytes;
+    nbwd(...ba);
+    checks['naiveVsRefined'] = maxErr(adj, grad);
+    Tape.release(t);
+  }
   if (fdv) {
     variants.push({ name: 'vector16', run: () => (fdv(...dvArgs) as [number, Float64Array])[1][0] });
     variants.push({
@@ -253,6 +284,7 @@ function runWorkload(w: WorkloadSpec): WorkloadResult {
     'adjoint/primal': ratio('adjoint', 'primal', 1, w.targets.adjoint),
     'tangent/primal': ratio('tangent', 'primal', 1, w.targets.tangent),
   };
+  if (w.naive) ratios['adjointNaive/primal'] = ratio('adjointNaive', 'primal');
   if (fdv) ratios['vector16/(16 tangent)'] = ratio('vector16', 'tangent16', 1, w.targets.dv);
   if (fdv) ratios['vector16/primal'] = ratio('vector16', 'primal');
   return {
@@ -266,6 +298,7 @@ function runWorkload(w: WorkloadSpec): WorkloadResult {
     timings: T,
     ratios,
     tape,
+    naiveTapeBytes,
     checks,
     firstCall,
   };
@@ -403,21 +436,28 @@ function main(): void {
 
   const gmm = compileHead('gmm', 'evals/gmm/objective.ts', 'gmmObjective', ['alpha', 'mu', 'q', 'l']);
   const particles = compileHead('particles', 'bench/workloads/particles.ts', 'particleSim', ['x0', 'y0', 'vx0', 'vy0', 'p']);
+  // every adjoint refinement off: the naive store-all model, for the with/without comparison
+  const NAIVE: AdjointOptions = { tbr: false, recompute: false };
+  const gmmNaive = compileHead('gmm_naive', 'evals/gmm/objective.ts', 'gmmObjective', ['alpha', 'mu', 'q', 'l'], NAIVE);
+  const particlesNaive = compileHead('particles_naive', 'bench/workloads/particles.ts', 'particleSim', ['x0', 'y0', 'vx0', 'vy0', 'p'], NAIVE);
 
   log('golden check: gmm d10_k25_n1000');
   const golden = gmmGolden(gmm);
 
   const R = QUICK ? { warmups: 1, runs: 3, tapeRuns: 1 } : { warmups: 3, runs: 10, tapeRuns: 3 };
   const specs: WorkloadSpec[] = [
-    gmmSpec(gmm, 10, 25, 1000, { ...R, dv: true }, { adjoint: 4, tangent: 2, dv: 0.75 }),
-    particleSpec(particles, 10, QUICK ? 100 : 500, R),
+    { ...gmmSpec(gmm, 10, 25, 1000, { ...R, dv: true }, { adjoint: 4, tangent: 2, dv: 0.75 }), naive: gmmNaive },
+    { ...particleSpec(particles, 10, QUICK ? 100 : 500, R), naive: particlesNaive },
   ];
   // d=64: one round of primal + f_b + f_d takes 7-13 s here (the first f_b call ~20 s: it grows a 3 GiB
   // tape), so this size gets 2 warm-up rounds after the untimed check calls and 7 timed rounds; one
   // f_dv(16) + 16 f_d round adds ~50 s, so vector mode is opt-in there (--dv64, 3 timed rounds)
-  const big = QUICK
-    ? gmmSpec(gmm, 64, 100, 20, { warmups: 1, runs: 3, dv: false, tapeRuns: 1 }, {})
-    : gmmSpec(gmm, 64, 100, 1000, { warmups: 2, runs: DV64 ? 3 : 7, dv: DV64, tapeRuns: 1 }, {});
+  const big = {
+    ...(QUICK
+      ? gmmSpec(gmm, 64, 100, 20, { warmups: 1, runs: 3, dv: false, tapeRuns: 1 }, {})
+      : gmmSpec(gmm, 64, 100, 1000, { warmups: 2, runs: DV64 ? 3 : 7, dv: DV64, tapeRuns: 1 }, {})),
+    naive: gmmNaive,
+  };
 
   const results: WorkloadResult[] = [];
   for (const s of specs) results.push(runWorkload(s));
@@ -434,10 +474,11 @@ function main(): void {
   );
   out.push('');
   const rows: string[][] = [];
-  const names: Record<string, string> = { primal: 'primal (tsc)', adjoint: 'adjoint f_b', tangent: 'tangent f_d', vector16: 'f_dv (16 dirs)', tangent16: '16 × f_d' };
+  const names: Record<string, string> = { primal: 'primal (tsc)', adjoint: 'adjoint f_b', adjointNaive: 'f_b, naive', tangent: 'tangent f_d', vector16: 'f_dv (16 dirs)', tangent16: '16 × f_d' };
   for (const r of results) {
     const ratioOf: Record<string, [string, string] | undefined> = {
       adjoint: ['adjoint/primal', 'primal'],
+      adjointNaive: ['adjointNaive/primal', 'primal'],
       tangent: ['tangent/primal', 'primal'],
       vector16: ['vector16/(16 tangent)', '16 f_d'],
     };
@@ -463,10 +504,11 @@ function main(): void {
   out.push('');
   out.push(
     table(
-      ['workload', 'tape peak', 'float/int/ref entries', 'B per primal op', 'fwd', 'bwd', 'warm/runs'],
+      ['workload', 'tape peak', 'naive peak', 'float/int/ref entries', 'B per primal op', 'fwd', 'bwd', 'warm/runs'],
       results.map((r) => [
         r.label,
         fmtBytes(r.tape.peakBytes),
+        r.naiveTapeBytes === undefined ? '' : `${fmtBytes(r.naiveTapeBytes)} (${(r.naiveTapeBytes / r.tape.peakBytes).toFixed(1)}×)`,
         r.tape.entries ? `${fmtCount(r.tape.entries.floats)}/${fmtCount(r.tape.entries.ints)}/${fmtCount(r.tape.entries.refs)}` : 'n/a',
         (r.tape.peakBytes / r.primalOps).toFixed(1),
         fmtMs(r.tape.fwdMs),
