@@ -77,3 +77,26 @@ it('loop-local constants from the index are recomputed, not recorded', () => {
   };
   expect(run(lean.code)).toEqual(run(naive.code));
 });
+
+// Loop-invariant loads are hoisted only from arrays certainly assigned before the loop: the loop may
+// run zero times, and a load from an unassigned array would throw where the loop does not.
+it('no invariant load is hoisted from an array that may be unassigned', () => {
+  const src = `export function f(m: number[][], x: number, n: number): number {
+  let row!: number[];
+  if (n > 0) row = m[0];
+  let s = 0;
+  for (let i = 0; i < n; i++) s += row[0] * x * i;
+  return s;
+}
+export function g(m: number[][], x: number[], out: number[]): void {
+  const row = m[0];
+  for (let i = 0; i < x.length; i++) {
+    const tmp = new Float64Array(1);
+    tmp[0] = row[1] * x[i];
+    out[i] = tmp[0];
+  }
+}`;
+  const r = compile(src, { head: 'f', wrt: ['x'], js: true, runtimeImport: null, modes: ['tangent'] });
+  expect(loadGenerated(r.code).f_d([[2]], 3, 1, 0)).toEqual([0, 0]);
+  expect(loadGenerated(r.code).f_d([[2]], 3, 1, 3)).toEqual([18, 6]);
+});

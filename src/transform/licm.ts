@@ -9,38 +9,45 @@ import { Names } from './linearize.js';
 export function hoistInvariantLoads(f: Func): Func {
   const fresh = freshArrays(f);
   const names = new Names(declaredNames(f));
-  return { ...f, body: inBody(f.body, fresh, names) };
+  return { ...f, body: inBody(f.body, fresh, names, new Set(f.params.map((p) => p.name))) };
 }
 
-function inBody(body: Stmt[], fresh: Set<string>, names: Names): Stmt[] {
+/**
+ * `ready`: arrays certainly holding a value here (parameters, and declarations with a value earlier in
+ * this or an enclosing statement list). Only their elements are loaded ahead of a loop, which may run
+ * zero times: a load from an array not yet assigned would throw where the loop would not.
+ */
+function inBody(body: Stmt[], fresh: Set<string>, names: Names, ready0: Set<string>): Stmt[] {
   const out: Stmt[] = [];
+  const ready = new Set(ready0);
   for (const s of body) {
     switch (s.k) {
       case 'for': {
-        const inner: Stmt = { ...s, body: inBody(s.body, fresh, names) };
-        out.push(...hoistFrom(inner as Extract<Stmt, { k: 'for' }>, fresh, names));
+        const inner: Stmt = { ...s, body: inBody(s.body, fresh, names, ready) };
+        out.push(...hoistFrom(inner as Extract<Stmt, { k: 'for' }>, fresh, names, ready));
         break;
       }
       case 'if':
-        out.push({ ...s, then: inBody(s.then, fresh, names), else: inBody(s.else, fresh, names) });
+        out.push({ ...s, then: inBody(s.then, fresh, names, ready), else: inBody(s.else, fresh, names, ready) });
         break;
       case 'while':
       case 'do':
       case 'block':
-        out.push({ ...s, body: inBody(s.body, fresh, names) });
+        out.push({ ...s, body: inBody(s.body, fresh, names, ready) });
         break;
       case 'switch':
-        out.push({ ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: inBody(c.body, fresh, names) })) });
+        out.push({ ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: inBody(c.body, fresh, names, ready) })) });
         break;
       default:
         out.push(s);
     }
+    if (s.k === 'decl' && s.init) ready.add(s.name);
   }
   return out;
 }
 
 /** `const a_i = a[i]; for (…) { … a_i … }` for each invariant load; the loop itself if there is none */
-function hoistFrom(loop: Extract<Stmt, { k: 'for' }>, fresh: Set<string>, names: Names): Stmt[] {
+function hoistFrom(loop: Extract<Stmt, { k: 'for' }>, fresh: Set<string>, names: Names, ready: Set<string>): Stmt[] {
   const effects = loopEffects(loop);
   if (!effects) return [loop];
   const { assigned, written } = effects;
@@ -51,7 +58,7 @@ function hoistFrom(loop: Extract<Stmt, { k: 'for' }>, fresh: Set<string>, names:
     forEachExpr(e, (x) => {
       if (x.k !== 'idx' || x.ty.k !== 'num' || x.obj.k !== 'var') return;
       const a = x.obj.name;
-      if (assigned.has(a) || written.has(a)) return;
+      if (assigned.has(a) || written.has(a) || !ready.has(a)) return;
       if (!invariantIndex(x.index, assigned)) return;
       if (!loads.some((l) => exprEq(l, x))) loads.push(x);
     });
