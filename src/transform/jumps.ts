@@ -55,7 +55,8 @@ const flagVar = (name: string): Expr => ({ k: 'var', name, ty: BOOL });
 const setFlag = (name: string, v: boolean): Stmt => ({ k: 'assign', target: flagVar(name) as Extract<Expr, { k: 'var' }>, value: { k: 'bool', v } });
 const not = (e: Expr): Expr => ({ k: 'un', op: '!', a: e, ty: BOOL });
 const anyOf = (flags: string[]): Expr => flags.map(flagVar).reduce((a, b) => ({ k: 'bin', op: '||', a, b, ty: BOOL }));
-const and = (a: Expr, b: Expr): Expr => ({ k: 'bin', op: '&&', a, b, ty: BOOL });
+/** a && b, where `true` drops out (`while (true)` with a break becomes `while (!broke)`) */
+const and = (a: Expr, b: Expr): Expr => (b.k === 'bool' && b.v ? a : a.k === 'bool' && a.v ? b : { k: 'bin', op: '&&', a, b, ty: BOOL });
 
 class JumpLowering {
   decls: Stmt[] = [];
