@@ -381,6 +381,17 @@ class AdjointBuilder {
   // ---------- assignments ----------
   private assign(s: Extract<Stmt, { k: 'decl' | 'assign' }>): Pair {
     const value = s.k === 'decl' ? s.init : s.value;
+    const p = this.assignValue(s);
+    // `y = g(a)` with g passive: what g writes into arrays is restored like any other overwrite
+    if (value && value.k === 'call' && !this.info.differentiated(value.fn) && this.info.mod.funcs.has(value.fn)) {
+      const snaps = this.passiveCallSnapshots(s, value);
+      return { fwd: [...snaps.fwd, ...p.fwd], bwd: [...p.bwd, ...snaps.bwd] };
+    }
+    return p;
+  }
+
+  private assignValue(s: Extract<Stmt, { k: 'decl' | 'assign' }>): Pair {
+    const value = s.k === 'decl' ? s.init : s.value;
     const target: LValue = s.k === 'decl' ? { k: 'var', name: s.name, ty: s.ty } : s.target;
     const isFirstDef = s.k === 'decl';
     if (value && value.k === 'call' && this.info.differentiated(value.fn)) return this.call(s, value, target);
@@ -688,21 +699,26 @@ class AdjointBuilder {
   }
 
   // ---------- calls ----------
+  /** a passive call: arrays it writes are snapshotted before it when the backward sweep reads them */
+  private passiveCallSnapshots(s: Stmt, c: Extract<Expr, { k: 'call' }>): Pair {
+    const fwd: Stmt[] = [];
+    const bwd: Stmt[] = [];
+    const w = this.info.activity.writes.get(c.fn);
+    c.args.forEach((a, j) => {
+      const r = rootVar(a);
+      if (w?.has(j) && r && this.mustRecord(s, r)) {
+        fwd.push({ k: 'expr', e: this.tapeOp('pushR', [{ k: 'intr', fn: 'snapshot', args: [a], ty: tyOf(a) }]) });
+        bwd.unshift({ k: 'expr', e: { k: 'intr', fn: 'restoreInto', args: [a, this.tapeOp('popR', [], tyOf(a))], ty: VOID } });
+      }
+    });
+    return { fwd, bwd };
+  }
+
   private call(s: Stmt, c: Extract<Expr, { k: 'call' }>, target: LValue | null): Pair {
     const g = this.info.func(c.fn);
     const names = adjointNames(this.info, c.fn);
     if (!this.info.differentiated(c.fn)) {
-      // a passive call: arrays it writes are snapshotted when the backward sweep reads them
-      const fwd: Stmt[] = [];
-      const bwd: Stmt[] = [];
-      const w = this.info.activity.writes.get(c.fn);
-      c.args.forEach((a, j) => {
-        const r = rootVar(a);
-        if (w?.has(j) && r && this.mustRecord(s, r)) {
-          fwd.push({ k: 'expr', e: this.tapeOp('pushR', [{ k: 'intr', fn: 'snapshot', args: [a], ty: tyOf(a) }]) });
-          bwd.unshift({ k: 'expr', e: { k: 'intr', fn: 'restoreInto', args: [a, this.tapeOp('popR', [], tyOf(a))], ty: VOID } });
-        }
-      });
+      const { fwd, bwd } = this.passiveCallSnapshots(s, c);
       const save = target ? this.saveOnKill(s, target, s.k === 'decl') : { fwd: [], bwd: [] };
       const primal: Stmt = s.k === 'decl' ? this.declAsAssign(s) : s;
       return { fwd: [...fwd, ...save.fwd, primal], bwd: [...save.bwd, ...bwd] };
@@ -721,17 +737,34 @@ class AdjointBuilder {
     });
     const fcall: Expr = { k: 'call', fn: names.fwd, args: fargs, ty: g.ret, loc: c.loc };
     const save = target ? this.saveOnKill(s, target, s.k === 'decl') : { fwd: [], bwd: [] };
-    const fwd: Stmt[] = [...save.fwd];
     const root = target ? rootVar(target) : null;
     const tActive = !!target && !!root && hasFloat(target.ty) && this.hasB(root);
-    if (target) fwd.push({ k: 'assign', target, value: fcall, loc: s.loc });
-    else fwd.push({ k: 'expr', e: fcall, loc: s.loc });
+    // `a[i] = g(a)`: the element is overwritten after the callee ran (it may write a[i] itself), and the
+    // callee's backward sweep must see a[i] as the call left it: its old value is recorded after the
+    // call and restored before the callee's backward sweep, and the seed a̅[i] is taken out before it
+    const element = !!target && target.k !== 'var' && !isRef(target.ty);
+    const fwd: Stmt[] = [];
+    if (element) {
+      const res = this.names.fresh(`${c.fn}Result`);
+      fwd.push({ k: 'decl', name: res, ty: target!.ty, init: fcall, konst: true, loc: s.loc }, ...save.fwd, { k: 'assign', target: target!, value: { k: 'var', name: res, ty: target!.ty }, loc: s.loc });
+    } else {
+      fwd.push(...save.fwd);
+      if (target) fwd.push({ k: 'assign', target, value: fcall, loc: s.loc });
+      else fwd.push({ k: 'expr', e: fcall, loc: s.loc });
+    }
     // the adjoint of a returned array is allocated with it
     if (target && isRef(target.ty) && tActive) fwd.push({ k: 'assign', target: this.bwhole(target) as LValue, value: this.zerosLike(target) });
     const bwd: Stmt[] = [];
     let seedReset: Stmt | null = null; // the result's adjoint restarts from zero after the call
+    const seedFirst: Stmt[] = []; // element targets: restore, then take the seed out, then the call
+    if (element) seedFirst.push(...save.bwd);
     if (sig.derivResult) {
-      if (tActive && !isRef(target!.ty)) {
+      if (tActive && element) {
+        const tb = this.bref(target!)!;
+        const seed = this.names.fresh(`${c.fn}Resultb`);
+        seedFirst.push({ k: 'decl', name: seed, ty: NUM, init: tb, konst: true }, { k: 'assign', target: tb, value: { k: 'num', v: 0 } });
+        bargs.push({ k: 'var', name: seed, ty: NUM });
+      } else if (tActive && !isRef(target!.ty)) {
         bargs.push(this.bref(target!)!);
         seedReset = { k: 'assign', target: this.bref(target!)!, value: { k: 'num', v: 0 } };
       } else if (tActive) bargs.push(this.bwhole(target!)!);
@@ -742,16 +775,18 @@ class AdjointBuilder {
     const V = this.variedIn(s);
     // the callee's backward sweep pops its part of the tape first; then the target's old value is
     // restored, and the argument adjoints flow through the arguments at the pre-state
+    const restoreAfter = element ? [] : save.bwd;
+    bwd.push(...seedFirst);
     if (scalarIdx.length === 0) {
       bwd.push({ k: 'expr', e: bcall });
       if (seedReset) bwd.push(seedReset);
-      bwd.push(...save.bwd);
+      bwd.push(...restoreAfter);
     } else {
       const res = this.names.fresh(`${c.fn}Adj`);
       const rv: Expr = { k: 'var', name: res, ty: bcall.ty };
       bwd.push({ k: 'decl', name: res, ty: bcall.ty, init: bcall, konst: true });
       if (seedReset) bwd.push(seedReset);
-      bwd.push(...save.bwd);
+      bwd.push(...restoreAfter);
       scalarIdx.forEach((j, n) => {
         const a = c.args[j];
         if (!this.exprVaried(a, V)) return;
