@@ -100,3 +100,19 @@ export function g(m: number[][], x: number[], out: number[]): void {
   expect(loadGenerated(r.code).f_d([[2]], 3, 1, 0)).toEqual([0, 0]);
   expect(loadGenerated(r.code).f_d([[2]], 3, 1, 3)).toEqual([18, 6]);
 });
+
+it("a copy's adjoint flows back into its source (slice, Float64Array.from)", () => {
+  const src = `export function f(a0: number[], b0: Float64Array): number {
+  const a = a0.slice();
+  const b = Float64Array.from(b0);
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * a[i] * b[i];
+  return s;
+}`;
+  const m = loadGenerated(compile(src, { head: 'f', js: true, runtimeImport: null }).code);
+  const a0b = [0, 0];
+  const b0b = new Float64Array(2);
+  m.f_b([1, 2], a0b, new Float64Array([3, 4]), b0b, 1);
+  expect(a0b).toEqual([6, 16]);
+  expect([...b0b]).toEqual([1, 4]);
+});

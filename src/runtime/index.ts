@@ -2,4 +2,4 @@
 export { Tape } from './tape.js';
 export { zerosLike, zeroFill, snapshot, restoreInto, addInto } from './arrays.js';
 export type { Tangent, Directions, HoldsFloat } from './arrays.js';
-export { REVOLVE_ADVANCE, REVOLVE_TAKESHOT, REVOLVE_RESTORE, REVOLVE_ADJOINT, revolveSchedule, revolveAdvances, revolveCost, Snapshots } from './revolve.js';
+export { REVOLVE_ADVANCE, REVOLVE_TAKESHOT, REVOLVE_RESTORE, REVOLVE_ADJOINT, revolveSchedule, revolveAdvances, revolveCost, Snapshots, RevolveStepper, LoopCheckpoints } from './revolve.js';

@@ -74,49 +74,91 @@ function split(n: number, k: number): number {
   return best;
 }
 
-/** The schedule for n steps and s ≥ 1 slots, as triples [op, a, b] (see the top of this file). */
-export function revolveSchedule(n: number, s: number): Int32Array {
-  if (!Number.isInteger(n) || n < 0) throw new Error(`tsad: revolve needs a step count ≥ 0, got ${n}`);
-  if (!Number.isInteger(s) || s < 1) throw new Error(`tsad: revolve needs at least 1 snapshot slot, got ${s}`);
-  const out: number[] = [];
-  if (n === 0) return new Int32Array(0);
-  const emit = (op: number, a: number, b: number) => out.push(op, a, b);
-  const free: number[] = [];
-  for (let slot = s - 1; slot >= 1; slot--) free.push(slot);
-  // explicit stack instead of recursion: 10⁶ steps with one slot would recurse too deep
-  type Task = { kind: 'reverse'; l: number; r: number; slot: number; current: boolean } | { kind: 'release'; slot: number };
-  emit(REVOLVE_TAKESHOT, 0, 0);
-  const todo: Task[] = [{ kind: 'reverse', l: 0, r: n, slot: 0, current: true }];
-  while (todo.length) {
-    const t = todo.pop()!;
+type Task =
+  | { kind: 'reverse'; l: number; r: number; slot: number; current: boolean }
+  | { kind: 'release'; slot: number }
+  | { kind: 'linear'; l: number; step: number; slot: number; first: boolean };
+
+/**
+ * The schedule for n steps and s ≥ 1 slots, produced one operation at a time with O(s) memory (a
+ * million-step loop needs no million-entry schedule): `next()` returns the operation (0 when done) and
+ * sets `a` and `b`.
+ */
+export class RevolveStepper {
+  a = 0;
+  b = 0;
+  private free: number[] = [];
+  private todo: Task[] = [];
+  private queue: number[] = []; // operations decided but not yet handed out, as triples
+  private qp = 0;
+
+  constructor(n: number, s: number) {
+    if (!Number.isInteger(n) || n < 0) throw new Error(`tsad: revolve needs a step count ≥ 0, got ${n}`);
+    if (!Number.isInteger(s) || s < 1) throw new Error(`tsad: revolve needs at least 1 snapshot slot, got ${s}`);
+    if (n === 0) return;
+    for (let slot = s - 1; slot >= 1; slot--) this.free.push(slot);
+    this.emit(REVOLVE_TAKESHOT, 0, 0);
+    this.todo.push({ kind: 'reverse', l: 0, r: n, slot: 0, current: true });
+  }
+
+  next(): number {
+    while (this.qp === this.queue.length) {
+      this.queue.length = 0;
+      this.qp = 0;
+      const t = this.todo.pop();
+      if (!t) return 0;
+      this.expand(t);
+    }
+    const op = this.queue[this.qp];
+    this.a = this.queue[this.qp + 1];
+    this.b = this.queue[this.qp + 2];
+    this.qp += 3;
+    return op;
+  }
+
+  private emit(op: number, a: number, b: number): void {
+    this.queue.push(op, a, b);
+  }
+
+  private expand(t: Task): void {
     if (t.kind === 'release') {
-      free.push(t.slot);
-      continue;
+      this.free.push(t.slot);
+      return;
+    }
+    if (t.kind === 'linear') {
+      // no slot left: each step from the saved state, last step first
+      if (!t.first) this.emit(REVOLVE_RESTORE, t.slot, t.l);
+      if (t.step > t.l) this.emit(REVOLVE_ADVANCE, t.l, t.step);
+      this.emit(REVOLVE_ADJOINT, t.step, t.step + 1);
+      if (t.step > t.l) this.todo.push({ kind: 'linear', l: t.l, step: t.step - 1, slot: t.slot, first: false });
+      return;
     }
     const { l, r, slot } = t;
-    if (!t.current) emit(REVOLVE_RESTORE, slot, l);
+    if (!t.current) this.emit(REVOLVE_RESTORE, slot, l);
     if (r - l === 1) {
-      emit(REVOLVE_ADJOINT, l, l + 1);
-      continue;
+      this.emit(REVOLVE_ADJOINT, l, l + 1);
+      return;
     }
-    if (free.length === 0) {
-      // no slot left: every step from the saved state
-      for (let step = r - 1; step >= l; step--) {
-        if (step !== r - 1) emit(REVOLVE_RESTORE, slot, l);
-        if (step > l) emit(REVOLVE_ADVANCE, l, step);
-        emit(REVOLVE_ADJOINT, step, step + 1);
-      }
-      continue;
+    if (this.free.length === 0) {
+      this.todo.push({ kind: 'linear', l, step: r - 1, slot, first: true });
+      return;
     }
-    const m = l + split(r - l, free.length);
-    emit(REVOLVE_ADVANCE, l, m);
-    const mid = free.pop()!;
-    emit(REVOLVE_TAKESHOT, mid, m);
+    const m = l + split(r - l, this.free.length);
+    this.emit(REVOLVE_ADVANCE, l, m);
+    const mid = this.free.pop()!;
+    this.emit(REVOLVE_TAKESHOT, mid, m);
     // right part first (its state is current), then give its slot back, then the left part
-    todo.push({ kind: 'reverse', l, r: m, slot, current: false });
-    todo.push({ kind: 'release', slot: mid });
-    todo.push({ kind: 'reverse', l: m, r, slot: mid, current: true });
+    this.todo.push({ kind: 'reverse', l, r: m, slot, current: false });
+    this.todo.push({ kind: 'release', slot: mid });
+    this.todo.push({ kind: 'reverse', l: m, r, slot: mid, current: true });
   }
+}
+
+/** The whole schedule for n steps and s ≥ 1 slots, as triples [op, a, b] (see the top of this file). */
+export function revolveSchedule(n: number, s: number): Int32Array {
+  const st = new RevolveStepper(n, s);
+  const out: number[] = [];
+  for (let op = st.next(); op !== 0; op = st.next()) out.push(op, st.a, st.b);
   return Int32Array.from(out);
 }
 
@@ -162,5 +204,87 @@ export class Snapshots {
   restoreArray(slot: number, k: number, dst: { [i: number]: number; length: number }): void {
     const buf = this.arrays[slot][k];
     for (let i = 0; i < dst.length; i++) dst[i] = buf[i];
+  }
+}
+
+/**
+ * The checkpoints of one `$ad binomial-ckp` loop being reversed: its schedule and, per slot, the loop's
+ * state as generated code saves it — scalars in order, flat arrays copied into buffers reused from one
+ * save to the next, and deep copies of nested structures. A TAKESHOT or RESTORE operation selects its
+ * slot and rewinds the cursors; `finish()` selects slot 0 (the state before the first step).
+ */
+export class LoopCheckpoints {
+  readonly stepper: RevolveStepper;
+  private floats: Float64Array[] = [];
+  private arrays: Float64Array[][] = [];
+  private refs: unknown[][] = [];
+  private slot = 0;
+  private fk = 0;
+  private ak = 0;
+  private rk = 0;
+  /** bytes held by the snapshots (floats and flat arrays; deep copies counted by their numbers) */
+  bytes = 0;
+
+  constructor(steps: number, slots: number) {
+    this.stepper = new RevolveStepper(steps, slots);
+    for (let k = 0; k < slots; k++) {
+      this.floats.push(new Float64Array(4));
+      this.arrays.push([]);
+      this.refs.push([]);
+    }
+  }
+
+  next(): number {
+    const op = this.stepper.next();
+    if (op === REVOLVE_TAKESHOT || op === REVOLVE_RESTORE) this.select(this.stepper.a);
+    return op;
+  }
+
+  finish(): void {
+    this.select(0);
+  }
+
+  private select(slot: number): void {
+    this.slot = slot;
+    this.fk = this.ak = this.rk = 0;
+  }
+
+  saveF(v: number): void {
+    let f = this.floats[this.slot];
+    if (this.fk === f.length) {
+      const g = new Float64Array(f.length * 2);
+      g.set(f);
+      this.floats[this.slot] = f = g;
+      this.bytes += g.length * 4;
+    }
+    f[this.fk++] = v;
+  }
+
+  loadF(): number {
+    return this.floats[this.slot][this.fk++];
+  }
+
+  saveA(src: ArrayLike<number>): void {
+    const list = this.arrays[this.slot];
+    let buf = list[this.ak];
+    if (!buf || buf.length !== src.length) {
+      this.bytes += (src.length - (buf ? buf.length : 0)) * 8;
+      buf = list[this.ak] = new Float64Array(src.length);
+    }
+    for (let i = 0; i < src.length; i++) buf[i] = src[i];
+    this.ak++;
+  }
+
+  loadA(dst: { [i: number]: number; length: number }): void {
+    const buf = this.arrays[this.slot][this.ak++];
+    for (let i = 0; i < dst.length; i++) dst[i] = buf[i];
+  }
+
+  saveR(v: unknown): void {
+    this.refs[this.slot][this.rk++] = v;
+  }
+
+  loadR<T>(): T {
+    return this.refs[this.slot][this.rk++] as T;
   }
 }

@@ -2,6 +2,8 @@
 // stack (reassigned arrays). Storage is chunked, so growth never copies, and chunks are kept across runs
 // through a pool: each adjoint invocation acquires its own tape, so nested and re-entrant calls are safe.
 // Chunks start small (a tape per nested adjoint call must be cheap) and double up to MAX_CHUNK.
+import { LoopCheckpoints } from './revolve.js';
+
 const FIRST_CHUNK = 1 << 10;
 const MAX_CHUNK = 1 << 16;
 const chunkSize = (index: number) => Math.min(MAX_CHUNK, FIRST_CHUNK << Math.min(index, 6));
@@ -87,6 +89,70 @@ export class Tape {
     this.ip = this.i.length;
   }
 
+  // ---- binomial checkpointing of `$ad binomial-ckp` loops: a stack, as such loops may nest ----
+  private ckps: LoopCheckpoints[] = [];
+  private ckp: LoopCheckpoints | null = null;
+  private ckpPeak = 0;
+
+  /** starts reversing a loop of `steps` steps with `slots` snapshots */
+  ckpBegin(steps: number, slots: number): void {
+    if (this.ckp) this.ckps.push(this.ckp);
+    this.ckp = new LoopCheckpoints(steps, slots);
+  }
+
+  /** the next operation of the schedule (REVOLVE_*), 0 when the loop is reversed */
+  ckpNext(): number {
+    return this.ckp!.next();
+  }
+
+  ckpA(): number {
+    return this.ckp!.stepper.a;
+  }
+
+  ckpB(): number {
+    return this.ckp!.stepper.b;
+  }
+
+  ckpSaveF(v: number): void {
+    this.ckp!.saveF(v);
+  }
+
+  ckpSaveA(a: ArrayLike<number>): void {
+    this.ckp!.saveA(a);
+  }
+
+  ckpSaveR<T>(v: T): void {
+    this.ckp!.saveR(v);
+  }
+
+  ckpLoadF(): number {
+    return this.ckp!.loadF();
+  }
+
+  ckpLoadA(dst: { [i: number]: number; length: number }): void {
+    this.ckp!.loadA(dst);
+  }
+
+  ckpLoadR<T>(): T {
+    return this.ckp!.loadR<T>();
+  }
+
+  /** selects the snapshot of the state before the first step, to leave the loop's state as it began */
+  ckpFinish(): void {
+    this.ckp!.finish();
+  }
+
+  ckpEnd(): void {
+    const b = this.ckp!.bytes + this.ckps.reduce((s, c) => s + c.bytes, 0);
+    if (b > this.ckpPeak) this.ckpPeak = b;
+    this.ckp = this.ckps.pop() ?? null;
+  }
+
+  /** largest number of bytes the snapshots of checkpointed loops held at once */
+  get checkpointPeakBytes(): number {
+    return this.ckpPeak;
+  }
+
   /** entries currently on each stack */
   get heights(): { floats: number; ints: number; refs: number } {
     return { floats: this.fBase + this.fp, ints: this.iBase + this.ip, refs: this.rp };
@@ -109,7 +175,7 @@ export class Tape {
   }
 
   get empty(): boolean {
-    return this.fi === 0 && this.fp === 0 && this.ii === 0 && this.ip === 0 && this.rp === 0;
+    return this.ckp === null && this.fi === 0 && this.fp === 0 && this.ii === 0 && this.ip === 0 && this.rp === 0;
   }
 
   reset(): void {
@@ -124,6 +190,9 @@ export class Tape {
     for (let k = 0; k < this.rp; k++) this.refs[k] = undefined;
     this.rp = 0;
     this.peak = 0;
+    this.ckps = [];
+    this.ckp = null;
+    this.ckpPeak = 0;
   }
 
   private static pool: Tape[] = [];

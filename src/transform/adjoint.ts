@@ -3,7 +3,7 @@
 // backward sweep (f_bwd: restores by pops, derivative statements in reverse, control reversed). The
 // head's f_b runs both on one tape. Every value the backward sweep reads is restored to what it was at
 // the mirrored point of the forward sweep, so the adjoint of each statement sees its own pre-state.
-import { diffVars, type FuncActivity } from '../analysis/activity.js';
+import { diffVars, stmtCalls, type FuncActivity } from '../analysis/activity.js';
 import { solveForward, type Facts, type FlowResult } from '../analysis/dataflow.js';
 import { wholeArrayWrites } from '../analysis/regions.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
@@ -411,6 +411,9 @@ class AdjointBuilder {
       // an adjoint tape lives until the backward sweep is back where it was acquired
       if (bt && value.k === 'intr' && value.fn === 'Tape.acquire') bwd.push({ k: 'expr', e: { k: 'intr', fn: 'Tape.release', args: [bt], ty: VOID } });
       if (value.k === 'arrlit' || value.k === 'objlit') bwd.push(...this.literalAdjoint(s, value, bt));
+      // a copy's adjoint flows back into its source's
+      const src = value.k === 'intr' && (value.fn === 'copy' || value.fn === 'snapshot') ? this.bwhole(value.args[0]) : null;
+      if (bt && src) bwd.push({ k: 'expr', e: { k: 'intr', fn: 'addInto', args: [src, bt], ty: VOID } });
       bwd.push(...save.bwd);
       return { fwd, bwd };
     }
@@ -820,6 +823,8 @@ class AdjointBuilder {
   }
 
   private loop(s: Extract<Stmt, { k: 'for' | 'while' | 'do' }>): Pair {
+    const slots = binomialDirective(s);
+    if (slots !== null) return this.binomialLoop(s, slots);
     const init = s.k === 'for' ? this.seq(s.init) : { fwd: [], bwd: [] };
     this.loopDepth++;
     const counted = s.k === 'for' ? this.countedLoop(s) : null;
@@ -872,6 +877,161 @@ class AdjointBuilder {
       loc: s.loc,
     };
     return { fwd, bwd: [rev, ...init.bwd] };
+  }
+
+  /**
+   * `// $ad binomial-ckp [s]` on a time-stepping loop (Griewank's Revolve): the forward sweep saves
+   * the loop's state once and runs the plain primal loop; the backward sweep follows the binomial
+   * schedule — primal steps re-run from s snapshots, each step taped and reversed just before its
+   * adjoint — so the tape holds one step at a time and the snapshots s states, whatever the step count.
+   */
+  private binomialLoop(s: Extract<Stmt, { k: 'for' | 'while' | 'do' }>, slots: number): Pair {
+    const counted = s.k === 'for' ? this.countedLoop(s) : null;
+    if (s.k !== 'for' || !counted)
+      throw new TransformError(
+        "'$ad binomial-ckp' needs a counted loop: write it as for (let t = a; t < b; t++) with t and b not assigned in the body and no break, continue or return inside",
+        s,
+      );
+    const init = this.seq(s.init);
+    this.loopDepth++;
+    const body = this.seq(s.body);
+    this.loopDepth--;
+    if (body.bwd.length === 0) return { fwd: this.forInit({ ...s, init: init.fwd, body: body.fwd }, init), bwd: init.bwd };
+    const state = this.loopState(s);
+    const i = counted.index;
+    const step = counted.step;
+    for (const n of declaredInside(s.body)) this.loopScoped.add(n);
+    this.loopScoped.add(i.name);
+    const num = (v: number): Expr => ({ k: 'num', v });
+    const v = (name: string, ty: Ty): Extract<Expr, { k: 'var' }> => ({ k: 'var', name, ty });
+    const exprSt = (e: Expr): Stmt => ({ k: 'expr', e });
+    const primal = primalCopy(s.body);
+    // forward sweep: the state before the loop, the first index and the step count go on the tape
+    const stepsF = v(this.names.fresh('adSteps'), INT);
+    const fwd: Stmt[] = [...init.fwd];
+    for (const x of state) fwd.push(exprSt(this.ckpSaveOp(x, 'tape')));
+    fwd.push(exprSt(this.tapeOp('pushF', [i])));
+    fwd.push({ k: 'decl', name: stepsF.name, ty: INT, init: num(0), konst: false });
+    fwd.push({ ...s, init: [], body: [...primal, { k: 'assign', target: stepsF, value: { k: 'bin', op: '+', a: stepsF, b: num(1), ty: INT }, op: '+', inc: true }], comments: s.comments });
+    fwd.push(exprSt(this.tapeOp('pushI', [stepsF])));
+    // backward sweep: the schedule, operation by operation
+    const steps = v(this.names.fresh('adSteps'), INT);
+    const first = v(this.names.fresh('adFirst'), NUM);
+    const op = v(this.names.fresh('adOp'), INT);
+    const k = v(this.names.fresh('adStep'), INT);
+    const at = (kk: Expr): Stmt => ({ k: 'assign', target: i, value: { k: 'bin', op: '+', a: first, b: step === 1 ? kk : { k: 'bin', op: '*', a: kk, b: num(step), ty: INT }, ty: NUM } });
+    const isOp = (n: number): Expr => ({ k: 'bin', op: '===', a: op, b: num(n), ty: BOOL });
+    const advance: Stmt = {
+      k: 'for',
+      init: [{ k: 'decl', name: k.name, ty: INT, init: this.tapeOp('ckpA', [], INT), konst: false }],
+      cond: { k: 'bin', op: '<', a: k, b: this.tapeOp('ckpB', [], INT), ty: BOOL },
+      update: [{ k: 'assign', target: k, value: { k: 'bin', op: '+', a: k, b: num(1), ty: INT }, op: '+', inc: true }],
+      body: [at(k), ...primalCopy(s.body)],
+    };
+    const save = state.map((x) => exprSt(this.ckpSaveOp(x, 'ckp')));
+    const load = state.flatMap((x) => this.ckpLoadOp(x, 'ckp'));
+    const turn: Stmt[] = [at(this.tapeOp('ckpA', [], INT)), ...body.fwd, exprSt(this.tapeOp('notePeak', [])), ...body.bwd];
+    const schedule: Stmt = {
+      k: 'for',
+      init: [{ k: 'decl', name: op.name, ty: INT, init: this.tapeOp('ckpNext', [], INT), konst: false }],
+      cond: { k: 'bin', op: '!==', a: op, b: num(0), ty: BOOL },
+      update: [{ k: 'assign', target: op, value: this.tapeOp('ckpNext', [], INT) }],
+      body: [
+        {
+          k: 'if',
+          c: isOp(1),
+          then: [advance],
+          else: [{ k: 'if', c: isOp(2), then: save, else: [{ k: 'if', c: isOp(3), then: load, else: turn }] }],
+          comments: ['// 1: advance (primal steps), 2: take a snapshot, 3: restore one, 4: tape one step and reverse it'],
+        },
+      ],
+      loc: s.loc,
+    };
+    const bwd: Stmt[] = [
+      { k: 'decl', name: steps.name, ty: INT, init: this.tapeOp('popI', [], INT), konst: true },
+      { k: 'decl', name: first.name, ty: NUM, init: this.tapeOp('popF', [], NUM), konst: true },
+      ...[...state].reverse().flatMap((x) => this.ckpLoadOp(x, 'tape')),
+      { ...exprSt(this.tapeOp('ckpBegin', [steps, num(slots)])), comments: [`// $ad binomial-ckp: ${slots} snapshots`] },
+      schedule,
+      exprSt(this.tapeOp('ckpFinish', [])),
+      ...load,
+      exprSt(this.tapeOp('ckpEnd', [])),
+      ...init.bwd,
+    ];
+    // the schedule re-runs primal steps: what they read must hold its value at the loop
+    const reads = this.primalReads(bwd);
+    for (const x of state) reads.delete(x.name);
+    for (const n of declaredInside(s.body)) reads.delete(n);
+    reads.delete(i.name);
+    this.readsAt.set(s, reads);
+    return { fwd, bwd };
+  }
+
+  /** Saving a state variable: on the tape (forward sweep) or in the current snapshot slot. */
+  private ckpSaveOp(x: Extract<Expr, { k: 'var' }>, where: 'tape' | 'ckp'): Expr {
+    const flat = isFlatArray(x.ty);
+    if (!isRef(x.ty)) {
+      const val: Expr = x.ty.k === 'bool' ? { k: 'cond', c: x, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT } : x;
+      return where === 'tape' ? this.tapeOp('pushF', [val]) : this.tapeOp('ckpSaveF', [val]);
+    }
+    if (where === 'ckp' && flat) return this.tapeOp('ckpSaveA', [x]);
+    const copy: Expr = { k: 'intr', fn: 'snapshot', args: [x], ty: x.ty };
+    return where === 'tape' ? this.tapeOp('pushR', [copy]) : this.tapeOp('ckpSaveR', [copy]);
+  }
+
+  /** Loading a state variable back, in place for arrays (references held elsewhere stay valid). */
+  private ckpLoadOp(x: Extract<Expr, { k: 'var' }>, where: 'tape' | 'ckp'): Stmt[] {
+    if (!isRef(x.ty)) {
+      const raw = where === 'tape' ? this.tapeOp('popF', [], NUM) : this.tapeOp('ckpLoadF', [], NUM);
+      const val: Expr = x.ty.k === 'bool' ? { k: 'bin', op: '!==', a: raw, b: { k: 'num', v: 0 }, ty: BOOL } : raw;
+      return [{ k: 'assign', target: x, value: val }];
+    }
+    if (where === 'ckp' && isFlatArray(x.ty)) return [{ k: 'expr', e: this.tapeOp('ckpLoadA', [x]) }];
+    const src = where === 'tape' ? this.tapeOp('popR', [], x.ty) : this.tapeOp('ckpLoadR', [], x.ty);
+    return [{ k: 'expr', e: { k: 'intr', fn: 'restoreInto', args: [x, src], ty: VOID } }];
+  }
+
+  /**
+   * The state of a checkpointed loop: variables declared before it that its body writes — scalars it
+   * assigns, arrays and objects whose contents it changes (directly, through calls, through aliases).
+   */
+  private loopState(s: Extract<Stmt, { k: 'for' }>): Extract<Expr, { k: 'var' }>[] {
+    const inner = declaredInside(s.body);
+    const tyOfName = new Map<string, Ty>();
+    this.f.params.forEach((p) => tyOfName.set(p.name, p.ty));
+    forEachStmt(this.f.body, (st) => {
+      if (st.k === 'decl') tyOfName.set(st.name, st.ty);
+    });
+    const out = new Map<string, Ty>();
+    const contents = (r: string | null, at: Stmt) => {
+      if (!r) return;
+      let root = r;
+      if (inner.has(root)) {
+        const rep = this.fa.aliases.rep(root);
+        if (freshLocal(s.body, root)) return;
+        if (inner.has(rep) || rep === root)
+          throw new TransformError(`'$ad binomial-ckp': cannot tell which array '${root}' writes into; write through the array declared outside the loop`, at);
+        root = rep;
+      }
+      out.set(root, tyOfName.get(root) ?? NUM);
+    };
+    forEachStmt(s.body, (st) => {
+      if (st.k === 'assign' && st.target.k === 'var' && !inner.has(st.target.name)) {
+        if (isRef(st.target.ty))
+          throw new TransformError(`'$ad binomial-ckp': the loop replaces the array '${st.target.name}'; update it in place (${st.target.name}[j] = …) so that snapshots can restore it`, st);
+        out.set(st.target.name, st.target.ty);
+      }
+      if (st.k === 'assign' && st.target.k !== 'var') contents(rootVar(st.target), st);
+      if (st.k === 'expr' && st.e.k === 'intr' && ['push', 'restoreInto', 'addInto', 'zeroFill'].includes(st.e.fn)) contents(rootVar(st.e.args[0]), st);
+      for (const c of stmtCalls(st)) {
+        const w = this.info.activity.writes.get(c.fn);
+        c.args.forEach((a, j) => {
+          if (w?.has(j)) contents(rootVar(a), st);
+        });
+      }
+    });
+    out.delete(this.tapeName);
+    return [...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, ty]) => ({ k: 'var', name, ty }));
   }
 
   /**
@@ -1248,4 +1408,54 @@ function cheap(e: Expr): boolean {
     default:
       return false;
   }
+}
+
+/** The snapshot count of a `// $ad binomial-ckp [s]` directive on a loop, or null without one. */
+function binomialDirective(s: Stmt): number | null {
+  for (const c of s.comments ?? []) {
+    const m = /\$ad\s+binomial-ckp\b(?:\s+(\d+))?/.exec(c);
+    if (m) return m[1] ? Math.max(1, parseInt(m[1], 10)) : DEFAULT_SNAPSHOTS;
+  }
+  return null;
+}
+
+/** snapshots of a binomial-ckp loop that does not say how many */
+const DEFAULT_SNAPSHOTS = 50;
+
+function declaredInside(body: Stmt[]): Set<string> {
+  const out = new Set<string>();
+  forEachStmt(body, (st) => {
+    if (st.k === 'decl') out.add(st.name);
+  });
+  return out;
+}
+
+/** is `name` declared in `body` as a new array or object (not an alias of one from outside)? */
+function freshLocal(body: Stmt[], name: string): boolean {
+  let fresh = false;
+  forEachStmt(body, (st) => {
+    if (st.k === 'decl' && st.name === name && st.init) fresh = st.init.k === 'arrlit' || st.init.k === 'objlit' || st.init.k === 'alloc' || st.init.k === 'call' || (st.init.k === 'intr' && ['copy', 'snapshot', 'zerosLike'].includes(st.init.fn));
+  });
+  return fresh;
+}
+
+function isFlatArray(t: Ty): boolean {
+  return t.k === 'arr' && (t.elem.k === 'num' || t.elem.k === 'int');
+}
+
+/** The loop body as plain primal code for a sweep whose locals are declared at function scope. */
+function primalCopy(body: Stmt[]): Stmt[] {
+  const out: Stmt[] = [];
+  for (const st of body) {
+    if (st.k === 'decl') {
+      if (st.init) out.push({ k: 'assign', target: { k: 'var', name: st.name, ty: st.ty }, value: st.init, loc: st.loc });
+      continue;
+    }
+    if (st.k === 'if') out.push({ ...st, then: primalCopy(st.then), else: primalCopy(st.else) });
+    else if (st.k === 'for') out.push({ ...st, init: primalCopy(st.init), update: primalCopy(st.update), body: primalCopy(st.body) });
+    else if (st.k === 'while' || st.k === 'do') out.push({ ...st, body: primalCopy(st.body) });
+    else if (st.k === 'block') out.push({ ...st, body: primalCopy(st.body) });
+    else out.push(st);
+  }
+  return out;
 }

@@ -178,6 +178,13 @@ export const corpus: CorpusCase[] = [
   { name: 'switch/bucketed_rate', file: 'switch.ts', head: 'bucketedRate', args: [num(0.1, 4.9)], tags: ['switch', 'int-switch', 'intrinsic:floor', 'piecewise'] },
 
   // ------------------------------------------------------------------ misc.ts
+  // -------------------------------------------------------------- checkpoint.ts
+  { name: 'checkpoint/euler_oscillator', file: 'checkpoint.ts', head: 'eulerOscillator', args: [num(-1, 1), num(-1, 1), num(0.5, 4)], tags: ['binomial-ckp', 'intrinsic:abs'] },
+  { name: 'checkpoint/heat_rod', file: 'checkpoint.ts', head: 'heatRod', args: [f64(6, -1, 1), num(0.1, 0.3), int(12)], tags: ['binomial-ckp', 'typed', 'call-writes'] },
+  { name: 'checkpoint/orbit', file: 'checkpoint.ts', head: 'orbit', args: [obj({ x: num(0.8, 1.2), y: num(0.2, 0.5), vx: num(-0.3, 0.3), vy: num(0.6, 1) }), num(0.8, 1.2)], tags: ['binomial-ckp', 'object', 'flag-state'] },
+  { name: 'checkpoint/relax_many', file: 'checkpoint.ts', head: 'relaxMany', args: [vec(5, -1, 1), num(0.1, 0.4)], tags: ['binomial-ckp', 'callee', 'loop'] },
+  { name: 'checkpoint/nested_checkpoints', file: 'checkpoint.ts', head: 'nestedCheckpoints', args: [num(0.5, 1), num(-0.5, 0.5), num(0.05, 0.2)], tags: ['binomial-ckp', 'nested-ckp'] },
+
   { name: 'misc/harmonic_euler', file: 'misc.ts', head: 'harmonicEuler', args: [num(-1, 1), num(-1, 1), num(0.5, 4)], tags: ['physics', 'euler', 'loop', 'nested'] },
   { name: 'misc/rk4_decay', file: 'misc.ts', head: 'rk4Decay', args: [num(-1, 1), num(0.2, 2)], tags: ['ode', 'rk4', 'intrinsic:sin', 'nested'] },
   { name: 'misc/projectile_range', file: 'misc.ts', head: 'projectileRange', args: [num(5, 15), num(0.3, 1.2), num(0.05, 0.3)], tags: ['physics', 'while', 'data-dependent-trip'] },

@@ -1,0 +1,103 @@
+/**
+ * Time-stepping loops reversed by binomial checkpointing (`// $ad binomial-ckp s`): scalar, array,
+ * object and flag state, a step that calls a function writing the state, a checkpointed loop inside a
+ * callee called from a loop, and checkpointed loops nested in each other.
+ */
+
+export function eulerOscillator(x0: number, v0: number, k: number): number {
+  let x = x0;
+  let v = v0;
+  const dt = 0.05;
+  // $ad binomial-ckp 3
+  for (let i = 0; i < 40; i++) {
+    const a = -k * x - 0.1 * v * Math.abs(v);
+    x += dt * v;
+    v += dt * a;
+  }
+  return 0.5 * v * v + 0.5 * k * x * x;
+}
+
+function heatStep(u: Float64Array, tmp: Float64Array, c: number): void {
+  const n = u.length;
+  for (let j = 0; j < n; j++) {
+    const left = j > 0 ? u[j - 1] : 0;
+    const right = j < n - 1 ? u[j + 1] : 0;
+    tmp[j] = u[j] + c * (left - 2 * u[j] + right) - 0.05 * u[j] * u[j] * u[j];
+  }
+  for (let j = 0; j < n; j++) u[j] = tmp[j];
+}
+
+export function heatRod(u0: Float64Array, c: number, steps: number): number {
+  const u = Float64Array.from(u0);
+  const tmp = new Float64Array(u0.length);
+  let t = 0;
+  // $ad binomial-ckp 4
+  for (let s = 0; s < steps; s++) {
+    heatStep(u, tmp, c);
+    t += 0.1;
+  }
+  let e = 0;
+  for (let j = 0; j < u.length; j++) e += u[j] * u[j] * (1 + 0.1 * t);
+  return e;
+}
+
+interface Particle {
+  x: number;
+  y: number;
+  vx: number;
+  vy: number;
+}
+
+export function orbit(p: Particle, gm: number): number {
+  const q: Particle = { x: p.x, y: p.y, vx: p.vx, vy: p.vy };
+  let bounced = false;
+  let hits = 0;
+  // $ad binomial-ckp 5
+  for (let i = 0; i < 25; i++) {
+    const r2 = q.x * q.x + q.y * q.y;
+    const r3 = r2 * Math.sqrt(r2);
+    q.vx -= (0.02 * gm * q.x) / r3;
+    q.vy -= (0.02 * gm * q.y) / r3;
+    q.x += 0.02 * q.vx;
+    q.y += 0.02 * q.vy;
+    if (q.y < 0 && !bounced) {
+      bounced = true;
+      hits++;
+      q.vy = -0.9 * q.vy;
+    }
+  }
+  return q.x * q.x + 2 * q.y + hits;
+}
+
+function relax(a: number[], w: number, n: number): number {
+  let s = 0;
+  // $ad binomial-ckp 2
+  for (let k = 0; k < n; k++) {
+    for (let j = 1; j < a.length; j++) a[j] = a[j] + w * Math.sin(a[j - 1] - a[j]);
+    s += a[a.length - 1];
+  }
+  return s;
+}
+
+export function relaxMany(a0: number[], w: number): number {
+  const a = a0.slice();
+  let total = 0;
+  for (let r = 0; r < 3; r++) total += relax(a, w + 0.1 * r, 6);
+  return total + a[0] * a[1];
+}
+
+export function nestedCheckpoints(x0: number, y0: number, h: number): number {
+  let x = x0;
+  let y = y0;
+  // $ad binomial-ckp 3
+  for (let outer = 0; outer < 8; outer++) {
+    let z = x * 0.5;
+    // $ad binomial-ckp 2
+    for (let inner = 0; inner < 5; inner++) {
+      z = z + h * Math.cos(z + y);
+    }
+    x = x + h * z;
+    y = y - h * x * z;
+  }
+  return x * y;
+}
