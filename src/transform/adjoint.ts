@@ -76,10 +76,12 @@ class AdjointBuilder {
     this.f.params.forEach((p, i) => {
       if (sig.derivParams[i]) this.paramHasB.add(p.name);
     });
-    // written reference parameters are restored for the caller's backward sweep
+    // written reference parameters are restored for the caller's backward sweep; a head that no
+    // function calls has no such caller (its f_b puts back what the primal left in them)
     const w = info.activity.writes.get(name);
+    this.topLevel = name === info.head && !calledAnywhere(info, name);
     this.f.params.forEach((p, i) => {
-      if (w?.has(i)) {
+      if (w?.has(i) && !this.topLevel) {
         this.restore.add(p.name);
         this.alwaysRestore.add(p.name);
       }
@@ -230,6 +232,8 @@ class AdjointBuilder {
   private readsAt = new Map<Stmt, Set<string>>();
   private pushSites: string[] = [];
   private alwaysRestore = new Set<string>();
+  /** the head, called by no function: its forward sweep meets its backward sweep directly */
+  private topLevel = false;
 
   /** primal variables read by backward-sweep statements */
   private primalReads(bwd: Stmt[]): Set<string> {
@@ -337,6 +341,9 @@ class AdjointBuilder {
       this.inverted.add(s);
       return { fwd: [], bwd: [inverse] };
     }
+    // the old value came from a cheap assignment whose inputs never change: evaluate it again
+    const again = record && !withAdjoint && target.k === 'var' && this.info.options.recompute !== false ? this.cheapReachingDef(s, target.name) : null;
+    if (again) return { fwd: [], bwd: [{ k: 'assign', target, value: again }] };
     const fwd: Stmt[] = [];
     const bwd: Stmt[] = [];
     const popInto = (lv: LValue, ty: Ty) => {
@@ -358,6 +365,116 @@ class AdjointBuilder {
     }
     // the backward sweep pops in reverse order of the pushes
     return { fwd, bwd: bwd.reverse() };
+  }
+
+  /**
+   * Recomputation instead of recording (Tapenade §4.9, "cheap assignment whose inputs are still
+   * available at pop time"): the value `name` holds just before `s`, when it comes from a cheap
+   * assignment `name = e` that reaches `s` on every path (found in the same statement list or an
+   * enclosing branch, never across a loop) and whose inputs never change in the function.
+   */
+  private cheapReachingDef(s: Stmt, name: string): Expr | null {
+    if (!(this.tyOfLocal(name)?.k === 'num' || this.tyOfLocal(name)?.k === 'int')) return null;
+    const pos = this.positions().get(s);
+    return pos ? this.cheapDefBefore(pos, name) : null;
+  }
+
+  /** the cheap, stable assignment that gives `name` its value at `index` of `list` on every path */
+  private cheapDefBefore(start: { list: Stmt[]; index: number; parent: Stmt | null }, name: string, paramsOnly = false): Expr | null {
+    const params = new Set(this.f.params.map((p) => p.name));
+    let pos: { list: Stmt[]; index: number; parent: Stmt | null } | undefined = start;
+    for (;;) {
+      if (!pos) return null;
+      for (let k = pos.index - 1; k >= 0; k--) {
+        const t = pos.list[k];
+        const def = t.k === 'decl' ? (t.init ? t.init : null) : t.k === 'assign' && t.target.k === 'var' && t.target.name === name ? t.value : null;
+        if ((t.k === 'decl' && t.name === name) || (t.k === 'assign' && t.target.k === 'var' && t.target.name === name)) {
+          if (!def || !cheap(def)) return null;
+          let ok = true;
+          forEachExpr(def, (x) => {
+            if (x.k === 'var' && (x.name === name || !this.stable().has(x.name) || (paramsOnly && !params.has(x.name)))) ok = false;
+          });
+          return ok ? def : null;
+        }
+        if (assignsVar(t, name)) return null;
+      }
+      if (!pos.parent || pos.parent.k === 'for' || pos.parent.k === 'while' || pos.parent.k === 'do' || pos.parent.k === 'switch') return null;
+      pos = this.positions().get(pos.parent);
+    }
+  }
+
+  /** a return inside a branch or loop: the end of the body is not the only exit */
+  private endsWithReturnInside(): boolean {
+    let inner = false;
+    for (const st of this.f.body) if (st.k !== 'return') forEachStmt([st], (x) => {
+      if (x.k === 'return') inner = true;
+    });
+    return inner;
+  }
+
+  private tyOfLocal(name: string): Ty | undefined {
+    let t: Ty | undefined = this.f.params.find((p) => p.name === name)?.ty;
+    forEachStmt(this.f.body, (st) => {
+      if (st.k === 'decl' && st.name === name) t = st.ty;
+    });
+    return t;
+  }
+
+  private positionMap: Map<Stmt, { list: Stmt[]; index: number; parent: Stmt | null }> | null = null;
+  /** where each statement sits: its statement list, its index there, the compound statement around it */
+  private positions(): Map<Stmt, { list: Stmt[]; index: number; parent: Stmt | null }> {
+    if (this.positionMap) return this.positionMap;
+    const m = new Map<Stmt, { list: Stmt[]; index: number; parent: Stmt | null }>();
+    const walk = (list: Stmt[], parent: Stmt | null) =>
+      list.forEach((st, index) => {
+        m.set(st, { list, index, parent });
+        if (st.k === 'if') {
+          walk(st.then, st);
+          walk(st.else, st);
+        } else if (st.k === 'for') {
+          walk(st.init, st);
+          walk(st.body, st);
+          walk(st.update, st);
+        } else if (st.k === 'while' || st.k === 'do' || st.k === 'block') walk(st.body, st);
+        else if (st.k === 'switch') for (const c of st.cases) walk(c.body, st);
+      });
+    walk(this.f.body, null);
+    return (this.positionMap = m);
+  }
+
+  private stableSet: Set<string> | null = null;
+  /**
+   * Names whose value never changes once defined: parameters never assigned and top-level
+   * declarations defined once, arrays among them never written (directly, by calls, through aliases).
+   */
+  private stable(): Set<string> {
+    if (this.stableSet) return this.stableSet;
+    const defs = new Map<string, number>();
+    const written = new Set<string>();
+    forEachStmt(this.f.body, (st) => {
+      const n = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
+      if (n) defs.set(n, (defs.get(n) ?? 0) + 1);
+      if (st.k === 'assign' && st.target.k !== 'var') {
+        const r = rootVar(st.target);
+        if (r) written.add(this.rep(r));
+      }
+      if (st.k === 'expr' && st.e.k === 'intr' && ['push', 'restoreInto', 'addInto', 'zeroFill'].includes(st.e.fn)) {
+        const r = rootVar(st.e.args[0]);
+        if (r) written.add(this.rep(r));
+      }
+      for (const c of stmtCalls(st)) {
+        const w = this.info.activity.writes.get(c.fn);
+        c.args.forEach((a, j) => {
+          const r = rootVar(a);
+          if (w?.has(j) && r) written.add(this.rep(r));
+        });
+      }
+    });
+    const out = new Set<string>();
+    const ok = (n: string, ty: Ty) => !isRef(ty) || !written.has(this.rep(n));
+    for (const p of this.f.params) if (!defs.has(p.name) && ok(p.name, p.ty)) out.add(p.name);
+    for (const st of this.f.body) if (st.k === 'decl' && st.init && defs.get(st.name) === 1 && ok(st.name, st.ty)) out.add(st.name);
+    return (this.stableSet = out);
   }
 
   /**
@@ -1216,14 +1333,14 @@ class AdjointBuilder {
     // locals whose final value the backward sweep reads are handed over on the tape
     const handover = this.handover();
     const body: Stmt[] = [...this.localDecls([fwd], paramNames), ...fwd];
-    for (const h of handover) body.push({ k: 'expr', e: this.tapeOp(h.kind === 'F' ? 'pushF' : h.kind === 'I' ? 'pushI' : 'pushR', [h.kind === 'I' ? { k: 'cond', c: h.v, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT } : h.v]) });
+    for (const h of handover) if (!h.again) body.push({ k: 'expr', e: this.tapeOp(h.kind === 'F' ? 'pushF' : h.kind === 'I' ? 'pushI' : 'pushR', [h.kind === 'I' ? { k: 'cond', c: h.v, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT } : h.v]) });
     const r = this.retStmt;
     if (r && r.e) body.push({ k: 'return', e: r.e });
     return { name: adjointNames(this.info, this.name).fwd, params, ret: this.f.ret, body, exported: true, loc: this.f.loc, comments: this.f.comments };
   }
 
-  private handover(): { v: Expr; kind: 'F' | 'I' | 'R' }[] {
-    const out: { v: Expr; kind: 'F' | 'I' | 'R' }[] = [];
+  private handover(): { v: Expr; kind: 'F' | 'I' | 'R'; again?: Expr }[] {
+    const out: { v: Expr; kind: 'F' | 'I' | 'R'; again?: Expr }[] = [];
     const locals = declaredNames(this.f);
     const needed = [...this.readsInBwd].filter((n) => locals.has(n) && !this.loopScoped.has(n)).sort();
     const tyOfName = new Map<string, Ty>();
@@ -1250,7 +1367,9 @@ class AdjointBuilder {
       const ty = tyOfName.get(n) ?? NUM;
       if (isParam(n) && (isRef(ty) || !assigned.has(n))) continue;
       const v: Expr = { k: 'var', name: n, ty };
-      if (needed.includes(n)) out.push({ v, kind: ty.k === 'num' || ty.k === 'int' ? 'F' : ty.k === 'bool' ? 'I' : 'R' });
+      // a final value from a cheap assignment of unchanging inputs is evaluated again, not handed over
+      const again = needed.includes(n) && (ty.k === 'num' || ty.k === 'int') && this.info.options.recompute !== false && !this.endsWithReturnInside() ? this.cheapDefBefore({ list: this.f.body, index: this.f.body.length, parent: null }, n, true) : null;
+      if (needed.includes(n)) out.push({ v, kind: ty.k === 'num' || ty.k === 'int' ? 'F' : ty.k === 'bool' ? 'I' : 'R', ...(again ? { again } : {}) });
       if (isRef(ty) && this.hasB(n) && usedB.has(this.b.of(n))) out.push({ v: { k: 'var', name: this.b.of(n), ty: this.bty(ty) }, kind: 'R' });
     }
     return out;
@@ -1271,6 +1390,10 @@ class AdjointBuilder {
     const handover = this.handover();
     for (let k = handover.length - 1; k >= 0; k--) {
       const h = handover[k];
+      if (h.again) {
+        body.push({ k: 'assign', target: h.v as LValue, value: h.again });
+        continue;
+      }
       const pop = h.kind === 'F' ? this.tapeOp('popF', [], NUM) : h.kind === 'I' ? { k: 'bin' as const, op: '===' as const, a: this.tapeOp('popI', [], INT), b: { k: 'num' as const, v: 1 }, ty: BOOL } : this.tapeOp('popR', [], h.v.k === 'var' ? h.v.ty : NUM);
       body.push({ k: 'assign', target: h.v as LValue, value: pop });
     }
@@ -1458,4 +1581,25 @@ function primalCopy(body: Stmt[]): Stmt[] {
     else out.push(st);
   }
   return out;
+}
+
+/** does any function of the module call `name` (itself included)? */
+function calledAnywhere(info: ProgramInfo, name: string): boolean {
+  for (const n of info.mod.order) {
+    let found = false;
+    forEachStmt(info.mod.funcs.get(n)!.body, (st) => {
+      if (!found && stmtCalls(st).some((c) => c.fn === name)) found = true;
+    });
+    if (found) return true;
+  }
+  return false;
+}
+
+/** does `s` (or a statement inside it) assign the variable `name`? */
+function assignsVar(s: Stmt, name: string): boolean {
+  let found = false;
+  forEachStmt([s], (st) => {
+    if ((st.k === 'decl' && st.name === name) || (st.k === 'assign' && st.target.k === 'var' && st.target.name === name)) found = true;
+  });
+  return found;
 }
