@@ -4,7 +4,7 @@
 // head's f_b runs both on one tape. Every value the backward sweep reads is restored to what it was at
 // the mirrored point of the forward sweep, so the adjoint of each statement sees its own pre-state.
 import { diffVars, stmtCalls, type FuncActivity } from '../analysis/activity.js';
-import { solveForward, type Facts, type FlowResult } from '../analysis/dataflow.js';
+import { solveBackward, solveForward, type Facts, type FlowResult } from '../analysis/dataflow.js';
 import { wholeArrayWrites } from '../analysis/regions.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, TAPE, VOID, countedFor, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, rootVar, stmtExprs, tyOf } from '../ir/util.js';
@@ -80,6 +80,7 @@ class AdjointBuilder {
     // function calls has no such caller (its f_b puts back what the primal left in them)
     const w = info.activity.writes.get(name);
     this.topLevel = name === info.head && !calledAnywhere(info, name);
+    this.diffLiveness = this.topLevel && info.options.diffLiveness !== false;
     this.f.params.forEach((p, i) => {
       if (w?.has(i) && !this.topLevel) {
         this.restore.add(p.name);
@@ -141,7 +142,11 @@ class AdjointBuilder {
     // The set of restored variables grows with the pops the backward sweep needs (their indices);
     // with TBR, which kills push is decided by the to-be-recorded analysis of the previous round.
     let lastPushes = '';
+    let lastDead = '';
     for (let iter = 0; iter < 12; iter++) {
+      // diff-liveness needs the backward sweep's reads: from the previous round
+      this.dead = this.diffLiveness && iter > 0 ? this.diffDead(this.readsAt) : new Set();
+      const deadSig = this.deadSignature();
       this.prevReadsAt = this.readsAt;
       this.readsAt = new Map();
       this.inverted = new Set();
@@ -164,15 +169,107 @@ class AdjointBuilder {
         }
       this.built = { fwd: pair.fwd, bwd: pair.bwd };
       this.readsInBwd = reads;
+      const deadStable = !this.diffLiveness || (iter > 0 && deadSig === lastDead && this.deadSignature(this.diffDead(this.readsAt)) === deadSig);
+      lastDead = deadSig;
       if (this.info.options.tbr) {
         this.tbr = this.toBeRecorded();
         const pushes = this.pushSites.join(',');
-        if (!grew && pushes === lastPushes && iter > 0) return;
+        if (!grew && pushes === lastPushes && iter > 0 && deadStable) return;
         lastPushes = pushes;
         continue;
       }
-      if (!grew) return;
+      if (!grew && deadStable) return;
     }
+    // no fixed point with dead forward code: build again with every primal statement kept
+    if (this.diffLiveness) {
+      this.diffLiveness = false;
+      this.build();
+    }
+  }
+
+  /** diff-liveness applies to a head no function calls, when its primal results need not be kept */
+  private diffLiveness = false;
+  /** primal statements of the forward sweep that neither derivatives nor kept results need */
+  private dead = new Set<Stmt>();
+
+  private deadSignature(dead: Set<Stmt> = this.dead): string {
+    const order: number[] = [];
+    let k = 0;
+    forEachStmt(this.f.body, (st) => {
+      if (dead.has(st)) order.push(k);
+      k++;
+    });
+    return order.join(',');
+  }
+
+  /**
+   * Diff-liveness (Tapenade §4.9, report §4.7), backward: a variable is live when a later statement
+   * that is kept reads it, when a derivative statement reads it (`readsAt`: what the adjoint of each
+   * statement reads at its pre-state), when control flow depends on it, or when it is a kept result.
+   * An assignment to a variable or into an array that is not live is dead: the forward sweep skips it
+   * (and its push), its adjoint stays.
+   */
+  private diffDead(readsAt: Map<Stmt, Set<string>>): Set<Stmt> {
+    const keep = new Set<string>(); // read by control flow or by loop bounds: always needed
+    forEachStmt(this.f.body, (st) => {
+      if (st.k === 'decl' || st.k === 'assign' || st.k === 'expr' || st.k === 'return') return;
+      for (const e of stmtExprs(st)) for (const v of this.readNames(e)) keep.add(v);
+      for (const v of readsAt.get(st) ?? []) keep.add(v);
+    });
+    const exit = new Set<string>();
+    if (this.info.options.primalResults !== false) {
+      const w = this.info.activity.writes.get(this.name);
+      this.f.params.forEach((p, i) => {
+        if (w?.has(i)) exit.add(this.rep(p.name));
+      });
+    }
+    const needed = (st: Stmt, out: Facts): boolean => {
+      if (st.k === 'expr' || st.k === 'return') return true;
+      if (st.k !== 'decl' && st.k !== 'assign') return true;
+      const value = st.k === 'decl' ? st.init : st.value;
+      if (!value) return true;
+      let call = false;
+      forEachExpr(value, (x) => {
+        if (x.k === 'call' || (x.k === 'intr' && (x.fn.startsWith('tape.') || x.fn === 'Tape.acquire'))) call = true;
+      });
+      if (call) return true;
+      const target = st.k === 'decl' ? ({ k: 'var', name: st.name, ty: st.ty } as LValue) : st.target;
+      if (isRef(target.ty) && target.k === 'var') return true;
+      const root = rootVar(target);
+      if (!root) return true;
+      return out.has(root) || out.has(this.rep(root)) || keep.has(root) || keep.has(this.rep(root));
+    };
+    const transfer = (st: Stmt, out: Facts): Facts => {
+      const inSet = new Set(out);
+      if (st.k === 'return') {
+        if (this.info.options.primalResults !== false && st.e) for (const v of this.readNames(st.e)) inSet.add(v);
+      } else if (needed(st, out)) {
+        if (st.k === 'decl' || (st.k === 'assign' && st.target.k === 'var')) inSet.delete(st.k === 'decl' ? st.name : (st.target as { name: string }).name);
+        for (const e of stmtExprs(st)) for (const v of this.readNames(e)) inSet.add(v);
+      } else if (st.k === 'decl' || (st.k === 'assign' && st.target.k === 'var')) {
+        inSet.delete(st.k === 'decl' ? st.name : (st.target as { name: string }).name);
+      }
+      for (const v of readsAt.get(st) ?? []) inSet.add(v);
+      return inSet;
+    };
+    const flow = solveBackward(this.f.body, exit, transfer);
+    const dead = new Set<Stmt>();
+    forEachStmt(this.f.body, (st) => {
+      if ((st.k === 'decl' || st.k === 'assign') && !needed(st, flow.outOf.get(st) ?? EMPTY)) dead.add(st);
+    });
+    return dead;
+  }
+
+  /** variables an expression reads, with the alias class of arrays (a write through an alias reaches it) */
+  private readNames(e: Expr): string[] {
+    const out: string[] = [];
+    forEachExpr(e, (x) => {
+      if (x.k === 'var') {
+        out.push(x.name);
+        if (isRef(x.ty)) out.push(this.rep(x.name));
+      }
+    });
+    return out;
   }
 
   /**
@@ -217,7 +314,8 @@ class AdjointBuilder {
   /** Must the value `root` holds before `s` be recorded? */
   private mustRecord(s: Stmt, root: string): boolean {
     if (this.alwaysRestore.has(root)) return true;
-    if (!this.info.options.tbr) return this.restore.has(root);
+    // the naive model records every overwritten value (Tapenade's store-all column)
+    if (!this.info.options.tbr) return true;
     if (!this.tbr) return false;
     return !!(this.tbr.inOf.get(s)?.has(root) || this.prevReadsAt.get(s)?.has(root));
   }
@@ -291,7 +389,7 @@ class AdjointBuilder {
   }
 
   private stmt(s: Stmt): Pair {
-    const p = this.stmtPair(s);
+    const p = this.dead.has(s) ? this.deadAssign(s as Extract<Stmt, { k: 'decl' | 'assign' }>) : this.stmtPair(s);
     if (s.k === 'decl' || s.k === 'assign' || s.k === 'expr' || s.k === 'return') this.readsAt.set(s, this.primalReads(p.bwd));
     return p;
   }
@@ -540,6 +638,15 @@ class AdjointBuilder {
     }
     // restore the pre-state first, then the adjoint statements (which read the pre-state)
     return { fwd, bwd: [...save.bwd, ...bwd] };
+  }
+
+  /** a statement diff-liveness removed from the forward sweep: its adjoint only */
+  private deadAssign(s: Extract<Stmt, { k: 'decl' | 'assign' }>): Pair {
+    const value = s.k === 'decl' ? s.init! : s.value;
+    const target: LValue = s.k === 'decl' ? { k: 'var', name: s.name, ty: s.ty } : s.target;
+    const root = rootVar(target)!;
+    if (hasFloat(target.ty) && target.ty.k !== 'int' && !isRef(target.ty) && this.hasB(root)) return { fwd: [], bwd: this.scalarAdjoint(s, target, value) };
+    return { fwd: [], bwd: [] };
   }
 
   private declAsAssign(s: Extract<Stmt, { k: 'decl' }>): Stmt {
@@ -1481,7 +1588,7 @@ class AdjointBuilder {
     const w = this.info.activity.writes.get(this.name);
     const snaps: { p: Param; n: string }[] = [];
     this.f.params.forEach((p, i) => {
-      if (w?.has(i)) {
+      if (w?.has(i) && this.info.options.primalResults !== false) {
         const n = this.names.fresh(`${p.name}Out`);
         snaps.push({ p, n });
         body.push({ k: 'decl', name: n, ty: p.ty, init: { k: 'intr', fn: 'snapshot', args: [{ k: 'var', name: p.name, ty: p.ty }], ty: p.ty }, konst: true });

@@ -37,6 +37,10 @@ export interface AdjointOptions {
   tbr: boolean;
   /** recompute cheap loop-local constants in the backward sweep instead of recording them (default true) */
   recompute?: boolean;
+  /** diff-liveness: the head's forward sweep computes only what derivatives and kept results need (default true) */
+  diffLiveness?: boolean;
+  /** keep the primal's results (return value, written arrays) in the head's f_b (default true) */
+  primalResults?: boolean;
 }
 
 export const DEFAULT_ADJOINT: AdjointOptions = { tbr: true };
