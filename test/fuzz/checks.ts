@@ -11,7 +11,8 @@
 //   dot          tangent against adjoint by the dot-product test (checkCompiled)
 //   vector       vector tangent against repeated scalar tangents (checkCompiled)
 //   tape         tape empty after the adjoint's backward sweep (checkCompiled)
-//   tbr          f_b with `adjoint: { tbr: false, recompute: false }` (the naive model) gives bit-identical gradients to f_b
+//   tbr          f_b with `adjoint: { tbr: false, recompute: false }` (the naive model) gives bit-identical gradients to f_b,
+//                and so does f_b with `adjoint: { primalResults: false }` (diff-liveness removing primal code)
 import ts from 'typescript';
 import { checkCompiled, type CheckReport } from '../../src/api/check.js';
 import type { CompileResult, ManifestEntry } from '../../src/api/compile.js';
@@ -48,6 +49,7 @@ export interface CheckJob {
   seed: number;
   js: CompileResult;
   jsNaive: CompileResult;
+  jsLean: CompileResult;
 }
 
 export interface CheckOutcome {
@@ -160,6 +162,8 @@ export function runChecks(job: CheckJob): CheckOutcome {
   const naive = loadGenerated(jsNaive.code);
   const eT = entry(js, head, 'tangent'), eV = entry(js, head, 'vector'), eB = entry(js, head, 'reverse');
   const eBn = entry(jsNaive, head, 'reverse');
+  const lean = loadGenerated(job.jsLean.code);
+  const eBl = entry(job.jsLean, head, 'reverse');
   const params = (eT ?? eB)!.params.filter((p) => p.role === 'primal').map((p) => p.name);
   const of = js.of;
 
@@ -223,6 +227,12 @@ export function runChecks(job: CheckJob): CheckOutcome {
         const b = callReverse(naive, eBn, params, args, of, ybar);
         if (!sameBits([a.ret, a.adj, a.after], [b.ret, b.adj, b.after]))
           find({ prop: 'tbr', message: 'f_b with TBR differs from the naive adjoint (adjoint: { tbr: false })', observed: show({ returned: a.ret, adjoints: a.adj }), expected: show({ returned: b.ret, adjoints: b.adj }), args });
+        // without the primal results (diff-liveness): the same adjoints
+        if (eBl) {
+          const l = callReverse(lean, eBl, params, args, of, ybar);
+          if (!sameBits([l.ret, l.adj], [b.ret, b.adj]))
+            find({ prop: 'tbr', message: 'f_b with diff-liveness (adjoint: { primalResults: false }) differs from the naive adjoint', observed: show({ returned: l.ret, adjoints: l.adj }), expected: show({ returned: b.ret, adjoints: b.adj }), args });
+        }
       }
       // ---- derivatives: checkCompiled
       stage = 'checkCompiled';

@@ -211,7 +211,14 @@ export async function testProgram(p: Program, points: unknown[][], seed: number,
     out.findings.push({ prop: 'accepts', message: `rejected with adjoint: { tbr: false }: ${naive.diagnostics.map((d) => d.message).join('; ')}` });
     return out;
   }
-  const job: CheckJob = { source: p.source, head: p.head, points, seed, js, jsNaive: naive };
+  // every refinement on and the primal results dropped (diff-liveness at its strongest)
+  const lean = await compileOnce({ ...base, js: true, runtimeImport: null, adjoint: { primalResults: false } }, 'JavaScript, primalResults: false');
+  if (!lean) return out;
+  if (lean.diagnostics.some((d) => d.severity === 'error')) {
+    out.findings.push({ prop: 'accepts', message: `rejected with adjoint: { primalResults: false }: ${lean.diagnostics.map((d) => d.message).join('; ')}` });
+    return out;
+  }
+  const job: CheckJob = { source: p.source, head: p.head, points, seed, js, jsNaive: naive, jsLean: lean };
   const r = await worker.run({ type: 'check', job }, opts.checkBudget ?? 60_000);
   if (!r.ok) {
     count('runtime');
