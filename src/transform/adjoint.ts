@@ -487,7 +487,7 @@ class AdjointBuilder {
         const t = pos.list[k];
         const def = t.k === 'decl' ? (t.init ? t.init : null) : t.k === 'assign' && t.target.k === 'var' && t.target.name === name ? t.value : null;
         if ((t.k === 'decl' && t.name === name) || (t.k === 'assign' && t.target.k === 'var' && t.target.name === name)) {
-          if (!def || !cheap(def)) return null;
+          if (!def || !cheap(def) || this.storeForced(t)) return null;
           let ok = true;
           forEachExpr(def, (x) => {
             if (x.k === 'var' && (x.name === name || !this.stable().has(x.name) || (paramsOnly && !params.has(x.name)))) ok = false;
@@ -1056,6 +1056,8 @@ class AdjointBuilder {
     if (s.k === 'for' && !counted) upd = this.seq(s.update);
     const recompute = counted && this.info.options.recompute !== false ? this.recomputableDecls(s.body, counted.index.name) : [];
     for (const d of recompute) this.recomputed.add(d);
+    const scratch = counted && this.info.options.recompute !== false ? this.scratchPrefix(s as Extract<Stmt, { k: 'for' }>, recompute) : null;
+    if (scratch) for (const k of scratch.kills) this.recomputed.add(k);
     const body = this.seq(s.body);
     this.loopDepth--;
     if (body.bwd.length === 0 && upd.bwd.length === 0) {
@@ -1069,7 +1071,7 @@ class AdjointBuilder {
         init: [{ k: 'assign', target: i, value: counted.last }],
         cond: counted.revCond,
         update: [{ k: 'assign', target: i, value: { k: 'bin', op: counted.step > 0 ? '-' : '+', a: i, b: { k: 'num', v: Math.abs(counted.step) }, ty: INT }, op: counted.step > 0 ? '-' : '+', inc: Math.abs(counted.step) === 1 }],
-        body: [...recompute.flatMap((d) => this.recomputation(d)), ...body.bwd],
+        body: [...recompute.flatMap((d) => this.recomputation(d)), ...(scratch ? primalCopy(scratch.prefix) : []), ...body.bwd],
         loc: s.loc,
       };
       const fwd: Stmt = { ...(s as Extract<Stmt, { k: 'for' }>), init: init.fwd, body: body.fwd };
@@ -1078,6 +1080,7 @@ class AdjointBuilder {
       // the reversed loop reads its bounds at the loop; its index it sets itself
       const boundReads = this.primalReads([{ k: 'expr', e: counted.last }, { k: 'expr', e: counted.revCond }]);
       for (const d of recompute) for (const v of this.primalReads([{ k: 'expr', e: d.init! }])) boundReads.add(v);
+      if (scratch) for (const v of scratch.reads) boundReads.add(v);
       boundReads.delete(i.name);
       for (const d of recompute) this.loopScoped.add(d.name);
       this.readsAt.set(s, boundReads);
@@ -1280,7 +1283,7 @@ class AdjointBuilder {
     const stable = (v: string) => v === index || chosen.has(v) || (params.has(v) ? !defs.has(v) : defs.get(v) === 1 && topLevel.has(v));
     const out: Extract<Stmt, { k: 'decl' }>[] = [];
     for (const st of body) {
-      if (st.k !== 'decl' || !st.init || defs.get(st.name) !== 1 || written.has(st.name)) continue;
+      if (st.k !== 'decl' || !st.init || defs.get(st.name) !== 1 || written.has(st.name) || this.storeForced(st)) continue;
       if (!cheap(st.init)) continue;
       let ok = true;
       forEachExpr(st.init, (x) => {
@@ -1293,6 +1296,168 @@ class AdjointBuilder {
     }
     return out;
   }
+
+  /**
+   * Local recomputation of scratch arrays (ERA's B slices inside a loop body, recompute.md §4.9): a
+   * counted loop whose body starts by filling scratch arrays completely (`for (j…) diff[j] = …`) from
+   * values the loop never changes re-runs that prefix at the start of each reversed iteration instead of
+   * recording every element it overwrites. The scratch arrays (and scalars the prefix starts afresh,
+   * like a running index) must be used nowhere outside the loop, and the prefix's own adjoint must read
+   * only their final values: an array it reads is written by one statement of the prefix.
+   */
+  private scratchPrefix(loop: Extract<Stmt, { k: 'for' }>, consts: Stmt[]): { prefix: Stmt[]; kills: Stmt[]; reads: Set<string> } | null {
+    const whole = wholeArrayWrites(this.f);
+    const arrays = new Set<string>();
+    const scalars = new Set<string>();
+    const prefix: Stmt[] = [];
+    const kills: Stmt[] = [];
+    const innerNames = new Set<string>(); // loop indices and consts of the prefix
+    const writers = new Map<string, number>();
+    let k = 0;
+    for (; k < loop.body.length; k++) {
+      const st = loop.body[k];
+      if (consts.includes(st)) continue;
+      if (this.storeForced(st)) break;
+      const fresh = st.k === 'decl' ? (st.init ? { name: st.name, ty: st.ty, value: st.init } : null) : st.k === 'assign' && st.target.k === 'var' ? { name: st.target.name, ty: st.target.ty, value: st.value } : null;
+      if (fresh && (fresh.ty.k === 'num' || fresh.ty.k === 'int')) {
+        // a scalar started afresh: nothing it reads may be a scratch value
+        const name = fresh.name;
+        if (scalars.has(name) || this.readNames(fresh.value).some((v) => arrays.has(v) || v === name || scalars.has(v))) break;
+        scalars.add(name);
+        kills.push(st);
+        prefix.push(st);
+        continue;
+      }
+      if (st.k !== 'for' || !this.countedLoop(st)) break;
+      const defined = whole.get(st) ?? [];
+      // every element write of the loop goes to a scratch array (new ones must be defined whole here)
+      let ok = true;
+      const writes: Stmt[] = [];
+      forEachStmt([st], (x) => {
+        if (x.k === 'decl') innerNames.add(x.name);
+        if (x === st) return;
+        if (x.k === 'assign' && x.target.k === 'var') {
+          if (!scalars.has(x.target.name) && !innerNames.has(x.target.name)) ok = false;
+        } else if (x.k === 'assign') {
+          const r = rootVar(x.target);
+          if (!r || (!arrays.has(r) && !defined.includes(r)) || x.target.k !== 'idx' || x.target.obj.k !== 'var') ok = false;
+          else writes.push(x);
+        } else if (x.k === 'expr' || x.k === 'if' || x.k === 'while' || x.k === 'do' || x.k === 'switch' || x.k === 'return' || x.k === 'break' || x.k === 'continue' || x.k === 'throw') ok = false;
+        for (const e of stmtExprs(x))
+          forEachExpr(e, (y) => {
+            if (y.k === 'call' || (y.k === 'intr' && y.fn.startsWith('tape.'))) ok = false;
+          });
+      });
+      const index = this.countedLoop(st)!.index.name;
+      innerNames.add(index);
+      if (!ok || writes.length === 0) break;
+      for (const a of defined) arrays.add(a);
+      for (const w of writes) {
+        const r = rootVar((w as Extract<Stmt, { k: 'assign' }>).target)!;
+        writers.set(r, (writers.get(r) ?? 0) + 1);
+        kills.push(w);
+      }
+      prefix.push(st);
+    }
+    // scalars started after the last filling loop are not part of it
+    while (prefix.length && prefix[prefix.length - 1].k !== 'for') {
+      const st = prefix.pop()!;
+      scalars.delete(st.k === 'decl' ? st.name : ((st as Extract<Stmt, { k: 'assign' }>).target as { name: string }).name);
+      kills.splice(kills.indexOf(st), 1);
+      k = loop.body.indexOf(st);
+    }
+    if (arrays.size === 0) return null;
+    // after the prefix, the body only reads the scratch values
+    let laterWrite = false;
+    for (const st of loop.body.slice(k))
+      forEachStmt([st], (x) => {
+        if (x.k === 'assign') {
+          const r = rootVar(x.target);
+          if (r && (arrays.has(r) || scalars.has(r))) laterWrite = true;
+        }
+        for (const c of stmtCalls(x)) if (c.args.some((a) => { const r = rootVar(a); return !!r && arrays.has(r); })) laterWrite = true;
+      });
+    if (laterWrite) return null;
+    // what the prefix reads from outside must not change in the loop
+    const local = new Set([...arrays, ...scalars, ...innerNames, ...consts.map((d) => (d as { name: string }).name), this.countedLoop(loop)!.index.name]);
+    const reads = new Set<string>();
+    for (const st of prefix) forEachStmt([st], (x) => {
+      for (const e of stmtExprs(x)) for (const v of this.readNames(e)) if (!local.has(v)) reads.add(v);
+      if (x.k === 'assign' && x.target.k !== 'var') forEachExpr(x.target, (y) => { if (y.k === 'var' && !local.has(y.name) && y !== x.target) reads.add(y.name); });
+    });
+    const changed = new Set<string>();
+    forEachStmt(loop.body, (x) => {
+      if (x.k === 'assign' && x.target.k === 'var') changed.add(x.target.name);
+      if (x.k === 'decl') changed.add(x.name);
+      if (x.k === 'assign' && x.target.k !== 'var') {
+        const r = rootVar(x.target);
+        if (r) changed.add(this.rep(r));
+      }
+      for (const c of stmtCalls(x)) {
+        const w = this.info.activity.writes.get(c.fn);
+        c.args.forEach((a, j) => {
+          const r = rootVar(a);
+          if (w?.has(j) && r) changed.add(this.rep(r));
+        });
+      }
+    });
+    for (const v of reads) if (changed.has(v) || changed.has(this.rep(v))) return null;
+    // scratch values live only in this loop
+    let outside = false;
+    const mine = new Set<Stmt>();
+    forEachStmt([loop], (x) => void mine.add(x));
+    forEachStmt(this.f.body, (x) => {
+      if (mine.has(x)) return;
+      if (x.k === 'decl' && (arrays.has(x.name) || scalars.has(x.name)) && (!x.init || x.init.k === 'alloc' || x.init.k === 'num')) return;
+      for (const e of stmtExprs(x)) for (const v of this.readNames(e)) if (arrays.has(v) || scalars.has(v)) outside = true;
+      if ((x.k === 'assign' && x.target.k === 'var' && (arrays.has(x.target.name) || scalars.has(x.target.name))) || (x.k === 'decl' && (arrays.has(x.name) || scalars.has(x.name)))) outside = true;
+    });
+    if (outside) return null;
+    // the prefix's adjoint must see final values of the arrays it reads (one writer each)
+    const readByAdjoint = new Set<string>();
+    for (const st of prefix) forEachStmt([st], (x) => {
+      for (const v of this.prevReadsAt.get(x) ?? []) readByAdjoint.add(v);
+    });
+    for (const a of arrays) if (readByAdjoint.has(a) && (writers.get(a) ?? 0) > 1) return null;
+    return { prefix, kills, reads };
+  }
+
+  /**
+   * `// $ad store` on a statement (or a loop: every statement inside), or `// $ad store a, b` anywhere
+   * in the function for variables: their values are recorded, never recomputed (TAF's STORE).
+   */
+  private storeForced(st: Stmt): boolean {
+    if (!this.storedVars) {
+      this.storedVars = new Set();
+      this.storedStmts = new Set();
+      forEachStmt(this.f.body, (x) => {
+        for (const c of x.comments ?? []) {
+          const m = /\$ad\s+store\b([^\n]*)/.exec(c);
+          if (!m) continue;
+          const names = m[1].replace(/\*\/\s*$/, '').split(/[\s,]+/).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n));
+          if (names.length) for (const n of names) this.storedVars!.add(n);
+          else forEachStmt([x], (y) => void this.storedStmts!.add(y));
+        }
+      });
+    }
+    if (this.storedStmts!.has(st)) return true;
+    const target = st.k === 'decl' ? st.name : st.k === 'assign' ? rootVar(st.target) : null;
+    if (target && this.storedVars.has(target)) return true;
+    if (st.k === 'for') {
+      let any = false;
+      forEachStmt(st.body, (y) => {
+        if (y.k === 'assign' || y.k === 'decl') {
+          const r = y.k === 'decl' ? y.name : rootVar(y.target);
+          if (r && this.storedVars!.has(r)) any = true;
+        }
+      });
+      return any;
+    }
+    return false;
+  }
+
+  private storedVars: Set<string> | null = null;
+  private storedStmts: Set<Stmt> | null = null;
 
   /** the recomputation of `d` (and of its adjoint alias) at the start of a reversed iteration */
   private recomputation(d: Extract<Stmt, { k: 'decl' }>): Stmt[] {
