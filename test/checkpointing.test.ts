@@ -6,6 +6,7 @@ import { compile } from '../src/api/compile.js';
 import { loadGenerated } from '../src/api/load.js';
 import { Tape } from '../src/runtime/tape.js';
 import { revolveCost } from '../src/runtime/revolve.js';
+import { checkCompiled } from '../src/api/check.js';
 
 /** A small predator–prey system, integrated by explicit Euler; the objective reads the final state. */
 const ode = (directive: string) => `
@@ -94,5 +95,95 @@ describe('$ad binomial-ckp', () => {
 }`;
     const r = compile(src, { head: 'f', js: true, runtimeImport: null });
     expect(r.diagnostics.map((d) => d.message).join('\n')).toMatch(/binomial-ckp' needs a counted loop/);
+  });
+});
+
+describe('joint mode: checkpointed calls and regions', () => {
+  const SRC = (callDirective: string, funcDirective: string, start: string, end: string) => `
+${funcDirective}
+function smooth(v: number[], w: number): number {
+  let s = 0;
+  for (let i = 1; i < v.length; i++) {
+    v[i] = v[i] + w * Math.sin(v[i - 1]);
+    s += v[i] * v[i];
+  }
+  return s;
+}
+
+export function model(v0: number[], w: number, k: number): number {
+  const v = v0.slice();
+  let acc = 0;
+  ${callDirective}
+  acc += smooth(v, w);
+  ${start}
+  for (let j = 0; j < v.length; j++) v[j] = Math.exp(-k * v[j]) * v[j];
+  acc = acc * Math.cos(v[0]) + v[1];
+  ${end}
+  acc += smooth(v, 0.5 * w);
+  return acc * acc + v[v.length - 1];
+}`;
+  const run = (src: string, adjoint = {}) => {
+    const r = compile(src, { head: 'model', js: true, runtimeImport: null, adjoint });
+    expect(r.diagnostics.map((d) => d.message)).toEqual([]);
+    const m = loadGenerated(r.code) as Mod;
+    const v0b = [0, 0, 0, 0, 0];
+    const tape = Tape.acquire();
+    const v0 = [0.3, -0.2, 0.5, 0.1, 0.7];
+    m.model_fwd(tape, v0, v0b, 0.4, 0.8);
+    const pushes = tape.heights.floats + tape.heights.refs;
+    const adj = m.model_bwd(tape, v0, v0b, 0.4, 0.8, 1) as number[];
+    const empty = tape.empty;
+    Tape.release(tape);
+    return { grad: [...v0b, ...adj], pushes, empty, code: r.code };
+  };
+
+  it('gives the split-mode gradient with a checkpointed call, a checkpointed region, every call, and nocheckpoint', () => {
+    const split = run(SRC('', '', '', ''));
+    const variants = [
+      run(SRC('// $ad checkpoint', '', '', '')),
+      run(SRC('', '// $ad checkpoint', '', '')),
+      run(SRC('', '', '// $ad checkpoint-start', '// $ad checkpoint-end')),
+      run(SRC('', '', '', ''), { checkpointCalls: true }),
+      run(SRC('// $ad nocheckpoint', '', '', ''), { checkpointCalls: true }),
+    ];
+    for (const v of variants) {
+      expect(v.empty).toBe(true);
+      v.grad.forEach((g, i) => expect(g).toBeCloseTo(split.grad[i], 12));
+    }
+    // the checkpointed calls leave only their snapshot on the tape until the backward sweep
+    expect(variants[3].pushes).toBeLessThan(split.pushes);
+    expect(variants[1].code).toMatch(/\$ad checkpoint: snapshot/);
+    expect(variants[4].code.match(/\$ad checkpoint: snapshot/g)?.length).toBe(1);
+  });
+
+  it('a region at the end of a block and divided differences', () => {
+    const src = `export function g(x: number[], a: number): number {
+  let s = 0;
+  for (let r = 0; r < 3; r++) {
+    // $ad checkpoint-start
+    for (let i = 0; i < x.length; i++) x[i] = Math.tanh(a * x[i] + r);
+    s += x[0] * x[1];
+    // $ad checkpoint-end
+  }
+  return s;
+}`;
+    const r = compile(src, { head: 'g', js: true, runtimeImport: null });
+    expect(r.diagnostics.map((d) => d.message)).toEqual([]);
+    expect(r.code).toMatch(/\$ad checkpoint: snapshot/);
+    const rep = checkCompiled(r, r.code, 'g', [[0.3, -0.4, 0.2], 0.7], { seed: 5 });
+    expect(rep.messages).toEqual([]);
+    expect(rep.tapeEmpty).toBe(true);
+  });
+
+  it('reports unmatched markers and jumps out of a region', () => {
+    const bad = [
+      [`export function f(x: number): number {\n  // $ad checkpoint-start\n  let y = x * x;\n  return y;\n}`, /without a matching '\$ad checkpoint-end'/],
+      [`export function f(x: number): number {\n  let y = x * x;\n  // $ad checkpoint-end\n  return y;\n}`, /checkpoint-end' without a '\$ad checkpoint-start'/],
+      [`export function f(x: number): number {\n  let y = x;\n  for (let i = 0; i < 3; i++) {\n    // $ad checkpoint-start\n    y = y * x;\n    if (y > 2) break;\n    // $ad checkpoint-end\n  }\n  return y;\n}`, /cannot be left by 'break'/],
+    ] as const;
+    for (const [src, msg] of bad) {
+      const r = compile(src, { head: 'f', js: true, runtimeImport: null });
+      expect(r.diagnostics.map((d) => `${d.loc?.line}: ${d.message}`).join('\n')).toMatch(msg);
+    }
   });
 });

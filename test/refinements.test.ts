@@ -17,6 +17,8 @@ const LEVELS: { name: string; adjoint: NonNullable<CompileOptions['adjoint']> }[
   { name: 'TBR', adjoint: { recompute: false, primalResults: false } },
   { name: 'recomputation', adjoint: { primalResults: false } },
 ];
+/** joint mode: every call checkpointed (and re-run in the backward sweep) */
+const JOINT = { name: 'joint', adjoint: { checkpointCalls: true } };
 
 // Figure 11's code (the whole body of the differentiated procedure), in TypeScript
 const TRAJECTORY = `export function traj(A: number[], B: number[], Z: number[], T: number[], x: number, IND1: readonly number[], IND2: readonly number[], i: number): void {
@@ -101,7 +103,7 @@ describe("Tapenade's trajectory example (figure 11)", () => {
 describe('corpus at every refinement level', () => {
   for (const c of corpus)
     it(c.name, () => {
-      for (const level of LEVELS) {
+      for (const level of [...LEVELS, JOINT]) {
         const r = compileCase(c, { adjoint: level.adjoint });
         expect(r.diagnostics.map(formatDiagnostic), level.name).toEqual([]);
         let ok = false;

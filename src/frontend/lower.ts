@@ -454,6 +454,7 @@ class FunctionLowering {
     const body: Stmt[] = [];
     if (node.body && ts.isBlock(node.body)) {
       for (const s of node.body.statements) this.stmt(s, body);
+      body.splice(0, body.length, ...this.checkpointRegions(body, node.body));
     } else if (node.body) {
       const e = this.expr(node.body as ts.Expression);
       body.push(...this.takePre(), { k: 'return', e, loc: this.ctx.locOf(node.body) });
@@ -471,10 +472,78 @@ class FunctionLowering {
   // ---------- statements ----------
   private stmts(nodes: readonly ts.Statement[] | ts.Statement): Stmt[] {
     const out: Stmt[] = [];
-    if (ts.isBlock(nodes as ts.Node)) for (const s of (nodes as ts.Block).statements) this.stmt(s, out);
-    else if (Array.isArray(nodes)) for (const s of nodes) this.stmt(s, out);
+    if (ts.isBlock(nodes as ts.Node)) {
+      for (const s of (nodes as ts.Block).statements) this.stmt(s, out);
+      return this.checkpointRegions(out, nodes as ts.Block);
+    }
+    if (Array.isArray(nodes)) for (const s of nodes) this.stmt(s, out);
     else this.stmt(nodes as ts.Statement, out);
     return out;
+  }
+
+  /**
+   * `// $ad checkpoint-start` … `// $ad checkpoint-end` around statements of one block: they become a
+   * block marked for checkpointing (the end marker is on the statement after the region, or last in
+   * the block). The region must be left only by falling through its end.
+   */
+  private checkpointRegions(list: Stmt[], block: ts.Block): Stmt[] {
+    const has = (st: Stmt, word: string) => (st.comments ?? []).some((c) => new RegExp(`\\$ad\\s+${word}(?![\\w-])`).test(c));
+    if (!list.some((st) => has(st, 'checkpoint-start') || has(st, 'checkpoint-end'))) {
+      const tail = this.blockTail(block);
+      if (/\$ad\s+checkpoint-end/.test(tail)) this.err(block, "'$ad checkpoint-end' without a '$ad checkpoint-start' before it in the same block", 'put both markers in the same block, around the statements to checkpoint');
+      return list;
+    }
+    const out: Stmt[] = [];
+    let open: Stmt[] | null = null;
+    const close = () => {
+      if (!open) return;
+      this.checkRegionExits(open, block);
+      out.push({ k: 'block', body: open, comments: ['// $ad checkpoint-region'], loc: open[0]?.loc });
+      open = null;
+    };
+    for (const st of list) {
+      if (has(st, 'checkpoint-end')) {
+        if (!open) this.err(block, "'$ad checkpoint-end' without a '$ad checkpoint-start' before it in the same block", 'put both markers in the same block, around the statements to checkpoint');
+        close();
+      }
+      if (has(st, 'checkpoint-start')) {
+        if (open) this.err(block, "a '$ad checkpoint-start' inside a region already open", "close the first region with '$ad checkpoint-end' before starting another");
+        close();
+        open = [];
+      }
+      if (open) open.push(st);
+      else out.push(st);
+    }
+    if (open) {
+      if (/\$ad\s+checkpoint-end/.test(this.blockTail(block))) close();
+      else this.err(block, "'$ad checkpoint-start' without a matching '$ad checkpoint-end' in the same block", "add '// $ad checkpoint-end' after the last statement of the region");
+    }
+    return out;
+  }
+
+  /** the text between a block's last statement and its closing brace (where a trailing marker sits) */
+  private blockTail(block: ts.Block): string {
+    const sf = block.getSourceFile();
+    const from = block.statements.length ? block.statements[block.statements.length - 1].end : block.getStart() + 1;
+    return sf.text.slice(from, block.end);
+  }
+
+  private checkRegionExits(region: Stmt[], at: ts.Node): void {
+    const visit = (ss: Stmt[], inLoop: boolean) => {
+      for (const st of ss) {
+        if (st.k === 'return' || ((st.k === 'break' || st.k === 'continue') && (!inLoop || st.label))) {
+          this.ctx.diags.error(st.loc ?? this.ctx.locOf(at), `a checkpointed region cannot be left by '${st.k}'`, 'end the region before the statement, or move the jump out of it');
+          this.ok = false;
+        }
+        if (st.k === 'if') {
+          visit(st.then, inLoop);
+          visit(st.else, inLoop);
+        } else if (st.k === 'for' || st.k === 'while' || st.k === 'do') visit(st.body, true);
+        else if (st.k === 'switch') for (const c of st.cases) visit(c.body, true);
+        else if (st.k === 'block') visit(st.body, inLoop);
+      }
+    };
+    visit(region, false);
   }
 
   private stmt(s: ts.Statement, out: Stmt[], label?: string): void {

@@ -395,6 +395,8 @@ class AdjointBuilder {
   }
 
   private stmtPair(s: Stmt): Pair {
+    if (this.checkpointing !== s && this.checkpointedCall(s)) return this.checkpointRegion([s], s);
+    if (s.k === 'block' && isCheckpointBlock(s)) return this.checkpointRegion(s.body, s);
     switch (s.k) {
       case 'decl':
       case 'assign':
@@ -419,6 +421,130 @@ class AdjointBuilder {
       default:
         throw new TransformError(`'${s.k}' should have been lowered before the adjoint`, s);
     }
+  }
+
+  // ---------- checkpointing (joint mode) ----------
+  /** the statement being checkpointed: inside, it is differentiated in split mode */
+  private checkpointing: Stmt | null = null;
+
+  /**
+   * Joint mode for a call (Tapenade §4.10, the default there): `// $ad checkpoint` on the call or on
+   * the callee's declaration, or every differentiated call with `adjoint.checkpointCalls`, unless
+   * `// $ad nocheckpoint` is on the call or the callee.
+   */
+  private checkpointedCall(s: Stmt): boolean {
+    const c = s.k === 'expr' ? s.e : s.k === 'decl' ? s.init : s.k === 'assign' ? s.value : null;
+    if (!c || c.k !== 'call' || !this.info.differentiated(c.fn)) return false;
+    const callee = this.info.func(c.fn);
+    if (hasDirective(s, 'nocheckpoint') || hasDirective(callee, 'nocheckpoint')) return false;
+    return hasDirective(s, 'checkpoint') || hasDirective(callee, 'checkpoint') || this.info.options.checkpointCalls === true;
+  }
+
+  /**
+   * A checkpointed region (a call, or statements between checkpoint-start and checkpoint-end): the
+   * forward sweep saves what the region overwrites and runs it as plain primal code; the backward
+   * sweep puts that back, runs the region's own forward sweep (its tape lives only now) and at once its
+   * backward sweep. Trajectories of the region and of the code after it never coexist on the tape.
+   */
+  private checkpointRegion(region: Stmt[], at: Stmt): Pair {
+    const prev = this.checkpointing;
+    this.checkpointing = at;
+    const inner = this.seq(region);
+    this.checkpointing = prev;
+    // adjoints of arrays the region creates are allocated once, by the forward sweep (the backward
+    // sweep accumulates into them before the region runs again); anything subtler stays in split mode
+    const adjointRefs = new Set<string>();
+    for (const n of declaredNames(this.f)) if (this.hasB(n)) adjointRefs.add(this.b.of(n));
+    const allocates = (x: Stmt) => x.k === 'assign' && x.target.k === 'var' && adjointRefs.has(x.target.name);
+    const hoisted = inner.fwd.filter(allocates);
+    const rerun = inner.fwd.filter((x) => !allocates(x));
+    let nested = false;
+    forEachStmt(rerun, (x) => {
+      if (allocates(x) || (x.k === 'expr' && x.e.k === 'intr' && x.e.fn === 'tape.pushR' && x.e.args[1]?.k === 'var' && adjointRefs.has(x.e.args[1].name))) nested = true;
+    });
+    if (nested) return inner;
+    const state = this.regionState(region, at);
+    const fwd: Stmt[] = [];
+    const restore: Stmt[] = [];
+    for (const lv of state) {
+      const ty = lv.ty;
+      if (!isRef(ty)) {
+        const val: Expr = ty.k === 'bool' ? { k: 'cond', c: lv, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT } : lv;
+        fwd.push({ k: 'expr', e: this.tapeOp('pushF', [val]) });
+        const pop = this.tapeOp('popF', [], NUM);
+        restore.unshift({ k: 'assign', target: lv, value: ty.k === 'bool' ? { k: 'bin', op: '!==', a: pop, b: { k: 'num', v: 0 }, ty: BOOL } : pop });
+      } else if (lv.k === 'var' && this.reassignedIn(region, lv.name)) {
+        fwd.push({ k: 'expr', e: this.tapeOp('pushR', [lv]) });
+        restore.unshift({ k: 'assign', target: lv, value: this.tapeOp('popR', [], ty) });
+      } else {
+        fwd.push({ k: 'expr', e: this.tapeOp('pushR', [{ k: 'intr', fn: 'snapshot', args: [lv], ty }]) });
+        restore.unshift({ k: 'expr', e: { k: 'intr', fn: 'restoreInto', args: [lv, this.tapeOp('popR', [], ty)], ty: VOID } });
+      }
+    }
+    const primal = region.length === 1 && at === region[0] ? [at.k === 'decl' ? this.declAsAssign(at) : at] : primalCopy(region);
+    fwd.push(...primal, ...hoisted);
+    if (fwd.length && !fwd[0].comments) fwd[0] = { ...fwd[0], comments: ['// $ad checkpoint: snapshot, then plain primal code'] };
+    const bwd: Stmt[] = [...restore, ...rerun, ...inner.bwd];
+    // the region runs again in the backward sweep: what it reads at its entry must be there then
+    if (region.length && at !== region[0]) {
+      const reads = this.primalReads(bwd);
+      for (const r of this.readsAt.get(region[0]) ?? []) reads.add(r);
+      this.readsAt.set(region[0], reads);
+    }
+    return { fwd, bwd };
+  }
+
+  private reassignedIn(region: Stmt[], name: string): boolean {
+    let found = false;
+    forEachStmt(region, (x) => {
+      if (x.k === 'assign' && x.target.k === 'var' && x.target.name === name) found = true;
+    });
+    return found;
+  }
+
+  /**
+   * What a checkpointed region overwrites of the state it starts from: variables declared outside it
+   * that it assigns, and arrays it writes (directly, through calls, through aliases) — an assigned
+   * element alone when the region is that one assignment.
+   */
+  private regionState(region: Stmt[], at: Stmt): LValue[] {
+    const inner = declaredInside(region);
+    const out = new Map<string, LValue>();
+    const tyOfName = new Map<string, Ty>();
+    this.f.params.forEach((p) => tyOfName.set(p.name, p.ty));
+    forEachStmt(this.f.body, (st) => {
+      if (st.k === 'decl') tyOfName.set(st.name, st.ty);
+    });
+    const whole = (r: string | null) => {
+      if (!r) return;
+      let root = r;
+      if (inner.has(root)) {
+        if (freshLocal(region, root)) return;
+        root = this.rep(root);
+        if (inner.has(root)) root = r;
+      }
+      out.set(root, { k: 'var', name: root, ty: tyOfName.get(root) ?? NUM });
+    };
+    forEachStmt(region, (st) => {
+      if (st.k === 'assign' && st.target.k === 'var' && !inner.has(st.target.name)) out.set(st.target.name, st.target);
+      if (st.k === 'assign' && st.target.k !== 'var') {
+        const single = region.length === 1 && st === at && st.target.k === 'idx' && !isRef(st.target.ty);
+        const r = rootVar(st.target);
+        if (single && r && !out.has(r)) out.set(`${r}[]`, st.target);
+        else whole(r);
+      }
+      if (st.k === 'expr' && st.e.k === 'intr' && ['push', 'restoreInto', 'addInto', 'zeroFill'].includes(st.e.fn)) whole(rootVar(st.e.args[0]));
+      for (const c of stmtCalls(st)) {
+        const w = this.info.activity.writes.get(c.fn);
+        c.args.forEach((a, j) => {
+          if (w?.has(j)) whole(rootVar(a));
+        });
+      }
+    });
+    // a whole array saved makes its element redundant
+    for (const key of [...out.keys()]) if (key.endsWith('[]') && out.has(key.slice(0, -2))) out.delete(key);
+    out.delete(this.tapeName);
+    return [...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, lv]) => lv);
   }
 
   // ---------- save-on-kill ----------
@@ -1874,4 +2000,15 @@ function assignsVar(s: Stmt, name: string): boolean {
     if ((st.k === 'decl' && st.name === name) || (st.k === 'assign' && st.target.k === 'var' && st.target.name === name)) found = true;
   });
   return found;
+}
+
+/** a `// $ad <word>` directive among the comments of a statement or function */
+function hasDirective(node: { comments?: string[] }, word: string): boolean {
+  const re = new RegExp(`\\$ad\\s+${word}(?![\\w-])`);
+  return (node.comments ?? []).some((c) => re.test(c));
+}
+
+/** the block the front end makes of the statements between checkpoint-start and checkpoint-end */
+function isCheckpointBlock(s: Extract<Stmt, { k: 'block' }>): boolean {
+  return !s.label && hasDirective(s, 'checkpoint-region');
 }

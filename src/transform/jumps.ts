@@ -153,7 +153,9 @@ class JumpLowering {
           out.push(setFlag(t.brk, false));
           esc.delete(t.brk);
         }
-        out.push(...body);
+        // a checkpointed region stays a block (the adjoint re-runs it as one)
+        if (!s.label && (s.comments ?? []).some((c) => /\$ad\s+checkpoint-region/.test(c))) out.push({ ...s, body });
+        else out.push(...body);
         return [out, esc];
       }
       case 'switch':
