@@ -111,6 +111,8 @@ interface WorkloadSpec {
   ops: number;
   /** the same code compiled with every adjoint refinement off (the naive store-all model) */
   naive?: Compiled;
+  /** the same code in joint mode: every call checkpointed */
+  joint?: Compiled;
 }
 
 interface TapeResult {
@@ -137,6 +139,8 @@ interface WorkloadResult {
   tape: TapeResult;
   /** peak tape of the naive adjoint (refinements off), when measured */
   naiveTapeBytes?: number;
+  /** peak tape of the joint-mode adjoint (calls checkpointed), when measured */
+  jointTapeBytes?: number;
   checks: Record<string, number>;
   /** ms of the first (cold) call of each variant, made by the checks before any timing */
   firstCall: Record<string, number>;
@@ -205,32 +209,37 @@ function runWorkload(w: WorkloadSpec): WorkloadResult {
     { name: 'adjoint', run: adjoint },
     { name: 'tangent', run: () => tangent(0)[1] },
   ];
-  let naiveTapeBytes: number | undefined;
-  if (w.naive) {
-    const nb = w.naive.fn('_b');
-    const nArgs = buildArgs(w.naive.entry('_b'), { primal: pv, deriv: adj, seed: 1 });
+  // another compilation of the same adjoint (naive, joint): its time, and the tape its forward sweep leaves
+  const otherAdjoint = (name: string, other: Compiled): number => {
+    const ob = other.fn('_b');
+    const oArgs = buildArgs(other.entry('_b'), { primal: pv, deriv: adj, seed: 1 });
     variants.push({
-      name: 'adjointNaive',
+      name,
       run: () => {
         zeroAdj();
-        nb(...nArgs);
+        ob(...oArgs);
         return firstNumber(adj[w.wrt[0]]);
       },
     });
-    // its tape: the forward sweep only pushes, so the bytes after it are the peak
-    const nfwd = w.naive.fn('_fwd'), nbwd = w.naive.fn('_bwd');
-    const fa = buildArgs(w.naive.entry('_fwd'), { primal: pv, deriv: adj });
-    const ba = buildArgs(w.naive.entry('_bwd'), { primal: pv, deriv: adj, seed: 1 });
+    const ofwd = other.fn('_fwd'), obwd = other.fn('_bwd');
+    const fa = buildArgs(other.entry('_fwd'), { primal: pv, deriv: adj });
+    const ba = buildArgs(other.entry('_bwd'), { primal: pv, deriv: adj, seed: 1 });
     const t = Tape.acquire();
-    fa[w.naive.entry('_fwd').params.findIndex((p) => p.role === 'tape')] = t;
-    ba[w.naive.entry('_bwd').params.findIndex((p) => p.role === 'tape')] = t;
+    fa[other.entry('_fwd').params.findIndex((p) => p.role === 'tape')] = t;
+    ba[other.entry('_bwd').params.findIndex((p) => p.role === 'tape')] = t;
     zeroAdj();
-    nfwd(...fa);
-    naiveTapeBytes = t.bytes;
-    nbwd(...ba);
-    checks['naiveVsRefined'] = maxErr(adj, grad);
+    ofwd(...fa);
+    // the naive forward sweep only pushes, so the bytes after it are its peak; a joint one re-runs
+    // checkpointed calls in the backward sweep, whose peak the tape records at chunk boundaries
+    const afterFwd = t.bytes;
+    obwd(...ba);
+    checks[`${name}VsRefined`] = maxErr(adj, grad);
+    const peak = Math.max(afterFwd, t.peakBytes);
     Tape.release(t);
-  }
+    return peak;
+  };
+  const naiveTapeBytes = w.naive ? otherAdjoint('adjointNaive', w.naive) : undefined;
+  const jointTapeBytes = w.joint ? otherAdjoint('adjointJoint', w.joint) : undefined;
   if (fdv) {
     variants.push({ name: 'vector16', run: () => (fdv(...dvArgs) as [number, Float64Array])[1][0] });
     variants.push({
@@ -285,6 +294,7 @@ function runWorkload(w: WorkloadSpec): WorkloadResult {
     'tangent/primal': ratio('tangent', 'primal', 1, w.targets.tangent),
   };
   if (w.naive) ratios['adjointNaive/primal'] = ratio('adjointNaive', 'primal');
+  if (w.joint) ratios['adjointJoint/primal'] = ratio('adjointJoint', 'primal');
   if (fdv) ratios['vector16/(16 tangent)'] = ratio('vector16', 'tangent16', 1, w.targets.dv);
   if (fdv) ratios['vector16/primal'] = ratio('vector16', 'primal');
   return {
@@ -299,6 +309,7 @@ function runWorkload(w: WorkloadSpec): WorkloadResult {
     ratios,
     tape,
     naiveTapeBytes,
+    jointTapeBytes,
     checks,
     firstCall,
   };
@@ -440,14 +451,17 @@ function main(): void {
   const NAIVE: AdjointOptions = { tbr: false, recompute: false };
   const gmmNaive = compileHead('gmm_naive', 'evals/gmm/objective.ts', 'gmmObjective', ['alpha', 'mu', 'q', 'l'], NAIVE);
   const particlesNaive = compileHead('particles_naive', 'bench/workloads/particles.ts', 'particleSim', ['x0', 'y0', 'vx0', 'vy0', 'p'], NAIVE);
+  // joint mode: every call checkpointed (the split/joint default is chosen by this comparison)
+  const gmmJoint = compileHead('gmm_joint', 'evals/gmm/objective.ts', 'gmmObjective', ['alpha', 'mu', 'q', 'l'], { tbr: true, checkpointCalls: true });
+  const particlesJoint = compileHead('particles_joint', 'bench/workloads/particles.ts', 'particleSim', ['x0', 'y0', 'vx0', 'vy0', 'p'], { tbr: true, checkpointCalls: true });
 
   log('golden check: gmm d10_k25_n1000');
   const golden = gmmGolden(gmm);
 
   const R = QUICK ? { warmups: 1, runs: 3, tapeRuns: 1 } : { warmups: 3, runs: 10, tapeRuns: 3 };
   const specs: WorkloadSpec[] = [
-    { ...gmmSpec(gmm, 10, 25, 1000, { ...R, dv: true }, { adjoint: 4, tangent: 2, dv: 0.75 }), naive: gmmNaive },
-    { ...particleSpec(particles, 10, QUICK ? 100 : 500, R), naive: particlesNaive },
+    { ...gmmSpec(gmm, 10, 25, 1000, { ...R, dv: true }, { adjoint: 4, tangent: 2, dv: 0.75 }), naive: gmmNaive, joint: gmmJoint },
+    { ...particleSpec(particles, 10, QUICK ? 100 : 500, R), naive: particlesNaive, joint: particlesJoint },
   ];
   // d=64: one round of primal + f_b + f_d takes 7-13 s here (the first f_b call ~20 s: it grows a 3 GiB
   // tape), so this size gets 2 warm-up rounds after the untimed check calls and 7 timed rounds; one
@@ -457,6 +471,7 @@ function main(): void {
       ? gmmSpec(gmm, 64, 100, 20, { warmups: 1, runs: 3, dv: false, tapeRuns: 1 }, {})
       : gmmSpec(gmm, 64, 100, 1000, { warmups: 2, runs: DV64 ? 3 : 7, dv: DV64, tapeRuns: 1 }, {})),
     naive: gmmNaive,
+    joint: gmmJoint,
   };
 
   const results: WorkloadResult[] = [];
@@ -474,11 +489,12 @@ function main(): void {
   );
   out.push('');
   const rows: string[][] = [];
-  const names: Record<string, string> = { primal: 'primal (tsc)', adjoint: 'adjoint f_b', adjointNaive: 'f_b, naive', tangent: 'tangent f_d', vector16: 'f_dv (16 dirs)', tangent16: '16 × f_d' };
+  const names: Record<string, string> = { primal: 'primal (tsc)', adjoint: 'adjoint f_b', adjointNaive: 'f_b, naive', adjointJoint: 'f_b, joint', tangent: 'tangent f_d', vector16: 'f_dv (16 dirs)', tangent16: '16 × f_d' };
   for (const r of results) {
     const ratioOf: Record<string, [string, string] | undefined> = {
       adjoint: ['adjoint/primal', 'primal'],
       adjointNaive: ['adjointNaive/primal', 'primal'],
+      adjointJoint: ['adjointJoint/primal', 'primal'],
       tangent: ['tangent/primal', 'primal'],
       vector16: ['vector16/(16 tangent)', '16 f_d'],
     };
@@ -504,11 +520,12 @@ function main(): void {
   out.push('');
   out.push(
     table(
-      ['workload', 'tape peak', 'naive peak', 'float/int/ref entries', 'B per primal op', 'fwd', 'bwd', 'warm/runs'],
+      ['workload', 'tape peak', 'naive peak', 'joint peak', 'float/int/ref entries', 'B per primal op', 'fwd', 'bwd', 'warm/runs'],
       results.map((r) => [
         r.label,
         fmtBytes(r.tape.peakBytes),
         r.naiveTapeBytes === undefined ? '' : `${fmtBytes(r.naiveTapeBytes)} (${(r.naiveTapeBytes / r.tape.peakBytes).toFixed(1)}×)`,
+        r.jointTapeBytes === undefined ? '' : fmtBytes(r.jointTapeBytes),
         r.tape.entries ? `${fmtCount(r.tape.entries.floats)}/${fmtCount(r.tape.entries.ints)}/${fmtCount(r.tape.entries.refs)}` : 'n/a',
         (r.tape.peakBytes / r.primalOps).toFixed(1),
         fmtMs(r.tape.fwdMs),
