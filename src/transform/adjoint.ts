@@ -446,7 +446,7 @@ class AdjointBuilder {
    * sweep puts that back, runs the region's own forward sweep (its tape lives only now) and at once its
    * backward sweep. Trajectories of the region and of the code after it never coexist on the tape.
    */
-  private checkpointRegion(region: Stmt[], at: Stmt): Pair {
+  private checkpointRegion(region: Stmt[], at: Stmt, index?: string): Pair {
     const prev = this.checkpointing;
     this.checkpointing = at;
     const inner = this.seq(region);
@@ -463,7 +463,7 @@ class AdjointBuilder {
       if (allocates(x) || (x.k === 'expr' && x.e.k === 'intr' && x.e.fn === 'tape.pushR' && x.e.args[1]?.k === 'var' && adjointRefs.has(x.e.args[1].name))) nested = true;
     });
     if (nested) return inner;
-    const state = this.regionState(region, at);
+    const state = this.regionState(region, at, index);
     const fwd: Stmt[] = [];
     const restore: Stmt[] = [];
     for (const lv of state) {
@@ -507,7 +507,7 @@ class AdjointBuilder {
    * that it assigns, and arrays it writes (directly, through calls, through aliases) — an assigned
    * element alone when the region is that one assignment.
    */
-  private regionState(region: Stmt[], at: Stmt): LValue[] {
+  private regionState(region: Stmt[], at: Stmt, index?: string): LValue[] {
     const inner = declaredInside(region);
     const out = new Map<string, LValue>();
     const tyOfName = new Map<string, Ty>();
@@ -525,24 +525,40 @@ class AdjointBuilder {
       }
       out.set(root, { k: 'var', name: root, ty: tyOfName.get(root) ?? NUM });
     };
+    // in an iteration of an ii-loop, `a[i]…` with i the loop index is that iteration's own part of a
+    const own = (lv: Expr): LValue | null => {
+      if (!index) return null;
+      let e: Expr = lv;
+      while ((e.k === 'idx' || e.k === 'field') && !(e.k === 'idx' && e.obj.k === 'var')) e = e.obj;
+      return e.k === 'idx' && e.obj.k === 'var' && e.index.k === 'var' && e.index.name === index && !inner.has(e.obj.name) ? e : null;
+    };
+    const part = (lv: LValue) => out.set(`${rootVar(lv)}[${index}]`, lv);
     forEachStmt(region, (st) => {
       if (st.k === 'assign' && st.target.k === 'var' && !inner.has(st.target.name)) out.set(st.target.name, st.target);
       if (st.k === 'assign' && st.target.k !== 'var') {
         const single = region.length === 1 && st === at && st.target.k === 'idx' && !isRef(st.target.ty);
         const r = rootVar(st.target);
-        if (single && r && !out.has(r)) out.set(`${r}[]`, st.target);
+        const mine = own(st.target);
+        if (mine) part(mine);
+        else if (single && r && !out.has(r)) out.set(`${r}[]`, st.target);
         else whole(r);
       }
       if (st.k === 'expr' && st.e.k === 'intr' && ['push', 'restoreInto', 'addInto', 'zeroFill'].includes(st.e.fn)) whole(rootVar(st.e.args[0]));
       for (const c of stmtCalls(st)) {
         const w = this.info.activity.writes.get(c.fn);
         c.args.forEach((a, j) => {
-          if (w?.has(j)) whole(rootVar(a));
+          if (!w?.has(j)) return;
+          const mine = own(a);
+          if (mine) part(mine);
+          else whole(rootVar(a));
         });
       }
     });
-    // a whole array saved makes its element redundant
-    for (const key of [...out.keys()]) if (key.endsWith('[]') && out.has(key.slice(0, -2))) out.delete(key);
+    // a whole array saved makes its parts redundant
+    for (const key of [...out.keys()]) {
+      const b = key.indexOf('[');
+      if (b > 0 && out.has(key.slice(0, b))) out.delete(key);
+    }
     out.delete(this.tapeName);
     return [...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, lv]) => lv);
   }
@@ -1184,7 +1200,8 @@ class AdjointBuilder {
     for (const d of recompute) this.recomputed.add(d);
     const scratch = counted && this.info.options.recompute !== false ? this.scratchPrefix(s as Extract<Stmt, { k: 'for' }>, recompute) : null;
     if (scratch) for (const k of scratch.kills) this.recomputed.add(k);
-    const body = this.seq(s.body);
+    // `$ad ii-loop`: independent iterations, each checkpointed (its tape lives only in the backward sweep)
+    const body = hasDirective(s, 'ii-loop') ? this.checkpointRegion(s.body, { k: 'block', body: s.body, comments: ['// $ad ii-loop'] }, counted?.index.name) : this.seq(s.body);
     this.loopDepth--;
     if (body.bwd.length === 0 && upd.bwd.length === 0) {
       if (s.k !== 'for') return { fwd: [{ ...s, body: body.fwd }], bwd: [] };

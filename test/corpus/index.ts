@@ -183,6 +183,8 @@ export const corpus: CorpusCase[] = [
   { name: 'checkpoint/heat_rod', file: 'checkpoint.ts', head: 'heatRod', args: [f64(6, -1, 1), num(0.1, 0.3), int(12)], tags: ['binomial-ckp', 'typed', 'call-writes'] },
   { name: 'checkpoint/orbit', file: 'checkpoint.ts', head: 'orbit', args: [obj({ x: num(0.8, 1.2), y: num(0.2, 0.5), vx: num(-0.3, 0.3), vy: num(0.6, 1) }), num(0.8, 1.2)], tags: ['binomial-ckp', 'object', 'flag-state'] },
   { name: 'checkpoint/relax_many', file: 'checkpoint.ts', head: 'relaxMany', args: [vec(5, -1, 1), num(0.1, 0.4)], tags: ['binomial-ckp', 'callee', 'loop'] },
+  { name: 'checkpoint/row_losses', file: 'checkpoint.ts', head: 'rowLosses', args: [mat(4, 3, -1, 1), vec(3, -1, 1), vec(4, 0, 0)], tags: ['ii-loop', 'alias'] },
+  { name: 'checkpoint/scale_rows', file: 'checkpoint.ts', head: 'scaleRows', args: [mat(3, 3, -1, 1), num(0.5, 1.5)], tags: ['ii-loop', 'rows'] },
   { name: 'checkpoint/nested_checkpoints', file: 'checkpoint.ts', head: 'nestedCheckpoints', args: [num(0.5, 1), num(-0.5, 0.5), num(0.05, 0.2)], tags: ['binomial-ckp', 'nested-ckp'] },
 
   { name: 'misc/harmonic_euler', file: 'misc.ts', head: 'harmonicEuler', args: [num(-1, 1), num(-1, 1), num(0.5, 4)], tags: ['physics', 'euler', 'loop', 'nested'] },

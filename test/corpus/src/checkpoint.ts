@@ -101,3 +101,26 @@ export function nestedCheckpoints(x0: number, y0: number, h: number): number {
   }
   return x * y;
 }
+
+export function rowLosses(m: number[][], w: number[], out: number[]): number {
+  let total = 0;
+  // $ad ii-loop
+  for (let i = 0; i < m.length; i++) {
+    const row = m[i];
+    let s = 0;
+    for (let j = 0; j < row.length; j++) s += Math.tanh(w[j] * row[j]);
+    out[i] = s * s;
+    total += out[i] * w[0];
+  }
+  return total;
+}
+
+export function scaleRows(m: number[][], c: number): number {
+  let acc = 0;
+  // $ad ii-loop
+  for (let i = 0; i < m.length; i++) {
+    for (let j = 0; j < m[i].length; j++) m[i][j] = Math.sin(c * m[i][j]) + m[i][j];
+    acc += m[i][0] * m[i][1];
+  }
+  return acc;
+}
