@@ -169,7 +169,9 @@ function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
   const helperRet = (h: { name: string; src: string }) => (calls(h.src, h.name) || helpers.some((o) => o !== h && calls(o.src, h.name) && calls(h.src, o.name)) ? 'number' : null);
   const module = [...parts, headText, ...helpers.map((h) => asDeclaration(h.name, annotate(h.src, helperTypes.get(h.name) ?? [], helperRet(h))))].join('\n');
   const wrt = normalizeWrt(opts.wrt, params);
-  const r = compile({ 'function.ts': module }, { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null });
+  // values come from the primal itself, gradients from f_b on copies: its forward sweep need not
+  // keep the primal's results (diff-liveness at full strength)
+  const r = compile({ 'function.ts': module }, { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false } });
   if (r.diagnostics.length) throw new TsadError(r.diagnostics);
   const mod = loadGenerated(r.code, r.runtimeNames);
   const compiled: Compiled = { mod, head, params, wrt, scalarWrt: wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y), hasScope: !!mod.__bindScope };
