@@ -448,7 +448,7 @@ function main(): void {
   const gmm = compileHead('gmm', 'evals/gmm/objective.ts', 'gmmObjective', ['alpha', 'mu', 'q', 'l']);
   const particles = compileHead('particles', 'bench/workloads/particles.ts', 'particleSim', ['x0', 'y0', 'vx0', 'vy0', 'p']);
   // every adjoint refinement off: the naive store-all model, for the with/without comparison
-  const NAIVE: AdjointOptions = { tbr: false, recompute: false };
+  const NAIVE: AdjointOptions = { tbr: false, recompute: false, merge: false };
   const gmmNaive = compileHead('gmm_naive', 'evals/gmm/objective.ts', 'gmmObjective', ['alpha', 'mu', 'q', 'l'], NAIVE);
   const particlesNaive = compileHead('particles_naive', 'bench/workloads/particles.ts', 'particleSim', ['x0', 'y0', 'vx0', 'vy0', 'p'], NAIVE);
   // joint mode: every call checkpointed (the split/joint default is chosen by this comparison)

@@ -10,6 +10,7 @@ import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, TAPE, VOID, countedFor, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, rootVar, stmtExprs, tyOf } from '../ir/util.js';
 import { DerivNames, derivTy, refNames, tapeNames, type ProgramInfo } from './context.js';
 import { LinError, Names, adjointOf, hasSelect, linearize, type LinContext } from './linearize.js';
+import { mergeIncrements } from './merge.js';
 import { TransformError } from './tangent.js';
 
 const EMPTY: Facts = new Set();
@@ -1817,15 +1818,26 @@ class AdjointBuilder {
     this.f.params.forEach((p, i) => {
       if (sig.derivParams[i] && !isRef(p.ty)) scalarB.push({ k: 'var', name: this.b.of(p.name), ty: NUM });
     });
-    const allBodies = [body, seedStmts, bwd];
+    const allBodies = [body, seedStmts, this.info.options.merge === false ? bwd : mergeIncrements(bwd, this.storageClasses())];
     const decls = this.localDecls(allBodies, paramNames);
     // adjoint scalars start at zero; adjoints of local arrays arrive with the handover
     const adjDecls = this.adjointDecls(allBodies, paramNames, new Set(decls.map((d) => (d as { name: string }).name)));
-    const fbody: Stmt[] = [...decls, ...adjDecls, ...body, ...seedStmts, ...bwd];
+    const fbody: Stmt[] = [...decls, ...adjDecls, ...body, ...seedStmts, ...allBodies[2]];
     if (scalarB.length === 1) fbody.push({ k: 'return', e: scalarB[0] });
     else if (scalarB.length > 1) fbody.push({ k: 'return', e: { k: 'arrlit', elems: scalarB, ty: { k: 'tuple', elems: scalarB.map(() => NUM), ro: false } } });
     const ret: Ty = scalarB.length === 0 ? VOID : scalarB.length === 1 ? NUM : { k: 'tuple', elems: scalarB.map(() => NUM), ro: false };
     return { name: adjointNames(this.info, this.name).bwd, params, ret, body: fbody, exported: true, loc: this.f.loc };
+  }
+
+  /** storage classes for merging: a variable and its adjoint map to the alias class of the primal */
+  private storageClasses(): (name: string) => string {
+    const cls = new Map<string, string>();
+    for (const n of declaredNames(this.f)) {
+      const rep = this.rep(n);
+      cls.set(n, rep);
+      if (this.hasB(n)) cls.set(this.b.of(n), `${rep}'b`);
+    }
+    return (n) => cls.get(n) ?? n;
   }
 
   private adjointDecls(bodies: Stmt[][], skip: Set<string>, declared: Set<string>): Stmt[] {

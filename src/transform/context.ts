@@ -41,6 +41,8 @@ export interface AdjointOptions {
   diffLiveness?: boolean;
   /** keep the primal's results (return value, written arrays) in the head's f_b (default true) */
   primalResults?: boolean;
+  /** merge increments of one adjoint location and resets followed by an increment (default true) */
+  merge?: boolean;
   /** joint mode for every differentiated call: checkpointed, re-run in the backward sweep (default false) */
   checkpointCalls?: boolean;
 }

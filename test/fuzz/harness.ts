@@ -205,7 +205,7 @@ export async function testProgram(p: Program, points: unknown[][], seed: number,
     }
   }
   if (!need.check && !need.naive) return out;
-  const naive = await compileOnce({ ...base, js: true, runtimeImport: null, adjoint: { tbr: false, recompute: false } }, 'JavaScript, tbr: false, recompute: false');
+  const naive = await compileOnce({ ...base, js: true, runtimeImport: null, adjoint: { tbr: false, recompute: false, merge: false } }, 'JavaScript, tbr: false, recompute: false, merge: false');
   if (!naive || !need.check) return out;
   if (naive.diagnostics.some((d) => d.severity === 'error')) {
     out.findings.push({ prop: 'accepts', message: `rejected with adjoint: { tbr: false }: ${naive.diagnostics.map((d) => d.message).join('; ')}` });
