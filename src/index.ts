@@ -5,3 +5,4 @@ export { loadGenerated, type LoadedModule } from './api/load.js';
 export { grad, valueAndGrad, jvp, vjp, jacobian, type RuntimeOptions } from './api/runtime.js';
 export { formatDiagnostic, TsadError, type Diagnostic } from './frontend/diagnostics.js';
 export { RULES } from './rules/table.js';
+export { eraAdjoint, eraPrimitives, type EraOptions, type EraResult, type Strategy as EraStrategy } from './transform/effrec.js';
