@@ -125,7 +125,7 @@ export function restoreInto<T>(dst: T, src: T): void {
 }
 
 /** dst += src elementwise over a (nested) array or object structure; src is left unchanged. */
-export function addInto<T>(dst: T, src: T): void {
+export function addInto<T>(dst: T, src: T | Float64Array | readonly number[]): void {
   if (dst instanceof Float64Array || Array.isArray(dst)) {
     const d = dst as unknown as unknown[], s = src as unknown as unknown[];
     for (let i = 0; i < d.length; i++) {

@@ -438,6 +438,8 @@ class AdjointBuilder {
     if (!c || c.k !== 'call' || !this.info.differentiated(c.fn)) return false;
     const callee = this.info.func(c.fn);
     if (hasDirective(s, 'nocheckpoint') || hasDirective(callee, 'nocheckpoint')) return false;
+    // calls inside a recursion cycle stay in split mode
+    if (reaches(this.info, c.fn, this.name)) return false;
     return hasDirective(s, 'checkpoint') || hasDirective(callee, 'checkpoint') || this.info.options.checkpointCalls === true;
   }
 
@@ -498,7 +500,7 @@ class AdjointBuilder {
   private reassignedIn(region: Stmt[], name: string): boolean {
     let found = false;
     forEachStmt(region, (x) => {
-      if (x.k === 'assign' && x.target.k === 'var' && x.target.name === name) found = true;
+      if ((x.k === 'assign' && x.target.k === 'var' && x.target.name === name) || (x.k === 'decl' && x.name === name)) found = true;
     });
     return found;
   }
@@ -536,6 +538,8 @@ class AdjointBuilder {
     const part = (lv: LValue) => out.set(`${rootVar(lv)}[${index}]`, lv);
     forEachStmt(region, (st) => {
       if (st.k === 'assign' && st.target.k === 'var' && !inner.has(st.target.name)) out.set(st.target.name, st.target);
+      // in a loop, a variable the region declares still holds the previous iteration's value before it
+      if (st.k === 'decl' && st.init && this.loopDepth > 0 && region.includes(st)) out.set(st.name, { k: 'var', name: st.name, ty: st.ty });
       if (st.k === 'assign' && st.target.k !== 'var') {
         const single = region.length === 1 && st === at && st.target.k === 'idx' && !isRef(st.target.ty);
         const r = rootVar(st.target);
@@ -2040,4 +2044,26 @@ function hasDirective(node: { comments?: string[] }, word: string): boolean {
 /** the block the front end makes of the statements between checkpoint-start and checkpoint-end */
 function isCheckpointBlock(s: Extract<Stmt, { k: 'block' }>): boolean {
   return !s.label && hasDirective(s, 'checkpoint-region');
+}
+
+/** does `from` call `to`, directly or through other functions (itself included)? */
+function reaches(info: ProgramInfo, from: string, to: string): boolean {
+  const seen = new Set<string>();
+  const todo = [from];
+  while (todo.length) {
+    const n = todo.pop()!;
+    if (seen.has(n)) continue;
+    seen.add(n);
+    const f = info.mod.funcs.get(n);
+    if (!f) continue;
+    let hit = false;
+    forEachStmt(f.body, (st) => {
+      for (const c of stmtCalls(st)) {
+        if (c.fn === to) hit = true;
+        todo.push(c.fn);
+      }
+    });
+    if (hit) return true;
+  }
+  return false;
 }

@@ -12,7 +12,8 @@
 //   vector       vector tangent against repeated scalar tangents (checkCompiled)
 //   tape         tape empty after the adjoint's backward sweep (checkCompiled)
 //   tbr          f_b with `adjoint: { tbr: false, recompute: false, merge: false }` (the naive model) gives bit-identical gradients to f_b,
-//                and so does f_b with `adjoint: { primalResults: false }` (diff-liveness removing primal code)
+//                and so do f_b with `adjoint: { primalResults: false }` (diff-liveness removing primal code)
+//                and f_b in joint mode (`adjoint: { checkpointCalls: true }`, every call checkpointed)
 import ts from 'typescript';
 import { checkCompiled, type CheckReport } from '../../src/api/check.js';
 import type { CompileResult, ManifestEntry } from '../../src/api/compile.js';
@@ -50,6 +51,7 @@ export interface CheckJob {
   js: CompileResult;
   jsNaive: CompileResult;
   jsLean: CompileResult;
+  jsJoint: CompileResult;
 }
 
 export interface CheckOutcome {
@@ -164,6 +166,8 @@ export function runChecks(job: CheckJob): CheckOutcome {
   const eBn = entry(jsNaive, head, 'reverse');
   const lean = loadGenerated(job.jsLean.code);
   const eBl = entry(job.jsLean, head, 'reverse');
+  const joint = loadGenerated(job.jsJoint.code);
+  const eBj = entry(job.jsJoint, head, 'reverse');
   const params = (eT ?? eB)!.params.filter((p) => p.role === 'primal').map((p) => p.name);
   const of = js.of;
 
@@ -233,6 +237,12 @@ export function runChecks(job: CheckJob): CheckOutcome {
           const l = callReverse(lean, eBl, params, args, of, ybar);
           if (!sameBits([l.ret, l.adj], [b.ret, b.adj], false))
             find({ prop: 'tbr', message: 'f_b with diff-liveness (adjoint: { primalResults: false }) differs from the naive adjoint', observed: show({ returned: l.ret, adjoints: l.adj }), expected: show({ returned: b.ret, adjoints: b.adj }), args });
+        }
+        // joint mode (every call checkpointed): the same adjoints, and the primal's results kept
+        if (eBj) {
+          const j = callReverse(joint, eBj, params, args, of, ybar);
+          if (!sameBits([j.ret, j.adj], [b.ret, b.adj], false) || !sameBits(j.after, b.after))
+            find({ prop: 'tbr', message: 'f_b in joint mode (adjoint: { checkpointCalls: true }) differs from the naive adjoint', observed: show({ returned: j.ret, adjoints: j.adj }), expected: show({ returned: b.ret, adjoints: b.adj }), args });
         }
       }
       // ---- derivatives: checkCompiled

@@ -73,6 +73,7 @@ export type Stmt =
   | { k: 'from'; n: number; e: Expr; q: number; idx: boolean }
   | { k: 'push'; n: number; e: Expr; q: number }
   | { k: 'fill'; n: number; v: number; f64: boolean }
+  | { k: 'copy'; s: number; f64: boolean }
   | { k: 'mfrom'; e: Expr; q: number }
   | { k: 'obj'; a: Expr; b: Expr; c: Expr; q: number }
   | { k: 'destr'; s: number; arr: boolean }
@@ -306,6 +307,7 @@ export function stmtArb(d: number): fc.Arbitrary<Stmt> {
     { weight: 2, arbitrary: fc.record({ k: fc.constant('from' as const), n: sel, e, q, idx: fc.nat({ max: 3 }).map((x) => x > 0) }) },
     { weight: 2, arbitrary: fc.record({ k: fc.constant('push' as const), n: sel, e, q }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('fill' as const), n: sel, v: fc.nat({ max: LITS.length - 1 }), f64: fc.boolean() }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('copy' as const), s: sel, f64: fc.boolean() }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('mfrom' as const), e, q }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('obj' as const), a: e, b: e, c: e, q }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('destr' as const), s: sel, arr: fc.boolean() }) },
@@ -848,6 +850,16 @@ function renderStmt(c: Ctx, s: Stmt): void {
       if (s.f64) c.emit(`const ${name} = new Float64Array(${n.text});`);
       else c.emit(`const ${name}: number[] = new Array(${n.text}).fill(${lit(LITS[s.v])});`);
       c.arrs.push({ name, len: n.n, f64: s.f64, ro: false });
+      return;
+    }
+    case 'copy': {
+      // a copy of an array in scope: its adjoint flows back into the source's
+      if (!c.arrs.length) return;
+      const src = c.arrs[s.s % c.arrs.length];
+      const name = c.fresh('t');
+      if (s.f64) c.emit(`const ${name} = Float64Array.from(${src.name});`);
+      else c.emit(`const ${name} = ${src.name}.slice();`);
+      c.arrs.push({ name, len: src.len, f64: s.f64 || src.f64, ro: false });
       return;
     }
     case 'mfrom': {

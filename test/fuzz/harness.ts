@@ -218,7 +218,14 @@ export async function testProgram(p: Program, points: unknown[][], seed: number,
     out.findings.push({ prop: 'accepts', message: `rejected with adjoint: { primalResults: false }: ${lean.diagnostics.map((d) => d.message).join('; ')}` });
     return out;
   }
-  const job: CheckJob = { source: p.source, head: p.head, points, seed, js, jsNaive: naive, jsLean: lean };
+  // joint mode: every call checkpointed
+  const joint = await compileOnce({ ...base, js: true, runtimeImport: null, adjoint: { checkpointCalls: true } }, 'JavaScript, checkpointCalls: true');
+  if (!joint) return out;
+  if (joint.diagnostics.some((d) => d.severity === 'error')) {
+    out.findings.push({ prop: 'accepts', message: `rejected with adjoint: { checkpointCalls: true }: ${joint.diagnostics.map((d) => d.message).join('; ')}` });
+    return out;
+  }
+  const job: CheckJob = { source: p.source, head: p.head, points, seed, js, jsNaive: naive, jsLean: lean, jsJoint: joint };
   const r = await worker.run({ type: 'check', job }, opts.checkBudget ?? 60_000);
   if (!r.ok) {
     count('runtime');
