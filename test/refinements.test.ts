@@ -9,6 +9,7 @@ import { formatDiagnostic } from '../src/frontend/diagnostics.js';
 import { Tape } from '../src/runtime/tape.js';
 import { corpus } from './corpus/index.js';
 import { compileCase, drawArgs } from './support/corpus.js';
+import { typecheckModules } from './support/typecheck.js';
 
 /** the refinement levels, each adding one to the previous; results of the primal are not kept */
 const LEVELS: { name: string; adjoint: NonNullable<CompileOptions['adjoint']> }[] = [
@@ -216,4 +217,15 @@ describe('merging differentiated statements (Tapenade figure 10)', () => {
     const ma = loadGenerated(a.code) as Record<string, Fn>, mb = loadGenerated(b.code) as Record<string, Fn>;
     expect(ma.f_b(0.7, -1.3, 1)).toEqual(mb.f_b(0.7, -1.3, 1));
   });
+});
+
+describe('generated code at other levels', () => {
+  it('type-checks under tsc --strict in joint mode and without primal results (one batched program)', () => {
+    const modules: Record<string, string> = {};
+    for (const c of corpus) {
+      modules[`joint_${c.name}`] = compileCase(c, { js: false, runtimeImport: 'tsad/runtime', adjoint: { checkpointCalls: true } }).code;
+      modules[`lean_${c.name}`] = compileCase(c, { js: false, runtimeImport: 'tsad/runtime', adjoint: { primalResults: false } }).code;
+    }
+    expect(typecheckModules(modules)).toEqual([]);
+  }, 120_000);
 });
