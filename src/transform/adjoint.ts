@@ -11,6 +11,7 @@ import { BOOL, INT, NUM, TAPE, VOID, countedFor, declaredNames, exprEq, forEachE
 import { DerivNames, derivTy, refNames, tapeNames, type ProgramInfo } from './context.js';
 import { LinError, Names, adjointOf, hasSelect, linearize, type LinContext } from './linearize.js';
 import { mergeIncrements } from './merge.js';
+import { scalarizeLoops } from './scalarize.js';
 import { TransformError } from './tangent.js';
 
 const EMPTY: Facts = new Set();
@@ -1822,7 +1823,9 @@ class AdjointBuilder {
     this.f.params.forEach((p, i) => {
       if (sig.derivParams[i] && !isRef(p.ty)) scalarB.push({ k: 'var', name: this.b.of(p.name), ty: NUM });
     });
-    const allBodies = [body, seedStmts, this.info.options.merge === false ? bwd : mergeIncrements(bwd, this.storageClasses())];
+    // statement-level optimizations of the backward sweep: merged increments, then scalar replacement
+    const optimized = this.info.options.merge === false ? bwd : scalarizeLoops(mergeIncrements(bwd, this.storageClasses()), this.storageClasses(), (base) => this.names.fresh(base));
+    const allBodies = [body, seedStmts, optimized];
     const decls = this.localDecls(allBodies, paramNames);
     // adjoint scalars start at zero; adjoints of local arrays arrive with the handover
     const adjDecls = this.adjointDecls(allBodies, paramNames, new Set(decls.map((d) => (d as { name: string }).name)));

@@ -1,0 +1,128 @@
+// Scalar replacement in the backward sweep's innermost loops: an element whose index does not change in
+// the loop is read once before it (`const dc = diff[c]`), and an element the loop only accumulates into
+// (`diffb[c] += lk[t] * qdiffb[r]`) lives in a local for the loop's duration and is written back after
+// it — the same operations in the same order, without a load and a store per iteration that the JIT
+// cannot remove (it cannot prove that `lkb` and `diffb` are different arrays).
+import type { Expr, Stmt, Ty } from '../ir/types.js';
+import { exprEq, forEachExpr, forEachStmt, mapExpr, stmtExprs } from '../ir/util.js';
+import type { Storage } from './merge.js';
+
+const NUM: Ty = { k: 'num' };
+
+/** `stmts` with invariant elements of innermost loops held in locals */
+export function scalarizeLoops(stmts: Stmt[], storage: Storage, fresh: (base: string) => string): Stmt[] {
+  const out: Stmt[] = [];
+  for (const s of stmts) {
+    switch (s.k) {
+      case 'for':
+        if (innermost(s.body)) out.push(...scalarizeLoop(s, storage, fresh));
+        else out.push({ ...s, body: scalarizeLoops(s.body, storage, fresh) });
+        break;
+      case 'while':
+      case 'do':
+      case 'block':
+        out.push({ ...s, body: scalarizeLoops(s.body, storage, fresh) });
+        break;
+      case 'if':
+        out.push({ ...s, then: scalarizeLoops(s.then, storage, fresh), else: scalarizeLoops(s.else, storage, fresh) });
+        break;
+      default:
+        out.push(s);
+    }
+  }
+  return out;
+}
+
+function innermost(body: Stmt[]): boolean {
+  let loops = false;
+  forEachStmt(body, (x) => {
+    if (x.k === 'for' || x.k === 'while' || x.k === 'do' || x.k === 'switch' || x.k === 'break' || x.k === 'continue' || x.k === 'return' || x.k === 'throw') loops = true;
+  });
+  return !loops;
+}
+
+type Idx = Extract<Expr, { k: 'idx' }>;
+
+function scalarizeLoop(loop: Extract<Stmt, { k: 'for' }>, storage: Storage, fresh: (base: string) => string): Stmt[] {
+  // what the loop assigns (its index included) and whether it has effects we cannot see through
+  const assigned = new Set<string>();
+  let opaque = false;
+  forEachStmt([...loop.update, ...loop.body], (x) => {
+    if (x.k === 'decl') assigned.add(x.name);
+    if (x.k === 'assign' && x.target.k === 'var') assigned.add(x.target.name);
+    for (const e of stmtExprs(x))
+      forEachExpr(e, (y) => {
+        if (y.k === 'call' || (y.k === 'intr' && !y.fn.startsWith('Math.'))) opaque = true;
+      });
+  });
+  if (opaque) return [loop];
+  // every element access of the body, with the storage class of its array
+  const accesses: { e: Idx; cls: string; write: boolean }[] = [];
+  const noteReads = (e: Expr) =>
+    forEachExpr(e, (y) => {
+      if (y.k === 'idx' && y.obj.k === 'var') accesses.push({ e: y, cls: storage(y.obj.name), write: false });
+      if (y.k === 'idx' && y.obj.k !== 'var') opaque = true;
+    });
+  forEachStmt(loop.body, (x) => {
+    if (x.k === 'assign' && x.target.k === 'idx') {
+      if (x.target.obj.k !== 'var') opaque = true;
+      else accesses.push({ e: x.target, cls: storage(x.target.obj.name), write: true });
+      noteReads(x.target.index);
+      noteReads(x.value);
+    } else if (x.k === 'assign' && x.target.k === 'field') opaque = true;
+    else for (const e of stmtExprs(x)) noteReads(e);
+  });
+  if (opaque) return [loop];
+  const invariant = (e: Expr) => {
+    let ok = true;
+    forEachExpr(e, (y) => {
+      if (y.k === 'var' && assigned.has(y.name)) ok = false;
+      if (y.k === 'idx' || y.k === 'call' || y.k === 'intr') ok = false;
+    });
+    return ok;
+  };
+  const chosen: { e: Idx; name: string; write: boolean }[] = [];
+  for (const a of accesses) {
+    if (chosen.some((c) => exprEq(c.e, a.e)) || !invariant(a.e.index)) continue;
+    const same = accesses.filter((b) => b.cls === a.cls);
+    // the class is touched only at this element
+    if (!same.every((b) => exprEq(b.e, a.e))) continue;
+    const written = same.some((b) => b.write);
+    // a written element is kept in a local only in a typed array (a write-back of an element the
+    // loop never touched, out of bounds, is then a no-op)
+    const objTy = (a.e.obj as Extract<Expr, { k: 'var' }>).ty;
+    if (written && !(objTy.k === 'arr' && objTy.typed)) continue;
+    chosen.push({ e: a.e, name: fresh(written ? 'acc' : 'elem'), write: written });
+  }
+  if (!chosen.length) return [loop];
+  const swap = (e: Expr): Expr =>
+    mapExpr(e, (y) => {
+      const c = y.k === 'idx' ? chosen.find((k) => exprEq(k.e, y)) : undefined;
+      return c ? { k: 'var', name: c.name, ty: NUM } : y;
+    });
+  const body = rewrite(loop.body, swap);
+  const before: Stmt[] = chosen.map((c) => ({ k: 'decl', name: c.name, ty: NUM, init: c.e, konst: !c.write }));
+  const after: Stmt[] = chosen.filter((c) => c.write).map((c) => ({ k: 'assign', target: c.e, value: { k: 'var', name: c.name, ty: NUM } }));
+  return [...before, { ...loop, body }, ...after];
+}
+
+function rewrite(ss: Stmt[], swap: (e: Expr) => Expr): Stmt[] {
+  return ss.map((s) => {
+    switch (s.k) {
+      case 'decl':
+        return { ...s, init: s.init ? swap(s.init) : null };
+      case 'assign': {
+        const t = swap(s.target);
+        return { ...s, target: t as typeof s.target, value: swap(s.value) };
+      }
+      case 'expr':
+        return { ...s, e: swap(s.e) };
+      case 'if':
+        return { ...s, c: swap(s.c), then: rewrite(s.then, swap), else: rewrite(s.else, swap) };
+      case 'block':
+        return { ...s, body: rewrite(s.body, swap) };
+      default:
+        return s;
+    }
+  });
+}
