@@ -229,3 +229,35 @@ describe('generated code at other levels', () => {
     expect(typecheckModules(modules)).toEqual([]);
   }, 120_000);
 });
+
+describe('scalar replacement in the backward sweep', () => {
+  it('an accumulated element with an invariant index lives in a local over the inner loop; same gradient bits', () => {
+    const src = `export function tri(l: number[], x: Float64Array): number {
+  const d = x.length;
+  const q = new Float64Array(d);
+  let t = 0;
+  for (let c = 0; c < d; c++) {
+    for (let r = c + 1; r < d; r++) {
+      q[r] += l[t] * Math.sin(x[c]);
+      t++;
+    }
+  }
+  let s = 0;
+  for (let j = 0; j < d; j++) s += q[j] * q[j];
+  return s;
+}`;
+    const on = compile(src, { head: 'tri', js: true, runtimeImport: null });
+    const off = compile(src, { head: 'tri', js: true, runtimeImport: null, adjoint: { merge: false } });
+    expect(on.code).toMatch(/let acc = xb\[c\];/);
+    expect(off.code).not.toMatch(/let acc/);
+    const run = (code: string) => {
+      const m = loadGenerated(code) as Record<string, Fn>;
+      const lb = [0, 0, 0, 0, 0, 0], xb = new Float64Array(4);
+      m.tri_b([0.3, -0.2, 0.5, 0.7, 0.1, -0.4], lb, new Float64Array([0.2, 0.9, -0.5, 0.4]), xb, 1);
+      return [lb, [...xb]];
+    };
+    expect(run(on.code)).toEqual(run(off.code));
+    const rep = checkCompiled(on, on.code, 'tri', [[0.3, -0.2, 0.5, 0.7, 0.1, -0.4], new Float64Array([0.2, 0.9, -0.5, 0.4])], { seed: 2 });
+    expect(rep.messages).toEqual([]);
+  });
+});
