@@ -25,7 +25,7 @@ import { derivatives as lstm } from '../evals/lstm/derivatives.js';
 import { derivatives as ode } from '../evals/ode/derivatives.js';
 import { derivatives as particle } from '../evals/particle/derivatives.js';
 import { derivatives as saddle } from '../evals/saddle/derivatives.js';
-import { gradientAndHessianDiagonal } from '../evals/kmeans/derivatives.js';
+import { gradientAndHessianDiagonal, gradientAndHessianDiagonalReverseOverForward } from '../evals/kmeans/derivatives.js';
 import { gradient as lseGradient } from '../evals/lse/derivatives.js';
 import { jacobian as baJacobian, jacobianCsr as baJacobianCsr } from '../evals/ba/derivatives.js';
 
@@ -129,9 +129,12 @@ derivativeSuite(evals.saddle, saddle, {});
 
 describe('intermediate derivatives', () => {
   for (const g of loadGolden('kmeans')) {
-    it(`kmeans ${g.name}: Hessian diagonal by reverse-over-tangent is 2 N_j, constant per centroid`, () => {
+    it(`kmeans ${g.name}: Hessian diagonal by forward-over-reverse is 2 N_j, constant per centroid, and reverse-over-forward agrees`, () => {
       const a = evals.kmeans.prepare(g.input);
-      const { hessianDiagonal: h } = gradientAndHessianDiagonal(a);
+      const { gradient: gr, hessianDiagonal: h } = gradientAndHessianDiagonal(a);
+      const other = gradientAndHessianDiagonalReverseOverForward(a);
+      expect(other.hessianDiagonal).toEqual(h);
+      for (let j = 0; j < gr.length; j++) for (let u = 0; u < gr[j].length; u++) expect(Math.abs(other.gradient[j][u] - gr[j][u])).toBeLessThanOrEqual(1e-12 * (1 + Math.abs(gr[j][u])));
       let total = 0;
       for (const row of h) {
         for (const v of row) {

@@ -7,7 +7,7 @@ import { diffVars, stmtCalls, type FuncActivity } from '../analysis/activity.js'
 import { solveBackward, solveForward, type Facts, type FlowResult } from '../analysis/dataflow.js';
 import { wholeArrayWrites } from '../analysis/regions.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, TAPE, VOID, countedFor, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, rootVar, stmtExprs, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, TAPE, VOID, containsCall, countedFor, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, mapExpr, rootVar, stmtExprs, tyOf } from '../ir/util.js';
 import { DerivNames, derivTy, refNames, tapeNames, type ProgramInfo } from './context.js';
 import { LinError, Names, adjointOf, hasSelect, linearize, type LinContext } from './linearize.js';
 import { mergeIncrements } from './merge.js';
@@ -74,7 +74,7 @@ class AdjointBuilder {
     this.b = new DerivNames(info.naming.adjointSuffix, (x) => this.names.fresh(x));
     const sig = info.sigs.get(name)!;
     this.tapes = tapeNames(this.f);
-    if (this.tapes.size) this.tapes = new Set([...this.tapes, ...refNames(this.f)]);
+    if (this.tapes.size && info.refTapes.has(name)) this.tapes = new Set([...this.tapes, ...refNames(this.f)]);
     this.f.params.forEach((p, i) => {
       if (sig.derivParams[i]) this.paramHasB.add(p.name);
     });
@@ -326,6 +326,9 @@ class AdjointBuilder {
   private prevReadsAt = new Map<Stmt, Set<string>>();
 
   private loopScoped = new Set<string>();
+  private rerunLocals = new Set<string>();
+  /** the loops around the statement being differentiated, innermost last */
+  private loops: Stmt[] = [];
   /** statements undone by their inverse: not kills for TBR (the old value stays recoverable) */
   private inverted = new Set<Stmt>();
   private tbr: FlowResult | null = null;
@@ -378,16 +381,7 @@ class AdjointBuilder {
   }
 
   private seq(ss: Stmt[]): Pair {
-    const fwd: Stmt[] = [];
-    const parts: Stmt[][] = [];
-    for (const s of ss) {
-      const p = this.stmt(s);
-      fwd.push(...p.fwd);
-      parts.push(p.bwd);
-    }
-    const bwd: Stmt[] = [];
-    for (let i = parts.length - 1; i >= 0; i--) bwd.push(...parts[i]);
-    return { fwd, bwd };
+    return joinPairs(ss.map((s) => this.stmt(s)));
   }
 
   private stmt(s: Stmt): Pair {
@@ -782,10 +776,82 @@ class AdjointBuilder {
     }
     if (value && hasFloat(tty) && tty.k !== 'int' && this.hasB(root)) {
       const adj = this.scalarAdjoint(s, target, value);
-      bwd.push(...adj);
+      const kept = this.storeExpensive(primal as Extract<Stmt, { k: 'assign' }>, adj);
+      if (kept) {
+        // the stored values are pushed before the pre-state, so they are popped after it
+        fwd.splice(0, fwd.length, ...kept.fwd, ...save.fwd, kept.primal);
+        bwd.push(...kept.adj);
+      } else bwd.push(...adj);
     }
     // restore the pre-state first, then the adjoint statements (which read the pre-state)
     return { fwd, bwd: [...save.bwd, ...bwd] };
+  }
+
+  /**
+   * Values of transcendental calls that the adjoint needs (exp(u) for exp, the sine for cos, …) and
+   * that the primal statement computes anyway are recorded instead of evaluated again: one push and
+   * one pop cost less than a call to exp or sin (ERA's cost model: recompute what is cheap, store what
+   * is not). The forward sweep evaluates the call once into the temporary the adjoint would have used.
+   */
+  private storeExpensive(primal: Extract<Stmt, { k: 'assign' }>, adj: Stmt[]): { fwd: Stmt[]; primal: Stmt; adj: Stmt[] } | null {
+    if (this.info.options.recompute === false || primal.k !== 'assign') return null;
+    let hasCond = false;
+    forEachExpr(primal.value, (x) => {
+      if (x.k === 'cond') hasCond = true;
+    });
+    if (hasCond) return null;
+    const temps = new Set<string>();
+    for (const st of adj) if (st.k === 'decl') temps.add(st.name);
+    const fwd: Stmt[] = [];
+    const pushes: Stmt[] = [];
+    let value = primal.value;
+    const out = adj.map((st) => {
+      if (st.k !== 'decl' || !st.init || !expensive(st.init)) return st;
+      const init = st.init;
+      let usesTemp = false;
+      forEachExpr(init, (x) => {
+        if (x.k === 'var' && temps.has(x.name)) usesTemp = true;
+      });
+      let found = false;
+      forEachExpr(value, (x) => {
+        if (exprEq(x, init)) found = true;
+      });
+      // a value the innermost loop does not change is left to be evaluated again (it is hoisted)
+      if (usesTemp || !found || this.invariantInLoop(init)) return st;
+      // its own name: a re-run region puts both sweeps of the statement in one block
+      const name = this.names.fresh(`${st.name}f`);
+      const tv: Expr = { k: 'var', name, ty: NUM };
+      value = mapExpr(value, (x) => (exprEq(x, init) ? tv : x));
+      fwd.push({ k: 'decl', name, ty: NUM, init, konst: true });
+      // popped in the order the adjoint declares them: pushed in the opposite one
+      pushes.unshift({ k: 'expr', e: this.tapeOp('pushF', [tv]) });
+      return { ...st, init: this.tapeOp('popF', [], NUM) };
+    });
+    if (!fwd.length) return null;
+    return { fwd: [...fwd, ...pushes], primal: { ...primal, value }, adj: out };
+  }
+
+  /** does `e` read only what the innermost enclosing loop leaves unchanged? */
+  private invariantInLoop(e: Expr): boolean {
+    const loop = this.loops[this.loops.length - 1];
+    if (!loop) return false;
+    const written = new Set<string>();
+    let opaque = false;
+    forEachStmt([loop], (x) => {
+      if (x.k === 'decl') written.add(x.name);
+      if (x.k === 'assign') {
+        const r = rootVar(x.target);
+        if (r) written.add(x.target.k === 'var' ? r : this.rep(r));
+      }
+      for (const c of stmtCalls(x)) if ((this.info.activity.writes.get(c.fn)?.size ?? 1) > 0) opaque = true;
+      if (x.k === 'expr' && x.e.k === 'intr') opaque = true;
+    });
+    if (opaque) return false;
+    let invariant = true;
+    forEachExpr(e, (x) => {
+      if (x.k === 'var' && (written.has(x.name) || (isRef(x.ty) && written.has(this.rep(x.name))))) invariant = false;
+    });
+    return invariant;
   }
 
   /** a statement diff-liveness removed from the forward sweep: its adjoint only */
@@ -1197,8 +1263,13 @@ class AdjointBuilder {
   private loop(s: Extract<Stmt, { k: 'for' | 'while' | 'do' }>): Pair {
     const slots = binomialDirective(s);
     if (slots !== null) return this.binomialLoop(s, slots);
+    if (s.k === 'for' && this.info.options.recompute !== false && !hasDirective(s, 'ii-loop')) {
+      const sel = this.selectLastLoop(s);
+      if (sel) return sel;
+    }
     const init = s.k === 'for' ? this.seq(s.init) : { fwd: [], bwd: [] };
     this.loopDepth++;
+    this.loops.push(s);
     const counted = s.k === 'for' ? this.countedLoop(s) : null;
     let upd: Pair = { fwd: [], bwd: [] };
     if (s.k === 'for' && !counted) upd = this.seq(s.update);
@@ -1207,8 +1278,14 @@ class AdjointBuilder {
     const scratch = counted && this.info.options.recompute !== false ? this.scratchPrefix(s as Extract<Stmt, { k: 'for' }>, recompute) : null;
     if (scratch) for (const k of scratch.kills) this.recomputed.add(k);
     // `$ad ii-loop`: independent iterations, each checkpointed (its tape lives only in the backward sweep)
-    const body = hasDirective(s, 'ii-loop') ? this.checkpointRegion(s.body, { k: 'block', body: s.body, comments: ['// $ad ii-loop'] }, counted?.index.name) : this.seq(s.body);
+    const pairs = hasDirective(s, 'ii-loop') ? null : s.body.map((st) => this.stmt(st));
+    const body = pairs ? joinPairs(pairs) : this.checkpointRegion(s.body, { k: 'block', body: s.body, comments: ['// $ad ii-loop'] }, counted?.index.name);
     this.loopDepth--;
+    this.loops.pop();
+    if (counted && pairs && !recompute.length && !scratch && this.info.options.recompute !== false) {
+      const fo = this.forwardOrderLoop(s as Extract<Stmt, { k: 'for' }>, counted.index.name, pairs, init);
+      if (fo) return fo;
+    }
     if (body.bwd.length === 0 && upd.bwd.length === 0) {
       if (s.k !== 'for') return { fwd: [{ ...s, body: body.fwd }], bwd: [] };
       return { fwd: this.forInit({ ...s, init: init.fwd, update: counted ? s.update : upd.fwd, body: body.fwd }, init), bwd: init.bwd };
@@ -1256,6 +1333,240 @@ class AdjointBuilder {
   }
 
   /**
+   * A selection loop — `for (j = …) { locals…; if (c) { v = e; … } }`, the argmin/argmax scan: each
+   * taken branch overwrites the selected values v from this iteration's locals alone, so in reverse
+   * the last taken iteration receives all of v's adjoint and every other iteration gets zero. The
+   * forward sweep runs the plain primal loop and keeps only that iteration's index (no per-iteration
+   * branch record); the backward sweep re-runs that one iteration with the branch taken, taped, and
+   * reverses it at once. Nothing else the loop does may outlive an iteration, and the iteration may
+   * read only what the loop leaves unchanged, so the re-run sees the values the forward sweep saw.
+   */
+  private selectLastLoop(s: Extract<Stmt, { k: 'for' }>): Pair | null {
+    const counted = this.countedLoop(s);
+    if (!counted || counted.step <= 0) return null;
+    const start = s.init[0].k === 'decl' ? s.init[0].init : s.init[0].k === 'assign' ? s.init[0].value : null;
+    if (!start || start.k !== 'num' || start.v < 0) return null; // -1 then means "never taken"
+    const ifs = s.body.filter((x): x is Extract<Stmt, { k: 'if' }> => x.k === 'if');
+    if (ifs.length !== 1 || ifs[0].else.length || !ifs[0].then.length) return null;
+    const sel = ifs[0];
+    const index = counted.index.name;
+    const selected = new Set<string>();
+    for (const t of sel.then) {
+      if (t.k !== 'assign' || t.target.k !== 'var' || (t.target.ty.k !== 'num' && t.target.ty.k !== 'int') || t.target.name === index) return null;
+      selected.add(t.target.name);
+    }
+    if (![...selected].some((v) => this.hasB(v))) return null;
+    // the iteration's own values: defined in it before any read, never read outside the loop
+    const locals = new Set<string>();
+    const readsOf = (e: Expr): string[] => {
+      const out: string[] = [];
+      forEachExpr(e, (x) => {
+        if (x.k === 'var') out.push(x.name);
+      });
+      return out;
+    };
+    const sideEffectFree = (e: Expr): boolean => {
+      let ok = true;
+      forEachExpr(e, (x) => {
+        if (x.k === 'call' && (this.info.activity.writes.get(x.fn)?.size ?? 1) > 0) ok = false;
+        if (x.k === 'intr' && (x.fn.startsWith('tape.') || ['push', 'restoreInto', 'addInto', 'zeroFill'].includes(x.fn))) ok = false;
+      });
+      return ok;
+    };
+    for (const x of s.body) {
+      if (x === sel) {
+        for (const r of readsOf(sel.c)) if (!locals.has(r) && this.assignedIn(s.body, r) && !selected.has(r)) return null;
+        for (const t of sel.then) {
+          const value = (t as Extract<Stmt, { k: 'assign' }>).value;
+          if (!sideEffectFree(value)) return null;
+          for (const r of readsOf(value)) if (selected.has(r) || (!locals.has(r) && this.assignedIn(s.body, r))) return null;
+        }
+        continue;
+      }
+      const target = x.k === 'decl' && x.init ? x.name : x.k === 'assign' && x.target.k === 'var' ? x.target.name : null;
+      const value = x.k === 'decl' ? x.init : x.k === 'assign' ? x.value : null;
+      if (!target || !value || selected.has(target) || target === index || locals.has(target) || !sideEffectFree(value)) return null;
+      for (const r of readsOf(value)) if (selected.has(r) || (!locals.has(r) && this.assignedIn(s.body, r))) return null;
+      locals.add(target);
+    }
+    let readOutside = false;
+    forEachStmt(this.f.body, (x) => {
+      if (x === s) return;
+      for (const e of stmtExprs(x)) for (const r of readsOf(e)) if (locals.has(r) && !this.contains(s.body, x)) readOutside = true;
+    });
+    if (readOutside) return null;
+
+    const init = this.seq(s.init);
+    this.loopDepth++;
+    this.loops.push(s);
+    const iteration = this.seq(s.body.flatMap((x) => (x === sel ? sel.then : [x])));
+    this.loopDepth--;
+    this.loops.pop();
+    const last = this.names.fresh(`${index}Taken`);
+    const lv: LValue = { k: 'var', name: last, ty: INT };
+    const fwdBody = primalCopy(s.body.map((x) => (x === sel ? { ...sel, then: [...sel.then, { k: 'assign', target: lv, value: counted.index }] } : x)));
+    // the plain loop records nothing: selected values the backward sweep needs from before the loop
+    // are saved around it
+    const saved = [...selected].filter((v) => this.mustRecord(s, v)).sort();
+    const fwd: Stmt[] = [
+      ...saved.map((v): Stmt => ({ k: 'expr', e: this.tapeOp(this.isIntVar(v) ? 'pushI' : 'pushF', [{ k: 'var', name: v, ty: this.tyOfLocal(v) ?? NUM }]) })),
+      { k: 'decl', name: last, ty: INT, init: { k: 'num', v: -1 }, konst: false, comments: ['// $ad selection loop: only the last taken iteration is reversed'] },
+      ...this.forInit({ ...s, init: init.fwd, body: fwdBody }, init),
+      { k: 'expr', e: this.tapeOp('pushI', [lv]) },
+    ];
+    const rerun: Stmt = {
+      k: 'if',
+      c: { k: 'bin', op: '!==', a: lv, b: { k: 'num', v: -1 }, ty: BOOL },
+      then: [{ k: 'assign', target: counted.index, value: lv }, ...iteration.fwd, ...iteration.bwd],
+      else: [],
+      loc: s.loc,
+    };
+    const restore = saved
+      .reverse()
+      .map((v): Stmt => ({ k: 'assign', target: { k: 'var', name: v, ty: this.tyOfLocal(v) ?? NUM }, value: this.tapeOp(this.isIntVar(v) ? 'popI' : 'popF', [], this.isIntVar(v) ? INT : NUM) }));
+    const bwd: Stmt[] = [{ k: 'decl', name: last, ty: INT, init: this.tapeOp('popI', [], INT), konst: true }, rerun, ...restore, ...init.bwd];
+    // the re-run iteration sets its own index and locals; what it reads at the loop must be there
+    this.loopScoped.add(index);
+    for (const n of locals) {
+      this.loopScoped.add(n);
+      this.rerunLocals.add(n);
+    }
+    const reads = this.primalReads([rerun]);
+    reads.delete(index);
+    for (const n of locals) reads.delete(n);
+    this.readsAt.set(s, reads);
+    return { fwd, bwd };
+  }
+
+  private isIntVar(name: string): boolean {
+    const t = this.tyOfLocal(name);
+    return t !== undefined && t.k === 'int';
+  }
+
+  private assignedIn(body: Stmt[], name: string): boolean {
+    return body.some((x) => assignsVar(x, name));
+  }
+
+  private contains(body: Stmt[], st: Stmt): boolean {
+    let found = false;
+    forEachStmt(body, (x) => {
+      if (x === st) found = true;
+    });
+    return found;
+  }
+
+  /**
+   * A loop whose reversed iterations are independent — each writes only adjoint elements indexed by
+   * the loop index, and reads adjoint values the loop does not write — may run its backward sweep in
+   * forward order. Then the values it needs that the forward sweep recorded per iteration (a running
+   * power, a passive recurrence) are computed again alongside, from their values at the loop's entry:
+   * one push per loop instead of one per iteration (`power *= t` in a polynomial: no tape at all
+   * inside the loop). Each element still receives its increments in the same order, so the gradient
+   * keeps its bits.
+   */
+  private forwardOrderLoop(s: Extract<Stmt, { k: 'for' }>, index: string, pairs: Pair[], init: Pair): Pair | null {
+    const isPop = (x: Stmt): x is Extract<Stmt, { k: 'assign' }> =>
+      x.k === 'assign' && x.target.k === 'var' && x.value.k === 'intr' && (x.value.fn === 'tape.popF' || x.value.fn === 'tape.popI');
+    const isPush = (x: Stmt) => x.k === 'expr' && x.e.k === 'intr' && (x.e.fn === 'tape.pushF' || x.e.fn === 'tape.pushI') && x.e.args[1]?.k === 'var';
+    const recorded = new Set<string>();
+    const adjoints: Stmt[][] = [];
+    for (let k = 0; k < pairs.length; k++) {
+      const st = s.body[k];
+      if (st.k !== 'assign' && st.k !== 'decl') return null;
+      const adj: Stmt[] = [];
+      for (const x of pairs[k].bwd) {
+        if (isPop(x)) recorded.add((x.target as Extract<Expr, { k: 'var' }>).name);
+        else adj.push(x);
+      }
+      for (const x of pairs[k].fwd) if (x !== st && !isPush(x) && !(st.k === 'decl' && x.k === 'assign' && x.target.k === 'var' && x.target.name === st.name && x.value === st.init)) return null;
+      adjoints.push(adj);
+    }
+    if (!recorded.size) return null;
+    // the recorded values: scalars the body updates from themselves, the index and loop-invariant values
+    const written = new Set<string>();
+    forEachStmt(s.body, (x) => {
+      if (x.k === 'decl') written.add(x.name);
+      if (x.k === 'assign') written.add(rootVar(x.target) ?? '');
+    });
+    const slice = new Set<Stmt>();
+    for (const st of s.body) {
+      const target = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
+      if (!target || !recorded.has(target)) continue;
+      const value = st.k === 'decl' ? st.init : (st as Extract<Stmt, { k: 'assign' }>).value;
+      if (!value || containsCall(value) || this.tyOfLocal(target)?.k !== 'num' && this.tyOfLocal(target)?.k !== 'int') return null;
+      let ok = true;
+      forEachExpr(value, (x) => {
+        if (x.k === 'var' && x.name !== index && written.has(x.name) && !recorded.has(x.name)) ok = false;
+        if (x.k === 'intr' && !x.fn.startsWith('Math.')) ok = false;
+      });
+      if (!ok) return null;
+      slice.add(st);
+    }
+    // independent reversed iterations: adjoint writes go to elements at the loop index only, and no
+    // adjoint the loop writes is read at another place
+    const bnames = new Set<string>();
+    const adjWritten = new Set<string>();
+    for (const adj of adjoints)
+      for (const x of adj) {
+        if (x.k === 'decl') {
+          bnames.add(x.name);
+          continue;
+        }
+        if (x.k !== 'assign' || x.target.k !== 'idx' || x.target.obj.k !== 'var' || x.target.index.k !== 'var' || x.target.index.name !== index) return null;
+        adjWritten.add(x.target.obj.name);
+      }
+    for (const adj of adjoints)
+      for (const x of adj) {
+        const value = x.k === 'decl' ? x.init : x.k === 'assign' ? x.value : null;
+        if (!value) return null;
+        let ok = true;
+        forEachExpr(value, (y) => {
+          if (y.k === 'idx' && y.obj.k === 'var' && adjWritten.has(y.obj.name) && !(y.index.k === 'var' && y.index.name === index)) ok = false;
+          if (y.k === 'call' || (y.k === 'intr' && y.fn.startsWith('tape.'))) ok = false;
+        });
+        if (!ok) return null;
+      }
+    // two statements adding into one element would swap the order of their increments
+    const incremented = adjoints.filter((a) => a.some((x) => x.k === 'assign')).length;
+    if (incremented > 1) return null;
+    const order = [...recorded].sort();
+    const tyOf = (v: string): Ty => this.tyOfLocal(v) ?? NUM;
+    const isInt = (v: string) => tyOf(v).k === 'int';
+    const entry = new Map(order.map((v) => [v, this.names.fresh(`${v}Entry`)]));
+    // an entry value from a cheap assignment of unchanging inputs (`power = 1`) is assigned again
+    const again = new Map<string, Expr>();
+    for (const v of order) {
+      const def = this.cheapReachingDef(s, v);
+      if (def) again.set(v, def);
+    }
+    const pushed = order.filter((v) => !again.has(v));
+    const fwd: Stmt[] = [
+      ...pushed.map((v): Stmt => ({ k: 'expr', e: this.tapeOp(isInt(v) ? 'pushI' : 'pushF', [{ k: 'var', name: v, ty: tyOf(v) }]) })),
+      ...this.forInit({ ...s, init: init.fwd, body: primalCopy(s.body) }, init),
+    ];
+    if (fwd[0]) fwd[0] = { ...fwd[0], comments: ['// $ad forward-order adjoint loop: its backward sweep runs forwards from the entry values'] };
+    const body: Stmt[] = [];
+    s.body.forEach((st, k) => {
+      body.push(...adjoints[k]);
+      if (slice.has(st)) body.push(...primalCopy([st]));
+    });
+    const bwd: Stmt[] = [
+      ...[...pushed].reverse().map((v): Stmt => ({ k: 'decl', name: entry.get(v)!, ty: tyOf(v), init: this.tapeOp(isInt(v) ? 'popI' : 'popF', [], isInt(v) ? INT : NUM), konst: true })),
+      ...order.filter((v) => again.has(v)).map((v): Stmt => ({ k: 'decl', name: entry.get(v)!, ty: tyOf(v), init: again.get(v)!, konst: true })),
+      ...order.map((v): Stmt => ({ k: 'assign', target: { k: 'var', name: v, ty: tyOf(v) }, value: { k: 'var', name: entry.get(v)!, ty: tyOf(v) } })),
+      { k: 'for', init: primalCopy(s.init), cond: s.cond, update: s.update, body, loc: s.loc },
+      ...order.map((v): Stmt => ({ k: 'assign', target: { k: 'var', name: v, ty: tyOf(v) }, value: { k: 'var', name: entry.get(v)!, ty: tyOf(v) } })),
+      ...init.bwd,
+    ];
+    if (s.init[0]?.k === 'decl') this.loopScoped.add(index);
+    const reads = this.primalReads(bwd);
+    reads.delete(index);
+    for (const v of order) if (!again.get(v) || !exprReads(again.get(v)!, v)) reads.delete(v);
+    this.readsAt.set(s, reads);
+    return { fwd, bwd };
+  }
+
+  /**
    * `// $ad binomial-ckp [s]` on a time-stepping loop (Griewank's Revolve): the forward sweep saves
    * the loop's state once and runs the plain primal loop; the backward sweep follows the binomial
    * schedule — primal steps re-run from s snapshots, each step taped and reversed just before its
@@ -1270,8 +1581,10 @@ class AdjointBuilder {
       );
     const init = this.seq(s.init);
     this.loopDepth++;
+    this.loops.push(s);
     const body = this.seq(s.body);
     this.loopDepth--;
+    this.loops.pop();
     if (body.bwd.length === 0) return { fwd: this.forInit({ ...s, init: init.fwd, body: body.fwd }, init), bwd: init.bwd };
     const state = this.loopState(s);
     const i = counted.index;
@@ -1783,7 +2096,8 @@ class AdjointBuilder {
         });
     });
     const isParam = (n: string) => this.f.params.some((p) => p.name === n);
-    const refLocals = [...locals].filter((n) => !isParam(n) && isRef(tyOfName.get(n) ?? NUM) && this.hasB(n) && usedB.has(this.b.of(n))).sort();
+    // (a selection loop's re-run iteration allocates the adjoints of its own locals)
+    const refLocals = [...locals].filter((n) => !isParam(n) && !this.rerunLocals.has(n) && isRef(tyOfName.get(n) ?? NUM) && this.hasB(n) && usedB.has(this.b.of(n))).sort();
     for (const n of [...new Set([...needed, ...refLocals])].sort()) {
       const ty = tyOfName.get(n) ?? NUM;
       if (isParam(n) && (isRef(ty) || !assigned.has(n))) continue;
@@ -1948,6 +2262,13 @@ function zeroOf(t: Ty): Expr | null {
   }
 }
 
+/** transcendental calls: dearer than a push and a pop */
+const EXPENSIVE = new Set(['Math.exp', 'Math.expm1', 'Math.log', 'Math.log1p', 'Math.log2', 'Math.log10', 'Math.pow', 'Math.sin', 'Math.cos', 'Math.tan', 'Math.asin', 'Math.acos', 'Math.atan', 'Math.atan2', 'Math.sinh', 'Math.cosh', 'Math.tanh', 'Math.asinh', 'Math.acosh', 'Math.atanh', 'Math.cbrt']);
+
+function expensive(e: Expr): boolean {
+  return (e.k === 'intr' && EXPENSIVE.has(e.fn)) || (e.k === 'bin' && e.op === '**');
+}
+
 /** cheap enough to evaluate again: loads and a little integer arithmetic */
 function cheap(e: Expr): boolean {
   switch (e.k) {
@@ -2015,6 +2336,23 @@ function primalCopy(body: Stmt[]): Stmt[] {
     else out.push(st);
   }
   return out;
+}
+
+function exprReads(e: Expr, name: string): boolean {
+  let found = false;
+  forEachExpr(e, (x) => {
+    if (x.k === 'var' && x.name === name) found = true;
+  });
+  return found;
+}
+
+/** the sweeps of a statement sequence: forward parts in order, backward parts reversed */
+function joinPairs(pairs: Pair[]): Pair {
+  const fwd: Stmt[] = [];
+  const bwd: Stmt[] = [];
+  for (const p of pairs) fwd.push(...p.fwd);
+  for (let i = pairs.length - 1; i >= 0; i--) bwd.push(...pairs[i].bwd);
+  return { fwd, bwd };
 }
 
 /** does any function of the module call `name` (itself included)? */

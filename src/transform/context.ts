@@ -2,7 +2,7 @@
 // which parameters of each differentiated function carry derivatives, and the naming scheme.
 import type { FuncActivity, ProgramActivity } from '../analysis/activity.js';
 import type { Func, Module, Param, Stmt, Ty } from '../ir/types.js';
-import { NUM, forEachStmt, hasFloat, isRef } from '../ir/util.js';
+import { NUM, forEachExpr, forEachStmt, hasFloat, isRef, stmtExprs } from '../ir/util.js';
 
 export interface Naming {
   tangentSuffix: string; // xd
@@ -51,6 +51,8 @@ export const DEFAULT_ADJOINT: AdjointOptions = { tbr: true };
 
 export class ProgramInfo {
   readonly sigs = new Map<string, DiffSignature>();
+  /** functions that put arrays on a tape, themselves or through callees (see refTapeFunctions) */
+  readonly refTapes: Set<string>;
 
   constructor(
     readonly mod: Module,
@@ -60,11 +62,12 @@ export class ProgramInfo {
     readonly naming: Naming,
     readonly options: AdjointOptions = DEFAULT_ADJOINT,
   ) {
+    const refTapes = (this.refTapes = refTapeFunctions(mod));
     for (const [name, fa] of activity.funcs) {
       const f = mod.funcs.get(name)!;
       const isHead = name === head;
       // in code that keeps arrays on a tape, derivative aliases must travel with every array
-      const tapeCode = tapeNames(f).size > 0;
+      const tapeCode = refTapes.has(name);
       this.sigs.set(name, {
         derivParams: f.params.map((p) => hasFloat(p.ty) && (p.ty.k === 'tape' || (tapeCode && isRef(p.ty)) || fa.active.has(fa.aliases.rep(p.name)) || (isHead && independents.has(p.name)))),
         derivResult: fa.ctx.usefulResult && hasFloat(f.ret),
@@ -192,4 +195,38 @@ export function tapeNames(f: Func): Set<string> {
 /** Float-carrying reference variables (arrays, objects) of a function, parameters included. */
 export function refNames(f: Func): Set<string> {
   return namesOfType(f, (t) => isRef(t) && hasFloat(t));
+}
+
+/**
+ * Functions that put arrays or objects on a tape (`tape.pushR`/`popR`), themselves or through a
+ * callee: there an array popped back must bring its derivative alias along, so every array carries one.
+ * Tape code that records only numbers keeps plain activity.
+ */
+export function refTapeFunctions(mod: Module): Set<string> {
+  const direct = new Set<string>();
+  const callers = new Map<string, Set<string>>();
+  for (const name of mod.order) {
+    forEachStmt(mod.funcs.get(name)!.body, (st) => {
+      forEachStmtExpr(st, (e) => {
+        if (e.k === 'intr' && (e.fn === 'tape.pushR' || e.fn === 'tape.popR')) direct.add(name);
+        if (e.k === 'call') {
+          if (!callers.has(e.fn)) callers.set(e.fn, new Set());
+          callers.get(e.fn)!.add(name);
+        }
+      });
+    });
+  }
+  const out = new Set<string>();
+  const todo = [...direct];
+  while (todo.length) {
+    const n = todo.pop()!;
+    if (out.has(n)) continue;
+    out.add(n);
+    for (const c of callers.get(n) ?? []) todo.push(c);
+  }
+  return out;
+}
+
+function forEachStmtExpr(st: Stmt, f: (e: import('../ir/types.js').Expr) => void): void {
+  for (const e of stmtExprs(st)) forEachExpr(e, f);
 }

@@ -62,7 +62,7 @@ class TangentBuilder {
     }
     this.d = new DerivNames(info.naming.tangentSuffix, (b) => this.names.fresh(b));
     this.tapes = tapeNames(this.f);
-    if (this.tapes.size) this.tapes = new Set([...this.tapes, ...refNames(this.f)]);
+    if (this.tapes.size && info.refTapes.has(name)) this.tapes = new Set([...this.tapes, ...refNames(this.f)]);
   }
 
   // ---------- activity queries ----------

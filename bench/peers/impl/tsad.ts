@@ -3,7 +3,7 @@
 // once and zeroed inside each timed call. The primal is the objective compiled by tsc.
 import type { GmmArgs } from '../../../evals/gmm/io.js';
 import { gmmObjective } from '../../../evals/gmm/objective.js';
-import { kmeansTangentSource } from '../../../evals/kmeans/derivatives.js';
+import { kmeansForwardOverReverse } from '../../../evals/kmeans/derivatives.js';
 import type { KmeansArgs } from '../../../evals/kmeans/io.js';
 import { kmeansCost } from '../../../evals/kmeans/objective.js';
 import type { LlsqArgs } from '../../../evals/llsq/io.js';
@@ -81,22 +81,16 @@ function gmm(a: GmmArgs): PeerInstance {
   };
 }
 
-type KmeansDB = (centroids: Rows, centroidsb: Rows, centroidsd: Rows, centroidsdb: Rows, points: Rows, resultb: [number, number]) => void;
 
 function kmeans(a: KmeansArgs): PeerInstance {
-  // reverse over tsad's own tangent code, as evals/kmeans/derivatives.ts: one sweep gives H·1 and G
-  const fdb = derive('kmeans/kmeansCost_d/reverse', () => ({ 'kmeans_d.ts': kmeansTangentSource() }), {
-    head: 'kmeansCost_d',
-    wrt: ['centroids', 'centroidsd'],
-    modes: ['reverse'],
-  }).fn<KmeansDB>('kmeansCost_d_b', ['centroids', 'centroidsb', 'centroidsd', 'centroidsdb', 'points', 'resultb']);
+  // forward over reverse, as evals/kmeans/derivatives.ts: the tangent of tsad's adjoint gives G and H·1
+  const fbd = kmeansForwardOverReverse();
   const ones = a.centroids.map((r) => new Array<number>(r.length).fill(1));
   const h = zerosRows(a.centroids), g = zerosRows(a.centroids), dir = zerosRows(a.centroids);
   return {
     grad() {
-      zeroRows(h);
-      zeroRows(g);
-      fdb(a.centroids, h, ones, g, a.points, [0, 1]);
+      zeroRows(g); // the adjoint accumulates; its tangent h is zeroed by the generated code
+      fbd(a.centroids, ones, g, h, a.points, 1);
       for (let j = 0; j < dir.length; j++) {
         const dj = dir[j], gj = g[j], hj = h[j];
         for (let u = 0; u < dj.length; u++) dj[u] = gj[u] / hj[u];

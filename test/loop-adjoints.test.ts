@@ -1,0 +1,215 @@
+// Selection loops (argmin/argmax scans): the forward sweep keeps only the index of the last taken
+// iteration, the backward sweep re-runs and reverses that iteration alone. Gradients must equal the
+// recording adjoint's (recompute: false) and pass the divided-difference and dot-product checks.
+import { describe, expect, it } from 'vitest';
+import { checkCompiled } from '../src/api/check.js';
+import { compile } from '../src/api/compile.js';
+import { loadGenerated } from '../src/api/load.js';
+import { formatDiagnostic } from '../src/frontend/diagnostics.js';
+import { Tape } from '../src/runtime/tape.js';
+
+type Fn = (...a: unknown[]) => unknown;
+
+const CASES: { name: string; src: string; args: unknown[]; selection: boolean }[] = [
+  {
+    name: 'max shift of a log-sum-exp',
+    src: `export function lse(x: number[]): number {
+  let a = x[0];
+  for (let i = 1; i < x.length; i++) {
+    if (x[i] > a) a = x[i];
+  }
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += Math.exp(x[i] - a);
+  return a + Math.log(s);
+}`,
+    args: [[0.3, 1.7, -0.2, 1.1, 1.69, 0.4]],
+    selection: true,
+  },
+  {
+    name: 'nearest centroid through a call, index kept, inside an outer loop',
+    src: `function dist2(p: number[], c: number[]): number {
+  let s = 0;
+  for (let u = 0; u < p.length; u++) {
+    const t = p[u] - c[u];
+    s += t * t;
+  }
+  return s;
+}
+export function cost(c: number[][], p: number[][], w: number[]): number {
+  let total = 0;
+  for (let i = 0; i < p.length; i++) {
+    let best = dist2(p[i], c[0]);
+    let arg = 0;
+    for (let j = 1; j < c.length; j++) {
+      const d = dist2(p[i], c[j]) * w[j];
+      if (d < best) {
+        best = d;
+        arg = j;
+      }
+    }
+    total += best * (arg + 1);
+  }
+  return total;
+}`,
+    args: [
+      [[0.1, 0.2], [1.5, -0.3], [-0.8, 0.9]],
+      [[0.0, 0.1], [1.2, -0.5], [-1.0, 1.1], [0.4, 0.4], [2.0, 0.0]],
+      [1, 0.9, 1.2],
+    ],
+    selection: true,
+  },
+  {
+    name: 'the selected value before the loop is needed by the backward sweep (saved around the loop)',
+    src: `export function f(x: number[], y: number): number {
+  let m = y * y;
+  const before = Math.sin(m);
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i] * y;
+    if (v > m) m = v;
+  }
+  return m * before;
+}`,
+    args: [[0.2, 0.9, 0.5], 0.8],
+    selection: true,
+  },
+  {
+    name: 'not a selection: the branch reads the selected value (plain recording adjoint)',
+    src: `export function g(x: number[]): number {
+  let a = 0;
+  for (let i = 0; i < x.length; i++) {
+    if (x[i] > 0.5) a = a * 0.5 + x[i];
+  }
+  return a;
+}`,
+    args: [[0.7, 0.2, 0.9, 0.6]],
+    selection: false,
+  },
+];
+
+describe('selection loops', () => {
+  for (const c of CASES) {
+    it(`${c.name}: ${c.selection ? 'one iteration reversed' : 'recorded per iteration'}, same gradient as the recording adjoint`, () => {
+      const head = /export function (\w+)/.exec(c.src)![1];
+      const on = compile(c.src, { head, js: true, runtimeImport: null, modes: ['reverse'] });
+      const off = compile(c.src, { head, js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, recompute: false } });
+      expect(on.diagnostics.map(formatDiagnostic)).toEqual([]);
+      if (c.selection) expect(on.code).toMatch(/\$ad selection loop/);
+      else expect(on.code).not.toMatch(/\$ad selection loop/);
+      expect(off.code).not.toMatch(/\$ad selection loop/);
+      const grad = (code: string) => {
+        const m = loadGenerated(code) as Record<string, Fn>;
+        const clone = (v: unknown): unknown => (Array.isArray(v) ? v.map(clone) : v);
+        const zero = (v: unknown): unknown => (Array.isArray(v) ? v.map(zero) : 0);
+        const args: unknown[] = [];
+        const outs: unknown[] = [];
+        for (const a of c.args) {
+          args.push(clone(a));
+          if (Array.isArray(a)) {
+            const b = zero(a);
+            args.push(b);
+            outs.push(b);
+          }
+        }
+        const scalars = m[`${head}_b`](...args, 1);
+        return { outs, scalars };
+      };
+      expect(grad(on.code)).toEqual(grad(off.code));
+      const full = compile(c.src, { head, js: true, runtimeImport: null });
+      const rep = checkCompiled(full, full.code, head, c.args, { seed: 5 });
+      expect(rep.messages).toEqual([]);
+    });
+  }
+});
+
+/** floats and ints the forward sweep leaves on the tape for the backward sweep */
+function tapeEntries(code: string, head: string, args: unknown[]): number {
+  const m = loadGenerated(code) as Record<string, Fn>;
+  const withAdjoints: unknown[] = [];
+  for (const a of args) {
+    withAdjoints.push(a);
+    if (Array.isArray(a)) withAdjoints.push(a.map(() => 0));
+  }
+  // (every array argument is an independent here)
+  const tape = Tape.acquire();
+  m[`${head}_fwd`](tape, ...withAdjoints);
+  const n = tape.heights.floats + tape.heights.ints;
+  m[`${head}_bwd`](tape, ...withAdjoints, 1);
+  expect(tape.empty).toBe(true);
+  Tape.release(tape);
+  return n;
+}
+
+describe('forward-order backward loops', () => {
+  const POLY = `export function fit(x: number[], n: number): number {
+  const m = x.length;
+  let y = 0;
+  for (let i = 0; i < n; i++) {
+    const t = -1 + (i * 2) / (n - 1);
+    let r = Math.sign(t);
+    let power = 1;
+    for (let j = 0; j < m; j++) {
+      r -= x[j] * power;
+      power *= t;
+    }
+    y += r * r;
+  }
+  return y / 2;
+}`;
+  it('a running power is computed again forwards instead of recorded per iteration; same gradient bits', () => {
+    // n is passive (the degree and the points are data): the powers of t carry no derivative
+    const on = compile(POLY, { head: 'fit', wrt: ['x'], js: true, runtimeImport: null, modes: ['reverse'] });
+    const off = compile(POLY, { head: 'fit', wrt: ['x'], js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, recompute: false } });
+    expect(on.code).toMatch(/\$ad forward-order adjoint loop/);
+    const x = [0.3, -1.2, 0.8, 0.05, -0.4, 0.9];
+    const n = 33; // t = 0 exactly at i = 16
+    // per outer iteration a few values, none per inner iteration
+    expect(tapeEntries(on.code, 'fit', [x, n])).toBeLessThan(4 * n);
+    expect(tapeEntries(off.code, 'fit', [x, n])).toBeGreaterThan(x.length * n);
+    const grad = (code: string) => {
+      const xb = x.map(() => 0);
+      (loadGenerated(code) as Record<string, Fn>).fit_b(x, xb, n, 1);
+      return xb;
+    };
+    expect(grad(on.code)).toEqual(grad(off.code));
+    const full = compile(POLY, { head: 'fit', wrt: ['x'], js: true, runtimeImport: null });
+    expect(checkCompiled(full, full.code, 'fit', [x, n], { seed: 1 }).messages).toEqual([]);
+  });
+  it('is not used when reversed iterations depend on each other (a running product of active values)', () => {
+    const src = `export function prod(x: number[]): number {
+  let p = 1;
+  let s = 0;
+  for (let j = 0; j < x.length; j++) {
+    s += x[j] * p;
+    p *= x[j];
+  }
+  return s;
+}`;
+    const on = compile(src, { head: 'prod', js: true, runtimeImport: null });
+    expect(on.code).not.toMatch(/\$ad forward-order/);
+    expect(checkCompiled(on, on.code, 'prod', [[0.5, 1.5, -0.7, 2]], { seed: 1 }).messages).toEqual([]);
+  });
+});
+
+describe('transcendental values recorded instead of evaluated twice', () => {
+  it('exp in a sum is pushed by the forward sweep and popped by the backward sweep; same gradient bits', () => {
+    const src = `export function softsum(x: number[], a: number): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += Math.exp(x[i] - a) * Math.sin(x[i]);
+  return Math.log(s);
+}`;
+    const on = compile(src, { head: 'softsum', js: true, runtimeImport: null, modes: ['reverse'] });
+    const off = compile(src, { head: 'softsum', js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, recompute: false } });
+    const bwd = (code: string) => code.slice(code.indexOf('function softsum_bwd'), code.indexOf('function softsum_b('));
+    expect(bwd(on.code)).not.toMatch(/Math\.exp|Math\.sin/);
+    expect(bwd(off.code)).toMatch(/Math\.exp/);
+    const x = [0.2, 1.4, -0.3, 0.9];
+    const grad = (code: string) => {
+      const xb = x.map(() => 0);
+      const ab = (loadGenerated(code) as Record<string, Fn>).softsum_b(x, xb, 0.5, 1);
+      return [xb, ab];
+    };
+    expect(grad(on.code)).toEqual(grad(off.code));
+    const full = compile(src, { head: 'softsum', js: true, runtimeImport: null });
+    expect(checkCompiled(full, full.code, 'softsum', [x, 0.5], { seed: 1 }).messages).toEqual([]);
+  });
+});
