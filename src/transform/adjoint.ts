@@ -287,7 +287,8 @@ class AdjointBuilder {
         for (const x of r) out.add(x);
       }
       // a declaration without a value changes nothing in the generated code (declarations are hoisted)
-      const def = st.k === 'decl' ? (st.init ? st.name : null) : st.k === 'assign' && st.target.k === 'var' && !this.inverted.has(st) ? st.target.name : null;
+      // a statement diff-liveness removed from the forward sweep overwrites nothing there
+      const def = this.dead.has(st) ? null : st.k === 'decl' ? (st.init ? st.name : null) : st.k === 'assign' && st.target.k === 'var' && !this.inverted.has(st) ? st.target.name : null;
       if (def && out.has(def)) {
         if (out === f) out = new Set(f);
         out.delete(def);
