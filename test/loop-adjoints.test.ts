@@ -213,3 +213,51 @@ describe('transcendental values recorded instead of evaluated twice', () => {
     expect(checkCompiled(full, full.code, 'softsum', [x, 0.5], { seed: 1 }).messages).toEqual([]);
   });
 });
+
+describe('static tape', () => {
+  const SRC = `export function lse(x: number[]): number {
+  let a = x[0];
+  for (let i = 1; i < x.length; i++) if (x[i] > a) a = x[i];
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += Math.exp(x[i] - a);
+  return a + Math.log(s);
+}`;
+  it('values a counted loop records go to one buffer indexed by iteration; same gradient bits, same count, empty tape', () => {
+    const on = compile(SRC, { head: 'lse', js: true, runtimeImport: null, modes: ['reverse'] });
+    const off = compile(SRC, { head: 'lse', js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, staticTape: false } });
+    expect(on.code).toMatch(/tape\.bufF\(/);
+    expect(on.code).toMatch(/tape\.freeF\(/);
+    expect(off.code).not.toMatch(/bufF/);
+    const x = [0.3, 1.7, -0.2, 1.1, 1.69, 0.4, 2.2, -1.0];
+    // the recorded values are counted alike (one float per iteration)
+    expect(tapeEntries(on.code, 'lse', [x])).toBe(tapeEntries(off.code, 'lse', [x]));
+    const grad = (code: string) => {
+      const xb = x.map(() => 0);
+      (loadGenerated(code) as Record<string, Fn>).lse_b(x, xb, 1);
+      return xb;
+    };
+    // twice: the second run takes the buffer the first gave back
+    expect(grad(on.code)).toEqual(grad(off.code));
+    expect(grad(on.code)).toEqual(grad(off.code));
+    const full = compile(SRC, { head: 'lse', js: true, runtimeImport: null });
+    expect(checkCompiled(full, full.code, 'lse', [x], { seed: 1 }).messages).toEqual([]);
+  });
+  it('a buffer taken from the free list may be longer than needed and is reused across sizes', () => {
+    const t = Tape.acquire();
+    const a = t.bufF(100);
+    t.freeF(a);
+    const b = t.bufF(10);
+    expect(b).toBe(a);
+    expect(t.heights.floats).toBe(10);
+    t.freeF(b);
+    expect(t.empty).toBe(true);
+    Tape.release(t);
+  });
+  it('its code differentiates again (forward over reverse) with the buffer as a fresh array', () => {
+    const first = compile(SRC, { head: 'lse', js: false, runtimeImport: 'tsad/runtime', modes: ['reverse'] });
+    const second = compile({ 'lse_ad.ts': first.code }, { head: 'lse_b', wrt: ['x'], of: ['xb'], js: true, runtimeImport: null, modes: ['tangent'] });
+    expect(second.diagnostics.map(formatDiagnostic)).toEqual([]);
+    expect(second.code).not.toMatch(/bufF|freeF/);
+    expect(second.code).toMatch(/new Float64Array/);
+  });
+});

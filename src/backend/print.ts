@@ -298,6 +298,7 @@ function needsAnnotation(t: Ty, init: Expr): boolean {
   if (init.k === 'arrlit' || init.k === 'objlit') return true;
   if (t.k === 'str') return true;
   if (init.k === 'undef') return true;
+  if (init.k === 'intr' && init.fn === 'tape.popR') return true;
   return false;
 }
 

@@ -567,6 +567,7 @@ class FunctionLowering {
       return;
     }
     if (ts.isExpressionStatement(s)) {
+      if (this.isFreeF(s.expression)) return; // giving a static-tape buffer back: nothing to differentiate
       const st = this.exprStmt(s.expression);
       if (st) push(st);
       else out.push(...this.takePre());
@@ -1166,6 +1167,8 @@ class FunctionLowering {
           const ty = this.tyOrErr(e, 'popped reference');
           return ty && { k: 'intr', fn: 'tape.popR', args: [obj], ty };
         }
+        // a static-tape buffer is, for differentiation, a fresh array (its reuse is only a saving)
+        if (m === 'bufF' && args.length === 1) return { k: 'alloc', len: args[0]!, fill: null, ty: { k: 'arr', elem: NUM, typed: true, ro: false } };
         if (!(m in ops)) return this.err(e, `unknown tape operation '${m}'`);
         return { k: 'intr', fn: `tape.${m}`, args: [obj, ...(args as Expr[])], ty: ops[m] };
       }
@@ -1268,6 +1271,13 @@ class FunctionLowering {
       args.push(x);
     }
     return { k: 'call', fn, args, ty };
+  }
+
+  /** `tape.freeF(b)` in generated code */
+  private isFreeF(e: ts.Expression): boolean {
+    if (!ts.isCallExpression(e) || !ts.isPropertyAccessExpression(e.expression) || e.expression.name.text !== 'freeF') return false;
+    const obj = this.expr(e.expression.expression);
+    return !!obj && tyOf(obj).k === 'tape';
   }
 
   private newExpr(e: ts.NewExpression): Expr | null {

@@ -6,6 +6,7 @@ import { LoopCheckpoints } from './revolve.js';
 
 const FIRST_CHUNK = 1 << 10;
 const MAX_CHUNK = 1 << 16;
+const MAX_FREE_BUFFERS = 4096;
 const chunkSize = (index: number) => Math.min(MAX_CHUNK, FIRST_CHUNK << Math.min(index, 6));
 
 export class Tape {
@@ -21,6 +22,9 @@ export class Tape {
   private rp = 0;
   private peak = 0;
   private fBase = 0; // entries in the float chunks below the current one
+  private free: Float64Array[] = []; // static-tape buffers given back (kept across runs)
+  private staticFloats = 0; // floats recorded in static-tape buffers in use
+  private staticSizes: number[] = [];
   private iBase = 0;
 
   pushF(v: number): void {
@@ -41,6 +45,35 @@ export class Tape {
   popI(): number {
     if (this.ip === 0) this.prevI();
     return this.i[--this.ip];
+  }
+
+  /**
+   * A float buffer for the values a counted loop records, one slot per iteration, written and read by
+   * index (a static tape: no per-value push and pop). The forward sweep takes it and puts it on the
+   * reference stack; the backward sweep pops it and gives it back with freeF, so runs reuse it.
+   */
+  bufF(n: number): Float64Array {
+    const free = this.free;
+    let b: Float64Array | undefined;
+    for (let k = free.length - 1; k >= 0; k--) {
+      if (free[k].length >= n) {
+        b = free[k];
+        free[k] = free[free.length - 1];
+        free.pop();
+        break;
+      }
+    }
+    b ??= new Float64Array(n);
+    // counted as the n values recorded (a reused buffer may be longer); buffers go back in reverse order
+    this.staticSizes.push(n);
+    this.staticFloats += n;
+    this.notePeak();
+    return b;
+  }
+
+  freeF(b: Float64Array): void {
+    this.staticFloats -= this.staticSizes.pop() ?? 0;
+    if (this.free.length < MAX_FREE_BUFFERS) this.free.push(b);
   }
 
   pushR<T>(v: T): void {
@@ -155,12 +188,12 @@ export class Tape {
 
   /** entries currently on each stack */
   get heights(): { floats: number; ints: number; refs: number } {
-    return { floats: this.fBase + this.fp, ints: this.iBase + this.ip, refs: this.rp };
+    return { floats: this.fBase + this.fp + this.staticFloats, ints: this.iBase + this.ip, refs: this.rp };
   }
 
   /** bytes currently on the tape (references count 8 bytes each) */
   get bytes(): number {
-    return (this.fBase + this.fp) * 8 + (this.iBase + this.ip) * 4 + this.rp * 8;
+    return (this.fBase + this.fp + this.staticFloats) * 8 + (this.iBase + this.ip) * 4 + this.rp * 8;
   }
 
   /** largest `bytes` seen at a chunk boundary or at a call of this getter */
@@ -175,7 +208,7 @@ export class Tape {
   }
 
   get empty(): boolean {
-    return this.ckp === null && this.fi === 0 && this.fp === 0 && this.ii === 0 && this.ip === 0 && this.rp === 0;
+    return this.ckp === null && this.fi === 0 && this.fp === 0 && this.ii === 0 && this.ip === 0 && this.rp === 0 && this.staticFloats === 0;
   }
 
   reset(): void {
@@ -189,6 +222,8 @@ export class Tape {
     this.ip = 0;
     for (let k = 0; k < this.rp; k++) this.refs[k] = undefined;
     this.rp = 0;
+    this.staticFloats = 0;
+    this.staticSizes.length = 0;
     this.peak = 0;
     this.ckps = [];
     this.ckp = null;

@@ -1302,6 +1302,12 @@ class AdjointBuilder {
         loc: s.loc,
       };
       const fwd: Stmt = { ...(s as Extract<Stmt, { k: 'for' }>), init: init.fwd, body: body.fwd };
+      const st = this.staticTape(s as Extract<Stmt, { k: 'for' }>, body);
+      if (st) {
+        const fl = fwd as Extract<Stmt, { k: 'for' }>;
+        fl.body = st.fwdBody;
+        (rev as Extract<Stmt, { k: 'for' }>).body = [...recompute.flatMap((d) => this.recomputation(d)), ...(scratch ? primalCopy(scratch.prefix) : []), ...st.bwdBody];
+      }
       // an index declared by the loop is set by the reversed loop: never handed over or restored
       if (s.k === 'for' && s.init[0]?.k === 'decl') this.loopScoped.add(i.name);
       // the reversed loop reads its bounds at the loop; its index it sets itself
@@ -1311,6 +1317,10 @@ class AdjointBuilder {
       boundReads.delete(i.name);
       for (const d of recompute) this.loopScoped.add(d.name);
       this.readsAt.set(s, boundReads);
+      if (st) {
+        for (const v of this.primalReads(st.bwdPre)) boundReads.add(v);
+        return { fwd: [...st.fwdPre, ...this.forInit(fwd, init), ...st.fwdPost], bwd: [...st.bwdPre, rev, ...st.bwdPost, ...init.bwd] };
+      }
       return { fwd: this.forInit(fwd, init), bwd: [rev, ...init.bwd] };
     }
     // general loop: count the iterations, replay that many backwards
@@ -1418,7 +1428,8 @@ class AdjointBuilder {
     const rerun: Stmt = {
       k: 'if',
       c: { k: 'bin', op: '!==', a: lv, b: { k: 'num', v: -1 }, ty: BOOL },
-      then: [{ k: 'assign', target: counted.index, value: lv }, ...iteration.fwd, ...iteration.bwd],
+      // the selected values already hold what the taken branch assigns: it is not run again
+      then: [{ k: 'assign', target: counted.index, value: lv }, ...iteration.fwd.filter((x) => !sel.then.includes(x)), ...iteration.bwd],
       else: [],
       loc: s.loc,
     };
@@ -1454,6 +1465,74 @@ class AdjointBuilder {
       if (x === st) found = true;
     });
     return found;
+  }
+
+  /**
+   * A static tape for a counted loop (LAGrad): when every iteration records the same number of floats,
+   * at the top level of its body, the forward sweep writes them into one buffer sized by the trip count
+   * and indexed by the iteration, and the backward sweep reads them back by index — plain array stores
+   * and loads instead of a push and a pop per value. The buffer comes from the tape's free list and goes
+   * back to it after the reversed loop.
+   */
+  private staticTape(s: Extract<Stmt, { k: 'for' }>, body: Pair): { fwdPre: Stmt[]; fwdBody: Stmt[]; fwdPost: Stmt[]; bwdPre: Stmt[]; bwdBody: Stmt[]; bwdPost: Stmt[] } | null {
+    if (this.info.options.recompute === false || this.info.options.staticTape === false) return null;
+    const counted = this.countedLoop(s);
+    if (!counted || counted.step !== 1 || !s.cond || s.cond.k !== 'bin' || (s.cond.op !== '<' && s.cond.op !== '<=')) return null;
+    const ini = s.init[0];
+    const start = ini.k === 'decl' ? ini.init : ini.k === 'assign' ? ini.value : null;
+    if (!start) return null;
+    const isPushF = (x: Stmt): x is Extract<Stmt, { k: 'expr' }> & { e: Extract<Expr, { k: 'intr' }> } =>
+      x.k === 'expr' && x.e.k === 'intr' && x.e.fn === 'tape.pushF' && x.e.args[0].k === 'var' && x.e.args[0].name === this.tapeName;
+    const popOf = (x: Stmt): Expr | null => {
+      const v = x.k === 'assign' ? x.value : x.k === 'decl' ? x.init : null;
+      return v && v.k === 'intr' && v.fn === 'tape.popF' && v.args[0].k === 'var' && v.args[0].name === this.tapeName ? v : null;
+    };
+    // nothing else in the iteration may use the tape: no nested records, no calls (their sweeps do)
+    let other = false;
+    const scan = (list: Stmt[], top: (x: Stmt) => boolean) =>
+      forEachStmt(list, (x) => {
+        const exempt = list.includes(x) && top(x);
+        for (const e of stmtExprs(x))
+          forEachExpr(e, (y) => {
+            if (y.k === 'call' || (y.k === 'intr' && /^(tape\.|Tape\.)/.test(y.fn) && !exempt)) other = true;
+          });
+      });
+    scan(body.fwd, isPushF);
+    scan(body.bwd, (x) => popOf(x) !== null);
+    const pushes = body.fwd.filter(isPushF);
+    const pops = body.bwd.filter((x) => popOf(x) !== null);
+    if (other || pushes.length === 0 || pushes.length !== pops.length) return null;
+    const c = pushes.length;
+    const i = counted.index;
+    // two names: a re-run region puts both sweeps in one block
+    const buf = this.names.fresh('tapeBuf');
+    const bufBack = this.names.fresh('tapeBuf');
+    const bty: Ty = { k: 'arr', elem: NUM, typed: true, ro: false };
+    const bv: Expr = { k: 'var', name: buf, ty: bty };
+    const bb: Expr = { k: 'var', name: bufBack, ty: bty };
+    const I = (op: '+' | '-' | '*', a: Expr, b: Expr): Expr => (b.k === 'num' && b.v === 0 && op !== '*' ? a : b.k === 'num' && b.v === 1 && op === '*' ? a : { k: 'bin', op, a, b, ty: INT });
+    const num = (v: number): Expr => ({ k: 'num', v });
+    const slot = (k: number): Expr => I('+', I('*', start.k === 'num' && start.v === 0 ? i : I('-', i, start), num(c)), num(k));
+    const span = s.cond.op === '<' ? I('-', s.cond.b, start) : I('+', I('-', s.cond.b, start), num(1));
+    const size: Expr = I('*', { k: 'intr', fn: 'Math.max', args: [num(0), span], ty: INT }, num(c));
+    let k = 0;
+    const fwdBody = body.fwd.map((x): Stmt => (isPushF(x) ? { k: 'assign', target: { k: 'idx', obj: bv, index: slot(k++), ty: NUM }, value: x.e.args[1] } : x));
+    // pops come in the reverse order of the pushes
+    k = c;
+    const bwdBody = body.bwd.map((x): Stmt => {
+      if (popOf(x) === null) return x;
+      const load: Expr = { k: 'idx', obj: bb, index: slot(--k), ty: NUM };
+      return x.k === 'decl' ? { ...x, init: load } : { ...(x as Extract<Stmt, { k: 'assign' }>), value: load };
+    });
+    return {
+      fwdPre: [{ k: 'decl', name: buf, ty: bty, init: this.tapeOp('bufF', [size], bty), konst: true, comments: ['// $ad static tape: one slot per iteration'] }],
+      fwdBody,
+      // on the tape once filled, so that an analysis of this code sees what it holds
+      fwdPost: [{ k: 'expr', e: this.tapeOp('pushR', [bv]) }],
+      bwdPre: [{ k: 'decl', name: bufBack, ty: bty, init: this.tapeOp('popR', [], bty), konst: true }],
+      bwdBody,
+      bwdPost: [{ k: 'expr', e: this.tapeOp('freeF', [bb]) }],
+    };
   }
 
   /**

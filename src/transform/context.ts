@@ -43,6 +43,8 @@ export interface AdjointOptions {
   primalResults?: boolean;
   /** merge increments of one adjoint location and resets followed by an increment (default true) */
   merge?: boolean;
+  /** static tape: values a counted loop records go to one buffer indexed by iteration (default true) */
+  staticTape?: boolean;
   /** joint mode for every differentiated call: checkpointed, re-run in the backward sweep (default false) */
   checkpointCalls?: boolean;
 }
