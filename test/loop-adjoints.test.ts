@@ -87,6 +87,45 @@ export function cost(c: number[][], p: number[][], w: number[]): number {
 ];
 
 describe('selection loops', () => {
+  it("the first candidate's adjoint runs only when no iteration was taken; the re-run skips a call whose result its reversal does not read", () => {
+    const src = `function dist2(p: number[], c: number[]): number {
+  let s = 0;
+  for (let u = 0; u < p.length; u++) {
+    const t = p[u] - c[u];
+    s += t * t;
+  }
+  return s;
+}
+export function cost(c: number[][], p: number[][]): number {
+  let total = 0;
+  for (let i = 0; i < p.length; i++) {
+    let best = dist2(p[i], c[0]);
+    for (let j = 1; j < c.length; j++) {
+      const d = dist2(p[i], c[j]);
+      if (d < best) best = d;
+    }
+    total += best;
+  }
+  return total;
+}`;
+    const r = compile(src, { head: 'cost', wrt: ['c'], js: false, runtimeImport: 'tsad/runtime', modes: ['reverse'] });
+    const bwd = r.code.slice(r.code.indexOf('function cost_bwd'), r.code.indexOf('function cost_b('));
+    // dist2's forward sweep records nothing: not called again to rebuild a tape nobody reads
+    expect(bwd).not.toMatch(/dist2_fwd/);
+    expect(bwd).toMatch(/if \(jTaken !== -1\) \{[^]*dist2_bwd[^]*\} else \{[^]*dist2_bwd[^]*\}/);
+    const c = [[0.1, 0.2], [1.5, -0.3], [-0.8, 0.9]];
+    const p = [[0.0, 0.1], [1.2, -0.5], [-1.0, 1.1], [0.4, 0.4], [2.0, 0.0]];
+    const grad = (code: string) => {
+      const cb = c.map((row) => row.map(() => 0));
+      (loadGenerated(code) as Record<string, Fn>).cost_b(c, cb, p, 1);
+      return cb;
+    };
+    const on = compile(src, { head: 'cost', wrt: ['c'], js: true, runtimeImport: null, modes: ['reverse'] });
+    const off = compile(src, { head: 'cost', wrt: ['c'], js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, recompute: false } });
+    expect(grad(on.code)).toEqual(grad(off.code));
+    const full = compile(src, { head: 'cost', wrt: ['c'], js: true, runtimeImport: null });
+    expect(checkCompiled(full, full.code, 'cost', [c, p], { seed: 2 }).messages).toEqual([]);
+  });
   for (const c of CASES) {
     it(`${c.name}: ${c.selection ? 'one iteration reversed' : 'recorded per iteration'}, same gradient as the recording adjoint`, () => {
       const head = /export function (\w+)/.exec(c.src)![1];

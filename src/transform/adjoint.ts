@@ -38,6 +38,8 @@ export function adjointFuncs(info: ProgramInfo, name: string): AdjointOutput[] {
 interface Pair {
   fwd: Stmt[];
   bwd: Stmt[]; // in backward order
+  /** a selection loop: its re-run of the last taken iteration, and the values it selects */
+  selection?: { rerun: Extract<Stmt, { k: 'if' }>; selected: Set<string>; saved: boolean };
 }
 
 
@@ -382,7 +384,26 @@ class AdjointBuilder {
   }
 
   private seq(ss: Stmt[]): Pair {
-    return joinPairs(ss.map((s) => this.stmt(s)));
+    return joinPairs(this.stmtPairs(ss));
+  }
+
+  /** the sweeps of each statement of a sequence */
+  private stmtPairs(ss: Stmt[]): Pair[] {
+    const pairs = ss.map((s) => this.stmt(s));
+    // `best = first(); for (…) if (d < best) best = d`: the first candidate's adjoint runs only when no
+    // iteration was taken (else its seed is zero); it must leave the tape alone
+    for (let k = 1; k < ss.length; k++) {
+      const sel = pairs[k].selection;
+      const init = ss[k - 1];
+      if (!sel || sel.saved || sel.rerun.else.length) continue;
+      const target = init.k === 'decl' && init.init ? init.name : init.k === 'assign' && init.target.k === 'var' ? init.target.name : null;
+      const value = init.k === 'decl' ? init.init : init.k === 'assign' ? init.value : null;
+      if (!target || !value || !sel.selected.has(target) || this.readNames(value).some((v) => sel.selected.has(v))) continue;
+      if (pairs[k - 1].fwd.some((x) => x.k === 'expr' && x.e.k === 'intr' && x.e.fn.startsWith('tape.')) || this.usesTape(pairs[k - 1].bwd)) continue;
+      sel.rerun.else = pairs[k - 1].bwd;
+      pairs[k - 1] = { fwd: pairs[k - 1].fwd, bwd: [] };
+    }
+    return pairs;
   }
 
   private stmt(s: Stmt): Pair {
@@ -1279,7 +1300,7 @@ class AdjointBuilder {
     const scratch = counted && this.info.options.recompute !== false ? this.scratchPrefix(s as Extract<Stmt, { k: 'for' }>, recompute) : null;
     if (scratch) for (const k of scratch.kills) this.recomputed.add(k);
     // `$ad ii-loop`: independent iterations, each checkpointed (its tape lives only in the backward sweep)
-    const pairs = hasDirective(s, 'ii-loop') ? null : s.body.map((st) => this.stmt(st));
+    const pairs = hasDirective(s, 'ii-loop') ? null : this.stmtPairs(s.body);
     const body = pairs ? joinPairs(pairs) : this.checkpointRegion(s.body, { k: 'block', body: s.body, comments: ['// $ad ii-loop'] }, counted?.index.name);
     this.loopDepth--;
     this.loops.pop();
@@ -1429,7 +1450,7 @@ class AdjointBuilder {
       k: 'if',
       c: { k: 'bin', op: '!==', a: lv, b: { k: 'num', v: -1 }, ty: BOOL },
       // the selected values already hold what the taken branch assigns: it is not run again
-      then: [{ k: 'assign', target: counted.index, value: lv }, ...iteration.fwd.filter((x) => !sel.then.includes(x)), ...iteration.bwd],
+      then: [{ k: 'assign', target: counted.index, value: lv }, ...this.rerunForward(iteration, sel.then), ...iteration.bwd],
       else: [],
       loc: s.loc,
     };
@@ -1447,7 +1468,76 @@ class AdjointBuilder {
     reads.delete(index);
     for (const n of locals) reads.delete(n);
     this.readsAt.set(s, reads);
-    return { fwd, bwd };
+    return { fwd, bwd, selection: { rerun: rerun as Extract<Stmt, { k: 'if' }>, selected, saved: saved.length > 0 } };
+  }
+
+  /**
+   * The forward part of a re-run iteration, without what its backward part does not need: the taken
+   * branch's assignments (the selected values already hold them) and calls whose results nobody reads
+   * there, when the callee's forward sweep records nothing and writes no array.
+   */
+  private rerunForward(iteration: Pair, taken: Stmt[]): Stmt[] {
+    const live = this.primalReads(iteration.bwd);
+    const kept: Stmt[] = [];
+    for (let k = iteration.fwd.length - 1; k >= 0; k--) {
+      const x = iteration.fwd[k];
+      if (taken.includes(x)) continue;
+      if (x.k === 'assign' && x.target.k === 'var' && !live.has(x.target.name) && this.removable(x.value)) continue;
+      kept.unshift(x);
+      for (const v of this.primalReads([x])) live.add(v);
+    }
+    return kept;
+  }
+
+  /** an expression whose evaluation leaves nothing behind: no tape, no array write */
+  private removable(e: Expr): boolean {
+    let ok = true;
+    forEachExpr(e, (y) => {
+      if (y.k === 'intr' && !y.fn.startsWith('Math.')) ok = false;
+      if (y.k === 'call') {
+        const fn = this.primalOfForward(y.fn) ?? (this.info.differentiated(y.fn) ? null : y.fn);
+        if (!fn || (this.info.activity.writes.get(fn)?.size ?? 1) !== 0 || (this.primalOfForward(y.fn) !== null && calleeForwardRecords(this.info, fn))) ok = false;
+      }
+    });
+    return ok;
+  }
+
+  /** the function whose forward sweep is `fwdName` */
+  private primalOfForward(fwdName: string): string | null {
+    for (const n of this.info.mod.order) if (this.info.differentiated(n) && adjointNames(this.info, n).fwd === fwdName) return n;
+    return null;
+  }
+
+  /** does this function's forward sweep record anything (itself or through its callees)? */
+  forwardRecords(): boolean {
+    let records = false;
+    forEachStmt(this.built!.fwd, (st) => {
+      for (const e of stmtExprs(st))
+        forEachExpr(e, (y) => {
+          if (y.k === 'intr' && /^(tape\.|Tape\.)/.test(y.fn)) records = true;
+          if (y.k === 'call') {
+            const fn = this.primalOfForward(y.fn);
+            if (fn && calleeForwardRecords(this.info, fn)) records = true;
+          }
+        });
+    });
+    return records;
+  }
+
+  /** does the backward part `bwd` use the tape (pops, or callees' backward sweeps that pop)? */
+  private usesTape(bwd: Stmt[]): boolean {
+    let uses = false;
+    forEachStmt(bwd, (st) => {
+      for (const e of stmtExprs(st))
+        forEachExpr(e, (y) => {
+          if (y.k === 'intr' && /^(tape\.|Tape\.)/.test(y.fn)) uses = true;
+          if (y.k === 'call') {
+            const n = this.info.mod.order.find((m) => this.info.differentiated(m) && adjointNames(this.info, m).bwd === y.fn);
+            if (!n || calleeForwardRecords(this.info, n)) uses = true;
+          }
+        });
+    });
+    return uses;
   }
 
   private isIntVar(name: string): boolean {
@@ -2424,6 +2514,25 @@ function exprReads(e: Expr, name: string): boolean {
     if (x.k === 'var' && x.name === name) found = true;
   });
   return found;
+}
+
+const forwardRecordsCache = new WeakMap<ProgramInfo, Map<string, boolean>>();
+
+/** does the forward sweep of `name` record anything? Built once per program; a recursion says yes. */
+function calleeForwardRecords(info: ProgramInfo, name: string): boolean {
+  let cache = forwardRecordsCache.get(info);
+  if (!cache) forwardRecordsCache.set(info, (cache = new Map()));
+  const hit = cache.get(name);
+  if (hit !== undefined) return hit;
+  cache.set(name, true);
+  let records = true;
+  try {
+    records = new AdjointBuilder(info, name).forwardRecords();
+  } catch {
+    records = true;
+  }
+  cache.set(name, records);
+  return records;
 }
 
 /** the sweeps of a statement sequence: forward parts in order, backward parts reversed */
