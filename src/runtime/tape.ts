@@ -6,7 +6,7 @@ import { LoopCheckpoints } from './revolve.js';
 
 const FIRST_CHUNK = 1 << 10;
 const MAX_CHUNK = 1 << 16;
-const MAX_FREE_BUFFERS = 4096;
+const MAX_FREE_BUFFERS = 256; // per capacity class
 const chunkSize = (index: number) => Math.min(MAX_CHUNK, FIRST_CHUNK << Math.min(index, 6));
 
 export class Tape {
@@ -22,7 +22,7 @@ export class Tape {
   private rp = 0;
   private peak = 0;
   private fBase = 0; // entries in the float chunks below the current one
-  private free: Float64Array[] = []; // static-tape buffers given back (kept across runs)
+  private free: Float64Array[][] = []; // static-tape buffers given back, by log2 capacity (kept across runs)
   private staticFloats = 0; // floats recorded in static-tape buffers in use
   private staticSizes: number[] = [];
   private iBase = 0;
@@ -53,18 +53,10 @@ export class Tape {
    * reference stack; the backward sweep pops it and gives it back with freeF, so runs reuse it.
    */
   bufF(n: number): Float64Array {
-    const free = this.free;
-    let b: Float64Array | undefined;
-    for (let k = free.length - 1; k >= 0; k--) {
-      if (free[k].length >= n) {
-        b = free[k];
-        free[k] = free[free.length - 1];
-        free.pop();
-        break;
-      }
-    }
-    b ??= new Float64Array(n);
-    // counted as the n values recorded (a reused buffer may be longer); buffers go back in reverse order
+    // free lists by power-of-two capacity: O(1), and a buffer fits every request of its class
+    const cls = n <= 1 ? 0 : 32 - Math.clz32(n - 1);
+    const b = this.free[cls]?.pop() ?? new Float64Array(1 << cls);
+    // counted as the n values recorded; buffers go back in reverse order
     this.staticSizes.push(n);
     this.staticFloats += n;
     this.notePeak();
@@ -73,7 +65,9 @@ export class Tape {
 
   freeF(b: Float64Array): void {
     this.staticFloats -= this.staticSizes.pop() ?? 0;
-    if (this.free.length < MAX_FREE_BUFFERS) this.free.push(b);
+    const cls = 31 - Math.clz32(b.length);
+    const list = (this.free[cls] ??= []);
+    if (list.length < MAX_FREE_BUFFERS) list.push(b);
   }
 
   pushR<T>(v: T): void {

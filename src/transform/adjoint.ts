@@ -94,6 +94,72 @@ class AdjointBuilder {
     this.build();
   }
 
+  /** arrays (alias representatives) whose element values the backward sweep reads; null: unknown */
+  private valueReads: Set<string> | null = null;
+
+  /**
+   * Arrays whose element values the backward sweep `bwd` reads: any use but `.length`, and as an
+   * argument of a callee's backward sweep only if that callee reads the values of that parameter.
+   */
+  private arrayValueReads(bwd: Stmt[]): Set<string> {
+    // occurrences, less those as `.length` and as arguments a callee does not read (nodes may be shared)
+    const uses = new Map<string, number>();
+    const count = (name: string, k: number) => uses.set(name, (uses.get(name) ?? 0) + k);
+    forEachStmt(bwd, (st) => {
+      for (const e of stmtExprs(st))
+        forEachExpr(e, (y) => {
+          if (y.k === 'var' && isRef(y.ty)) count(y.name, 1);
+          if (y.k === 'len' && y.obj.k === 'var') count(y.obj.name, -1);
+          if (y.k !== 'call') return;
+          const callee = this.info.mod.order.find((m) => this.info.differentiated(m) && adjointNames(this.info, m).bwd === y.fn);
+          const reads = callee ? calleeBackwardReads(this.info, callee) : null;
+          if (!callee || !reads) return;
+          const bwdParams = this.backwardParamNames(callee);
+          y.args.forEach((a, j) => {
+            const param = bwdParams[j];
+            if (a.k === 'var' && isRef(a.ty) && param && !reads.has(param)) count(a.name, -1);
+          });
+        });
+    });
+    const out = new Set<string>();
+    for (const [n, k] of uses) if (k > 0) out.add(this.rep(n));
+    return out;
+  }
+
+  /** per argument of `name`'s backward sweep: the primal parameter it passes, or null (tape, adjoints, seed) */
+  private backwardParamNames(name: string): (string | null)[] {
+    const g = this.info.func(name);
+    const sig = this.info.sigs.get(name)!;
+    const out: (string | null)[] = [null];
+    g.params.forEach((p, j) => {
+      out.push(p.name);
+      if (sig.derivParams[j] && isRef(p.ty)) out.push(null);
+    });
+    return out;
+  }
+
+  /**
+   * Variables whose values this function's backward sweep reads (an array's length alone does not
+   * count: restoring elements never changes it).
+   */
+  backwardValueReads(): Set<string> {
+    const all = new Map<string, number>();
+    const lengthOnly = new Map<string, number>();
+    forEachStmt(this.built!.bwd, (st) => {
+      for (const e of stmtExprs(st))
+        forEachExpr(e, (x) => {
+          if (x.k === 'var') all.set(x.name, (all.get(x.name) ?? 0) + 1);
+          if (x.k === 'len' && x.obj.k === 'var') lengthOnly.set(x.obj.name, (lengthOnly.get(x.obj.name) ?? 0) + 1);
+        });
+      if (st.k === 'assign' && st.target.k === 'var') all.set(st.target.name, (all.get(st.target.name) ?? 0) - 1);
+    });
+    const out = new Set<string>();
+    for (const [n, k] of all) if (k > (lengthOnly.get(n) ?? 0)) out.add(n);
+    // a parameter the backward sweep passes on is read as its callee reads it
+    for (const v of this.arrayValueReads(this.built!.bwd)) out.add(v);
+    return out;
+  }
+
   // ---------- activity ----------
   private rep(n: string) {
     return this.fa.aliases.rep(n);
@@ -173,6 +239,9 @@ class AdjointBuilder {
         }
       this.built = { fwd: pair.fwd, bwd: pair.bwd };
       this.readsInBwd = reads;
+      const values = this.info.options.tbr ? this.arrayValueReads(pair.bwd) : null;
+      if (values && this.valueReads && [...values].some((v) => !this.valueReads!.has(v))) grew = true;
+      this.valueReads = values;
       const deadStable = !this.diffLiveness || (iter > 0 && deadSig === lastDead && this.deadSignature(this.diffDead(this.readsAt)) === deadSig);
       lastDead = deadSig;
       if (this.info.options.tbr) {
@@ -595,7 +664,8 @@ class AdjointBuilder {
     const t = target.ty;
     // a reassigned array's adjoint alias is restored whenever it has one: the backward sweep uses it
     const withAdjoint = isRef(t) && target.k === 'var' && this.hasB(target.name);
-    const record = this.mustRecord(s, root);
+    // an element nobody's backward sweep reads the values of (a callee may read only the length)
+    const record = this.mustRecord(s, root) && !(target.k !== 'var' && !isRef(t) && this.valueReads !== null && !this.valueReads.has(this.rep(root)));
     if (record) this.pushSites.push(`${this.pushSites.length}:${root}`);
     if (!record && !withAdjoint) return { fwd: [], bwd: [] };
     const inverse = record ? this.inverseOf(s, target) : null;
@@ -1565,7 +1635,9 @@ class AdjointBuilder {
    * back to it after the reversed loop.
    */
   private staticTape(s: Extract<Stmt, { k: 'for' }>, body: Pair): { fwdPre: Stmt[]; fwdBody: Stmt[]; fwdPost: Stmt[]; bwdPre: Stmt[]; bwdBody: Stmt[]; bwdPost: Stmt[] } | null {
-    if (this.info.options.recompute === false || this.info.options.staticTape === false) return null;
+    // a loop inside another loop would take a buffer per outer iteration: small ones cost more than
+    // the pushes they replace
+    if (this.info.options.recompute === false || this.info.options.staticTape === false || this.loopDepth > 0) return null;
     const counted = this.countedLoop(s);
     if (!counted || counted.step !== 1 || !s.cond || s.cond.k !== 'bin' || (s.cond.op !== '<' && s.cond.op !== '<=')) return null;
     const ini = s.init[0];
@@ -2533,6 +2605,27 @@ function calleeForwardRecords(info: ProgramInfo, name: string): boolean {
   }
   cache.set(name, records);
   return records;
+}
+
+const calleeReadsCache = new WeakMap<ProgramInfo, Map<string, Set<string> | null>>();
+
+/**
+ * The parameters whose values the backward sweep of `name` reads, from building that adjoint once;
+ * null (read everything) while it is being built, as in a recursion.
+ */
+function calleeBackwardReads(info: ProgramInfo, name: string): Set<string> | null {
+  let cache = calleeReadsCache.get(info);
+  if (!cache) calleeReadsCache.set(info, (cache = new Map()));
+  if (cache.has(name)) return cache.get(name)!;
+  cache.set(name, null);
+  let reads: Set<string> | null = null;
+  try {
+    reads = new AdjointBuilder(info, name).backwardValueReads();
+  } catch {
+    reads = null;
+  }
+  cache.set(name, reads);
+  return reads;
 }
 
 /** the sweeps of a statement sequence: forward parts in order, backward parts reversed */
