@@ -335,3 +335,59 @@ export function f(x: number[][]): number {
     expect(checkCompiled(full, full.code, 'f', [x], { seed: 4 }).messages).toEqual([]);
   });
 });
+
+describe('scratch prefix: recomputed when short, recorded when long', () => {
+  const SRC = `export function quad(l: number[], x: number[][], mu: number[]): number {
+  const d = mu.length;
+  const diff = new Float64Array(d);
+  const q = new Float64Array(d);
+  let total = 0;
+  for (let i = 0; i < x.length; i++) {
+    for (let j = 0; j < d; j++) {
+      diff[j] = x[i][j] - mu[j];
+      q[j] = diff[j];
+    }
+    let t = 0;
+    for (let c = 0; c < d; c++) {
+      for (let r = c + 1; r < d; r++) {
+        q[r] += l[t] * diff[c];
+        t++;
+      }
+    }
+    let s = 0;
+    for (let j = 0; j < d; j++) s += q[j] * q[j];
+    total += Math.log(1 + s);
+  }
+  return total;
+}`;
+  for (const d of [6, 24]) {
+    it(`d = ${d}: ${d > 16 ? 'the final scratch values are recorded' : 'the prefix runs again'}; same gradient bits as the recording adjoint`, () => {
+      const on = compile(SRC, { head: 'quad', js: true, runtimeImport: null, modes: ['reverse'] });
+      const off = compile(SRC, { head: 'quad', js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, recompute: false } });
+      expect(on.code).toMatch(/\$ad scratch recorded when longer than 16/);
+      let seed = d;
+      const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5;
+      const l = Array.from({ length: (d * (d - 1)) / 2 }, () => 0.3 * rnd());
+      const x = Array.from({ length: 5 }, () => Array.from({ length: d }, rnd));
+      const mu = Array.from({ length: d }, rnd);
+      const run = (code: string) => {
+        const m = loadGenerated(code) as Record<string, Fn>;
+        const lb = l.map(() => 0), xb = x.map((r) => r.map(() => 0)), mub = mu.map(() => 0);
+        const tape = Tape.acquire();
+        m.quad_fwd(tape, l, lb, x, xb, mu, mub);
+        const floats = tape.heights.floats;
+        m.quad_bwd(tape, l, lb, x, xb, mu, mub, 1);
+        expect(tape.empty).toBe(true);
+        Tape.release(tape);
+        return { floats, grad: [lb, xb, mub] };
+      };
+      const a = run(on.code), b = run(off.code);
+      expect(a.grad).toEqual(b.grad);
+      // recorded: the two scratch arrays and the counter per iteration; recomputed: nearly nothing
+      if (d > 16) expect(a.floats).toBeGreaterThanOrEqual(5 * (2 * d + 1));
+      else expect(a.floats).toBeLessThan(5 * d);
+      const full = compile(SRC, { head: 'quad', js: true, runtimeImport: null });
+      expect(checkCompiled(full, full.code, 'quad', [l, x, mu], { seed: 6 }).messages).toEqual([]);
+    });
+  }
+});

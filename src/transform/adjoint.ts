@@ -1393,7 +1393,13 @@ class AdjointBuilder {
         loc: s.loc,
       };
       const fwd: Stmt = { ...(s as Extract<Stmt, { k: 'for' }>), init: init.fwd, body: body.fwd };
-      const st = this.staticTape(s as Extract<Stmt, { k: 'for' }>, body);
+      const snap = scratch ? this.scratchSnapshot(scratch) : null;
+      if (snap) {
+        (fwd as Extract<Stmt, { k: 'for' }>).body = [...body.fwd, snap.record];
+        (rev as Extract<Stmt, { k: 'for' }>).body = [...recompute.flatMap((d) => this.recomputation(d)), snap.restoreOrRecompute, ...body.bwd];
+      }
+      // (a recorded scratch prefix puts its own records in the iteration: no static tape then)
+      const st = snap ? null : this.staticTape(s as Extract<Stmt, { k: 'for' }>, body);
       if (st) {
         const fl = fwd as Extract<Stmt, { k: 'for' }>;
         fl.body = st.fwdBody;
@@ -1625,6 +1631,64 @@ class AdjointBuilder {
       if (x === st) found = true;
     });
     return found;
+  }
+
+  /**
+   * Recompute or record a scratch prefix — chosen at run time by its size (ERA's cost model: recompute
+   * what is cheap). A prefix with nested loops (the triangle `qdiff[r] += l[t] * diff[c]`) costs about
+   * len²/2 operations per iteration against 2·len values to record: beyond a length of 16 (where the
+   * recomputation is four times dearer than the record) the forward sweep records the scratch arrays'
+   * final contents (and the prefix's scalars) at the end of the iteration — the body after the prefix
+   * only reads them — and the backward sweep puts them back; below, the prefix runs again as before.
+   * Both sweeps test the same length, which the loop never changes, so they agree.
+   */
+  private scratchSnapshot(scratch: { prefix: Stmt[]; arrays: string[]; scalars: string[] }): { record: Stmt; restoreOrRecompute: Stmt } | null {
+    let depth = 0;
+    const walk = (list: Stmt[], d: number) => {
+      for (const x of list) {
+        if (x.k === 'for' || x.k === 'while' || x.k === 'do') {
+          depth = Math.max(depth, d + 1);
+          walk(x.body, d + 1);
+        } else if (x.k === 'if') {
+          walk(x.then, d);
+          walk(x.else, d);
+        } else if (x.k === 'block') walk(x.body, d);
+      }
+    };
+    walk(scratch.prefix, 0);
+    if (depth < 2 || !scratch.arrays.length) return null;
+    const tyOfName = (n: string): Ty => this.tyOfLocal(n) ?? NUM;
+    const arrays = scratch.arrays.map((n): Extract<Expr, { k: 'var' }> => ({ k: 'var', name: n, ty: tyOfName(n) }));
+    if (arrays.some((a) => !isFlatArray(a.ty))) return null;
+    const scalars = scratch.scalars.filter((n) => {
+      const t = tyOfName(n);
+      return t.k === 'num' || t.k === 'int';
+    });
+    const cond: Expr = { k: 'bin', op: '>', a: { k: 'len', obj: arrays[0] }, b: { k: 'num', v: SNAPSHOT_LENGTH }, ty: BOOL };
+    const record: Stmt[] = [];
+    const restore: Stmt[] = [];
+    for (const a of arrays) {
+      const z = this.names.fresh('z');
+      const zv: Expr = { k: 'var', name: z, ty: INT };
+      const elem: LValue = { k: 'idx', obj: a, index: zv, ty: NUM };
+      record.push(countedFor(z, { k: 'len', obj: a }, [{ k: 'expr', e: this.tapeOp('pushF', [elem]) }]));
+      restore.unshift({
+        k: 'for',
+        init: [{ k: 'decl', name: z, ty: INT, init: { k: 'bin', op: '-', a: { k: 'len', obj: a }, b: { k: 'num', v: 1 }, ty: INT }, konst: false }],
+        cond: { k: 'bin', op: '>=', a: zv, b: { k: 'num', v: 0 }, ty: BOOL },
+        update: [{ k: 'assign', target: zv as LValue, value: { k: 'bin', op: '-', a: zv, b: { k: 'num', v: 1 }, ty: INT }, op: '-', inc: true }],
+        body: [{ k: 'assign', target: elem, value: this.tapeOp('popF', [], NUM) }],
+      });
+    }
+    for (const n of scalars) {
+      const v: LValue = { k: 'var', name: n, ty: tyOfName(n) };
+      record.push({ k: 'expr', e: this.tapeOp('pushF', [v]) });
+      restore.unshift({ k: 'assign', target: v, value: this.tapeOp('popF', [], NUM) });
+    }
+    return {
+      record: { k: 'if', c: cond, then: record, else: [], comments: ['// $ad scratch recorded when longer than ' + SNAPSHOT_LENGTH + ' (recomputed below)'] },
+      restoreOrRecompute: { k: 'if', c: cond, then: restore, else: primalCopy(scratch.prefix) },
+    };
   }
 
   /**
@@ -2009,7 +2073,7 @@ class AdjointBuilder {
    * like a running index) must be used nowhere outside the loop, and the prefix's own adjoint must read
    * only their final values: an array it reads is written by one statement of the prefix.
    */
-  private scratchPrefix(loop: Extract<Stmt, { k: 'for' }>, consts: Stmt[]): { prefix: Stmt[]; kills: Stmt[]; reads: Set<string> } | null {
+  private scratchPrefix(loop: Extract<Stmt, { k: 'for' }>, consts: Stmt[]): { prefix: Stmt[]; kills: Stmt[]; reads: Set<string>; arrays: string[]; scalars: string[] } | null {
     const whole = wholeArrayWrites(this.f);
     const arrays = new Set<string>();
     const scalars = new Set<string>();
@@ -2123,7 +2187,7 @@ class AdjointBuilder {
       for (const v of this.prevReadsAt.get(x) ?? []) readByAdjoint.add(v);
     });
     for (const a of arrays) if (readByAdjoint.has(a) && (writers.get(a) ?? 0) > 1) return null;
-    return { prefix, kills, reads };
+    return { prefix, kills, reads, arrays: [...arrays].sort(), scalars: [...scalars].sort() };
   }
 
   /**
@@ -2503,6 +2567,9 @@ function zeroOf(t: Ty): Expr | null {
       return null;
   }
 }
+
+/** scratch arrays of a quadratic prefix longer than this are recorded rather than recomputed */
+const SNAPSHOT_LENGTH = 16;
 
 /** transcendental calls: dearer than a push and a pop */
 const EXPENSIVE = new Set(['Math.exp', 'Math.expm1', 'Math.log', 'Math.log1p', 'Math.log2', 'Math.log10', 'Math.pow', 'Math.sin', 'Math.cos', 'Math.tan', 'Math.asin', 'Math.acos', 'Math.atan', 'Math.atan2', 'Math.sinh', 'Math.cosh', 'Math.tanh', 'Math.asinh', 'Math.acosh', 'Math.atanh', 'Math.cbrt']);
