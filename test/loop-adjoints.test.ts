@@ -108,7 +108,8 @@ export function cost(c: number[][], p: number[][]): number {
   }
   return total;
 }`;
-    const r = compile(src, { head: 'cost', wrt: ['c'], js: false, runtimeImport: 'tsad/runtime', modes: ['reverse'] });
+    // (a reduction over the points is otherwise fused: each point's adjoint right after the point)
+    const r = compile(src, { head: 'cost', wrt: ['c'], js: false, runtimeImport: 'tsad/runtime', modes: ['reverse'], adjoint: { tbr: true, fuseReductions: false } });
     const bwd = r.code.slice(r.code.indexOf('function cost_bwd'), r.code.indexOf('function cost_b('));
     // dist2's forward sweep records nothing: not called again to rebuild a tape nobody reads
     expect(bwd).not.toMatch(/dist2_fwd/);
@@ -120,7 +121,7 @@ export function cost(c: number[][], p: number[][]): number {
       (loadGenerated(code) as Record<string, Fn>).cost_b(c, cb, p, 1);
       return cb;
     };
-    const on = compile(src, { head: 'cost', wrt: ['c'], js: true, runtimeImport: null, modes: ['reverse'] });
+    const on = compile(src, { head: 'cost', wrt: ['c'], js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, fuseReductions: false } });
     const off = compile(src, { head: 'cost', wrt: ['c'], js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, recompute: false } });
     expect(grad(on.code)).toEqual(grad(off.code));
     const full = compile(src, { head: 'cost', wrt: ['c'], js: true, runtimeImport: null });
@@ -196,7 +197,7 @@ describe('forward-order backward loops', () => {
 }`;
   it('a running power is computed again forwards instead of recorded per iteration; same gradient bits', () => {
     // n is passive (the degree and the points are data): the powers of t carry no derivative
-    const on = compile(POLY, { head: 'fit', wrt: ['x'], js: true, runtimeImport: null, modes: ['reverse'] });
+    const on = compile(POLY, { head: 'fit', wrt: ['x'], js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, fuseReductions: false } });
     const off = compile(POLY, { head: 'fit', wrt: ['x'], js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, recompute: false } });
     expect(on.code).toMatch(/\$ad forward-order adjoint loop/);
     const x = [0.3, -1.2, 0.8, 0.05, -0.4, 0.9];
@@ -362,7 +363,8 @@ describe('scratch prefix: recomputed when short, recorded when long', () => {
 }`;
   for (const d of [6, 24]) {
     it(`d = ${d}: ${d > 16 ? 'the final scratch values are recorded' : 'the prefix runs again'}; same gradient bits as the recording adjoint`, () => {
-      const on = compile(SRC, { head: 'quad', js: true, runtimeImport: null, modes: ['reverse'] });
+      // (the loop over points is a reduction: reversed here, not fused, to exercise the scratch prefix)
+      const on = compile(SRC, { head: 'quad', js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, fuseReductions: false } });
       const off = compile(SRC, { head: 'quad', js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, recompute: false } });
       expect(on.code).toMatch(/\$ad scratch recorded when longer than 16/);
       let seed = d;
@@ -390,4 +392,83 @@ describe('scratch prefix: recomputed when short, recorded when long', () => {
       expect(checkCompiled(full, full.code, 'quad', [l, x, mu], { seed: 6 }).messages).toEqual([]);
     });
   }
+});
+
+describe('fused reduction loops', () => {
+  // a sum over data points of a term with inner loops: each point's adjoint runs right after the
+  // point with a unit seed; the backward sweep only scales by the sum's adjoint
+  const SRC = `export function nll(w: number[][], b: number[], x: number[][], y: number[]): number {
+  const k = b.length;
+  const d = x[0].length;
+  const z = new Float64Array(k);
+  let total = 0;
+  for (let i = 0; i < x.length; i++) {
+    const xi = x[i];
+    for (let c = 0; c < k; c++) {
+      let s = b[c];
+      for (let j = 0; j < d; j++) s += w[c][j] * xi[j];
+      z[c] = Math.tanh(s);
+    }
+    let e = 0;
+    for (let c = 0; c < k; c++) e += (z[c] - y[i]) * (z[c] - y[i]);
+    total += Math.log(1 + e);
+  }
+  return total / x.length;
+}`;
+  const w = [[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]];
+  const b = [0.05, -0.1];
+  const x = [[1, 0.5, -0.3], [0.2, -1.1, 0.7], [-0.4, 0.9, 0.1], [0.8, 0.3, -0.9]];
+  const y = [0.2, -0.3, 0.5, 0.1];
+  const grad = (code: string) => {
+    const wb = w.map((r) => r.map(() => 0));
+    const bb = b.map(() => 0);
+    const tape = Tape.acquire();
+    const m = loadGenerated(code) as Record<string, Fn>;
+    m.nll_fwd(tape, w, wb, b, bb, x, y);
+    const peak = tape.heights.floats;
+    m.nll_bwd(tape, w, wb, b, bb, x, y, 1);
+    expect(tape.empty).toBe(true);
+    Tape.release(tape);
+    return { g: [...wb.flat(), ...bb], peak };
+  };
+  it('runs each iteration adjoint in the forward sweep; same gradient as the reversed loop; tape holds no per-point values', () => {
+    const on = compile(SRC, { head: 'nll', wrt: ['w', 'b'], js: false, runtimeImport: 'tsad/runtime', modes: ['reverse'] });
+    expect(on.code).toMatch(/\$ad fused reduction: each iteration's adjoint runs now with totalb = 1/);
+    const onJs = compile(SRC, { head: 'nll', wrt: ['w', 'b'], js: true, runtimeImport: null, modes: ['reverse'] });
+    const off = compile(SRC, { head: 'nll', wrt: ['w', 'b'], js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, fuseReductions: false } });
+    expect(off.code).not.toMatch(/fused reduction/);
+    const a = grad(onJs.code);
+    const r = grad(off.code);
+    a.g.forEach((v, k) => expect(Math.abs(v - r.g[k])).toBeLessThan(1e-14 * (1 + Math.abs(r.g[k]))));
+    // after the forward sweep: the unit adjoints (w and b) only, not anything per point
+    expect(a.peak).toBe(w.flat().length + b.length);
+    expect(r.peak).toBeGreaterThan(x.length * b.length);
+    const full = compile(SRC, { head: 'nll', wrt: ['w', 'b'], js: true, runtimeImport: null });
+    expect(checkCompiled(full, full.code, 'nll', [w, b, x, y], { seed: 3 }).messages).toEqual([]);
+  });
+  it('a loop carrying another active value, or writing what is read after it, keeps the reversed loop', () => {
+    const carried = `export function f(x: number[]): number {
+  let s = 0;
+  let h = 1;
+  for (let i = 0; i < x.length; i++) {
+    for (let j = 0; j < 2; j++) h = Math.sin(h * x[i]);
+    s += h;
+  }
+  return s;
+}`;
+    const after = `export function f(x: number[]): number {
+  const t = new Float64Array(2);
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    for (let j = 0; j < 2; j++) t[j] = x[i] * (j + 1);
+    s += t[0] * t[1];
+  }
+  return s + t[1];
+}`;
+    for (const src of [carried, after]) {
+      const r = compile(src, { head: 'f', js: true, runtimeImport: null });
+      expect(r.code).not.toMatch(/fused reduction/);
+      expect(checkCompiled(r, r.code, 'f', [[0.3, -0.7, 1.1, 0.4]], { seed: 5 }).messages).toEqual([]);
+    }
+  });
 });

@@ -162,7 +162,8 @@ describe('recomputation and the $ad store directive', () => {
 }`;
   it('scratch arrays are recomputed per reversed iteration unless stored, with the same gradient', () => {
     const run = (src: string) => {
-      const r = compile(src, { head: 'energy', js: true, runtimeImport: null });
+      // (fused, the loop over points would run each point's adjoint at once: nothing to recompute)
+      const r = compile(src, { head: 'energy', js: true, runtimeImport: null, adjoint: { tbr: true, fuseReductions: false } });
       expect(r.diagnostics.map(formatDiagnostic)).toEqual([]);
       const x = Array.from({ length: 50 }, (_, i) => [Math.sin(i), Math.cos(i), 0.1 * i]);
       const rep = checkCompiled(r, r.code, 'energy', [x, [0.2, -0.1, 0.4], [1, 0.5, 2]], { seed: 3 });

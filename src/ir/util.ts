@@ -198,6 +198,38 @@ export function mapExpr(e: Expr, f: (e: Expr) => Expr): Expr {
   return f(r);
 }
 
+/** A copy of statements with every expression in them (assignment targets too) rebuilt by mapExpr with `f`. */
+export function mapStmts(body: Stmt[], f: (e: Expr) => Expr): Stmt[] {
+  const m = (e: Expr) => mapExpr(e, f);
+  return body.map((s): Stmt => {
+    switch (s.k) {
+      case 'decl':
+        return { ...s, init: s.init ? m(s.init) : null };
+      case 'assign':
+        return { ...s, target: m(s.target) as LValue, value: m(s.value) };
+      case 'expr':
+        return { ...s, e: m(s.e) };
+      case 'if':
+        return { ...s, c: m(s.c), then: mapStmts(s.then, f), else: mapStmts(s.else, f) };
+      case 'for':
+        return { ...s, init: mapStmts(s.init, f), cond: s.cond ? m(s.cond) : null, update: mapStmts(s.update, f), body: mapStmts(s.body, f) };
+      case 'while':
+      case 'do':
+        return { ...s, cond: m(s.cond), body: mapStmts(s.body, f) };
+      case 'block':
+        return { ...s, body: mapStmts(s.body, f) };
+      case 'switch':
+        return { ...s, disc: m(s.disc), cases: s.cases.map((c) => ({ tests: c.tests ? c.tests.map(m) : null, body: mapStmts(c.body, f) })) };
+      case 'return':
+        return { ...s, e: s.e ? m(s.e) : null };
+      case 'throw':
+        return { ...s, e: m(s.e) };
+      default:
+        return s;
+    }
+  });
+}
+
 export function forEachStmt(body: Stmt[], f: (s: Stmt) => void): void {
   for (const s of body) {
     f(s);

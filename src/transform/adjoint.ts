@@ -5,11 +5,13 @@
 // the mirrored point of the forward sweep, so the adjoint of each statement sees its own pre-state.
 import { diffVars, stmtCalls, type FuncActivity } from '../analysis/activity.js';
 import { solveBackward, solveForward, type Facts, type FlowResult } from '../analysis/dataflow.js';
+import { reductionLoop } from '../analysis/reduction.js';
 import { wholeArrayWrites } from '../analysis/regions.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, TAPE, VOID, containsCall, countedFor, declaredNames, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, mapExpr, rootVar, stmtExprs, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, TAPE, VOID, containsCall, countedFor, declaredNames, elemTy, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, mapExpr, mapStmts, rootVar, stmtExprs, tyOf } from '../ir/util.js';
 import { DerivNames, derivTy, refNames, tapeNames, type ProgramInfo } from './context.js';
 import { LinError, Names, adjointOf, hasSelect, linearize, type LinContext } from './linearize.js';
+import { hoistInvariantLoads } from './licm.js';
 import { mergeIncrements } from './merge.js';
 import { scalarizeLoops } from './scalarize.js';
 import { TransformError } from './tangent.js';
@@ -28,7 +30,7 @@ export function adjointNames(info: ProgramInfo, name: string) {
 export function adjointFuncs(info: ProgramInfo, name: string): AdjointOutput[] {
   const builder = new AdjointBuilder(info, name);
   const out: AdjointOutput[] = [
-    { func: builder.forward(), role: 'forward' },
+    { func: hoistInvariantLoads(builder.forward()), role: 'forward' },
     { func: builder.backward(), role: 'backward' },
   ];
   if (name === info.head) out.push({ func: builder.head(), role: 'reverse' });
@@ -62,6 +64,8 @@ class AdjointBuilder {
   private paramHasB = new Set<string>();
   private built: { fwd: Stmt[]; bwd: Stmt[] } | null = null;
   private readsInBwd = new Set<string>();
+  /** primal variables read by the backward halves of fused reduction iterations (in the forward sweep) */
+  private readsInFused = new Set<string>();
 
   constructor(
     private info: ProgramInfo,
@@ -221,6 +225,7 @@ class AdjointBuilder {
       this.readsAt = new Map();
       this.inverted = new Set();
       this.pushSites = [];
+      this.fusedBwds = [];
       this.bwdLocals.clear();
       this.loopDepth = 0;
       this.names = new Names(declaredNames(this.f));
@@ -232,14 +237,19 @@ class AdjointBuilder {
       const pair = this.seq(this.f.body);
       const reads = this.primalReads(pair.bwd);
       let grew = false;
-      for (const r of reads)
+      // what fused iterations' backward halves read is restored there too, but never handed over
+      const fusedReads = this.primalReads(this.fusedBwds.flat());
+      if ([...fusedReads].some((r) => !this.readsInFused.has(r))) grew = true;
+      this.readsInFused = fusedReads;
+      for (const r of [...reads, ...fusedReads])
         if (!this.restore.has(r)) {
           this.restore.add(r);
           grew = true;
         }
       this.built = { fwd: pair.fwd, bwd: pair.bwd };
       this.readsInBwd = reads;
-      const values = this.info.options.tbr ? this.arrayValueReads(pair.bwd) : null;
+      // (a fused reduction's iterations run their backward sweeps inside the forward sweep)
+      const values = this.info.options.tbr ? this.arrayValueReads([...pair.bwd, ...this.fusedBwds.flat()]) : null;
       if (values && this.valueReads && [...values].some((v) => !this.valueReads!.has(v))) grew = true;
       this.valueReads = values;
       const deadStable = !this.diffLiveness || (iter > 0 && deadSig === lastDead && this.deadSignature(this.diffDead(this.readsAt)) === deadSig);
@@ -1358,6 +1368,8 @@ class AdjointBuilder {
     if (s.k === 'for' && this.info.options.recompute !== false && !hasDirective(s, 'ii-loop')) {
       const sel = this.selectLastLoop(s);
       if (sel) return sel;
+      const fused = this.fusedReduction(s);
+      if (fused) return fused;
     }
     const init = s.k === 'for' ? this.seq(s.init) : { fwd: [], bwd: [] };
     this.loopDepth++;
@@ -1393,13 +1405,18 @@ class AdjointBuilder {
         loc: s.loc,
       };
       const fwd: Stmt = { ...(s as Extract<Stmt, { k: 'for' }>), init: init.fwd, body: body.fwd };
-      const snap = scratch ? this.scratchSnapshot(scratch) : null;
+      const sbuf = scratch && this.inFused ? this.scratchBuffer(s as Extract<Stmt, { k: 'for' }>, scratch) : null;
+      if (sbuf) {
+        (fwd as Extract<Stmt, { k: 'for' }>).body = [...body.fwd, ...sbuf.record];
+        (rev as Extract<Stmt, { k: 'for' }>).body = [...recompute.flatMap((d) => this.recomputation(d)), ...sbuf.restore, ...body.bwd];
+      }
+      const snap = scratch && !sbuf ? this.scratchSnapshot(scratch) : null;
       if (snap) {
         (fwd as Extract<Stmt, { k: 'for' }>).body = [...body.fwd, snap.record];
         (rev as Extract<Stmt, { k: 'for' }>).body = [...recompute.flatMap((d) => this.recomputation(d)), snap.restoreOrRecompute, ...body.bwd];
       }
       // (a recorded scratch prefix puts its own records in the iteration: no static tape then)
-      const st = snap ? null : this.staticTape(s as Extract<Stmt, { k: 'for' }>, body);
+      const st = snap || sbuf ? null : this.staticTape(s as Extract<Stmt, { k: 'for' }>, body);
       if (st) {
         const fl = fwd as Extract<Stmt, { k: 'for' }>;
         fl.body = st.fwdBody;
@@ -1414,6 +1431,7 @@ class AdjointBuilder {
       boundReads.delete(i.name);
       for (const d of recompute) this.loopScoped.add(d.name);
       this.readsAt.set(s, boundReads);
+      if (sbuf) return { fwd: [...sbuf.fwdPre, ...this.forInit(fwd, init)], bwd: [rev, ...sbuf.bwdPost, ...init.bwd] };
       if (st) {
         for (const v of this.primalReads(st.bwdPre)) boundReads.add(v);
         return { fwd: [...st.fwdPre, ...this.forInit(fwd, init), ...st.fwdPost], bwd: [...st.bwdPre, rev, ...st.bwdPost, ...init.bwd] };
@@ -1438,6 +1456,151 @@ class AdjointBuilder {
       loc: s.loc,
     };
     return { fwd, bwd: [rev, ...init.bwd] };
+  }
+
+  /** inside the body of a fused reduction loop: both sweeps of an iteration run back to back */
+  private inFused = false;
+  /** backward sweeps of fused reduction iterations built this round (they sit in the forward sweep) */
+  private fusedBwds: Stmt[][] = [];
+
+  /**
+   * A reduction loop — each iteration adds into one active scalar (`acc += e`), everything else it
+   * writes is started afresh in the iteration and used nowhere after the loop — has an adjoint linear
+   * in acc's adjoint, which stays the same through the reversed loop. So each iteration's adjoint runs
+   * at once after the iteration, inside the forward sweep, seeded with 1 and accumulating into unit
+   * adjoints of what the loop reads (`xbAcc`); the backward sweep only scales them by acc's adjoint.
+   * The values the iteration's adjoint needs are still at hand, nothing outlives an iteration on the
+   * tape, and the loop is never run backwards (the hand-written gradient of a sum over data points).
+   */
+  private fusedReduction(s: Extract<Stmt, { k: 'for' }>): Pair | null {
+    if (this.loopDepth > 0 || this.info.options.fuseReductions === false || binomialDirective(s) !== null || this.storeForced(s)) return null;
+    const counted = this.countedLoop(s);
+    if (!counted) return null;
+    // an iteration of straight-line code has little to gain over a recorded or static tape
+    let work = false;
+    forEachStmt(s.body, (st) => {
+      if (st.k === 'for' || st.k === 'while' || st.k === 'do' || stmtCalls(st).some((c) => this.info.differentiated(c.fn))) work = true;
+    });
+    if (!work) return null;
+    const red = reductionLoop(s, counted.index.name, {
+      f: this.f,
+      active: (n) => this.hasB(n),
+      rep: (n) => this.rep(n),
+      calleeWrites: (fn) => this.info.activity.writes.get(fn),
+    });
+    if (!red) return null;
+    const init = this.seq(s.init);
+    this.loopDepth++;
+    this.loops.push(s);
+    this.inFused = true;
+    const body = this.seq(s.body);
+    this.inFused = false;
+    this.loopDepth--;
+    this.loops.pop();
+    const accB = this.b.of(red.acc);
+    // the iteration's adjoint may put back only what the iteration starts afresh, and never acc
+    const primal = declaredNames(this.f);
+    let ok = true;
+    forEachStmt(body.bwd, (st) => {
+      const r = st.k === 'assign' ? rootVar(st.target) : null;
+      if (r === accB || (r && primal.has(r) && !red.inside.has(r) && !red.written.has(r))) ok = false;
+    });
+    forEachStmt(body.fwd, (st) => {
+      for (const e of stmtExprs(st)) if (exprReads(e, accB)) ok = false;
+    });
+    if (!ok) return null;
+    // unit seed for acc; the invariants' adjoints go to their per-unit copies
+    const renamed = new Map<string, { of: string; unit: string }>();
+    const mentioned = new Set<string>();
+    for (const list of [body.fwd, body.bwd])
+      forEachStmt(list, (st) => {
+        for (const e of stmtExprs(st))
+          forEachExpr(e, (x) => {
+            if (x.k === 'var') mentioned.add(x.name);
+          });
+      });
+    const suffix = red.acc.charAt(0).toUpperCase() + red.acc.slice(1);
+    for (const n of red.invariants) {
+      if (!this.b.known(n) || !mentioned.has(this.b.of(n))) continue;
+      renamed.set(this.b.of(n), { of: n, unit: this.names.fresh(this.b.of(n) + suffix) });
+    }
+    const rename = (x: Expr): Expr => {
+      if (x.k !== 'var') return x;
+      if (x.name === accB) return { k: 'num', v: 1 };
+      const r = renamed.get(x.name);
+      return r ? { ...x, name: r.unit } : x;
+    };
+    const fwdBody = mapStmts(body.fwd, rename);
+    let bwdBody = mapStmts(body.bwd, rename);
+    // both halves now share one iteration scope: the backward half's own declarations get fresh names
+    const fwdDecls = declaredInside(fwdBody);
+    const clashes = new Map([...declaredInside(bwdBody)].filter((n) => fwdDecls.has(n)).map((n) => [n, this.names.fresh(n)]));
+    if (clashes.size) {
+      bwdBody = mapStmts(bwdBody, (x) => (x.k === 'var' && clashes.has(x.name) ? { ...x, name: clashes.get(x.name)! } : x));
+      forEachStmt(bwdBody, (st) => {
+        if (st.k === 'decl' && clashes.has(st.name)) st.name = clashes.get(st.name)!;
+      });
+    }
+    if (this.info.options.merge !== false) {
+      const cls = this.storageClasses();
+      const back = new Map([...renamed].map(([b, r]) => [r.unit, b]));
+      const storage = (n: string) => cls(back.get(n) ?? n);
+      bwdBody = scalarizeLoops(mergeIncrements(bwdBody, storage), storage, (base) => this.names.fresh(base));
+    }
+    this.fusedBwds.push(bwdBody);
+    const tyOfName = (n: string): Ty => this.f.params.find((p) => p.name === n)?.ty ?? this.tyOfLocal(n) ?? NUM;
+    const fwdPre: Stmt[] = [];
+    const fwdPost: Stmt[] = [];
+    const bwdPost: Stmt[] = [];
+    // (the unit adjoints travel as numbers: a reference on the tape would make every array active
+    // when this code is differentiated again)
+    for (const { of, unit } of renamed.values()) {
+      const ty = tyOfName(of);
+      const bty = this.bty(ty);
+      const primalVar: Expr = { k: 'var', name: of, ty };
+      const unitVar: Expr = { k: 'var', name: unit, ty: bty };
+      const scalar = ty.k === 'num';
+      fwdPre.push({ k: 'decl', name: unit, ty: bty, init: scalar ? { k: 'num', v: 0 } : this.zerosLike(primalVar), konst: !scalar });
+      fwdPost.push(...this.pushNumbers(unitVar, ty));
+      bwdPost.unshift(...this.popScaledAdd(this.bwhole(primalVar) as LValue, { k: 'var', name: accB, ty: NUM }, ty));
+    }
+    const comment = `// $ad fused reduction: each iteration's adjoint runs now with ${accB} = 1; the backward sweep scales by ${accB}`;
+    const loopF: Stmt = { ...s, init: init.fwd, body: [...fwdBody, ...bwdBody], comments: [...(s.comments ?? []), comment] };
+    return { fwd: [...fwdPre, ...this.forInit(loopF, init), ...fwdPost], bwd: [...bwdPost, ...init.bwd] };
+  }
+
+  /** pushes every number of `src` (a number or nested arrays of numbers), in order */
+  private pushNumbers(src: Expr, ty: Ty): Stmt[] {
+    if (ty.k === 'num') return [{ k: 'expr', e: this.tapeOp('pushF', [src]) }];
+    const z = this.names.fresh('z');
+    const zv: Expr = { k: 'var', name: z, ty: INT };
+    const et = elemTy(ty);
+    return [countedFor(z, { k: 'len', obj: src }, this.pushNumbers({ k: 'idx', obj: src, index: zv, ty: this.bty(et) }, et))];
+  }
+
+  /** the mirror of pushNumbers into `dst` (same shape): dst += scale * popped number, in reverse order */
+  private popScaledAdd(dst: LValue, scale: Expr, ty: Ty): Stmt[] {
+    if (ty.k === 'num') {
+      // (a pop is a statement of its own: code that pops is differentiated again statement by statement)
+      const unit = this.names.fresh('unitb');
+      const inc: Expr = { k: 'bin', op: '*', a: scale, b: { k: 'var', name: unit, ty: NUM }, ty: NUM };
+      return [
+        { k: 'decl', name: unit, ty: NUM, init: this.tapeOp('popF', [], NUM), konst: true },
+        { k: 'assign', target: dst, value: { k: 'bin', op: '+', a: dst, b: inc, ty: NUM }, op: '+' },
+      ];
+    }
+    const z = this.names.fresh('z');
+    const zv: Expr = { k: 'var', name: z, ty: INT };
+    const et = elemTy(ty);
+    return [
+      {
+        k: 'for',
+        init: [{ k: 'decl', name: z, ty: INT, init: { k: 'bin', op: '-', a: { k: 'len', obj: dst }, b: { k: 'num', v: 1 }, ty: INT }, konst: false }],
+        cond: { k: 'bin', op: '>=', a: zv, b: { k: 'num', v: 0 }, ty: BOOL },
+        update: [{ k: 'assign', target: zv as LValue, value: { k: 'bin', op: '-', a: zv, b: { k: 'num', v: 1 }, ty: INT }, op: '-', inc: true }],
+        body: this.popScaledAdd({ k: 'idx', obj: dst, index: zv, ty: this.bty(et) }, scale, et),
+      },
+    ];
   }
 
   /**
@@ -1688,6 +1851,67 @@ class AdjointBuilder {
     return {
       record: { k: 'if', c: cond, then: record, else: [], comments: ['// $ad scratch recorded when longer than ' + SNAPSHOT_LENGTH + ' (recomputed below)'] },
       restoreOrRecompute: { k: 'if', c: cond, then: restore, else: primalCopy(scratch.prefix) },
+    };
+  }
+
+  /**
+   * Scratch prefixes with nested loops inside a fused reduction iteration: both sweeps of the iteration
+   * run back to back, so the scratch arrays' final contents (and the prefix's scalars) go to one buffer
+   * per iteration of the enclosing fused loop, a slot of fixed size per iteration of this loop — plain
+   * stores and loads instead of running the prefix again (GMM's triangle) or pushes and pops. The
+   * buffer comes from the tape's free list and goes back after the reversed loop.
+   */
+  private scratchBuffer(s: Extract<Stmt, { k: 'for' }>, scratch: { prefix: Stmt[]; arrays: string[]; scalars: string[] }): { fwdPre: Stmt[]; record: Stmt[]; restore: Stmt[]; bwdPost: Stmt[] } | null {
+    if (this.info.options.staticTape === false) return null;
+    let nested = false;
+    forEachStmt(scratch.prefix, (x) => {
+      if ((x.k === 'for' || x.k === 'while' || x.k === 'do') && x.body.some((y) => y.k === 'for' || y.k === 'while' || y.k === 'do')) nested = true;
+    });
+    if (!nested) return null;
+    const counted = this.countedLoop(s);
+    if (!counted || counted.step !== 1 || !s.cond || s.cond.k !== 'bin' || (s.cond.op !== '<' && s.cond.op !== '<=')) return null;
+    const ini = s.init[0];
+    const start = ini.k === 'decl' ? ini.init : ini.k === 'assign' ? ini.value : null;
+    if (!start) return null;
+    const arrays = scratch.arrays.map((n): Extract<Expr, { k: 'var' }> => ({ k: 'var', name: n, ty: this.tyOfLocal(n) ?? NUM }));
+    if (arrays.some((a) => !isFlatArray(a.ty))) return null;
+    const scalars = scratch.scalars
+      .map((n): Extract<Expr, { k: 'var' }> => ({ k: 'var', name: n, ty: this.tyOfLocal(n) ?? NUM }))
+      .filter((v) => v.ty.k === 'num' || v.ty.k === 'int');
+    const I = (op: '+' | '-' | '*', a: Expr, b: Expr): Expr => (b.k === 'num' && b.v === 0 && op !== '*' ? a : { k: 'bin', op, a, b, ty: INT });
+    const num = (v: number): Expr => ({ k: 'num', v });
+    let stride: Expr = num(scalars.length);
+    for (const a of arrays) stride = stride.k === 'num' && stride.v === 0 ? { k: 'len', obj: a } : I('+', { k: 'len', obj: a }, stride);
+    const span = s.cond.op === '<' ? I('-', s.cond.b, start) : I('+', I('-', s.cond.b, start), num(1));
+    const bty: Ty = { k: 'arr', elem: NUM, typed: true, ro: false };
+    const buf: Extract<Expr, { k: 'var' }> = { k: 'var', name: this.names.fresh('scratchBuf'), ty: bty };
+    const base: Extract<Expr, { k: 'var' }> = { k: 'var', name: this.names.fresh('slot'), ty: INT };
+    const index = counted.index;
+    const baseDecl: Stmt = { k: 'decl', name: base.name, ty: INT, init: I('*', start.k === 'num' && start.v === 0 ? index : I('-', index, start), stride), konst: true };
+    const record: Stmt[] = [baseDecl];
+    const restore: Stmt[] = [{ ...baseDecl }];
+    let offset: Expr = base;
+    for (const a of arrays) {
+      const z = this.names.fresh('z');
+      const zv: Expr = { k: 'var', name: z, ty: INT };
+      const elem: LValue = { k: 'idx', obj: a, index: zv, ty: NUM };
+      const slotOf: LValue = { k: 'idx', obj: buf, index: I('+', offset, zv), ty: NUM };
+      record.push(countedFor(z, { k: 'len', obj: a }, [{ k: 'assign', target: slotOf, value: elem }]));
+      restore.push(countedFor(z, { k: 'len', obj: a }, [{ k: 'assign', target: elem, value: slotOf }]));
+      offset = I('+', offset, { k: 'len', obj: a });
+    }
+    scalars.forEach((v, j) => {
+      const slotOf: LValue = { k: 'idx', obj: buf, index: I('+', offset, num(j)), ty: NUM };
+      record.push({ k: 'assign', target: slotOf, value: v });
+      restore.push({ k: 'assign', target: v, value: slotOf });
+    });
+    record[0] = { ...record[0], comments: ['// $ad scratch recorded in a buffer (the iteration is reversed at once)'] };
+    const size: Expr = I('*', { k: 'intr', fn: 'Math.max', args: [num(0), span], ty: INT }, stride);
+    return {
+      fwdPre: [{ k: 'decl', name: buf.name, ty: bty, init: this.tapeOp('bufF', [size], bty), konst: true }],
+      record,
+      restore,
+      bwdPost: [{ k: 'expr', e: this.tapeOp('freeF', [buf]) }],
     };
   }
 
@@ -2231,7 +2455,7 @@ class AdjointBuilder {
   private recomputation(d: Extract<Stmt, { k: 'decl' }>): Stmt[] {
     const v: LValue = { k: 'var', name: d.name, ty: d.ty };
     // the value itself only where the backward sweep reads it (the previous round's reads)
-    const out: Stmt[] = this.readsInBwd.has(d.name) ? [{ k: 'assign', target: v, value: d.init! }] : [];
+    const out: Stmt[] = this.readsInBwd.has(d.name) || this.readsInFused.has(d.name) ? [{ k: 'assign', target: v, value: d.init! }] : [];
     if (isRef(d.ty) && this.hasB(d.name)) {
       const bv = this.bwhole(v) as LValue | null;
       const ba = this.refAdjoint(d.init!);

@@ -45,6 +45,8 @@ export interface AdjointOptions {
   merge?: boolean;
   /** static tape: values a counted loop records go to one buffer indexed by iteration (default true) */
   staticTape?: boolean;
+  /** reduction loops (`acc += e` over private iterations): each iteration's adjoint runs right after it, seeded with 1 (default true) */
+  fuseReductions?: boolean;
   /** joint mode for every differentiated call: checkpointed, re-run in the backward sweep (default false) */
   checkpointCalls?: boolean;
 }

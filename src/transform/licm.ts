@@ -42,6 +42,7 @@ function inBody(body: Stmt[], fresh: Set<string>, names: Names, ready0: Set<stri
         out.push(s);
     }
     if (s.k === 'decl' && s.init) ready.add(s.name);
+    if (s.k === 'assign' && s.target.k === 'var') ready.add(s.target.name);
   }
   return out;
 }
@@ -128,7 +129,8 @@ function freshArrays(f: Func): Set<string> {
   const defs = new Map<string, number>();
   const allocated = new Set<string>();
   forEachStmt(f.body, (s) => {
-    const name = s.k === 'decl' ? s.name : s.k === 'assign' && s.target.k === 'var' ? s.target.name : null;
+    // (a declaration without a value, hoisted ahead of its one assignment, is not a definition)
+    const name = s.k === 'decl' ? (s.init ? s.name : null) : s.k === 'assign' && s.target.k === 'var' ? s.target.name : null;
     if (!name) return;
     defs.set(name, (defs.get(name) ?? 0) + 1);
     const v = s.k === 'decl' ? s.init : s.k === 'assign' ? s.value : null;
