@@ -675,7 +675,8 @@ class AdjointBuilder {
     // a reassigned array's adjoint alias is restored whenever it has one: the backward sweep uses it
     const withAdjoint = isRef(t) && target.k === 'var' && this.hasB(target.name);
     // an element nobody's backward sweep reads the values of (a callee may read only the length)
-    const record = this.mustRecord(s, root) && !(target.k !== 'var' && !isRef(t) && this.valueReads !== null && !this.valueReads.has(this.rep(root)));
+    // (a parameter written for a caller is restored for the caller's backward sweep, which may read it)
+    const record = this.mustRecord(s, root) && !(target.k !== 'var' && !isRef(t) && !this.alwaysRestore.has(root) && this.valueReads !== null && !this.valueReads.has(this.rep(root)));
     if (record) this.pushSites.push(`${this.pushSites.length}:${root}`);
     if (!record && !withAdjoint) return { fwd: [], bwd: [] };
     const inverse = record ? this.inverseOf(s, target) : null;
@@ -1269,9 +1270,31 @@ class AdjointBuilder {
     const sig = this.info.sigs.get(c.fn)!;
     const fargs: Expr[] = [this.tapeVar];
     const bargs: Expr[] = [this.tapeVar];
+    // `g(b, b[0])` with g writing b: the backward call would read b[0] before the callee's backward
+    // sweep puts it back, so such a value is kept in a temporary, recorded after the call
+    const writes = this.info.activity.writes.get(c.fn);
+    const written = new Set<string>();
     c.args.forEach((a, j) => {
-      fargs.push(a);
-      bargs.push(a);
+      const r = rootVar(a);
+      if (writes?.has(j) && r) written.add(this.rep(r));
+    });
+    const argDecls: Stmt[] = [];
+    const argPushes: Stmt[] = [];
+    const argPops: Stmt[] = [];
+    c.args.forEach((a, j) => {
+      if (written.size && !isRef(g.params[j].ty) && (g.params[j].ty.k === 'num' || g.params[j].ty.k === 'int') && this.readNames(a).some((n) => written.has(this.rep(n)))) {
+        // (two names: a checkpointed call puts both sweeps in one block)
+        const tmp: Extract<Expr, { k: 'var' }> = { k: 'var', name: this.names.fresh(`${g.params[j].name}Arg`), ty: g.params[j].ty };
+        const back: Extract<Expr, { k: 'var' }> = { ...tmp, name: this.names.fresh(`${g.params[j].name}Arg`) };
+        argDecls.push({ k: 'decl', name: tmp.name, ty: tmp.ty, init: a, konst: true });
+        argPushes.push({ k: 'expr', e: this.tapeOp('pushF', [tmp]) });
+        argPops.unshift({ k: 'decl', name: back.name, ty: back.ty, init: this.tapeOp('popF', [], NUM), konst: true });
+        fargs.push(tmp);
+        bargs.push(back);
+      } else {
+        fargs.push(a);
+        bargs.push(a);
+      }
       if (sig.derivParams[j] && isRef(g.params[j].ty)) {
         const ab = this.bwhole(a) ?? this.zerosLike(a);
         fargs.push(ab);
@@ -1287,13 +1310,15 @@ class AdjointBuilder {
     // call and restored before the callee's backward sweep, and the seed a̅[i] is taken out before it
     const element = !!target && target.k !== 'var' && !isRef(target.ty);
     const fwd: Stmt[] = [];
+    fwd.push(...argDecls);
     if (element) {
       const res = this.names.fresh(`${c.fn}Result`);
-      fwd.push({ k: 'decl', name: res, ty: target!.ty, init: fcall, konst: true, loc: s.loc }, ...save.fwd, { k: 'assign', target: target!, value: { k: 'var', name: res, ty: target!.ty }, loc: s.loc });
+      fwd.push({ k: 'decl', name: res, ty: target!.ty, init: fcall, konst: true, loc: s.loc }, ...argPushes, ...save.fwd, { k: 'assign', target: target!, value: { k: 'var', name: res, ty: target!.ty }, loc: s.loc });
     } else {
       fwd.push(...save.fwd);
       if (target) fwd.push({ k: 'assign', target, value: fcall, loc: s.loc });
       else fwd.push({ k: 'expr', e: fcall, loc: s.loc });
+      fwd.push(...argPushes);
     }
     // the adjoint of a returned array is allocated with it
     if (target && isRef(target.ty) && tActive) fwd.push({ k: 'assign', target: this.bwhole(target) as LValue, value: this.zerosLike(target) });
@@ -1319,7 +1344,7 @@ class AdjointBuilder {
     // the callee's backward sweep pops its part of the tape first; then the target's old value is
     // restored, and the argument adjoints flow through the arguments at the pre-state
     const restoreAfter = element ? [] : save.bwd;
-    bwd.push(...seedFirst);
+    bwd.push(...seedFirst, ...argPops);
     if (scalarIdx.length === 0) {
       bwd.push({ k: 'expr', e: bcall });
       if (seedReset) bwd.push(seedReset);

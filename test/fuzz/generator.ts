@@ -79,6 +79,8 @@ export type Stmt =
   | { k: 'destr'; s: number; arr: boolean }
   | { k: 'callv'; s: number; args: Expr[]; arrs: number[] }
   | { k: 'sw'; s: number; e: Expr; cases: Stmt[][]; ft: number }
+  // a sum over iterations of private work with an inner loop (what the adjoint fuses)
+  | { k: 'red'; b: number; b2: number; e1: Expr; e2: Expr; e3: Expr; e4: Expr; q: number }
   | { k: 'block'; body: Stmt[] };
 
 /** parameter kinds of helpers: number, number[] (of a fixed length), readonly number[], number[][], P */
@@ -324,6 +326,7 @@ export function stmtArb(d: number): fc.Arbitrary<Stmt> {
       { weight: 1, arbitrary: fc.record({ k: fc.constant('forof' as const), s: sel, body: block }) },
       { weight: 3, arbitrary: fc.record({ k: fc.constant('while' as const), cap: fc.integer({ min: 1, max: 4 }), c: condArb(1), body: block, dw: fc.boolean() }) },
       { weight: 1, arbitrary: fc.record({ k: fc.constant('block' as const), body: block }) },
+      { weight: 2, arbitrary: fc.record({ k: fc.constant('red' as const), b: sel, b2: sel, e1: e, e2: e, e3: e, e4: e, q }) },
       { weight: 1, arbitrary: fc.record({ k: fc.constant('sw' as const), s: sel, e, cases: fc.array(fc.array(stmtArb(d - 1), { maxLength: 2 }), { minLength: 1, maxLength: 3 }), ft: small }) },
     );
   }
@@ -725,6 +728,40 @@ function renderStmt(c: Ctx, s: Stmt): void {
         c.block(() => renderStmts(c, s.e));
       }
       c.emit('}');
+      return;
+    }
+    case 'red': {
+      // let acc = 0; for (i…) { const t = …; let u = …; for (j…) u += …; acc += …; }
+      if (c.loopDepth + 2 > MAX_LOOP_DEPTH) return;
+      const acc = c.fresh('acc');
+      c.emit(`let ${acc} = 0;`);
+      const b = loopBounds(c)[s.b % loopBounds(c).length];
+      const i = c.fresh('i');
+      renderLoop(
+        c,
+        () => `for (let ${i} = 0; ${i} < ${b.text}; ${i}++) {`,
+        () => {
+          c.ints.push({ name: i, U: b.n });
+          const t = c.fresh('t');
+          c.emit(`const ${t} = ${squash(s.q, renderExpr(c, s.e1), false)};`);
+          c.nums.push({ name: t, w: false });
+          const u = c.fresh('u');
+          c.emit(`let ${u} = ${renderExpr(c, s.e2)};`);
+          const b2 = loopBounds(c)[s.b2 % loopBounds(c).length];
+          const j = c.fresh('j');
+          renderLoop(
+            c,
+            () => `for (let ${j} = 0; ${j} < ${b2.text}; ${j}++) {`,
+            () => {
+              c.ints.push({ name: j, U: b2.n });
+              c.emit(`${u} += ${squash(s.q + 1, renderExpr(c, s.e3), false)};`);
+            },
+          );
+          c.nums.push({ name: u, w: false });
+          c.emit(`${acc} += ${squash(s.q + 2, renderExpr(c, s.e4), false)};`);
+        },
+      );
+      c.nums.push({ name: acc, w: false });
       return;
     }
     case 'for': {
