@@ -671,6 +671,7 @@ class AdjointBuilder {
     if (!root) return { fwd: [], bwd: [] };
     if (this.recomputed.has(s)) return { fwd: [], bwd: [] };
     if (isFirstDef && this.loopDepth === 0) return { fwd: [], bwd: [] };
+    if (target.k === 'var' && this.firstPrivateDef(s, target.name)) return { fwd: [], bwd: [] };
     const t = target.ty;
     // a reassigned array's adjoint alias is restored whenever it has one: the backward sweep uses it
     const withAdjoint = isRef(t) && target.k === 'var' && this.hasB(target.name);
@@ -1485,6 +1486,22 @@ class AdjointBuilder {
 
   /** inside the body of a fused reduction loop: both sweeps of an iteration run back to back */
   private inFused = false;
+  /** the fused loop being built: its body and the variables private to an iteration */
+  private fused: { body: Stmt[]; private: Set<string> } | null = null;
+
+  /**
+   * Is `s` the first assignment of `name` in an iteration of the fused loop, at the top of its body, with
+   * `name` private to the iteration? Then the value it overwrites is the previous iteration's, whose
+   * adjoint has run already: nothing is recorded.
+   */
+  private firstPrivateDef(s: Stmt, name: string): boolean {
+    const f = this.fused;
+    if (!f || !f.private.has(name)) return false;
+    const k = f.body.indexOf(s);
+    if (k < 0) return false;
+    for (const earlier of f.body.slice(0, k)) if (assignsVar(earlier, name)) return false;
+    return true;
+  }
   /** backward sweeps of fused reduction iterations built this round (they sit in the forward sweep) */
   private fusedBwds: Stmt[][] = [];
 
@@ -1501,12 +1518,23 @@ class AdjointBuilder {
     if (this.loopDepth > 0 || this.info.options.fuseReductions === false || binomialDirective(s) !== null || this.storeForced(s)) return null;
     const counted = this.countedLoop(s);
     if (!counted) return null;
-    // an iteration of straight-line code has little to gain over a recorded or static tape
-    let work = false;
+    // worth it when an iteration holds a loop nest (per-iteration state the reversal would record or
+    // recompute) or calls whose forward sweeps record; a single inner loop is reversed cheaply already
+    // (forward-order loops, static tapes, selection loops: kmeans' scan records one index per point)
+    const nestDepth = (list: Stmt[]): number => {
+      let m = 0;
+      for (const st of list) {
+        if (st.k === 'for' || st.k === 'while' || st.k === 'do') m = Math.max(m, 1 + nestDepth(st.body));
+        else if (st.k === 'if') m = Math.max(m, nestDepth(st.then), nestDepth(st.else));
+        else if (st.k === 'block') m = Math.max(m, nestDepth(st.body));
+      }
+      return m;
+    };
+    let recordingCalls = false;
     forEachStmt(s.body, (st) => {
-      if (st.k === 'for' || st.k === 'while' || st.k === 'do' || stmtCalls(st).some((c) => this.info.differentiated(c.fn))) work = true;
+      if (stmtCalls(st).some((c) => this.info.differentiated(c.fn) && calleeForwardRecords(this.info, c.fn))) recordingCalls = true;
     });
-    if (!work) return null;
+    if (nestDepth(s.body) < 2 && !recordingCalls) return null;
     const red = reductionLoop(s, counted.index.name, {
       f: this.f,
       active: (n) => this.hasB(n),
@@ -1518,7 +1546,9 @@ class AdjointBuilder {
     this.loopDepth++;
     this.loops.push(s);
     this.inFused = true;
+    this.fused = { body: s.body, private: new Set([...red.inside, ...red.written]) };
     const body = this.seq(s.body);
+    this.fused = null;
     this.inFused = false;
     this.loopDepth--;
     this.loops.pop();
@@ -1550,6 +1580,9 @@ class AdjointBuilder {
       renamed.set(this.b.of(n), { of: n, unit: this.names.fresh(this.b.of(n) + suffix) });
     }
     const rename = (x: Expr): Expr => {
+      // (children are renamed first: `e * accB` became `e * 1`)
+      if (x.k === 'bin' && x.op === '*' && x.b.k === 'num' && x.b.v === 1) return x.a;
+      if (x.k === 'bin' && x.op === '*' && x.a.k === 'num' && x.a.v === 1) return x.b;
       if (x.k !== 'var') return x;
       if (x.name === accB) return { k: 'num', v: 1 };
       const r = renamed.get(x.name);

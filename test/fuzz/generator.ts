@@ -731,7 +731,7 @@ function renderStmt(c: Ctx, s: Stmt): void {
       return;
     }
     case 'red': {
-      // let acc = 0; for (i…) { const t = …; let u = …; for (j…) u += …; acc += …; }
+      // let acc = 0; for (i…) { const t = …; let u = …; for (j…) for (j2…) u += …; acc += …; }
       if (c.loopDepth + 2 > MAX_LOOP_DEPTH) return;
       const acc = c.fresh('acc');
       c.emit(`let ${acc} = 0;`);
@@ -753,8 +753,15 @@ function renderStmt(c: Ctx, s: Stmt): void {
             c,
             () => `for (let ${j} = 0; ${j} < ${b2.text}; ${j}++) {`,
             () => {
+              // a loop nest in the iteration (what makes fusing worth it)
               c.ints.push({ name: j, U: b2.n });
+              const j2 = c.fresh('j');
+              c.emit(`for (let ${j2} = 0; ${j2} < 2; ${j2}++) {`);
+              c.ind++;
+              c.ints.push({ name: j2, U: 2 });
               c.emit(`${u} += ${squash(s.q + 1, renderExpr(c, s.e3), false)};`);
+              c.ind--;
+              c.emit('}');
             },
           );
           c.nums.push({ name: u, w: false });
