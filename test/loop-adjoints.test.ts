@@ -446,6 +446,69 @@ describe('fused reduction loops', () => {
     const full = compile(SRC, { head: 'nll', wrt: ['w', 'b'], js: true, runtimeImport: null });
     expect(checkCompiled(full, full.code, 'nll', [w, b, x, y], { seed: 3 }).messages).toEqual([]);
   });
+  it('scratch arrays of a fused iteration are expanded into buffers taken once: no copies, same gradient', () => {
+    // per point and component: y = x_i - mu_c, z = L y (lower triangle), sum of z^2 — GMM's shape
+    const src = `export function quad(mu: number[][], l: number[][], x: number[][]): number {
+  const k = mu.length;
+  const d = x[0].length;
+  const y = new Float64Array(d);
+  const z = new Float64Array(d);
+  const e = new Array<number>(k).fill(0);
+  let total = 0;
+  for (let i = 0; i < x.length; i++) {
+    for (let c = 0; c < k; c++) {
+      for (let j = 0; j < d; j++) {
+        y[j] = x[i][j] - mu[c][j];
+        z[j] = y[j];
+      }
+      let t = 0;
+      for (let a = 0; a < d; a++) {
+        for (let r = a + 1; r < d; r++) {
+          z[r] += l[c][t] * y[a];
+          t++;
+        }
+      }
+      let q = 0;
+      for (let j = 0; j < d; j++) q += z[j] * z[j];
+      e[c] = -0.5 * q;
+    }
+    let s = 0;
+    for (let c = 0; c < k; c++) s += Math.exp(e[c]);
+    total += Math.log(s);
+  }
+  return total;
+}`;
+    const mu = [[0.1, -0.3, 0.2], [0.5, 0.4, -0.1]];
+    const l = [[0.3, -0.2, 0.4], [-0.1, 0.2, 0.6]];
+    const xs = [[1, 0.5, -0.3], [0.2, -1.1, 0.7], [-0.4, 0.9, 0.1]];
+    const ts = compile(src, { head: 'quad', wrt: ['mu', 'l'], js: false, runtimeImport: 'tsad/runtime', modes: ['reverse'] });
+    expect(ts.code).toMatch(/\$ad fused reduction/);
+    expect(ts.code).toMatch(/\$ad scratch arrays expanded/);
+    // elements live in their slots: y[j] became ySlots[yAt + j], and nothing is copied in or out
+    expect(ts.code).toMatch(/ySlots\[yAt \+ j\w*\]/);
+    expect(ts.code).toMatch(/zSlots\[zAt\w* \+ /);
+    expect(ts.code).not.toMatch(/\by\[z\w*\]|\bz\[z\w*\]/);
+    // one set of buffers for all points: taken before the fused loop, given back after it
+    const fwdText = ts.code.slice(ts.code.indexOf('export function quad_fwd'), ts.code.indexOf('export function quad_bwd'));
+    expect(fwdText.indexOf('tape.bufF(')).toBeLessThan(fwdText.indexOf('$ad fused reduction'));
+    expect(fwdText.lastIndexOf('tape.freeF(ySlots)')).toBeGreaterThan(fwdText.lastIndexOf('$ad fused reduction'));
+    const gradOf = (code: string) => {
+      const m = loadGenerated(code) as Record<string, Fn>;
+      const mub = mu.map((r) => r.map(() => 0));
+      const lb = l.map((r) => r.map(() => 0));
+      const tape = Tape.acquire();
+      m.quad_fwd(tape, mu, mub, l, lb, xs);
+      m.quad_bwd(tape, mu, mub, l, lb, xs, 1);
+      expect(tape.empty).toBe(true);
+      Tape.release(tape);
+      return [...mub.flat(), ...lb.flat()];
+    };
+    const on = gradOf(compile(src, { head: 'quad', wrt: ['mu', 'l'], js: true, runtimeImport: null, modes: ['reverse'] }).code);
+    const off = gradOf(compile(src, { head: 'quad', wrt: ['mu', 'l'], js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, fuseReductions: false } }).code);
+    on.forEach((v, j) => expect(Math.abs(v - off[j])).toBeLessThan(1e-13 * (1 + Math.abs(off[j]))));
+    const full = compile(src, { head: 'quad', wrt: ['mu', 'l'], js: true, runtimeImport: null });
+    expect(checkCompiled(full, full.code, 'quad', [mu, l, xs], { seed: 7 }).messages).toEqual([]);
+  });
   it('a loop carrying another active value, or writing what is read after it, keeps the reversed loop', () => {
     const carried = `export function f(x: number[]): number {
   let s = 0;

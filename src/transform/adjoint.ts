@@ -1433,8 +1433,17 @@ class AdjointBuilder {
       const fwd: Stmt = { ...(s as Extract<Stmt, { k: 'for' }>), init: init.fwd, body: body.fwd };
       const sbuf = scratch && this.inFused ? this.scratchBuffer(s as Extract<Stmt, { k: 'for' }>, scratch) : null;
       if (sbuf) {
-        (fwd as Extract<Stmt, { k: 'for' }>).body = [...body.fwd, ...sbuf.record];
-        (rev as Extract<Stmt, { k: 'for' }>).body = [...recompute.flatMap((d) => this.recomputation(d)), ...sbuf.restore, ...body.bwd];
+        const recomputed = recompute.flatMap((d) => this.recomputation(d));
+        const fwdIn = sbuf.inPlace(body.fwd);
+        const bwdIn = fwdIn && sbuf.inPlace([...recomputed, ...body.bwd]);
+        const slotsBwd = sbuf.slots.map((x) => ({ ...x, comments: undefined }));
+        if (fwdIn && bwdIn) {
+          (fwd as Extract<Stmt, { k: 'for' }>).body = [...sbuf.slots, ...fwdIn, ...sbuf.recordScalars];
+          (rev as Extract<Stmt, { k: 'for' }>).body = [...slotsBwd, ...sbuf.restoreScalars, ...bwdIn];
+        } else {
+          (fwd as Extract<Stmt, { k: 'for' }>).body = [...body.fwd, ...sbuf.slots, ...sbuf.record, ...sbuf.recordScalars];
+          (rev as Extract<Stmt, { k: 'for' }>).body = [...recomputed, ...slotsBwd, ...sbuf.restore, ...sbuf.restoreScalars, ...body.bwd];
+        }
       }
       const snap = scratch && !sbuf ? this.scratchSnapshot(scratch) : null;
       if (snap) {
@@ -1487,7 +1496,7 @@ class AdjointBuilder {
   /** inside the body of a fused reduction loop: both sweeps of an iteration run back to back */
   private inFused = false;
   /** the fused loop being built: its body and the variables private to an iteration */
-  private fused: { body: Stmt[]; private: Set<string> } | null = null;
+  private fused: { loop: Stmt; body: Stmt[]; private: Set<string>; pre: Stmt[]; post: Stmt[] } | null = null;
 
   /**
    * Is `s` the first assignment of `name` in an iteration of the fused loop, at the top of its body, with
@@ -1546,7 +1555,7 @@ class AdjointBuilder {
     this.loopDepth++;
     this.loops.push(s);
     this.inFused = true;
-    this.fused = { body: s.body, private: new Set([...red.inside, ...red.written]) };
+    const fused = (this.fused = { loop: s, body: s.body, private: new Set([...red.inside, ...red.written]), pre: [] as Stmt[], post: [] as Stmt[] });
     const body = this.seq(s.body);
     this.fused = null;
     this.inFused = false;
@@ -1624,7 +1633,7 @@ class AdjointBuilder {
     }
     const comment = `// $ad fused reduction: each iteration's adjoint runs now with ${accB} = 1; the backward sweep scales by ${accB}`;
     const loopF: Stmt = { ...s, init: init.fwd, body: [...fwdBody, ...bwdBody], comments: [...(s.comments ?? []), comment] };
-    return { fwd: [...fwdPre, ...this.forInit(loopF, init), ...fwdPost], bwd: [...bwdPost, ...init.bwd] };
+    return { fwd: [...fwdPre, ...fused.pre, ...this.forInit(loopF, init), ...fused.post, ...fwdPost], bwd: [...bwdPost, ...init.bwd] };
   }
 
   /** pushes every number of `src` (a number or nested arrays of numbers), in order */
@@ -1914,12 +1923,27 @@ class AdjointBuilder {
 
   /**
    * Scratch prefixes with nested loops inside a fused reduction iteration: both sweeps of the iteration
-   * run back to back, so the scratch arrays' final contents (and the prefix's scalars) go to one buffer
-   * per iteration of the enclosing fused loop, a slot of fixed size per iteration of this loop — plain
-   * stores and loads instead of running the prefix again (GMM's triangle) or pushes and pops. The
-   * buffer comes from the tape's free list and goes back after the reversed loop.
+   * run back to back, so each scratch array is expanded — one buffer per array, a slot of the array's
+   * length per iteration of this loop (the prefix's scalars share one more buffer) — plain stores and
+   * loads instead of running the prefix again (GMM's triangle) or pushes and pops. When the sweeps touch
+   * an array only element by element, its slot *is* the iteration's copy (`inPlace`: `diff[j]` becomes
+   * `diffSlots[diffAt + j]`, nothing copied); otherwise the final contents are copied there and back.
+   * The buffers come from the tape's free list and go back after the reversed loop.
    */
-  private scratchBuffer(s: Extract<Stmt, { k: 'for' }>, scratch: { prefix: Stmt[]; arrays: string[]; scalars: string[] }): { fwdPre: Stmt[]; record: Stmt[]; restore: Stmt[]; bwdPost: Stmt[] } | null {
+  private scratchBuffer(
+    s: Extract<Stmt, { k: 'for' }>,
+    scratch: { prefix: Stmt[]; arrays: string[]; scalars: string[] },
+  ): {
+    fwdPre: Stmt[];
+    bwdPost: Stmt[];
+    /** the slot offsets of this iteration, at the top of both sweeps' bodies */
+    slots: Stmt[];
+    record: Stmt[];
+    restore: Stmt[];
+    recordScalars: Stmt[];
+    restoreScalars: Stmt[];
+    inPlace: (list: Stmt[]) => Stmt[] | null;
+  } | null {
     if (this.info.options.staticTape === false) return null;
     let nested = false;
     forEachStmt(scratch.prefix, (x) => {
@@ -1936,41 +1960,82 @@ class AdjointBuilder {
     const scalars = scratch.scalars
       .map((n): Extract<Expr, { k: 'var' }> => ({ k: 'var', name: n, ty: this.tyOfLocal(n) ?? NUM }))
       .filter((v) => v.ty.k === 'num' || v.ty.k === 'int');
-    const I = (op: '+' | '-' | '*', a: Expr, b: Expr): Expr => (b.k === 'num' && b.v === 0 && op !== '*' ? a : { k: 'bin', op, a, b, ty: INT });
+    const I = (op: '+' | '-' | '*', a: Expr, b: Expr): Expr => (b.k === 'num' && b.v === 0 && op !== '*' ? a : b.k === 'num' && b.v === 1 && op === '*' ? a : { k: 'bin', op, a, b, ty: INT });
     const num = (v: number): Expr => ({ k: 'num', v });
-    let stride: Expr = num(scalars.length);
-    for (const a of arrays) stride = stride.k === 'num' && stride.v === 0 ? { k: 'len', obj: a } : I('+', { k: 'len', obj: a }, stride);
     const span = s.cond.op === '<' ? I('-', s.cond.b, start) : I('+', I('-', s.cond.b, start), num(1));
+    const iteration = start.k === 'num' && start.v === 0 ? counted.index : I('-', counted.index, start);
+    const trips: Expr = { k: 'intr', fn: 'Math.max', args: [num(0), span], ty: INT };
     const bty: Ty = { k: 'arr', elem: NUM, typed: true, ro: false };
-    const buf: Extract<Expr, { k: 'var' }> = { k: 'var', name: this.names.fresh('scratchBuf'), ty: bty };
-    const base: Extract<Expr, { k: 'var' }> = { k: 'var', name: this.names.fresh('slot'), ty: INT };
-    const index = counted.index;
-    const baseDecl: Stmt = { k: 'decl', name: base.name, ty: INT, init: I('*', start.k === 'num' && start.v === 0 ? index : I('-', index, start), stride), konst: true };
-    const record: Stmt[] = [baseDecl];
-    const restore: Stmt[] = [{ ...baseDecl }];
-    let offset: Expr = base;
+    const fwdPre: Stmt[] = [];
+    const bwdPost: Stmt[] = [];
+    const slots: Stmt[] = [];
+    const expanded = (base: string, stride: Expr) => {
+      const buf: Extract<Expr, { k: 'var' }> = { k: 'var', name: this.names.fresh(`${base}Slots`), ty: bty };
+      const at: Extract<Expr, { k: 'var' }> = { k: 'var', name: this.names.fresh(`${base}At`), ty: INT };
+      fwdPre.push({ k: 'decl', name: buf.name, ty: bty, init: this.tapeOp('bufF', [I('*', trips, stride)], bty), konst: true });
+      bwdPost.push({ k: 'expr', e: this.tapeOp('freeF', [buf]) });
+      slots.push({ k: 'decl', name: at.name, ty: INT, init: I('*', iteration, stride), konst: true });
+      return { buf, at };
+    };
+    const record: Stmt[] = [];
+    const restore: Stmt[] = [];
+    const where = new Map<string, { buf: Expr; at: Expr }>();
     for (const a of arrays) {
+      const x = expanded(a.name, { k: 'len', obj: a });
+      where.set(a.name, x);
       const z = this.names.fresh('z');
       const zv: Expr = { k: 'var', name: z, ty: INT };
       const elem: LValue = { k: 'idx', obj: a, index: zv, ty: NUM };
-      const slotOf: LValue = { k: 'idx', obj: buf, index: I('+', offset, zv), ty: NUM };
+      const slotOf: LValue = { k: 'idx', obj: x.buf, index: I('+', x.at, zv), ty: NUM };
       record.push(countedFor(z, { k: 'len', obj: a }, [{ k: 'assign', target: slotOf, value: elem }]));
       restore.push(countedFor(z, { k: 'len', obj: a }, [{ k: 'assign', target: elem, value: slotOf }]));
-      offset = I('+', offset, { k: 'len', obj: a });
     }
-    scalars.forEach((v, j) => {
-      const slotOf: LValue = { k: 'idx', obj: buf, index: I('+', offset, num(j)), ty: NUM };
-      record.push({ k: 'assign', target: slotOf, value: v });
-      restore.push({ k: 'assign', target: v, value: slotOf });
-    });
-    record[0] = { ...record[0], comments: ['// $ad scratch recorded in a buffer (the iteration is reversed at once)'] };
-    const size: Expr = I('*', { k: 'intr', fn: 'Math.max', args: [num(0), span], ty: INT }, stride);
-    return {
-      fwdPre: [{ k: 'decl', name: buf.name, ty: bty, init: this.tapeOp('bufF', [size], bty), konst: true }],
-      record,
-      restore,
-      bwdPost: [{ k: 'expr', e: this.tapeOp('freeF', [buf]) }],
+    const recordScalars: Stmt[] = [];
+    const restoreScalars: Stmt[] = [];
+    if (scalars.length) {
+      const x = expanded('scratch', num(scalars.length));
+      scalars.forEach((v, j) => {
+        const slotOf: LValue = { k: 'idx', obj: x.buf, index: I('+', x.at, num(j)), ty: NUM };
+        recordScalars.push({ k: 'assign', target: slotOf, value: v });
+        restoreScalars.push({ k: 'assign', target: v, value: slotOf });
+      });
+    }
+    slots[0] = { ...slots[0], comments: ['// $ad scratch arrays expanded: a slot per iteration, reversed at once'] };
+    // sizes that no fused iteration changes: one set of buffers serves every iteration
+    const f = this.fused;
+    if (f) {
+      const changed = new Set<string>();
+      forEachStmt([f.loop], (x) => {
+        if (x.k === 'decl') changed.add(x.name);
+        if (x.k === 'assign' && x.target.k === 'var') changed.add(x.target.name);
+      });
+      const sizeReads = new Set<string>();
+      for (const d of fwdPre) for (const e of stmtExprs(d)) forEachExpr(e, (y) => void (y.k === 'var' && sizeReads.add(y.name)));
+      sizeReads.delete(this.tapeName);
+      if (![...sizeReads].some((v) => changed.has(v))) {
+        f.pre.push(...fwdPre.splice(0));
+        f.post.push(...bwdPost.splice(0));
+      }
+    }
+    const inPlace = (list: Stmt[]): Stmt[] | null => {
+      let uses = 0;
+      let elementUses = 0;
+      let redeclared = false;
+      forEachStmt(list, (x) => {
+        if (x.k === 'decl' && where.has(x.name)) redeclared = true;
+        for (const e of stmtExprs(x))
+          forEachExpr(e, (y) => {
+            if (y.k === 'var' && where.has(y.name)) uses++;
+            if ((y.k === 'idx' || y.k === 'len') && y.obj.k === 'var' && where.has(y.obj.name)) elementUses++;
+          });
+      });
+      if (redeclared || uses !== elementUses) return null;
+      return mapStmts(list, (y) => {
+        const x = y.k === 'idx' && y.obj.k === 'var' ? where.get(y.obj.name) : undefined;
+        return x && y.k === 'idx' ? { ...y, obj: x.buf, index: I('+', x.at, y.index) } : y;
+      });
     };
+    return { fwdPre, bwdPost, slots, record, restore, recordScalars, restoreScalars, inPlace };
   }
 
   /**

@@ -124,7 +124,7 @@ function rootOf(e: Expr): string | null {
   return null;
 }
 
-/** arrays declared once, as a fresh allocation, and never reassigned */
+/** arrays declared once, as a fresh allocation (or a tape buffer), and never reassigned */
 function freshArrays(f: Func): Set<string> {
   const defs = new Map<string, number>();
   const allocated = new Set<string>();
@@ -134,7 +134,8 @@ function freshArrays(f: Func): Set<string> {
     if (!name) return;
     defs.set(name, (defs.get(name) ?? 0) + 1);
     const v = s.k === 'decl' ? s.init : s.k === 'assign' ? s.value : null;
-    if (v && v.k === 'alloc') allocated.add(name);
+    // (a buffer from the tape's free list is as fresh: no other live name refers to it)
+    if (v && (v.k === 'alloc' || (v.k === 'intr' && v.fn === 'tape.bufF'))) allocated.add(name);
   });
   for (const p of f.params) defs.set(p.name, (defs.get(p.name) ?? 0) + 1);
   const escaped = escapingArrays(f);
@@ -165,8 +166,10 @@ function escapingArrays(f: Func): Set<string> {
     else if (s.k === 'assign') {
       visit(s.value, false);
       if (s.target.k !== 'var') visit(s.target, true);
-    } else if (s.k === 'expr') visit(s.e, false);
-    else if (s.k === 'return' && s.e) visit(s.e, false);
+    } else if (s.k === 'expr') {
+      // handing a buffer back to the tape's free list gives it no other name
+      if (!(s.e.k === 'intr' && s.e.fn === 'tape.freeF')) visit(s.e, false);
+    } else if (s.k === 'return' && s.e) visit(s.e, false);
     else if (s.k === 'if') visit(s.c, false);
     else if ((s.k === 'while' || s.k === 'do') && s.cond) visit(s.cond, false);
     else if (s.k === 'for' && s.cond) visit(s.cond, false);

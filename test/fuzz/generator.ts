@@ -432,8 +432,8 @@ class Ctx {
   fresh(p: string): string {
     return `${p}${this.counter++}`;
   }
-  emit(s: string): void {
-    this.lines.push('  '.repeat(this.ind) + s);
+  emit(...lines: string[]): void {
+    for (const s of lines) this.lines.push('  '.repeat(this.ind) + s);
   }
   scoped(f: () => void): void {
     const n = [this.nums.length, this.arrs.length, this.mats.length, this.objs.length, this.ints.length];
@@ -734,6 +734,9 @@ function renderStmt(c: Ctx, s: Stmt): void {
       // let acc = 0; for (i…) { const t = …; let u = …; for (j…) for (j2…) u += …; acc += …; }
       if (c.loopDepth + 2 > MAX_LOOP_DEPTH) return;
       const acc = c.fresh('acc');
+      // every other one: GMM's shape, scratch arrays filled per component and a triangle over them
+      const scratch = s.b2 % 2 === 0 ? { sa: c.fresh('sa'), sb: c.fresh('sb') } : null;
+      if (scratch) c.emit(`const ${scratch.sa} = new Float64Array(3);`, `const ${scratch.sb} = new Float64Array(3);`);
       c.emit(`let ${acc} = 0;`);
       const b = loopBounds(c)[s.b % loopBounds(c).length];
       const i = c.fresh('i');
@@ -749,6 +752,30 @@ function renderStmt(c: Ctx, s: Stmt): void {
           c.emit(`let ${u} = ${renderExpr(c, s.e2)};`);
           const b2 = loopBounds(c)[s.b2 % loopBounds(c).length];
           const j = c.fresh('j');
+          if (scratch) {
+            const { sa, sb } = scratch;
+            const [j2, j3, j4] = [c.fresh('j'), c.fresh('j'), c.fresh('j')];
+            c.emit(`for (let ${j} = 0; ${j} < 2; ${j}++) {`);
+            c.ind++;
+            c.ints.push({ name: j, U: 2 });
+            c.emit(`for (let ${j2} = 0; ${j2} < 3; ${j2}++) {`);
+            c.ind++;
+            c.ints.push({ name: j2, U: 3 });
+            c.emit(`${sa}[${j2}] = ${squash(s.q + 1, renderExpr(c, s.e3), false)};`, `${sb}[${j2}] = ${sa}[${j2}] * ${t};`);
+            c.ints.pop();
+            c.ind--;
+            c.emit('}', `for (let ${j3} = 0; ${j3} < 3; ${j3}++) {`);
+            c.ind++;
+            c.emit(`for (let ${j4} = 0; ${j4} < ${j3}; ${j4}++) {`, `  ${sb}[${j3}] += ${t} * ${sa}[${j4}];`, '}');
+            c.ind--;
+            c.emit('}', `${u} += ${sb}[0] * ${sb}[2] + ${sa}[1];`);
+            c.ints.pop();
+            c.ind--;
+            c.emit('}');
+            c.nums.push({ name: u, w: false });
+            c.emit(`${acc} += Math.tanh(${u}) * (${squash(s.q + 2, renderExpr(c, s.e4), false)});`);
+            return;
+          }
           renderLoop(
             c,
             () => `for (let ${j} = 0; ${j} < ${b2.text}; ${j}++) {`,
