@@ -11,7 +11,9 @@
 // pressure cannot slow another peer's plain JavaScript. For each workload the children build the same
 // inputs, check value and derivative against the reference (golden file, else the hand-written
 // float64 gradient), then the orchestrator interleaves timing rounds across peers: one round runs each
-// (peer, function) once in a rotating order, every peer idle while another runs. A first call per
+// (peer, function) once in a rotating order, every other peer's process stopped (SIGSTOP) while one
+// runs: on two cores an idle child's background threads (JIT, GC, a library's workers) would otherwise
+// slow the peer being timed. A first call per
 // function calibrates how many calls make one sample (at least targetMs), then warm-up rounds, then
 // timed rounds; median and minimum per call. Per-request timeouts (a child that does not answer is
 // killed and its peer skipped for the rest of that eval), a per-call limit (a function slower than
@@ -98,11 +100,34 @@ class Child {
   }
 
   kill(): void {
+    this.resume();
     if (this.alive && this.proc.pid !== undefined) this.proc.kill('SIGKILL');
     this.alive = false;
   }
 
+  private paused = false;
+
+  /**
+   * Stops the process (SIGSTOP) while another peer is timed: an idle child's background threads
+   * (JIT compilation, garbage collection, a library's workers) would otherwise take one of the two
+   * cores from the peer being measured.
+   */
+  pause(): void {
+    if (this.alive && !this.paused && this.proc.pid !== undefined) {
+      this.paused = true;
+      this.proc.kill('SIGSTOP');
+    }
+  }
+
+  resume(): void {
+    if (this.paused && this.proc.pid !== undefined) {
+      this.paused = false;
+      this.proc.kill('SIGCONT');
+    }
+  }
+
   close(): void {
+    this.resume();
     if (this.alive) this.proc.disconnect();
   }
 }
@@ -261,6 +286,19 @@ async function main(): Promise<void> {
 
   const peers = PEERS.filter((p) => !ONLY_PEERS || ONLY_PEERS.includes(p));
   const children = new Map<PeerName, Child>();
+  /** a timed request: every other child is stopped while it runs */
+  const timed = <T>(child: Child, msg: Record<string, unknown>): Promise<T> => {
+    for (const c of children.values()) if (c !== child) c.pause();
+    child.resume();
+    return child.request<T>(msg, PROTOCOL.runTimeoutMs);
+  };
+  const resumeAll = () => {
+    for (const c of children.values()) c.resume();
+  };
+  // (a stopped child must not outlive the run stopped)
+  process.on('exit', () => {
+    for (const c of children.values()) c.kill();
+  });
   /** a child for the peer, started and initialised (null: the peer cannot run) */
   const childFor = async (peer: PeerName): Promise<Child | null> => {
     if (results.unavailable[peer]) return null;
@@ -360,7 +398,7 @@ async function main(): Promise<void> {
     for (const a of active) {
       for (const variant of a.setup.variants) {
         try {
-          const r = await a.child.request<RunReply>({ type: 'run', variant, reps: 1 }, PROTOCOL.runTimeoutMs);
+          const r = await timed<RunReply>(a.child, { type: 'run', variant, reps: 1 });
           // the real duration of one call decides (finite differences report an extrapolated time)
           if (r.rawMs > PROTOCOL.maxCallMs) {
             a.pr.variants[variant] = { stats: stats([r.ms]), reps: 1, single: true };
@@ -391,7 +429,7 @@ async function main(): Promise<void> {
         const s = live[(round + j) % live.length];
         if (s.dead) continue;
         try {
-          const r = await s.a.child.request<RunReply>({ type: 'run', variant: s.variant, reps: s.reps }, PROTOCOL.runTimeoutMs);
+          const r = await timed<RunReply>(s.a.child, { type: 'run', variant: s.variant, reps: s.reps });
           if (round >= PROTOCOL.warmups) s.samples.push(r.ms);
         } catch (e) {
           s.dead = true;
@@ -410,6 +448,7 @@ async function main(): Promise<void> {
         break;
       }
     }
+    resumeAll();
     for (const s of slots) if (s.samples.length) s.a.pr.variants[s.variant] = { stats: stats(s.samples), reps: s.reps, single: false };
     for (const a of active) {
       if (a.child.alive) await a.child.request({ type: 'dispose' }, PROTOCOL.runTimeoutMs).catch(() => undefined);
