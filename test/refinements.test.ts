@@ -207,6 +207,35 @@ describe('merging differentiated statements (Tapenade figure 10)', () => {
     expect(merged.code).not.toMatch(/gb\[i\]\[j\] = 0;/);
   });
 
+  it("an iteration's temporary adjoint is assigned at its first increment and never reset (it lives one iteration)", () => {
+    const src = `export function dist(a: number[], b: number[]): number {
+  let s = 0;
+  for (let u = 0; u < a.length; u++) {
+    const t = a[u] - b[u];
+    s += t * t;
+  }
+  return s;
+}`;
+    const run = (merge: boolean) => {
+      const r = compile(src, { head: 'dist', wrt: ['b'], js: true, runtimeImport: null, modes: ['reverse'], adjoint: { merge } });
+      const m = loadGenerated(r.code) as Record<string, Fn>;
+      const bb = [0, 0, 0];
+      m.dist_b([0.5, -1.25, 2], [0.25, 0.75, -1], bb, 1.5);
+      return { code: r.code, bb };
+    };
+    const merged = run(true), plain = run(false);
+    expect(merged.bb).toEqual(plain.bb);
+    expect(plain.code).toMatch(/^\s*tb = 0;/m);
+    expect(merged.code).toMatch(/tb = t \* sb \+ t \* sb;/);
+    expect(merged.code).not.toMatch(/^\s*tb = 0;|tb = tb \+/m);
+    // a loop that jumps out keeps the reset (an iteration may end early)
+    const early = src.replace('s += t * t;', 's += t * t;\n    if (s > 4) break;');
+    const e = compile(early, { head: 'dist', wrt: ['b'], js: false, runtimeImport: 'tsad/runtime', modes: ['reverse'] });
+    expect(e.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const ej = compile(early, { head: 'dist', wrt: ['b'], js: true, runtimeImport: null });
+    expect(checkCompiled(ej, ej.code, 'dist', [[0.5, -1.25, 2], [0.25, 0.75, -1]], { seed: 2 }).messages).toEqual([]);
+  });
+
   it('two increments merge only when nothing between reads or writes the location (self-reference kept apart)', () => {
     const src = `export function f(x: number, y: number): number {
   let s = x * y;

@@ -12,7 +12,7 @@ import { BOOL, INT, NUM, TAPE, VOID, containsCall, countedFor, declaredNames, el
 import { DerivNames, derivTy, refNames, tapeNames, type ProgramInfo } from './context.js';
 import { LinError, Names, adjointOf, hasSelect, linearize, type LinContext } from './linearize.js';
 import { hoistInvariantLoads } from './licm.js';
-import { mergeIncrements } from './merge.js';
+import { iterationLocalScalars, mergeIncrements } from './merge.js';
 import { scalarizeLoops } from './scalarize.js';
 import { TransformError } from './tangent.js';
 
@@ -2723,7 +2723,9 @@ class AdjointBuilder {
     for (const h of handover) if (!h.again) body.push({ k: 'expr', e: this.tapeOp(h.kind === 'F' ? 'pushF' : h.kind === 'I' ? 'pushI' : 'pushR', [h.kind === 'I' ? { k: 'cond', c: h.v, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT } : h.v]) });
     const r = this.retStmt;
     if (r && r.e) body.push({ k: 'return', e: r.e });
-    return { name: adjointNames(this.info, this.name).fwd, params, ret: this.f.ret, body, exported: true, loc: this.f.loc, comments: this.f.comments };
+    // (fused iterations run adjoint code in the forward sweep)
+    const fbody = this.info.options.merge !== false ? iterationLocalScalars(body) : body;
+    return { name: adjointNames(this.info, this.name).fwd, params, ret: this.f.ret, body: fbody, exported: true, loc: this.f.loc, comments: this.f.comments };
   }
 
   private handover(): { v: Expr; kind: 'F' | 'I' | 'R'; again?: Expr }[] {
@@ -2796,7 +2798,8 @@ class AdjointBuilder {
     const decls = this.localDecls(allBodies, paramNames);
     // adjoint scalars start at zero; adjoints of local arrays arrive with the handover
     const adjDecls = this.adjointDecls(allBodies, paramNames, new Set(decls.map((d) => (d as { name: string }).name)));
-    const fbody: Stmt[] = [...decls, ...adjDecls, ...body, ...seedStmts, ...allBodies[2]];
+    let fbody: Stmt[] = [...decls, ...adjDecls, ...body, ...seedStmts, ...allBodies[2]];
+    if (this.info.options.merge !== false) fbody = iterationLocalScalars(fbody);
     if (scalarB.length === 1) fbody.push({ k: 'return', e: scalarB[0] });
     else if (scalarB.length > 1) fbody.push({ k: 'return', e: { k: 'arrlit', elems: scalarB, ty: { k: 'tuple', elems: scalarB.map(() => NUM), ro: false } } });
     const ret: Ty = scalarB.length === 0 ? VOID : scalarB.length === 1 ? NUM : { k: 'tuple', elems: scalarB.map(() => NUM), ro: false };

@@ -147,3 +147,140 @@ function touchesRoot(s: Stmt, root: string): boolean {
   for (const e of stmtExprs(s)) if (readsRoot(e, root)) return true;
   return false;
 }
+
+/**
+ * Scalars that live one loop iteration at a time (adjoints of an iteration's temporaries, mostly):
+ * declared with 0, touched only inside one loop, where each iteration starts with an increment and
+ * ends with a reset to 0. The value at the start of every iteration is then 0, so the increment is an
+ * assignment (`tb = t * sb + t * sb` instead of `tb = tb + …`) and the closing reset goes: nothing
+ * after the loop reads the scalar. (Only the sign of a zero can differ: `0 + -0` is `+0`.)
+ */
+export function iterationLocalScalars(body: Stmt[]): Stmt[] {
+  let out = body;
+  for (const d of body) {
+    if (d.k !== 'decl' || d.ty.k !== 'num' || !d.init || d.init.k !== 'num' || d.init.v !== 0) continue;
+    out = rewriteIterationLocal(out, d.name) ?? out;
+  }
+  return out;
+}
+
+function touches(s: Stmt, name: string): boolean {
+  let found = false;
+  forEachStmtDeep(s, (x) => {
+    if (x.k === 'decl' && x.name === name) found = true;
+    for (const e of stmtExprs(x))
+      forEachExpr(e, (y) => {
+        if (y.k === 'var' && y.name === name) found = true;
+      });
+  });
+  return found;
+}
+
+function forEachStmtDeep(s: Stmt, f: (x: Stmt) => void): void {
+  f(s);
+  switch (s.k) {
+    case 'if':
+      s.then.forEach((x) => forEachStmtDeep(x, f));
+      s.else.forEach((x) => forEachStmtDeep(x, f));
+      break;
+    case 'for':
+      [...s.init, ...s.update, ...s.body].forEach((x) => forEachStmtDeep(x, f));
+      break;
+    case 'while':
+    case 'do':
+    case 'block':
+      s.body.forEach((x) => forEachStmtDeep(x, f));
+      break;
+    case 'switch':
+      s.cases.forEach((c) => c.body.forEach((x) => forEachStmtDeep(x, f)));
+      break;
+    default:
+      break;
+  }
+}
+
+type Loop = Extract<Stmt, { k: 'for' | 'while' | 'do' }>;
+
+/** the innermost loop of `list` holding every statement that touches `name`, when there is one */
+function innermostLoop(list: Stmt[], name: string): Loop | null {
+  const touching = list.filter((s) => touches(s, name) && !(s.k === 'decl' && s.name === name && s.init?.k === 'num'));
+  if (touching.length !== 1) return null;
+  const s = touching[0];
+  if (s.k === 'for' || s.k === 'while' || s.k === 'do') {
+    const inner = s.body.filter((x) => touches(x, name));
+    const nested = inner.length === 1 ? innermostLoop(s.body, name) : null;
+    return nested ?? s;
+  }
+  if (s.k === 'block') return innermostLoop(s.body, name);
+  if (s.k === 'if') {
+    const t = s.then.some((x) => touches(x, name));
+    const e = s.else.some((x) => touches(x, name));
+    if (t === e) return null;
+    return innermostLoop(t ? s.then : s.else, name);
+  }
+  return null;
+}
+
+/** `value` with its leftmost operand (`name`) dropped: `name + a - b` → `a - b`, `name - a` → `-a` */
+function dropLeftmost(value: Expr, name: string): Expr | null {
+  if (value.k !== 'bin' || (value.op !== '+' && value.op !== '-')) return null;
+  if (value.a.k === 'var' && value.a.name === name) {
+    return value.op === '+' ? value.b : { k: 'un', op: '-', a: value.b, ty: value.ty };
+  }
+  const a = dropLeftmost(value.a, name);
+  return a && { ...value, a };
+}
+
+function rewriteIterationLocal(body: Stmt[], name: string): Stmt[] | null {
+  const loop = innermostLoop(body, name);
+  if (!loop) return null;
+  // the loop's own control must not touch it, and every iteration must run to its end
+  let jumps = false;
+  loop.body.forEach((s) =>
+    forEachStmtDeep(s, (x) => {
+      if (x.k === 'break' || x.k === 'continue' || x.k === 'return' || x.k === 'throw') jumps = true;
+    }),
+  );
+  if (jumps) return null;
+  const control: Expr[] = loop.k === 'for' ? (loop.cond ? [loop.cond] : []) : [loop.cond];
+  if (control.some((e) => readsName(e, name)) || (loop.k === 'for' && [...loop.init, ...loop.update].some((s) => touches(s, name)))) return null;
+  const idx = loop.body.map((s, i) => (touches(s, name) ? i : -1)).filter((i) => i >= 0);
+  if (idx.length < 2) return null;
+  const first = loop.body[idx[0]];
+  const last = loop.body[idx[idx.length - 1]];
+  if (first.k !== 'assign' || first.target.k !== 'var' || first.target.name !== name) return null;
+  if (!isReset(last, first.target)) return null;
+  const value = dropLeftmost(first.value, name);
+  if (!value || readsName(value, name)) return null;
+  const newBody = loop.body.filter((s) => s !== last).map((s) => (s === first ? { ...first, value } : s));
+  return replaceStmt(body, loop, { ...loop, body: newBody } as Stmt);
+}
+
+function readsName(e: Expr, name: string): boolean {
+  let found = false;
+  forEachExpr(e, (x) => {
+    if (x.k === 'var' && x.name === name) found = true;
+  });
+  return found;
+}
+
+/** `list` with the statement `from` (anywhere inside) replaced by `to` */
+function replaceStmt(list: Stmt[], from: Stmt, to: Stmt): Stmt[] {
+  return list.map((s): Stmt => {
+    if (s === from) return to;
+    switch (s.k) {
+      case 'if':
+        return { ...s, then: replaceStmt(s.then, from, to), else: replaceStmt(s.else, from, to) };
+      case 'for':
+        return { ...s, body: replaceStmt(s.body, from, to) };
+      case 'while':
+      case 'do':
+      case 'block':
+        return { ...s, body: replaceStmt(s.body, from, to) };
+      case 'switch':
+        return { ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: replaceStmt(c.body, from, to) })) };
+      default:
+        return s;
+    }
+  });
+}
