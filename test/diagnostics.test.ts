@@ -713,3 +713,15 @@ describe.concurrent('large and deeply nested inputs', () => {
     LARGE_LIMIT + 30_000,
   );
 });
+
+describe('API misuse from JavaScript', () => {
+  // the types forbid these; plain JavaScript callers still get a message that says what to pass
+  it('a non-string file content is named with what to pass instead', () => {
+    const files = { 'kb.ts': { text: 'export function f(x: number) { return x; }' } } as unknown as Record<string, string>;
+    expect(() => compile(files, { head: 'f' })).toThrow(/input file 'kb\.ts' must be source text \(a string\), not an object/);
+  });
+  it('an input that is neither text nor a record of files', () => {
+    expect(() => compile(42 as unknown as string, { head: 'f' })).toThrow(/must be source text or an object mapping file names to source text, not a number/);
+    expect(() => compile(null as unknown as string, { head: 'f' })).toThrow(/not null/);
+  });
+});

@@ -68,7 +68,22 @@ export type SourceInput = string | Record<string, string>;
 
 function toFiles(input: SourceInput): Map<string, string> {
   if (typeof input === 'string') return new Map([['input.ts', input]]);
+  // JavaScript callers are not held to the type: say what was wrong instead of failing deep inside
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new TypeError(`tsad: the input must be source text or an object mapping file names to source text, not ${describeValue(input)}`);
+  }
+  for (const [name, text] of Object.entries(input)) {
+    if (typeof text !== 'string') {
+      throw new TypeError(`tsad: input file '${name}' must be source text (a string), not ${describeValue(text)}; pass { '${name}': sourceText }`);
+    }
+  }
   return new Map(Object.entries(input));
+}
+
+function describeValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
 /** Front end only: parse, check and lower. Throws TsadError with located diagnostics. */
