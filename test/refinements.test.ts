@@ -290,4 +290,37 @@ describe('scalar replacement in the backward sweep', () => {
     const rep = checkCompiled(on, on.code, 'tri', [[0.3, -0.2, 0.5, 0.7, 0.1, -0.4], new Float64Array([0.2, 0.9, -0.5, 0.4])], { seed: 2 });
     expect(rep.messages).toEqual([]);
   });
+
+  it('an element two statements of an iteration read is loaded once, up to a store that may change it; same bits', () => {
+    // the adjoint of q[r] += l[t] * x[c] reads qb[r] twice (for lb[t] and for xb[c]); the store to
+    // lb[t] between them does not touch qb's storage
+    const src = `export function tri(l: number[], x: number[]): number {
+  const d = x.length;
+  const q = new Float64Array(d);
+  let t = 0;
+  for (let c = 0; c < d; c++) {
+    for (let r = c + 1; r < d; r++) {
+      q[r] += l[t] * x[c];
+      t++;
+    }
+  }
+  let s = 0;
+  for (let j = 0; j < d; j++) s += q[j] * q[j];
+  return s;
+}`;
+    const on = compile(src, { head: 'tri', js: true, runtimeImport: null });
+    const off = compile(src, { head: 'tri', js: true, runtimeImport: null, adjoint: { merge: false } });
+    expect(on.code).toMatch(/const qb_elem = qb\[r\];/);
+    expect(on.code).toMatch(/lb\[t\] \+= \w+ \* qb_elem;/);
+    expect(off.code).not.toMatch(/_elem = /);
+    const run = (code: string) => {
+      const m = loadGenerated(code) as Record<string, Fn>;
+      const lb = [0, 0, 0, 0, 0, 0], xb = [0, 0, 0, 0];
+      m.tri_b([0.3, -0.2, 0.5, 0.7, 0.1, -0.4], lb, [0.2, 0.9, -0.5, 0.4], xb, 1);
+      return [lb, xb];
+    };
+    expect(run(on.code)).toEqual(run(off.code));
+    const rep = checkCompiled(on, on.code, 'tri', [[0.3, -0.2, 0.5, 0.7, 0.1, -0.4], [0.2, 0.9, -0.5, 0.4]], { seed: 3 });
+    expect(rep.messages).toEqual([]);
+  });
 });

@@ -73,6 +73,16 @@ function scalarizeLoop(loop: Extract<Stmt, { k: 'for' }>, storage: Storage, fres
     else for (const e of stmtExprs(x)) noteReads(e);
   });
   if (opaque) return [loop];
+  const [pre, scalarized, post] = replaceInvariantElements(loop, accesses, assigned, fresh);
+  return [...pre, { ...scalarized, body: bindRepeatedLoads(scalarized.body, storage, fresh) }, ...post];
+}
+
+function replaceInvariantElements(
+  loop: Extract<Stmt, { k: 'for' }>,
+  accesses: { e: Idx; cls: string; write: boolean }[],
+  assigned: Set<string>,
+  fresh: (base: string) => string,
+): [Stmt[], Extract<Stmt, { k: 'for' }>, Stmt[]] {
   const invariant = (e: Expr) => {
     let ok = true;
     forEachExpr(e, (y) => {
@@ -94,7 +104,7 @@ function scalarizeLoop(loop: Extract<Stmt, { k: 'for' }>, storage: Storage, fres
     if (written && !(objTy.k === 'arr' && objTy.typed)) continue;
     chosen.push({ e: a.e, name: fresh(written ? 'acc' : 'elem'), write: written });
   }
-  if (!chosen.length) return [loop];
+  if (!chosen.length) return [[], loop, []];
   const swap = (e: Expr): Expr =>
     mapExpr(e, (y) => {
       const c = y.k === 'idx' ? chosen.find((k) => exprEq(k.e, y)) : undefined;
@@ -103,7 +113,81 @@ function scalarizeLoop(loop: Extract<Stmt, { k: 'for' }>, storage: Storage, fres
   const body = rewrite(loop.body, swap);
   const before: Stmt[] = chosen.map((c) => ({ k: 'decl', name: c.name, ty: NUM, init: c.e, konst: !c.write }));
   const after: Stmt[] = chosen.filter((c) => c.write).map((c) => ({ k: 'assign', target: c.e, value: { k: 'var', name: c.name, ty: NUM } }));
-  return [...before, { ...loop, body }, ...after];
+  return [before, { ...loop, body }, after];
+}
+
+/**
+ * One iteration reading the same element in several statements (`lkb[t] += elem * qdiffb[r]` then
+ * `acc += lk[t] * qdiffb[r]`) loads it once into a local: the JIT reloads it after the store between
+ * them, not knowing that the two arrays differ. Only reads in statements that always run are replaced,
+ * up to the first statement that may write the element's storage class or change its index.
+ */
+function bindRepeatedLoads(body: Stmt[], storage: Storage, fresh: (base: string) => string): Stmt[] {
+  const out = [...body];
+  const plain = (x: Stmt) => x.k === 'assign' || x.k === 'decl' || x.k === 'expr';
+  const readsOf = (x: Stmt, e: Idx): number => {
+    let n = 0;
+    const exprs = x.k === 'assign' ? (x.target.k === 'idx' ? [x.target.index, x.value] : [x.value]) : stmtExprs(x);
+    for (const r of exprs)
+      forEachExpr(r, (y) => {
+        if (y.k === 'idx' && exprEq(y, e)) n++;
+      });
+    return n;
+  };
+  // may `x` write an element of class `cls` or a variable the index reads?
+  const barrier = (x: Stmt, cls: string, indexVars: Set<string>): boolean => {
+    let hit = false;
+    forEachStmt([x], (y) => {
+      if (y.k === 'decl' && indexVars.has(y.name)) hit = true;
+      if (y.k === 'assign') {
+        if (y.target.k === 'var' && indexVars.has(y.target.name)) hit = true;
+        if (y.target.k === 'idx' && (y.target.obj.k !== 'var' || storage(y.target.obj.name) === cls)) hit = true;
+        if (y.target.k === 'field') hit = true;
+      }
+    });
+    return hit;
+  };
+  for (let i = 0; i < out.length; i++) {
+    if (!plain(out[i])) continue;
+    const candidates: Idx[] = [];
+    for (const r of stmtExprs(out[i]))
+      forEachExpr(r, (y) => {
+        if (y.k === 'idx' && y.obj.k === 'var' && !candidates.some((c) => exprEq(c, y))) candidates.push(y);
+      });
+    for (const e of candidates) {
+      if (readsOf(out[i], e) === 0) continue; // only the target of a store
+      const cls = storage((e.obj as Extract<Expr, { k: 'var' }>).name);
+      const indexVars = new Set<string>();
+      forEachExpr(e.index, (y) => {
+        if (y.k === 'var') indexVars.add(y.name);
+      });
+      // statements i..last read it before anything may change it (a statement that writes it still
+      // evaluates its right-hand side first)
+      let last = i;
+      let reads = readsOf(out[i], e);
+      if (!barrier(out[i], cls, indexVars)) {
+        for (let j = i + 1; j < out.length; j++) {
+          if (plain(out[j]) && readsOf(out[j], e) > 0) {
+            reads += readsOf(out[j], e);
+            last = j;
+          }
+          if (barrier(out[j], cls, indexVars) || !plain(out[j])) break;
+        }
+      }
+      if (reads < 2) continue;
+      const name = fresh(`${(e.obj as Extract<Expr, { k: 'var' }>).name}_elem`);
+      const v: Expr = { k: 'var', name, ty: NUM };
+      const swap = (x: Expr) => mapExpr(x, (y) => (y.k === 'idx' && exprEq(y, e) ? v : y));
+      for (let j = i; j <= last; j++) {
+        const x = out[j];
+        if (x.k === 'assign') out[j] = { ...x, target: x.target.k === 'idx' ? { ...x.target, index: swap(x.target.index) } : x.target, value: swap(x.value) };
+        else out[j] = rewrite([x], swap)[0];
+      }
+      out.splice(i, 0, { k: 'decl', name, ty: NUM, init: e, konst: true });
+      i++;
+    }
+  }
+  return out;
 }
 
 function rewrite(ss: Stmt[], swap: (e: Expr) => Expr): Stmt[] {
