@@ -509,6 +509,62 @@ describe('fused reduction loops', () => {
     const full = compile(src, { head: 'quad', wrt: ['mu', 'l'], js: true, runtimeImport: null });
     expect(checkCompiled(full, full.code, 'quad', [mu, l, xs], { seed: 7 }).messages).toEqual([]);
   });
+  it('a max-shifted log-sum-exp written in a fused iteration keeps its taken index and exponentials off the tape', () => {
+    // per point: e_c = -(x_i - mu_c)^2 summed over a 2-deep nest, then log-sum-exp with the max shift
+    const src = `export function mix(mu: number[][], x: number[][]): number {
+  const k = mu.length;
+  const d = x[0].length;
+  const e = new Array<number>(k).fill(0);
+  let total = 0;
+  for (let i = 0; i < x.length; i++) {
+    for (let c = 0; c < k; c++) {
+      let q = 0;
+      for (let j = 0; j < d; j++) {
+        const y = x[i][j] - mu[c][j];
+        q += y * y;
+      }
+      e[c] = -0.5 * q;
+    }
+    const n = e.length;
+    let mx = e[0];
+    for (let c = 1; c < n; c++) {
+      if (e[c] > mx) mx = e[c];
+    }
+    let s = 0;
+    for (let c = 0; c < n; c++) s += Math.exp(e[c] - mx);
+    total += mx + Math.log(s);
+  }
+  return total;
+}`;
+    const mu = [[0.1, -0.3, 0.2], [0.5, 0.4, -0.1], [-0.6, 0.2, 0.3]];
+    const xs = [[1, 0.5, -0.3], [0.2, -1.1, 0.7], [-0.4, 0.9, 0.1], [0.3, 0.3, 0.3]];
+    const ts = compile(src, { head: 'mix', wrt: ['mu'], js: false, runtimeImport: 'tsad/runtime', modes: ['reverse'] });
+    expect(ts.code).toMatch(/\$ad fused reduction/);
+    const fwdText = ts.code.slice(ts.code.indexOf('export function mix_fwd'), ts.code.indexOf('export function mix_bwd'));
+    const fusedLoop = fwdText.slice(fwdText.indexOf('$ad fused reduction'));
+    // the taken index stays in its variable and the exponentials go to one buffer taken before the loop
+    expect(fusedLoop).toMatch(/\$ad selection loop/);
+    expect(fusedLoop).not.toMatch(/tape\.(pushI|popI|pushR|popR)\(/);
+    expect(fusedLoop).toMatch(/tapeBuf\[c\w*\] = tempf;/);
+    expect(fusedLoop).not.toMatch(/tape\.pushF\(tempf\)/);
+    expect(fwdText.indexOf('$ad static tape')).toBeGreaterThan(-1);
+    expect(fwdText.indexOf('$ad static tape')).toBeLessThan(fwdText.indexOf('$ad fused reduction'));
+    const gradOf = (adjoint: Record<string, boolean>) => {
+      const m = loadGenerated(compile(src, { head: 'mix', wrt: ['mu'], js: true, runtimeImport: null, modes: ['reverse'], adjoint }).code) as Record<string, Fn>;
+      const mub = mu.map((r) => r.map(() => 0));
+      const tape = Tape.acquire();
+      m.mix_fwd(tape, mu, mub, xs);
+      m.mix_bwd(tape, mu, mub, xs, 1);
+      expect(tape.empty).toBe(true);
+      Tape.release(tape);
+      return mub.flat();
+    };
+    const on = gradOf({});
+    const off = gradOf({ fuseReductions: false });
+    on.forEach((v, j) => expect(Math.abs(v - off[j])).toBeLessThan(1e-13 * (1 + Math.abs(off[j]))));
+    const full = compile(src, { head: 'mix', wrt: ['mu'], js: true, runtimeImport: null });
+    expect(checkCompiled(full, full.code, 'mix', [mu, xs], { seed: 11 }).messages).toEqual([]);
+  });
   it('a loop carrying another active value, or writing what is read after it, keeps the reversed loop', () => {
     const carried = `export function f(x: number[]): number {
   let s = 0;

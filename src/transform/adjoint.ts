@@ -1511,6 +1511,11 @@ class AdjointBuilder {
     for (const earlier of f.body.slice(0, k)) if (assignsVar(earlier, name)) return false;
     return true;
   }
+  /** is `s` a statement of the fused iteration's own body (not nested in a branch or an inner loop)? */
+  private atFusedTop(s: Stmt): boolean {
+    return this.inFused && this.loopDepth === 1 && this.fused !== null && this.fused.body.includes(s);
+  }
+
   /** backward sweeps of fused reduction iterations built this round (they sit in the forward sweep) */
   private fusedBwds: Stmt[][] = [];
 
@@ -1746,11 +1751,14 @@ class AdjointBuilder {
     // the plain loop records nothing: selected values the backward sweep needs from before the loop
     // are saved around it
     const saved = [...selected].filter((v) => this.mustRecord(s, v)).sort();
+    // directly in a fused iteration the backward half runs in the same scope, right after: the taken
+    // index is still in its variable
+    const kept = this.atFusedTop(s);
     const fwd: Stmt[] = [
       ...saved.map((v): Stmt => ({ k: 'expr', e: this.tapeOp(this.isIntVar(v) ? 'pushI' : 'pushF', [{ k: 'var', name: v, ty: this.tyOfLocal(v) ?? NUM }]) })),
       { k: 'decl', name: last, ty: INT, init: { k: 'num', v: -1 }, konst: false, comments: ['// $ad selection loop: only the last taken iteration is reversed'] },
       ...this.forInit({ ...s, init: init.fwd, body: fwdBody }, init),
-      { k: 'expr', e: this.tapeOp('pushI', [lv]) },
+      ...(kept ? [] : [{ k: 'expr', e: this.tapeOp('pushI', [lv]) } as Stmt]),
     ];
     const rerun: Stmt = {
       k: 'if',
@@ -1763,7 +1771,7 @@ class AdjointBuilder {
     const restore = saved
       .reverse()
       .map((v): Stmt => ({ k: 'assign', target: { k: 'var', name: v, ty: this.tyOfLocal(v) ?? NUM }, value: this.tapeOp(this.isIntVar(v) ? 'popI' : 'popF', [], this.isIntVar(v) ? INT : NUM) }));
-    const bwd: Stmt[] = [{ k: 'decl', name: last, ty: INT, init: this.tapeOp('popI', [], INT), konst: true }, rerun, ...restore, ...init.bwd];
+    const bwd: Stmt[] = [...(kept ? [] : [{ k: 'decl', name: last, ty: INT, init: this.tapeOp('popI', [], INT), konst: true } as Stmt]), rerun, ...restore, ...init.bwd];
     // the re-run iteration sets its own index and locals; what it reads at the loop must be there
     this.loopScoped.add(index);
     for (const n of locals) {
@@ -2048,7 +2056,9 @@ class AdjointBuilder {
   private staticTape(s: Extract<Stmt, { k: 'for' }>, body: Pair): { fwdPre: Stmt[]; fwdBody: Stmt[]; fwdPost: Stmt[]; bwdPre: Stmt[]; bwdBody: Stmt[]; bwdPost: Stmt[] } | null {
     // a loop inside another loop would take a buffer per outer iteration: small ones cost more than
     // the pushes they replace
-    if (this.info.options.recompute === false || this.info.options.staticTape === false || this.loopDepth > 0) return null;
+    // (directly in a fused iteration one buffer, taken before the fused loop, serves every iteration)
+    const inFusedTop = this.atFusedTop(s);
+    if (this.info.options.recompute === false || this.info.options.staticTape === false || (this.loopDepth > 0 && !inFusedTop)) return null;
     const counted = this.countedLoop(s);
     if (!counted || counted.step !== 1 || !s.cond || s.cond.k !== 'bin' || (s.cond.op !== '<' && s.cond.op !== '<=')) return null;
     const ini = s.init[0];
@@ -2094,11 +2104,42 @@ class AdjointBuilder {
     k = c;
     const bwdBody = body.bwd.map((x): Stmt => {
       if (popOf(x) === null) return x;
-      const load: Expr = { k: 'idx', obj: bb, index: slot(--k), ty: NUM };
+      const load: Expr = { k: 'idx', obj: inFusedTop ? bv : bb, index: slot(--k), ty: NUM };
       return x.k === 'decl' ? { ...x, init: load } : { ...(x as Extract<Stmt, { k: 'assign' }>), value: load };
     });
+    const take: Stmt = { k: 'decl', name: buf, ty: bty, init: this.tapeOp('bufF', [size], bty), konst: true, comments: ['// $ad static tape: one slot per iteration'] };
+    if (inFusedTop) {
+      // the size may not change from one fused iteration to the next
+      const f = this.fused!;
+      const changed = new Set<string>();
+      forEachStmt([f.loop], (x) => {
+        if (x.k === 'decl') changed.add(x.name);
+        if (x.k === 'assign' && x.target.k === 'var') changed.add(x.target.name);
+      });
+      const varies = (e: Expr) => {
+        let v = false;
+        forEachExpr(e, (y) => {
+          if ((y.k === 'var' && changed.has(y.name)) || y.k === 'idx' || y.k === 'call') v = true;
+        });
+        return v;
+      };
+      // a bound the iteration declares from invariants (`const n = v.length`) is taken by its definition
+      const hoisted = mapExpr(size, (y) => {
+        if (y.k !== 'var' || !changed.has(y.name)) return y;
+        const defs = f.body.filter((x): x is Extract<Stmt, { k: 'decl' }> => x.k === 'decl' && x.name === y.name);
+        let assigned = false;
+        forEachStmt(f.body, (x) => {
+          if (x.k === 'assign' && x.target.k === 'var' && x.target.name === y.name) assigned = true;
+        });
+        return defs.length === 1 && defs[0].init && !assigned && !varies(defs[0].init) ? defs[0].init : y;
+      });
+      if (varies(hoisted)) return null;
+      f.pre.push({ ...take, init: this.tapeOp('bufF', [hoisted], bty) });
+      f.post.push({ k: 'expr', e: this.tapeOp('freeF', [bv]) });
+      return { fwdPre: [], fwdBody, fwdPost: [], bwdPre: [], bwdBody, bwdPost: [] };
+    }
     return {
-      fwdPre: [{ k: 'decl', name: buf, ty: bty, init: this.tapeOp('bufF', [size], bty), konst: true, comments: ['// $ad static tape: one slot per iteration'] }],
+      fwdPre: [take],
       fwdBody,
       // on the tape once filled, so that an analysis of this code sees what it holds
       fwdPost: [{ k: 'expr', e: this.tapeOp('pushR', [bv]) }],

@@ -772,6 +772,20 @@ function renderStmt(c: Ctx, s: Stmt): void {
             c.ints.pop();
             c.ind--;
             c.emit('}');
+            if (s.b2 % 4 === 0) {
+              // a max-shifted log-sum-exp written out in the iteration (a selection loop and an
+              // exponential per element, both directly in the fused body)
+              const [mx, se, j5, j6] = [c.fresh('mx'), c.fresh('se'), c.fresh('j'), c.fresh('j')];
+              c.emit(
+                `let ${mx} = ${sb}[0];`,
+                `for (let ${j5} = 1; ${j5} < 3; ${j5}++) {`,
+                `  if (${sb}[${j5}] > ${mx}) ${mx} = ${sb}[${j5}];`,
+                '}',
+                `let ${se} = 0;`,
+                `for (let ${j6} = 0; ${j6} < 3; ${j6}++) ${se} += Math.exp(${sb}[${j6}] - ${mx});`,
+                `${u} += ${mx} + Math.log(${se});`,
+              );
+            }
             c.nums.push({ name: u, w: false });
             c.emit(`${acc} += Math.tanh(${u}) * (${squash(s.q + 2, renderExpr(c, s.e4), false)});`);
             return;
