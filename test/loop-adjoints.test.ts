@@ -565,6 +565,101 @@ describe('fused reduction loops', () => {
     const full = compile(src, { head: 'mix', wrt: ['mu'], js: true, runtimeImport: null });
     expect(checkCompiled(full, full.code, 'mix', [mu, xs], { seed: 11 }).messages).toEqual([]);
   });
+  it('a small helper called in a fused iteration is written out there for the adjoint; same gradient', () => {
+    const src = `function lse(v: number[]): number {
+  const n = v.length;
+  let mx = v[0];
+  for (let i = 1; i < n; i++) {
+    if (v[i] > mx) mx = v[i];
+  }
+  let s = 0;
+  for (let i = 0; i < n; i++) s += Math.exp(v[i] - mx);
+  return mx + Math.log(s);
+}
+
+export function mix(mu: number[][], x: number[][]): number {
+  const k = mu.length;
+  const e = new Array<number>(k).fill(0);
+  let total = 0;
+  for (let i = 0; i < x.length; i++) {
+    for (let c = 0; c < k; c++) {
+      let q = 0;
+      for (let j = 0; j < x[i].length; j++) q += (x[i][j] - mu[c][j]) ** 2;
+      e[c] = -0.5 * q;
+    }
+    total += lse(e) + lse(mu[0]);
+  }
+  return total;
+}`;
+    const mu = [[0.1, -0.3, 0.2], [0.5, 0.4, -0.1], [-0.6, 0.2, 0.3]];
+    const xs = [[1, 0.5, -0.3], [0.2, -1.1, 0.7], [-0.4, 0.9, 0.1], [0.3, 0.3, 0.3]];
+    const fwdOf = (code: string) => code.slice(code.indexOf('export function mix_fwd'), code.indexOf('export function mix_bwd'));
+    const on = compile(src, { head: 'mix', wrt: ['mu'], modes: ['reverse'] });
+    expect(on.diagnostics).toEqual([]);
+    const fwd = fwdOf(on.code);
+    // lse(e) is written out (its locals renamed where they clash); lse(mu[0]) passes an element of an
+    // array of arrays, not a variable, and stays a call
+    expect(fwd).toMatch(/\/\/ inlined for the adjoint: lse\(e\)/);
+    expect(fwd).toMatch(/\$ad fused reduction[\s\S]*\$ad selection loop/);
+    expect(fwd).toMatch(/lse_fwd\(tape, mu\[0\]/);
+    expect(fwd).not.toMatch(/lse_fwd\(tape, e\b/);
+    // the primal function itself is untouched
+    expect(on.code).toMatch(/export function mix\(mu: number\[\]\[\], x: number\[\]\[\]\): number \{[\s\S]*?const lseResult = lse\(e\);/);
+    const off = compile(src, { head: 'mix', wrt: ['mu'], modes: ['reverse'], adjoint: { tbr: true, inlineCalls: false } });
+    expect(fwdOf(off.code)).not.toMatch(/inlined/);
+    // joint mode keeps every call a call (each is checkpointed)
+    const joint = compile(src, { head: 'mix', wrt: ['mu'], modes: ['reverse'], adjoint: { tbr: true, checkpointCalls: true } });
+    expect(joint.code).not.toMatch(/inlined/);
+    const gradOf = (adjoint: Record<string, boolean>) => {
+      const m = loadGenerated(compile(src, { head: 'mix', wrt: ['mu'], js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, ...adjoint } }).code) as Record<string, Fn>;
+      const mub = mu.map((r) => r.map(() => 0));
+      m.mix_b(mu, mub, xs, 1);
+      return mub.flat();
+    };
+    const a = gradOf({});
+    const b = gradOf({ inlineCalls: false });
+    const naive = gradOf({ tbr: false, recompute: false, diffLiveness: false, merge: false, fuseReductions: false });
+    a.forEach((v, j) => expect(Math.abs(v - b[j])).toBeLessThan(1e-13 * (1 + Math.abs(b[j]))));
+    a.forEach((v, j) => expect(Math.abs(v - naive[j])).toBeLessThan(1e-13 * (1 + Math.abs(naive[j]))));
+    const full = compile(src, { head: 'mix', wrt: ['mu'], js: true, runtimeImport: null });
+    expect(checkCompiled(full, full.code, 'mix', [mu, xs], { seed: 13 }).messages).toEqual([]);
+  });
+  it('helpers that call others, carry directives or are large stay calls', () => {
+    const body = (helper: string) => `${helper}
+
+export function f(w: number[], x: number[][]): number {
+  let total = 0;
+  for (let i = 0; i < x.length; i++) {
+    let q = 0;
+    for (let j = 0; j < w.length; j++) {
+      for (let r = 0; r < 2; r++) q += w[j] * x[i][j] * (r + 1);
+    }
+    const v = h(q);
+    total += v;
+  }
+  return total;
+}`;
+    const callsOther = body(`function sq(a: number): number {
+  return a * a;
+}
+function h(a: number): number {
+  return Math.sin(sq(a));
+}`);
+    const directive = body(`// $ad nocheckpoint
+function h(a: number): number {
+  return Math.sin(a * a);
+}`);
+    const plain = body(`function h(a: number): number {
+  return Math.sin(a * a);
+}`);
+    for (const [src, inlined] of [[callsOther, false], [directive, false], [plain, true]] as const) {
+      const r = compile(src, { head: 'f', modes: ['reverse'] });
+      expect(r.diagnostics).toEqual([]);
+      expect(/inlined for the adjoint: h\(q\)/.test(r.code)).toBe(inlined);
+      const js = compile(src, { head: 'f', js: true, runtimeImport: null });
+      expect(checkCompiled(js, js.code, 'f', [[0.3, -0.2, 0.5], [[1, 0.5, -0.3], [0.2, -1.1, 0.7]]], { seed: 4 }).messages).toEqual([]);
+    }
+  });
   it('a loop carrying another active value, or writing what is read after it, keeps the reversed loop', () => {
     const carried = `export function f(x: number[]): number {
   let s = 0;

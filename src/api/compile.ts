@@ -12,6 +12,7 @@ import { adjointFuncs } from '../transform/adjoint.js';
 import { DEFAULT_ADJOINT, DEFAULT_NAMING, ProgramInfo, type AdjointOptions, type Naming } from '../transform/context.js';
 import { lowerJumps } from '../transform/jumps.js';
 import { Names } from '../transform/linearize.js';
+import { inlineLeafCalls } from '../transform/inline.js';
 import { normalizeFunc } from '../transform/normalize.js';
 import { TransformError, tangentFunc } from '../transform/tangent.js';
 
@@ -158,7 +159,11 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
   let infoB = info;
   if (modes.includes('reverse')) {
     try {
-      const modB: Module = { ...mod, funcs: new Map([...mod.funcs].map(([n, f]) => [n, lowerJumps(f)])) };
+      const adj = { ...DEFAULT_ADJOINT, ...options.adjoint };
+      // (inlining serves fused reductions; joint mode keeps every call a call, to checkpoint it)
+      const inline = adj.inlineCalls !== false && adj.fuseReductions !== false && adj.checkpointCalls !== true;
+      const modI = inline ? inlineLeafCalls(mod) : mod;
+      const modB: Module = { ...modI, funcs: new Map([...modI.funcs].map(([n, f]) => [n, lowerJumps(f)])) };
       infoB = new ProgramInfo(modB, analyzeActivity(modB, head.name, wrt, dependents), head.name, new Set(wrt), naming, { ...DEFAULT_ADJOINT, ...options.adjoint });
     } catch (e) {
       if (e instanceof TransformError) {

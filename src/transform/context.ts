@@ -47,6 +47,8 @@ export interface AdjointOptions {
   staticTape?: boolean;
   /** reduction loops (`acc += e` over private iterations): each iteration's adjoint runs right after it, seeded with 1 (default true) */
   fuseReductions?: boolean;
+  /** small leaf functions called in the iterations of a fused reduction loop are written out there (default true) */
+  inlineCalls?: boolean;
   /** joint mode for every differentiated call: checkpointed, re-run in the backward sweep (default false) */
   checkpointCalls?: boolean;
 }
