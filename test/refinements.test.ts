@@ -291,6 +291,41 @@ describe('scalar replacement in the backward sweep', () => {
     expect(rep.messages).toEqual([]);
   });
 
+  it('an element of a fresh array stored and read again in the iteration is read from a local', () => {
+    const src = `export function f(x: number[], w: number[]): number {
+  const n = x.length;
+  const y = new Float64Array(n);
+  const z = new Float64Array(n);
+  let s = 0;
+  for (let j = 0; j < n; j++) {
+    y[j] = x[j] - w[j];
+    z[j] = Math.exp(w[j]) * y[j];
+    y[j] = z[j] + 1;
+    s += y[j] * z[j];
+  }
+  return s;
+}`;
+    const on = compile(src, { head: 'f', js: true, runtimeImport: null });
+    const tangent = on.code.slice(on.code.indexOf('export function f_d('), on.code.indexOf('export function f_dv('));
+    // each store is forwarded up to the next store into the same array
+    expect(tangent).toMatch(/const y_elem = x\[j\] - w\[j\];\s*y\[j\] = y_elem;/);
+    expect(tangent).toMatch(/const y_elem0 = z_elem \+ 1;\s*y\[j\] = y_elem0;/);
+    expect(tangent).not.toMatch(/=[^;]*\b[yz]d?\[j\]/);
+    const args = [[0.3, -1.2, 0.8], [0.5, 0.1, -0.4]];
+    const m = loadGenerated(on.code) as Record<string, Fn>;
+    const [, sd] = m.f_d(args[0], [1, 0, 0], args[1], [0, 0, 0]) as unknown as [number, number];
+    const xb = [0, 0, 0], wb = [0, 0, 0];
+    m.f_b(args[0], xb, args[1], wb, 1);
+    // by hand: y = x - w, z = e^w y, s = sum (z + 1) z
+    args[0].forEach((x, j) => {
+      const w = args[1][j], e = Math.exp(w), z = e * (x - w);
+      expect(xb[j]).toBeCloseTo((2 * z + 1) * e, 12);
+      expect(wb[j]).toBeCloseTo((2 * z + 1) * (z - e), 12);
+    });
+    expect(sd).toBeCloseTo(xb[0], 14);
+    expect(checkCompiled(on, on.code, 'f', args, { seed: 5 }).messages).toEqual([]);
+  });
+
   it('an element two statements of an iteration read is loaded once, up to a store that may change it; same bits', () => {
     // the adjoint of q[r] += l[t] * x[c] reads qb[r] twice (for lb[t] and for xb[c]); the store to
     // lb[t] between them does not touch qb's storage

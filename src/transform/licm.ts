@@ -23,7 +23,8 @@ function inBody(body: Stmt[], fresh: Set<string>, names: Names, ready0: Set<stri
   for (const s of body) {
     switch (s.k) {
       case 'for': {
-        const inner: Stmt = { ...s, body: inBody(s.body, fresh, names, ready) };
+        const innerBody = inBody(s.body, fresh, names, ready);
+        const inner: Stmt = { ...s, body: innermost(innerBody) ? forwardStores(innerBody, fresh, names) : innerBody };
         out.push(...hoistFrom(inner as Extract<Stmt, { k: 'for' }>, fresh, names, ready));
         break;
       }
@@ -45,6 +46,71 @@ function inBody(body: Stmt[], fresh: Set<string>, names: Names, ready0: Set<stri
     if (s.k === 'assign' && s.target.k === 'var') ready.add(s.target.name);
   }
   return out;
+}
+
+function innermost(body: Stmt[]): boolean {
+  let loops = false;
+  forEachStmt(body, (x) => {
+    if (x.k === 'for' || x.k === 'while' || x.k === 'do') loops = true;
+  });
+  return !loops;
+}
+
+/**
+ * An element of a fresh array stored and read again later in the same iteration
+ * (`diff[j] = x[j] - mu[j]; qdiff[j] = e[j] * diff[j]`) is read from a local holding the stored value:
+ * the JIT reloads it, not knowing that the stores between went to other arrays. Up to the next store
+ * into the same array or a change of the index.
+ */
+function forwardStores(body: Stmt[], fresh: Set<string>, names: Names): Stmt[] {
+  const out = [...body];
+  const plain = (x: Stmt) => x.k === 'assign' || x.k === 'decl' || x.k === 'expr';
+  for (let i = 0; i < out.length; i++) {
+    const st = out[i];
+    if (st.k !== 'assign' || st.target.k !== 'idx' || st.target.obj.k !== 'var' || st.target.ty.k !== 'num' || !fresh.has(st.target.obj.name)) continue;
+    const e = st.target;
+    const arr = (e.obj as Extract<Expr, { k: 'var' }>).name;
+    const indexVars = new Set<string>();
+    forEachExpr(e.index, (y) => {
+      if (y.k === 'var') indexVars.add(y.name);
+    });
+    let last = -1;
+    for (let j = i + 1; j < out.length; j++) {
+      const x = out[j];
+      if (!plain(x)) break;
+      if (readsOf(x).some((r) => mentionsElem(r, e))) last = j;
+      // (a statement that stores into the array still reads before it writes)
+      const writesArr = x.k === 'assign' && x.target.k !== 'var' && rootOf(x.target) === arr;
+      const changesIndex = (x.k === 'decl' && (indexVars.has(x.name) || x.name === arr)) || (x.k === 'assign' && x.target.k === 'var' && (indexVars.has(x.target.name) || x.target.name === arr));
+      if (writesArr || changesIndex) break;
+    }
+    if (last < 0) continue;
+    const name = names.fresh(`${arr}_elem`);
+    const v: Expr = { k: 'var', name, ty: NUM };
+    const swap = (x: Expr) => mapExpr(x, (y) => (y.k === 'idx' && exprEq(y, e) ? v : y));
+    const bind: Stmt = { k: 'decl', name, ty: NUM, init: st.value, konst: true, loc: st.loc };
+    const store: Stmt = { ...st, value: v };
+    delete (store as { op?: unknown }).op;
+    const uses = rewrite(out.slice(i + 1, last + 1), swap);
+    out.splice(i, last + 1 - i, bind, store, ...uses);
+    i++;
+  }
+  return out;
+}
+
+function readsOf(x: Stmt): Expr[] {
+  if (x.k === 'assign') return x.target.k === 'idx' ? [x.target.index, x.value] : [x.value];
+  if (x.k === 'decl') return x.init ? [x.init] : [];
+  if (x.k === 'expr') return [x.e];
+  return [];
+}
+
+function mentionsElem(r: Expr, e: Expr): boolean {
+  let hit = false;
+  forEachExpr(r, (y) => {
+    if (y.k === 'idx' && exprEq(y, e)) hit = true;
+  });
+  return hit;
 }
 
 /** `const a_i = a[i]; for (…) { … a_i … }` for each invariant load; the loop itself if there is none */
