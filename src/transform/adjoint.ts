@@ -385,9 +385,19 @@ class AdjointBuilder {
     };
     // a loop that overwrites a whole array is its definition: values from before it are not needed
     const whole = wholeArrayWrites(this.f);
+    // (unless the loop's own backward sweep reads the array: those are values the loop wrote, current
+    // after it — a later overwrite must record them)
+    const readInside = (st: Stmt, a: string): boolean => {
+      let hit = false;
+      forEachStmt([st], (x) => {
+        const r = x === st ? null : this.readsAt.get(x);
+        if (r && (r.has(a) || [...r].some((n) => this.rep(n) === this.rep(a)))) hit = true;
+      });
+      return hit;
+    };
     const afterLoop = (st: Stmt, f: Facts): Facts => {
-      const arrays = whole.get(st);
-      if (!arrays || !arrays.some((a) => f.has(a))) return f;
+      const arrays = whole.get(st)?.filter((a) => f.has(a) && !readInside(st, a));
+      if (!arrays || !arrays.length) return f;
       const out = new Set(f);
       for (const a of arrays) out.delete(a);
       return out;

@@ -806,7 +806,9 @@ function renderStmt(c: Ctx, s: Stmt): void {
             },
           );
           c.nums.push({ name: u, w: false });
-          c.emit(`${acc} += ${squash(s.q + 2, renderExpr(c, s.e4), false)};`);
+          // every other one adds a helper's result (a call in the iteration: inlined for the adjoint when small)
+          const term = s.q % 2 === 0 ? renderExpr(c, { k: 'call', s: s.b + s.b2, args: [s.e4, s.e1], arrs: [s.b2, s.b] }) : renderExpr(c, s.e4);
+          c.emit(`${acc} += ${squash(s.q + 2, term, false)};`);
         },
       );
       c.nums.push({ name: acc, w: false });
