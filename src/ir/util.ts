@@ -322,6 +322,17 @@ export function containsCall(e: Expr): boolean {
   return found;
 }
 
+/** depth of the deepest loop nest in `list` (0: no loop), through branches and blocks */
+export function loopNestDepth(list: Stmt[]): number {
+  let m = 0;
+  for (const s of list) {
+    if (s.k === 'for' || s.k === 'while' || s.k === 'do') m = Math.max(m, 1 + loopNestDepth(s.body));
+    else if (s.k === 'if') m = Math.max(m, loopNestDepth(s.then), loopNestDepth(s.else));
+    else if (s.k === 'block') m = Math.max(m, loopNestDepth(s.body));
+  }
+  return m;
+}
+
 /** Names declared anywhere in a function (params and locals). */
 export function declaredNames(f: Func): Set<string> {
   const s = new Set(f.params.map((p) => p.name));

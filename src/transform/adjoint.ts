@@ -8,7 +8,7 @@ import { solveBackward, solveForward, type Facts, type FlowResult } from '../ana
 import { reductionLoop } from '../analysis/reduction.js';
 import { wholeArrayWrites } from '../analysis/regions.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, TAPE, VOID, containsCall, countedFor, declaredNames, elemTy, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, mapExpr, mapStmts, rootVar, stmtExprs, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, TAPE, VOID, containsCall, countedFor, declaredNames, elemTy, exprEq, forEachExpr, forEachStmt, hasFloat, isRef, loopNestDepth, mapExpr, mapStmts, rootVar, stmtExprs, tyOf } from '../ir/util.js';
 import { DerivNames, derivTy, refNames, tapeNames, type ProgramInfo } from './context.js';
 import { LinError, Names, adjointOf, hasSelect, linearize, type LinContext } from './linearize.js';
 import { hoistInvariantLoads } from './licm.js';
@@ -391,7 +391,7 @@ class AdjointBuilder {
       let hit = false;
       forEachStmt([st], (x) => {
         const r = x === st ? null : this.readsAt.get(x);
-        if (r && (r.has(a) || [...r].some((n) => this.rep(n) === this.rep(a)))) hit = true;
+        if (r && [...r].some((n) => this.rep(n) === this.rep(a))) hit = true;
       });
       return hit;
     };
@@ -1521,6 +1521,16 @@ class AdjointBuilder {
     for (const earlier of f.body.slice(0, k)) if (assignsVar(earlier, name)) return false;
     return true;
   }
+  /** variables the fused loop declares or assigns (a buffer size reading none of them is taken once) */
+  private fusedLoopAssigns(): Set<string> {
+    const changed = new Set<string>();
+    forEachStmt([this.fused!.loop], (x) => {
+      if (x.k === 'decl') changed.add(x.name);
+      if (x.k === 'assign' && x.target.k === 'var') changed.add(x.target.name);
+    });
+    return changed;
+  }
+
   /** is `s` a statement of the fused iteration's own body (not nested in a branch or an inner loop)? */
   private atFusedTop(s: Stmt): boolean {
     return this.inFused && this.loopDepth === 1 && this.fused !== null && this.fused.body.includes(s);
@@ -1545,20 +1555,11 @@ class AdjointBuilder {
     // worth it when an iteration holds a loop nest (per-iteration state the reversal would record or
     // recompute) or calls whose forward sweeps record; a single inner loop is reversed cheaply already
     // (forward-order loops, static tapes, selection loops: kmeans' scan records one index per point)
-    const nestDepth = (list: Stmt[]): number => {
-      let m = 0;
-      for (const st of list) {
-        if (st.k === 'for' || st.k === 'while' || st.k === 'do') m = Math.max(m, 1 + nestDepth(st.body));
-        else if (st.k === 'if') m = Math.max(m, nestDepth(st.then), nestDepth(st.else));
-        else if (st.k === 'block') m = Math.max(m, nestDepth(st.body));
-      }
-      return m;
-    };
     let recordingCalls = false;
     forEachStmt(s.body, (st) => {
       if (stmtCalls(st).some((c) => this.info.differentiated(c.fn) && calleeForwardRecords(this.info, c.fn))) recordingCalls = true;
     });
-    if (nestDepth(s.body) < 2 && !recordingCalls) return null;
+    if (loopNestDepth(s.body) < 2 && !recordingCalls) return null;
     const red = reductionLoop(s, counted.index.name, {
       f: this.f,
       active: (n) => this.hasB(n),
@@ -2022,11 +2023,7 @@ class AdjointBuilder {
     // sizes that no fused iteration changes: one set of buffers serves every iteration
     const f = this.fused;
     if (f) {
-      const changed = new Set<string>();
-      forEachStmt([f.loop], (x) => {
-        if (x.k === 'decl') changed.add(x.name);
-        if (x.k === 'assign' && x.target.k === 'var') changed.add(x.target.name);
-      });
+      const changed = this.fusedLoopAssigns();
       const sizeReads = new Set<string>();
       for (const d of fwdPre) for (const e of stmtExprs(d)) forEachExpr(e, (y) => void (y.k === 'var' && sizeReads.add(y.name)));
       sizeReads.delete(this.tapeName);
@@ -2121,11 +2118,7 @@ class AdjointBuilder {
     if (inFusedTop) {
       // the size may not change from one fused iteration to the next
       const f = this.fused!;
-      const changed = new Set<string>();
-      forEachStmt([f.loop], (x) => {
-        if (x.k === 'decl') changed.add(x.name);
-        if (x.k === 'assign' && x.target.k === 'var') changed.add(x.target.name);
-      });
+      const changed = this.fusedLoopAssigns();
       const varies = (e: Expr) => {
         let v = false;
         forEachExpr(e, (y) => {

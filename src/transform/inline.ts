@@ -5,7 +5,7 @@
 // each point). Written out in the iteration, the same values stay in locals and slot buffers. The
 // callee's locals are renamed; its parameters become the caller's arguments.
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
-import { declaredNames, forEachExpr, forEachStmt, isRef, mapExpr, mapStmts, sameTy, stmtExprs, tyOf } from '../ir/util.js';
+import { declaredNames, forEachExpr, forEachStmt, isRef, loopNestDepth, mapExpr, mapStmts, sameTy, stmtExprs, tyOf } from '../ir/util.js';
 import { Names } from './linearize.js';
 
 /** statements a callee may have, all nested statements counted */
@@ -27,7 +27,7 @@ function inlineInFunc(f: Func, mod: Module): Func {
   let names: Names | null = null;
   let changed = false;
   const body = f.body.map((s): Stmt => {
-    if (s.k !== 'for' || nestDepth(s.body) < 2) return s;
+    if (s.k !== 'for' || loopNestDepth(s.body) < 2) return s;
     const inner: Stmt[] = [];
     for (const x of s.body) {
       const site = callSite(x);
@@ -43,16 +43,6 @@ function inlineInFunc(f: Func, mod: Module): Func {
     return changed ? { ...s, body: inner } : s;
   });
   return changed ? { ...f, body } : f;
-}
-
-function nestDepth(list: Stmt[]): number {
-  let m = 0;
-  for (const s of list) {
-    if (s.k === 'for' || s.k === 'while' || s.k === 'do') m = Math.max(m, 1 + nestDepth(s.body));
-    else if (s.k === 'if') m = Math.max(m, nestDepth(s.then), nestDepth(s.else));
-    else if (s.k === 'block') m = Math.max(m, nestDepth(s.body));
-  }
-  return m;
 }
 
 /** `const r = g(…)` or `r = g(…)`: the call whose result one statement takes */
