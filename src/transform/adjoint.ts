@@ -12,6 +12,8 @@ import { BOOL, INT, NUM, TAPE, VOID, containsCall, countedFor, declaredNames, el
 import { DerivNames, derivTy, refNames, tapeNames, type ProgramInfo } from './context.js';
 import { LinError, Names, adjointOf, hasSelect, linearize, type LinContext } from './linearize.js';
 import { hoistInvariantLoads } from './licm.js';
+import { fuseLoops } from './fuse.js';
+import { iterationLocalArrays } from './locarrays.js';
 import { iterationLocalScalars, mergeIncrements } from './merge.js';
 import { scalarizeLoops } from './scalarize.js';
 import { TransformError } from './tangent.js';
@@ -2768,7 +2770,7 @@ class AdjointBuilder {
     const r = this.retStmt;
     if (r && r.e) body.push({ k: 'return', e: r.e });
     // (fused iterations run adjoint code in the forward sweep)
-    const fbody = this.info.options.merge !== false ? iterationLocalScalars(body) : body;
+    const fbody = this.info.options.merge !== false ? this.refineLoops(body) : body;
     return { name: adjointNames(this.info, this.name).fwd, params, ret: this.f.ret, body: fbody, exported: true, loc: this.f.loc, comments: this.f.comments };
   }
 
@@ -2843,7 +2845,7 @@ class AdjointBuilder {
     // adjoint scalars start at zero; adjoints of local arrays arrive with the handover
     const adjDecls = this.adjointDecls(allBodies, paramNames, new Set(decls.map((d) => (d as { name: string }).name)));
     let fbody: Stmt[] = [...decls, ...adjDecls, ...body, ...seedStmts, ...allBodies[2]];
-    if (this.info.options.merge !== false) fbody = iterationLocalScalars(fbody);
+    if (this.info.options.merge !== false) fbody = this.refineLoops(fbody);
     if (scalarB.length === 1) fbody.push({ k: 'return', e: scalarB[0] });
     else if (scalarB.length > 1) fbody.push({ k: 'return', e: { k: 'arrlit', elems: scalarB, ty: { k: 'tuple', elems: scalarB.map(() => NUM), ro: false } } });
     const ret: Ty = scalarB.length === 0 ? VOID : scalarB.length === 1 ? NUM : { k: 'tuple', elems: scalarB.map(() => NUM), ro: false };
@@ -2851,6 +2853,18 @@ class AdjointBuilder {
   }
 
   /** storage classes for merging: a variable and its adjoint map to the alias class of the primal */
+  /** iteration-local adjoint arrays and scalars (their resets go), then fused loops */
+  private refineLoops(body: Stmt[]): Stmt[] {
+    const local = iterationLocalScalars(iterationLocalArrays(body, (base) => this.names.fresh(base)));
+    const known = this.storageClasses();
+    const names = new Set<string>();
+    for (const n of declaredNames(this.f)) {
+      names.add(n);
+      if (this.hasB(n)) names.add(this.b.of(n));
+    }
+    return this.info.options.fuseLoops === false ? local : fuseLoops(local, (n) => (names.has(n) ? known(n) : null));
+  }
+
   private storageClasses(): (name: string) => string {
     const cls = new Map<string, string>();
     for (const n of declaredNames(this.f)) {

@@ -49,6 +49,8 @@ export interface AdjointOptions {
   fuseReductions?: boolean;
   /** small leaf functions called in the iterations of a fused reduction loop are written out there (default true) */
   inlineCalls?: boolean;
+  /** adjacent loops over the same range fuse when no dependence forbids it (default true; needs merge) */
+  fuseLoops?: boolean;
   /** joint mode for every differentiated call: checkpointed, re-run in the backward sweep (default false) */
   checkpointCalls?: boolean;
 }

@@ -3,13 +3,71 @@
 // writes other arrays (they might be the same memory); tsad can, because the arrays the loop writes are
 // fresh allocations of this function, distinct from every other array.
 import type { Expr, Func, Stmt } from '../ir/types.js';
-import { NUM, declaredNames, exprEq, forEachExpr, forEachStmt, mapExpr } from '../ir/util.js';
+import { NUM, declaredNames, exprEq, forEachExpr, forEachStmt, mapExpr, stmtExprs } from '../ir/util.js';
 import { Names } from './linearize.js';
 
 export function hoistInvariantLoads(f: Func): Func {
   const fresh = freshArrays(f);
   const names = new Names(declaredNames(f));
-  return { ...f, body: inBody(f.body, fresh, names, new Set(f.params.map((p) => p.name))) };
+  const body = inBody(f.body, fresh, names, new Set(f.params.map((p) => p.name)));
+  return { ...f, body: dropWriteOnlyArrays(body, fresh) };
+}
+
+/**
+ * A fresh array whose elements nothing reads any more (every read was forwarded to a local) loses
+ * its stores, and its allocation when nothing else mentions it.
+ */
+function dropWriteOnlyArrays(body: Stmt[], fresh: Set<string>): Stmt[] {
+  let out = body;
+  for (const arr of fresh) {
+    let read = false;
+    let impure = false;
+    forEachStmt(out, (s) => {
+      const isStore = s.k === 'assign' && s.target.k === 'idx' && s.target.obj.k === 'var' && s.target.obj.name === arr;
+      const exprs = isStore ? [s.value, (s.target as Extract<Expr, { k: 'idx' }>).index] : stmtExprs(s);
+      for (const e of exprs) {
+        forEachExpr(e, (x) => {
+          if ((x.k === 'idx' && x.obj.k === 'var' && x.obj.name === arr) || (x.k === 'len' && x.obj.k === 'var' && x.obj.name === arr)) read = true;
+          if (isStore && (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.')))) impure = true;
+        });
+      }
+      if (s.k === 'assign' && s.target.k === 'idx' && rootOf(s.target) === arr && !isStore) read = true;
+    });
+    if (read || impure) continue;
+    const isStore = (s: Stmt) => s.k === 'assign' && s.target.k === 'idx' && s.target.obj.k === 'var' && s.target.obj.name === arr;
+    out = filterStmts(out, (s) => !isStore(s));
+    let mentioned = false;
+    forEachStmt(out, (s) => {
+      for (const e of stmtExprs(s)) {
+        if (s.k === 'assign' && s.target.k === 'var' && s.target.name === arr && e === s.target) continue;
+        forEachExpr(e, (x) => {
+          if (x.k === 'var' && x.name === arr) mentioned = true;
+        });
+      }
+    });
+    if (!mentioned) out = filterStmts(out, (s) => !((s.k === 'decl' && s.name === arr) || (s.k === 'assign' && s.target.k === 'var' && s.target.name === arr)));
+  }
+  return out;
+}
+
+/** `list` without the statements (anywhere inside) that `keep` rejects */
+function filterStmts(list: Stmt[], keep: (s: Stmt) => boolean): Stmt[] {
+  return list.filter(keep).map((s): Stmt => {
+    switch (s.k) {
+      case 'if':
+        return { ...s, then: filterStmts(s.then, keep), else: filterStmts(s.else, keep) };
+      case 'for':
+        return { ...s, body: filterStmts(s.body, keep) };
+      case 'while':
+      case 'do':
+      case 'block':
+        return { ...s, body: filterStmts(s.body, keep) };
+      case 'switch':
+        return { ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: filterStmts(c.body, keep) })) };
+      default:
+        return s;
+    }
+  });
 }
 
 /**
@@ -24,7 +82,7 @@ function inBody(body: Stmt[], fresh: Set<string>, names: Names, ready0: Set<stri
     switch (s.k) {
       case 'for': {
         const innerBody = inBody(s.body, fresh, names, ready);
-        const inner: Stmt = { ...s, body: innermost(innerBody) ? forwardStores(innerBody, fresh, names) : innerBody };
+        const inner: Stmt = { ...s, body: forwardStores(innerBody, fresh, names) };
         out.push(...hoistFrom(inner as Extract<Stmt, { k: 'for' }>, fresh, names, ready));
         break;
       }
@@ -77,12 +135,24 @@ function forwardStores(body: Stmt[], fresh: Set<string>, names: Names): Stmt[] {
     let last = -1;
     for (let j = i + 1; j < out.length; j++) {
       const x = out[j];
-      if (!plain(x)) break;
+      if (!plain(x)) {
+        // a nested loop or branch is crossed when it neither stores into the array nor changes the index
+        let blocks = x.k === 'switch' || x.k === 'return' || x.k === 'break' || x.k === 'continue' || x.k === 'throw';
+        let reads = false;
+        forEachStmt([x], (y) => {
+          if (y.k !== 'if' && y.k !== 'for' && y.k !== 'block' && !plain(y)) blocks = true;
+          if (y.k === 'if' || y.k === 'for' || y.k === 'while' || y.k === 'do') for (const c of stmtExprs(y)) if (mentionsElem(c, e)) reads = true;
+          if (plain(y) && readsOf(y).some((r) => mentionsElem(r, e))) reads = true;
+          if (writesOrChanges(y, arr, indexVars)) blocks = true;
+        });
+        if (x.k === 'while' || x.k === 'do') blocks = true;
+        if (blocks) break;
+        if (reads) last = j;
+        continue;
+      }
       if (readsOf(x).some((r) => mentionsElem(r, e))) last = j;
       // (a statement that stores into the array still reads before it writes)
-      const writesArr = x.k === 'assign' && x.target.k !== 'var' && rootOf(x.target) === arr;
-      const changesIndex = (x.k === 'decl' && (indexVars.has(x.name) || x.name === arr)) || (x.k === 'assign' && x.target.k === 'var' && (indexVars.has(x.target.name) || x.target.name === arr));
-      if (writesArr || changesIndex) break;
+      if (writesOrChanges(x, arr, indexVars)) break;
     }
     if (last < 0) continue;
     const name = names.fresh(`${arr}_elem`);
@@ -96,6 +166,12 @@ function forwardStores(body: Stmt[], fresh: Set<string>, names: Names): Stmt[] {
     i++;
   }
   return out;
+}
+
+function writesOrChanges(x: Stmt, arr: string, indexVars: Set<string>): boolean {
+  const writesArr = x.k === 'assign' && x.target.k !== 'var' && rootOf(x.target) === arr;
+  const changesIndex = (x.k === 'decl' && (indexVars.has(x.name) || x.name === arr)) || (x.k === 'assign' && x.target.k === 'var' && (indexVars.has(x.target.name) || x.target.name === arr));
+  return writesArr || changesIndex;
 }
 
 function readsOf(x: Stmt): Expr[] {

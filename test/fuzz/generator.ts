@@ -768,7 +768,12 @@ function renderStmt(c: Ctx, s: Stmt): void {
             c.ind++;
             c.emit(`for (let ${j4} = 0; ${j4} < ${j3}; ${j4}++) {`, `  ${sb}[${j3}] += ${t} * ${sa}[${j4}];`, '}');
             c.ind--;
-            c.emit('}', `${u} += ${sb}[0] * ${sb}[2] + ${sa}[1];`);
+            c.emit('}');
+            if (s.q % 2 === 0) {
+              // a squared norm over the scratch array: its adjoint is written by one covering loop
+              const j7 = c.fresh('j');
+              c.emit(`for (let ${j7} = 0; ${j7} < 3; ${j7}++) ${u} += ${sb}[${j7}] * ${sb}[${j7}];`);
+            } else c.emit(`${u} += ${sb}[0] * ${sb}[2] + ${sa}[1];`);
             c.ints.pop();
             c.ind--;
             c.emit('}');
