@@ -360,6 +360,8 @@ describe('scalar replacement in the backward sweep', () => {
     expect(tangent).toMatch(/const y_elem = x\[j\] - w\[j\];/);
     expect(tangent).toMatch(/const y_elem0 = z_elem \+ 1;/);
     expect(tangent).not.toMatch(/\b[yz]d?\[j\]|new Float64Array/);
+    // and no copy of a local survives (`const temp0 = y_elem` reads y_elem)
+    expect(tangent).not.toMatch(/const \w+ = \w+;/);
     const args = [[0.3, -1.2, 0.8], [0.5, 0.1, -0.4]];
     const m = loadGenerated(on.code) as Record<string, Fn>;
     const [, sd] = m.f_d(args[0], [1, 0, 0], args[1], [0, 0, 0]) as unknown as [number, number];

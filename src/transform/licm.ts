@@ -3,14 +3,57 @@
 // writes other arrays (they might be the same memory); tsad can, because the arrays the loop writes are
 // fresh allocations of this function, distinct from every other array.
 import type { Expr, Func, Stmt } from '../ir/types.js';
-import { NUM, declaredNames, exprEq, forEachExpr, forEachStmt, mapExpr, stmtExprs } from '../ir/util.js';
+import { NUM, declaredNames, exprEq, forEachExpr, forEachStmt, mapExpr, mapStmts, stmtExprs } from '../ir/util.js';
 import { Names } from './linearize.js';
 
 export function hoistInvariantLoads(f: Func): Func {
   const fresh = freshArrays(f);
   const names = new Names(declaredNames(f));
   const body = inBody(f.body, fresh, names, new Set(f.params.map((p) => p.name)));
-  return { ...f, body: dropWriteOnlyArrays(body, fresh) };
+  return { ...f, body: propagateCopies(dropWriteOnlyArrays(body, fresh)) };
+}
+
+/**
+ * `const a = b` (left by forwarding: `const qdiffb_elem0 = qdiffb_elem1`) goes, its uses read `b`,
+ * when nothing after it in its block assigns `b`.
+ */
+function propagateCopies(list: Stmt[]): Stmt[] {
+  const out: Stmt[] = [];
+  let rest = list.map(propagateInside);
+  for (let i = 0; i < rest.length; i++) {
+    const s = rest[i];
+    if (s.k === 'decl' && s.konst && s.init?.k === 'var' && s.init.name !== s.name && s.ty.k === 'num') {
+      const from = s.name;
+      const to = s.init;
+      const later = rest.slice(i + 1);
+      let blocked = false;
+      forEachStmt(later, (x) => {
+        if ((x.k === 'assign' && x.target.k === 'var' && (x.target.name === to.name || x.target.name === from)) || (x.k === 'decl' && (x.name === to.name || x.name === from))) blocked = true;
+      });
+      if (!blocked) {
+        rest = [...rest.slice(0, i + 1), ...mapStmts(later, (e) => (e.k === 'var' && e.name === from ? to : e))];
+        continue;
+      }
+    }
+    out.push(s);
+  }
+  return out;
+}
+
+function propagateInside(s: Stmt): Stmt {
+  switch (s.k) {
+    case 'if':
+      return { ...s, then: propagateCopies(s.then), else: propagateCopies(s.else) };
+    case 'for':
+    case 'while':
+    case 'do':
+    case 'block':
+      return { ...s, body: propagateCopies(s.body) };
+    case 'switch':
+      return { ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: propagateCopies(c.body) })) };
+    default:
+      return s;
+  }
 }
 
 /**
