@@ -42,7 +42,7 @@ const log = (s: string) => process.stderr.write(s + '\n');
 
 export const PROTOCOL = QUICK
   ? { warmups: 1, runs: 3, targetMs: 4, maxCallMs: 1500, fdBudgetMs: 40, setupTimeoutMs: 60_000, runTimeoutMs: 15_000, timeLimitS: 55 }
-  : { warmups: 2, runs: 7, targetMs: 20, maxCallMs: 4000, fdBudgetMs: 250, setupTimeoutMs: 180_000, runTimeoutMs: 60_000, timeLimitS: 540 };
+  : { warmups: 2, runs: 9, targetMs: 20, maxCallMs: 4000, fdBudgetMs: 250, setupTimeoutMs: 180_000, runTimeoutMs: 60_000, timeLimitS: 540 };
 const TIME_LIMIT_S = Number(opt('time-limit') ?? PROTOCOL.timeLimitS);
 const ONLY_EVALS = opt('evals')?.split(',') as EvalName[] | undefined;
 const ONLY_PEERS = opt('peers')?.split(',') as PeerName[] | undefined;
@@ -386,7 +386,7 @@ async function main(): Promise<void> {
       }
     }
 
-    // --- calibration: one call each, to size the samples
+    // --- calibration: one call, then a warm batch, to size the samples
     interface Slot {
       a: (typeof active)[number];
       variant: VariantName;
@@ -410,8 +410,10 @@ async function main(): Promise<void> {
             log(`  ${a.peer} ${variant}: ${(r.ms / 1000).toFixed(2)} s per call, timed once`);
             continue;
           }
-          const reps = Math.max(1, Math.min(100_000, Math.ceil(PROTOCOL.targetMs / Math.max(r.rawMs, 1e-4))));
-          slots.push({ a, variant, reps, samples: [], dead: false });
+          // a first call is cold (not yet optimized): a batch sized by it runs warm and sizes the samples
+          const repsFor = (ms: number) => Math.max(1, Math.min(100_000, Math.ceil(PROTOCOL.targetMs / Math.max(ms, 1e-4))));
+          const warm = await timed<RunReply>(a.child, { type: 'run', variant, reps: repsFor(r.rawMs) });
+          slots.push({ a, variant, reps: repsFor(Math.min(r.rawMs, warm.rawMs)), samples: [], dead: false });
         } catch (e) {
           a.pr.status = e instanceof Timeout ? 'timeout' : 'error';
           a.pr.message = (e as Error).message.split('\n')[0];
