@@ -128,4 +128,19 @@ describe('loop fusion', () => {
     expect(loops(fused(params).after)).toBe(2);
     expect(loops(fused(params, (n) => n).after)).toBe(1);
   });
+
+  it('never lets a name one body declares capture a read of the same name in the other', () => {
+    const r = fused(`export function f(x: number[], y: number[]): number {
+  const n = x.length;
+  const a = new Float64Array(n);
+  let e = 2;
+  for (let j = 0; j < n; j++) {
+    const e = x[j] * 3;
+    a[j] = e;
+  }
+  for (let j = 0; j < n; j++) a[j] += e * y[j];
+  return a[0] + a[n - 1] + e;
+}`);
+    expect(r.after).toMatch(/\+= e\d* \* y\[j\]/);
+  });
 });

@@ -90,8 +90,10 @@ function fuse(l1: For, l2: For, root: Stmt[], storage: KnownStorage, exclusive: 
   if (s1.v !== s2.v && (mentionsStmts(l2.body, s1.v) || (!scoped && !deadOutside(root, l2, s2.v)))) return null;
   const body2 = s1.v === s2.v ? l2.body : mapStmts(l2.body, (e) => (e.k === 'var' && e.name === s2.v ? { ...e, name: s1.v } : e));
   // block-scoped names of the two bodies share one block once fused
-  const names1 = new Set(l1.body.filter((x) => x.k === 'decl').map((x) => (x as { name: string }).name));
-  if (body2.some((x) => x.k === 'decl' && names1.has(x.name))) return null;
+  // (and a name one body declares must not be one the other reads from outside: it would resolve to
+  // the declaration once the bodies share a block)
+  const declared = (list: Stmt[]) => list.filter((x) => x.k === 'decl').map((x) => (x as { name: string }).name);
+  if (declared(l1.body).some((n) => mentionsStmts(body2, n)) || declared(body2).some((n) => mentionsStmts(l1.body, n))) return null;
   if (!scalarsIndependent(l1.body, body2) || !arraysIndependent(l1.body, body2, s1, storage, exclusive)) return null;
   return { ...l1, body: [...l1.body, ...body2] };
 }
