@@ -225,7 +225,7 @@ export function markdownSection(r: PeersResults, charts: string[]): string {
     'gradients of `evals/*/handwritten.ts`, central finite differences, TensorFlow.js (tfjs-core 4.22 with the',
     'cpu and the wasm backend, float32) and jax-js (Wasm device, float64, `jit(valueAndGrad(f))`; kmeans',
     '`jit(jvp(valueAndGrad(cost)))`). kmeans\' derivative is dir = G ⊘ diag(H), so every peer computes a',
-    'gradient and a Hessian diagonal there. Each peer runs in its own child process. Rounds interleave the',
+    'gradient and a Hessian diagonal there. Each peer runs in its own child process, a fresh one per workload. Rounds interleave the',
     `peers (rotating order); ${p.warmups} warm-up rounds after a calibrating call and a warm calibrating batch, then ${p.runs} timed rounds; one`,
     `sample is as many calls as fill ${p.targetMs} ms; the table gives the median per call. Library inputs are`,
     'tensors/arrays created once; each timed library call includes reading the value and the derivative back',

@@ -7,8 +7,9 @@
 //   node dist/bench/peers/run.js [--quick] [--time-limit=SECONDS] [--evals=lse,gmm] [--peers=tsad,jax-js]
 //   node dist/bench/peers/run.js --from=bench/peers-results.json   only redo charts, tables and BENCHMARKS.md
 //
-// Every peer runs in its own child process (worker.ts), so a library's JIT, Wasm memory or GC
-// pressure cannot slow another peer's plain JavaScript. For each workload the children build the same
+// Every peer runs in its own child process (worker.ts), a fresh one for each workload, so a library's
+// JIT, Wasm memory or GC pressure cannot slow another peer's plain JavaScript, and no JIT state of one
+// workload carries over to the next. For each workload the children build the same
 // inputs, check value and derivative against the reference (golden file, else the hand-written
 // float64 gradient), then the orchestrator interleaves timing rounds across peers: one round runs each
 // (peer, function) once in a rotating order, every other peer's process stopped (SIGSTOP) while one
@@ -452,9 +453,12 @@ async function main(): Promise<void> {
     }
     resumeAll();
     for (const s of slots) if (s.samples.length) s.a.pr.variants[s.variant] = { stats: stats(s.samples), reps: s.reps, single: false };
-    for (const a of active) {
-      if (a.child.alive) await a.child.request({ type: 'dispose' }, PROTOCOL.runTimeoutMs).catch(() => undefined);
-    }
+    // a fresh process per workload: code a JIT optimized for one eval or size must not run the next
+    // one (measured: after gmm D=2 and the other evals in one process, V8 kept entering loop code
+    // compiled without feedback for what follows the loop and left it again on every call, doubling
+    // both tsad's gradient and the tsc primal at D=10)
+    for (const c of children.values()) c.close();
+    children.clear();
     wl.seconds = (performance.now() - w0) / 1000;
     lastCost.set(spec.eval, wl.seconds);
     const line = wl.peers
