@@ -143,4 +143,16 @@ describe('loop fusion', () => {
 }`);
     expect(r.after).toMatch(/\+= e\d* \* y\[j\]/);
   });
+
+  it('keeps loops apart when one changes an array through a method (push) the index analysis cannot see', () => {
+    // (fuzz seed 8080 found the adjoint's forward sweep reading M0[1] before the push that makes it)
+    const r = fused(`export function f(x: number[], y: number[]): number {
+  const M0: number[][] = [];
+  let s = 0;
+  for (let j = 0; j < 2; j++) M0.push([x[j], y[j]]);
+  for (let i = 0; i < 2; i++) s += M0[1][0] * y[i];
+  return s;
+}`);
+    expect(loops(r.after)).toBe(2);
+  });
 });

@@ -230,6 +230,40 @@ export function mapStmts(body: Stmt[], f: (e: Expr) => Expr): Stmt[] {
   });
 }
 
+/** `s` with each statement list directly inside it (branches, loop and block bodies, cases) mapped by `f` */
+export function mapBodies(s: Stmt, f: (list: Stmt[]) => Stmt[]): Stmt {
+  switch (s.k) {
+    case 'if':
+      return { ...s, then: f(s.then), else: f(s.else) };
+    case 'for':
+    case 'while':
+    case 'do':
+    case 'block':
+      return { ...s, body: f(s.body) };
+    case 'switch':
+      return { ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: f(c.body) })) };
+    default:
+      return s;
+  }
+}
+
+/** the statement lists directly inside `s` */
+export function bodiesOf(s: Stmt): Stmt[][] {
+  switch (s.k) {
+    case 'if':
+      return [s.then, s.else];
+    case 'for':
+    case 'while':
+    case 'do':
+    case 'block':
+      return [s.body];
+    case 'switch':
+      return s.cases.map((c) => c.body);
+    default:
+      return [];
+  }
+}
+
 export function forEachStmt(body: Stmt[], f: (s: Stmt) => void): void {
   for (const s of body) {
     f(s);

@@ -9,7 +9,7 @@
 // is `v + k`. Anything else that both loops touch, with a write, keeps the loops apart; so do calls,
 // the tape (a stack: its order matters), and scalars both loops use unless they are inner counters.
 import type { Expr, Stmt } from '../ir/types.js';
-import { exprEq, forEachExpr, forEachStmt, mapStmts, rootVar, stmtExprs } from '../ir/util.js';
+import { bodiesOf, exprEq, forEachExpr, forEachStmt, mapBodies, mapStmts, rootVar, stmtExprs } from '../ir/util.js';
 
 type For = Extract<Stmt, { k: 'for' }>;
 
@@ -29,7 +29,7 @@ export function fuseLoops(body: Stmt[], storage: KnownStorage): Stmt[] {
   const visit = (list: Stmt[]): Stmt[] => {
     const out: Stmt[] = [];
     for (const s0 of list) {
-      const s = inside(s0, visit);
+      const s = mapBodies(s0, visit);
       const prev = out[out.length - 1];
       const fused = prev && prev.k === 'for' && s.k === 'for' ? fuse(prev, s, body, storage, exclusive) : null;
       if (fused) out[out.length - 1] = fused;
@@ -38,22 +38,6 @@ export function fuseLoops(body: Stmt[], storage: KnownStorage): Stmt[] {
     return out;
   };
   return visit(body);
-}
-
-function inside(s: Stmt, visit: (l: Stmt[]) => Stmt[]): Stmt {
-  switch (s.k) {
-    case 'if':
-      return { ...s, then: visit(s.then), else: visit(s.else) };
-    case 'for':
-    case 'while':
-    case 'do':
-    case 'block':
-      return { ...s, body: visit(s.body) };
-    case 'switch':
-      return { ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: visit(c.body) })) };
-    default:
-      return s;
-  }
 }
 
 function space(loop: For): Space | null {
@@ -137,7 +121,9 @@ function hasJumpOrCall(list: Stmt[]): boolean {
     if (x.k === 'break' || x.k === 'continue' || x.k === 'return' || x.k === 'throw') hit = true;
     for (const e of stmtExprs(x))
       forEachExpr(e, (y) => {
-        if (y.k === 'call' || y.k === 'raw' || (y.k === 'intr' && y.fn.startsWith('tape.'))) hit = true;
+        // (an intrinsic other than Math's may change an array in ways the index analysis does not see:
+        // `M.push(row)`, `a.fill(0)`, the tape's stacks)
+        if (y.k === 'call' || y.k === 'raw' || (y.k === 'intr' && !y.fn.startsWith('Math.'))) hit = true;
       });
   });
   return hit;
@@ -159,27 +145,11 @@ function deadOutside(root: Stmt[], loop: For, v: string): boolean {
         walk(s.init);
         walk(s.update);
       }
-      for (const sub of childLists(s)) walk(sub);
+      for (const sub of bodiesOf(s)) walk(sub);
     }
   };
   walk(root);
   return ok;
-}
-
-function childLists(s: Stmt): Stmt[][] {
-  switch (s.k) {
-    case 'if':
-      return [s.then, s.else];
-    case 'for':
-    case 'while':
-    case 'do':
-    case 'block':
-      return [s.body];
-    case 'switch':
-      return s.cases.map((c) => c.body);
-    default:
-      return [];
-  }
 }
 
 /**
@@ -206,7 +176,7 @@ function onlyInnerCounter(list: Stmt[], n: string): boolean {
     if (s.k === 'for' && s.init.length === 1 && s.init[0].k === 'assign' && s.init[0].target.k === 'var' && s.init[0].target.name === n && !mentions(s.init[0].value, n)) continue;
     if (s.k === 'decl' && s.name === n) return false;
     for (const e of stmtExprs(s)) if (mentions(e, n)) return false;
-    for (const sub of childLists(s)) if (!onlyInnerCounter(sub, n)) return false;
+    for (const sub of bodiesOf(s)) if (!onlyInnerCounter(sub, n)) return false;
     if (s.k === 'for' && (!onlyInnerCounter(s.init, n) || !onlyInnerCounter(s.update, n))) return false;
   }
   return true;
@@ -315,7 +285,7 @@ function accesses(list: Stmt[], v: string, varying: Set<string>): Access[] {
         if (sp && r) ranges.set(sp.v, r);
         scan(s.body);
         if (sp) ranges.delete(sp.v);
-      } else for (const sub of childLists(s)) scan(sub);
+      } else for (const sub of bodiesOf(s)) scan(sub);
     }
   };
   scan(list);

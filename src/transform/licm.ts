@@ -3,7 +3,7 @@
 // writes other arrays (they might be the same memory); tsad can, because the arrays the loop writes are
 // fresh allocations of this function, distinct from every other array.
 import type { Expr, Func, Stmt } from '../ir/types.js';
-import { NUM, declaredNames, exprEq, forEachExpr, forEachStmt, mapExpr, mapStmts, stmtExprs } from '../ir/util.js';
+import { NUM, declaredNames, exprEq, forEachExpr, forEachStmt, mapBodies, mapExpr, mapStmts, stmtExprs } from '../ir/util.js';
 import { Names } from './linearize.js';
 
 export function hoistInvariantLoads(f: Func): Func {
@@ -19,7 +19,7 @@ export function hoistInvariantLoads(f: Func): Func {
  */
 function propagateCopies(list: Stmt[]): Stmt[] {
   const out: Stmt[] = [];
-  let rest = list.map(propagateInside);
+  let rest = list.map((s) => mapBodies(s, propagateCopies));
   for (let i = 0; i < rest.length; i++) {
     const s = rest[i];
     if (s.k === 'decl' && s.konst && s.init?.k === 'var' && s.init.name !== s.name && s.ty.k === 'num') {
@@ -40,21 +40,6 @@ function propagateCopies(list: Stmt[]): Stmt[] {
   return out;
 }
 
-function propagateInside(s: Stmt): Stmt {
-  switch (s.k) {
-    case 'if':
-      return { ...s, then: propagateCopies(s.then), else: propagateCopies(s.else) };
-    case 'for':
-    case 'while':
-    case 'do':
-    case 'block':
-      return { ...s, body: propagateCopies(s.body) };
-    case 'switch':
-      return { ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: propagateCopies(c.body) })) };
-    default:
-      return s;
-  }
-}
 
 /**
  * A fresh array whose elements nothing reads any more (every read was forwarded to a local) loses
@@ -95,22 +80,7 @@ function dropWriteOnlyArrays(body: Stmt[], fresh: Set<string>): Stmt[] {
 
 /** `list` without the statements (anywhere inside) that `keep` rejects */
 function filterStmts(list: Stmt[], keep: (s: Stmt) => boolean): Stmt[] {
-  return list.filter(keep).map((s): Stmt => {
-    switch (s.k) {
-      case 'if':
-        return { ...s, then: filterStmts(s.then, keep), else: filterStmts(s.else, keep) };
-      case 'for':
-        return { ...s, body: filterStmts(s.body, keep) };
-      case 'while':
-      case 'do':
-      case 'block':
-        return { ...s, body: filterStmts(s.body, keep) };
-      case 'switch':
-        return { ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: filterStmts(c.body, keep) })) };
-      default:
-        return s;
-    }
-  });
+  return list.filter(keep).map((s) => mapBodies(s, (l) => filterStmts(l, keep)));
 }
 
 /**

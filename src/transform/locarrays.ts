@@ -10,7 +10,7 @@
 //     read again later in the same inner iteration becomes a local.
 // Hand-written gradients do the same: they keep a scratch derivative per iteration and never clear it.
 import type { Expr, Stmt } from '../ir/types.js';
-import { NUM, exprEq, forEachExpr, forEachStmt, mapExpr, stmtExprs } from '../ir/util.js';
+import { NUM, exprEq, forEachExpr, forEachStmt, mapBodies, mapExpr, stmtExprs } from '../ir/util.js';
 
 type For = Extract<Stmt, { k: 'for' }>;
 type Alloc = Extract<Expr, { k: 'alloc' }>;
@@ -290,20 +290,5 @@ function forwardLastStore(list: Stmt[], arr: string, v: string, fresh: (base: st
 
 /** `list` with the loop `from` (anywhere inside) replaced by `to` */
 function replaceLoop(list: Stmt[], from: For, to: For): Stmt[] {
-  return list.map((s): Stmt => {
-    if (s === from) return to;
-    switch (s.k) {
-      case 'if':
-        return { ...s, then: replaceLoop(s.then, from, to), else: replaceLoop(s.else, from, to) };
-      case 'for':
-      case 'while':
-      case 'do':
-      case 'block':
-        return { ...s, body: replaceLoop(s.body, from, to) };
-      case 'switch':
-        return { ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: replaceLoop(c.body, from, to) })) };
-      default:
-        return s;
-    }
-  });
+  return list.map((s): Stmt => (s === from ? to : mapBodies(s, (l) => replaceLoop(l, from, to))));
 }

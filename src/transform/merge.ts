@@ -4,7 +4,7 @@
 // (`gb[i] = 0; … gb[i] += e` → `gb[i] = e`). The shared subexpressions of one statement's partials are
 // bound to temporaries by the linearization already (`temp`, `tempb`).
 import type { Expr, LValue, Stmt } from '../ir/types.js';
-import { exprEq, forEachExpr, rootVar, stmtExprs } from '../ir/util.js';
+import { exprEq, forEachExpr, mapBodies, rootVar, stmtExprs } from '../ir/util.js';
 
 /** which storage a variable names: local aliases of one array (`rowb = mb[i]`) share a class */
 export type Storage = (name: string) => string;
@@ -266,21 +266,5 @@ function readsName(e: Expr, name: string): boolean {
 
 /** `list` with the statement `from` (anywhere inside) replaced by `to` */
 function replaceStmt(list: Stmt[], from: Stmt, to: Stmt): Stmt[] {
-  return list.map((s): Stmt => {
-    if (s === from) return to;
-    switch (s.k) {
-      case 'if':
-        return { ...s, then: replaceStmt(s.then, from, to), else: replaceStmt(s.else, from, to) };
-      case 'for':
-        return { ...s, body: replaceStmt(s.body, from, to) };
-      case 'while':
-      case 'do':
-      case 'block':
-        return { ...s, body: replaceStmt(s.body, from, to) };
-      case 'switch':
-        return { ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: replaceStmt(c.body, from, to) })) };
-      default:
-        return s;
-    }
-  });
+  return list.map((s): Stmt => (s === from ? to : mapBodies(s, (l) => replaceStmt(l, from, to))));
 }
