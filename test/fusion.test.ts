@@ -155,4 +155,17 @@ describe('loop fusion', () => {
 }`);
     expect(loops(r.after)).toBe(2);
   });
+
+  it('treats a field as an element of unknown place', () => {
+    const r = fused(`interface P { v: number }
+export function f(x: number[], y: number[]): number {
+  const p: P = { v: 0 };
+  const n = x.length;
+  let s = 0;
+  for (let j = 0; j < n; j++) p.v = p.v + x[j];
+  for (let j = 0; j < n; j++) s += p.v * y[j];
+  return s;
+}`);
+    expect(loops(r.after)).toBe(2);
+  });
 });

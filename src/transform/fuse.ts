@@ -271,12 +271,21 @@ function accesses(list: Stmt[], v: string, varying: Set<string>): Access[] {
   const ranges = new Map<string, { lo: number | null; hi: number | null }>();
   const scan = (stmts: Stmt[]): void => {
     for (const s of stmts) {
-      if (s.k === 'assign' && s.target.k === 'idx') {
-        out.push(access(s.target, true, v, ranges, varying));
-        forEachExpr(s.target.index, (e) => e.k === 'idx' && out.push(access(e, false, v, ranges, varying)));
-        forEachExpr(s.target.obj, (e) => e.k === 'idx' && out.push(access(e, false, v, ranges, varying)));
-        forEachExpr(s.value, (e) => e.k === 'idx' && out.push(access(e, false, v, ranges, varying)));
-      } else for (const e of stmtExprs(s)) forEachExpr(e, (x) => x.k === 'idx' && out.push(access(x, false, v, ranges, varying)));
+      // (a field is an element of unknown place: `p.x`, `pts[j].x`)
+      const unknown = (e: Expr, write: boolean): Access => ({ root: rootVar(e) ?? '?', write, where: { k: 'unknown' } });
+      const readsIn = (e: Expr) =>
+        forEachExpr(e, (x) => {
+          if (x.k === 'idx') out.push(access(x, false, v, ranges, varying));
+          else if (x.k === 'field') out.push(unknown(x, false));
+        });
+      if (s.k === 'assign' && s.target.k !== 'var') {
+        if (s.target.k === 'idx') {
+          out.push(access(s.target, true, v, ranges, varying));
+          readsIn(s.target.index);
+        } else out.push(unknown(s.target, true));
+        readsIn(s.target.obj);
+        readsIn(s.value);
+      } else for (const e of stmtExprs(s)) readsIn(e);
       if (s.k === 'for') {
         scan(s.init);
         scan(s.update);
