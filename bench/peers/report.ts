@@ -226,7 +226,7 @@ export function markdownSection(r: PeersResults, charts: string[]): string {
     'cpu and the wasm backend, float32) and jax-js (Wasm device, float64, `jit(valueAndGrad(f))`; kmeans',
     '`jit(jvp(valueAndGrad(cost)))`). kmeans\' derivative is dir = G ⊘ diag(H), so every peer computes a',
     'gradient and a Hessian diagonal there. Each peer runs in its own child process, a fresh one per workload. Rounds interleave the',
-    `peers (rotating order); ${p.warmups} warm-up rounds after a calibrating call and a warm calibrating batch, then ${p.runs} timed rounds; one`,
+    `peers (rotating order); ${p.warmups} warm-up rounds after a calibrating call and a warm calibrating batch, then ${p.runs} timed rounds (${p.runsCheap ?? p.runs} when every sample of the workload takes under ${3 * p.targetMs} ms); one`,
     `sample is as many calls as fill ${p.targetMs} ms; the table gives the median per call. Library inputs are`,
     'tensors/arrays created once; each timed library call includes reading the value and the derivative back',
     'into JS typed arrays. Finite differences cost 1 + 2n primal calls: above a budget of',

@@ -42,8 +42,8 @@ const opt = (name: string): string | undefined => argv.find((a) => a.startsWith(
 const log = (s: string) => process.stderr.write(s + '\n');
 
 export const PROTOCOL = QUICK
-  ? { warmups: 1, runs: 3, targetMs: 4, maxCallMs: 1500, fdBudgetMs: 40, setupTimeoutMs: 60_000, runTimeoutMs: 15_000, timeLimitS: 55 }
-  : { warmups: 2, runs: 9, targetMs: 20, maxCallMs: 4000, fdBudgetMs: 250, setupTimeoutMs: 180_000, runTimeoutMs: 60_000, timeLimitS: 540 };
+  ? { warmups: 1, runs: 3, runsCheap: 3, targetMs: 4, maxCallMs: 1500, fdBudgetMs: 40, setupTimeoutMs: 60_000, runTimeoutMs: 15_000, timeLimitS: 55 }
+  : { warmups: 2, runs: 9, runsCheap: 21, targetMs: 20, maxCallMs: 4000, fdBudgetMs: 250, setupTimeoutMs: 180_000, runTimeoutMs: 60_000, timeLimitS: 540 };
 const TIME_LIMIT_S = Number(opt('time-limit') ?? PROTOCOL.timeLimitS);
 const ONLY_EVALS = opt('evals')?.split(',') as EvalName[] | undefined;
 const ONLY_PEERS = opt('peers')?.split(',') as PeerName[] | undefined;
@@ -394,6 +394,8 @@ async function main(): Promise<void> {
       reps: number;
       samples: number[];
       dead: boolean;
+      /** estimated duration of one sample */
+      sampleMs: number;
     }
     const slots: Slot[] = [];
     for (const a of active) {
@@ -414,7 +416,8 @@ async function main(): Promise<void> {
           // a first call is cold (not yet optimized): a batch sized by it runs warm and sizes the samples
           const repsFor = (ms: number) => Math.max(1, Math.min(100_000, Math.ceil(PROTOCOL.targetMs / Math.max(ms, 1e-4))));
           const warm = await timed<RunReply>(a.child, { type: 'run', variant, reps: repsFor(r.rawMs) });
-          slots.push({ a, variant, reps: repsFor(Math.min(r.rawMs, warm.rawMs)), samples: [], dead: false });
+          const reps = repsFor(Math.min(r.rawMs, warm.rawMs));
+          slots.push({ a, variant, reps, samples: [], dead: false, sampleMs: reps * Math.min(r.rawMs, warm.rawMs) });
         } catch (e) {
           a.pr.status = e instanceof Timeout ? 'timeout' : 'error';
           a.pr.message = (e as Error).message.split('\n')[0];
@@ -424,7 +427,9 @@ async function main(): Promise<void> {
       }
     }
     // --- interleaved rounds
-    const rounds = PROTOCOL.warmups + PROTOCOL.runs;
+    // short workloads get more rounds: their medians are the ones a burst of load on the machine moves
+    const cheap = slots.every((x) => x.sampleMs <= 3 * PROTOCOL.targetMs);
+    const rounds = PROTOCOL.warmups + (cheap ? PROTOCOL.runsCheap : PROTOCOL.runs);
     for (let round = 0; round < rounds; round++) {
       const live = slots.filter((s) => !s.dead);
       if (live.length === 0) break;
