@@ -2,7 +2,7 @@
 // element of an array, `for (let i = 0; i < n; i++) { a[i] = …; }` with `n` the array's length. Such a
 // loop is a must-definition of the whole array, which element-by-element reasoning cannot see.
 import type { Expr, Func, Stmt } from '../ir/types.js';
-import { exprEq, forEachStmt } from '../ir/util.js';
+import { exprEq, forEachStmt, hasJump } from '../ir/util.js';
 
 /** For each loop of `f` that overwrites whole arrays, the names of those arrays. */
 export function wholeArrayWrites(f: Func): Map<Stmt, string[]> {
@@ -35,7 +35,7 @@ export function wholeArrayWrites(f: Func): Map<Stmt, string[]> {
     if (!i || !s.cond || s.cond.k !== 'bin') return;
     const bound = s.cond.b;
     if (!fixed(bound) && bound.k !== 'len') return;
-    if (escapes(s.body) || assigns(s.body, i)) return;
+    if (hasJump(s.body) || assigns(s.body, i)) return;
     const arrays: string[] = [];
     for (const b of s.body) {
       if (b.k !== 'assign' || b.target.k !== 'idx') continue;
@@ -60,14 +60,6 @@ function countedFromZero(s: Extract<Stmt, { k: 'for' }>): string | null {
   const v = u.value;
   if (v.k !== 'bin' || v.op !== '+' || v.a.k !== 'var' || v.a.name !== name || v.b.k !== 'num' || v.b.v !== 1) return null;
   return name;
-}
-
-function escapes(body: Stmt[]): boolean {
-  let found = false;
-  forEachStmt(body, (s) => {
-    if (s.k === 'break' || s.k === 'continue' || s.k === 'return' || s.k === 'throw') found = true;
-  });
-  return found;
 }
 
 function assigns(body: Stmt[], name: string): boolean {

@@ -230,6 +230,15 @@ export function mapStmts(body: Stmt[], f: (e: Expr) => Expr): Stmt[] {
   });
 }
 
+/** whether a statement in `list` (anywhere inside) leaves its iteration early: break, continue, return, throw */
+export function hasJump(list: Stmt[]): boolean {
+  let found = false;
+  forEachStmt(list, (s) => {
+    if (s.k === 'break' || s.k === 'continue' || s.k === 'return' || s.k === 'throw') found = true;
+  });
+  return found;
+}
+
 /** `s` with each statement list directly inside it (branches, loop and block bodies, cases) mapped by `f` */
 export function mapBodies(s: Stmt, f: (list: Stmt[]) => Stmt[]): Stmt {
   switch (s.k) {

@@ -9,7 +9,7 @@
 // is `v + k`. Anything else that both loops touch, with a write, keeps the loops apart; so do calls,
 // the tape (a stack: its order matters), and scalars both loops use unless they are inner counters.
 import type { Expr, Stmt } from '../ir/types.js';
-import { bodiesOf, exprEq, forEachExpr, forEachStmt, mapBodies, mapStmts, rootVar, stmtExprs } from '../ir/util.js';
+import { bodiesOf, exprEq, forEachExpr, forEachStmt, hasJump, mapBodies, mapStmts, rootVar, stmtExprs, varsRead } from '../ir/util.js';
 
 type For = Extract<Stmt, { k: 'for' }>;
 
@@ -45,13 +45,13 @@ function space(loop: For): Space | null {
   const init = loop.init[0];
   const v = init.k === 'assign' && init.target.k === 'var' ? init.target.name : init.k === 'decl' ? init.name : null;
   const start = init.k === 'assign' ? init.value : init.k === 'decl' ? init.init : null;
-  if (!v || !start || mentions(start, v)) return null;
+  if (!v || !start || varsRead(start).has(v)) return null;
   const up = loop.update[0];
   if (up.k !== 'assign' || up.target.k !== 'var' || up.target.name !== v) return null;
   const u = up.value;
   if (u.k !== 'bin' || u.a.k !== 'var' || u.a.name !== v || u.b.k !== 'num' || u.b.v !== 1 || (u.op !== '+' && u.op !== '-')) return null;
   const c = loop.cond;
-  if (c.a.k !== 'var' || c.a.name !== v || mentions(c.b, v)) return null;
+  if (c.a.k !== 'var' || c.a.name !== v || varsRead(c.b).has(v)) return null;
   let assigned = false;
   forEachStmt(loop.body, (x) => {
     if ((x.k === 'assign' && x.target.k === 'var' && x.target.name === v) || (x.k === 'decl' && x.name === v)) assigned = true;
@@ -82,19 +82,11 @@ function fuse(l1: For, l2: For, root: Stmt[], storage: KnownStorage, exclusive: 
   return { ...l1, body: [...l1.body, ...body2] };
 }
 
-function mentions(e: Expr, name: string): boolean {
-  let hit = false;
-  forEachExpr(e, (x) => {
-    if (x.k === 'var' && x.name === name) hit = true;
-  });
-  return hit;
-}
-
 function mentionsStmts(list: Stmt[], name: string): boolean {
   let hit = false;
   forEachStmt(list, (x) => {
     if (x.k === 'decl' && x.name === name) hit = true;
-    for (const e of stmtExprs(x)) if (mentions(e, name)) hit = true;
+    for (const e of stmtExprs(x)) if (varsRead(e).has(name)) hit = true;
   });
   return hit;
 }
@@ -116,9 +108,8 @@ function assignedScalars(list: Stmt[]): Set<string> {
 }
 
 function hasJumpOrCall(list: Stmt[]): boolean {
-  let hit = false;
+  let hit = hasJump(list);
   forEachStmt(list, (x) => {
-    if (x.k === 'break' || x.k === 'continue' || x.k === 'return' || x.k === 'throw') hit = true;
     for (const e of stmtExprs(x))
       forEachExpr(e, (y) => {
         // (an intrinsic other than Math's may change an array in ways the index analysis does not see:
@@ -136,11 +127,11 @@ function deadOutside(root: Stmt[], loop: For, v: string): boolean {
     for (const s of list) {
       if (s === loop) continue;
       if (s.k === 'for' && s.init.length === 1 && s.init[0].k === 'assign' && s.init[0].target.k === 'var' && s.init[0].target.name === v) {
-        if (mentions(s.init[0].value, v)) ok = false;
+        if (varsRead(s.init[0].value).has(v)) ok = false;
         continue;
       }
-      if (s.k === 'assign' && s.target.k === 'var' && s.target.name === v && !mentions(s.value, v)) continue;
-      for (const e of stmtExprs(s)) if (mentions(e, v)) ok = false;
+      if (s.k === 'assign' && s.target.k === 'var' && s.target.name === v && !varsRead(s.value).has(v)) continue;
+      for (const e of stmtExprs(s)) if (varsRead(e).has(v)) ok = false;
       if (s.k === 'for') {
         walk(s.init);
         walk(s.update);
@@ -173,9 +164,9 @@ function scalarsIndependent(b1: Stmt[], b2: Stmt[]): boolean {
 
 function onlyInnerCounter(list: Stmt[], n: string): boolean {
   for (const s of list) {
-    if (s.k === 'for' && s.init.length === 1 && s.init[0].k === 'assign' && s.init[0].target.k === 'var' && s.init[0].target.name === n && !mentions(s.init[0].value, n)) continue;
+    if (s.k === 'for' && s.init.length === 1 && s.init[0].k === 'assign' && s.init[0].target.k === 'var' && s.init[0].target.name === n && !varsRead(s.init[0].value).has(n)) continue;
     if (s.k === 'decl' && s.name === n) return false;
-    for (const e of stmtExprs(s)) if (mentions(e, n)) return false;
+    for (const e of stmtExprs(s)) if (varsRead(e).has(n)) return false;
     for (const sub of bodiesOf(s)) if (!onlyInnerCounter(sub, n)) return false;
     if (s.k === 'for' && (!onlyInnerCounter(s.init, n) || !onlyInnerCounter(s.update, n))) return false;
   }

@@ -10,7 +10,7 @@
 //     read again later in the same inner iteration becomes a local.
 // Hand-written gradients do the same: they keep a scratch derivative per iteration and never clear it.
 import type { Expr, Stmt } from '../ir/types.js';
-import { NUM, exprEq, forEachExpr, forEachStmt, mapBodies, mapExpr, stmtExprs } from '../ir/util.js';
+import { NUM, containsCall, exprEq, forEachExpr, forEachStmt, hasJump, mapBodies, mapExpr, stmtExprs, varsRead } from '../ir/util.js';
 
 type For = Extract<Stmt, { k: 'for' }>;
 type Alloc = Extract<Expr, { k: 'alloc' }>;
@@ -44,7 +44,7 @@ function rewriteLocalArray(body: Stmt[], arr: string, len: Expr, fresh: (base: s
   const uses = body.map((s, i) => (i !== at && touchesArray(s, arr) ? i : -1)).filter((i) => i >= 0);
   if (uses.length !== 1 || uses[0] < at) return null;
   const loop = innermostLoopOf(body[uses[0]], arr);
-  if (!loop || hasJumps(loop.body) || stmtExprs(loop).some((e) => reads(e, arr))) return null;
+  if (!loop || hasJump(loop.body) || stmtExprs(loop).some((e) => varsRead(e).has(arr))) return null;
   const touching = loop.body.map((s, i) => (touchesArray(s, arr) ? i : -1)).filter((i) => i >= 0);
   if (touching.length === 0) return null;
   const first = loop.body[touching[0]];
@@ -111,15 +111,7 @@ function stableAfter(body: Stmt[], at: number, len: Expr): boolean {
 function touchesArray(s: Stmt, arr: string): boolean {
   let hit = false;
   forEachStmt([s], (x) => {
-    for (const e of stmtExprs(x)) if (reads(e, arr)) hit = true;
-  });
-  return hit;
-}
-
-function reads(e: Expr, arr: string): boolean {
-  let hit = false;
-  forEachExpr(e, (x) => {
-    if (x.k === 'var' && x.name === arr) hit = true;
+    for (const e of stmtExprs(x)) if (varsRead(e).has(arr)) hit = true;
   });
   return hit;
 }
@@ -132,7 +124,7 @@ function innermostLoopOf(s: Stmt, arr: string): For | null {
   };
   switch (s.k) {
     case 'for': {
-      if (stmtExprs(s).some((e) => reads(e, arr)) || [...s.init, ...s.update].some((x) => touchesArray(x, arr))) return null;
+      if (stmtExprs(s).some((e) => varsRead(e).has(arr)) || [...s.init, ...s.update].some((x) => touchesArray(x, arr))) return null;
       const inner = only(s.body);
       const nested = inner && (inner.k === 'for' || inner.k === 'block' || inner.k === 'if') ? innermostLoopOf(inner, arr) : null;
       return nested ?? s;
@@ -142,7 +134,7 @@ function innermostLoopOf(s: Stmt, arr: string): For | null {
       return inner ? innermostLoopOf(inner, arr) : null;
     }
     case 'if': {
-      if (reads(s.c, arr)) return null;
+      if (varsRead(s.c).has(arr)) return null;
       const inner = only([...s.then, ...s.else]);
       return inner ? innermostLoopOf(inner, arr) : null;
     }
@@ -151,21 +143,13 @@ function innermostLoopOf(s: Stmt, arr: string): For | null {
   }
 }
 
-function hasJumps(list: Stmt[]): boolean {
-  let jumps = false;
-  forEachStmt(list, (x) => {
-    if (x.k === 'break' || x.k === 'continue' || x.k === 'return' || x.k === 'throw') jumps = true;
-  });
-  return jumps;
-}
-
 /**
  * The counter `v` of a loop that runs `v` over every index of the array once (up from 0 below the
  * length, or down from length - 1 to 0), touches the array only as `arr[v]` in statements directly in
  * its body, and never assigns `v` or jumps.
  */
 function coveringCounter(loop: For, arr: string, len: Expr): string | null {
-  if (loop.init.length !== 1 || loop.update.length !== 1 || !loop.cond || hasJumps(loop.body)) return null;
+  if (loop.init.length !== 1 || loop.update.length !== 1 || !loop.cond || hasJump(loop.body)) return null;
   const init = loop.init[0];
   const v = init.k === 'decl' ? init.name : init.k === 'assign' && init.target.k === 'var' ? init.target.name : null;
   const start = init.k === 'decl' ? init.init : init.k === 'assign' ? init.value : null;
@@ -252,18 +236,10 @@ function dropDeadStores(list: Stmt[], arr: string): Stmt[] {
   let lastRead = -1;
   list.forEach((s, i) => {
     const r = s.k === 'assign' ? [s.value, ...(s.target.k === 'idx' ? [s.target.index] : [])] : stmtExprs(s);
-    if (r.some((e) => reads(e, arr))) lastRead = i;
+    if (r.some((e) => varsRead(e).has(arr))) lastRead = i;
   });
   const storesElem = (s: Stmt) => s.k === 'assign' && s.target.k === 'idx' && s.target.obj.k === 'var' && s.target.obj.name === arr;
-  return list.filter((s, i) => !(i > lastRead && storesElem(s) && !hasCall((s as Extract<Stmt, { k: 'assign' }>).value)));
-}
-
-function hasCall(e: Expr): boolean {
-  let hit = false;
-  forEachExpr(e, (x) => {
-    if (x.k === 'call') hit = true;
-  });
-  return hit;
+  return list.filter((s, i) => !(i > lastRead && storesElem(s) && !containsCall((s as Extract<Stmt, { k: 'assign' }>).value)));
 }
 
 /**

@@ -23,7 +23,7 @@ export function mergeIncrements(stmts: Stmt[], storage: Storage = (n) => n): Stm
 let canon: Storage = (n) => n;
 
 function mergeList(stmts: Stmt[]): Stmt[] {
-  const out = stmts.map(mergeInside);
+  const out = stmts.map((s) => mapBodies(s, mergeList));
   for (let q = 0; q < out.length; q++) {
     const s2 = out[q];
     const inc2 = increment(s2);
@@ -51,23 +51,6 @@ function mergeList(stmts: Stmt[]): Stmt[] {
     }
   }
   return out;
-}
-
-function mergeInside(s: Stmt): Stmt {
-  switch (s.k) {
-    case 'if':
-      return { ...s, then: mergeList(s.then), else: mergeList(s.else) };
-    case 'for':
-      return { ...s, body: mergeList(s.body) };
-    case 'while':
-    case 'do':
-    case 'block':
-      return { ...s, body: mergeList(s.body) };
-    case 'switch':
-      return { ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: mergeList(c.body) })) };
-    default:
-      return s;
-  }
 }
 
 interface Increment {
