@@ -8,7 +8,7 @@ import { createProgram, lowerProgram } from '../frontend/lower.js';
 import { checkBracketDepth } from '../frontend/limits.js';
 import type { Func, Module, Ty } from '../ir/types.js';
 import { declaredNames, forEachStmt, hasFloat, isRef } from '../ir/util.js';
-import { adjointFuncs } from '../transform/adjoint.js';
+import { adjointFuncs } from '../transform/adjoint/index.js';
 import { DEFAULT_ADJOINT, DEFAULT_NAMING, ProgramInfo, type AdjointOptions, type Naming } from '../transform/context.js';
 import { lowerJumps } from '../transform/jumps.js';
 import { Names } from '../transform/linearize.js';

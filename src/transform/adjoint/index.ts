@@ -1,0 +1,28 @@
+// Adjoint mode, store-all across calls (Tapenade §4.4–§4.5 with checkpointing off): each function is
+// split into a forward sweep (f_fwd: the primal plus save-on-kill pushes and control recording) and a
+// backward sweep (f_bwd: restores by pops, derivative statements in reverse, control reversed). The
+// head's f_b runs both on one tape. Every value the backward sweep reads is restored to what it was at
+// the mirrored point of the forward sweep, so the adjoint of each statement sees its own pre-state.
+// Entry point: each concern lives in its own module next to this one (loops/ for the loop strategies).
+import type { Func } from '../../ir/types.js';
+import type { ProgramInfo } from '../context.js';
+import { hoistInvariantLoads } from '../licm.js';
+import { createContext } from './context.js';
+import { backward, forward, head } from './traverse.js';
+
+export interface AdjointOutput {
+  func: Func;
+  role: 'reverse' | 'forward' | 'backward';
+}
+
+export function adjointFuncs(info: ProgramInfo, name: string): AdjointOutput[] {
+  const cx = createContext(info, name);
+  const out: AdjointOutput[] = [
+    { func: hoistInvariantLoads(forward(cx)), role: 'forward' },
+    { func: backward(cx), role: 'backward' },
+  ];
+  if (name === info.head) out.push({ func: head(cx), role: 'reverse' });
+  return out;
+}
+
+export { adjointNames } from './context.js';
