@@ -1,0 +1,278 @@
+// How a call is differentiated: a differentiated callee's f_fwd in the forward sweep and its f_bwd in
+// the backward sweep (or snapshots around a passive call), and what a callee's sweeps record and read
+// (queried by its callers).
+import type { Expr, LValue, Stmt } from '../../ir/types.js';
+import { forEachExpr, forEachStmt, hasFloat, isRef, NUM, rootVar, stmtExprs, tyOf, VOID } from '../../ir/util.js';
+import type { ProgramInfo } from '../context.js';
+import { bref, declAsAssign, increments, linctx, linearizeAt } from './assign.js';
+import { type AdjointContext, adjointNames, aliasRep, bwhole, createContext, exprVaried, hasB, type Pair, tapeOp, tapeVar, variedIn, zerosLike } from './context.js';
+import { readNames } from './liveness.js';
+import { mustRecord, saveOnKill } from './record.js';
+
+/**
+ * Arrays whose element values the backward sweep `bwd` reads: any use but `.length`, and as an
+ * argument of a callee's backward sweep only if that callee reads the values of that parameter.
+ */
+export function arrayValueReads(cx: AdjointContext, bwd: Stmt[]): Set<string> {
+  // occurrences, less those as `.length` and as arguments a callee does not read (nodes may be shared)
+  const uses = new Map<string, number>();
+  const count = (name: string, k: number) => uses.set(name, (uses.get(name) ?? 0) + k);
+  forEachStmt(bwd, (st) => {
+    for (const e of stmtExprs(st))
+      forEachExpr(e, (y) => {
+        if (y.k === 'var' && isRef(y.ty)) count(y.name, 1);
+        if (y.k === 'len' && y.obj.k === 'var') count(y.obj.name, -1);
+        if (y.k !== 'call') return;
+        const callee = cx.info.mod.order.find((m) => cx.info.differentiated(m) && adjointNames(cx.info, m).bwd === y.fn);
+        const reads = callee ? calleeBackwardReads(cx.info, callee) : null;
+        if (!callee || !reads) return;
+        const bwdParams = backwardParamNames(cx, callee);
+        y.args.forEach((a, j) => {
+          const param = bwdParams[j];
+          if (a.k === 'var' && isRef(a.ty) && param && !reads.has(param)) count(a.name, -1);
+        });
+      });
+  });
+  const out = new Set<string>();
+  for (const [n, k] of uses) if (k > 0) out.add(aliasRep(cx, n));
+  return out;
+}
+
+/** per argument of `name`'s backward sweep: the primal parameter it passes, or null (tape, adjoints, seed) */
+export function backwardParamNames(cx: AdjointContext, name: string): (string | null)[] {
+  const g = cx.info.func(name);
+  const sig = cx.info.sigs.get(name)!;
+  const out: (string | null)[] = [null];
+  g.params.forEach((p, j) => {
+    out.push(p.name);
+    if (sig.derivParams[j] && isRef(p.ty)) out.push(null);
+  });
+  return out;
+}
+
+/**
+ * Variables whose values this function's backward sweep reads (an array's length alone does not
+ * count: restoring elements never changes it).
+ */
+export function backwardValueReads(cx: AdjointContext): Set<string> {
+  const all = new Map<string, number>();
+  const lengthOnly = new Map<string, number>();
+  forEachStmt(cx.built!.bwd, (st) => {
+    for (const e of stmtExprs(st))
+      forEachExpr(e, (x) => {
+        if (x.k === 'var') all.set(x.name, (all.get(x.name) ?? 0) + 1);
+        if (x.k === 'len' && x.obj.k === 'var') lengthOnly.set(x.obj.name, (lengthOnly.get(x.obj.name) ?? 0) + 1);
+      });
+    if (st.k === 'assign' && st.target.k === 'var') all.set(st.target.name, (all.get(st.target.name) ?? 0) - 1);
+  });
+  const out = new Set<string>();
+  for (const [n, k] of all) if (k > (lengthOnly.get(n) ?? 0)) out.add(n);
+  // a parameter the backward sweep passes on is read as its callee reads it
+  for (const v of arrayValueReads(cx, cx.built!.bwd)) out.add(v);
+  return out;
+}
+
+/** a passive call: arrays it writes are snapshotted before it when the backward sweep reads them */
+export function passiveCallSnapshots(cx: AdjointContext, s: Stmt, c: Extract<Expr, { k: 'call' }>): Pair {
+  const fwd: Stmt[] = [];
+  const bwd: Stmt[] = [];
+  const w = cx.info.activity.writes.get(c.fn);
+  c.args.forEach((a, j) => {
+    const r = rootVar(a);
+    if (w?.has(j) && r && mustRecord(cx, s, r)) {
+      fwd.push({ k: 'expr', e: tapeOp(cx, 'pushR', [{ k: 'intr', fn: 'snapshot', args: [a], ty: tyOf(a) }]) });
+      bwd.unshift({ k: 'expr', e: { k: 'intr', fn: 'restoreInto', args: [a, tapeOp(cx, 'popR', [], tyOf(a))], ty: VOID } });
+    }
+  });
+  return { fwd, bwd };
+}
+
+export function call(cx: AdjointContext, s: Stmt, c: Extract<Expr, { k: 'call' }>, target: LValue | null): Pair {
+  const g = cx.info.func(c.fn);
+  const names = adjointNames(cx.info, c.fn);
+  if (!cx.info.differentiated(c.fn)) {
+    const { fwd, bwd } = passiveCallSnapshots(cx, s, c);
+    const save = target ? saveOnKill(cx, s, target, s.k === 'decl') : { fwd: [], bwd: [] };
+    const primal: Stmt = s.k === 'decl' ? declAsAssign(cx, s) : s;
+    return { fwd: [...fwd, ...save.fwd, primal], bwd: [...save.bwd, ...bwd] };
+  }
+  const sig = cx.info.sigs.get(c.fn)!;
+  const fargs: Expr[] = [tapeVar(cx)];
+  const bargs: Expr[] = [tapeVar(cx)];
+  // `g(b, b[0])` with g writing b: the backward call would read b[0] before the callee's backward
+  // sweep puts it back, so such a value is kept in a temporary, recorded after the call
+  const writes = cx.info.activity.writes.get(c.fn);
+  const written = new Set<string>();
+  c.args.forEach((a, j) => {
+    const r = rootVar(a);
+    if (writes?.has(j) && r) written.add(aliasRep(cx, r));
+  });
+  const argDecls: Stmt[] = [];
+  const argPushes: Stmt[] = [];
+  const argPops: Stmt[] = [];
+  c.args.forEach((a, j) => {
+    if (written.size && !isRef(g.params[j].ty) && (g.params[j].ty.k === 'num' || g.params[j].ty.k === 'int') && readNames(cx, a).some((n) => written.has(aliasRep(cx, n)))) {
+      // (two names: a checkpointed call puts both sweeps in one block)
+      const tmp: Extract<Expr, { k: 'var' }> = { k: 'var', name: cx.names.fresh(`${g.params[j].name}Arg`), ty: g.params[j].ty };
+      const back: Extract<Expr, { k: 'var' }> = { ...tmp, name: cx.names.fresh(`${g.params[j].name}Arg`) };
+      argDecls.push({ k: 'decl', name: tmp.name, ty: tmp.ty, init: a, konst: true });
+      argPushes.push({ k: 'expr', e: tapeOp(cx, 'pushF', [tmp]) });
+      argPops.unshift({ k: 'decl', name: back.name, ty: back.ty, init: tapeOp(cx, 'popF', [], NUM), konst: true });
+      fargs.push(tmp);
+      bargs.push(back);
+    } else {
+      fargs.push(a);
+      bargs.push(a);
+    }
+    if (sig.derivParams[j] && isRef(g.params[j].ty)) {
+      const ab = bwhole(cx, a) ?? zerosLike(cx, a);
+      fargs.push(ab);
+      bargs.push(ab);
+    }
+  });
+  const fcall: Expr = { k: 'call', fn: names.fwd, args: fargs, ty: g.ret, loc: c.loc };
+  const save = target ? saveOnKill(cx, s, target, s.k === 'decl') : { fwd: [], bwd: [] };
+  const root = target ? rootVar(target) : null;
+  const tActive = !!target && !!root && hasFloat(target.ty) && hasB(cx, root);
+  // `a[i] = g(a)`: the element is overwritten after the callee ran (it may write a[i] itself), and the
+  // callee's backward sweep must see a[i] as the call left it: its old value is recorded after the
+  // call and restored before the callee's backward sweep, and the seed a̅[i] is taken out before it
+  const element = !!target && target.k !== 'var' && !isRef(target.ty);
+  const fwd: Stmt[] = [];
+  fwd.push(...argDecls);
+  if (element) {
+    const res = cx.names.fresh(`${c.fn}Result`);
+    fwd.push({ k: 'decl', name: res, ty: target!.ty, init: fcall, konst: true, loc: s.loc }, ...argPushes, ...save.fwd, { k: 'assign', target: target!, value: { k: 'var', name: res, ty: target!.ty }, loc: s.loc });
+  } else {
+    fwd.push(...save.fwd);
+    if (target) fwd.push({ k: 'assign', target, value: fcall, loc: s.loc });
+    else fwd.push({ k: 'expr', e: fcall, loc: s.loc });
+    fwd.push(...argPushes);
+  }
+  // the adjoint of a returned array is allocated with it
+  if (target && isRef(target.ty) && tActive) fwd.push({ k: 'assign', target: bwhole(cx, target) as LValue, value: zerosLike(cx, target) });
+  const bwd: Stmt[] = [];
+  let seedReset: Stmt | null = null; // the result's adjoint restarts from zero after the call
+  const seedFirst: Stmt[] = []; // element targets: restore, then take the seed out, then the call
+  if (element) seedFirst.push(...save.bwd);
+  if (sig.derivResult) {
+    if (tActive && element) {
+      const tb = bref(cx, target!)!;
+      const seed = cx.names.fresh(`${c.fn}Resultb`);
+      seedFirst.push({ k: 'decl', name: seed, ty: NUM, init: tb, konst: true }, { k: 'assign', target: tb, value: { k: 'num', v: 0 } });
+      bargs.push({ k: 'var', name: seed, ty: NUM });
+    } else if (tActive && !isRef(target!.ty)) {
+      bargs.push(bref(cx, target!)!);
+      seedReset = { k: 'assign', target: bref(cx, target!)!, value: { k: 'num', v: 0 } };
+    } else if (tActive) bargs.push(bwhole(cx, target!)!);
+    else bargs.push(isRef(g.ret) ? zerosLike(cx, target ?? c) : { k: 'num', v: 0 });
+  }
+  const scalarIdx = c.args.map((_, j) => j).filter((j) => sig.derivParams[j] && !isRef(g.params[j].ty));
+  const bcall: Expr = { k: 'call', fn: names.bwd, args: bargs, ty: scalarIdx.length === 0 ? VOID : scalarIdx.length === 1 ? NUM : { k: 'tuple', elems: scalarIdx.map(() => NUM), ro: false }, loc: c.loc };
+  const V = variedIn(cx, s);
+  // the callee's backward sweep pops its part of the tape first; then the target's old value is
+  // restored, and the argument adjoints flow through the arguments at the pre-state
+  const restoreAfter = element ? [] : save.bwd;
+  bwd.push(...seedFirst, ...argPops);
+  if (scalarIdx.length === 0) {
+    bwd.push({ k: 'expr', e: bcall });
+    if (seedReset) bwd.push(seedReset);
+    bwd.push(...restoreAfter);
+  } else {
+    const res = cx.names.fresh(`${c.fn}Adj`);
+    const rv: Expr = { k: 'var', name: res, ty: bcall.ty };
+    bwd.push({ k: 'decl', name: res, ty: bcall.ty, init: bcall, konst: true });
+    if (seedReset) bwd.push(seedReset);
+    bwd.push(...restoreAfter);
+    scalarIdx.forEach((j, n) => {
+      const a = c.args[j];
+      if (!exprVaried(cx, a, V)) return;
+      const adj: Expr = scalarIdx.length === 1 ? rv : { k: 'idx', obj: rv, index: { k: 'num', v: n }, ty: NUM };
+      const pre: Stmt[] = [];
+      const ctx = linctx(cx, s, pre);
+      const lin = linearizeAt(cx, a, s, pre);
+      const incs: Stmt[] = [];
+      increments(cx, lin, adj, ctx, incs);
+      bwd.push(...pre, ...incs);
+    });
+  }
+  return { fwd, bwd };
+}
+
+/** the function whose forward sweep is `fwdName` */
+export function primalOfForward(cx: AdjointContext, fwdName: string): string | null {
+  for (const n of cx.info.mod.order) if (cx.info.differentiated(n) && adjointNames(cx.info, n).fwd === fwdName) return n;
+  return null;
+}
+
+/** does this function's forward sweep record anything (itself or through its callees)? */
+export function forwardRecords(cx: AdjointContext): boolean {
+  let records = false;
+  forEachStmt(cx.built!.fwd, (st) => {
+    for (const e of stmtExprs(st))
+      forEachExpr(e, (y) => {
+        if (y.k === 'intr' && /^(tape\.|Tape\.)/.test(y.fn)) records = true;
+        if (y.k === 'call') {
+          const fn = primalOfForward(cx, y.fn);
+          if (fn && calleeForwardRecords(cx.info, fn)) records = true;
+        }
+      });
+  });
+  return records;
+}
+
+/** does the backward part `bwd` use the tape (pops, or callees' backward sweeps that pop)? */
+export function usesTape(cx: AdjointContext, bwd: Stmt[]): boolean {
+  let uses = false;
+  forEachStmt(bwd, (st) => {
+    for (const e of stmtExprs(st))
+      forEachExpr(e, (y) => {
+        if (y.k === 'intr' && /^(tape\.|Tape\.)/.test(y.fn)) uses = true;
+        if (y.k === 'call') {
+          const n = cx.info.mod.order.find((m) => cx.info.differentiated(m) && adjointNames(cx.info, m).bwd === y.fn);
+          if (!n || calleeForwardRecords(cx.info, n)) uses = true;
+        }
+      });
+  });
+  return uses;
+}
+
+export const forwardRecordsCache = new WeakMap<ProgramInfo, Map<string, boolean>>();
+
+/** does the forward sweep of `name` record anything? Built once per program; a recursion says yes. */
+export function calleeForwardRecords(info: ProgramInfo, name: string): boolean {
+  let cache = forwardRecordsCache.get(info);
+  if (!cache) forwardRecordsCache.set(info, (cache = new Map()));
+  const hit = cache.get(name);
+  if (hit !== undefined) return hit;
+  cache.set(name, true);
+  let records = true;
+  try {
+    records = forwardRecords(createContext(info, name));
+  } catch {
+    records = true;
+  }
+  cache.set(name, records);
+  return records;
+}
+
+export const calleeReadsCache = new WeakMap<ProgramInfo, Map<string, Set<string> | null>>();
+
+/**
+ * The parameters whose values the backward sweep of `name` reads, from building that adjoint once;
+ * null (read everything) while it is being built, as in a recursion.
+ */
+export function calleeBackwardReads(info: ProgramInfo, name: string): Set<string> | null {
+  let cache = calleeReadsCache.get(info);
+  if (!cache) calleeReadsCache.set(info, (cache = new Map()));
+  if (cache.has(name)) return cache.get(name)!;
+  cache.set(name, null);
+  let reads: Set<string> | null = null;
+  try {
+    reads = backwardValueReads(createContext(info, name));
+  } catch {
+    reads = null;
+  }
+  cache.set(name, reads);
+  return reads;
+}

@@ -1,0 +1,465 @@
+// Recording for the backward sweep: save-on-kill (push a value before it is overwritten, pop it back),
+// the to-be-recorded analysis that drops pushes nobody reads, recomputation of cheap definitions
+// instead of recording them, and the adjoints of tape operations already in the source.
+import { stmtCalls } from '../../analysis/activity.js';
+import { type Facts, type FlowResult, solveForward } from '../../analysis/dataflow.js';
+import { wholeArrayWrites } from '../../analysis/regions.js';
+import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
+import { BOOL, declaredNames, exprEq, forEachExpr, forEachStmt, INT, isRef, mapExpr, NUM, rootVar, tyOf, VOID } from '../../ir/util.js';
+import { bref, declAsAssign, increments, invariantInLoop, linctx, linearizeAt, refAdjoint } from './assign.js';
+import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, positions, tapeOp, tyOfLocal, variedIn, zerosLike } from './context.js';
+import { firstPrivateDef } from './traverse.js';
+import { assignsVar } from './util.js';
+
+/**
+ * To-be-recorded analysis (Tapenade §5.2), forward: a variable is in the set when the backward sweep
+ * reads its current value somewhere since its last definition. Only then must a kill push it.
+ */
+export function toBeRecorded(cx: AdjointContext): FlowResult {
+  const transfer = (st: Stmt, f: Facts): Facts => {
+    const r = cx.readsAt.get(st);
+    let out = f;
+    if (r && r.size) {
+      out = new Set(f);
+      for (const x of r) out.add(x);
+    }
+    // a declaration without a value changes nothing in the generated code (declarations are hoisted)
+    // a statement diff-liveness removed from the forward sweep overwrites nothing there
+    const def = cx.dead.has(st) ? null : st.k === 'decl' ? (st.init ? st.name : null) : st.k === 'assign' && st.target.k === 'var' && !cx.inverted.has(st) ? st.target.name : null;
+    if (def && out.has(def)) {
+      if (out === f) out = new Set(f);
+      out.delete(def);
+    }
+    return out;
+  };
+  const atHead = (st: Stmt, f: Facts): Facts => {
+    const r = cx.readsAt.get(st);
+    if (!r || !r.size) return f;
+    const out = new Set(f);
+    for (const x of r) out.add(x);
+    return out;
+  };
+  // a loop that overwrites a whole array is its definition: values from before it are not needed
+  const whole = wholeArrayWrites(cx.f);
+  // (unless the loop's own backward sweep reads the array: those are values the loop wrote, current
+  // after it — a later overwrite must record them)
+  const readInside = (st: Stmt, a: string): boolean => {
+    let hit = false;
+    forEachStmt([st], (x) => {
+      const r = x === st ? null : cx.readsAt.get(x);
+      if (r && [...r].some((n) => aliasRep(cx, n) === aliasRep(cx, a))) hit = true;
+    });
+    return hit;
+  };
+  const afterLoop = (st: Stmt, f: Facts): Facts => {
+    const arrays = whole.get(st)?.filter((a) => f.has(a) && !readInside(st, a));
+    if (!arrays || !arrays.length) return f;
+    const out = new Set(f);
+    for (const a of arrays) out.delete(a);
+    return out;
+  };
+  return solveForward(cx.f.body, new Set(), transfer, atHead, afterLoop);
+}
+
+/** Must the value `root` holds before `s` be recorded? */
+export function mustRecord(cx: AdjointContext, s: Stmt, root: string): boolean {
+  if (cx.alwaysRestore.has(root)) return true;
+  // the naive model records every overwritten value (Tapenade's store-all column)
+  if (!cx.info.options.tbr) return true;
+  if (!cx.tbr) return false;
+  return !!(cx.tbr.inOf.get(s)?.has(root) || cx.prevReadsAt.get(s)?.has(root));
+}
+
+/** primal variables read by backward-sweep statements */
+export function primalReads(cx: AdjointContext, bwd: Stmt[]): Set<string> {
+  const primal = declaredNames(cx.f);
+  const reads = new Set<string>();
+  const visit = (e: Expr) =>
+    forEachExpr(e, (x) => {
+      if (x.k === 'var' && primal.has(x.name)) reads.add(x.name);
+    });
+  forEachStmt(bwd, (s) => {
+    switch (s.k) {
+      case 'assign':
+        if (s.target.k !== 'var') visit(s.target);
+        else forEachExpr(s.target, () => {});
+        visit(s.value);
+        break;
+      case 'decl':
+        if (s.init) visit(s.init);
+        break;
+      case 'expr':
+        visit(s.e);
+        break;
+      case 'if':
+        visit(s.c);
+        break;
+      case 'for':
+        if (s.cond) visit(s.cond);
+        break;
+      case 'while':
+      case 'do':
+        visit(s.cond);
+        break;
+      case 'return':
+        if (s.e) visit(s.e);
+        break;
+      default:
+        break;
+    }
+  });
+  // loop indices assigned by reversed loops are written, not read, unless read elsewhere
+  return reads;
+}
+
+/** Push of the value `target` holds before it is overwritten, and the mirrored pop. */
+export function saveOnKill(cx: AdjointContext, s: Stmt, target: LValue, isFirstDef: boolean): Pair {
+  const root = rootVar(target);
+  if (!root) return { fwd: [], bwd: [] };
+  if (cx.recomputed.has(s)) return { fwd: [], bwd: [] };
+  if (isFirstDef && cx.loopDepth === 0) return { fwd: [], bwd: [] };
+  if (target.k === 'var' && firstPrivateDef(cx, s, target.name)) return { fwd: [], bwd: [] };
+  const t = target.ty;
+  // a reassigned array's adjoint alias is restored whenever it has one: the backward sweep uses it
+  const withAdjoint = isRef(t) && target.k === 'var' && hasB(cx, target.name);
+  // an element nobody's backward sweep reads the values of (a callee may read only the length)
+  // (a parameter written for a caller is restored for the caller's backward sweep, which may read it)
+  const record = mustRecord(cx, s, root) && !(target.k !== 'var' && !isRef(t) && !cx.alwaysRestore.has(root) && cx.valueReads !== null && !cx.valueReads.has(aliasRep(cx, root)));
+  if (record) cx.pushSites.push(`${cx.pushSites.length}:${root}`);
+  if (!record && !withAdjoint) return { fwd: [], bwd: [] };
+  const inverse = record ? inverseOf(cx, s, target) : null;
+  if (inverse) {
+    cx.inverted.add(s);
+    return { fwd: [], bwd: [inverse] };
+  }
+  // the old value came from a cheap assignment whose inputs never change: evaluate it again
+  const again = record && !withAdjoint && target.k === 'var' && cx.info.options.recompute !== false ? cheapReachingDef(cx, s, target.name) : null;
+  if (again) return { fwd: [], bwd: [{ k: 'assign', target, value: again }] };
+  const fwd: Stmt[] = [];
+  const bwd: Stmt[] = [];
+  const popInto = (lv: LValue, ty: Ty) => {
+    if (ty.k === 'num' || ty.k === 'int') {
+      fwd.push({ k: 'expr', e: tapeOp(cx, 'pushF', [lv]) });
+      bwd.push({ k: 'assign', target: lv, value: tapeOp(cx, 'popF', [], NUM) });
+    } else if (ty.k === 'bool') {
+      fwd.push({ k: 'expr', e: tapeOp(cx, 'pushI', [{ k: 'cond', c: lv, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT }]) });
+      bwd.push({ k: 'assign', target: lv, value: { k: 'bin', op: '===', a: tapeOp(cx, 'popI', [], INT), b: { k: 'num', v: 1 }, ty: BOOL } });
+    } else {
+      fwd.push({ k: 'expr', e: tapeOp(cx, 'pushR', [lv]) });
+      bwd.push({ k: 'assign', target: lv, value: tapeOp(cx, 'popR', [], ty) });
+    }
+  };
+  if (record) popInto(target, t);
+  if (withAdjoint) {
+    const bv = bwhole(cx, target) as LValue;
+    popInto(bv, bv.ty);
+  }
+  // the backward sweep pops in reverse order of the pushes
+  return { fwd, bwd: bwd.reverse() };
+}
+
+/**
+ * Recomputation instead of recording (Tapenade §4.9, "cheap assignment whose inputs are still
+ * available at pop time"): the value `name` holds just before `s`, when it comes from a cheap
+ * assignment `name = e` that reaches `s` on every path (found in the same statement list or an
+ * enclosing branch, never across a loop) and whose inputs never change in the function.
+ */
+export function cheapReachingDef(cx: AdjointContext, s: Stmt, name: string): Expr | null {
+  if (!(tyOfLocal(cx, name)?.k === 'num' || tyOfLocal(cx, name)?.k === 'int')) return null;
+  const pos = positions(cx).get(s);
+  return pos ? cheapDefBefore(cx, pos, name) : null;
+}
+
+/** the cheap, stable assignment that gives `name` its value at `index` of `list` on every path */
+export function cheapDefBefore(cx: AdjointContext, start: { list: Stmt[]; index: number; parent: Stmt | null }, name: string, paramsOnly = false): Expr | null {
+  const params = new Set(cx.f.params.map((p) => p.name));
+  let pos: { list: Stmt[]; index: number; parent: Stmt | null } | undefined = start;
+  for (;;) {
+    if (!pos) return null;
+    for (let k = pos.index - 1; k >= 0; k--) {
+      const t = pos.list[k];
+      const def = t.k === 'decl' ? (t.init ? t.init : null) : t.k === 'assign' && t.target.k === 'var' && t.target.name === name ? t.value : null;
+      if ((t.k === 'decl' && t.name === name) || (t.k === 'assign' && t.target.k === 'var' && t.target.name === name)) {
+        if (!def || !cheap(def) || storeForced(cx, t)) return null;
+        let ok = true;
+        forEachExpr(def, (x) => {
+          if (x.k === 'var' && (x.name === name || !stable(cx).has(x.name) || (paramsOnly && !params.has(x.name)))) ok = false;
+        });
+        return ok ? def : null;
+      }
+      if (assignsVar(t, name)) return null;
+    }
+    if (!pos.parent || pos.parent.k === 'for' || pos.parent.k === 'while' || pos.parent.k === 'do' || pos.parent.k === 'switch') return null;
+    pos = positions(cx).get(pos.parent);
+  }
+}
+
+/**
+ * Names whose value never changes once defined: parameters never assigned and top-level
+ * declarations defined once, arrays among them never written (directly, by calls, through aliases).
+ */
+export function stable(cx: AdjointContext): Set<string> {
+  if (cx.stableSet) return cx.stableSet;
+  const defs = new Map<string, number>();
+  const written = new Set<string>();
+  forEachStmt(cx.f.body, (st) => {
+    const n = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
+    if (n) defs.set(n, (defs.get(n) ?? 0) + 1);
+    if (st.k === 'assign' && st.target.k !== 'var') {
+      const r = rootVar(st.target);
+      if (r) written.add(aliasRep(cx, r));
+    }
+    if (st.k === 'expr' && st.e.k === 'intr' && ['push', 'restoreInto', 'addInto', 'zeroFill'].includes(st.e.fn)) {
+      const r = rootVar(st.e.args[0]);
+      if (r) written.add(aliasRep(cx, r));
+    }
+    for (const c of stmtCalls(st)) {
+      const w = cx.info.activity.writes.get(c.fn);
+      c.args.forEach((a, j) => {
+        const r = rootVar(a);
+        if (w?.has(j) && r) written.add(aliasRep(cx, r));
+      });
+    }
+  });
+  const out = new Set<string>();
+  const ok = (n: string, ty: Ty) => !isRef(ty) || !written.has(aliasRep(cx, n));
+  for (const p of cx.f.params) if (!defs.has(p.name) && ok(p.name, p.ty)) out.add(p.name);
+  for (const st of cx.f.body) if (st.k === 'decl' && st.init && defs.get(st.name) === 1 && ok(st.name, st.ty)) out.add(st.name);
+  return (cx.stableSet = out);
+}
+
+/**
+ * `i = i ± e` on an integer, with e an integer expression of variables and literals: undone exactly
+ * by `i = i ∓ e` in the backward sweep instead of a push and a pop (e's variables are then read there,
+ * so TBR restores them when needed).
+ */
+export function inverseOf(cx: AdjointContext, s: Stmt, target: LValue): Stmt | null {
+  if (s.k !== 'assign' || target.k !== 'var' || target.ty.k !== 'int') return null;
+  const v = s.value;
+  if (v.k !== 'bin' || (v.op !== '+' && v.op !== '-') || v.a.k !== 'var' || v.a.name !== target.name) return null;
+  let ok = tyOf(v.b).k === 'int';
+  forEachExpr(v.b, (x) => {
+    if (!(x.k === 'num' || (x.k === 'var' && x.name !== target.name && x.ty.k === 'int') || x.k === 'bin' || x.k === 'un')) ok = false;
+  });
+  if (!ok) return null;
+  const op = v.op === '+' ? '-' : '+';
+  return { k: 'assign', target, value: { k: 'bin', op, a: target, b: v.b, ty: target.ty }, op, inc: s.k === 'assign' && !!s.inc };
+}
+
+/**
+ * Values of transcendental calls that the adjoint needs (exp(u) for exp, the sine for cos, …) and
+ * that the primal statement computes anyway are recorded instead of evaluated again: one push and
+ * one pop cost less than a call to exp or sin (ERA's cost model: recompute what is cheap, store what
+ * is not). The forward sweep evaluates the call once into the temporary the adjoint would have used.
+ */
+export function storeExpensive(cx: AdjointContext, primal: Extract<Stmt, { k: 'assign' }>, adj: Stmt[]): { fwd: Stmt[]; primal: Stmt; adj: Stmt[] } | null {
+  if (cx.info.options.recompute === false || primal.k !== 'assign') return null;
+  let hasCond = false;
+  forEachExpr(primal.value, (x) => {
+    if (x.k === 'cond') hasCond = true;
+  });
+  if (hasCond) return null;
+  const temps = new Set<string>();
+  for (const st of adj) if (st.k === 'decl') temps.add(st.name);
+  const fwd: Stmt[] = [];
+  const pushes: Stmt[] = [];
+  let value = primal.value;
+  const out = adj.map((st) => {
+    if (st.k !== 'decl' || !st.init || !expensive(st.init)) return st;
+    const init = st.init;
+    let usesTemp = false;
+    forEachExpr(init, (x) => {
+      if (x.k === 'var' && temps.has(x.name)) usesTemp = true;
+    });
+    let found = false;
+    forEachExpr(value, (x) => {
+      if (exprEq(x, init)) found = true;
+    });
+    // a value the innermost loop does not change is left to be evaluated again (it is hoisted)
+    if (usesTemp || !found || invariantInLoop(cx, init)) return st;
+    // its own name: a re-run region puts both sweeps of the statement in one block
+    const name = cx.names.fresh(`${st.name}f`);
+    const tv: Expr = { k: 'var', name, ty: NUM };
+    value = mapExpr(value, (x) => (exprEq(x, init) ? tv : x));
+    fwd.push({ k: 'decl', name, ty: NUM, init, konst: true });
+    // popped in the order the adjoint declares them: pushed in the opposite one
+    pushes.unshift({ k: 'expr', e: tapeOp(cx, 'pushF', [tv]) });
+    return { ...st, init: tapeOp(cx, 'popF', [], NUM) };
+  });
+  if (!fwd.length) return null;
+  return { fwd: [...fwd, ...pushes], primal: { ...primal, value }, adj: out };
+}
+
+/**
+ * A push on a tape of differentiated code is a write to a stack: the adjoint of the pushed value
+ * comes back off the adjoint tape in the backward sweep. Pushed references carry their adjoint
+ * aliases on the adjoint tape during the forward sweep.
+ */
+export function tapePush(cx: AdjointContext, s: Stmt, e: Extract<Expr, { k: 'intr' }>): Pair {
+  const [tape, v] = e.args;
+  const tb = bwhole(cx, tape);
+  if (!tb) return { fwd: [s], bwd: [] };
+  const op = (fn: string, args: Expr[], ty: Ty = VOID): Expr => ({ k: 'intr', fn, args: [tb, ...args], ty });
+  if (e.fn === 'tape.pushR') return { fwd: [s, { k: 'expr', e: op('tape.pushR', [refAdjoint(cx, v) ?? zerosLike(cx, v)]) }], bwd: [] };
+  if (!exprVaried(cx, v, variedIn(cx, s))) return { fwd: [s], bwd: [{ k: 'expr', e: op('tape.popF', [], NUM) }] };
+  const pre: Stmt[] = [];
+  const ctx = linctx(cx, s, pre);
+  const lin = linearizeAt(cx, v, s, pre);
+  const seed = cx.names.fresh('popb');
+  const incs: Stmt[] = [];
+  increments(cx, lin, { k: 'var', name: seed, ty: NUM }, ctx, incs);
+  return { fwd: [s], bwd: [{ k: 'decl', name: seed, ty: NUM, init: op('tape.popF', [], NUM), konst: true }, ...pre, ...incs] };
+}
+
+/** `x = tape.popF()`: the adjoint of x goes onto the adjoint tape, to meet its push later. */
+export function tapePop(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign' }>, target: LValue, value: Extract<Expr, { k: 'intr' }>): Pair {
+  const tb = bwhole(cx, value.args[0])!;
+  const save = saveOnKill(cx, s, target, s.k === 'decl');
+  const primal: Stmt = s.k === 'decl' ? declAsAssign(cx, s) : s;
+  const root = rootVar(target)!;
+  if (value.fn === 'tape.popR') {
+    const fwd: Stmt[] = [...save.fwd, primal];
+    const popped: Expr = { k: 'intr', fn: 'tape.popR', args: [tb], ty: adjointTy(cx, target.ty) };
+    if (hasB(cx, root)) fwd.push({ k: 'assign', target: bwhole(cx, target) as LValue, value: popped });
+    else fwd.push({ k: 'expr', e: popped });
+    return { fwd, bwd: save.bwd };
+  }
+  const xb = target.ty.k === 'num' && hasB(cx, root) ? bref(cx, target) : null;
+  const bwd: Stmt[] = [...save.bwd, { k: 'expr', e: { k: 'intr', fn: 'tape.pushF', args: [tb, xb ?? { k: 'num', v: 0 }], ty: VOID } }];
+  if (xb) bwd.push({ k: 'assign', target: xb, value: { k: 'num', v: 0 } });
+  return { fwd: [...save.fwd, primal], bwd };
+}
+
+/** `a.push(v)`: the adjoint array grows alongside; backwards, both shrink again */
+export function push(cx: AdjointContext, s: Stmt, e: Extract<Expr, { k: 'intr' }>): Pair {
+  const [arr, v] = e.args;
+  const root = rootVar(arr)!;
+  const ab = hasB(cx, root) ? bwhole(cx, arr) : null;
+  const fwd: Stmt[] = [s];
+  const bwd: Stmt[] = [];
+  const op = (fn: string, args: Expr[], ty: Ty = VOID): Stmt => ({ k: 'expr', e: { k: 'intr', fn, args, ty } });
+  if (mustRecord(cx, s, root)) bwd.push(op('pop', [arr]));
+  if (ab) {
+    fwd.push(op('push', [ab, isRef(tyOf(v)) ? refAdjoint(cx, v) ?? zerosLike(cx, v) : { k: 'num', v: 0 }]));
+    if (!isRef(tyOf(v)) && exprVaried(cx, v, variedIn(cx, s))) {
+      const pre: Stmt[] = [];
+      const ctx = linctx(cx, s, pre);
+      const lin = linearizeAt(cx, v, s, pre);
+      const incs: Stmt[] = [];
+      const last: Expr = { k: 'idx', obj: ab, index: { k: 'bin', op: '-', a: { k: 'len', obj: ab }, b: { k: 'num', v: 1 }, ty: INT }, ty: NUM };
+      increments(cx, lin, last, ctx, incs);
+      bwd.push(...pre, ...incs);
+    }
+    bwd.push(op('pop', [ab]));
+  }
+  return { fwd, bwd };
+}
+
+/**
+ * Recomputation instead of recording (Tapenade §4.9, ERA's local slices): a constant declared at the
+ * top of a counted loop's body from the index and values that never change (`const row = m[i]`) is
+ * evaluated again at the start of each reversed iteration, instead of being pushed and popped.
+ */
+export function recomputableDecls(cx: AdjointContext, body: Stmt[], index: string): Extract<Stmt, { k: 'decl' }>[] {
+  const defs = new Map<string, number>();
+  const written = new Set<string>();
+  forEachStmt(cx.f.body, (st) => {
+    const name = st.k === 'decl' ? (st.init ? st.name : null) : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
+    if (name) defs.set(name, (defs.get(name) ?? 0) + 1);
+    if (st.k === 'assign' && st.target.k !== 'var') {
+      const r = rootVar(st.target);
+      if (r) written.add(r);
+    }
+  });
+  const params = new Set(cx.f.params.map((p) => p.name));
+  const topLevel = new Set(cx.f.body.filter((st) => st.k === 'decl').map((st) => (st as { name: string }).name));
+  const chosen = new Set<string>();
+  const stable = (v: string) => v === index || chosen.has(v) || (params.has(v) ? !defs.has(v) : defs.get(v) === 1 && topLevel.has(v));
+  const out: Extract<Stmt, { k: 'decl' }>[] = [];
+  for (const st of body) {
+    if (st.k !== 'decl' || !st.init || defs.get(st.name) !== 1 || written.has(st.name) || storeForced(cx, st)) continue;
+    if (!cheap(st.init)) continue;
+    let ok = true;
+    forEachExpr(st.init, (x) => {
+      if (x.k === 'var' && !stable(x.name)) ok = false;
+      if ((x.k === 'idx' || x.k === 'field') && (!rootVar(x) || written.has(rootVar(x)!))) ok = false;
+    });
+    if (!ok) continue;
+    chosen.add(st.name);
+    out.push(st);
+  }
+  return out;
+}
+
+/**
+ * `// $ad store` on a statement (or a loop: every statement inside), or `// $ad store a, b` anywhere
+ * in the function for variables: their values are recorded, never recomputed (TAF's STORE).
+ */
+export function storeForced(cx: AdjointContext, st: Stmt): boolean {
+  if (!cx.storedVars) {
+    cx.storedVars = new Set();
+    cx.storedStmts = new Set();
+    forEachStmt(cx.f.body, (x) => {
+      for (const c of x.comments ?? []) {
+        const m = /\$ad\s+store\b([^\n]*)/.exec(c);
+        if (!m) continue;
+        const names = m[1].replace(/\*\/\s*$/, '').split(/[\s,]+/).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n));
+        if (names.length) for (const n of names) cx.storedVars!.add(n);
+        else forEachStmt([x], (y) => void cx.storedStmts!.add(y));
+      }
+    });
+  }
+  if (cx.storedStmts!.has(st)) return true;
+  const target = st.k === 'decl' ? st.name : st.k === 'assign' ? rootVar(st.target) : null;
+  if (target && cx.storedVars.has(target)) return true;
+  if (st.k === 'for') {
+    let any = false;
+    forEachStmt(st.body, (y) => {
+      if (y.k === 'assign' || y.k === 'decl') {
+        const r = y.k === 'decl' ? y.name : rootVar(y.target);
+        if (r && cx.storedVars!.has(r)) any = true;
+      }
+    });
+    return any;
+  }
+  return false;
+}
+
+/** the recomputation of `d` (and of its adjoint alias) at the start of a reversed iteration */
+export function recomputation(cx: AdjointContext, d: Extract<Stmt, { k: 'decl' }>): Stmt[] {
+  const v: LValue = { k: 'var', name: d.name, ty: d.ty };
+  // the value itself only where the backward sweep reads it (the previous round's reads)
+  const out: Stmt[] = cx.readsInBwd.has(d.name) || cx.readsInFused.has(d.name) ? [{ k: 'assign', target: v, value: d.init! }] : [];
+  if (isRef(d.ty) && hasB(cx, d.name)) {
+    const bv = bwhole(cx, v) as LValue | null;
+    const ba = refAdjoint(cx, d.init!);
+    if (bv && ba) out.push({ k: 'assign', target: bv, value: ba });
+  }
+  return out;
+}
+
+/** transcendental calls: dearer than a push and a pop */
+export const EXPENSIVE = new Set(['Math.exp', 'Math.expm1', 'Math.log', 'Math.log1p', 'Math.log2', 'Math.log10', 'Math.pow', 'Math.sin', 'Math.cos', 'Math.tan', 'Math.asin', 'Math.acos', 'Math.atan', 'Math.atan2', 'Math.sinh', 'Math.cosh', 'Math.tanh', 'Math.asinh', 'Math.acosh', 'Math.atanh', 'Math.cbrt']);
+
+export function expensive(e: Expr): boolean {
+  return (e.k === 'intr' && EXPENSIVE.has(e.fn)) || (e.k === 'bin' && e.op === '**');
+}
+
+/** cheap enough to evaluate again: loads and a little integer arithmetic */
+export function cheap(e: Expr): boolean {
+  switch (e.k) {
+    case 'var':
+    case 'num':
+    case 'global':
+      return true;
+    case 'idx':
+      return cheap(e.obj) && cheap(e.index);
+    case 'field':
+    case 'len':
+      return cheap(e.obj);
+    case 'bin':
+      return (e.op === '+' || e.op === '-' || e.op === '*') && cheap(e.a) && cheap(e.b);
+    default:
+      return false;
+  }
+}
