@@ -8,7 +8,7 @@ import type { Func } from '../../ir/types.js';
 import type { ProgramInfo } from '../context.js';
 import { hoistInvariantLoads } from '../licm.js';
 import { createContext } from './context.js';
-import { backward, forward, head } from './traverse.js';
+import { backward, forward, head } from './signature.js';
 
 export interface AdjointOutput {
   func: Func;

@@ -8,7 +8,7 @@ import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
 import { BOOL, declaredNames, exprEq, forEachExpr, forEachStmt, INT, isRef, mapExpr, NUM, rootVar, tyOf, VOID } from '../../ir/util.js';
 import { bref, declAsAssign, increments, invariantInLoop, linctx, linearizeAt, refAdjoint } from './assign.js';
 import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, positions, tapeOp, tyOfLocal, variedIn, zerosLike } from './context.js';
-import { firstPrivateDef } from './traverse.js';
+import { firstPrivateDef } from './loops/fused-reduction.js';
 import { assignsVar } from './util.js';
 
 /**

@@ -1,6 +1,6 @@
 // Small helpers over IR shared by several adjoint concerns.
-import type { Stmt } from '../../ir/types.js';
-import { forEachStmt } from '../../ir/util.js';
+import type { Expr, Stmt, Ty } from '../../ir/types.js';
+import { forEachExpr, forEachStmt } from '../../ir/util.js';
 
 export function declaredInside(body: Stmt[]): Set<string> {
   const out = new Set<string>();
@@ -19,6 +19,10 @@ export function freshLocal(body: Stmt[], name: string): boolean {
   return fresh;
 }
 
+export function isFlatArray(t: Ty): boolean {
+  return t.k === 'arr' && (t.elem.k === 'num' || t.elem.k === 'int');
+}
+
 /** The loop body as plain primal code for a sweep whose locals are declared at function scope. */
 export function primalCopy(body: Stmt[]): Stmt[] {
   const out: Stmt[] = [];
@@ -34,6 +38,14 @@ export function primalCopy(body: Stmt[]): Stmt[] {
     else out.push(st);
   }
   return out;
+}
+
+export function exprReads(e: Expr, name: string): boolean {
+  let found = false;
+  forEachExpr(e, (x) => {
+    if (x.k === 'var' && x.name === name) found = true;
+  });
+  return found;
 }
 
 /** does `s` (or a statement inside it) assign the variable `name`? */

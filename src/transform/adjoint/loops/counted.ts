@@ -1,0 +1,66 @@
+// Counted loops: recognizing `for (i = a; i < b; i += c)` with an index the body does not write (its
+// reversal runs the index backwards), and the forward sweep's loop with its init.
+import type { Expr, Stmt } from '../../../ir/types.js';
+import { BOOL, forEachExpr, forEachStmt, INT } from '../../../ir/util.js';
+import type { AdjointContext, Pair } from '../context.js';
+
+/** Keeps `for (let i = 0; …)` readable when the init needs no pushes. */
+export function forInit(cx: AdjointContext, fwd: Stmt, init: Pair): Stmt[] {
+  if (fwd.k !== 'for') return [fwd];
+  const simple = init.fwd.every((x) => x.k === 'assign' && x.target.k === 'var');
+  if (simple) return [fwd];
+  return [...init.fwd, { ...fwd, init: [] }];
+}
+
+/** `for (i = a; i < b; i += c)` with i, a, b not written in the body, c constant, no jumps. */
+export function countedLoop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>): { index: Extract<Expr, { k: 'var' }>; last: Expr; revCond: Expr; step: number } | null {
+  if (s.init.length !== 1 || s.update.length !== 1 || !s.cond) return null;
+  const ini = s.init[0];
+  const name = ini.k === 'decl' ? ini.name : ini.k === 'assign' && ini.target.k === 'var' ? ini.target.name : null;
+  const start = ini.k === 'decl' ? ini.init : ini.k === 'assign' ? ini.value : null;
+  if (!name || !start) return null;
+  const up = s.update[0];
+  if (up.k !== 'assign' || up.target.k !== 'var' || up.target.name !== name || up.value.k !== 'bin') return null;
+  const uv = up.value;
+  if (!(uv.a.k === 'var' && uv.a.name === name && uv.b.k === 'num' && (uv.op === '+' || uv.op === '-'))) return null;
+  const step = uv.op === '+' ? uv.b.v : -uv.b.v;
+  if (!Number.isInteger(step) || step === 0) return null;
+  const c = s.cond;
+  if (c.k !== 'bin' || !(c.a.k === 'var' && c.a.name === name)) return null;
+  const bound = c.b;
+  const written = new Set<string>();
+  forEachStmt(s.body, (x) => {
+    if (x.k === 'assign' && x.target.k === 'var') written.add(x.target.name);
+    if (x.k === 'decl') written.add(x.name);
+    if (x.k === 'expr' || x.k === 'assign' || x.k === 'decl') {
+      // calls may write arrays used in the bounds
+      forEachExpr(x.k === 'expr' ? x.e : x.k === 'assign' ? x.value : x.init ?? { k: 'undef' }, (y) => {
+        if (y.k === 'call') written.add('*call*');
+      });
+    }
+  });
+  const reads = new Set<string>();
+  let pure = true;
+  for (const e of [start, bound])
+    forEachExpr(e, (y) => {
+      if (y.k === 'var') reads.add(y.name);
+      if (y.k === 'call' || y.k === 'idx' || y.k === 'field' || (y.k === 'intr' && !y.fn.startsWith('Math.'))) pure = false;
+    });
+  if (!pure || written.has(name) || [...reads].some((r) => written.has(r))) return null;
+  const i = { k: 'var', name, ty: INT } as Extract<Expr, { k: 'var' }>;
+  const I = (op: '+' | '-' | '*' | '/', a: Expr, b: Expr): Expr => ({ k: 'bin', op, a, b, ty: INT });
+  const n = (v: number): Expr => ({ k: 'num', v });
+  let last: Expr;
+  let revCond: Expr;
+  if (step > 0 && (c.op === '<' || c.op === '<=')) {
+    const span = c.op === '<' ? I('-', I('-', bound, n(1)), start) : I('-', bound, start);
+    last = step === 1 ? (c.op === '<' ? I('-', bound, n(1)) : bound) : I('+', start, I('*', { k: 'intr', fn: 'Math.floor', args: [I('/', span, n(step))], ty: INT }, n(step)));
+    revCond = { k: 'bin', op: '>=', a: i, b: start, ty: BOOL };
+  } else if (step < 0 && (c.op === '>' || c.op === '>=')) {
+    const st = -step;
+    const span = c.op === '>' ? I('-', I('-', start, bound), n(1)) : I('-', start, bound);
+    last = st === 1 ? (c.op === '>' ? I('+', bound, n(1)) : bound) : I('-', start, I('*', { k: 'intr', fn: 'Math.floor', args: [I('/', span, n(st))], ty: INT }, n(st)));
+    revCond = { k: 'bin', op: '<=', a: i, b: start, ty: BOOL };
+  } else return null;
+  return { index: i, last, revCond, step };
+}

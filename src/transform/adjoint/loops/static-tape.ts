@@ -1,0 +1,106 @@
+// Static tape: the values a counted loop records go to one buffer indexed by the iteration instead
+// of the dynamic tape.
+import type { Expr, Stmt, Ty } from '../../../ir/types.js';
+import { forEachExpr, forEachStmt, INT, mapExpr, NUM, stmtExprs } from '../../../ir/util.js';
+import { type AdjointContext, type Pair, tapeOp } from '../context.js';
+import { countedLoop } from './counted.js';
+import { atFusedTop, fusedLoopAssigns } from './fused-reduction.js';
+
+/**
+ * A static tape for a counted loop (LAGrad): when every iteration records the same number of floats,
+ * at the top level of its body, the forward sweep writes them into one buffer sized by the trip count
+ * and indexed by the iteration, and the backward sweep reads them back by index — plain array stores
+ * and loads instead of a push and a pop per value. The buffer comes from the tape's free list and goes
+ * back to it after the reversed loop.
+ */
+export function staticTape(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>, body: Pair): { fwdPre: Stmt[]; fwdBody: Stmt[]; fwdPost: Stmt[]; bwdPre: Stmt[]; bwdBody: Stmt[]; bwdPost: Stmt[] } | null {
+  // a loop inside another loop would take a buffer per outer iteration: small ones cost more than
+  // the pushes they replace
+  // (directly in a fused iteration one buffer, taken before the fused loop, serves every iteration)
+  const inFusedTop = atFusedTop(cx, s);
+  if (cx.info.options.recompute === false || cx.info.options.staticTape === false || (cx.loopDepth > 0 && !inFusedTop)) return null;
+  const counted = countedLoop(cx, s);
+  if (!counted || counted.step !== 1 || !s.cond || s.cond.k !== 'bin' || (s.cond.op !== '<' && s.cond.op !== '<=')) return null;
+  const ini = s.init[0];
+  const start = ini.k === 'decl' ? ini.init : ini.k === 'assign' ? ini.value : null;
+  if (!start) return null;
+  const isPushF = (x: Stmt): x is Extract<Stmt, { k: 'expr' }> & { e: Extract<Expr, { k: 'intr' }> } =>
+    x.k === 'expr' && x.e.k === 'intr' && x.e.fn === 'tape.pushF' && x.e.args[0].k === 'var' && x.e.args[0].name === cx.tapeName;
+  const popOf = (x: Stmt): Expr | null => {
+    const v = x.k === 'assign' ? x.value : x.k === 'decl' ? x.init : null;
+    return v && v.k === 'intr' && v.fn === 'tape.popF' && v.args[0].k === 'var' && v.args[0].name === cx.tapeName ? v : null;
+  };
+  // nothing else in the iteration may use the tape: no nested records, no calls (their sweeps do)
+  let other = false;
+  const scan = (list: Stmt[], top: (x: Stmt) => boolean) =>
+    forEachStmt(list, (x) => {
+      const exempt = list.includes(x) && top(x);
+      for (const e of stmtExprs(x))
+        forEachExpr(e, (y) => {
+          if (y.k === 'call' || (y.k === 'intr' && /^(tape\.|Tape\.)/.test(y.fn) && !exempt)) other = true;
+        });
+    });
+  scan(body.fwd, isPushF);
+  scan(body.bwd, (x) => popOf(x) !== null);
+  const pushes = body.fwd.filter(isPushF);
+  const pops = body.bwd.filter((x) => popOf(x) !== null);
+  if (other || pushes.length === 0 || pushes.length !== pops.length) return null;
+  const c = pushes.length;
+  const i = counted.index;
+  // two names: a re-run region puts both sweeps in one block
+  const buf = cx.names.fresh('tapeBuf');
+  const bufBack = cx.names.fresh('tapeBuf');
+  const bty: Ty = { k: 'arr', elem: NUM, typed: true, ro: false };
+  const bv: Expr = { k: 'var', name: buf, ty: bty };
+  const bb: Expr = { k: 'var', name: bufBack, ty: bty };
+  const I = (op: '+' | '-' | '*', a: Expr, b: Expr): Expr => (b.k === 'num' && b.v === 0 && op !== '*' ? a : b.k === 'num' && b.v === 1 && op === '*' ? a : { k: 'bin', op, a, b, ty: INT });
+  const num = (v: number): Expr => ({ k: 'num', v });
+  const slot = (k: number): Expr => I('+', I('*', start.k === 'num' && start.v === 0 ? i : I('-', i, start), num(c)), num(k));
+  const span = s.cond.op === '<' ? I('-', s.cond.b, start) : I('+', I('-', s.cond.b, start), num(1));
+  const size: Expr = I('*', { k: 'intr', fn: 'Math.max', args: [num(0), span], ty: INT }, num(c));
+  let k = 0;
+  const fwdBody = body.fwd.map((x): Stmt => (isPushF(x) ? { k: 'assign', target: { k: 'idx', obj: bv, index: slot(k++), ty: NUM }, value: x.e.args[1] } : x));
+  // pops come in the reverse order of the pushes
+  k = c;
+  const bwdBody = body.bwd.map((x): Stmt => {
+    if (popOf(x) === null) return x;
+    const load: Expr = { k: 'idx', obj: inFusedTop ? bv : bb, index: slot(--k), ty: NUM };
+    return x.k === 'decl' ? { ...x, init: load } : { ...(x as Extract<Stmt, { k: 'assign' }>), value: load };
+  });
+  const take: Stmt = { k: 'decl', name: buf, ty: bty, init: tapeOp(cx, 'bufF', [size], bty), konst: true, comments: ['// $ad static tape: one slot per iteration'] };
+  if (inFusedTop) {
+    // the size may not change from one fused iteration to the next
+    const f = cx.fused!;
+    const changed = fusedLoopAssigns(cx);
+    const varies = (e: Expr) => {
+      let v = false;
+      forEachExpr(e, (y) => {
+        if ((y.k === 'var' && changed.has(y.name)) || y.k === 'idx' || y.k === 'call') v = true;
+      });
+      return v;
+    };
+    // a bound the iteration declares from invariants (`const n = v.length`) is taken by its definition
+    const hoisted = mapExpr(size, (y) => {
+      if (y.k !== 'var' || !changed.has(y.name)) return y;
+      const defs = f.body.filter((x): x is Extract<Stmt, { k: 'decl' }> => x.k === 'decl' && x.name === y.name);
+      let assigned = false;
+      forEachStmt(f.body, (x) => {
+        if (x.k === 'assign' && x.target.k === 'var' && x.target.name === y.name) assigned = true;
+      });
+      return defs.length === 1 && defs[0].init && !assigned && !varies(defs[0].init) ? defs[0].init : y;
+    });
+    if (varies(hoisted)) return null;
+    f.pre.push({ ...take, init: tapeOp(cx, 'bufF', [hoisted], bty) });
+    f.post.push({ k: 'expr', e: tapeOp(cx, 'freeF', [bv]) });
+    return { fwdPre: [], fwdBody, fwdPost: [], bwdPre: [], bwdBody, bwdPost: [] };
+  }
+  return {
+    fwdPre: [take],
+    fwdBody,
+    // on the tape once filled, so that an analysis of this code sees what it holds
+    fwdPost: [{ k: 'expr', e: tapeOp(cx, 'pushR', [bv]) }],
+    bwdPre: [{ k: 'decl', name: bufBack, ty: bty, init: tapeOp(cx, 'popR', [], bty), konst: true }],
+    bwdBody,
+    bwdPost: [{ k: 'expr', e: tapeOp(cx, 'freeF', [bb]) }],
+  };
+}

@@ -1,0 +1,286 @@
+// The generated functions: f_fwd and f_bwd (parameters, local and adjoint declarations, the values
+// the forward sweep hands over to the backward one), the head's f_b, and the return statement's seed.
+import type { Expr, Func, LValue, Param, Stmt, Ty } from '../../ir/types.js';
+import { BOOL, declaredNames, forEachExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, VOID } from '../../ir/util.js';
+import { fuseLoops } from '../fuse.js';
+import { iterationLocalArrays } from '../locarrays.js';
+import { iterationLocalScalars, mergeIncrements } from '../merge.js';
+import { scalarizeLoops } from '../scalarize.js';
+import { increments, linctx, linearizeAt, literalAdjoint } from './assign.js';
+import { type AdjointContext, adjointNames, adjointTy, aliasRep, bwhole, endsWithReturnInside, exprVaried, hasB, type Pair, tapeOp, tapeVar, variedIn } from './context.js';
+import { cheapDefBefore } from './record.js';
+
+/** The (single, final) return: the seed flows into the returned expression. */
+export function ret(cx: AdjointContext, s: Extract<Stmt, { k: 'return' }>): Pair {
+  cx.retStmt = s;
+  const seed = cx.seedVar;
+  if (!seed || !s.e) return { fwd: [], bwd: [] };
+  const sv: Expr = { k: 'var', name: seed, ty: adjointTy(cx, cx.f.ret) };
+  if (isRef(cx.f.ret)) {
+    if (s.e.k === 'arrlit' || s.e.k === 'objlit') return { fwd: [], bwd: literalAdjoint(cx, s, s.e, sv as LValue, false) };
+    const rb = bwhole(cx, s.e);
+    return { fwd: [], bwd: rb ? [{ k: 'expr', e: { k: 'intr', fn: 'addInto', args: [rb, sv], ty: VOID } }] : [] };
+  }
+  if (!exprVaried(cx, s.e, variedIn(cx, s))) return { fwd: [], bwd: [] };
+  const pre: Stmt[] = [];
+  const ctx = linctx(cx, s, pre);
+  const lin = linearizeAt(cx, s.e, s, pre);
+  const incs: Stmt[] = [];
+  increments(cx, lin, sv, ctx, incs);
+  return { fwd: [], bwd: [...pre, ...incs] };
+}
+
+export function seedName(cx: AdjointContext): string {
+  return cx.seedVar!;
+}
+
+/** declarations of every local at function scope (the sweeps assign them) */
+export function localDecls(cx: AdjointContext, bodies: Stmt[][], skip: Set<string>): Stmt[] {
+  const out: Stmt[] = [];
+  const seen = new Set<string>(skip);
+  // variables the sweeps declare themselves (counters, temporaries) are not hoisted
+  for (const body of bodies)
+    forEachStmt(body, (s) => {
+      if (s.k === 'decl') seen.add(s.name);
+    });
+  const declare = (name: string, ty: Ty) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    out.push({ k: 'decl', name, ty, init: zeroOf(ty), konst: false });
+  };
+  for (const body of bodies)
+    forEachStmt(body, (s) => {
+      if (s.k === 'assign' && s.target.k === 'var') declare(s.target.name, s.target.ty);
+    });
+  forEachStmt(cx.f.body, (s) => {
+    if (s.k === 'decl') declare(s.name, s.ty);
+  });
+  return out;
+}
+
+export function fwdParams(cx: AdjointContext): Param[] {
+  const sig = cx.info.sigs.get(cx.name)!;
+  const ps: Param[] = [{ name: cx.tapeName, ty: TAPE, role: 'tape' }];
+  cx.f.params.forEach((p, i) => {
+    ps.push({ name: p.name, ty: p.ty, def: p.def });
+    if (sig.derivParams[i] && isRef(p.ty)) ps.push({ name: cx.b.of(p.name), ty: adjointTy(cx, p.ty), role: 'adjoint', of: p.name });
+  });
+  return ps;
+}
+
+export function forward(cx: AdjointContext): Func {
+  const { fwd } = cx.built!;
+  const params = fwdParams(cx);
+  const paramNames = new Set(params.map((p) => p.name));
+  // locals whose final value the backward sweep reads are handed over on the tape
+  const handover = handoverValues(cx);
+  const body: Stmt[] = [...localDecls(cx, [fwd], paramNames), ...fwd];
+  for (const h of handover) if (!h.again) body.push({ k: 'expr', e: tapeOp(cx, h.kind === 'F' ? 'pushF' : h.kind === 'I' ? 'pushI' : 'pushR', [h.kind === 'I' ? { k: 'cond', c: h.v, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT } : h.v]) });
+  const r = cx.retStmt;
+  if (r && r.e) body.push({ k: 'return', e: r.e });
+  // (fused iterations run adjoint code in the forward sweep)
+  const fbody = cx.info.options.merge !== false ? refineLoops(cx, body) : body;
+  return { name: adjointNames(cx.info, cx.name).fwd, params, ret: cx.f.ret, body: fbody, exported: true, loc: cx.f.loc, comments: cx.f.comments };
+}
+
+export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' | 'R'; again?: Expr }[] {
+  const out: { v: Expr; kind: 'F' | 'I' | 'R'; again?: Expr }[] = [];
+  const locals = declaredNames(cx.f);
+  const needed = [...cx.readsInBwd].filter((n) => locals.has(n) && !cx.loopScoped.has(n)).sort();
+  const tyOfName = new Map<string, Ty>();
+  cx.f.params.forEach((p) => tyOfName.set(p.name, p.ty));
+  forEachStmt(cx.f.body, (s) => {
+    if (s.k === 'decl') tyOfName.set(s.name, s.ty);
+  });
+  // parameters the body never assigns arrive unchanged from the caller
+  const assigned = new Set<string>();
+  forEachStmt(cx.f.body, (s) => {
+    if (s.k === 'assign' && s.target.k === 'var') assigned.add(s.target.name);
+  });
+  // adjoints of local arrays used by the backward sweep are handed over with them
+  const usedB = new Set<string>();
+  forEachStmt(cx.built!.bwd, (s) => {
+    for (const e of stmtExprs(s))
+      forEachExpr(e, (x) => {
+        if (x.k === 'var') usedB.add(x.name);
+      });
+  });
+  const isParam = (n: string) => cx.f.params.some((p) => p.name === n);
+  // (a selection loop's re-run iteration allocates the adjoints of its own locals)
+  const refLocals = [...locals].filter((n) => !isParam(n) && !cx.rerunLocals.has(n) && isRef(tyOfName.get(n) ?? NUM) && hasB(cx, n) && usedB.has(cx.b.of(n))).sort();
+  for (const n of [...new Set([...needed, ...refLocals])].sort()) {
+    const ty = tyOfName.get(n) ?? NUM;
+    if (isParam(n) && (isRef(ty) || !assigned.has(n))) continue;
+    const v: Expr = { k: 'var', name: n, ty };
+    // a final value from a cheap assignment of unchanging inputs is evaluated again, not handed over
+    const again = needed.includes(n) && (ty.k === 'num' || ty.k === 'int') && cx.info.options.recompute !== false && !endsWithReturnInside(cx) ? cheapDefBefore(cx, { list: cx.f.body, index: cx.f.body.length, parent: null }, n, true) : null;
+    if (needed.includes(n)) out.push({ v, kind: ty.k === 'num' || ty.k === 'int' ? 'F' : ty.k === 'bool' ? 'I' : 'R', ...(again ? { again } : {}) });
+    if (isRef(ty) && hasB(cx, n) && usedB.has(cx.b.of(n))) out.push({ v: { k: 'var', name: cx.b.of(n), ty: adjointTy(cx, ty) }, kind: 'R' });
+  }
+  return out;
+}
+
+export function backward(cx: AdjointContext): Func {
+  const sig = cx.info.sigs.get(cx.name)!;
+  const { bwd } = cx.built!;
+  const params: Param[] = [{ name: cx.tapeName, ty: TAPE, role: 'tape' }];
+  cx.f.params.forEach((p, i) => {
+    params.push({ name: p.name, ty: p.ty, def: p.def });
+    if (sig.derivParams[i] && isRef(p.ty)) params.push({ name: cx.b.of(p.name), ty: adjointTy(cx, p.ty), role: 'adjoint', of: p.name });
+  });
+  const seed = sig.derivResult ? seedName(cx) : null;
+  if (seed) params.push({ name: seed, ty: adjointTy(cx, cx.f.ret), role: 'seed' });
+  const paramNames = new Set(params.map((p) => p.name));
+  const body: Stmt[] = [];
+  const handover = handoverValues(cx);
+  for (let k = handover.length - 1; k >= 0; k--) {
+    const h = handover[k];
+    if (h.again) {
+      body.push({ k: 'assign', target: h.v as LValue, value: h.again });
+      continue;
+    }
+    const pop = h.kind === 'F' ? tapeOp(cx, 'popF', [], NUM) : h.kind === 'I' ? { k: 'bin' as const, op: '===' as const, a: tapeOp(cx, 'popI', [], INT), b: { k: 'num' as const, v: 1 }, ty: BOOL } : tapeOp(cx, 'popR', [], h.v.k === 'var' ? h.v.ty : NUM);
+    body.push({ k: 'assign', target: h.v as LValue, value: pop });
+  }
+  const seedStmts: Stmt[] = [];
+  const scalarB: Expr[] = [];
+  cx.f.params.forEach((p, i) => {
+    if (sig.derivParams[i] && !isRef(p.ty)) scalarB.push({ k: 'var', name: cx.b.of(p.name), ty: NUM });
+  });
+  // statement-level optimizations of the backward sweep: merged increments, then scalar replacement
+  const optimized = cx.info.options.merge === false ? bwd : scalarizeLoops(mergeIncrements(bwd, storageClasses(cx)), storageClasses(cx), (base) => cx.names.fresh(base));
+  const allBodies = [body, seedStmts, optimized];
+  const decls = localDecls(cx, allBodies, paramNames);
+  // adjoint scalars start at zero; adjoints of local arrays arrive with the handover
+  const adjDecls = adjointDecls(cx, allBodies, paramNames, new Set(decls.map((d) => (d as { name: string }).name)));
+  let fbody: Stmt[] = [...decls, ...adjDecls, ...body, ...seedStmts, ...allBodies[2]];
+  if (cx.info.options.merge !== false) fbody = refineLoops(cx, fbody);
+  if (scalarB.length === 1) fbody.push({ k: 'return', e: scalarB[0] });
+  else if (scalarB.length > 1) fbody.push({ k: 'return', e: { k: 'arrlit', elems: scalarB, ty: { k: 'tuple', elems: scalarB.map(() => NUM), ro: false } } });
+  const ret: Ty = scalarB.length === 0 ? VOID : scalarB.length === 1 ? NUM : { k: 'tuple', elems: scalarB.map(() => NUM), ro: false };
+  return { name: adjointNames(cx.info, cx.name).bwd, params, ret, body: fbody, exported: true, loc: cx.f.loc };
+}
+
+/** storage classes for merging: a variable and its adjoint map to the alias class of the primal */
+/** iteration-local adjoint arrays and scalars (their resets go), then fused loops */
+export function refineLoops(cx: AdjointContext, body: Stmt[]): Stmt[] {
+  const local = iterationLocalScalars(iterationLocalArrays(body, (base) => cx.names.fresh(base)));
+  const known = storageClasses(cx);
+  const names = new Set<string>();
+  for (const n of declaredNames(cx.f)) {
+    names.add(n);
+    if (hasB(cx, n)) names.add(cx.b.of(n));
+  }
+  return cx.info.options.fuseLoops === false ? local : fuseLoops(local, (n) => (names.has(n) ? known(n) : null));
+}
+
+export function storageClasses(cx: AdjointContext): (name: string) => string {
+  const cls = new Map<string, string>();
+  for (const n of declaredNames(cx.f)) {
+    const rep = aliasRep(cx, n);
+    cls.set(n, rep);
+    if (hasB(cx, n)) cls.set(cx.b.of(n), `${rep}'b`);
+  }
+  return (n) => cls.get(n) ?? n;
+}
+
+export function adjointDecls(cx: AdjointContext, bodies: Stmt[][], skip: Set<string>, declared: Set<string>): Stmt[] {
+  const out: Stmt[] = [];
+  const seen = new Set([...skip, ...declared]);
+  const bnames = new Map<string, Ty>();
+  // every adjoint variable mentioned in the sweeps
+  const primal = declaredNames(cx.f);
+  const tyOfName = new Map<string, Ty>();
+  cx.f.params.forEach((p) => tyOfName.set(p.name, p.ty));
+  forEachStmt(cx.f.body, (s) => {
+    if (s.k === 'decl') tyOfName.set(s.name, s.ty);
+  });
+  for (const n of primal) if (hasB(cx, n)) bnames.set(cx.b.of(n), tyOfName.get(n) ?? NUM);
+  for (const body of bodies)
+    forEachStmt(body, (s) => {
+      const visit = (e: Expr) =>
+        forEachExpr(e, (x) => {
+          if (x.k === 'var' && bnames.has(x.name) && !seen.has(x.name)) {
+            seen.add(x.name);
+            const t = bnames.get(x.name)!;
+            out.push({ k: 'decl', name: x.name, ty: adjointTy(cx, t), init: zeroOf(adjointTy(cx, t)), konst: false });
+          }
+        });
+      if (s.k === 'assign') {
+        visit(s.target);
+        visit(s.value);
+      } else if (s.k === 'decl' && s.init) visit(s.init);
+      else if (s.k === 'expr') visit(s.e);
+      else if (s.k === 'if') visit(s.c);
+    });
+  for (const p of cx.f.params) {
+    const bn = hasB(cx, p.name) ? cx.b.of(p.name) : null;
+    if (bn && !isRef(p.ty) && !seen.has(bn)) {
+      seen.add(bn);
+      out.push({ k: 'decl', name: bn, ty: NUM, init: { k: 'num', v: 0 }, konst: false });
+    }
+  }
+  return out;
+}
+
+export function head(cx: AdjointContext): Func {
+  const sig = cx.info.sigs.get(cx.name)!;
+  const nm = adjointNames(cx.info, cx.name);
+  const params: Param[] = [];
+  const fargs: Expr[] = [tapeVar(cx)];
+  const bargs: Expr[] = [tapeVar(cx)];
+  cx.f.params.forEach((p, i) => {
+    params.push({ name: p.name, ty: p.ty, def: p.def });
+    const pv: Expr = { k: 'var', name: p.name, ty: p.ty };
+    fargs.push(pv);
+    bargs.push(pv);
+    if (sig.derivParams[i] && isRef(p.ty)) {
+      const bn = cx.b.of(p.name);
+      params.push({ name: bn, ty: adjointTy(cx, p.ty), role: 'adjoint', of: p.name });
+      fargs.push({ k: 'var', name: bn, ty: adjointTy(cx, p.ty) });
+      bargs.push({ k: 'var', name: bn, ty: adjointTy(cx, p.ty) });
+    }
+  });
+  const body: Stmt[] = [{ k: 'decl', name: cx.tapeName, ty: TAPE, init: { k: 'intr', fn: 'Tape.acquire', args: [], ty: TAPE }, konst: true }];
+  if (sig.derivResult) {
+    const seed = seedName(cx);
+    params.push({ name: seed, ty: adjointTy(cx, cx.f.ret), role: 'seed' });
+    bargs.push({ k: 'var', name: seed, ty: adjointTy(cx, cx.f.ret) });
+  }
+  body.push({ k: 'expr', e: { k: 'call', fn: nm.fwd, args: fargs, ty: cx.f.ret } });
+  // the backward sweep restores arrays to their inputs: keep what the primal left in them
+  const w = cx.info.activity.writes.get(cx.name);
+  const snaps: { p: Param; n: string }[] = [];
+  cx.f.params.forEach((p, i) => {
+    if (w?.has(i) && cx.info.options.primalResults !== false) {
+      const n = cx.names.fresh(`${p.name}Out`);
+      snaps.push({ p, n });
+      body.push({ k: 'decl', name: n, ty: p.ty, init: { k: 'intr', fn: 'snapshot', args: [{ k: 'var', name: p.name, ty: p.ty }], ty: p.ty }, konst: true });
+    }
+  });
+  const scalarCount = cx.f.params.filter((p, i) => sig.derivParams[i] && !isRef(p.ty)).length;
+  const rty: Ty = scalarCount === 0 ? VOID : scalarCount === 1 ? NUM : { k: 'tuple', elems: Array(scalarCount).fill(NUM), ro: false };
+  const bcall: Expr = { k: 'call', fn: nm.bwd, args: bargs, ty: rty };
+  const resName = cx.names.fresh('adjoints');
+  if (scalarCount) body.push({ k: 'decl', name: resName, ty: rty, init: bcall, konst: true });
+  else body.push({ k: 'expr', e: bcall });
+  for (const s of snaps) body.push({ k: 'expr', e: { k: 'intr', fn: 'restoreInto', args: [{ k: 'var', name: s.p.name, ty: s.p.ty }, { k: 'var', name: s.n, ty: s.p.ty }], ty: VOID } });
+  body.push({ k: 'expr', e: { k: 'intr', fn: 'Tape.release', args: [tapeVar(cx)], ty: VOID } });
+  if (scalarCount) body.push({ k: 'return', e: { k: 'var', name: resName, ty: rty } });
+  return { name: nm.b, params, ret: rty, body, exported: true, loc: cx.f.loc, comments: cx.f.comments };
+}
+
+
+
+
+export function zeroOf(t: Ty): Expr | null {
+  switch (t.k) {
+    case 'num':
+    case 'int':
+      return { k: 'num', v: 0 };
+    case 'bool':
+      return { k: 'bool', v: false };
+    default:
+      return null;
+  }
+}
