@@ -4,7 +4,7 @@
 // iteration (killed before it is read) and used nowhere after the loop, the iterations depend on one
 // another only through acc, and acc's adjoint is the same in every reversed iteration. The adjoint
 // transformation uses this to run each iteration's adjoint right after the iteration (see
-// fusedReduction in transform/adjoint.ts); this module finds such loops.
+// transform/adjoint/loops/fused-reduction.ts); this module finds such loops.
 
 import type { Expr, Func, Stmt, Ty } from '../ir/types.js';
 import { forEachExpr, forEachStmt, isRef, rootVar, stmtExprs } from '../ir/util.js';

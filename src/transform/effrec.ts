@@ -6,7 +6,7 @@
 // definition each variable holds, so a value an earlier `E` slice re-established is not recomputed again.
 // Baselines of §3 for straight-line code: SA (store all), SM (minimal store), RA (recompute all).
 //
-// This is a second adjoint generator beside the store-all one in adjoint.ts, written to the paper's
+// This is a second adjoint generator beside the store-all one in adjoint/, written to the paper's
 // algorithm so that its acceptance tests (AT-1 … AT-15) can be checked statement by statement. It takes
 // a function's IR as the front end gives it — scalar and array-element assignments, if/else, counted
 // loops `for (let k = lo; k < hi; k++)`, calls of other functions of the module — and emits JavaScript

@@ -24,7 +24,7 @@ export function assign(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assig
   return p;
 }
 
-export function assignValue(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign' }>): Pair {
+function assignValue(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign' }>): Pair {
   const value = s.k === 'decl' ? s.init : s.value;
   const target: LValue = s.k === 'decl' ? { k: 'var', name: s.name, ty: s.ty } : s.target;
   const isFirstDef = s.k === 'decl';
@@ -148,7 +148,7 @@ export function increments(cx: AdjointContext, lin: ReturnType<typeof linearizeA
 }
 
 /** `leafb += inc`, written `leafb -= x` when the increment is a negation */
-export function pushIncrement(cx: AdjointContext, leaf: Expr, inc: Expr, out: Stmt[]): void {
+function pushIncrement(cx: AdjointContext, leaf: Expr, inc: Expr, out: Stmt[]): void {
   const lb = bref(cx, leaf);
   if (!lb) return;
   if (inc.k === 'un' && inc.op === '-') out.push({ k: 'assign', target: lb, value: { k: 'bin', op: '-', a: lb, b: inc.a, ty: NUM }, op: '-' });
@@ -156,7 +156,7 @@ export function pushIncrement(cx: AdjointContext, leaf: Expr, inc: Expr, out: St
 }
 
 /** Adjoint of `target = value` for a scalar location, in backward order. */
-export function scalarAdjoint(cx: AdjointContext, s: Stmt, target: LValue, value: Expr): Stmt[] {
+function scalarAdjoint(cx: AdjointContext, s: Stmt, target: LValue, value: Expr): Stmt[] {
   const tb = bref(cx, target);
   if (!tb) return [];
   const root = rootVar(target)!;
@@ -209,7 +209,7 @@ export function scalarAdjoint(cx: AdjointContext, s: Stmt, target: LValue, value
  * `h = Math.hypot(...a)`: āᵢ += aᵢ / h · h̄, 0 at the origin. h is recomputed here (one pass, like
  * the increments) rather than recorded.
  */
-export function hypotOfArrayAdjoint(cx: AdjointContext, arr: Expr, tb: LValue, reset: Stmt): Stmt[] {
+function hypotOfArrayAdjoint(cx: AdjointContext, arr: Expr, tb: LValue, reset: Stmt): Stmt[] {
   const i = cx.names.fresh('i');
   const elem: Expr = { k: 'idx', obj: arr, index: { k: 'var', name: i, ty: INT }, ty: NUM };
   const eb = bref(cx, elem);
@@ -228,7 +228,7 @@ export function hypotOfArrayAdjoint(cx: AdjointContext, arr: Expr, tb: LValue, r
  * Does `value` read a location that may or may not be the target (a[j] for target a[i])? Reads of
  * exactly the target are not a risk: the merged form handles them.
  */
-export function mayAlias(cx: AdjointContext, target: LValue, value: Expr): boolean {
+function mayAlias(cx: AdjointContext, target: LValue, value: Expr): boolean {
   const root = rootVar(target);
   if (!root) return true;
   const rep = aliasRep(cx, root);

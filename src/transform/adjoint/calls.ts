@@ -39,7 +39,7 @@ export function arrayValueReads(cx: AdjointContext, bwd: Stmt[]): Set<string> {
 }
 
 /** per argument of `name`'s backward sweep: the primal parameter it passes, or null (tape, adjoints, seed) */
-export function backwardParamNames(cx: AdjointContext, name: string): (string | null)[] {
+function backwardParamNames(cx: AdjointContext, name: string): (string | null)[] {
   const g = cx.info.func(name);
   const sig = cx.info.sigs.get(name)!;
   const out: (string | null)[] = [null];
@@ -54,7 +54,7 @@ export function backwardParamNames(cx: AdjointContext, name: string): (string | 
  * Variables whose values this function's backward sweep reads (an array's length alone does not
  * count: restoring elements never changes it).
  */
-export function backwardValueReads(cx: AdjointContext): Set<string> {
+function backwardValueReads(cx: AdjointContext): Set<string> {
   const all = new Map<string, number>();
   const lengthOnly = new Map<string, number>();
   forEachStmt(cx.built!.bwd, (st) => {
@@ -206,7 +206,7 @@ export function primalOfForward(cx: AdjointContext, fwdName: string): string | n
 }
 
 /** does this function's forward sweep record anything (itself or through its callees)? */
-export function forwardRecords(cx: AdjointContext): boolean {
+function forwardRecords(cx: AdjointContext): boolean {
   let records = false;
   forEachStmt(cx.built!.fwd, (st) => {
     for (const e of stmtExprs(st))
@@ -237,7 +237,7 @@ export function usesTape(cx: AdjointContext, bwd: Stmt[]): boolean {
   return uses;
 }
 
-export const forwardRecordsCache = new WeakMap<ProgramInfo, Map<string, boolean>>();
+const forwardRecordsCache = new WeakMap<ProgramInfo, Map<string, boolean>>();
 
 /** does the forward sweep of `name` record anything? Built once per program; a recursion says yes. */
 export function calleeForwardRecords(info: ProgramInfo, name: string): boolean {
@@ -256,13 +256,13 @@ export function calleeForwardRecords(info: ProgramInfo, name: string): boolean {
   return records;
 }
 
-export const calleeReadsCache = new WeakMap<ProgramInfo, Map<string, Set<string> | null>>();
+const calleeReadsCache = new WeakMap<ProgramInfo, Map<string, Set<string> | null>>();
 
 /**
  * The parameters whose values the backward sweep of `name` reads, from building that adjoint once;
  * null (read everything) while it is being built, as in a recursion.
  */
-export function calleeBackwardReads(info: ProgramInfo, name: string): Set<string> | null {
+function calleeBackwardReads(info: ProgramInfo, name: string): Set<string> | null {
   let cache = calleeReadsCache.get(info);
   if (!cache) calleeReadsCache.set(info, (cache = new Map()));
   if (cache.has(name)) return cache.get(name)!;

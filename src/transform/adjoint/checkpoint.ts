@@ -79,7 +79,7 @@ export function checkpointRegion(cx: AdjointContext, region: Stmt[], at: Stmt, i
   return { fwd, bwd };
 }
 
-export function reassignedIn(cx: AdjointContext, region: Stmt[], name: string): boolean {
+function reassignedIn(cx: AdjointContext, region: Stmt[], name: string): boolean {
   let found = false;
   forEachStmt(region, (x) => {
     if ((x.k === 'assign' && x.target.k === 'var' && x.target.name === name) || (x.k === 'decl' && x.name === name)) found = true;
@@ -92,7 +92,7 @@ export function reassignedIn(cx: AdjointContext, region: Stmt[], name: string): 
  * that it assigns, and arrays it writes (directly, through calls, through aliases) — an assigned
  * element alone when the region is that one assignment.
  */
-export function regionState(cx: AdjointContext, region: Stmt[], at: Stmt, index?: string): LValue[] {
+function regionState(cx: AdjointContext, region: Stmt[], at: Stmt, index?: string): LValue[] {
   const inner = declaredInside(region);
   const out = new Map<string, LValue>();
   const tyOfName = new Map<string, Ty>();
@@ -151,7 +151,7 @@ export function regionState(cx: AdjointContext, region: Stmt[], at: Stmt, index?
 }
 
 /** does `from` call `to`, directly or through other functions (itself included)? */
-export function reaches(info: ProgramInfo, from: string, to: string): boolean {
+function reaches(info: ProgramInfo, from: string, to: string): boolean {
   const seen = new Set<string>();
   const todo = [from];
   while (todo.length) {

@@ -273,7 +273,7 @@ export function joinPairs(pairs: Pair[]): Pair {
 }
 
 /** does any function of the module call `name` (itself included)? */
-export function calledAnywhere(info: ProgramInfo, name: string): boolean {
+function calledAnywhere(info: ProgramInfo, name: string): boolean {
   for (const n of info.mod.order) {
     let found = false;
     forEachStmt(info.mod.funcs.get(n)!.body, (st) => {

@@ -198,7 +198,7 @@ export function cheapDefBefore(cx: AdjointContext, start: { list: Stmt[]; index:
  * Names whose value never changes once defined: parameters never assigned and top-level
  * declarations defined once, arrays among them never written (directly, by calls, through aliases).
  */
-export function stable(cx: AdjointContext): Set<string> {
+function stable(cx: AdjointContext): Set<string> {
   if (cx.stableSet) return cx.stableSet;
   const defs = new Map<string, number>();
   const written = new Set<string>();
@@ -233,7 +233,7 @@ export function stable(cx: AdjointContext): Set<string> {
  * by `i = i ∓ e` in the backward sweep instead of a push and a pop (e's variables are then read there,
  * so TBR restores them when needed).
  */
-export function inverseOf(cx: AdjointContext, s: Stmt, target: LValue): Stmt | null {
+function inverseOf(cx: AdjointContext, s: Stmt, target: LValue): Stmt | null {
   if (s.k !== 'assign' || target.k !== 'var' || target.ty.k !== 'int') return null;
   const v = s.value;
   if (v.k !== 'bin' || (v.op !== '+' && v.op !== '-') || v.a.k !== 'var' || v.a.name !== target.name) return null;
@@ -439,14 +439,14 @@ export function recomputation(cx: AdjointContext, d: Extract<Stmt, { k: 'decl' }
 }
 
 /** transcendental calls: dearer than a push and a pop */
-export const EXPENSIVE = new Set(['Math.exp', 'Math.expm1', 'Math.log', 'Math.log1p', 'Math.log2', 'Math.log10', 'Math.pow', 'Math.sin', 'Math.cos', 'Math.tan', 'Math.asin', 'Math.acos', 'Math.atan', 'Math.atan2', 'Math.sinh', 'Math.cosh', 'Math.tanh', 'Math.asinh', 'Math.acosh', 'Math.atanh', 'Math.cbrt']);
+const EXPENSIVE = new Set(['Math.exp', 'Math.expm1', 'Math.log', 'Math.log1p', 'Math.log2', 'Math.log10', 'Math.pow', 'Math.sin', 'Math.cos', 'Math.tan', 'Math.asin', 'Math.acos', 'Math.atan', 'Math.atan2', 'Math.sinh', 'Math.cosh', 'Math.tanh', 'Math.asinh', 'Math.acosh', 'Math.atanh', 'Math.cbrt']);
 
-export function expensive(e: Expr): boolean {
+function expensive(e: Expr): boolean {
   return (e.k === 'intr' && EXPENSIVE.has(e.fn)) || (e.k === 'bin' && e.op === '**');
 }
 
 /** cheap enough to evaluate again: loads and a little integer arithmetic */
-export function cheap(e: Expr): boolean {
+function cheap(e: Expr): boolean {
   switch (e.k) {
     case 'var':
     case 'num':

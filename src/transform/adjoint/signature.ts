@@ -30,12 +30,12 @@ export function ret(cx: AdjointContext, s: Extract<Stmt, { k: 'return' }>): Pair
   return { fwd: [], bwd: [...pre, ...incs] };
 }
 
-export function seedName(cx: AdjointContext): string {
+function seedName(cx: AdjointContext): string {
   return cx.seedVar!;
 }
 
 /** declarations of every local at function scope (the sweeps assign them) */
-export function localDecls(cx: AdjointContext, bodies: Stmt[][], skip: Set<string>): Stmt[] {
+function localDecls(cx: AdjointContext, bodies: Stmt[][], skip: Set<string>): Stmt[] {
   const out: Stmt[] = [];
   const seen = new Set<string>(skip);
   // variables the sweeps declare themselves (counters, temporaries) are not hoisted
@@ -58,7 +58,7 @@ export function localDecls(cx: AdjointContext, bodies: Stmt[][], skip: Set<strin
   return out;
 }
 
-export function fwdParams(cx: AdjointContext): Param[] {
+function fwdParams(cx: AdjointContext): Param[] {
   const sig = cx.info.sigs.get(cx.name)!;
   const ps: Param[] = [{ name: cx.tapeName, ty: TAPE, role: 'tape' }];
   cx.f.params.forEach((p, i) => {
@@ -83,7 +83,7 @@ export function forward(cx: AdjointContext): Func {
   return { name: adjointNames(cx.info, cx.name).fwd, params, ret: cx.f.ret, body: fbody, exported: true, loc: cx.f.loc, comments: cx.f.comments };
 }
 
-export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' | 'R'; again?: Expr }[] {
+function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' | 'R'; again?: Expr }[] {
   const out: { v: Expr; kind: 'F' | 'I' | 'R'; again?: Expr }[] = [];
   const locals = declaredNames(cx.f);
   const needed = [...cx.readsInBwd].filter((n) => locals.has(n) && !cx.loopScoped.has(n)).sort();
@@ -163,7 +163,7 @@ export function backward(cx: AdjointContext): Func {
 
 /** storage classes for merging: a variable and its adjoint map to the alias class of the primal */
 /** iteration-local adjoint arrays and scalars (their resets go), then fused loops */
-export function refineLoops(cx: AdjointContext, body: Stmt[]): Stmt[] {
+function refineLoops(cx: AdjointContext, body: Stmt[]): Stmt[] {
   const local = iterationLocalScalars(iterationLocalArrays(body, (base) => cx.names.fresh(base)));
   const known = storageClasses(cx);
   const names = new Set<string>();
@@ -184,7 +184,7 @@ export function storageClasses(cx: AdjointContext): (name: string) => string {
   return (n) => cls.get(n) ?? n;
 }
 
-export function adjointDecls(cx: AdjointContext, bodies: Stmt[][], skip: Set<string>, declared: Set<string>): Stmt[] {
+function adjointDecls(cx: AdjointContext, bodies: Stmt[][], skip: Set<string>, declared: Set<string>): Stmt[] {
   const out: Stmt[] = [];
   const seen = new Set([...skip, ...declared]);
   const bnames = new Map<string, Ty>();
@@ -273,7 +273,7 @@ export function head(cx: AdjointContext): Func {
 
 
 
-export function zeroOf(t: Ty): Expr | null {
+function zeroOf(t: Ty): Expr | null {
   switch (t.k) {
     case 'num':
     case 'int':

@@ -97,13 +97,13 @@ export function stmtPairs(cx: AdjointContext, ss: Stmt[]): Pair[] {
   return pairs;
 }
 
-export function stmt(cx: AdjointContext, s: Stmt): Pair {
+function stmt(cx: AdjointContext, s: Stmt): Pair {
   const p = cx.dead.has(s) ? deadAssign(cx, s as Extract<Stmt, { k: 'decl' | 'assign' }>) : stmtPair(cx, s);
   if (s.k === 'decl' || s.k === 'assign' || s.k === 'expr' || s.k === 'return') cx.readsAt.set(s, primalReads(cx, p.bwd));
   return p;
 }
 
-export function stmtPair(cx: AdjointContext, s: Stmt): Pair {
+function stmtPair(cx: AdjointContext, s: Stmt): Pair {
   if (cx.checkpointing !== s && checkpointedCall(cx, s)) return checkpointRegion(cx, [s], s);
   if (s.k === 'block' && isCheckpointBlock(s)) return checkpointRegion(cx, s.body, s);
   switch (s.k) {
@@ -132,7 +132,7 @@ export function stmtPair(cx: AdjointContext, s: Stmt): Pair {
   }
 }
 
-export function ifStmt(cx: AdjointContext, s: Extract<Stmt, { k: 'if' }>): Pair {
+function ifStmt(cx: AdjointContext, s: Extract<Stmt, { k: 'if' }>): Pair {
   const t = seq(cx, s.then);
   const e = seq(cx, s.else);
   if (t.bwd.length === 0 && e.bwd.length === 0) return { fwd: [{ ...s, then: t.fwd, else: e.fwd }], bwd: [] };
@@ -149,6 +149,6 @@ export function ifStmt(cx: AdjointContext, s: Extract<Stmt, { k: 'if' }>): Pair 
 }
 
 /** the block the front end makes of the statements between checkpoint-start and checkpoint-end */
-export function isCheckpointBlock(s: Extract<Stmt, { k: 'block' }>): boolean {
+function isCheckpointBlock(s: Extract<Stmt, { k: 'block' }>): boolean {
   return !s.label && hasDirective(s, 'checkpoint-region');
 }

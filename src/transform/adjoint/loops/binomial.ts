@@ -102,7 +102,7 @@ export function binomialLoop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' | '
 }
 
 /** Saving a state variable: on the tape (forward sweep) or in the current snapshot slot. */
-export function ckpSaveOp(cx: AdjointContext, x: Extract<Expr, { k: 'var' }>, where: 'tape' | 'ckp'): Expr {
+function ckpSaveOp(cx: AdjointContext, x: Extract<Expr, { k: 'var' }>, where: 'tape' | 'ckp'): Expr {
   const flat = isFlatArray(x.ty);
   if (!isRef(x.ty)) {
     const val: Expr = x.ty.k === 'bool' ? { k: 'cond', c: x, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT } : x;
@@ -114,7 +114,7 @@ export function ckpSaveOp(cx: AdjointContext, x: Extract<Expr, { k: 'var' }>, wh
 }
 
 /** Loading a state variable back, in place for arrays (references held elsewhere stay valid). */
-export function ckpLoadOp(cx: AdjointContext, x: Extract<Expr, { k: 'var' }>, where: 'tape' | 'ckp'): Stmt[] {
+function ckpLoadOp(cx: AdjointContext, x: Extract<Expr, { k: 'var' }>, where: 'tape' | 'ckp'): Stmt[] {
   if (!isRef(x.ty)) {
     const raw = where === 'tape' ? tapeOp(cx, 'popF', [], NUM) : tapeOp(cx, 'ckpLoadF', [], NUM);
     const val: Expr = x.ty.k === 'bool' ? { k: 'bin', op: '!==', a: raw, b: { k: 'num', v: 0 }, ty: BOOL } : raw;
@@ -129,7 +129,7 @@ export function ckpLoadOp(cx: AdjointContext, x: Extract<Expr, { k: 'var' }>, wh
  * The state of a checkpointed loop: variables declared before it that its body writes — scalars it
  * assigns, arrays and objects whose contents it changes (directly, through calls, through aliases).
  */
-export function loopState(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>): Extract<Expr, { k: 'var' }>[] {
+function loopState(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>): Extract<Expr, { k: 'var' }>[] {
   const inner = declaredInside(s.body);
   const tyOfName = new Map<string, Ty>();
   cx.f.params.forEach((p) => tyOfName.set(p.name, p.ty));
@@ -178,4 +178,4 @@ export function binomialDirective(s: Stmt): number | null {
 }
 
 /** snapshots of a binomial-ckp loop that does not say how many */
-export const DEFAULT_SNAPSHOTS = 50;
+const DEFAULT_SNAPSHOTS = 50;

@@ -159,7 +159,7 @@ export function fusedReduction(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }
 }
 
 /** pushes every number of `src` (a number or nested arrays of numbers), in order */
-export function pushNumbers(cx: AdjointContext, src: Expr, ty: Ty): Stmt[] {
+function pushNumbers(cx: AdjointContext, src: Expr, ty: Ty): Stmt[] {
   if (ty.k === 'num') return [{ k: 'expr', e: tapeOp(cx, 'pushF', [src]) }];
   const z = cx.names.fresh('z');
   const zv: Expr = { k: 'var', name: z, ty: INT };
@@ -168,7 +168,7 @@ export function pushNumbers(cx: AdjointContext, src: Expr, ty: Ty): Stmt[] {
 }
 
 /** the mirror of pushNumbers into `dst` (same shape): dst += scale * popped number, in reverse order */
-export function popScaledAdd(cx: AdjointContext, dst: LValue, scale: Expr, ty: Ty): Stmt[] {
+function popScaledAdd(cx: AdjointContext, dst: LValue, scale: Expr, ty: Ty): Stmt[] {
   if (ty.k === 'num') {
     // (a pop is a statement of its own: code that pops is differentiated again statement by statement)
     const unit = cx.names.fresh('unitb');

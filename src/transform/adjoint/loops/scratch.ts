@@ -310,4 +310,4 @@ export function scratchPrefix(cx: AdjointContext, loop: Extract<Stmt, { k: 'for'
 }
 
 /** scratch arrays of a quadratic prefix longer than this are recorded rather than recomputed */
-export const SNAPSHOT_LENGTH = 16;
+const SNAPSHOT_LENGTH = 16;

@@ -125,7 +125,7 @@ export function selectLastLoop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }
  * branch's assignments (the selected values already hold them) and calls whose results nobody reads
  * there, when the callee's forward sweep records nothing and writes no array.
  */
-export function rerunForward(cx: AdjointContext, iteration: Pair, taken: Stmt[]): Stmt[] {
+function rerunForward(cx: AdjointContext, iteration: Pair, taken: Stmt[]): Stmt[] {
   const live = primalReads(cx, iteration.bwd);
   const kept: Stmt[] = [];
   for (let k = iteration.fwd.length - 1; k >= 0; k--) {
@@ -139,7 +139,7 @@ export function rerunForward(cx: AdjointContext, iteration: Pair, taken: Stmt[])
 }
 
 /** an expression whose evaluation leaves nothing behind: no tape, no array write */
-export function removable(cx: AdjointContext, e: Expr): boolean {
+function removable(cx: AdjointContext, e: Expr): boolean {
   let ok = true;
   forEachExpr(e, (y) => {
     if (y.k === 'intr' && !y.fn.startsWith('Math.')) ok = false;
