@@ -1,6 +1,6 @@
 // Adjoints of assignments and declarations: linearization of the right-hand side, increments of the
-// adjoints it reads, reset of the target's adjoint; literals, whole-array references, expensive
-// subexpressions stored in the forward sweep.
+// adjoints it reads, reset of the target's adjoint; array and object literals and whole-array
+// references.
 import { stmtCalls } from '../../analysis/activity.js';
 import type { Expr, LValue, Stmt } from '../../ir/types.js';
 import { BOOL, countedFor, exprEq, forEachExpr, forEachStmt, hasFloat, INT, isRef, NUM, rootVar, tyOf, VOID } from '../../ir/util.js';

@@ -1,6 +1,7 @@
 // Recording for the backward sweep: save-on-kill (push a value before it is overwritten, pop it back),
 // the to-be-recorded analysis that drops pushes nobody reads, recomputation of cheap definitions
-// instead of recording them, and the adjoints of tape operations already in the source.
+// instead of recording them (and expensive values stored instead of recomputed), and the adjoints of
+// tape operations already in the source.
 import { stmtCalls } from '../../analysis/activity.js';
 import { type Facts, type FlowResult, solveForward } from '../../analysis/dataflow.js';
 import { wholeArrayWrites } from '../../analysis/regions.js';
