@@ -71,7 +71,8 @@ export type Stmt =
   | { k: 'while'; cap: number; c: Cond; body: Stmt[]; dw: boolean }
   | { k: 'jump'; j: number; c: Cond; t: number; lab: boolean; e: Expr; q: number }
   | { k: 'from'; n: number; e: Expr; q: number; idx: boolean }
-  | { k: 'push'; n: number; e: Expr; q: number }
+  // how: 0 in a counted loop, 1 straight-line, 2 in a while loop
+  | { k: 'push'; n: number; e: Expr; q: number; how: number }
   | { k: 'fill'; n: number; v: number; f64: boolean }
   | { k: 'copy'; s: number; f64: boolean }
   | { k: 'mfrom'; e: Expr; q: number }
@@ -81,14 +82,30 @@ export type Stmt =
   | { k: 'sw'; s: number; e: Expr; cases: Stmt[][]; ft: number }
   // a sum over iterations of private work with an inner loop (what the adjoint fuses)
   | { k: 'red'; b: number; b2: number; e1: Expr; e2: Expr; e3: Expr; e4: Expr; q: number }
-  | { k: 'block'; body: Stmt[] };
+  | { k: 'block'; body: Stmt[]; c: Cond }
+  // a state variable rebound, in a loop or once: kind 0 number[], 1 [number, number], 2 P, 3 number[][];
+  // mode 0 to a literal built from its own old value, 1 to a fresh literal, 2 to another variable (alias);
+  // loop 0 none, 1 counted, 2 while
+  | { k: 'state'; kind: number; mode: number; loop: number; n: number; e: Expr; q: number; s: number }
+  // a second name for an array, matrix, object or tuple in scope (`const b = a`), then a write through it
+  | { k: 'twin'; s: number; i: Idx; e: Expr; q: number }
+  // rows of a matrix or an array of objects: mode 0 swap by reference, 1 `M[i] = M[j]`, 2 `M[i] = <fresh row>`
+  | { k: 'rows'; s: number; i: Idx; j: Idx; mode: number; e: Expr; q: number }
+  // an array of objects P[]: a literal, or pushed in a loop
+  | { k: 'aobj'; n: number; e: Expr; q: number; push: boolean }
+  // an object with an array field (Q), its field rebound to a literal of its old elements when `rebind`
+  | { k: 'qobj'; e: Expr; f: Expr; q: number; rebind: boolean }
+  // Gaussian elimination with partial pivoting (row swaps by reference) of a 3×3 matrix near a
+  // well-conditioned base: its determinant, or (solve) the solution of a linear system
+  | { k: 'lu'; e: Expr; q: number; solve: boolean; helper: boolean };
 
 /** parameter kinds of helpers: number, number[] (of a fixed length), readonly number[], number[][], P */
 export type PKind = 'num' | 'vec' | 'rovec' | 'mat' | 'obj';
 
 export interface HelperSpec {
   params: { kind: PKind; len: number }[];
-  /** 0: number, 1: number[], 2: void (writes its first array parameter), 3: P (a new object) */
+  /** 0: number, 1: number[], 2: void (writes its first array parameter), 3: P (a new object),
+   * 4: number[][] (2×2: a copy of a matrix parameter, or a literal), 5: [number, number] */
   ret: number;
   retLen: number;
   rec: boolean;
@@ -305,9 +322,15 @@ export function stmtArb(d: number): fc.Arbitrary<Stmt> {
     { weight: 2, arbitrary: fc.record({ k: fc.constant('alias' as const), s: sel, i: idxArb(0), j: idxArb(0), c: small }) },
     { weight: 2, arbitrary: fc.record({ k: fc.constant('fset' as const), s: sel, f: small, op, e, q }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('inc' as const), s: sel, dec: fc.boolean() }) },
-    { weight: 2, arbitrary: fc.record({ k: fc.constant('jump' as const), j: fc.nat({ max: 2 }), c: condArb(1), t: small, lab: fc.boolean(), e, q }) },
+    { weight: 3, arbitrary: fc.record({ k: fc.constant('jump' as const), j: fc.nat({ max: 2 }), c: condArb(1), t: small, lab: fc.boolean(), e, q }) },
     { weight: 2, arbitrary: fc.record({ k: fc.constant('from' as const), n: sel, e, q, idx: fc.nat({ max: 3 }).map((x) => x > 0) }) },
-    { weight: 2, arbitrary: fc.record({ k: fc.constant('push' as const), n: sel, e, q }) },
+    { weight: 3, arbitrary: fc.record({ k: fc.constant('push' as const), n: sel, e, q, how: fc.nat({ max: 2 }) }) },
+    { weight: 5, arbitrary: fc.record({ k: fc.constant('state' as const), kind: small, mode: fc.nat({ max: 2 }), loop: fc.nat({ max: 2 }), n: fc.integer({ min: 1, max: 3 }), e, q, s: sel }) },
+    { weight: 3, arbitrary: fc.record({ k: fc.constant('twin' as const), s: sel, i: idxArb(0), e, q }) },
+    { weight: 3, arbitrary: fc.record({ k: fc.constant('rows' as const), s: sel, i: idxArb(0), j: idxArb(0), mode: fc.nat({ max: 2 }), e, q }) },
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('aobj' as const), n: fc.integer({ min: 2, max: 3 }), e, q, push: fc.boolean() }) },
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('qobj' as const), e, f: e, q, rebind: fc.boolean() }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('lu' as const), e: exprArb(1), q, solve: fc.boolean(), helper: fc.boolean() }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('fill' as const), n: sel, v: fc.nat({ max: LITS.length - 1 }), f64: fc.boolean() }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('copy' as const), s: sel, f64: fc.boolean() }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('mfrom' as const), e, q }) },
@@ -325,7 +348,7 @@ export function stmtArb(d: number): fc.Arbitrary<Stmt> {
       { weight: 6, arbitrary: fc.record({ k: fc.constant('for' as const), b: sel, form: fc.nat({ max: 4 }), body: block }) },
       { weight: 1, arbitrary: fc.record({ k: fc.constant('forof' as const), s: sel, body: block }) },
       { weight: 3, arbitrary: fc.record({ k: fc.constant('while' as const), cap: fc.integer({ min: 1, max: 4 }), c: condArb(1), body: block, dw: fc.boolean() }) },
-      { weight: 1, arbitrary: fc.record({ k: fc.constant('block' as const), body: block }) },
+      { weight: 1, arbitrary: fc.record({ k: fc.constant('block' as const), body: block, c: condArb(1) }) },
       { weight: 2, arbitrary: fc.record({ k: fc.constant('red' as const), b: sel, b2: sel, e1: e, e2: e, e3: e, e4: e, q }) },
       { weight: 1, arbitrary: fc.record({ k: fc.constant('sw' as const), s: sel, e, cases: fc.array(fc.array(stmtArb(d - 1), { maxLength: 2 }), { minLength: 1, maxLength: 3 }), ft: small }) },
     );
@@ -341,7 +364,14 @@ const pkindArb: fc.Arbitrary<{ kind: PKind; len: number }> = fc.record({
 
 export const helperArb: fc.Arbitrary<HelperSpec> = fc.record({
   params: fc.array(pkindArb, { minLength: 1, maxLength: 3 }),
-  ret: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.constant(2) }, { weight: 1, arbitrary: fc.constant(3) }),
+  ret: fc.oneof(
+    { weight: 5, arbitrary: fc.constant(0) },
+    { weight: 2, arbitrary: fc.constant(1) },
+    { weight: 2, arbitrary: fc.constant(2) },
+    { weight: 2, arbitrary: fc.constant(3) },
+    { weight: 1, arbitrary: fc.constant(4) },
+    { weight: 1, arbitrary: fc.constant(5) },
+  ),
   retLen: fc.integer({ min: 1, max: 4 }),
   rec: fc.nat({ max: 3 }).map((x) => x === 3),
   dflt: small,
@@ -379,8 +409,10 @@ interface ArrVar {
   len: number;
   f64: boolean;
   ro: boolean;
-  /** a row of a matrix in scope (aliases it): never passed to a call */
+  /** a row of a matrix in scope (aliases it), or an object's array field: never passed to a call */
   row?: boolean;
+  /** a tuple `[number, number]`: never passed to a call, copied or spread */
+  tup?: boolean;
 }
 interface MatVar {
   name: string;
@@ -414,6 +446,10 @@ class Ctx {
   arrs: ArrVar[] = [];
   mats: MatVar[] = [];
   objs: string[] = [];
+  /** arrays of objects P[] */
+  aobjs: { name: string; len: number }[] = [];
+  /** what a name may alias (`const b = a`, `s = a`, `ps[0]`): no two names of one base go to one call */
+  base = new Map<string, string>();
   ints: IntVar[] = [];
   targets: Target[] = [];
   loopDepth = 0;
@@ -429,6 +465,9 @@ class Ctx {
     /** the helpers this function may call (those declared before it) */
     readonly callable: HelperSig[],
   ) {}
+  baseOf(name: string): string {
+    return this.base.get(name) ?? name;
+  }
   fresh(p: string): string {
     return `${p}${this.counter++}`;
   }
@@ -436,12 +475,13 @@ class Ctx {
     for (const s of lines) this.lines.push('  '.repeat(this.ind) + s);
   }
   scoped(f: () => void): void {
-    const n = [this.nums.length, this.arrs.length, this.mats.length, this.objs.length, this.ints.length];
+    const n = [this.nums.length, this.arrs.length, this.mats.length, this.objs.length, this.ints.length, this.aobjs.length];
     f();
     this.nums.length = n[0];
     this.arrs.length = n[1];
     this.mats.length = n[2];
     this.objs.length = n[3];
+    this.aobjs.length = n[5];
     this.ints.length = n[4];
   }
   block(f: () => void): void {
@@ -528,7 +568,7 @@ function renderExpr(c: Ctx, e: Expr): string {
     case 'mn':
       return `${MN[e.fn % MN.length]}(${renderExpr(c, e.a)}, ${renderExpr(c, e.b)}, ${renderExpr(c, e.c)})`;
     case 'spread': {
-      const a = pick(c.arrs.filter((x) => !x.f64), e.s);
+      const a = pick(c.arrs.filter((x) => !x.f64 && !x.tup), e.s);
       return a ? `${MN[e.fn % MN.length]}(...${a.name})` : renderExpr(c, { k: 'var', s: e.s });
     }
     case 'tern':
@@ -558,26 +598,26 @@ function callArgs(c: Ctx, h: HelperSig, args: Expr[], arrs: number[]): string[] 
       }
       case 'vec':
       case 'rovec': {
-        const cands = c.arrs.filter((a) => a.len === p.len && !a.f64 && !a.row && (p.kind === 'rovec' || !a.ro) && !used.has(a.name));
+        const cands = c.arrs.filter((a) => a.len === p.len && !a.f64 && !a.row && !a.tup && (p.kind === 'rovec' || !a.ro) && !used.has(c.baseOf(a.name)));
         const a = arrs.length ? pick(cands, s) : undefined;
         if (a) {
-          used.add(a.name);
+          used.add(c.baseOf(a.name));
           out.push(a.name);
         } else out.push(`[${Array.from({ length: p.len }, (_, k) => (args[k] ? renderExpr(c, args[k]) : lit(LITS[k % LITS.length]))).join(', ')}]`);
         break;
       }
       case 'mat': {
-        const m = pick(c.mats.filter((x) => x.rows === 2 && x.cols === 2 && !used.has(x.name)), s);
+        const m = pick(c.mats.filter((x) => x.rows === 2 && x.cols === 2 && !used.has(c.baseOf(x.name))), s);
         if (m && arrs.length) {
-          used.add(m.name);
+          used.add(c.baseOf(m.name));
           out.push(m.name);
         } else out.push(`[[${lit(0.5)}, ${args[0] ? renderExpr(c, args[0]) : '1'}], [${lit(-1)}, 2]]`);
         break;
       }
       case 'obj': {
-        const o = pick(c.objs.filter((x) => !used.has(x)), s);
+        const o = pick(c.objs.filter((x) => !used.has(c.baseOf(x))), s);
         if (o && arrs.length) {
-          used.add(o);
+          used.add(c.baseOf(o));
           out.push(o);
         } else out.push(`{ u: ${args[0] ? renderExpr(c, args[0]) : '0.5'}, v: 1, w: ${lit(-0.5)} }`);
         break;
@@ -925,14 +965,22 @@ function renderStmt(c: Ctx, s: Stmt): void {
     case 'push': {
       const n = lenChoice(c, s.n);
       const name = c.fresh('t');
-      const k = c.fresh('j');
       c.emit(`const ${name}: number[] = [];`);
-      c.emit(`for (let ${k} = 0; ${k} < ${n.text}; ${k}++) {`);
-      c.block(() => {
-        c.ints.push({ name: k, U: n.n });
-        c.emit(`${name}.push(${squash(s.q, renderExpr(c, s.e), false)});`);
-      });
-      c.emit('}');
+      const how = s.how % 3;
+      if (how === 1) {
+        // straight-line pushes (a fixed count)
+        for (let k = 0; k < n.n; k++) c.emit(`${name}.push(${squash(s.q + k, renderExpr(c, s.e), false)});`);
+      } else {
+        const k = c.fresh('j');
+        c.emit(how === 0 ? `for (let ${k} = 0; ${k} < ${n.text}; ${k}++) {` : `let ${k} = 0;`);
+        if (how === 2) c.emit(`while (${k} < ${n.text}) {`);
+        c.block(() => {
+          c.ints.push({ name: k, U: n.n });
+          c.emit(`${name}.push(${squash(s.q, renderExpr(c, s.e), false)});`);
+          if (how === 2) c.emit(`${k}++;`);
+        });
+        c.emit('}');
+      }
       c.arrs.push({ name, len: n.n, f64: false, ro: false });
       return;
     }
@@ -946,8 +994,9 @@ function renderStmt(c: Ctx, s: Stmt): void {
     }
     case 'copy': {
       // a copy of an array in scope: its adjoint flows back into the source's
-      if (!c.arrs.length) return;
-      const src = c.arrs[s.s % c.arrs.length];
+      const srcs = c.arrs.filter((a) => !a.tup);
+      if (!srcs.length) return;
+      const src = srcs[s.s % srcs.length];
       const name = c.fresh('t');
       if (s.f64) c.emit(`const ${name} = Float64Array.from(${src.name});`);
       else c.emit(`const ${name} = ${src.name}.slice();`);
@@ -1004,7 +1053,15 @@ function renderStmt(c: Ctx, s: Stmt): void {
       c.calls++;
       const call = `${h.name}(${callArgs(c, h, s.args, s.arrs).join(', ')})`;
       if (h.ret === 2) c.emit(`${call};`);
-      else if (h.ret === 3) {
+      else if (h.ret === 4) {
+        const name = c.fresh('M');
+        c.emit(`const ${name} = ${call};`);
+        c.mats.push({ name, rows: 2, cols: 2 });
+      } else if (h.ret === 5) {
+        const name = c.fresh('t');
+        c.emit(`const ${name} = ${call};`);
+        c.arrs.push({ name, len: 2, f64: false, ro: false, tup: true });
+      } else if (h.ret === 3) {
         const name = c.fresh('q');
         c.emit(`const ${name} = ${call};`);
         c.objs.push(name);
@@ -1019,6 +1076,92 @@ function renderStmt(c: Ctx, s: Stmt): void {
       }
       return;
     }
+    case 'state':
+      return renderState(c, s);
+    case 'twin': {
+      // a second name for something in scope, then a write through the new name
+      const cands: { kind: 'arr' | 'mat' | 'obj'; name: string }[] = [
+        ...c.arrs.filter((a) => !a.ro && !a.f64 && !a.row).map((a) => ({ kind: 'arr' as const, name: a.name })),
+        ...c.mats.map((m) => ({ kind: 'mat' as const, name: m.name })),
+        ...c.objs.map((o) => ({ kind: 'obj' as const, name: o })),
+      ];
+      const t = pick(cands, s.s);
+      if (!t) return;
+      const name = c.fresh(t.kind === 'obj' ? 'q' : t.kind === 'mat' ? 'M' : 't');
+      c.emit(`const ${name} = ${t.name};`);
+      c.base.set(name, c.baseOf(t.name));
+      const rhs = squash(s.q, renderExpr(c, s.e), false);
+      if (t.kind === 'arr') {
+        const a = c.arrs.find((x) => x.name === t.name)!;
+        c.emit(`${name}[${renderIdx(c, s.i, a.len, `${name}.length`)}] = ${rhs};`);
+        c.arrs.push({ ...a, name });
+      } else if (t.kind === 'mat') {
+        const m = c.mats.find((x) => x.name === t.name)!;
+        c.emit(`${name}[${renderIdx(c, s.i, m.rows, `${name}.length`)}][${m.cols - 1}] = ${rhs};`);
+        c.mats.push({ ...m, name });
+      } else {
+        c.emit(`${name}.${FIELDS[s.q % 3]} = ${rhs};`);
+        c.objs.push(name);
+      }
+      return;
+    }
+    case 'rows': {
+      // rows of a matrix or elements of an array of objects, stored and swapped by reference
+      const mats = c.mats.filter((m) => m.rows >= 2);
+      const aos = c.aobjs;
+      const useObj = aos.length > 0 && (s.s % 2 === 1 || !mats.length);
+      const t = useObj ? pick(aos, s.s >> 1) : pick(mats, s.s >> 1);
+      if (!t) return;
+      const name = t.name;
+      const n = 'len' in t ? t.len : t.rows;
+      const i = renderIdx(c, s.i, n, `${name}.length`);
+      let j = renderIdx(c, s.j, n, `${name}.length`);
+      if (j === i) j = `(${i} + 1) % ${n}`;
+      const mode = s.mode % 3;
+      if (mode === 0) {
+        const tmp = c.fresh('r');
+        c.emit(`const ${tmp} = ${name}[${i}];`, `${name}[${i}] = ${name}[${j}];`, `${name}[${j}] = ${tmp};`);
+      } else if (mode === 1) c.emit(`${name}[${i}] = ${name}[${j}];`);
+      else if (useObj) {
+        const e = renderExpr(c, s.e);
+        c.emit(`${name}[${i}] = { u: ${squash(s.q, e, false)}, v: ${name}[${j}].u, w: ${lit(LITS[s.q % LITS.length])} };`);
+      } else {
+        const m = t as MatVar;
+        const e = renderExpr(c, s.e);
+        c.emit(`${name}[${i}] = [${Array.from({ length: m.cols }, (_, k) => (k === 0 ? squash(s.q, e, false) : `${name}[${j}][${k}]`)).join(', ')}];`);
+      }
+      return;
+    }
+    case 'aobj': {
+      const name = c.fresh('ps');
+      const obj = (k: string) => `{ u: ${squash(s.q, renderExpr(c, s.e), false)}, v: ${k}, w: ${lit(LITS[s.q % LITS.length])} }`;
+      if (s.push) {
+        const k = c.fresh('j');
+        c.emit(`const ${name}: P[] = [];`, `for (let ${k} = 0; ${k} < ${s.n}; ${k}++) {`);
+        c.block(() => {
+          c.ints.push({ name: k, U: s.n });
+          c.emit(`${name}.push(${obj(`${k} * 0.5`)});`);
+        });
+        c.emit('}');
+      } else c.emit(`const ${name}: P[] = [${Array.from({ length: s.n }, (_, k) => obj(lit(LITS[k]))).join(', ')}];`);
+      c.aobjs.push({ name, len: s.n });
+      for (let k = 0; k < s.n; k++) {
+        c.objs.push(`${name}[${k}]`);
+        c.base.set(`${name}[${k}]`, name);
+      }
+      return;
+    }
+    case 'qobj': {
+      // an object with an array field: its elements are read and written as `q.a[k]`
+      const name = c.fresh('q');
+      c.emit(`const ${name}: Q = { a: [${squash(s.q, renderExpr(c, s.e), false)}, ${squash(s.q + 1, renderExpr(c, s.f), false)}], s: ${squash(s.q + 2, renderExpr(c, s.f), false)} };`);
+      if (s.rebind) c.emit(`${name}.a = [${name}.a[1] + 0.5 * ${name}.s, ${name}.a[0] - 0.25 * ${name}.a[1]];`);
+      c.arrs.push({ name: `${name}.a`, len: 2, f64: false, ro: false, row: true });
+      c.nums.push({ name: `${name}.s`, w: true });
+      return;
+    }
+    case 'lu':
+      return renderLu(c, s);
     case 'block': {
       // a labelled block, left by `break <label>` (rendered without the label if nothing breaks out)
       const label = c.fresh('B');
@@ -1026,7 +1169,12 @@ function renderStmt(c: Ctx, s: Stmt): void {
       const start = c.lines.length;
       c.emit('');
       c.targets.push(t);
-      c.block(() => renderStmts(c, s.body));
+      c.block(() => {
+        // leaving the block by its label skips the rest of it
+        t.used = true;
+        c.emit(`if (${renderCond(c, s.c)}) break ${label};`);
+        renderStmts(c, s.body);
+      });
       c.targets.pop();
       c.lines[start] = '  '.repeat(c.ind) + (t.used ? `${label}: {` : '{');
       c.emit('}');
@@ -1057,6 +1205,124 @@ function renderStmt(c: Ctx, s: Stmt): void {
       return;
     }
   }
+}
+
+/**
+ * A state variable rebound (the shape of an explicit integrator): `let s = [..]; for (…) s = [s[0] +
+ * 0.1 * s[1], …]`, for number[], [number, number], P and number[][]; or rebound to a fresh literal, or
+ * to another variable of its kind (then both names hold one value and writes go through either).
+ */
+function renderState(c: Ctx, s: Extract<Stmt, { k: 'state' }>): void {
+  const kind = s.kind % 4;
+  const name = c.fresh('st');
+  const e = () => squash(s.q, renderExpr(c, s.e), false);
+  const L = kind === 0 ? 2 + (s.q % 2) : 2;
+  // the declaration: a fresh literal
+  if (kind === 0) c.emit(`let ${name}: number[] = [${Array.from({ length: L }, (_, k) => (k === 0 ? e() : lit(LITS[(s.q + k) % LITS.length]))).join(', ')}];`);
+  else if (kind === 1) c.emit(`let ${name}: [number, number] = [${e()}, ${lit(LITS[s.q % LITS.length])}];`);
+  else if (kind === 2) c.emit(`let ${name}: P = { u: ${e()}, v: ${lit(LITS[s.q % LITS.length])}, w: 0.5 };`);
+  else c.emit(`let ${name}: number[][] = [[${e()}, 0.5], [-0.25, 1]];`);
+  // another variable of its kind to alias (never itself, never a read-only or typed array, never a row)
+  const others =
+    kind === 0
+      ? c.arrs.filter((a) => a.len === L && !a.ro && !a.f64 && !a.row && !a.tup).map((a) => a.name)
+      : kind === 1
+        ? c.arrs.filter((a) => a.tup).map((a) => a.name)
+        : kind === 2
+          ? c.objs.filter((o) => !o.includes('['))
+          : c.mats.filter((m) => m.rows === 2 && m.cols === 2).map((m) => m.name);
+  const other = s.mode % 3 === 2 ? pick(others, s.s) : undefined;
+  const mode = other ? 2 : s.mode % 3 === 2 ? 0 : s.mode % 3;
+  const rhs = (): string => {
+    if (mode === 2) return other!;
+    const x = `0.1 * ${e()}`;
+    if (mode === 1) {
+      // a fresh literal, not reading the old value
+      if (kind === 0) return `[${Array.from({ length: L }, (_, k) => (k === 0 ? x : lit(LITS[(s.q + 2 * k) % LITS.length]))).join(', ')}]`;
+      if (kind === 1) return `[${x}, ${lit(LITS[(s.q + 3) % LITS.length])}]`;
+      if (kind === 2) return `{ u: ${x}, v: 0.25, w: ${lit(LITS[(s.q + 1) % LITS.length])} }`;
+      return `[[${x}, 1], [0.5, ${lit(LITS[(s.q + 1) % LITS.length])}]]`;
+    }
+    // a literal built from the old value (each element mixes others: the reads must see the old value)
+    if (kind === 0) return `[${Array.from({ length: L }, (_, k) => `${name}[${k}] ${k % 2 ? '-' : '+'} 0.1 * ${k === 0 ? `${name}[${(k + 1) % L}]` : `Math.sin(${name}[${(k + 1) % L}])`}${k === 0 ? ` + ${x}` : ''}`).join(', ')}]`;
+    if (kind === 1) return `[${name}[0] + 0.1 * ${name}[1] + ${x}, ${name}[1] - 0.1 * Math.sin(${name}[0])]`;
+    if (kind === 2) return `{ u: ${name}.u + 0.1 * ${name}.v, v: ${name}.v - 0.1 * Math.sin(${name}.u) + ${x}, w: ${name}.w }`;
+    return `[[Math.tanh(${name}[0][0] * ${name}[1][1]) + ${x}, ${name}[0][1]], [${name}[1][0], ${name}[1][1] + 0.1 * ${name}[0][0]]]`;
+  };
+  const loop = c.loopDepth >= MAX_LOOP_DEPTH ? 0 : s.loop % 3;
+  if (loop === 0) c.emit(`${name} = ${rhs()};`);
+  else {
+    const k = c.fresh('k');
+    if (loop === 2) c.emit(`let ${k} = 0;`);
+    c.emit(loop === 1 ? `for (let ${k} = 0; ${k} < ${s.n}; ${k}++) {` : `while (${k} < ${s.n}) {`);
+    c.block(() => {
+      c.loopDepth++;
+      if (loop === 2) c.emit(`${k}++;`);
+      c.ints.push({ name: k, U: s.n + 1 });
+      c.emit(`${name} = ${rhs()};`);
+      c.loopDepth--;
+    });
+    c.emit('}');
+  }
+  if (other) c.base.set(name, c.baseOf(other));
+  if (kind === 0) c.arrs.push({ name, len: L, f64: false, ro: false });
+  else if (kind === 1) c.arrs.push({ name, len: 2, f64: false, ro: false, tup: true });
+  else if (kind === 2) c.objs.push(name);
+  else c.mats.push({ name, rows: 2, cols: 2 });
+}
+
+/**
+ * Gaussian elimination with partial pivoting of a 3×3 matrix: rows swapped by reference, as LU codes do.
+ * The matrix is a fixed base whose pivots are well separated plus perturbations in (-0.3, 0.3), so it
+ * stays far from singular. Its determinant (or one component of a solve) becomes a new number in scope.
+ * With `helper`, the elimination works on a copy of the rows (`push(row.slice())`), the base untouched.
+ */
+function renderLu(c: Ctx, s: Extract<Stmt, { k: 'lu' }>): void {
+  if (c.loopDepth > 0) return; // three nested loops: only at the top of a function
+  const A = c.fresh('A');
+  const [i, j, k, p, r] = [c.fresh('i'), c.fresh('j'), c.fresh('k'), c.fresh('p'), c.fresh('r')];
+  c.emit(`const ${A}: number[][] = [[0.2, 1, 3], [2.5, 0.3, 1], [1, 4, 0.5]];`);
+  c.emit(`for (let ${i} = 0; ${i} < 3; ${i}++) {`, `  for (let ${j} = 0; ${j} < 3; ${j}++) {`);
+  c.ind += 2;
+  c.scoped(() => {
+    c.ints.push({ name: i, U: 3 }, { name: j, U: 3 });
+    c.emit(`${A}[${i}][${j}] += 0.3 * Math.tanh(${renderExpr(c, s.e)} + 0.7 * ${i} - 0.4 * ${j});`);
+  });
+  c.ind -= 2;
+  c.emit('  }', '}');
+  let M = A;
+  if (s.helper) {
+    // eliminate on a copy of the rows
+    M = c.fresh('M');
+    c.emit(`const ${M}: number[][] = [];`, `for (const ${r} of ${A}) ${M}.push(${r}.slice());`);
+  }
+  const det = c.fresh('det');
+  const b = c.fresh('b');
+  if (s.solve) c.emit(`const ${b}: number[] = [1, ${renderExpr(c, { k: 'lit', v: s.q % LITS.length })}, -0.5];`);
+  c.emit(`let ${det} = 1;`);
+  c.emit(`for (let ${k} = 0; ${k} < 3; ${k}++) {`);
+  c.emit(`  let ${p} = ${k};`);
+  c.emit(`  for (let ${i} = ${k} + 1; ${i} < 3; ${i}++) if (Math.abs(${M}[${i}][${k}]) > Math.abs(${M}[${p}][${k}])) ${p} = ${i};`);
+  c.emit(`  if (${p} !== ${k}) {`);
+  c.emit(`    const ${r} = ${M}[${k}];`, `    ${M}[${k}] = ${M}[${p}];`, `    ${M}[${p}] = ${r};`);
+  if (s.solve) c.emit(`    const ${r}b = ${b}[${k}];`, `    ${b}[${k}] = ${b}[${p}];`, `    ${b}[${p}] = ${r}b;`);
+  c.emit(`    ${det} = -${det};`, '  }');
+  c.emit(`  ${det} *= ${M}[${k}][${k}];`);
+  c.emit(`  for (let ${i} = ${k} + 1; ${i} < 3; ${i}++) {`);
+  c.emit(`    const l = ${M}[${i}][${k}] / ${M}[${k}][${k}];`);
+  c.emit(`    for (let ${j} = ${k}; ${j} < 3; ${j}++) ${M}[${i}][${j}] -= l * ${M}[${k}][${j}];`);
+  if (s.solve) c.emit(`    ${b}[${i}] -= l * ${b}[${k}];`);
+  c.emit('  }', '}');
+  const out = c.fresh('s');
+  if (s.solve) {
+    // back substitution
+    const x = c.fresh('x');
+    c.emit(`const ${x}: number[] = [0, 0, 0];`);
+    c.emit(`for (let ${i} = 2; ${i} >= 0; ${i}--) {`, `  let t = ${b}[${i}];`, `  for (let ${j} = ${i} + 1; ${j} < 3; ${j}++) t -= ${M}[${i}][${j}] * ${x}[${j}];`, `  ${x}[${i}] = t / ${M}[${i}][${i}];`, '}');
+    c.emit(`const ${out} = Math.tanh(${x}[${s.q % 3}] + 0.01 * ${det});`);
+  } else c.emit(`const ${out} = Math.tanh(0.1 * ${det});`);
+  c.nums.push({ name: out, w: false });
+  c.mats.push({ name: M, rows: 3, cols: 3 });
 }
 
 export interface Rendered {
@@ -1094,7 +1360,7 @@ function mixTerm(c: Ctx): string {
 }
 
 export function render(spec: ProgSpec): Rendered {
-  const out: string[] = ['export interface P {', '  u: number;', '  v: number;', '  w: number;', '}', ''];
+  const out: string[] = ['export interface P {', '  u: number;', '  v: number;', '  w: number;', '}', '', 'export interface Q {', '  a: number[];', '  s: number;', '}', ''];
   if (spec.gbl) out.push('const W: number[] = [0.5, -1.25, 2, 0.75];', '');
   const sigs: HelperSig[] = [];
   spec.helpers.forEach((h, hi) => {
@@ -1130,6 +1396,17 @@ export function render(spec: ProgSpec): Rendered {
       const r = c.fresh('r');
       c.emit(`const ${r} = Array.from({ length: ${h.retLen} }, (_, ${k}) => ${body});`);
       c.emit(`return ${r};`);
+    } else if (ret === 4) {
+      // a 2×2 matrix: a copy of a matrix parameter's rows (the caller may swap them), or a literal
+      const m = params.find((p) => p.kind === 'mat');
+      const e = squash(h.q, renderExpr(c, h.retE), false);
+      if (m) {
+        const r = c.fresh('R');
+        c.emit(`const ${r}: number[][] = [${m.name}[0].slice(), ${m.name}[1].slice()];`, `${r}[0][1] = ${e};`, `return ${r};`);
+      } else c.emit(`return [[${e}, 0.5], [${lit(LITS[h.q % LITS.length])}, 1]];`);
+    } else if (ret === 5) {
+      const e = renderExpr(c, h.retE);
+      c.emit(`return [${squash(h.q, e, false)}, ${squash(h.q + 1, renderExpr(c, h.base), false)}];`);
     } else if (ret === 3) {
       const e = renderExpr(c, h.retE);
       c.emit(`return { u: ${squash(h.q, e, false)}, v: ${squash(h.q + 1, e, false)}, w: ${renderExpr(c, h.base)} };`);
@@ -1139,7 +1416,7 @@ export function render(spec: ProgSpec): Rendered {
     }
     const ps = params.map(paramDecl);
     if (h.rec) ps.push(h.dflt > 0 ? `d: number = ${h.dflt}` : 'd: number');
-    const rt = ['number', 'number[]', 'void', 'P'][ret];
+    const rt = ['number', 'number[]', 'void', 'P', 'number[][]', '[number, number]'][ret];
     if (h.arrow) out.push(`export const ${name} = (${ps.join(', ')}): ${rt} => {`, ...c.lines, '};', '');
     else out.push(`export function ${name}(${ps.join(', ')}): ${rt} {`, ...c.lines, '}', '');
     sigs.push(sig);
