@@ -75,7 +75,7 @@ export type Stmt =
   | { k: 'push'; n: number; e: Expr; q: number; how: number }
   | { k: 'fill'; n: number; v: number; f64: boolean }
   | { k: 'copy'; s: number; f64: boolean }
-  | { k: 'mfrom'; e: Expr; q: number }
+  | { k: 'mfrom'; e: Expr; q: number; loop: number }
   | { k: 'obj'; a: Expr; b: Expr; c: Expr; q: number }
   | { k: 'destr'; s: number; arr: boolean }
   | { k: 'callv'; s: number; args: Expr[]; arrs: number[] }
@@ -83,18 +83,18 @@ export type Stmt =
   // a sum over iterations of private work with an inner loop (what the adjoint fuses)
   | { k: 'red'; b: number; b2: number; e1: Expr; e2: Expr; e3: Expr; e4: Expr; q: number }
   | { k: 'block'; body: Stmt[]; c: Cond }
-  // a state variable rebound, in a loop or once: kind 0 number[], 1 [number, number], 2 P, 3 number[][];
+  // a state variable rebound, in a loop or once: kind 0 number[], 1 [number, number], 2 P, 3 number[][], 4 P[];
   // mode 0 to a literal built from its own old value, 1 to a fresh literal, 2 to another variable (alias);
   // loop 0 none, 1 counted, 2 while
   | { k: 'state'; kind: number; mode: number; loop: number; n: number; e: Expr; q: number; s: number }
   // a second name for an array, matrix, object or tuple in scope (`const b = a`), then a write through it
-  | { k: 'twin'; s: number; i: Idx; e: Expr; q: number }
+  | { k: 'twin'; s: number; i: Idx; e: Expr; q: number; kind: number }
   // rows of a matrix or an array of objects: mode 0 swap by reference, 1 `M[i] = M[j]`, 2 `M[i] = <fresh row>`
-  | { k: 'rows'; s: number; i: Idx; j: Idx; mode: number; e: Expr; q: number }
+  | { k: 'rows'; s: number; i: Idx; j: Idx; mode: number; e: Expr; q: number; loop: number }
   // an array of objects P[]: a literal, or pushed in a loop
-  | { k: 'aobj'; n: number; e: Expr; q: number; push: boolean }
+  | { k: 'aobj'; n: number; e: Expr; q: number; push: boolean; loop: number }
   // an object with an array field (Q), its field rebound to a literal of its old elements when `rebind`
-  | { k: 'qobj'; e: Expr; f: Expr; q: number; rebind: boolean }
+  | { k: 'qobj'; e: Expr; f: Expr; q: number; rebind: boolean; loop: number }
   // Gaussian elimination with partial pivoting (row swaps by reference) of a 3×3 matrix near a
   // well-conditioned base: its determinant, or (solve) the solution of a linear system
   | { k: 'lu'; e: Expr; q: number; solve: boolean; helper: boolean };
@@ -322,21 +322,21 @@ export function stmtArb(d: number): fc.Arbitrary<Stmt> {
     { weight: 2, arbitrary: fc.record({ k: fc.constant('alias' as const), s: sel, i: idxArb(0), j: idxArb(0), c: small }) },
     { weight: 2, arbitrary: fc.record({ k: fc.constant('fset' as const), s: sel, f: small, op, e, q }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('inc' as const), s: sel, dec: fc.boolean() }) },
-    { weight: 3, arbitrary: fc.record({ k: fc.constant('jump' as const), j: fc.nat({ max: 2 }), c: condArb(1), t: small, lab: fc.boolean(), e, q }) },
+    { weight: 4, arbitrary: fc.record({ k: fc.constant('jump' as const), j: fc.nat({ max: 3 }), c: condArb(1), t: small, lab: fc.boolean(), e, q }) },
     { weight: 2, arbitrary: fc.record({ k: fc.constant('from' as const), n: sel, e, q, idx: fc.nat({ max: 3 }).map((x) => x > 0) }) },
     { weight: 3, arbitrary: fc.record({ k: fc.constant('push' as const), n: sel, e, q, how: fc.nat({ max: 2 }) }) },
-    { weight: 5, arbitrary: fc.record({ k: fc.constant('state' as const), kind: small, mode: fc.nat({ max: 2 }), loop: fc.nat({ max: 2 }), n: fc.integer({ min: 1, max: 3 }), e, q, s: sel }) },
-    { weight: 3, arbitrary: fc.record({ k: fc.constant('twin' as const), s: sel, i: idxArb(0), e, q }) },
-    { weight: 3, arbitrary: fc.record({ k: fc.constant('rows' as const), s: sel, i: idxArb(0), j: idxArb(0), mode: fc.nat({ max: 2 }), e, q }) },
-    { weight: 2, arbitrary: fc.record({ k: fc.constant('aobj' as const), n: fc.integer({ min: 2, max: 3 }), e, q, push: fc.boolean() }) },
-    { weight: 2, arbitrary: fc.record({ k: fc.constant('qobj' as const), e, f: e, q, rebind: fc.boolean() }) },
+    { weight: 8, arbitrary: fc.record({ k: fc.constant('state' as const), kind: fc.nat({ max: 4 }), mode: fc.nat({ max: 3 }), loop: fc.nat({ max: 2 }), n: fc.integer({ min: 1, max: 3 }), e, q, s: sel }) },
+    { weight: 4, arbitrary: fc.record({ k: fc.constant('twin' as const), s: sel, i: idxArb(0), e, q, kind: fc.nat({ max: 4 }) }) },
+    { weight: 4, arbitrary: fc.record({ k: fc.constant('rows' as const), s: sel, i: idxArb(0), j: idxArb(0), mode: fc.nat({ max: 2 }), e, q, loop: fc.nat({ max: 2 }) }) },
+    { weight: 3, arbitrary: fc.record({ k: fc.constant('aobj' as const), n: fc.integer({ min: 2, max: 3 }), e, q, push: fc.boolean(), loop: fc.nat({ max: 2 }) }) },
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('qobj' as const), e, f: e, q, rebind: fc.boolean(), loop: fc.nat({ max: 2 }) }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('lu' as const), e: exprArb(1), q, solve: fc.boolean(), helper: fc.boolean() }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('fill' as const), n: sel, v: fc.nat({ max: LITS.length - 1 }), f64: fc.boolean() }) },
-    { weight: 1, arbitrary: fc.record({ k: fc.constant('copy' as const), s: sel, f64: fc.boolean() }) },
-    { weight: 1, arbitrary: fc.record({ k: fc.constant('mfrom' as const), e, q }) },
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('copy' as const), s: sel, f64: fc.boolean() }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('mfrom' as const), e, q, loop: fc.nat({ max: 2 }) }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('obj' as const), a: e, b: e, c: e, q }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('destr' as const), s: sel, arr: fc.boolean() }) },
-    { weight: 2, arbitrary: fc.record({ k: fc.constant('callv' as const), s: sel, args: fc.array(e, { maxLength: 3 }), arrs: fc.array(sel, { maxLength: 3 }) }) },
+    { weight: 4, arbitrary: fc.record({ k: fc.constant('callv' as const), s: sel, args: fc.array(e, { maxLength: 3 }), arrs: fc.array(sel, { maxLength: 3 }) }) },
   ];
   if (d === 0) a = fc.oneof({ withCrossShrink: true }, ...simple);
   else {
@@ -347,10 +347,10 @@ export function stmtArb(d: number): fc.Arbitrary<Stmt> {
       { weight: 5, arbitrary: fc.record({ k: fc.constant('if' as const), c: condArb(1), t: block, e: fc.array(stmtArb(d - 1), { maxLength: 2 }) }) },
       { weight: 6, arbitrary: fc.record({ k: fc.constant('for' as const), b: sel, form: fc.nat({ max: 4 }), body: block }) },
       { weight: 1, arbitrary: fc.record({ k: fc.constant('forof' as const), s: sel, body: block }) },
-      { weight: 3, arbitrary: fc.record({ k: fc.constant('while' as const), cap: fc.integer({ min: 1, max: 4 }), c: condArb(1), body: block, dw: fc.boolean() }) },
-      { weight: 1, arbitrary: fc.record({ k: fc.constant('block' as const), body: block, c: condArb(1) }) },
+      { weight: 4, arbitrary: fc.record({ k: fc.constant('while' as const), cap: fc.integer({ min: 1, max: 4 }), c: condArb(1), body: block, dw: fc.boolean() }) },
+      { weight: 2, arbitrary: fc.record({ k: fc.constant('block' as const), body: block, c: condArb(1) }) },
       { weight: 2, arbitrary: fc.record({ k: fc.constant('red' as const), b: sel, b2: sel, e1: e, e2: e, e3: e, e4: e, q }) },
-      { weight: 1, arbitrary: fc.record({ k: fc.constant('sw' as const), s: sel, e, cases: fc.array(fc.array(stmtArb(d - 1), { maxLength: 2 }), { minLength: 1, maxLength: 3 }), ft: small }) },
+      { weight: 2, arbitrary: fc.record({ k: fc.constant('sw' as const), s: sel, e, cases: fc.array(fc.array(stmtArb(d - 1), { maxLength: 2 }), { minLength: 1, maxLength: 3 }), ft: small }) },
     );
   }
   stmtArbs.set(d, a);
@@ -695,9 +695,10 @@ function lenChoice(c: Ctx, s: number): { text: string; n: number } {
   return out[s % out.length];
 }
 
-function renderLoop(c: Ctx, head: (label: string) => string, body: (real: boolean) => void, tail?: () => string): void {
-  // a loop past the nesting limit renders its body once, without the loop (iteration counts stay small)
-  if (c.loopDepth >= MAX_LOOP_DEPTH) {
+function renderLoop(c: Ctx, head: (label: string) => string, body: (real: boolean) => void, tail?: () => string, deep = false): void {
+  // a loop past the nesting limit renders its body once, without the loop (iteration counts stay small);
+  // `deep`: a short loop of simple statements, allowed one level deeper
+  if (c.loopDepth >= MAX_LOOP_DEPTH + (deep ? 1 : 0)) {
     c.scoped(() => body(false));
     return;
   }
@@ -908,7 +909,9 @@ function renderStmt(c: Ctx, s: Stmt): void {
       return;
     }
     case 'while': {
-      if (c.loopDepth >= MAX_LOOP_DEPTH) return c.scoped(() => renderStmts(c, s.body));
+      // one level past the nesting limit, short while loops are still rendered (a loop inside two loops)
+      if (c.loopDepth > MAX_LOOP_DEPTH || (c.loopDepth === MAX_LOOP_DEPTH && (s.cap > 2 || s.body.some((x) => x.k !== 'let' && x.k !== 'set' && x.k !== 'aset' && x.k !== 'jump'))))
+        return c.scoped(() => renderStmts(c, s.body));
       const k = c.fresh('k');
       c.emit(`let ${k} = 0;`);
       const cond = renderCond(c, s.c);
@@ -921,11 +924,12 @@ function renderStmt(c: Ctx, s: Stmt): void {
           renderStmts(c, s.body);
         },
         s.dw ? () => `} while (${k} < ${s.cap} && ${cond});` : undefined,
+        c.loopDepth === MAX_LOOP_DEPTH,
       );
       return;
     }
     case 'jump': {
-      const kind = s.j % 3;
+      const kind = Math.min(s.j, 2); // 2, 3: an early return
       if (kind === 2) {
         // early return
         if (c.ret === 1) return; // functions returning arrays: none
@@ -1010,9 +1014,18 @@ function renderStmt(c: Ctx, s: Stmt): void {
       const j = c.fresh('j');
       const row = c.fresh('t');
       c.emit(`const ${name}: number[][] = [];`);
-      c.emit(`for (let ${i} = 0; ${i} < 2; ${i}++) {`);
+      if (s.loop % 3 === 1) {
+        // straight-line: two row literals pushed
+        for (let k = 0; k < 2; k++) c.emit(`${name}.push([${squash(s.q + k, renderExpr(c, s.e), false)}, ${lit(LITS[k])}]);`);
+        c.mats.push({ name, rows: 2, cols: 2 });
+        return;
+      }
+      const wl = s.loop % 3 === 2 && c.loopDepth < MAX_LOOP_DEPTH;
+      if (wl) c.emit(`let ${i} = 0;`, `while (${i} < 2) {`);
+      else c.emit(`for (let ${i} = 0; ${i} < 2; ${i}++) {`);
       c.block(() => {
         c.ints.push({ name: i, U: 2 });
+        if (wl) c.emit(`${i}++;`);
         let body = '';
         c.scoped(() => {
           c.ints.push({ name: j, U: 2 });
@@ -1051,6 +1064,12 @@ function renderStmt(c: Ctx, s: Stmt): void {
       const h = pick(c.callable, s.s);
       if (!h || c.calls >= 6) return;
       c.calls++;
+      // calls returning arrays, matrices, objects or tuples: every other one in a loop of its own (straight-line
+      // otherwise, its result in scope after it)
+      if (h.ret !== 0 && s.args.length % 2 === 1) {
+        ownLoop(c, 1 + (s.arrs.length % 2), 2, () => renderStmt(c, { ...s, args: [] }));
+        return;
+      }
       const call = `${h.name}(${callArgs(c, h, s.args, s.arrs).join(', ')})`;
       if (h.ret === 2) c.emit(`${call};`);
       else if (h.ret === 4) {
@@ -1080,12 +1099,16 @@ function renderStmt(c: Ctx, s: Stmt): void {
       return renderState(c, s);
     case 'twin': {
       // a second name for something in scope, then a write through the new name
-      const cands: { kind: 'arr' | 'mat' | 'obj'; name: string }[] = [
-        ...c.arrs.filter((a) => !a.ro && !a.f64 && !a.row).map((a) => ({ kind: 'arr' as const, name: a.name })),
-        ...c.mats.map((m) => ({ kind: 'mat' as const, name: m.name })),
-        ...c.objs.map((o) => ({ kind: 'obj' as const, name: o })),
+      const groups: { kind: 'arr' | 'mat' | 'obj' | 'aobj'; name: string }[][] = [
+        c.arrs.filter((a) => !a.ro && !a.f64 && !a.row && !a.tup).map((a) => ({ kind: 'arr' as const, name: a.name })),
+        c.arrs.filter((a) => a.tup).map((a) => ({ kind: 'arr' as const, name: a.name })),
+        c.mats.map((m) => ({ kind: 'mat' as const, name: m.name })),
+        c.objs.map((o) => ({ kind: 'obj' as const, name: o })),
+        c.aobjs.map((a) => ({ kind: 'aobj' as const, name: a.name })),
       ];
-      const t = pick(cands, s.s);
+      // the kind asked for, else the first kind in scope after it
+      const g = [0, 1, 2, 3, 4].map((d) => groups[(s.kind + d) % 5]).find((x) => x.length);
+      const t = g && pick(g, s.s);
       if (!t) return;
       const name = c.fresh(t.kind === 'obj' ? 'q' : t.kind === 'mat' ? 'M' : 't');
       c.emit(`const ${name} = ${t.name};`);
@@ -1099,6 +1122,10 @@ function renderStmt(c: Ctx, s: Stmt): void {
         const m = c.mats.find((x) => x.name === t.name)!;
         c.emit(`${name}[${renderIdx(c, s.i, m.rows, `${name}.length`)}][${m.cols - 1}] = ${rhs};`);
         c.mats.push({ ...m, name });
+      } else if (t.kind === 'aobj') {
+        const a = c.aobjs.find((x) => x.name === t.name)!;
+        c.emit(`${name}[${renderIdx(c, s.i, a.len, `${name}.length`)}].${FIELDS[s.q % 3]} = ${rhs};`);
+        c.aobjs.push({ ...a, name });
       } else {
         c.emit(`${name}.${FIELDS[s.q % 3]} = ${rhs};`);
         c.objs.push(name);
@@ -1114,35 +1141,19 @@ function renderStmt(c: Ctx, s: Stmt): void {
       if (!t) return;
       const name = t.name;
       const n = 'len' in t ? t.len : t.rows;
-      const i = renderIdx(c, s.i, n, `${name}.length`);
-      let j = renderIdx(c, s.j, n, `${name}.length`);
-      if (j === i) j = `(${i} + 1) % ${n}`;
-      const mode = s.mode % 3;
-      if (mode === 0) {
-        const tmp = c.fresh('r');
-        c.emit(`const ${tmp} = ${name}[${i}];`, `${name}[${i}] = ${name}[${j}];`, `${name}[${j}] = ${tmp};`);
-      } else if (mode === 1) c.emit(`${name}[${i}] = ${name}[${j}];`);
-      else if (useObj) {
-        const e = renderExpr(c, s.e);
-        c.emit(`${name}[${i}] = { u: ${squash(s.q, e, false)}, v: ${name}[${j}].u, w: ${lit(LITS[s.q % LITS.length])} };`);
-      } else {
-        const m = t as MatVar;
-        const e = renderExpr(c, s.e);
-        c.emit(`${name}[${i}] = [${Array.from({ length: m.cols }, (_, k) => (k === 0 ? squash(s.q, e, false) : `${name}[${j}][${k}]`)).join(', ')}];`);
-      }
+      ownLoop(c, s.loop, 2, () => renderRows(c, s, name, n, useObj, t));
       return;
     }
     case 'aobj': {
+
       const name = c.fresh('ps');
       const obj = (k: string) => `{ u: ${squash(s.q, renderExpr(c, s.e), false)}, v: ${k}, w: ${lit(LITS[s.q % LITS.length])} }`;
       if (s.push) {
-        const k = c.fresh('j');
-        c.emit(`const ${name}: P[] = [];`, `for (let ${k} = 0; ${k} < ${s.n}; ${k}++) {`);
-        c.block(() => {
-          c.ints.push({ name: k, U: s.n });
-          c.emit(`${name}.push(${obj(`${k} * 0.5`)});`);
-        });
-        c.emit('}');
+        // pushed: in a counted loop, a while loop, or straight-line
+        c.emit(`const ${name}: P[] = [];`);
+        const l = c.loopDepth >= MAX_LOOP_DEPTH ? 0 : (s.loop % 3) || 1;
+        if (s.loop % 3 === 0) for (let k = 0; k < s.n; k++) c.emit(`${name}.push(${obj(lit(LITS[k]))});`);
+        else ownLoop(c, l, s.n, () => c.emit(`${name}.push(${obj(`${c.ints[c.ints.length - 1].name} * 0.5`)});`));
       } else c.emit(`const ${name}: P[] = [${Array.from({ length: s.n }, (_, k) => obj(lit(LITS[k]))).join(', ')}];`);
       c.aobjs.push({ name, len: s.n });
       for (let k = 0; k < s.n; k++) {
@@ -1155,7 +1166,10 @@ function renderStmt(c: Ctx, s: Stmt): void {
       // an object with an array field: its elements are read and written as `q.a[k]`
       const name = c.fresh('q');
       c.emit(`const ${name}: Q = { a: [${squash(s.q, renderExpr(c, s.e), false)}, ${squash(s.q + 1, renderExpr(c, s.f), false)}], s: ${squash(s.q + 2, renderExpr(c, s.f), false)} };`);
-      if (s.rebind) c.emit(`${name}.a = [${name}.a[1] + 0.5 * ${name}.s, ${name}.a[0] - 0.25 * ${name}.a[1]];`);
+      ownLoop(c, s.loop, 2, () => {
+        if (s.q % 2 === 0) c.emit(`${name}.a[${s.q % 4 === 0 ? 0 : 1}] = 0.5 * ${name}.a[1] + 0.25 * ${squash(s.q, renderExpr(c, s.e), false)};`);
+        if (s.rebind) c.emit(`${name}.a = [${name}.a[1] + 0.5 * ${name}.s, ${name}.a[0] - 0.25 * ${name}.a[1]];`);
+      });
       c.arrs.push({ name: `${name}.a`, len: 2, f64: false, ro: false, row: true });
       c.nums.push({ name: `${name}.s`, w: true });
       return;
@@ -1207,68 +1221,129 @@ function renderStmt(c: Ctx, s: Stmt): void {
   }
 }
 
+/** one row operation of a `rows` statement (rendered where its loop, if any, puts it) */
+function renderRows(c: Ctx, s: Extract<Stmt, { k: 'rows' }>, name: string, n: number, useObj: boolean, t: MatVar | { name: string; len: number }): void {
+  const i = renderIdx(c, s.i, n, `${name}.length`);
+  let j = renderIdx(c, s.j, n, `${name}.length`);
+  if (j === i) j = `(${i} + 1) % ${n}`;
+  const mode = s.mode % 3;
+  if (mode === 0) {
+    const tmp = c.fresh('r');
+    c.emit(`const ${tmp} = ${name}[${i}];`, `${name}[${i}] = ${name}[${j}];`, `${name}[${j}] = ${tmp};`);
+  } else if (mode === 1) c.emit(`${name}[${i}] = ${name}[${j}];`);
+  else if (useObj) {
+    const e = renderExpr(c, s.e);
+    c.emit(`${name}[${i}] = { u: ${squash(s.q, e, false)}, v: ${name}[${j}].u, w: ${lit(LITS[s.q % LITS.length])} };`);
+  } else {
+    const m = t as MatVar;
+    const e = renderExpr(c, s.e);
+    c.emit(`${name}[${i}] = [${Array.from({ length: m.cols }, (_, k) => (k === 0 ? squash(s.q, e, false) : `${name}[${j}][${k}]`)).join(', ')}];`);
+  }
+}
+
+/**
+ * Runs `body` once in a loop of its own: 0 none (straight-line), 1 a counted `for` of n iterations, 2 a
+ * `while` of n iterations (its counter incremented first); past the nesting limit, straight-line.
+ */
+function ownLoop(c: Ctx, loop: number, n: number, body: () => void): void {
+  const l = c.loopDepth >= MAX_LOOP_DEPTH ? 0 : loop % 3;
+  if (l === 0) return body(); // (what it declares stays in scope)
+  const k = c.fresh('k');
+  if (l === 2) c.emit(`let ${k} = 0;`);
+  c.emit(l === 1 ? `for (let ${k} = 0; ${k} < ${n}; ${k}++) {` : `while (${k} < ${n}) {`);
+  c.block(() => {
+    c.loopDepth++;
+    if (l === 2) c.emit(`${k}++;`);
+    c.ints.push({ name: k, U: l === 2 ? n + 1 : n });
+    body();
+    c.loopDepth--;
+  });
+  c.emit('}');
+}
+
 /**
  * A state variable rebound (the shape of an explicit integrator): `let s = [..]; for (…) s = [s[0] +
  * 0.1 * s[1], …]`, for number[], [number, number], P and number[][]; or rebound to a fresh literal, or
  * to another variable of its kind (then both names hold one value and writes go through either).
  */
 function renderState(c: Ctx, s: Extract<Stmt, { k: 'state' }>): void {
-  const kind = s.kind % 4;
+  const kind = s.kind % 5;
   const name = c.fresh('st');
   const e = () => squash(s.q, renderExpr(c, s.e), false);
-  const L = kind === 0 ? 2 + (s.q % 2) : 2;
+  // another variable of its kind to alias (never a read-only or typed array, never a row)
+  const others: { name: string; len: number }[] =
+    kind === 0
+      ? c.arrs.filter((a) => !a.ro && !a.f64 && !a.row && !a.tup && a.len >= 2)
+      : kind === 1
+        ? c.arrs.filter((a) => a.tup)
+        : kind === 2
+          ? c.objs.filter((o) => !o.includes('[')).map((o) => ({ name: o, len: 0 }))
+          : kind === 3
+            ? c.mats.filter((m) => m.rows === 2 && m.cols === 2).map((m) => ({ name: m.name, len: 2 }))
+            : c.aobjs.filter((a) => a.len === 2);
+  let other = s.mode % 4 >= 2 ? pick(others, s.s) : undefined;
+  const mode = s.mode % 4 >= 2 ? 2 : s.mode % 4;
+  const L = kind === 0 ? (other ? other.len : 2 + (s.q % 2)) : 2;
+  if (mode === 2 && !other) {
+    // nothing of its kind in scope: a second variable to alias
+    const o = c.fresh('st');
+    const v = lit(LITS[(s.q + 5) % LITS.length]);
+    if (kind === 0) c.emit(`const ${o}: number[] = [${Array.from({ length: L }, (_, k) => (k === 0 ? v : lit(LITS[k]))).join(', ')}];`);
+    else if (kind === 1) c.emit(`const ${o}: [number, number] = [${v}, 0.5];`);
+    else if (kind === 2) c.emit(`const ${o}: P = { u: ${v}, v: 0.5, w: 1 };`);
+    else if (kind === 3) c.emit(`const ${o}: number[][] = [[${v}, 0.5], [1, 2]];`);
+    else c.emit(`const ${o}: P[] = [{ u: ${v}, v: 0.5, w: 1 }, { u: 1, v: 2, w: 0.5 }];`);
+    other = { name: o, len: L };
+  }
   // the declaration: a fresh literal
   if (kind === 0) c.emit(`let ${name}: number[] = [${Array.from({ length: L }, (_, k) => (k === 0 ? e() : lit(LITS[(s.q + k) % LITS.length]))).join(', ')}];`);
   else if (kind === 1) c.emit(`let ${name}: [number, number] = [${e()}, ${lit(LITS[s.q % LITS.length])}];`);
   else if (kind === 2) c.emit(`let ${name}: P = { u: ${e()}, v: ${lit(LITS[s.q % LITS.length])}, w: 0.5 };`);
-  else c.emit(`let ${name}: number[][] = [[${e()}, 0.5], [-0.25, 1]];`);
-  // another variable of its kind to alias (never itself, never a read-only or typed array, never a row)
-  const others =
-    kind === 0
-      ? c.arrs.filter((a) => a.len === L && !a.ro && !a.f64 && !a.row && !a.tup).map((a) => a.name)
-      : kind === 1
-        ? c.arrs.filter((a) => a.tup).map((a) => a.name)
-        : kind === 2
-          ? c.objs.filter((o) => !o.includes('['))
-          : c.mats.filter((m) => m.rows === 2 && m.cols === 2).map((m) => m.name);
-  const other = s.mode % 3 === 2 ? pick(others, s.s) : undefined;
-  const mode = other ? 2 : s.mode % 3 === 2 ? 0 : s.mode % 3;
+  else if (kind === 3) c.emit(`let ${name}: number[][] = [[${e()}, 0.5], [-0.25, 1]];`);
+  else c.emit(`let ${name}: P[] = [{ u: ${e()}, v: 0.5, w: 1 }, { u: -0.5, v: ${lit(LITS[s.q % LITS.length])}, w: 0.25 }];`);
   const rhs = (): string => {
-    if (mode === 2) return other!;
+    if (mode === 2) return other!.name;
     const x = `0.1 * ${e()}`;
     if (mode === 1) {
       // a fresh literal, not reading the old value
       if (kind === 0) return `[${Array.from({ length: L }, (_, k) => (k === 0 ? x : lit(LITS[(s.q + 2 * k) % LITS.length]))).join(', ')}]`;
       if (kind === 1) return `[${x}, ${lit(LITS[(s.q + 3) % LITS.length])}]`;
       if (kind === 2) return `{ u: ${x}, v: 0.25, w: ${lit(LITS[(s.q + 1) % LITS.length])} }`;
-      return `[[${x}, 1], [0.5, ${lit(LITS[(s.q + 1) % LITS.length])}]]`;
+      if (kind === 3) return `[[${x}, 1], [0.5, ${lit(LITS[(s.q + 1) % LITS.length])}]]`;
+      return `[{ u: ${x}, v: 1, w: 0.5 }, { u: 0.25, v: ${lit(LITS[(s.q + 1) % LITS.length])}, w: 1 }]`;
     }
     // a literal built from the old value (each element mixes others: the reads must see the old value)
     if (kind === 0) return `[${Array.from({ length: L }, (_, k) => `${name}[${k}] ${k % 2 ? '-' : '+'} 0.1 * ${k === 0 ? `${name}[${(k + 1) % L}]` : `Math.sin(${name}[${(k + 1) % L}])`}${k === 0 ? ` + ${x}` : ''}`).join(', ')}]`;
     if (kind === 1) return `[${name}[0] + 0.1 * ${name}[1] + ${x}, ${name}[1] - 0.1 * Math.sin(${name}[0])]`;
     if (kind === 2) return `{ u: ${name}.u + 0.1 * ${name}.v, v: ${name}.v - 0.1 * Math.sin(${name}.u) + ${x}, w: ${name}.w }`;
-    return `[[Math.tanh(${name}[0][0] * ${name}[1][1]) + ${x}, ${name}[0][1]], [${name}[1][0], ${name}[1][1] + 0.1 * ${name}[0][0]]]`;
+    if (kind === 3) return `[[Math.tanh(${name}[0][0] * ${name}[1][1]) + ${x}, ${name}[0][1]], [${name}[1][0], ${name}[1][1] + 0.1 * ${name}[0][0]]]`;
+    return `[${name}[1], { u: ${name}[0].u + 0.1 * ${name}[1].v, v: ${name}[0].v - ${x}, w: ${name}[0].w }]`;
   };
-  const loop = c.loopDepth >= MAX_LOOP_DEPTH ? 0 : s.loop % 3;
-  if (loop === 0) c.emit(`${name} = ${rhs()};`);
-  else {
-    const k = c.fresh('k');
-    if (loop === 2) c.emit(`let ${k} = 0;`);
-    c.emit(loop === 1 ? `for (let ${k} = 0; ${k} < ${s.n}; ${k}++) {` : `while (${k} < ${s.n}) {`);
-    c.block(() => {
-      c.loopDepth++;
-      if (loop === 2) c.emit(`${k}++;`);
-      c.ints.push({ name: k, U: s.n + 1 });
-      c.emit(`${name} = ${rhs()};`);
-      c.loopDepth--;
-    });
-    c.emit('}');
-  }
-  if (other) c.base.set(name, c.baseOf(other));
+  // every third one also stores into the state in the same place (an element or field store)
+  const store = () => {
+    if (s.q % 3 !== 0) return;
+    const y = `0.5 * ${e()}`;
+    if (kind === 0 || kind === 1) c.emit(`${name}[1] = 0.5 * ${name}[1] + ${y};`);
+    else if (kind === 2) c.emit(`${name}.w = ${y};`);
+    else if (kind === 3) c.emit(`${name}[1][0] = ${y};`);
+    else c.emit(`${name}[0].w = ${y};`);
+  };
+  ownLoop(c, s.loop, s.n, () => {
+    store();
+    c.emit(`${name} = ${rhs()};`);
+  });
+  if (other) c.base.set(name, c.baseOf(other.name));
   if (kind === 0) c.arrs.push({ name, len: L, f64: false, ro: false });
   else if (kind === 1) c.arrs.push({ name, len: 2, f64: false, ro: false, tup: true });
   else if (kind === 2) c.objs.push(name);
-  else c.mats.push({ name, rows: 2, cols: 2 });
+  else if (kind === 3) c.mats.push({ name, rows: 2, cols: 2 });
+  else {
+    c.aobjs.push({ name, len: 2 });
+    for (const k of [0, 1]) {
+      c.objs.push(`${name}[${k}]`);
+      c.base.set(`${name}[${k}]`, c.baseOf(name));
+    }
+  }
 }
 
 /**
