@@ -325,7 +325,7 @@ export function stmtArb(d: number): fc.Arbitrary<Stmt> {
     { weight: 4, arbitrary: fc.record({ k: fc.constant('jump' as const), j: fc.nat({ max: 3 }), c: condArb(1), t: small, lab: fc.boolean(), e, q }) },
     { weight: 2, arbitrary: fc.record({ k: fc.constant('from' as const), n: sel, e, q, idx: fc.nat({ max: 3 }).map((x) => x > 0) }) },
     { weight: 3, arbitrary: fc.record({ k: fc.constant('push' as const), n: sel, e, q, how: fc.nat({ max: 2 }) }) },
-    { weight: 8, arbitrary: fc.record({ k: fc.constant('state' as const), kind: fc.nat({ max: 4 }), mode: fc.nat({ max: 3 }), loop: fc.nat({ max: 2 }), n: fc.integer({ min: 1, max: 3 }), e, q, s: sel }) },
+    { weight: 14, arbitrary: fc.record({ k: fc.constant('state' as const), kind: fc.nat({ max: 4 }), mode: fc.nat({ max: 3 }), loop: fc.nat({ max: 2 }), n: fc.integer({ min: 1, max: 3 }), e, q, s: sel }) },
     { weight: 4, arbitrary: fc.record({ k: fc.constant('twin' as const), s: sel, i: idxArb(0), e, q, kind: fc.nat({ max: 4 }) }) },
     { weight: 4, arbitrary: fc.record({ k: fc.constant('rows' as const), s: sel, i: idxArb(0), j: idxArb(0), mode: fc.nat({ max: 2 }), e, q, loop: fc.nat({ max: 2 }) }) },
     { weight: 3, arbitrary: fc.record({ k: fc.constant('aobj' as const), n: fc.integer({ min: 2, max: 3 }), e, q, push: fc.boolean(), loop: fc.nat({ max: 2 }) }) },
@@ -336,7 +336,7 @@ export function stmtArb(d: number): fc.Arbitrary<Stmt> {
     { weight: 1, arbitrary: fc.record({ k: fc.constant('mfrom' as const), e, q, loop: fc.nat({ max: 2 }) }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('obj' as const), a: e, b: e, c: e, q }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('destr' as const), s: sel, arr: fc.boolean() }) },
-    { weight: 4, arbitrary: fc.record({ k: fc.constant('callv' as const), s: sel, args: fc.array(e, { maxLength: 3 }), arrs: fc.array(sel, { maxLength: 3 }) }) },
+    { weight: 6, arbitrary: fc.record({ k: fc.constant('callv' as const), s: sel, args: fc.array(e, { maxLength: 3 }), arrs: fc.array(sel, { maxLength: 3 }) }) },
   ];
   if (d === 0) a = fc.oneof({ withCrossShrink: true }, ...simple);
   else {
@@ -348,9 +348,9 @@ export function stmtArb(d: number): fc.Arbitrary<Stmt> {
       { weight: 6, arbitrary: fc.record({ k: fc.constant('for' as const), b: sel, form: fc.nat({ max: 4 }), body: block }) },
       { weight: 1, arbitrary: fc.record({ k: fc.constant('forof' as const), s: sel, body: block }) },
       { weight: 4, arbitrary: fc.record({ k: fc.constant('while' as const), cap: fc.integer({ min: 1, max: 4 }), c: condArb(1), body: block, dw: fc.boolean() }) },
-      { weight: 2, arbitrary: fc.record({ k: fc.constant('block' as const), body: block, c: condArb(1) }) },
+      { weight: 3, arbitrary: fc.record({ k: fc.constant('block' as const), body: block, c: condArb(1) }) },
       { weight: 2, arbitrary: fc.record({ k: fc.constant('red' as const), b: sel, b2: sel, e1: e, e2: e, e3: e, e4: e, q }) },
-      { weight: 2, arbitrary: fc.record({ k: fc.constant('sw' as const), s: sel, e, cases: fc.array(fc.array(stmtArb(d - 1), { maxLength: 2 }), { minLength: 1, maxLength: 3 }), ft: small }) },
+      { weight: 3, arbitrary: fc.record({ k: fc.constant('sw' as const), s: sel, e, cases: fc.array(fc.array(stmtArb(d - 1), { maxLength: 2 }), { minLength: 1, maxLength: 3 }), ft: small }) },
     );
   }
   stmtArbs.set(d, a);
@@ -910,8 +910,12 @@ function renderStmt(c: Ctx, s: Stmt): void {
     }
     case 'while': {
       // one level past the nesting limit, short while loops are still rendered (a loop inside two loops)
-      if (c.loopDepth > MAX_LOOP_DEPTH || (c.loopDepth === MAX_LOOP_DEPTH && (s.cap > 2 || s.body.some((x) => x.k !== 'let' && x.k !== 'set' && x.k !== 'aset' && x.k !== 'jump'))))
-        return c.scoped(() => renderStmts(c, s.body));
+      if (c.loopDepth > MAX_LOOP_DEPTH) return c.scoped(() => renderStmts(c, s.body));
+      if (c.loopDepth === MAX_LOOP_DEPTH) {
+        // at most two iterations of simple statements
+        const simple = s.body.filter((x) => x.k === 'let' || x.k === 'set' || x.k === 'aset' || x.k === 'jump' || x.k === 'fset');
+        if (s.cap > 2 || simple.length < s.body.length) return renderStmt(c, { ...s, cap: Math.min(s.cap, 2), body: simple });
+      }
       const k = c.fresh('k');
       c.emit(`let ${k} = 0;`);
       const cond = renderCond(c, s.c);
@@ -1061,7 +1065,8 @@ function renderStmt(c: Ctx, s: Stmt): void {
       return;
     }
     case 'callv': {
-      const h = pick(c.callable, s.s);
+      const refs = c.callable.filter((x) => x.ret !== 0);
+      const h = s.s % 2 === 0 && refs.length ? pick(refs, s.s >> 1) : pick(c.callable, s.s);
       if (!h || c.calls >= 6) return;
       c.calls++;
       // calls returning arrays, matrices, objects or tuples: every other one in a loop of its own (straight-line
@@ -1155,6 +1160,29 @@ function renderStmt(c: Ctx, s: Stmt): void {
         if (s.loop % 3 === 0) for (let k = 0; k < s.n; k++) c.emit(`${name}.push(${obj(lit(LITS[k]))});`);
         else ownLoop(c, l, s.n, () => c.emit(`${name}.push(${obj(`${c.ints[c.ints.length - 1].name} * 0.5`)});`));
       } else c.emit(`const ${name}: P[] = [${Array.from({ length: s.n }, (_, k) => obj(lit(LITS[k]))).join(', ')}];`);
+      // then, in a loop of its own or not: a swap, a row store, a second name written through, or a field store
+      ownLoop(c, (s.q >> 2) % 3, 2, () => {
+        const i = pick(c.ints, s.q)?.name;
+        const at = i ? `${i} % ${s.n}` : '0';
+        const w = squash(s.q + 1, renderExpr(c, s.e), false);
+        switch (s.q % 4) {
+          case 0: {
+            const r = c.fresh('r');
+            c.emit(`const ${r} = ${name}[${at}];`, `${name}[${at}] = ${name}[${s.n - 1}];`, `${name}[${s.n - 1}] = ${r};`);
+            break;
+          }
+          case 1:
+            c.emit(`${name}[${s.n - 1}] = ${s.q % 8 === 1 ? `${name}[${at}]` : `{ u: ${w}, v: ${name}[0].v, w: 1 }`};`);
+            break;
+          case 2: {
+            const t = c.fresh('ps');
+            c.emit(`const ${t} = ${name};`, `${t}[${at}].u = ${w};`);
+            break;
+          }
+          default:
+            c.emit(`${name}[${at}].w = ${w};`);
+        }
+      });
       c.aobjs.push({ name, len: s.n });
       for (let k = 0; k < s.n; k++) {
         c.objs.push(`${name}[${k}]`);
@@ -1333,6 +1361,12 @@ function renderState(c: Ctx, s: Extract<Stmt, { k: 'state' }>): void {
     c.emit(`${name} = ${rhs()};`);
   });
   if (other) c.base.set(name, c.baseOf(other.name));
+  if (s.q % 4 === 1) {
+    // a second name for the state, written through
+    const t = c.fresh('st');
+    const y = squash(s.q + 2, renderExpr(c, s.e), false);
+    c.emit(`const ${t} = ${name};`, kind === 2 ? `${t}.u = ${y};` : kind === 3 ? `${t}[0][1] = ${y};` : kind === 4 ? `${t}[1].v = ${y};` : `${t}[0] = ${y};`);
+  }
   if (kind === 0) c.arrs.push({ name, len: L, f64: false, ro: false });
   else if (kind === 1) c.arrs.push({ name, len: 2, f64: false, ro: false, tup: true });
   else if (kind === 2) c.objs.push(name);
