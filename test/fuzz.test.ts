@@ -8,7 +8,8 @@
 // regression are printed but tolerated; any other failure fails the test.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROPS, signature, type Finding } from './fuzz/checks.js';
-import { FuzzWorker, listRegressions, replayRegressions, runCampaign, type ProgramResult } from './fuzz/harness.js';
+import { coverageTable, impossibleSeen, MIN_PER_CELL, underCovered } from './fuzz/coverage.js';
+import { FuzzWorker, listRegressions, replayRegressions, runCampaign, type CampaignReport, type ProgramResult } from './fuzz/harness.js';
 
 const SEED = 20_240_611;
 const COUNT = Number(process.env.TSAD_FUZZ_COUNT ?? 300);
@@ -26,8 +27,9 @@ const isKnown = (f: Finding) =>
   knownSignatures.has(signature(f)) || (f.prop === 'dot' && f.message.includes('near a kink') && [...knownSignatures].some((k) => k.startsWith('dot:')));
 
 describe('fuzz: random programs', () => {
+  let r: CampaignReport;
   it(`${COUNT} generated programs (seed ${SEED}) satisfy every property`, async () => {
-    const r = await runCampaign({ seed: SEED, count: COUNT });
+    r = await runCampaign({ seed: SEED, count: COUNT });
     const tolerated = r.failures.filter((f) => isKnown(f.finding));
     const fresh = r.failures.filter((f) => !isKnown(f.finding));
     console.log(
@@ -40,6 +42,15 @@ describe('fuzz: random programs', () => {
     // to shrink and save them: npm run fuzz -- --count <COUNT> --seed <SEED>
     expect(show).toEqual([]);
   }, 400_000);
+  // every form × type class × reference effect × loop strategy the front end accepts (test/fuzz/coverage.ts)
+  // is produced at least MIN_PER_CELL times by the fixed-seed run (not checked on a shorter run)
+  it.runIf(COUNT >= 300)(`the ${COUNT} programs cover every accepted cell at least ${MIN_PER_CELL} times`, () => {
+    expect(r, 'the fixed-seed run did not finish').toBeDefined();
+    const under = underCovered(r.coverage).map(({ cell, n }) => `${cell.form} × ${cell.type} × ${cell.effect} × ${cell.strategy}: ${n}`);
+    if (under.length) console.log(coverageTable(r.coverage));
+    expect(impossibleSeen(r.coverage)).toEqual([]);
+    expect(under).toEqual([]);
+  });
 });
 
 describe('fuzz: saved regressions', () => {

@@ -14,6 +14,7 @@ import { lowerJumps } from '../transform/jumps.js';
 import { Names } from '../transform/linearize.js';
 import { inlineLeafCalls } from '../transform/inline.js';
 import { normalizeFunc } from '../transform/normalize.js';
+import { bindReturnedArguments } from '../transform/returned-args.js';
 import { TransformError, tangentFunc } from '../transform/tangent.js';
 
 export type Mode = 'tangent' | 'vector' | 'reverse';
@@ -153,8 +154,17 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
   const naming = { ...DEFAULT_NAMING, ...options.naming };
   const dependents = { result: of.includes('return') && hasFloat(head.ret), params: ofParams };
   const modes = options.modes ?? ['tangent', 'vector', 'reverse'];
-  const activity = analyzeActivity(mod, head.name, wrt, dependents);
-  const info = new ProgramInfo(mod, activity, head.name, new Set(wrt), naming);
+  // derivatives see helpers returning a parameter's object as aliases; the primal copies keep the calls
+  let modD: Module;
+  try {
+    modD = bindReturnedArguments(mod);
+  } catch (e) {
+    if (!(e instanceof TransformError)) throw e;
+    diags.error(e.node?.loc, e.message, "return a fresh array (a copy: `v.slice()`), or always return the same parameter (`return out`)");
+    return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
+  }
+  const activity = analyzeActivity(modD, head.name, wrt, dependents);
+  const info = new ProgramInfo(modD, activity, head.name, new Set(wrt), naming);
   // the adjoint works on a structured copy: jumps and switches lowered to flags and if-chains
   let infoB = info;
   if (modes.includes('reverse')) {
@@ -162,7 +172,7 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
       const adj = { ...DEFAULT_ADJOINT, ...options.adjoint };
       // (inlining serves fused reductions; joint mode keeps every call a call, to checkpoint it)
       const inline = adj.inlineCalls !== false && adj.fuseReductions !== false && adj.checkpointCalls !== true;
-      const modI = inline ? inlineLeafCalls(mod) : mod;
+      const modI = inline ? inlineLeafCalls(modD) : modD;
       const modB: Module = { ...modI, funcs: new Map([...modI.funcs].map(([n, f]) => [n, lowerJumps(f)])) };
       infoB = new ProgramInfo(modB, analyzeActivity(modB, head.name, wrt, dependents), head.name, new Set(wrt), naming, { ...DEFAULT_ADJOINT, ...options.adjoint });
     } catch (e) {

@@ -7,6 +7,37 @@ import { DiagnosticBag } from './diagnostics.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { checkTreeDepth } from './limits.js';
 
+/**
+ * The statement and expression forms this lowering accepts, named as they appear in the IR it produces
+ * (for-of, `Array.from` and `fill` come out as `stmt.for`; destructuring as one `decl` per name).
+ * test/fuzz/coverage.ts classifies lowered programs by these ids, and the random-program suite must
+ * produce every one: a form added to the lowering is added here.
+ */
+export const FORMS = [
+  'decl', // `let`/`const` with an initializer
+  'assign.var', // `x = e`, `x op= e`, `x++` on a variable (of any type: rebinding an array or object too)
+  'assign.elem', // a number stored into an array or tuple element: `a[i] = e`, `m[i][j] = e`, `o.f[i] = e`
+  'assign.field', // a number stored into an object field: `o.f = e`, `ps[i].f = e`
+  'assign.row', // a reference stored into a slot: `m[i] = r`, `o.f = r` (row stores, row swaps)
+  'intr.push', // `a.push(e)`
+  'stmt.if',
+  'stmt.for', // counted `for`, `for…of`, and the loops `Array.from`/`fill` lower to
+  'stmt.while',
+  'stmt.do',
+  'stmt.switch',
+  'stmt.block', // a labelled block
+  'stmt.break', // `break`, `break label`
+  'stmt.continue', // `continue`, `continue label`
+  'stmt.return',
+  'expr.cond', // `c ? a : b`
+  'call.helper', // a call of a function of the compilation
+  'expr.arrlit', // `[a, b]`, `[[…], […]]`, tuple literals
+  'expr.objlit', // `{ u: a, v: b }`
+  'expr.alloc', // `new Float64Array(n)`, `new Array(n).fill(v)`, `Array.from` storage
+  'expr.copy', // `a.slice()`, `Float64Array.from(a)`, `new Float64Array(a)`
+] as const;
+export type Form = (typeof FORMS)[number];
+
 let libSourceFile: ts.SourceFile | undefined;
 
 const OPTIONS: ts.CompilerOptions = {

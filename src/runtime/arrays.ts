@@ -89,39 +89,58 @@ export function zeroFill(x: unknown): void {
   }
 }
 
-/** A deep copy of an array structure (the values a primal left in an output array). */
+/**
+ * The object each snapshot copy was taken from. Restoring puts the same objects back in their
+ * places, not only their numbers: a row swapped by reference (`A[i] = A[j]`) after the snapshot
+ * comes back where it was, so references held elsewhere, and the adjoints that mirror them, stay right.
+ */
+const snapshotOrigin = new WeakMap<object, object>();
+
+/** A deep copy of the numbers of `x` that remembers which object each part was copied from. */
 export function snapshot<T>(x: T): T {
-  if (x instanceof Float64Array) return Float64Array.from(x) as T;
-  if (Array.isArray(x)) return x.map((e) => (typeof e === 'object' && e !== null ? snapshot(e) : e)) as T;
+  if (ArrayBuffer.isView(x)) return remember((x as unknown as Float64Array).slice() as unknown as T, x as object);
+  if (Array.isArray(x)) return remember(x.map((e) => (typeof e === 'object' && e !== null ? snapshot(e) : e)) as T, x);
   if (typeof x === 'object' && x !== null) {
     const r: Record<string, unknown> = {};
     for (const k of Object.keys(x)) r[k] = snapshot((x as Record<string, unknown>)[k]);
-    return r as T;
+    return remember(r as T, x);
   }
   return x;
 }
 
-/** Copies the numbers of `src` into `dst` (same shape), in place. */
+function remember<T>(copy: T, from: object): T {
+  snapshotOrigin.set(copy as object, from);
+  return copy;
+}
+
+/**
+ * Puts `dst` back in the state `src` (a snapshot of it) recorded: the same nested objects in the same
+ * places, holding the same numbers, and plain arrays at the same length.
+ */
 export function restoreInto<T>(dst: T, src: T): void {
-  if (dst instanceof Float64Array) {
-    dst.set(src as Float64Array);
+  if (ArrayBuffer.isView(dst)) {
+    (dst as unknown as Float64Array).set(src as unknown as Float64Array);
     return;
   }
   if (Array.isArray(dst)) {
     const s = src as unknown as unknown[];
-    for (let i = 0; i < dst.length; i++) {
-      if (typeof dst[i] === 'object' && dst[i] !== null) restoreInto(dst[i], s[i]);
-      else dst[i] = s[i];
-    }
+    if (dst.length !== s.length) dst.length = s.length;
+    for (let i = 0; i < s.length; i++) dst[i] = restoredPart(dst[i], s[i]);
     return;
   }
   if (typeof dst === 'object' && dst !== null) {
     const d = dst as Record<string, unknown>, s = src as Record<string, unknown>;
-    for (const k of Object.keys(d)) {
-      if (typeof d[k] === 'object' && d[k] !== null) restoreInto(d[k], s[k]);
-      else d[k] = s[k];
-    }
+    for (const k of Object.keys(s)) d[k] = restoredPart(d[k], s[k]);
   }
+}
+
+/** The value a slot holds once restored from its snapshot part `saved`. */
+function restoredPart(current: unknown, saved: unknown): unknown {
+  if (typeof saved !== 'object' || saved === null) return saved;
+  const target = snapshotOrigin.get(saved) ?? current;
+  if (typeof target !== 'object' || target === null) return snapshot(saved);
+  restoreInto(target, saved);
+  return target;
 }
 
 /** dst += src elementwise over a (nested) array or object structure; src is left unchanged. */

@@ -13,6 +13,7 @@ const vec = (n: number, lo: number, hi: number): ArgSpec => ({ kind: 'vec', n, l
 const f64 = (n: number, lo: number, hi: number): ArgSpec => ({ kind: 'vec', n, lo, hi, typed: true });
 const mat = (rows: number, cols: number, lo: number, hi: number): ArgSpec => ({ kind: 'mat', rows, cols, lo, hi });
 const tuple = (n: number, lo: number, hi: number): ArgSpec => ({ kind: 'tuple', n, lo, hi });
+const list = (n: number, of: ArgSpec): ArgSpec => ({ kind: 'list', n, of });
 const obj = (fields: Record<string, ArgSpec>): ArgSpec => ({ kind: 'obj', fields });
 
 export const corpus: CorpusCase[] = [
@@ -180,6 +181,8 @@ export const corpus: CorpusCase[] = [
   // ------------------------------------------------------------------ misc.ts
   // -------------------------------------------------------------- checkpoint.ts
   { name: 'checkpoint/euler_oscillator', file: 'checkpoint.ts', head: 'eulerOscillator', args: [num(-1, 1), num(-1, 1), num(0.5, 4)], tags: ['binomial-ckp', 'intrinsic:abs'] },
+  { name: 'checkpoint/pivoting_relaxation', file: 'checkpoint.ts', head: 'pivotingRelaxation', args: [mat(3, 3, -1, 1), num(0.05, 0.2)], tags: ['binomial-ckp', 'reference', 'swap'] },
+  { name: 'checkpoint/lu_det_checkpointed', file: 'checkpoint.ts', head: 'luDetCheckpointed', args: [mat(4, 4, -1, 1)], tags: ['checkpoint-call', 'reference', 'swap', 'pivoting'] },
   { name: 'checkpoint/heat_rod', file: 'checkpoint.ts', head: 'heatRod', args: [f64(6, -1, 1), num(0.1, 0.3), int(12)], tags: ['binomial-ckp', 'typed', 'call-writes'] },
   { name: 'checkpoint/orbit', file: 'checkpoint.ts', head: 'orbit', args: [obj({ x: num(0.8, 1.2), y: num(0.2, 0.5), vx: num(-0.3, 0.3), vy: num(0.6, 1) }), num(0.8, 1.2)], tags: ['binomial-ckp', 'object', 'flag-state'] },
   { name: 'checkpoint/relax_many', file: 'checkpoint.ts', head: 'relaxMany', args: [vec(5, -1, 1), num(0.1, 0.4)], tags: ['binomial-ckp', 'callee', 'loop'] },
@@ -210,4 +213,26 @@ export const corpus: CorpusCase[] = [
   { name: 'extra/labelled_block', file: 'extra.ts', head: 'labelledBlockClamp', args: [num(0.5, 2.5), num(2, 3)], tags: ['labelled', 'block', 'unary-plus'] },
   { name: 'extra/flagged_sum', file: 'extra.ts', head: 'flaggedSum', args: [vec(5, -1, 1)], tags: ['bool-literal', 'default-param', 'nested'] },
   { name: 'extra/scratch_reuse', file: 'extra.ts', head: 'scratchReuse', args: [vec(4, -1, 1), vec(3, 0.5, 1.5)], tags: ['whole-array-overwrite'] },
+
+  // -------------------------------------------------------------- references.ts
+  { name: 'references/rebind_integrator', file: 'references.ts', head: 'rebindIntegrator', args: [vec(2, -1, 1)], tags: ['reference', 'self-rebind', 'loop'] },
+  { name: 'references/rebind_pair', file: 'references.ts', head: 'rebindPair', args: [vec(2, -1, 1)], tags: ['reference', 'self-rebind'] },
+  { name: 'references/rebind_object', file: 'references.ts', head: 'rebindObject', args: [num(-1, 1), num(-1, 1)], tags: ['reference', 'self-rebind', 'object', 'loop'] },
+  { name: 'references/rebind_matrix', file: 'references.ts', head: 'rebindMatrix', args: [mat(2, 2, -1, 1)], tags: ['reference', 'self-rebind', 'matrix', 'loop'] },
+  { name: 'references/rebind_tuple', file: 'references.ts', head: 'rebindTuple', args: [num(-1, 1), num(-1, 1)], tags: ['reference', 'self-rebind', 'tuple', 'loop'] },
+  { name: 'references/swap_rows_in_place', file: 'references.ts', head: 'swapRowsInPlace', args: [mat(2, 2, -1, 1)], tags: ['reference', 'swap'] },
+  { name: 'references/swap_rows_of_copy', file: 'references.ts', head: 'swapRowsOfCopy', args: [mat(3, 2, -1, 1)], tags: ['reference', 'swap', 'helper-array'] },
+  { name: 'references/row_store', file: 'references.ts', head: 'rowStore', args: [mat(3, 2, -1, 1)], tags: ['reference', 'row-store'] },
+  { name: 'references/alias_writes', file: 'references.ts', head: 'aliasWrites', args: [vec(2, -1, 1)], tags: ['reference', 'alias'] },
+  { name: 'references/lu_det', file: 'references.ts', head: 'luDet', args: [mat(4, 4, -1, 1)], tags: ['reference', 'swap', 'pivoting'] },
+  { name: 'references/lu_solve', file: 'references.ts', head: 'luSolve', args: [mat(4, 4, -1, 1), vec(4, -1, 1)], tags: ['reference', 'swap', 'pivoting', 'return-array'] },
+  { name: 'references/field_rebind', file: 'references.ts', head: 'fieldRebind', args: [obj({ x: vec(2, -1, 1), m: num(0.5, 1.5) })], tags: ['reference', 'field-store', 'object', 'loop'] },
+  { name: 'references/array_of_objects', file: 'references.ts', head: 'arrayOfObjects', args: [list(3, obj({ pos: num(-1, 1), vel: num(-1, 1) })), num(0.05, 0.2)], tags: ['reference', 'row-store', 'array-of-objects', 'loop'] },
+  { name: 'references/helper_rebind', file: 'references.ts', head: 'helperRebind', args: [vec(2, -1, 1), num(0.5, 0.9)], tags: ['reference', 'self-rebind', 'helper-array', 'loop'] },
+  { name: 'references/returned_argument', file: 'references.ts', head: 'returnedArgument', args: [vec(2, -1, 1), num(0.5, 1.5)], tags: ['reference', 'alias', 'returns-argument'] },
+  { name: 'references/conditional_row_alias', file: 'references.ts', head: 'conditionalRowAlias', args: [mat(2, 2, -1, 1), num(0.2, 1)], tags: ['reference', 'alias', 'row-store', 'copy-in-literal'] },
+  { name: 'references/rows_rebuilt_and_swapped', file: 'references.ts', head: 'rowsRebuiltAndSwapped', args: [mat(3, 2, -1, 1)], tags: ['reference', 'self-rebind', 'swap', 'loop'] },
+  { name: 'references/parameter_written_through_alias', file: 'references.ts', head: 'parameterWrittenThroughAlias', args: [vec(2, -1, 1)], tags: ['reference', 'alias', 'tbr'] },
+  { name: 'references/field_rebuilt_from_old', file: 'references.ts', head: 'fieldRebuiltFromOld', args: [num(-1, 1)], tags: ['reference', 'self-rebind', 'field-store'] },
+  { name: 'references/swap_objects_in_loop', file: 'references.ts', head: 'swapObjectsInLoop', args: [obj({ pos: num(-1, 1), vel: num(-1, 1) }), obj({ pos: num(-1, 1), vel: num(-1, 1) })], tags: ['reference', 'swap', 'object', 'loop'] },
 ];

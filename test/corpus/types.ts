@@ -11,7 +11,8 @@ export type ArgSpec =
   | { kind: 'vec'; n: number; lo: number; hi: number; typed?: boolean }   // number[] or Float64Array
   | { kind: 'mat'; rows: number; cols: number; lo: number; hi: number } // number[][]
   | { kind: 'tuple'; n: number; lo: number; hi: number }    // [number, number, ...]
-  | { kind: 'obj'; fields: Record<string, ArgSpec> };       // object / interface value
+  | { kind: 'obj'; fields: Record<string, ArgSpec> }        // object / interface value
+  | { kind: 'list'; n: number; of: ArgSpec };               // array of n values drawn from `of` (arrays of objects)
 
 export interface CorpusCase {
   /** unique name, e.g. "loops/sum_squares" */

@@ -71,24 +71,41 @@ export type Stmt =
   | { k: 'while'; cap: number; c: Cond; body: Stmt[]; dw: boolean }
   | { k: 'jump'; j: number; c: Cond; t: number; lab: boolean; e: Expr; q: number }
   | { k: 'from'; n: number; e: Expr; q: number; idx: boolean }
-  | { k: 'push'; n: number; e: Expr; q: number }
+  // how: 0 in a counted loop, 1 straight-line, 2 in a while loop
+  | { k: 'push'; n: number; e: Expr; q: number; how: number }
   | { k: 'fill'; n: number; v: number; f64: boolean }
   | { k: 'copy'; s: number; f64: boolean }
-  | { k: 'mfrom'; e: Expr; q: number }
+  | { k: 'mfrom'; e: Expr; q: number; loop: number }
   | { k: 'obj'; a: Expr; b: Expr; c: Expr; q: number }
   | { k: 'destr'; s: number; arr: boolean }
   | { k: 'callv'; s: number; args: Expr[]; arrs: number[] }
   | { k: 'sw'; s: number; e: Expr; cases: Stmt[][]; ft: number }
   // a sum over iterations of private work with an inner loop (what the adjoint fuses)
   | { k: 'red'; b: number; b2: number; e1: Expr; e2: Expr; e3: Expr; e4: Expr; q: number }
-  | { k: 'block'; body: Stmt[] };
+  | { k: 'block'; body: Stmt[]; c: Cond }
+  // a state variable rebound, in a loop or once: kind 0 number[], 1 [number, number], 2 P, 3 number[][], 4 P[];
+  // mode 0 to a literal built from its own old value, 1 to a fresh literal, 2 to another variable (alias);
+  // loop 0 none, 1 counted, 2 while
+  | { k: 'state'; kind: number; mode: number; loop: number; n: number; e: Expr; q: number; s: number }
+  // a second name for an array, matrix, object or tuple in scope (`const b = a`), then a write through it
+  | { k: 'twin'; s: number; i: Idx; e: Expr; q: number; kind: number }
+  // rows of a matrix or an array of objects: mode 0 swap by reference, 1 `M[i] = M[j]`, 2 `M[i] = <fresh row>`
+  | { k: 'rows'; s: number; i: Idx; j: Idx; mode: number; e: Expr; q: number; loop: number }
+  // an array of objects P[]: a literal, or pushed in a loop
+  | { k: 'aobj'; n: number; e: Expr; q: number; push: boolean; loop: number }
+  // an object with an array field (Q), its field rebound to a literal of its old elements when `rebind`
+  | { k: 'qobj'; e: Expr; f: Expr; q: number; rebind: boolean; loop: number }
+  // Gaussian elimination with partial pivoting (row swaps by reference) of a 3×3 matrix near a
+  // well-conditioned base: its determinant, or (solve) the solution of a linear system
+  | { k: 'lu'; e: Expr; q: number; solve: boolean; helper: boolean };
 
 /** parameter kinds of helpers: number, number[] (of a fixed length), readonly number[], number[][], P */
 export type PKind = 'num' | 'vec' | 'rovec' | 'mat' | 'obj';
 
 export interface HelperSpec {
   params: { kind: PKind; len: number }[];
-  /** 0: number, 1: number[], 2: void (writes its first array parameter), 3: P (a new object) */
+  /** 0: number, 1: number[], 2: void (writes its first array parameter), 3: P (a new object),
+   * 4: number[][] (2×2: a copy of a matrix parameter, or a literal), 5: [number, number] */
   ret: number;
   retLen: number;
   rec: boolean;
@@ -305,15 +322,21 @@ export function stmtArb(d: number): fc.Arbitrary<Stmt> {
     { weight: 2, arbitrary: fc.record({ k: fc.constant('alias' as const), s: sel, i: idxArb(0), j: idxArb(0), c: small }) },
     { weight: 2, arbitrary: fc.record({ k: fc.constant('fset' as const), s: sel, f: small, op, e, q }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('inc' as const), s: sel, dec: fc.boolean() }) },
-    { weight: 2, arbitrary: fc.record({ k: fc.constant('jump' as const), j: fc.nat({ max: 2 }), c: condArb(1), t: small, lab: fc.boolean(), e, q }) },
+    { weight: 4, arbitrary: fc.record({ k: fc.constant('jump' as const), j: fc.nat({ max: 3 }), c: condArb(1), t: small, lab: fc.boolean(), e, q }) },
     { weight: 2, arbitrary: fc.record({ k: fc.constant('from' as const), n: sel, e, q, idx: fc.nat({ max: 3 }).map((x) => x > 0) }) },
-    { weight: 2, arbitrary: fc.record({ k: fc.constant('push' as const), n: sel, e, q }) },
+    { weight: 3, arbitrary: fc.record({ k: fc.constant('push' as const), n: sel, e, q, how: fc.nat({ max: 2 }) }) },
+    { weight: 14, arbitrary: fc.record({ k: fc.constant('state' as const), kind: fc.nat({ max: 4 }), mode: fc.nat({ max: 3 }), loop: fc.nat({ max: 2 }), n: fc.integer({ min: 1, max: 3 }), e, q, s: sel }) },
+    { weight: 4, arbitrary: fc.record({ k: fc.constant('twin' as const), s: sel, i: idxArb(0), e, q, kind: fc.nat({ max: 4 }) }) },
+    { weight: 4, arbitrary: fc.record({ k: fc.constant('rows' as const), s: sel, i: idxArb(0), j: idxArb(0), mode: fc.nat({ max: 2 }), e, q, loop: fc.nat({ max: 2 }) }) },
+    { weight: 3, arbitrary: fc.record({ k: fc.constant('aobj' as const), n: fc.integer({ min: 2, max: 3 }), e, q, push: fc.boolean(), loop: fc.nat({ max: 2 }) }) },
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('qobj' as const), e, f: e, q, rebind: fc.boolean(), loop: fc.nat({ max: 2 }) }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('lu' as const), e: exprArb(1), q, solve: fc.boolean(), helper: fc.boolean() }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('fill' as const), n: sel, v: fc.nat({ max: LITS.length - 1 }), f64: fc.boolean() }) },
-    { weight: 1, arbitrary: fc.record({ k: fc.constant('copy' as const), s: sel, f64: fc.boolean() }) },
-    { weight: 1, arbitrary: fc.record({ k: fc.constant('mfrom' as const), e, q }) },
+    { weight: 3, arbitrary: fc.record({ k: fc.constant('copy' as const), s: sel, f64: fc.boolean() }) },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('mfrom' as const), e, q, loop: fc.nat({ max: 2 }) }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('obj' as const), a: e, b: e, c: e, q }) },
     { weight: 1, arbitrary: fc.record({ k: fc.constant('destr' as const), s: sel, arr: fc.boolean() }) },
-    { weight: 2, arbitrary: fc.record({ k: fc.constant('callv' as const), s: sel, args: fc.array(e, { maxLength: 3 }), arrs: fc.array(sel, { maxLength: 3 }) }) },
+    { weight: 6, arbitrary: fc.record({ k: fc.constant('callv' as const), s: sel, args: fc.array(e, { maxLength: 3 }), arrs: fc.array(sel, { maxLength: 3 }) }) },
   ];
   if (d === 0) a = fc.oneof({ withCrossShrink: true }, ...simple);
   else {
@@ -324,10 +347,10 @@ export function stmtArb(d: number): fc.Arbitrary<Stmt> {
       { weight: 5, arbitrary: fc.record({ k: fc.constant('if' as const), c: condArb(1), t: block, e: fc.array(stmtArb(d - 1), { maxLength: 2 }) }) },
       { weight: 6, arbitrary: fc.record({ k: fc.constant('for' as const), b: sel, form: fc.nat({ max: 4 }), body: block }) },
       { weight: 1, arbitrary: fc.record({ k: fc.constant('forof' as const), s: sel, body: block }) },
-      { weight: 3, arbitrary: fc.record({ k: fc.constant('while' as const), cap: fc.integer({ min: 1, max: 4 }), c: condArb(1), body: block, dw: fc.boolean() }) },
-      { weight: 1, arbitrary: fc.record({ k: fc.constant('block' as const), body: block }) },
+      { weight: 4, arbitrary: fc.record({ k: fc.constant('while' as const), cap: fc.integer({ min: 1, max: 4 }), c: condArb(1), body: block, dw: fc.boolean() }) },
+      { weight: 3, arbitrary: fc.record({ k: fc.constant('block' as const), body: block, c: condArb(1) }) },
       { weight: 2, arbitrary: fc.record({ k: fc.constant('red' as const), b: sel, b2: sel, e1: e, e2: e, e3: e, e4: e, q }) },
-      { weight: 1, arbitrary: fc.record({ k: fc.constant('sw' as const), s: sel, e, cases: fc.array(fc.array(stmtArb(d - 1), { maxLength: 2 }), { minLength: 1, maxLength: 3 }), ft: small }) },
+      { weight: 3, arbitrary: fc.record({ k: fc.constant('sw' as const), s: sel, e, cases: fc.array(fc.array(stmtArb(d - 1), { maxLength: 2 }), { minLength: 1, maxLength: 3 }), ft: small }) },
     );
   }
   stmtArbs.set(d, a);
@@ -341,7 +364,14 @@ const pkindArb: fc.Arbitrary<{ kind: PKind; len: number }> = fc.record({
 
 export const helperArb: fc.Arbitrary<HelperSpec> = fc.record({
   params: fc.array(pkindArb, { minLength: 1, maxLength: 3 }),
-  ret: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.constant(2) }, { weight: 1, arbitrary: fc.constant(3) }),
+  ret: fc.oneof(
+    { weight: 5, arbitrary: fc.constant(0) },
+    { weight: 2, arbitrary: fc.constant(1) },
+    { weight: 2, arbitrary: fc.constant(2) },
+    { weight: 2, arbitrary: fc.constant(3) },
+    { weight: 2, arbitrary: fc.constant(4) },
+    { weight: 2, arbitrary: fc.constant(5) },
+  ),
   retLen: fc.integer({ min: 1, max: 4 }),
   rec: fc.nat({ max: 3 }).map((x) => x === 3),
   dflt: small,
@@ -379,8 +409,10 @@ interface ArrVar {
   len: number;
   f64: boolean;
   ro: boolean;
-  /** a row of a matrix in scope (aliases it): never passed to a call */
+  /** a row of a matrix in scope (aliases it), or an object's array field: never passed to a call */
   row?: boolean;
+  /** a tuple `[number, number]`: never passed to a call, copied or spread */
+  tup?: boolean;
 }
 interface MatVar {
   name: string;
@@ -414,6 +446,10 @@ class Ctx {
   arrs: ArrVar[] = [];
   mats: MatVar[] = [];
   objs: string[] = [];
+  /** arrays of objects P[] */
+  aobjs: { name: string; len: number }[] = [];
+  /** what a name may alias (`const b = a`, `s = a`, `ps[0]`): no two names of one base go to one call */
+  base = new Map<string, string>();
   ints: IntVar[] = [];
   targets: Target[] = [];
   loopDepth = 0;
@@ -429,6 +465,9 @@ class Ctx {
     /** the helpers this function may call (those declared before it) */
     readonly callable: HelperSig[],
   ) {}
+  baseOf(name: string): string {
+    return this.base.get(name) ?? name;
+  }
   fresh(p: string): string {
     return `${p}${this.counter++}`;
   }
@@ -436,12 +475,13 @@ class Ctx {
     for (const s of lines) this.lines.push('  '.repeat(this.ind) + s);
   }
   scoped(f: () => void): void {
-    const n = [this.nums.length, this.arrs.length, this.mats.length, this.objs.length, this.ints.length];
+    const n = [this.nums.length, this.arrs.length, this.mats.length, this.objs.length, this.ints.length, this.aobjs.length];
     f();
     this.nums.length = n[0];
     this.arrs.length = n[1];
     this.mats.length = n[2];
     this.objs.length = n[3];
+    this.aobjs.length = n[5];
     this.ints.length = n[4];
   }
   block(f: () => void): void {
@@ -528,7 +568,7 @@ function renderExpr(c: Ctx, e: Expr): string {
     case 'mn':
       return `${MN[e.fn % MN.length]}(${renderExpr(c, e.a)}, ${renderExpr(c, e.b)}, ${renderExpr(c, e.c)})`;
     case 'spread': {
-      const a = pick(c.arrs.filter((x) => !x.f64), e.s);
+      const a = pick(c.arrs.filter((x) => !x.f64 && !x.tup), e.s);
       return a ? `${MN[e.fn % MN.length]}(...${a.name})` : renderExpr(c, { k: 'var', s: e.s });
     }
     case 'tern':
@@ -558,26 +598,26 @@ function callArgs(c: Ctx, h: HelperSig, args: Expr[], arrs: number[]): string[] 
       }
       case 'vec':
       case 'rovec': {
-        const cands = c.arrs.filter((a) => a.len === p.len && !a.f64 && !a.row && (p.kind === 'rovec' || !a.ro) && !used.has(a.name));
+        const cands = c.arrs.filter((a) => a.len === p.len && !a.f64 && !a.row && !a.tup && (p.kind === 'rovec' || !a.ro) && !used.has(c.baseOf(a.name)));
         const a = arrs.length ? pick(cands, s) : undefined;
         if (a) {
-          used.add(a.name);
+          used.add(c.baseOf(a.name));
           out.push(a.name);
         } else out.push(`[${Array.from({ length: p.len }, (_, k) => (args[k] ? renderExpr(c, args[k]) : lit(LITS[k % LITS.length]))).join(', ')}]`);
         break;
       }
       case 'mat': {
-        const m = pick(c.mats.filter((x) => x.rows === 2 && x.cols === 2 && !used.has(x.name)), s);
+        const m = pick(c.mats.filter((x) => x.rows === 2 && x.cols === 2 && !used.has(c.baseOf(x.name))), s);
         if (m && arrs.length) {
-          used.add(m.name);
+          used.add(c.baseOf(m.name));
           out.push(m.name);
         } else out.push(`[[${lit(0.5)}, ${args[0] ? renderExpr(c, args[0]) : '1'}], [${lit(-1)}, 2]]`);
         break;
       }
       case 'obj': {
-        const o = pick(c.objs.filter((x) => !used.has(x)), s);
+        const o = pick(c.objs.filter((x) => !used.has(c.baseOf(x))), s);
         if (o && arrs.length) {
-          used.add(o);
+          used.add(c.baseOf(o));
           out.push(o);
         } else out.push(`{ u: ${args[0] ? renderExpr(c, args[0]) : '0.5'}, v: 1, w: ${lit(-0.5)} }`);
         break;
@@ -655,9 +695,10 @@ function lenChoice(c: Ctx, s: number): { text: string; n: number } {
   return out[s % out.length];
 }
 
-function renderLoop(c: Ctx, head: (label: string) => string, body: (real: boolean) => void, tail?: () => string): void {
-  // a loop past the nesting limit renders its body once, without the loop (iteration counts stay small)
-  if (c.loopDepth >= MAX_LOOP_DEPTH) {
+function renderLoop(c: Ctx, head: (label: string) => string, body: (real: boolean) => void, tail?: () => string, deep = false): void {
+  // a loop past the nesting limit renders its body once, without the loop (iteration counts stay small);
+  // `deep`: a short loop of simple statements, allowed one level deeper
+  if (c.loopDepth >= MAX_LOOP_DEPTH + (deep ? 1 : 0)) {
     c.scoped(() => body(false));
     return;
   }
@@ -868,7 +909,13 @@ function renderStmt(c: Ctx, s: Stmt): void {
       return;
     }
     case 'while': {
-      if (c.loopDepth >= MAX_LOOP_DEPTH) return c.scoped(() => renderStmts(c, s.body));
+      // one level past the nesting limit, short while loops are still rendered (a loop inside two loops)
+      if (c.loopDepth > MAX_LOOP_DEPTH) return c.scoped(() => renderStmts(c, s.body));
+      if (c.loopDepth === MAX_LOOP_DEPTH) {
+        // at most two iterations of simple statements
+        const simple = s.body.filter((x) => x.k === 'let' || x.k === 'set' || x.k === 'aset' || x.k === 'jump' || x.k === 'fset');
+        if (s.cap > 2 || simple.length < s.body.length) return renderStmt(c, { ...s, cap: Math.min(s.cap, 2), body: simple });
+      }
       const k = c.fresh('k');
       c.emit(`let ${k} = 0;`);
       const cond = renderCond(c, s.c);
@@ -881,11 +928,12 @@ function renderStmt(c: Ctx, s: Stmt): void {
           renderStmts(c, s.body);
         },
         s.dw ? () => `} while (${k} < ${s.cap} && ${cond});` : undefined,
+        c.loopDepth === MAX_LOOP_DEPTH,
       );
       return;
     }
     case 'jump': {
-      const kind = s.j % 3;
+      const kind = Math.min(s.j, 2); // 2, 3: an early return
       if (kind === 2) {
         // early return
         if (c.ret === 1) return; // functions returning arrays: none
@@ -925,14 +973,22 @@ function renderStmt(c: Ctx, s: Stmt): void {
     case 'push': {
       const n = lenChoice(c, s.n);
       const name = c.fresh('t');
-      const k = c.fresh('j');
       c.emit(`const ${name}: number[] = [];`);
-      c.emit(`for (let ${k} = 0; ${k} < ${n.text}; ${k}++) {`);
-      c.block(() => {
-        c.ints.push({ name: k, U: n.n });
-        c.emit(`${name}.push(${squash(s.q, renderExpr(c, s.e), false)});`);
-      });
-      c.emit('}');
+      const how = s.how % 3;
+      if (how === 1) {
+        // straight-line pushes (a fixed count)
+        for (let k = 0; k < n.n; k++) c.emit(`${name}.push(${squash(s.q + k, renderExpr(c, s.e), false)});`);
+      } else {
+        const k = c.fresh('j');
+        c.emit(how === 0 ? `for (let ${k} = 0; ${k} < ${n.text}; ${k}++) {` : `let ${k} = 0;`);
+        if (how === 2) c.emit(`while (${k} < ${n.text}) {`);
+        c.block(() => {
+          c.ints.push({ name: k, U: n.n });
+          c.emit(`${name}.push(${squash(s.q, renderExpr(c, s.e), false)});`);
+          if (how === 2) c.emit(`${k}++;`);
+        });
+        c.emit('}');
+      }
       c.arrs.push({ name, len: n.n, f64: false, ro: false });
       return;
     }
@@ -946,8 +1002,9 @@ function renderStmt(c: Ctx, s: Stmt): void {
     }
     case 'copy': {
       // a copy of an array in scope: its adjoint flows back into the source's
-      if (!c.arrs.length) return;
-      const src = c.arrs[s.s % c.arrs.length];
+      const srcs = c.arrs.filter((a) => !a.tup);
+      if (!srcs.length) return;
+      const src = srcs[s.s % srcs.length];
       const name = c.fresh('t');
       if (s.f64) c.emit(`const ${name} = Float64Array.from(${src.name});`);
       else c.emit(`const ${name} = ${src.name}.slice();`);
@@ -961,9 +1018,18 @@ function renderStmt(c: Ctx, s: Stmt): void {
       const j = c.fresh('j');
       const row = c.fresh('t');
       c.emit(`const ${name}: number[][] = [];`);
-      c.emit(`for (let ${i} = 0; ${i} < 2; ${i}++) {`);
+      if (s.loop % 3 === 1) {
+        // straight-line: two row literals pushed
+        for (let k = 0; k < 2; k++) c.emit(`${name}.push([${squash(s.q + k, renderExpr(c, s.e), false)}, ${lit(LITS[k])}]);`);
+        c.mats.push({ name, rows: 2, cols: 2 });
+        return;
+      }
+      const wl = s.loop % 3 === 2 && c.loopDepth < MAX_LOOP_DEPTH;
+      if (wl) c.emit(`let ${i} = 0;`, `while (${i} < 2) {`);
+      else c.emit(`for (let ${i} = 0; ${i} < 2; ${i}++) {`);
       c.block(() => {
         c.ints.push({ name: i, U: 2 });
+        if (wl) c.emit(`${i}++;`);
         let body = '';
         c.scoped(() => {
           c.ints.push({ name: j, U: 2 });
@@ -999,12 +1065,27 @@ function renderStmt(c: Ctx, s: Stmt): void {
       return;
     }
     case 'callv': {
-      const h = pick(c.callable, s.s);
+      const refs = c.callable.filter((x) => x.ret !== 0);
+      const h = s.s % 2 === 0 && refs.length ? pick(refs, s.s >> 1) : pick(c.callable, s.s);
       if (!h || c.calls >= 6) return;
       c.calls++;
+      // calls returning arrays, matrices, objects or tuples: every other one in a loop of its own (straight-line
+      // otherwise, its result in scope after it)
+      if (h.ret !== 0 && s.args.length % 2 === 1) {
+        ownLoop(c, 1 + (s.arrs.length % 2), 2, () => renderStmt(c, { ...s, args: [] }));
+        return;
+      }
       const call = `${h.name}(${callArgs(c, h, s.args, s.arrs).join(', ')})`;
       if (h.ret === 2) c.emit(`${call};`);
-      else if (h.ret === 3) {
+      else if (h.ret === 4) {
+        const name = c.fresh('M');
+        c.emit(`const ${name} = ${call};`);
+        c.mats.push({ name, rows: 2, cols: 2 });
+      } else if (h.ret === 5) {
+        const name = c.fresh('t');
+        c.emit(`const ${name} = ${call};`);
+        c.arrs.push({ name, len: 2, f64: false, ro: false, tup: true });
+      } else if (h.ret === 3) {
         const name = c.fresh('q');
         c.emit(`const ${name} = ${call};`);
         c.objs.push(name);
@@ -1019,6 +1100,110 @@ function renderStmt(c: Ctx, s: Stmt): void {
       }
       return;
     }
+    case 'state':
+      return renderState(c, s);
+    case 'twin': {
+      // a second name for something in scope, then a write through the new name
+      const groups: { kind: 'arr' | 'mat' | 'obj' | 'aobj'; name: string }[][] = [
+        c.arrs.filter((a) => !a.ro && !a.f64 && !a.row && !a.tup).map((a) => ({ kind: 'arr' as const, name: a.name })),
+        c.arrs.filter((a) => a.tup).map((a) => ({ kind: 'arr' as const, name: a.name })),
+        c.mats.map((m) => ({ kind: 'mat' as const, name: m.name })),
+        c.objs.map((o) => ({ kind: 'obj' as const, name: o })),
+        c.aobjs.map((a) => ({ kind: 'aobj' as const, name: a.name })),
+      ];
+      // the kind asked for, else the first kind in scope after it
+      const g = [0, 1, 2, 3, 4].map((d) => groups[(s.kind + d) % 5]).find((x) => x.length);
+      const t = g && pick(g, s.s);
+      if (!t) return;
+      const name = c.fresh(t.kind === 'obj' ? 'q' : t.kind === 'mat' ? 'M' : 't');
+      c.emit(`const ${name} = ${t.name};`);
+      c.base.set(name, c.baseOf(t.name));
+      const rhs = squash(s.q, renderExpr(c, s.e), false);
+      if (t.kind === 'arr') {
+        const a = c.arrs.find((x) => x.name === t.name)!;
+        c.emit(`${name}[${renderIdx(c, s.i, a.len, `${name}.length`)}] = ${rhs};`);
+        c.arrs.push({ ...a, name });
+      } else if (t.kind === 'mat') {
+        const m = c.mats.find((x) => x.name === t.name)!;
+        c.emit(`${name}[${renderIdx(c, s.i, m.rows, `${name}.length`)}][${m.cols - 1}] = ${rhs};`);
+        c.mats.push({ ...m, name });
+      } else if (t.kind === 'aobj') {
+        const a = c.aobjs.find((x) => x.name === t.name)!;
+        c.emit(`${name}[${renderIdx(c, s.i, a.len, `${name}.length`)}].${FIELDS[s.q % 3]} = ${rhs};`);
+        c.aobjs.push({ ...a, name });
+      } else {
+        c.emit(`${name}.${FIELDS[s.q % 3]} = ${rhs};`);
+        c.objs.push(name);
+      }
+      return;
+    }
+    case 'rows': {
+      // rows of a matrix or elements of an array of objects, stored and swapped by reference
+      const mats = c.mats.filter((m) => m.rows >= 2);
+      const aos = c.aobjs;
+      const useObj = aos.length > 0 && (s.s % 2 === 1 || !mats.length);
+      const t = useObj ? pick(aos, s.s >> 1) : pick(mats, s.s >> 1);
+      if (!t) return;
+      const name = t.name;
+      const n = 'len' in t ? t.len : t.rows;
+      ownLoop(c, s.loop, 2, () => renderRows(c, s, name, n, useObj, t));
+      return;
+    }
+    case 'aobj': {
+
+      const name = c.fresh('ps');
+      const obj = (k: string) => `{ u: ${squash(s.q, renderExpr(c, s.e), false)}, v: ${k}, w: ${lit(LITS[s.q % LITS.length])} }`;
+      if (s.push) {
+        // pushed: in a counted loop, a while loop, or straight-line
+        c.emit(`const ${name}: P[] = [];`);
+        const l = c.loopDepth >= MAX_LOOP_DEPTH ? 0 : (s.loop % 3) || 1;
+        if (s.loop % 3 === 0) for (let k = 0; k < s.n; k++) c.emit(`${name}.push(${obj(lit(LITS[k]))});`);
+        else ownLoop(c, l, s.n, () => c.emit(`${name}.push(${obj(`${c.ints[c.ints.length - 1].name} * 0.5`)});`));
+      } else c.emit(`const ${name}: P[] = [${Array.from({ length: s.n }, (_, k) => obj(lit(LITS[k]))).join(', ')}];`);
+      // then, in a loop of its own or not: a swap, a row store, a second name written through, or a field store
+      ownLoop(c, (s.q >> 2) % 3, 2, () => {
+        const i = pick(c.ints, s.q)?.name;
+        const at = i ? `${i} % ${s.n}` : '0';
+        const w = squash(s.q + 1, renderExpr(c, s.e), false);
+        switch (s.q % 4) {
+          case 0: {
+            const r = c.fresh('r');
+            c.emit(`const ${r} = ${name}[${at}];`, `${name}[${at}] = ${name}[${s.n - 1}];`, `${name}[${s.n - 1}] = ${r};`);
+            break;
+          }
+          case 1:
+            c.emit(`${name}[${s.n - 1}] = ${s.q % 8 === 1 ? `${name}[${at}]` : `{ u: ${w}, v: ${name}[0].v, w: 1 }`};`);
+            break;
+          case 2: {
+            const t = c.fresh('ps');
+            c.emit(`const ${t} = ${name};`, `${t}[${at}].u = ${w};`);
+            break;
+          }
+          default:
+            c.emit(`${name}[${at}].w = ${w};`);
+        }
+      });
+      c.aobjs.push({ name, len: s.n });
+      for (let k = 0; k < s.n; k++) {
+        c.objs.push(`${name}[${k}]`);
+        c.base.set(`${name}[${k}]`, name);
+      }
+      return;
+    }
+    case 'qobj': {
+      // an object with an array field: its elements are read and written as `q.a[k]`
+      const name = c.fresh('q');
+      c.emit(`const ${name}: Q = { a: [${squash(s.q, renderExpr(c, s.e), false)}, ${squash(s.q + 1, renderExpr(c, s.f), false)}], s: ${squash(s.q + 2, renderExpr(c, s.f), false)} };`);
+      ownLoop(c, s.loop, 2, () => {
+        if (s.q % 2 === 0) c.emit(`${name}.a[${s.q % 4 === 0 ? 0 : 1}] = 0.5 * ${name}.a[1] + 0.25 * ${squash(s.q, renderExpr(c, s.e), false)};`);
+        if (s.rebind) c.emit(`${name}.a = [${name}.a[1] + 0.5 * ${name}.s, ${name}.a[0] - 0.25 * ${name}.a[1]];`);
+      });
+      c.arrs.push({ name: `${name}.a`, len: 2, f64: false, ro: false, row: true });
+      c.nums.push({ name: `${name}.s`, w: true });
+      return;
+    }
+    case 'lu':
+      return renderLu(c, s);
     case 'block': {
       // a labelled block, left by `break <label>` (rendered without the label if nothing breaks out)
       const label = c.fresh('B');
@@ -1026,7 +1211,12 @@ function renderStmt(c: Ctx, s: Stmt): void {
       const start = c.lines.length;
       c.emit('');
       c.targets.push(t);
-      c.block(() => renderStmts(c, s.body));
+      c.block(() => {
+        // leaving the block by its label skips the rest of it
+        t.used = true;
+        c.emit(`if (${renderCond(c, s.c)}) break ${label};`);
+        renderStmts(c, s.body);
+      });
       c.targets.pop();
       c.lines[start] = '  '.repeat(c.ind) + (t.used ? `${label}: {` : '{');
       c.emit('}');
@@ -1057,6 +1247,191 @@ function renderStmt(c: Ctx, s: Stmt): void {
       return;
     }
   }
+}
+
+/** one row operation of a `rows` statement (rendered where its loop, if any, puts it) */
+function renderRows(c: Ctx, s: Extract<Stmt, { k: 'rows' }>, name: string, n: number, useObj: boolean, t: MatVar | { name: string; len: number }): void {
+  const i = renderIdx(c, s.i, n, `${name}.length`);
+  let j = renderIdx(c, s.j, n, `${name}.length`);
+  if (j === i) j = `(${i} + 1) % ${n}`;
+  const mode = s.mode % 3;
+  if (mode === 0) {
+    const tmp = c.fresh('r');
+    c.emit(`const ${tmp} = ${name}[${i}];`, `${name}[${i}] = ${name}[${j}];`, `${name}[${j}] = ${tmp};`);
+  } else if (mode === 1) c.emit(`${name}[${i}] = ${name}[${j}];`);
+  else if (useObj) {
+    const e = renderExpr(c, s.e);
+    c.emit(`${name}[${i}] = { u: ${squash(s.q, e, false)}, v: ${name}[${j}].u, w: ${lit(LITS[s.q % LITS.length])} };`);
+  } else {
+    const m = t as MatVar;
+    const e = renderExpr(c, s.e);
+    c.emit(`${name}[${i}] = [${Array.from({ length: m.cols }, (_, k) => (k === 0 ? squash(s.q, e, false) : `${name}[${j}][${k}]`)).join(', ')}];`);
+  }
+}
+
+/**
+ * Runs `body` once in a loop of its own: 0 none (straight-line), 1 a counted `for` of n iterations, 2 a
+ * `while` of n iterations (its counter incremented first); past the nesting limit, straight-line.
+ */
+function ownLoop(c: Ctx, loop: number, n: number, body: () => void): void {
+  const l = c.loopDepth >= MAX_LOOP_DEPTH ? 0 : loop % 3;
+  if (l === 0) return body(); // (what it declares stays in scope)
+  const k = c.fresh('k');
+  if (l === 2) c.emit(`let ${k} = 0;`);
+  c.emit(l === 1 ? `for (let ${k} = 0; ${k} < ${n}; ${k}++) {` : `while (${k} < ${n}) {`);
+  c.block(() => {
+    c.loopDepth++;
+    if (l === 2) c.emit(`${k}++;`);
+    c.ints.push({ name: k, U: l === 2 ? n + 1 : n });
+    body();
+    c.loopDepth--;
+  });
+  c.emit('}');
+}
+
+/**
+ * A state variable rebound (the shape of an explicit integrator): `let s = [..]; for (…) s = [s[0] +
+ * 0.1 * s[1], …]`, for number[], [number, number], P and number[][]; or rebound to a fresh literal, or
+ * to another variable of its kind (then both names hold one value and writes go through either).
+ */
+function renderState(c: Ctx, s: Extract<Stmt, { k: 'state' }>): void {
+  const kind = s.kind % 5;
+  const name = c.fresh('st');
+  const e = () => squash(s.q, renderExpr(c, s.e), false);
+  // another variable of its kind to alias (never a read-only or typed array, never a row)
+  const others: { name: string; len: number }[] =
+    kind === 0
+      ? c.arrs.filter((a) => !a.ro && !a.f64 && !a.row && !a.tup && a.len >= 2)
+      : kind === 1
+        ? c.arrs.filter((a) => a.tup)
+        : kind === 2
+          ? c.objs.filter((o) => !o.includes('[')).map((o) => ({ name: o, len: 0 }))
+          : kind === 3
+            ? c.mats.filter((m) => m.rows === 2 && m.cols === 2).map((m) => ({ name: m.name, len: 2 }))
+            : c.aobjs.filter((a) => a.len === 2);
+  let other = s.mode % 4 >= 2 ? pick(others, s.s) : undefined;
+  const mode = s.mode % 4 >= 2 ? 2 : s.mode % 4;
+  const L = kind === 0 ? (other ? other.len : 2 + (s.q % 2)) : 2;
+  if (mode === 2 && !other) {
+    // nothing of its kind in scope: a second variable to alias
+    const o = c.fresh('st');
+    const v = lit(LITS[(s.q + 5) % LITS.length]);
+    if (kind === 0) c.emit(`const ${o}: number[] = [${Array.from({ length: L }, (_, k) => (k === 0 ? v : lit(LITS[k]))).join(', ')}];`);
+    else if (kind === 1) c.emit(`const ${o}: [number, number] = [${v}, 0.5];`);
+    else if (kind === 2) c.emit(`const ${o}: P = { u: ${v}, v: 0.5, w: 1 };`);
+    else if (kind === 3) c.emit(`const ${o}: number[][] = [[${v}, 0.5], [1, 2]];`);
+    else c.emit(`const ${o}: P[] = [{ u: ${v}, v: 0.5, w: 1 }, { u: 1, v: 2, w: 0.5 }];`);
+    other = { name: o, len: L };
+  }
+  // the declaration: a fresh literal
+  if (kind === 0) c.emit(`let ${name}: number[] = [${Array.from({ length: L }, (_, k) => (k === 0 ? e() : lit(LITS[(s.q + k) % LITS.length]))).join(', ')}];`);
+  else if (kind === 1) c.emit(`let ${name}: [number, number] = [${e()}, ${lit(LITS[s.q % LITS.length])}];`);
+  else if (kind === 2) c.emit(`let ${name}: P = { u: ${e()}, v: ${lit(LITS[s.q % LITS.length])}, w: 0.5 };`);
+  else if (kind === 3) c.emit(`let ${name}: number[][] = [[${e()}, 0.5], [-0.25, 1]];`);
+  else c.emit(`let ${name}: P[] = [{ u: ${e()}, v: 0.5, w: 1 }, { u: -0.5, v: ${lit(LITS[s.q % LITS.length])}, w: 0.25 }];`);
+  const rhs = (): string => {
+    if (mode === 2) return other!.name;
+    const x = `0.1 * ${e()}`;
+    if (mode === 1) {
+      // a fresh literal, not reading the old value
+      if (kind === 0) return `[${Array.from({ length: L }, (_, k) => (k === 0 ? x : lit(LITS[(s.q + 2 * k) % LITS.length]))).join(', ')}]`;
+      if (kind === 1) return `[${x}, ${lit(LITS[(s.q + 3) % LITS.length])}]`;
+      if (kind === 2) return `{ u: ${x}, v: 0.25, w: ${lit(LITS[(s.q + 1) % LITS.length])} }`;
+      if (kind === 3) return `[[${x}, 1], [0.5, ${lit(LITS[(s.q + 1) % LITS.length])}]]`;
+      return `[{ u: ${x}, v: 1, w: 0.5 }, { u: 0.25, v: ${lit(LITS[(s.q + 1) % LITS.length])}, w: 1 }]`;
+    }
+    // a literal built from the old value (each element mixes others: the reads must see the old value)
+    if (kind === 0) return `[${Array.from({ length: L }, (_, k) => `${name}[${k}] ${k % 2 ? '-' : '+'} 0.1 * ${k === 0 ? `${name}[${(k + 1) % L}]` : `Math.sin(${name}[${(k + 1) % L}])`}${k === 0 ? ` + ${x}` : ''}`).join(', ')}]`;
+    if (kind === 1) return `[${name}[0] + 0.1 * ${name}[1] + ${x}, ${name}[1] - 0.1 * Math.sin(${name}[0])]`;
+    if (kind === 2) return `{ u: ${name}.u + 0.1 * ${name}.v, v: ${name}.v - 0.1 * Math.sin(${name}.u) + ${x}, w: ${name}.w }`;
+    if (kind === 3) return `[[Math.tanh(${name}[0][0] * ${name}[1][1]) + ${x}, ${name}[0][1]], [${name}[1][0], ${name}[1][1] + 0.1 * ${name}[0][0]]]`;
+    return `[${name}[1], { u: ${name}[0].u + 0.1 * ${name}[1].v, v: ${name}[0].v - ${x}, w: ${name}[0].w }]`;
+  };
+  // every third one also stores into the state in the same place (an element or field store)
+  const store = () => {
+    if (s.q % 3 !== 0) return;
+    const y = `0.5 * ${e()}`;
+    if (kind === 0 || kind === 1) c.emit(`${name}[1] = 0.5 * ${name}[1] + ${y};`);
+    else if (kind === 2) c.emit(`${name}.w = ${y};`);
+    else if (kind === 3) c.emit(`${name}[1][0] = ${y};`);
+    else c.emit(`${name}[0].w = ${y};`);
+  };
+  ownLoop(c, s.loop, s.n, () => {
+    store();
+    c.emit(`${name} = ${rhs()};`);
+  });
+  if (other) c.base.set(name, c.baseOf(other.name));
+  if (s.q % 4 === 1) {
+    // a second name for the state, written through
+    const t = c.fresh('st');
+    const y = squash(s.q + 2, renderExpr(c, s.e), false);
+    c.emit(`const ${t} = ${name};`, kind === 2 ? `${t}.u = ${y};` : kind === 3 ? `${t}[0][1] = ${y};` : kind === 4 ? `${t}[1].v = ${y};` : `${t}[0] = ${y};`);
+  }
+  if (kind === 0) c.arrs.push({ name, len: L, f64: false, ro: false });
+  else if (kind === 1) c.arrs.push({ name, len: 2, f64: false, ro: false, tup: true });
+  else if (kind === 2) c.objs.push(name);
+  else if (kind === 3) c.mats.push({ name, rows: 2, cols: 2 });
+  else {
+    c.aobjs.push({ name, len: 2 });
+    for (const k of [0, 1]) {
+      c.objs.push(`${name}[${k}]`);
+      c.base.set(`${name}[${k}]`, c.baseOf(name));
+    }
+  }
+}
+
+/**
+ * Gaussian elimination with partial pivoting of a 3×3 matrix: rows swapped by reference, as LU codes do.
+ * The matrix is a fixed base whose pivots are well separated plus perturbations in (-0.3, 0.3), so it
+ * stays far from singular. Its determinant (or one component of a solve) becomes a new number in scope.
+ * With `helper`, the elimination works on a copy of the rows (`push(row.slice())`), the base untouched.
+ */
+function renderLu(c: Ctx, s: Extract<Stmt, { k: 'lu' }>): void {
+  if (c.loopDepth > 0) return; // three nested loops: only at the top of a function
+  const A = c.fresh('A');
+  const [i, j, k, p, r] = [c.fresh('i'), c.fresh('j'), c.fresh('k'), c.fresh('p'), c.fresh('r')];
+  c.emit(`const ${A}: number[][] = [[0.2, 1, 3], [2.5, 0.3, 1], [1, 4, 0.5]];`);
+  c.emit(`for (let ${i} = 0; ${i} < 3; ${i}++) {`, `  for (let ${j} = 0; ${j} < 3; ${j}++) {`);
+  c.ind += 2;
+  c.scoped(() => {
+    c.ints.push({ name: i, U: 3 }, { name: j, U: 3 });
+    c.emit(`${A}[${i}][${j}] += 0.3 * Math.tanh(${renderExpr(c, s.e)} + 0.7 * ${i} - 0.4 * ${j});`);
+  });
+  c.ind -= 2;
+  c.emit('  }', '}');
+  let M = A;
+  if (s.helper) {
+    // eliminate on a copy of the rows
+    M = c.fresh('M');
+    c.emit(`const ${M}: number[][] = [];`, `for (const ${r} of ${A}) ${M}.push(${r}.slice());`);
+  }
+  const det = c.fresh('det');
+  const b = c.fresh('b');
+  if (s.solve) c.emit(`const ${b}: number[] = [1, ${renderExpr(c, { k: 'lit', v: s.q % LITS.length })}, -0.5];`);
+  c.emit(`let ${det} = 1;`);
+  c.emit(`for (let ${k} = 0; ${k} < 3; ${k}++) {`);
+  c.emit(`  let ${p} = ${k};`);
+  c.emit(`  for (let ${i} = ${k} + 1; ${i} < 3; ${i}++) if (Math.abs(${M}[${i}][${k}]) > Math.abs(${M}[${p}][${k}])) ${p} = ${i};`);
+  c.emit(`  if (${p} !== ${k}) {`);
+  c.emit(`    const ${r} = ${M}[${k}];`, `    ${M}[${k}] = ${M}[${p}];`, `    ${M}[${p}] = ${r};`);
+  if (s.solve) c.emit(`    const ${r}b = ${b}[${k}];`, `    ${b}[${k}] = ${b}[${p}];`, `    ${b}[${p}] = ${r}b;`);
+  c.emit(`    ${det} = -${det};`, '  }');
+  c.emit(`  ${det} *= ${M}[${k}][${k}];`);
+  c.emit(`  for (let ${i} = ${k} + 1; ${i} < 3; ${i}++) {`);
+  c.emit(`    const l = ${M}[${i}][${k}] / ${M}[${k}][${k}];`);
+  c.emit(`    for (let ${j} = ${k}; ${j} < 3; ${j}++) ${M}[${i}][${j}] -= l * ${M}[${k}][${j}];`);
+  if (s.solve) c.emit(`    ${b}[${i}] -= l * ${b}[${k}];`);
+  c.emit('  }', '}');
+  const out = c.fresh('s');
+  if (s.solve) {
+    // back substitution
+    const x = c.fresh('x');
+    c.emit(`const ${x}: number[] = [0, 0, 0];`);
+    c.emit(`for (let ${i} = 2; ${i} >= 0; ${i}--) {`, `  let t = ${b}[${i}];`, `  for (let ${j} = ${i} + 1; ${j} < 3; ${j}++) t -= ${M}[${i}][${j}] * ${x}[${j}];`, `  ${x}[${i}] = t / ${M}[${i}][${i}];`, '}');
+    c.emit(`const ${out} = Math.tanh(${x}[${s.q % 3}] + 0.01 * ${det});`);
+  } else c.emit(`const ${out} = Math.tanh(0.1 * ${det});`);
+  c.nums.push({ name: out, w: false });
+  c.mats.push({ name: M, rows: 3, cols: 3 });
 }
 
 export interface Rendered {
@@ -1094,7 +1469,7 @@ function mixTerm(c: Ctx): string {
 }
 
 export function render(spec: ProgSpec): Rendered {
-  const out: string[] = ['export interface P {', '  u: number;', '  v: number;', '  w: number;', '}', ''];
+  const out: string[] = ['export interface P {', '  u: number;', '  v: number;', '  w: number;', '}', '', 'export interface Q {', '  a: number[];', '  s: number;', '}', ''];
   if (spec.gbl) out.push('const W: number[] = [0.5, -1.25, 2, 0.75];', '');
   const sigs: HelperSig[] = [];
   spec.helpers.forEach((h, hi) => {
@@ -1130,6 +1505,17 @@ export function render(spec: ProgSpec): Rendered {
       const r = c.fresh('r');
       c.emit(`const ${r} = Array.from({ length: ${h.retLen} }, (_, ${k}) => ${body});`);
       c.emit(`return ${r};`);
+    } else if (ret === 4) {
+      // a 2×2 matrix: a copy of a matrix parameter's rows (the caller may swap them), or a literal
+      const m = params.find((p) => p.kind === 'mat');
+      const e = squash(h.q, renderExpr(c, h.retE), false);
+      if (m) {
+        const r = c.fresh('R');
+        c.emit(`const ${r}: number[][] = [${m.name}[0].slice(), ${m.name}[1].slice()];`, `${r}[0][1] = ${e};`, `return ${r};`);
+      } else c.emit(`return [[${e}, 0.5], [${lit(LITS[h.q % LITS.length])}, 1]];`);
+    } else if (ret === 5) {
+      const e = renderExpr(c, h.retE);
+      c.emit(`return [${squash(h.q, e, false)}, ${squash(h.q + 1, renderExpr(c, h.base), false)}];`);
     } else if (ret === 3) {
       const e = renderExpr(c, h.retE);
       c.emit(`return { u: ${squash(h.q, e, false)}, v: ${squash(h.q + 1, e, false)}, w: ${renderExpr(c, h.base)} };`);
@@ -1139,7 +1525,7 @@ export function render(spec: ProgSpec): Rendered {
     }
     const ps = params.map(paramDecl);
     if (h.rec) ps.push(h.dflt > 0 ? `d: number = ${h.dflt}` : 'd: number');
-    const rt = ['number', 'number[]', 'void', 'P'][ret];
+    const rt = ['number', 'number[]', 'void', 'P', 'number[][]', '[number, number]'][ret];
     if (h.arrow) out.push(`export const ${name} = (${ps.join(', ')}): ${rt} => {`, ...c.lines, '};', '');
     else out.push(`export function ${name}(${ps.join(', ')}): ${rt} {`, ...c.lines, '}', '');
     sigs.push(sig);

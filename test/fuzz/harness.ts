@@ -15,6 +15,7 @@ import fc from 'fast-check';
 import type { CompileOptions, CompileResult } from '../../src/api/compile.js';
 import { typecheckModules } from '../support/typecheck.js';
 import { signature, type CheckJob, type CheckOutcome, type Finding, type Prop } from './checks.js';
+import { mergeCounts, type Counts } from './coverage.js';
 import { drawArguments, programArb, render, type ProgSpec, type Rendered } from './generator.js';
 import type { WorkerJob, WorkerReply } from './worker.js';
 
@@ -294,13 +295,15 @@ export interface CampaignReport {
   unstable: number;
   restarts: number;
   ms: number;
+  /** coverage cells produced (test/fuzz/coverage.ts) */
+  coverage: Counts;
 }
 
 export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport> {
   const log = opts.log ?? (() => {});
   const t0 = performance.now();
   const worker = await FuzzWorker.create();
-  const report: CampaignReport = { programs: 0, checks: {}, totalChecks: 0, failures: [], shrunk: [], nonfinite: 0, unstable: 0, restarts: 0, ms: 0 };
+  const report: CampaignReport = { programs: 0, checks: {}, totalChecks: 0, failures: [], shrunk: [], nonfinite: 0, unstable: 0, restarts: 0, ms: 0, coverage: new Map() };
   const add = (c: Partial<Record<Prop, number>>) => {
     for (const [k, n] of Object.entries(c)) report.checks[k as Prop] = (report.checks[k as Prop] ?? 0) + n;
   };
@@ -313,6 +316,8 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
         const i = index++;
         const { program, points } = programOf(spec);
         const r = await testProgram(program, points, spec.seed, worker);
+        const cells = await worker.run({ type: 'cells', source: program.source }, 30_000);
+        if (cells.ok) mergeCounts(report.coverage, cells.value as [string, number][]);
         sources[i] = program.source;
         report.programs++;
         add(r.checks);
@@ -368,6 +373,30 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
   report.totalChecks = Object.values(report.checks).reduce((a, b) => a + b, 0);
   report.ms = performance.now() - t0;
   return report;
+}
+
+/**
+ * The coverage cells of the programs a campaign with this seed and count generates, without compiling
+ * or checking them (the generator's census, fast enough to tune its weights by).
+ */
+export async function coverageCensus(seed: number, count: number): Promise<{ coverage: Counts; refused: number }> {
+  const worker = await FuzzWorker.create();
+  const coverage: Counts = new Map();
+  let refused = 0;
+  try {
+    await fc.assert(
+      fc.asyncProperty(programArb, async (spec) => {
+        const cells = await worker.run({ type: 'cells', source: render(spec).source }, 30_000);
+        if (cells.ok) mergeCounts(coverage, cells.value as [string, number][]);
+        else refused++;
+        return true;
+      }),
+      { seed, numRuns: count },
+    );
+  } finally {
+    await worker.close();
+  }
+  return { coverage, refused };
 }
 
 /** Replays run `index` of the campaign with `seed` and lets fast-check shrink it for one property. */

@@ -8,12 +8,15 @@
 // Options: --count N (programs, default 500), --seed S (default: random, printed), --no-save (do not
 // shrink and save failures), --shrink-per-prop K (failures shrunk per signature, default 3),
 // --props p,q (shrink only failures of these properties), --dir D (save there instead), --show (with
-// --no-save: print the unshrunk failing programs).
+// --no-save: print the unshrunk failing programs), --coverage-md F (also write the coverage table as
+// markdown to F), --coverage-only (generate and classify the programs, compile and check none).
 // Each failure is shrunk by fast-check and saved as test/fuzz/regressions/<property>-<hash>.ts (the
 // module) + .json (head, arguments, what was observed and expected); test/fuzz.test.ts replays them.
 import { resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { PROPS, type Prop } from './checks.js';
-import { runCampaign } from './harness.js';
+import { coverageTable, impossibleSeen, underCovered, type Counts } from './coverage.js';
+import { coverageCensus, runCampaign } from './harness.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -26,6 +29,31 @@ const save = !process.argv.includes('--no-save');
 const shrinkPerProp = Number(arg('shrink-per-prop') ?? 3);
 const shrinkProps = arg('props')?.split(',') as Prop[] | undefined;
 const dir = arg('dir') === undefined ? undefined : resolve(arg('dir')!);
+
+const coverageMd = arg('coverage-md');
+
+/** the coverage table (and the markdown file when asked) */
+function showCoverage(counts: Counts): void {
+  console.log('');
+  console.log(`coverage (form × type class × effect, by loop strategy; n! = accepted cell produced fewer than 3 times, · = cannot occur):`);
+  console.log(coverageTable(counts));
+  const under = underCovered(counts);
+  console.log(`cells under the minimum: ${under.length}`);
+  const odd = impossibleSeen(counts);
+  if (odd.length) console.log(`cells counted that the rules call impossible: ${odd.join(', ')}`);
+  if (coverageMd) {
+    writeFileSync(coverageMd, `# tsad fuzz coverage: ${count} programs, seed ${seed}\n\n${coverageTable(counts, undefined, true)}`);
+    console.log(`coverage table written to ${coverageMd}`);
+  }
+}
+
+if (process.argv.includes('--coverage-only')) {
+  console.log(`tsad fuzz: coverage of ${count} programs, seed ${seed} (not compiled or checked)`);
+  const c = await coverageCensus(seed, count);
+  if (c.refused) console.log(`programs the front end refused: ${c.refused}`);
+  showCoverage(c.coverage);
+  process.exit(underCovered(c.coverage).length || c.refused ? 1 : 0);
+}
 
 console.log(`tsad fuzz: ${count} programs, seed ${seed}${save ? '' : ' (no shrinking)'}`);
 const r = await runCampaign({ seed, count, save, shrinkPerProp, shrinkProps, dir, log: (s) => console.log(s), progressEvery: 100 });
@@ -56,4 +84,5 @@ for (const s of r.shrunk) {
   if (s.finding.expected) console.log(`   expected: ${s.finding.expected}`);
   console.log(s.program.source.replace(/^export interface P \{\n(?: {2}\w+: number;\n)+\}\n\n/, '').replace(/^/gm, '   '));
 }
+showCoverage(r.coverage);
 process.exitCode = r.failures.length ? 1 : 0;

@@ -1,12 +1,17 @@
-// The fuzz worker thread: compiles a program (`compile` jobs) and runs the numeric checks on compiled
-// code (`check` jobs). The main thread bundles this file with esbuild (test/fuzz/harness.ts) and
+// The fuzz worker thread: compiles a program (`compile` jobs), runs the numeric checks on compiled
+// code (`check` jobs) and classifies a program's lowered forms for the coverage table (`cells` jobs). The main thread bundles this file with esbuild (test/fuzz/harness.ts) and
 // terminates the worker when a job exceeds its time budget: a compilation or a generated function that
 // never returns is a failure, not a hung test run.
 import { parentPort } from 'node:worker_threads';
-import { compile, type CompileOptions } from '../../src/api/compile.js';
+import { compile, frontEnd, type CompileOptions } from '../../src/api/compile.js';
 import { runChecks, type CheckJob } from './checks.js';
+import { classifyModule } from './coverage.js';
 
-export type WorkerJob = { type: 'compile'; source: string; options: CompileOptions } | { type: 'check'; job: CheckJob };
+export type WorkerJob =
+  | { type: 'compile'; source: string; options: CompileOptions }
+  | { type: 'check'; job: CheckJob }
+  // the coverage cells of a program (test/fuzz/coverage.ts), as [key, count] pairs
+  | { type: 'cells'; source: string };
 export type WorkerRequest = WorkerJob & { id: number };
 
 export type WorkerReply = { id: number; ok: true; value: unknown; ms: number } | { id: number; ok: false; error: string; ms: number };
@@ -14,7 +19,7 @@ export type WorkerReply = { id: number; ok: true; value: unknown; ms: number } |
 parentPort!.on('message', (m: WorkerRequest) => {
   const t0 = performance.now();
   try {
-    const value = m.type === 'compile' ? compile(m.source, m.options) : runChecks(m.job);
+    const value = m.type === 'compile' ? compile(m.source, m.options) : m.type === 'cells' ? [...classifyModule(frontEnd(m.source))] : runChecks(m.job);
     parentPort!.postMessage({ id: m.id, ok: true, value, ms: performance.now() - t0 } satisfies WorkerReply);
   } catch (e) {
     const error = e instanceof Error ? `${e.name}: ${e.message}\n${e.stack ?? ''}` : String(e);

@@ -38,6 +38,8 @@ export function drawArg(spec: ArgSpec, r: () => number): unknown {
       return Array.from({ length: spec.rows }, () => Array.from({ length: spec.cols }, () => u(spec.lo, spec.hi)));
     case 'tuple':
       return Array.from({ length: spec.n }, () => u(spec.lo, spec.hi));
+    case 'list':
+      return Array.from({ length: spec.n }, () => drawArg(spec.of, r));
     case 'obj': {
       const o: Record<string, unknown> = {};
       for (const [k, s] of Object.entries(spec.fields)) o[k] = drawArg(s, r);
@@ -52,7 +54,7 @@ export function drawArgs(c: CorpusCase, seed: number): unknown[] {
 }
 
 function carriesFloats(s: ArgSpec): boolean {
-  return s.kind === 'num' || s.kind === 'vec' || s.kind === 'mat' || s.kind === 'tuple' || (s.kind === 'obj' && Object.values(s.fields).some(carriesFloats));
+  return s.kind === 'num' || s.kind === 'vec' || s.kind === 'mat' || s.kind === 'tuple' || (s.kind === 'obj' && Object.values(s.fields).some(carriesFloats)) || (s.kind === 'list' && carriesFloats(s.of));
 }
 
 /** Parameter names of the head, in order, from its declaration. */

@@ -10,6 +10,7 @@ import { call, passiveCallSnapshots } from './calls.js';
 import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, usefulOut, variedIn, zerosLike } from './context.js';
 import { loop } from './loops/reverse-loop.js';
 import { saveOnKill, storeExpensive, tapePop } from './record.js';
+import { freshValueAdjoint, holdShadow, rebuildsFromOld } from './references.js';
 import { head } from './signature.js';
 
 // ---------- assignments ----------
@@ -44,10 +45,13 @@ function assignValue(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign'
     if (bt) fwd.push({ k: 'assign', target: bt, value: bv ?? zerosLike(cx, target) });
     // an adjoint tape lives until the backward sweep is back where it was acquired
     if (bt && value.k === 'intr' && value.fn === 'Tape.acquire') bwd.push({ k: 'expr', e: { k: 'intr', fn: 'Tape.release', args: [bt], ty: VOID } });
-    if (value.k === 'arrlit' || value.k === 'objlit') bwd.push(...literalAdjoint(cx, s, value, bt));
-    // a copy's adjoint flows back into its source's
-    const src = value.k === 'intr' && (value.fn === 'copy' || value.fn === 'snapshot') ? bwhole(cx, value.args[0]) : null;
-    if (bt && src) bwd.push({ k: 'expr', e: { k: 'intr', fn: 'addInto', args: [src, bt], ty: VOID } });
+    if (bt && save.bwd.length && (value.k === 'arrlit' || value.k === 'objlit') && rebuildsFromOld(root, [value])) {
+      // `s = [s[1], s[0] * 2]`: the old references come back before the literal's adjoint reads them
+      const { decl, held } = holdShadow(cx, bt);
+      bwd.push(decl, ...save.bwd, ...freshValueAdjoint(cx, s, value, held));
+      return { fwd, bwd };
+    }
+    if (bt) bwd.push(...freshValueAdjoint(cx, s, value, bt));
     bwd.push(...save.bwd);
     return { fwd, bwd };
   }
@@ -287,6 +291,9 @@ export function literalAdjoint(cx: AdjointContext, s: Stmt, lit: Extract<Expr, {
       out.push(...literalAdjoint(cx, s, p.v, { ...p.loc, ty: tyOf(p.v) }, reset));
       continue;
     }
+    // a copy in the literal (`[a[0].slice(), …]`) has a fresh adjoint that flows back into its source
+    const copied = p.v.k === 'intr' && (p.v.fn === 'copy' || p.v.fn === 'snapshot') ? bwhole(cx, p.v.args[0]) : null;
+    if (copied) out.push({ k: 'expr', e: { k: 'intr', fn: 'addInto', args: [copied, { ...p.loc, ty: tyOf(p.v) }], ty: VOID } });
     if (isRef(tyOf(p.v)) || !exprVaried(cx, p.v, V)) continue;
     const pre: Stmt[] = [];
     const ctx = linctx(cx, s, pre);

@@ -8,6 +8,7 @@ import { bref, declAsAssign, increments, linctx, linearizeAt } from './assign.js
 import { type AdjointContext, adjointNames, aliasRep, bwhole, createContext, exprVaried, hasB, type Pair, tapeOp, tapeVar, variedIn, zerosLike } from './context.js';
 import { readNames } from './liveness.js';
 import { mustRecord, saveOnKill } from './record.js';
+import { holdShadow, rebuildsFromOld } from './references.js';
 
 /**
  * Arrays whose element values the backward sweep `bwd` reads: any use but `.length`, and as an
@@ -79,7 +80,7 @@ export function passiveCallSnapshots(cx: AdjointContext, s: Stmt, c: Extract<Exp
   const w = cx.info.activity.writes.get(c.fn);
   c.args.forEach((a, j) => {
     const r = rootVar(a);
-    if (w?.has(j) && r && mustRecord(cx, s, r)) {
+    if (w?.has(j) && r && mustRecord(cx, s, r, true)) {
       fwd.push({ k: 'expr', e: tapeOp(cx, 'pushR', [{ k: 'intr', fn: 'snapshot', args: [a], ty: tyOf(a) }]) });
       bwd.unshift({ k: 'expr', e: { k: 'intr', fn: 'restoreInto', args: [a, tapeOp(cx, 'popR', [], tyOf(a))], ty: VOID } });
     }
@@ -138,9 +139,13 @@ export function call(cx: AdjointContext, s: Stmt, c: Extract<Expr, { k: 'call' }
   // callee's backward sweep must see a[i] as the call left it: its old value is recorded after the
   // call and restored before the callee's backward sweep, and the seed a̅[i] is taken out before it
   const element = !!target && target.k !== 'var' && !isRef(target.ty);
+  // `v = g(v)` with v an array or object: likewise the old reference is recorded after the call, and
+  // the backward sweep holds the new value's shadow while it puts the old one back (references.ts),
+  // so that the callee's backward sweep sees its arguments as they were
+  const rebind = !!target && !!root && isRef(target.ty) && tActive && save.bwd.length > 0 && rebuildsFromOld(root, c.args);
   const fwd: Stmt[] = [];
   fwd.push(...argDecls);
-  if (element) {
+  if (element || rebind) {
     const res = cx.names.fresh(`${c.fn}Result`);
     fwd.push({ k: 'decl', name: res, ty: target!.ty, init: fcall, konst: true, loc: s.loc }, ...argPushes, ...save.fwd, { k: 'assign', target: target!, value: { k: 'var', name: res, ty: target!.ty }, loc: s.loc });
   } else {
@@ -155,6 +160,12 @@ export function call(cx: AdjointContext, s: Stmt, c: Extract<Expr, { k: 'call' }
   let seedReset: Stmt | null = null; // the result's adjoint restarts from zero after the call
   const seedFirst: Stmt[] = []; // element targets: restore, then take the seed out, then the call
   if (element) seedFirst.push(...save.bwd);
+  let held: Expr | null = null;
+  if (rebind) {
+    const h = holdShadow(cx, bwhole(cx, target!)!);
+    held = h.held;
+    seedFirst.push(h.decl, ...save.bwd);
+  }
   if (sig.derivResult) {
     if (tActive && element) {
       const tb = bref(cx, target!)!;
@@ -164,7 +175,8 @@ export function call(cx: AdjointContext, s: Stmt, c: Extract<Expr, { k: 'call' }
     } else if (tActive && !isRef(target!.ty)) {
       bargs.push(bref(cx, target!)!);
       seedReset = { k: 'assign', target: bref(cx, target!)!, value: { k: 'num', v: 0 } };
-    } else if (tActive) bargs.push(bwhole(cx, target!)!);
+    } else if (held) bargs.push(held);
+    else if (tActive) bargs.push(bwhole(cx, target!)!);
     else bargs.push(isRef(g.ret) ? zerosLike(cx, target ?? c) : { k: 'num', v: 0 });
   }
   const scalarIdx = c.args.map((_, j) => j).filter((j) => sig.derivParams[j] && !isRef(g.params[j].ty));
@@ -172,7 +184,7 @@ export function call(cx: AdjointContext, s: Stmt, c: Extract<Expr, { k: 'call' }
   const V = variedIn(cx, s);
   // the callee's backward sweep pops its part of the tape first; then the target's old value is
   // restored, and the argument adjoints flow through the arguments at the pre-state
-  const restoreAfter = element ? [] : save.bwd;
+  const restoreAfter = element || rebind ? [] : save.bwd;
   bwd.push(...seedFirst, ...argPops);
   if (scalarIdx.length === 0) {
     bwd.push({ k: 'expr', e: bcall });

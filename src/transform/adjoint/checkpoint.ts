@@ -7,6 +7,7 @@ import type { ProgramInfo } from '../context.js';
 import { declAsAssign } from './assign.js';
 import { type AdjointContext, aliasRep, hasB, hasDirective, type Pair, tapeOp } from './context.js';
 import { primalReads } from './record.js';
+import { storesReferences } from './references.js';
 import { seq } from './traverse.js';
 import { declaredInside, freshLocal, primalCopy } from './util.js';
 
@@ -47,7 +48,9 @@ export function checkpointRegion(cx: AdjointContext, region: Stmt[], at: Stmt, i
   forEachStmt(rerun, (x) => {
     if (allocates(x) || (x.k === 'expr' && x.e.k === 'intr' && x.e.fn === 'tape.pushR' && x.e.args[1]?.k === 'var' && adjointRefs.has(x.e.args[1].name))) nested = true;
   });
-  if (nested) return inner;
+  // a region that stores references would change the primal's rows without their shadows when it
+  // runs as plain code: it stays in split mode (references.ts)
+  if (nested || storesReferences(cx.info, region)) return inner;
   const state = regionState(cx, region, at, index);
   const fwd: Stmt[] = [];
   const restore: Stmt[] = [];

@@ -48,7 +48,8 @@ export function diffDead(cx: AdjointContext, readsAt: Map<Stmt, Set<string>>): S
     });
     if (call) return true;
     const target = st.k === 'decl' ? ({ k: 'var', name: st.name, ty: st.ty } as LValue) : st.target;
-    if (isRef(target.ty) && target.k === 'var') return true;
+    // a reference store (`v = w`, `A[i] = A[j]`, `o.f = row`) decides where adjoints go
+    if (isRef(target.ty)) return true;
     const root = rootVar(target);
     if (!root) return true;
     return out.has(root) || out.has(aliasRep(cx, root)) || keep.has(root) || keep.has(aliasRep(cx, root));

@@ -10,6 +10,7 @@ import { BOOL, declaredNames, exprEq, forEachExpr, forEachStmt, INT, isRef, mapE
 import { bref, declAsAssign, increments, invariantInLoop, linctx, linearizeAt, refAdjoint } from './assign.js';
 import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, positions, tapeOp, tyOfLocal, variedIn, zerosLike } from './context.js';
 import { firstPrivateDef } from './loops/fused-reduction.js';
+import { freshValueAdjoint, isRowStore, shadowIsRestored } from './references.js';
 import { assignsVar } from './util.js';
 
 /**
@@ -63,12 +64,26 @@ export function toBeRecorded(cx: AdjointContext): FlowResult {
 }
 
 /** Must the value `root` holds before `s` be recorded? */
-export function mustRecord(cx: AdjointContext, s: Stmt, root: string): boolean {
-  if (cx.alwaysRestore.has(root)) return true;
+export function mustRecord(cx: AdjointContext, s: Stmt, root: string, writesObject = false): boolean {
+  // a write into an array or object (not a rebinding of `root`) changes it under every name it has:
+  // what the backward sweep reads through any alias of it counts
+  const names = writesObject ? aliasClass(cx, root) : [root];
+  if (names.some((n) => cx.alwaysRestore.has(n))) return true;
   // the naive model records every overwritten value (Tapenade's store-all column)
   if (!cx.info.options.tbr) return true;
   if (!cx.tbr) return false;
-  return !!(cx.tbr.inOf.get(s)?.has(root) || cx.prevReadsAt.get(s)?.has(root));
+  const tbrIn = cx.tbr.inOf.get(s);
+  const prev = cx.prevReadsAt.get(s);
+  return names.some((n) => tbrIn?.has(n) || prev?.has(n));
+}
+
+/** `root` and every variable that may hold the same array or object */
+function aliasClass(cx: AdjointContext, root: string): string[] {
+  const rep = aliasRep(cx, root);
+  const out = new Set([root, rep]);
+  for (const n of declaredNames(cx.f)) if (aliasRep(cx, n) === rep) out.add(n);
+  for (const p of cx.f.params) if (aliasRep(cx, p.name) === rep) out.add(p.name);
+  return [...out];
 }
 
 /** primal variables read by backward-sweep statements */
@@ -122,10 +137,12 @@ export function saveOnKill(cx: AdjointContext, s: Stmt, target: LValue, isFirstD
   if (target.k === 'var' && firstPrivateDef(cx, s, target.name)) return { fwd: [], bwd: [] };
   const t = target.ty;
   // a reassigned array's adjoint alias is restored whenever it has one: the backward sweep uses it
-  const withAdjoint = isRef(t) && target.k === 'var' && hasB(cx, target.name);
+  // (also a row or field holding one: see references.ts)
+  const withAdjoint = shadowIsRestored(cx, target);
+  const rowStore = isRowStore(target);
   // an element nobody's backward sweep reads the values of (a callee may read only the length)
   // (a parameter written for a caller is restored for the caller's backward sweep, which may read it)
-  const record = mustRecord(cx, s, root) && !(target.k !== 'var' && !isRef(t) && !cx.alwaysRestore.has(root) && cx.valueReads !== null && !cx.valueReads.has(aliasRep(cx, root)));
+  const record = rowStore || (mustRecord(cx, s, root, target.k !== 'var') && !(target.k !== 'var' && !isRef(t) && !aliasClass(cx, root).some((n) => cx.alwaysRestore.has(n)) && cx.valueReads !== null && !cx.valueReads.has(aliasRep(cx, root))));
   if (record) cx.pushSites.push(`${cx.pushSites.length}:${root}`);
   if (!record && !withAdjoint) return { fwd: [], bwd: [] };
   const inverse = record ? inverseOf(cx, s, target) : null;
@@ -339,7 +356,7 @@ export function push(cx: AdjointContext, s: Stmt, e: Extract<Expr, { k: 'intr' }
   const fwd: Stmt[] = [s];
   const bwd: Stmt[] = [];
   const op = (fn: string, args: Expr[], ty: Ty = VOID): Stmt => ({ k: 'expr', e: { k: 'intr', fn, args, ty } });
-  if (mustRecord(cx, s, root)) bwd.push(op('pop', [arr]));
+  if (mustRecord(cx, s, root, true)) bwd.push(op('pop', [arr]));
   if (ab) {
     fwd.push(op('push', [ab, isRef(tyOf(v)) ? refAdjoint(cx, v) ?? zerosLike(cx, v) : { k: 'num', v: 0 }]));
     if (!isRef(tyOf(v)) && exprVaried(cx, v, variedIn(cx, s))) {
@@ -351,6 +368,8 @@ export function push(cx: AdjointContext, s: Stmt, e: Extract<Expr, { k: 'intr' }
       increments(cx, lin, last, ctx, incs);
       bwd.push(...pre, ...incs);
     }
+    // a pushed literal or copy: its adjoint, the last element of the adjoint array, flows back
+    if (isRef(tyOf(v))) bwd.push(...freshValueAdjoint(cx, s, v, { k: 'idx', obj: ab, index: { k: 'bin', op: '-', a: { k: 'len', obj: ab }, b: { k: 'num', v: 1 }, ty: INT }, ty: adjointTy(cx, tyOf(v)) } as LValue));
     bwd.push(op('pop', [ab]));
   }
   return { fwd, bwd };

@@ -107,7 +107,8 @@ function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' | 'R'; a
   });
   const isParam = (n: string) => cx.f.params.some((p) => p.name === n);
   // (a selection loop's re-run iteration allocates the adjoints of its own locals)
-  const refLocals = [...locals].filter((n) => !isParam(n) && !cx.rerunLocals.has(n) && isRef(tyOfName.get(n) ?? NUM) && hasB(cx, n) && usedB.has(cx.b.of(n))).sort();
+  // (nor does a checkpointed loop's taped step: its locals live inside it)
+  const refLocals = [...locals].filter((n) => !isParam(n) && !cx.rerunLocals.has(n) && !cx.loopScoped.has(n) && isRef(tyOfName.get(n) ?? NUM) && hasB(cx, n) && usedB.has(cx.b.of(n))).sort();
   for (const n of [...new Set([...needed, ...refLocals])].sort()) {
     const ty = tyOfName.get(n) ?? NUM;
     if (isParam(n) && (isRef(ty) || !assigned.has(n))) continue;

@@ -124,3 +124,52 @@ export function scaleRows(m: number[][], c: number): number {
   }
   return acc;
 }
+
+/** Every step brings the row of largest first entry to the top by reference (a pivot), then relaxes. */
+export function pivotingRelaxation(A: number[][], h: number): number {
+  const n = A.length;
+  // $ad binomial-ckp 3
+  for (let t = 0; t < 10; t++) {
+    let p = 0;
+    for (let i = 1; i < n; i++) if (Math.abs(A[i][0]) > Math.abs(A[p][0])) p = i;
+    const r = A[0];
+    A[0] = A[p];
+    A[p] = r;
+    for (let i = 1; i < n; i++) {
+      const f = (h * A[i][0]) / (1 + A[0][0] * A[0][0]);
+      for (let j = 0; j < n; j++) A[i][j] -= f * A[0][j];
+    }
+    A[0][1] += h * Math.sin(A[n - 1][0]);
+  }
+  let s = 0;
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) s += (i + 1) * (j + 2) * A[i][j];
+  return s;
+}
+
+/** Partial pivoting as a checkpointed call: the rows it swaps must come back in their places. */
+// $ad checkpoint
+function pivotColumn(A: number[][], k: number): void {
+  let p = k;
+  for (let i = k + 1; i < A.length; i++) if (Math.abs(A[i][k]) > Math.abs(A[p][k])) p = i;
+  const t = A[k];
+  A[k] = A[p];
+  A[p] = t;
+}
+
+export function luDetCheckpointed(A0: number[][]): number {
+  const n = A0.length;
+  const A: number[][] = [];
+  for (let i = 0; i < n; i++) A.push(A0[i].slice());
+  let det = 1;
+  for (let k = 0; k < n; k++) {
+    const before = A[k][k];
+    pivotColumn(A, k);
+    if (A[k][k] !== before) det = -det;
+    det *= A[k][k];
+    for (let i = k + 1; i < n; i++) {
+      const f = A[i][k] / A[k][k];
+      for (let j = k; j < n; j++) A[i][j] -= f * A[k][j];
+    }
+  }
+  return det;
+}

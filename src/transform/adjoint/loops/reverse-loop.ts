@@ -13,12 +13,14 @@ import { countedLoop, forInit } from './counted.js';
 import { forwardOrderLoop } from './forward-order.js';
 import { fusedReduction } from './fused-reduction.js';
 import { scratchBuffer, scratchPrefix, scratchSnapshot } from './scratch.js';
+import { storesReferences } from '../references.js';
 import { selectLastLoop } from './select-last.js';
 import { staticTape } from './static-tape.js';
 
 export function loop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' | 'while' | 'do' }>): Pair {
   const slots = binomialDirective(s);
-  if (slots !== null) return binomialLoop(cx, s, slots);
+  // (a loop storing references runs with a tape instead: its shadows must follow, see references.ts)
+  if (slots !== null && !storesReferences(cx.info, s.body)) return binomialLoop(cx, s, slots);
   if (s.k === 'for' && cx.info.options.recompute !== false && !hasDirective(s, 'ii-loop')) {
     const sel = selectLastLoop(cx, s);
     if (sel) return sel;

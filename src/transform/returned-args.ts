@@ -1,0 +1,123 @@
+// Helpers that return an array or object they were given (gl-matrix's `out` style: write into `out`,
+// then `return out`). Under the reference model the result is that very object, so it must share its
+// shadow: `w = g(y, c)` is differentiated as `g(y, c); w = y`, an alias the analyses and every mode
+// already follow. A helper that may return a parameter's object in any other way (on one branch only,
+// through a local alias, a row of it) is refused at the call that binds its result.
+import { computeAliases } from '../analysis/activity.js';
+import type { Expr, Func, Module, Stmt } from '../ir/types.js';
+import { forEachStmt, isRef, mapBodies, rootVar } from '../ir/util.js';
+import { TransformError } from './tangent.js';
+
+/** What a function returns of its parameters: always parameter `j` itself, or maybe some parameter's object. */
+type Returned = { always: number } | 'maybe-param' | 'fresh';
+
+function returnedOf(f: Func, known: Map<string, Returned>): Returned {
+  if (!isRef(f.ret)) return 'fresh';
+  const al = computeAliases(f);
+  const refParams = f.params.map((p, i) => ({ p, i })).filter(({ p }) => isRef(p.ty));
+  const reassigned = new Set<string>();
+  forEachStmt(f.body, (s) => {
+    if (s.k === 'assign' && s.target.k === 'var') reassigned.add(s.target.name);
+  });
+  let param: number | null = null; // the parameter every plain `return p` so far returns
+  let fresh = false; // some return gives a fresh value
+  let maybe = false; // some return may give a parameter's object some other way
+  forEachStmt(f.body, (s) => {
+    if (s.k !== 'return' || !s.e) return;
+    const e = s.e;
+    const direct = e.k === 'var' ? refParams.find(({ p }) => p.name === e.name && !reassigned.has(p.name)) : undefined;
+    if (direct) {
+      if (param === null) param = direct.i;
+      else if (param !== direct.i) maybe = true;
+    } else if (mayBeParamObject(e, f, al, known)) maybe = true;
+    else fresh = true;
+  });
+  if (maybe || (param !== null && fresh)) return 'maybe-param';
+  if (param !== null) return { always: param };
+  return 'fresh';
+}
+
+/** Could `e`, a returned reference, be (part of) an object a parameter holds? */
+function mayBeParamObject(e: Expr, f: Func, al: ReturnType<typeof computeAliases>, known: Map<string, Returned>): boolean {
+  if (e.k === 'cond') return mayBeParamObject(e.a, f, al, known) || mayBeParamObject(e.b, f, al, known);
+  if (e.k === 'call') return known.get(e.fn) !== undefined && known.get(e.fn) !== 'fresh';
+  const r = rootVar(e);
+  if (!r) return false;
+  return f.params.some((p) => isRef(p.ty) && al.rep(p.name) === al.rep(r));
+}
+
+/** `w = g(y, …)` with g returning its parameter: the call as a statement, then `w = y`. */
+function rewriteCalls(body: Stmt[], known: Map<string, Returned>): Stmt[] {
+  const out: Stmt[] = [];
+  for (const s0 of body) {
+    const s = mapBodies(s0, (list) => rewriteCalls(list, known));
+    const value = s.k === 'decl' ? s.init : s.k === 'assign' ? s.value : s.k === 'return' ? s.e : null;
+    const kind = value?.k === 'call' ? known.get(value.fn) : undefined;
+    if (!value || value.k !== 'call' || kind === undefined || kind === 'fresh') {
+      out.push(s);
+      continue;
+    }
+    const arg = typeof kind === 'object' ? value.args[kind.always] : undefined;
+    if (!arg || !(arg.k === 'var' || ((arg.k === 'idx' || arg.k === 'field') && simple(arg)))) {
+      throw new TransformError(
+        `'${value.fn}' may return an array or object it was given, and this call keeps its result: tsad cannot tell which object the result is`,
+        value.loc ? value : s,
+      );
+    }
+    out.push({ k: 'expr', e: value, loc: s.loc, comments: s.comments });
+    if (s.k === 'decl') out.push({ ...s, init: arg, comments: undefined });
+    else if (s.k === 'assign') out.push({ ...s, value: arg, comments: undefined });
+    else if (s.k === 'return') out.push({ ...s, e: arg, comments: undefined });
+  }
+  return out;
+}
+
+/** an index or field path of variables and constants: the same place before and after the call */
+function simple(e: Expr): boolean {
+  switch (e.k) {
+    case 'var':
+    case 'num':
+      return true;
+    case 'idx':
+      return simple(e.obj) && simple(e.index);
+    case 'field':
+      return simple(e.obj);
+    default:
+      return false;
+  }
+}
+
+/** The module as the derivatives see it: results that are a parameter's object bound as aliases. */
+export function bindReturnedArguments(mod: Module): Module {
+  const known = new Map<string, Returned>();
+  // a function returning what a callee returned of its parameter returns it too: to a fixed point
+  for (let round = 0; round <= mod.order.length; round++) {
+    let changed = false;
+    const funcs = new Map(mod.funcs);
+    for (const n of mod.order) {
+      const f = funcs.get(n)!;
+      const g: Func = { ...f, body: rewriteCallsLenient(f.body, known) };
+      funcs.set(n, g);
+      const r = returnedOf(g, known);
+      if (JSON.stringify(r) !== JSON.stringify(known.get(n))) {
+        known.set(n, r);
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  if (![...known.values()].some((r) => r !== 'fresh')) return mod;
+  const funcs = new Map<string, Func>();
+  for (const [n, f] of mod.funcs) funcs.set(n, { ...f, body: rewriteCalls(f.body, known) });
+  return { ...mod, funcs };
+}
+
+/** the rewrite while the summaries are still growing: refusals wait for the final round */
+function rewriteCallsLenient(body: Stmt[], known: Map<string, Returned>): Stmt[] {
+  try {
+    return rewriteCalls(body, known);
+  } catch (e) {
+    if (e instanceof TransformError) return body;
+    throw e;
+  }
+}

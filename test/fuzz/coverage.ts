@@ -1,0 +1,288 @@
+// Coverage accounting of the random-program suite (issue 14): which forms the generated programs put
+// through tsad, counted over form × type class × reference effect × loop strategy.
+//
+// A program is classified on the IR the front end lowers it to (frontEnd in src/api/compile.ts), so a
+// form is counted as tsad sees it, whatever source spelling the generator used. The forms are the
+// front end's own registry (FORMS in src/frontend/lower.ts). A cell that cannot occur (a swap of
+// scalars, an element store into a scalar, `continue` outside a loop) is excluded by the rules below;
+// every other cell the front end can produce is "accepted", and the fixed-seed run of test/fuzz.test.ts
+// must produce each accepted cell at least MIN_PER_CELL times.
+import { FORMS, type Form } from '../../src/frontend/lower.js';
+import type { Expr, Module, Stmt, Ty } from '../../src/ir/types.js';
+import { forEachExpr, rootVar, stmtExprs, tyOf, varsRead } from '../../src/ir/util.js';
+
+export const MIN_PER_CELL = 3;
+
+export const TYPE_CLASSES = ['scalar', 'array', 'array2', 'arrobj', 'object', 'tuple', '-'] as const;
+export type TypeClass = (typeof TYPE_CLASSES)[number];
+/** what a statement does with references: a fresh value, a second name for an existing one, a
+ * rebinding computed from the variable's own old value, a number stored into an element or field, a
+ * reference stored into a slot, two slots exchanging their references (`t = A[i]; A[i] = A[j]; A[j] = t`) */
+export const EFFECTS = ['fresh', 'alias', 'self', 'store', 'row', 'swap', '-'] as const;
+export type Effect = (typeof EFFECTS)[number];
+/** where the form sits: straight-line code, the body of a counted `for` (index, bound, constant step),
+ * the body of a `while`/`do` (or a `for` not of that shape), or inside two or more loops */
+export const STRATEGIES = ['straight', 'counted', 'while', 'nested'] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+
+export interface Cell {
+  form: Form;
+  type: TypeClass;
+  effect: Effect;
+  strategy: Strategy;
+}
+export const cellKey = (c: Cell) => `${c.form}|${c.type}|${c.effect}|${c.strategy}`;
+export function parseKey(k: string): Cell {
+  const [form, type, effect, strategy] = k.split('|');
+  return { form: form as Form, type: type as TypeClass, effect: effect as Effect, strategy: strategy as Strategy };
+}
+
+export function typeClass(t: Ty): TypeClass {
+  switch (t.k) {
+    case 'num':
+    case 'int':
+    case 'bool':
+      return 'scalar';
+    case 'arr':
+      return t.elem.k === 'arr' ? 'array2' : t.elem.k === 'obj' || t.elem.k === 'tuple' ? 'arrobj' : 'array';
+    case 'tuple':
+      return 'tuple';
+    case 'obj':
+      return 'object';
+    default:
+      return '-';
+  }
+}
+const isRefClass = (c: TypeClass) => c !== 'scalar' && c !== '-';
+
+// ------------------------------------------------------------------------------------------------
+// Which cells can occur (the rules; no list of exceptions)
+// ------------------------------------------------------------------------------------------------
+
+/** the type classes and effects each form can carry */
+const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effect[] }> = {
+  decl: { types: ['scalar', 'array', 'array2', 'arrobj', 'object', 'tuple'], effects: ['fresh', 'alias'] },
+  'assign.var': { types: ['scalar', 'array', 'array2', 'arrobj', 'object', 'tuple'], effects: ['fresh', 'alias', 'self'] },
+  // the class is the stored-into variable's: `m[i][j] = e` stores into an array of arrays, `q.a[k] = e` into an object
+  'assign.elem': { types: ['array', 'array2', 'object', 'tuple'], effects: ['store'] },
+  'assign.field': { types: ['object', 'arrobj'], effects: ['store'] },
+  'assign.row': { types: ['array2', 'arrobj', 'object'], effects: ['row', 'swap'] },
+  'intr.push': { types: ['array', 'array2', 'arrobj'], effects: ['-'] },
+  'call.helper': { types: ['scalar', 'array', 'object', 'tuple', 'array2', '-'], effects: ['-'] },
+  'expr.arrlit': { types: ['array', 'array2', 'arrobj', 'tuple'], effects: ['-'] },
+  'expr.objlit': { types: ['object'], effects: ['-'] },
+  'expr.cond': { types: ['scalar'], effects: ['-'] },
+  'expr.alloc': { types: ['array'], effects: ['-'] },
+  'expr.copy': { types: ['array'], effects: ['-'] },
+  'stmt.if': { types: ['-'], effects: ['-'] },
+  'stmt.for': { types: ['-'], effects: ['-'] },
+  'stmt.while': { types: ['-'], effects: ['-'] },
+  'stmt.do': { types: ['-'], effects: ['-'] },
+  'stmt.switch': { types: ['-'], effects: ['-'] },
+  'stmt.block': { types: ['-'], effects: ['-'] },
+  'stmt.break': { types: ['-'], effects: ['-'] },
+  'stmt.continue': { types: ['-'], effects: ['-'] },
+  'stmt.return': { types: ['-'], effects: ['-'] },
+};
+
+/** whether a cell can occur at all */
+export function possible(c: Cell): boolean {
+  const s = SHAPES[c.form];
+  if (!s.types.includes(c.type) || !s.effects.includes(c.effect)) return false;
+  // a second name for a number is just a copy of it
+  if (c.effect === 'alias' && !isRefClass(c.type)) return false;
+  // swaps exchange rows of arrays (an object's two fields of one type are not a swap the generator or LU writes)
+  if (c.effect === 'swap' && c.type === 'object') return false;
+  // `continue` needs a loop
+  if (c.form === 'stmt.continue' && c.strategy === 'straight') return false;
+  return true;
+}
+
+/** every cell that can occur, in table order */
+export function allCells(): Cell[] {
+  const out: Cell[] = [];
+  for (const form of FORMS)
+    for (const type of TYPE_CLASSES)
+      for (const effect of EFFECTS)
+        for (const strategy of STRATEGIES) {
+          const c = { form, type, effect, strategy };
+          if (possible(c)) out.push(c);
+        }
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------------
+// The classifier
+// ------------------------------------------------------------------------------------------------
+
+export type Counts = Map<string, number>;
+
+/** a `for` the adjoint can run backwards by its index: `let i = …; i <cmp> …; i += c` (or `i++`) */
+function isCounted(s: Extract<Stmt, { k: 'for' }>): boolean {
+  if (s.init.length !== 1 || s.init[0].k !== 'decl' || s.update.length !== 1 || !s.cond) return false;
+  const i = s.init[0].name;
+  const u = s.update[0];
+  if (u.k !== 'assign' || u.target.k !== 'var' || u.target.name !== i) return false;
+  if (u.value.k !== 'bin' || (u.value.op !== '+' && u.value.op !== '-') || u.value.b.k !== 'num') return false;
+  const c = s.cond;
+  return c.k === 'bin' && ['<', '<=', '>', '>='].includes(c.op) && c.a.k === 'var' && c.a.name === i;
+}
+
+/** a reference-typed read of an existing value: a variable, an element, a field */
+const isRefRead = (e: Expr) => (e.k === 'var' || e.k === 'idx' || e.k === 'field') && isRefClass(typeClass(tyOf(e)));
+
+/** statements of a list that are the two stores of a row swap `t = X[i]; X[i] = X[j]; X[j] = t` */
+function swapStores(list: Stmt[]): Set<Stmt> {
+  const out = new Set<Stmt>();
+  for (let k = 0; k + 2 < list.length; k++) {
+    const [a, b, c] = [list[k], list[k + 1], list[k + 2]];
+    if (a.k !== 'decl' || !a.init || a.init.k !== 'idx' || b.k !== 'assign' || c.k !== 'assign') continue;
+    const root = rootVar(a.init);
+    if (b.target.k !== 'idx' || c.target.k !== 'idx' || rootVar(b.target) !== root || rootVar(c.target) !== root) continue;
+    if (c.value.k !== 'var' || c.value.name !== a.name || b.value.k !== 'idx') continue;
+    out.add(b).add(c);
+  }
+  return out;
+}
+
+export function classifyModule(mod: Module): Counts {
+  const counts: Counts = new Map();
+  const add = (form: Form, type: TypeClass, effect: Effect, strategy: Strategy) => {
+    const k = cellKey({ form, type, effect, strategy });
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  };
+  const vars = new Map<string, Ty>();
+  const classOfRoot = (e: Expr): TypeClass => {
+    const r = rootVar(e);
+    const t = r ? vars.get(r) : undefined;
+    return t ? typeClass(t) : '-';
+  };
+  const exprs = (e: Expr, st: Strategy) =>
+    forEachExpr(e, (x) => {
+      if (x.k === 'cond') add('expr.cond', typeClass(x.ty), '-', st);
+      else if (x.k === 'call') add('call.helper', typeClass(x.ty), '-', st);
+      else if (x.k === 'arrlit') add('expr.arrlit', typeClass(x.ty), '-', st);
+      else if (x.k === 'objlit') add('expr.objlit', 'object', '-', st);
+      else if (x.k === 'alloc') add('expr.alloc', 'array', '-', st);
+      else if (x.k === 'intr' && x.fn === 'copy') add('expr.copy', 'array', '-', st);
+    });
+  const walk = (list: Stmt[], loops: ('counted' | 'while')[]) => {
+    const st: Strategy = loops.length === 0 ? 'straight' : loops.length > 1 ? 'nested' : loops[0];
+    const swaps = swapStores(list);
+    for (const s of list) {
+      if (s.k !== 'for') for (const e of stmtExprs(s)) exprs(e, st);
+      switch (s.k) {
+        case 'decl': {
+          vars.set(s.name, s.ty);
+          if (s.init) add('decl', typeClass(s.ty), isRefRead(s.init) ? 'alias' : 'fresh', st);
+          break;
+        }
+        case 'assign': {
+          const t = s.target;
+          const tc = typeClass(tyOf(t));
+          if (t.k === 'var') {
+            const effect: Effect = varsRead(s.value).has(t.name) ? 'self' : isRefRead(s.value) ? 'alias' : 'fresh';
+            add('assign.var', tc, effect, st);
+          } else if (isRefClass(tc)) add('assign.row', classOfRoot(t), swaps.has(s) ? 'swap' : 'row', st);
+          else add(t.k === 'field' ? 'assign.field' : 'assign.elem', classOfRoot(t), 'store', st);
+          break;
+        }
+        case 'expr':
+          if (s.e.k === 'intr' && s.e.fn === 'push') add('intr.push', typeClass(tyOf(s.e.args[0])), '-', st);
+          break;
+        case 'if':
+          add('stmt.if', '-', '-', st);
+          walk(s.then, loops);
+          walk(s.else, loops);
+          break;
+        case 'for': {
+          add('stmt.for', '-', '-', st);
+          // the header belongs to the loop's surroundings, the body to the loop
+          for (const x of s.init) if (x.k === 'decl') vars.set(x.name, x.ty);
+          for (const x of [...s.init, ...s.update]) for (const e of stmtExprs(x)) exprs(e, st);
+          if (s.cond) exprs(s.cond, st);
+          walk(s.body, [...loops, isCounted(s) ? 'counted' : 'while']);
+          break;
+        }
+        case 'while':
+        case 'do':
+          add(s.k === 'while' ? 'stmt.while' : 'stmt.do', '-', '-', st);
+          walk(s.body, [...loops, 'while']);
+          break;
+        case 'switch':
+          add('stmt.switch', '-', '-', st);
+          for (const c of s.cases) walk(c.body, loops);
+          break;
+        case 'block':
+          if (s.label) add('stmt.block', '-', '-', st);
+          walk(s.body, loops);
+          break;
+        case 'break':
+          add('stmt.break', '-', '-', st);
+          break;
+        case 'continue':
+          add('stmt.continue', '-', '-', st);
+          break;
+        case 'return':
+          add('stmt.return', '-', '-', st);
+          break;
+      }
+    }
+  };
+  for (const name of mod.order) {
+    const f = mod.funcs.get(name)!;
+    vars.clear();
+    for (const p of f.params) vars.set(p.name, p.ty);
+    walk(f.body, []);
+  }
+  return counts;
+}
+
+export function mergeCounts(into: Counts, from: Iterable<[string, number]>): void {
+  for (const [k, n] of from) into.set(k, (into.get(k) ?? 0) + n);
+}
+
+/** accepted cells produced fewer than `min` times */
+export function underCovered(counts: Counts, min = MIN_PER_CELL): { cell: Cell; n: number }[] {
+  return allCells()
+    .map((cell) => ({ cell, n: counts.get(cellKey(cell)) ?? 0 }))
+    .filter((x) => x.n < min);
+}
+
+/** cells counted that the rules say cannot occur (a classifier or rule bug) */
+export function impossibleSeen(counts: Counts): string[] {
+  return [...counts.keys()].filter((k) => !possible(parseKey(k)));
+}
+
+// ------------------------------------------------------------------------------------------------
+// The table
+// ------------------------------------------------------------------------------------------------
+
+/** rows form × type class × effect (the possible ones), columns loop strategies; `!` marks an accepted cell under the minimum, `·` one that cannot occur */
+export function coverageTable(counts: Counts, min = MIN_PER_CELL, markdown = false): string {
+  const rows: string[][] = [];
+  for (const form of FORMS)
+    for (const type of TYPE_CLASSES)
+      for (const effect of EFFECTS) {
+        const cells = STRATEGIES.map((strategy) => ({ form, type, effect, strategy }));
+        if (!cells.some(possible)) continue;
+        rows.push([
+          form,
+          type,
+          effect,
+          ...cells.map((c) => {
+            if (!possible(c)) return '·';
+            const n = counts.get(cellKey(c)) ?? 0;
+            return n < min ? `${n}!` : `${n}`;
+          }),
+        ]);
+      }
+  const head = ['form', 'type', 'effect', ...STRATEGIES];
+  if (markdown) {
+    const line = (r: string[]) => `| ${r.join(' | ')} |`;
+    return [line(head), line(head.map((_, i) => (i < 3 ? '---' : '---:'))), ...rows.map(line)].join('\n') + '\n';
+  }
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const fmt = (r: string[]) => r.map((x, i) => (i < 3 ? x.padEnd(w[i]) : x.padStart(w[i]))).join('  ').trimEnd();
+  return [fmt(head), w.map((n) => '-'.repeat(n)).join('  '), ...rows.map(fmt)].join('\n');
+}
