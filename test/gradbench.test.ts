@@ -1,5 +1,5 @@
 // The built GradBench tool (dist/src/cli/gradbench.js, `tsad-gradbench`) driven over stdin/stdout in
-// strict lock-step, as the suite's runner does (../shared/evals/PROTOCOL.md):
+// strict lock-step, as the suite's runner does (GradBench's protocol):
 //   * per eval, a full session: start, define, evaluate every function on golden inputs (with the
 //     eval's extra fields min_runs / min_seconds), an analysis after every successful evaluate, EOF;
 //     every answer checked for its exact shape, the echoed id, the output against the golden output
