@@ -17,6 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+/** Each step spawns npm, tsc or node: about 40 s of CPU in all, minutes of wall time on a loaded machine. */
+const SLOW = 300_000;
 
 let work = '';
 let tarball = '';
@@ -50,7 +52,7 @@ beforeAll(() => {
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   ok(NPM, ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--no-package-lock', '--ignore-scripts'], project);
-}, 240_000);
+}, 600_000);
 
 afterAll(() => {
   if (work !== '') rmSync(work, { recursive: true, force: true });
@@ -66,17 +68,17 @@ describe('npm package', () => {
     }
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
     for (const file of Object.values(pkg.bin)) expect(packed).toContain(file);
-  });
+  }, SLOW);
 
-  it('passes publint (strict) and Are the Types Wrong (esm-only profile, see the comment)', () => {
+  it('passes publint (strict) and Are the Types Wrong (require(esm) aside, see the comment)', () => {
     ok(process.execPath, [join(ROOT, 'node_modules/publint/src/cli.js'), 'run', tarball, '--strict', '--pack', 'false'], ROOT);
-    // esm-only profile: the package is ES modules only and CommonJS users load it with require(esm)
+    // One rule off: the package is ES modules only and CommonJS users load it with require(esm)
     // (Node ^20.19 / >=22.12). attw's bundled TypeScript (5.6) predates require(esm) in `--module nodenext`
-    // (TypeScript 5.8), so its node16-from-CJS column would flag every ESM-only package; the CommonJS
-    // consumer's types are checked below with the project's TypeScript instead.
-    const attw = run(process.execPath, [join(ROOT, 'node_modules/@arethetypeswrong/cli/dist/index.js'), tarball, '--profile', 'esm-only', '--format', 'table-flipped', '--no-color'], ROOT);
+    // (TypeScript 5.8), so it flags every ESM-only entry point "from CJS"; the CommonJS consumer's types
+    // are checked below with the project's TypeScript instead. node10 resolution is checked (typesVersions).
+    const attw = run(process.execPath, [join(ROOT, 'node_modules/@arethetypeswrong/cli/dist/index.js'), tarball, '--ignore-rules', 'cjs-resolves-to-esm', '--format', 'table-flipped', '--no-color'], ROOT);
     expect(attw.status, `${attw.stdout}\n${attw.stderr}`).toBe(0);
-  });
+  }, SLOW);
 
   it('the tsad command differentiates a file; the generated module type-checks under nodenext and bundler resolution, from ESM and CommonJS', () => {
     writeFileSync(
@@ -88,8 +90,7 @@ describe('npm package', () => {
 }
 `,
     );
-    const out = ok(NPX, ['--offline', '--no-install', 'tsad', 'model.ts', '--head', 'loss', '-o', 'gen'], project);
-    expect(out + run(NPX, ['--offline', '--no-install', 'tsad', '--help'], project).stdout).toContain('tsad');
+    ok(NPX, ['--offline', '--no-install', 'tsad', 'model.ts', '--head', 'loss', '-o', 'gen'], project);
     const gen = readFileSync(join(project, 'gen/model_ad.ts'), 'utf8');
     expect(gen).toContain("from 'tsad/runtime'");
     expect(gen).toMatch(/export function loss_b\(/);
@@ -123,7 +124,7 @@ export type T = Tape;
     const tsc = join(project, 'node_modules/typescript/bin/tsc');
     ok(process.execPath, [tsc, '-p', 'tsconfig.json'], project);
     ok(process.execPath, [tsc, '-p', 'tsconfig.bundler.json'], project);
-  });
+  }, SLOW);
 
   it('the runtime API (grad) from an ES module and from CommonJS', () => {
     const body = `const f = (w, x) => Math.sin(w * x) + w * w;
@@ -145,5 +146,5 @@ console.log(JSON.stringify({ gw, gx, pkg: typeof version }));
     }
     // the CLI's own bin entry is executable through the installed package too
     expect(execFileSync(process.execPath, [join(project, 'node_modules/tsad/dist/src/cli/main.js'), '--help'], { encoding: 'utf8' })).toContain('--head');
-  });
+  }, SLOW);
 });
