@@ -1,7 +1,7 @@
-// Golden files of the shared eval suite and the suite's comparison rule.
+// Golden files of the GradBench evals and the suite's comparison rule.
 //
-// A golden file is { meta, input, outputs } (see ../shared/evals/README.md).
-// The comparison follows PROTOCOL.md ("Validation rule"):
+// A golden file is { meta, input, outputs } (see golden/README.md).
+// The comparison follows the suite's validation rule:
 //   * same structure: objects with exactly the same keys, arrays of the same length;
 //   * numbers: |a - e| <= tol * max(1, |a| + |e|)  (the eval uses tol = 1e-4;
 //     tsad's own tests use a much tighter tol, e.g. 1e-8);
@@ -12,9 +12,9 @@
 // above 2^53 are compared with the tolerance instead).
 // Typed arrays (Float64Array, ...) on the actual side are treated like arrays.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { goldenDir } from './paths.js';
+import { goldenDir, readEvalFile } from './paths.js';
 
 export interface GoldenMeta {
   eval: string;
@@ -45,7 +45,7 @@ export function loadGolden(evalName: string): GoldenFile[] {
 
 /** One golden file by path. */
 export function loadGoldenFile(path: string): GoldenFile {
-  const raw: unknown = JSON.parse(readFileSync(path, 'utf8'));
+  const raw: unknown = JSON.parse(readEvalFile(path));
   if (!isRecord(raw) || !isRecord(raw['meta']) || !isRecord(raw['outputs']) || !('input' in raw)) {
     throw new Error(`${path}: not a golden file ({meta, input, outputs})`);
   }

@@ -1,6 +1,6 @@
 // Derivative outputs of the GradBench evals computed with tsad-generated code (evals/<eval>/derivatives.ts:
 // the objectives are compiled with tsad at first use), checked against the golden files in
-// ../shared/evals/golden with the suite's rule |a-e| <= tol * max(1, |a|+|e|) at tol = 1e-8
+// evals/golden (provenance: evals/golden/README.md) with the suite's rule |a-e| <= tol * max(1, |a|+|e|) at tol = 1e-8
 // (the eval itself uses 1e-4). A summary table (max normalised error, time) is printed at the end.
 //
 // Nested derivatives (kmeans' Hessian diagonal, particle, saddle) compile tsad's TypeScript output once

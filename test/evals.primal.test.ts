@@ -1,6 +1,6 @@
 // Primal outputs of the twelve GradBench evals (plain TypeScript objectives in evals/) and the
 // hand-written gradient baselines (gmm, lse, llsq, kmeans), checked against the golden files
-// in ../shared/evals/golden with the suite's rule |a-e| <= tol * max(1, |a|+|e|) at tol = 1e-8
+// in evals/golden (provenance: evals/golden/README.md) with the suite's rule |a-e| <= tol * max(1, |a|+|e|) at tol = 1e-8
 // (the eval itself uses 1e-4). Derivative outputs come from the AD compiler: listed as todo.
 
 import { describe, expect, it } from 'vitest';

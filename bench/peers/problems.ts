@@ -2,7 +2,7 @@
 // peer is checked against, and the error measures. Shared by the orchestrator (run.ts) and the
 // per-peer child processes (worker.ts). Not compiler input.
 //
-// Inputs: where a size has a golden file in ../shared/evals/golden/<eval>/, its input is read from
+// Inputs: where a size has a golden file in evals/golden/<eval>/, its input is read from
 // there and the golden outputs are the reference. Other sizes are drawn like the eval's inputs with the
 // seeded generators of evals/random.ts, and the reference is the hand-written float64 gradient
 // (evals/<eval>/handwritten.ts).
@@ -37,7 +37,7 @@ export interface SizeSpec {
   /** e.g. "n=2500" */
   label: string;
   params: Record<string, number>;
-  /** golden file stem in ../shared/evals/golden/<eval>/ */
+  /** golden file stem in evals/golden/<eval>/ */
   golden?: string;
   /** included in --quick */
   quick: boolean;

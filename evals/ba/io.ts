@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { evalFn, field, int, num, vec, type EvalIO } from '../common.js';
-import { dataPath } from '../paths.js';
+import { dataPath, readEvalFile } from '../paths.js';
 import { baObjective } from './objective.js';
 
 /** The eval's compressed input: one camera, point, weight and feature, replicated. */
@@ -108,5 +107,5 @@ export function parseBaFile(text: string): BaInput {
 
 /** Loads data/ba/<stem>.txt, e.g. loadBaInput('ba1_n49_m7776_p31843'). */
 export function loadBaInput(stem: string): BaInput {
-  return parseBaFile(readFileSync(dataPath('ba', `${stem}.txt`), 'utf8'));
+  return parseBaFile(readEvalFile(dataPath('ba', `${stem}.txt`)));
 }

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { evalFn, field, int, mat, toList, vec, type EvalIO } from '../common.js';
-import { dataPath } from '../paths.js';
+import { dataPath, readEvalFile } from '../paths.js';
 import { htObjectiveComplicated, htObjectiveSimple, type HandModel } from './objective.js';
 
 export interface HtArgs {
@@ -70,7 +69,7 @@ export type HtModelSize = 'small' | 'big';
 export function loadHtInput(variant: HtVariant, modelSize: HtModelSize, handStem: string): Record<string, unknown> {
   const modelDir = dataPath('ht', `model_${modelSize}`);
   const model = loadHtModel(modelDir);
-  const hand = readFileSync(dataPath('ht', `${variant}_${modelSize}`, `${handStem}.txt`), 'utf8');
+  const hand = readEvalFile(dataPath('ht', `${variant}_${modelSize}`, `${handStem}.txt`));
   const tok = hand.trim().split(/\s+/);
   let pos = 0;
   const next = (): number => {
@@ -95,7 +94,7 @@ export function loadHtInput(variant: HtVariant, modelSize: HtModelSize, handStem
 /** The `data.model` JSON object from bones.txt, vertices.txt and triangles.txt. */
 export function loadHtModel(dir: string): Record<string, unknown> {
   const lines = (file: string): string[] =>
-    readFileSync(join(dir, file), 'utf8')
+    readEvalFile(join(dir, file))
       .split('\n')
       .map((s) => s.trim())
       .filter((s) => s.length > 0);

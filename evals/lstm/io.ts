@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { evalFn, field, mat, type EvalIO } from '../common.js';
-import { dataPath } from '../paths.js';
+import { dataPath, readEvalFile } from '../paths.js';
 import { randomMatrix, uniform } from '../random.js';
 import { lstmObjective } from './objective.js';
 
@@ -41,7 +40,7 @@ export const io: EvalIO<LstmArgs> = {
 
 /** The text the eval reads (first 8192 code points of the Sonnets). */
 export function lstmText(): string {
-  return readFileSync(dataPath('lstm', 'lstm_text.txt'), 'utf8');
+  return readEvalFile(dataPath('lstm', 'lstm_text.txt'));
 }
 
 /**

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `tsad-gradbench` command: a GradBench tool (../shared/evals/PROTOCOL.md) for the twelve evals of
+// The `tsad-gradbench` command: a GradBench tool (the suite's protocol: https://github.com/gradbench/gradbench, CONTRIBUTING.md) for the twelve evals of
 // evals/ (hello, lse, llsq, det, ode, gmm, kmeans, lstm, ba, ht, saddle, particle).
 //
 // Transport: one JSON request per line on stdin, one single-line JSON answer per request on stdout, in
