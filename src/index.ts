@@ -1,5 +1,5 @@
 // The public API of tsad.
-export { compile, compileModule, frontEnd, type CompileOptions, type CompileResult, type ManifestEntry, type ManifestParam, type Mode } from './api/compile.js';
+export { compile, compileModule, frontEnd, type CompileOptions, type CompileResult, type ManifestEntry, type ManifestParam, type Mode, type ModeName } from './api/compile.js';
 export { checkCompiled, type CheckOptions, type CheckReport } from './api/check.js';
 export { loadGenerated, type LoadedModule } from './api/load.js';
 export { grad, valueAndGrad, jvp, vjp, jacobian, type RuntimeOptions } from './api/runtime.js';

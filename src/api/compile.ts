@@ -1,7 +1,7 @@
 // The library entry point: source(s) in, derivative module + manifest + diagnostics out.
 // Uses an in-memory compiler host and no Node built-ins, so it also runs in a browser.
 import { analyzeActivity, computeWrites, stmtCalls } from '../analysis/activity.js';
-import { inferInts } from '../analysis/ints.js';
+import { inferInts, sizeParams } from '../analysis/ints.js';
 import { Printer } from '../backend/print.js';
 import { DiagnosticBag, TsadError, type Diagnostic } from '../frontend/diagnostics.js';
 import { createProgram, lowerProgram } from '../frontend/lower.js';
@@ -18,16 +18,44 @@ import { bindReturnedArguments } from '../transform/returned-args.js';
 import { TransformError, tangentFunc } from '../transform/tangent.js';
 
 export type Mode = 'tangent' | 'vector' | 'reverse';
+/** the modes as options accept them: 'forward' is the tangent mode's other name, 'adjoint' the reverse's */
+export type ModeName = Mode | 'forward' | 'adjoint';
+
+const MODE_NAMES: Record<ModeName, Mode> = { tangent: 'tangent', forward: 'tangent', vector: 'vector', reverse: 'reverse', adjoint: 'reverse' };
+export const MODE_LIST = "tangent (or forward), vector, reverse (or adjoint)";
+
+/** The modes named, aliases resolved and duplicates dropped; throws a TypeError naming the valid ones. */
+export function normalizeModes(names: readonly unknown[]): Mode[] {
+  if (names.length === 0) throw new TypeError(`tsad: no mode given; the modes are ${MODE_LIST}`);
+  const out: Mode[] = [];
+  for (const n of names) {
+    const m = typeof n === 'string' && Object.hasOwn(MODE_NAMES, n) ? MODE_NAMES[n as ModeName] : undefined;
+    if (!m) throw new TypeError(`tsad: unknown mode ${typeof n === 'string' ? `'${n}'` : describeValue(n)}; the modes are ${MODE_LIST}`);
+    if (!out.includes(m)) out.push(m);
+  }
+  return out;
+}
+
+/**
+ * The independents of a default signature: every parameter carrying floats, except number parameters
+ * used only as sizes or indices (`n` in `det(A: number[][], n: number)`), unless nothing else is left.
+ */
+export function defaultWrt(mod: Module, head: Func): string[] {
+  const all = head.params.filter((p) => hasFloat(p.ty)).map((p) => p.name);
+  const sizes = sizeParams(mod, head.name);
+  const rest = all.filter((n) => !sizes.has(n));
+  return rest.length ? rest : all;
+}
 
 export interface CompileOptions {
   /** the function to differentiate */
   head: string;
-  /** independents: parameter names (default: every parameter that carries floats) */
+  /** independents: parameter names (default: every parameter that carries floats, except number parameters used only as sizes or indices) */
   wrt?: string[];
   /** dependents: 'return' and/or array or object parameter names (default: the return value) */
   of?: string[];
-  /** modes to generate (default: all three) */
-  modes?: Mode[];
+  /** modes to generate (default: all three); 'forward' and 'adjoint' name tangent and reverse */
+  modes?: ModeName[];
   /** emit JavaScript instead of TypeScript */
   js?: boolean;
   /** module specifier of the runtime in import statements (default 'tsad/runtime'); null: no import */
@@ -101,7 +129,24 @@ export function frontEnd(input: SourceInput): Module {
   return mod;
 }
 
+/** JavaScript callers are not held to the types: a misspelt or misshapen option gets a TypeError saying what to pass. */
+function checkOptions(options: unknown): asserts options is CompileOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`tsad: compile() needs options, e.g. { head: 'loss' }, not ${describeValue(options)}`);
+  const o = options as Record<string, unknown>;
+  if (typeof o.head !== 'string' || !o.head) throw new TypeError(`tsad: options.head must name the function to differentiate (a string), not ${describeValue(o.head)}`);
+  for (const key of ['wrt', 'of'] as const) {
+    const v = o[key];
+    if (v !== undefined && !(Array.isArray(v) && v.every((x) => typeof x === 'string'))) throw new TypeError(`tsad: options.${key} must be an array of parameter names, e.g. ['x'], not ${describeValue(v)}`);
+    if (Array.isArray(v) && v.length === 0) throw new TypeError(`tsad: options.${key} is empty: name at least one parameter, or leave it out for the default`);
+  }
+  if (o.modes !== undefined) {
+    if (!Array.isArray(o.modes)) throw new TypeError(`tsad: options.modes must be an array, e.g. ['reverse'], not ${describeValue(o.modes)}; the modes are ${MODE_LIST}`);
+    normalizeModes(o.modes);
+  }
+}
+
 export function compile(input: SourceInput, options: CompileOptions): CompileResult {
+  checkOptions(options);
   const files = toFiles(input);
   const diags = new DiagnosticBag(files);
   try {
@@ -114,6 +159,7 @@ export function compile(input: SourceInput, options: CompileOptions): CompileRes
 }
 
 export function compileModule(mod: Module, options: CompileOptions, diags: DiagnosticBag = new DiagnosticBag(new Map())): CompileResult {
+  checkOptions(options);
   const reach = reachable(mod, options.head);
   for (const n of reach) {
     const failed = mod.failed.get(n);
@@ -132,8 +178,7 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
     diags.error({ file: first, line: 1, col: 1 }, `head function '${options.head}' is not declared in the input`, `functions found: ${known}`);
     return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
   }
-  const floatParams = head.params.filter((p) => hasFloat(p.ty)).map((p) => p.name);
-  const wrt = options.wrt ?? floatParams;
+  const wrt = options.wrt ?? defaultWrt(mod, head);
   for (const w of wrt) {
     const p = head.params.find((x) => x.name === w);
     if (!p) diags.error(head.loc, `--wrt names '${w}', which is not a parameter of '${head.name}'`, `parameters: ${head.params.map((x) => x.name).join(', ')}`);
@@ -153,7 +198,7 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
 
   const naming = { ...DEFAULT_NAMING, ...options.naming };
   const dependents = { result: of.includes('return') && hasFloat(head.ret), params: ofParams };
-  const modes = options.modes ?? ['tangent', 'vector', 'reverse'];
+  const modes = normalizeModes(options.modes ?? ['tangent', 'vector', 'reverse']);
   // derivatives see helpers returning a parameter's object as aliases; the primal copies keep the calls
   let modD: Module;
   try {

@@ -2,8 +2,9 @@
 // plain JavaScript functions. The function's source is read, typed from the shapes of its arguments,
 // compiled once per (function, options, shapes) and loaded with `new Function`.
 import ts from 'typescript';
-import { formatDiagnostic, TsadError } from '../frontend/diagnostics.js';
-import { compile } from './compile.js';
+import { DiagnosticBag, formatDiagnostic, TsadError } from '../frontend/diagnostics.js';
+import { sizeParams } from '../analysis/ints.js';
+import { compileModule, defaultWrt, frontEnd } from './compile.js';
 import { createProgram } from '../frontend/lower.js';
 import { loadGenerated, type LoadedModule } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
@@ -26,6 +27,8 @@ interface Compiled {
   wrt: number[];
   scalarWrt: number[];
   hasScope: boolean;
+  /** does the function return a single number (what grad and valueAndGrad need)? */
+  scalarResult: boolean;
 }
 
 const cache = new WeakMap<Fn, Map<string, Compiled>>();
@@ -123,6 +126,23 @@ function normalizeWrt(opt: RuntimeOptions['wrt'], params: string[]): number[] {
   });
 }
 
+/**
+ * The default independent: the first argument (as in JAX), unless it is a number used only as a size or
+ * index (then the first parameter of the default signature, which leaves such numbers out).
+ */
+function firstIndependent(front: ReturnType<typeof frontEnd>, head: string, params: string[]): number {
+  const f = front.funcs.get(head);
+  if (!f || !sizeParams(front, head).has(params[0])) return 0;
+  const i = params.indexOf(defaultWrt(front, f)[0]);
+  return i < 0 ? 0 : i;
+}
+
+/** Omitted arguments are fine where the parameter has a default; elsewhere say how many `f` takes. */
+function checkArity(head: string, info: ReturnType<typeof paramNames>, params: string[], given: number): void {
+  const required = info.params.filter((p) => !p.initializer && !p.questionToken && !p.dotDotDotToken).length;
+  if (given < required) throw new TypeError(`tsad: '${head}' takes ${required === params.length ? '' : 'at least '}${required} argument${required === 1 ? '' : 's'} (${params.join(', ')}), but was called with ${given}`);
+}
+
 function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
   assertNoAliasing(args, args.map((_, i) => `argument ${i + 1}`));
   const scope = opts.scope ?? {};
@@ -136,6 +156,7 @@ function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
   const info = paramNames(src);
   const params = info.params.map((p) => (ts.isIdentifier(p.name) ? p.name.text : '_'));
   const head = info.name && !/^(function|async)$/.test(info.name) ? info.name : f.name && /^[A-Za-z_$][\w$]*$/.test(f.name) ? f.name : 'f';
+  checkArity(head, info, params, args.length);
   const argTypes = args.map((a, i) => {
     const t = tyOfValue(a);
     if (!t) throw new Error(`tsad: argument ${i + 1} (${params[i]}) has a shape tsad cannot differentiate through`);
@@ -168,13 +189,16 @@ function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
   // a recursive helper's result type is circular for TypeScript: numbers are the differentiable case
   const helperRet = (h: { name: string; src: string }) => (calls(h.src, h.name) || helpers.some((o) => o !== h && calls(o.src, h.name) && calls(h.src, o.name)) ? 'number' : null);
   const module = [...parts, headText, ...helpers.map((h) => asDeclaration(h.name, annotate(h.src, helperTypes.get(h.name) ?? [], helperRet(h))))].join('\n');
-  const wrt = normalizeWrt(opts.wrt, params);
+  const files = new Map([['function.ts', module]]);
+  const front = frontEnd(Object.fromEntries(files));
+  const wrt = opts.wrt === undefined ? [firstIndependent(front, head, params)] : normalizeWrt(opts.wrt, params);
   // values come from the primal itself, gradients from f_b on copies: its forward sweep need not
   // keep the primal's results (diff-liveness at full strength)
-  const r = compile({ 'function.ts': module }, { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false } });
+  const r = compileModule(front, { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false } }, new DiagnosticBag(files));
   if (r.diagnostics.length) throw new TsadError(r.diagnostics);
   const mod = loadGenerated(r.code, r.runtimeNames);
-  const compiled: Compiled = { mod, head, params, wrt, scalarWrt: wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y), hasScope: !!mod.__bindScope };
+  const seed = r.manifest.filter((m) => m.of === head).flatMap((m) => m.params).find((p) => p.role === 'seed');
+  const compiled: Compiled = { mod, head, params, wrt, scalarWrt: wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y), hasScope: !!mod.__bindScope, scalarResult: seed?.type === 'number' };
   perFn.set(key, compiled);
   return compiled;
 }
@@ -219,23 +243,92 @@ function withErrors<T>(fn: () => T): T {
   }
 }
 
+// ---- what JavaScript callers pass: checked at each entry point, so that a mistake gets a TypeError
+// saying what to pass instead of a failure deep inside ----
+
+const EXAMPLES: Record<string, string> = {
+  grad: 'grad((x) => x * x)',
+  valueAndGrad: 'valueAndGrad((x) => x * x)',
+  jacobian: 'jacobian((x) => [x[0] * x[1], x[0]])',
+  jvp: 'jvp((x) => x * x, [x], [dx])',
+  vjp: 'vjp((x) => x * x, [x])',
+};
+
+function what(v: unknown): string {
+  if (v === null) return 'null';
+  if (v === undefined) return 'nothing';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'function') return 'a function';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v} (${String(v)})`;
+}
+
+/** `f` must be a function with source: built-in and bound functions print as `[native code]` */
+function checkFunction(api: string, f: unknown): void {
+  if (typeof f !== 'function') throw new TypeError(`tsad: ${api} needs the function to differentiate as its first argument, e.g. ${EXAMPLES[api]}, not ${what(f)}`);
+  const name = f.name.replace(/^bound /, '');
+  if (/\{\s*\[native code\]\s*\}\s*$/.test(Function.prototype.toString.call(f)))
+    throw new TypeError(`tsad: ${api} cannot differentiate ${name ? `'${name}'` : 'this function'}: built-in (native) and bound functions have no source to differentiate; wrap it in a function of your own, e.g. ${api === 'grad' ? 'grad((x) => Math.sin(x))' : EXAMPLES[api]}`);
+}
+
+function checkOptions(api: string, opts: unknown): void {
+  if (opts === undefined) return;
+  if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) throw new TypeError(`tsad: ${api}'s options must be an object such as { wrt: 0 }, not ${what(opts)}`);
+  const { wrt, scope } = opts as RuntimeOptions;
+  const one = (w: unknown) => (typeof w === 'number' && Number.isInteger(w) && w >= 0) || (typeof w === 'string' && w !== '');
+  if (wrt !== undefined && !(Array.isArray(wrt) ? wrt.length > 0 && wrt.every(one) : one(wrt)))
+    throw new TypeError(`tsad: ${api}'s wrt must be an argument position (0, 1, …), a parameter name, or a non-empty array of them, not ${Array.isArray(wrt) ? JSON.stringify(wrt) : what(wrt)}`);
+  if (scope !== undefined && (typeof scope !== 'object' || scope === null || Array.isArray(scope))) throw new TypeError(`tsad: ${api}'s scope must be an object mapping names to helper functions and data, not ${what(scope)}`);
+}
+
+function checkEntry(api: string, f: unknown, opts: unknown): void {
+  checkFunction(api, f);
+  checkOptions(api, opts);
+}
+
+/** grad and valueAndGrad differentiate a number: other results need a seed, which jacobian and vjp take */
+function requireScalar(api: string, c: Compiled): Compiled {
+  if (!c.scalarResult) throw new TypeError(`tsad: ${api} needs a function that returns a number, but '${c.head}' returns an array or object; use jacobian for the whole Jacobian, or vjp for the gradient of a weighted sum of its outputs`);
+  return c;
+}
+
+function checkArgList(api: string, name: string, v: unknown): void {
+  if (!Array.isArray(v)) throw new TypeError(`tsad: ${api} takes the ${name} as an array, e.g. ${EXAMPLES[api]}, not ${what(v)}`);
+}
+
+/** one tangent per independent, each shaped like it */
+function checkTangents(c: Compiled, primals: unknown[], tangents: unknown[]): void {
+  if (tangents.length !== c.wrt.length)
+    throw new TypeError(`tsad: jvp needs one tangent per independent (${c.wrt.map((i) => c.params[i]).join(', ')}), in an array, but got ${tangents.length}`);
+  c.wrt.forEach((i, k) => {
+    const p = primals[i], t = tangents[k];
+    if ((typeof p === 'number') !== (typeof t === 'number') || flatten(p).length !== flatten(t).length)
+      throw new TypeError(`tsad: jvp's tangent ${k + 1} must have the shape of '${c.params[i]}' (${typeof p === 'number' ? 'a number' : `${flatten(p).length} numbers`}), but is ${what(t)}${typeof t === 'object' && t !== null ? ` of ${flatten(t).length} numbers` : ''}`);
+  });
+}
+
 /** Gradient of a scalar function, shaped like the `wrt` argument(s) (an array of them if `wrt` is a list). */
 export function grad<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...args: Parameters<F>) => unknown {
-  return (...args) => withErrors(() => unwrap(opts, reverse(compileFor(f, opts, args), opts, args, 1)[1]));
+  checkEntry('grad', f, opts);
+  return (...args) => withErrors(() => unwrap(opts, reverse(requireScalar('grad', compileFor(f, opts, args)), opts, args, 1)[1]));
 }
 
 export function valueAndGrad<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...args: Parameters<F>) => [number, unknown] {
+  checkEntry('valueAndGrad', f, opts);
   return (...args) =>
     withErrors(() => {
-      const [v, g] = reverse(compileFor(f, opts, args), opts, args, 1);
+      const [v, g] = reverse(requireScalar('valueAndGrad', compileFor(f, opts, args)), opts, args, 1);
       return [v as number, unwrap(opts, g)];
     });
 }
 
 /** Jacobian-vector product: [f(primals), J · tangents], tangents given for the wrt arguments. */
 export function jvp<F extends Fn>(f: F, primals: Parameters<F>, tangents: unknown[], opts: RuntimeOptions = {}): [unknown, unknown] {
+  checkEntry('jvp', f, opts);
+  checkArgList('jvp', 'arguments', primals);
+  checkArgList('jvp', 'tangents', tangents);
   return withErrors(() => {
     const c = compileFor(f, opts, primals);
+    checkTangents(c, primals as unknown[], tangents);
     bind(c, opts);
     const call: unknown[] = [];
     clone(primals as unknown[]).forEach((v, i) => {
@@ -250,10 +343,19 @@ export function jvp<F extends Fn>(f: F, primals: Parameters<F>, tangents: unknow
 
 /** Vector-Jacobian product: [f(primals), (cotangent) => gradients of ⟨cotangent, f⟩]. */
 export function vjp<F extends Fn>(f: F, primals: Parameters<F>, opts: RuntimeOptions = {}): [unknown, (cotangent: unknown) => unknown] {
+  checkEntry('vjp', f, opts);
+  checkArgList('vjp', 'arguments', primals);
   return withErrors(() => {
     const c = compileFor(f, opts, primals);
     const value = reverse(c, opts, primals as unknown[], zerosLike((c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(primals as unknown[]))))[0];
-    return [value, (ct: unknown) => unwrap(opts, reverse(c, opts, primals as unknown[], clone(ct))[1])];
+    return [
+      value,
+      (ct: unknown) => {
+        if ((typeof value === 'number') !== (typeof ct === 'number') || flatten(value).length !== flatten(ct).length)
+          throw new TypeError(`tsad: vjp's cotangent must have the shape of the function's value (${typeof value === 'number' ? 'a number' : `${flatten(value).length} numbers`}), but is ${what(ct)}`);
+        return unwrap(opts, reverse(c, opts, primals as unknown[], clone(ct))[1]);
+      },
+    ];
   });
 }
 
@@ -263,6 +365,7 @@ export function vjp<F extends Fn>(f: F, primals: Parameters<F>, opts: RuntimeOpt
  * fields by sorted name). Uses one adjoint per output when outputs ≤ inputs, else one tangent per input.
  */
 export function jacobian<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...args: Parameters<F>) => number[][] {
+  checkEntry('jacobian', f, opts);
   return (...args) =>
     withErrors(() => {
       const c = compileFor(f, opts, args);

@@ -53,10 +53,84 @@ export function shapeKey(v: unknown): string {
   return typeof v;
 }
 
-/** Random arguments of the given types: numbers in [0.5, 1.5], arrays of length 4. */
-export function randomArgs(types: Ty[], seed: number): unknown[] {
+/** What a value is, for messages: `a string ("abc")`, `an array of 2`, `null`. */
+export function describeJson(v: unknown): string {
+  if (v === null) return 'null';
+  if (v === undefined) return 'nothing';
+  if (Array.isArray(v)) return `an array of ${v.length}`;
+  if (typeof v === 'string') return `a string (${JSON.stringify(v.length > 20 ? v.slice(0, 20) + '…' : v)})`;
+  if (typeof v === 'object') return 'an object';
+  return `a ${typeof v} (${String(v)})`;
+}
+
+/**
+ * Why `v` (parsed JSON) cannot be an argument of type `t`, naming the offending part (`w[2]`, `p.mass`),
+ * or null if it can. Typed arrays are given as JSON arrays of numbers.
+ */
+export function jsonMismatch(v: unknown, t: Ty, path: string): string | null {
+  const bad = () => `'${path}' must be ${typeText(t)}, but is ${describeJson(v)}`;
+  switch (t.k) {
+    case 'num':
+    case 'int':
+      return typeof v === 'number' ? null : bad();
+    case 'bool':
+      return typeof v === 'boolean' ? null : bad();
+    case 'str':
+      return typeof v === 'string' && (!t.lits.length || t.lits.includes(v)) ? null : bad();
+    case 'arr':
+      if (!Array.isArray(v)) return bad();
+      for (let i = 0; i < v.length; i++) {
+        const m = jsonMismatch(v[i], t.elem, `${path}[${i}]`);
+        if (m) return m;
+      }
+      return null;
+    case 'tuple':
+      if (!Array.isArray(v) || v.length !== t.elems.length) return bad();
+      for (let i = 0; i < v.length; i++) {
+        const m = jsonMismatch(v[i], t.elems[i], `${path}[${i}]`);
+        if (m) return m;
+      }
+      return null;
+    case 'obj': {
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) return bad();
+      const o = v as Record<string, unknown>;
+      for (const f of t.fields) {
+        if (!(f.name in o)) {
+          if (f.optional) continue;
+          return `'${path}' has no field '${f.name}' (${typeText(f.ty)})`;
+        }
+        const m = jsonMismatch(o[f.name], f.ty, `${path}.${f.name}`);
+        if (m) return m;
+      }
+      return null;
+    }
+    default:
+      return bad();
+  }
+}
+
+/** A JSON value checked by jsonMismatch as the argument the function expects (Float64Arrays made). */
+export function fromJson(v: unknown, t: Ty): unknown {
+  if (t.k === 'arr' && Array.isArray(v)) return t.typed ? Float64Array.from(v as number[]) : v.map((x) => fromJson(x, t.elem));
+  if (t.k === 'tuple' && Array.isArray(v)) return v.map((x, i) => fromJson(x, t.elems[i]));
+  if (t.k === 'obj' && typeof v === 'object' && v !== null) {
+    const o: Record<string, unknown> = { ...(v as Record<string, unknown>) };
+    for (const f of t.fields) if (f.name in o) o[f.name] = fromJson(o[f.name], f.ty);
+    return o;
+  }
+  return v;
+}
+
+/** The value a size parameter takes in random arguments, and the arrays' length until a probe says more. */
+const SIZE = 4;
+
+/**
+ * Random arguments of the given types: numbers in [0.5, 1.5], size parameters (positions in `sizes`)
+ * the integer 4, arrays of length 4 or the length `lengths` gives for their place ('0', '0[]', '1.f').
+ */
+export function randomArgs(types: Ty[], seed: number, sizes: ReadonlySet<number> = new Set(), lengths: ReadonlyMap<string, number> = new Map()): unknown[] {
   const r = rng(seed);
-  const draw = (t: Ty): unknown => {
+  const draw = (t: Ty, at: string): unknown => {
     switch (t.k) {
       case 'num':
       case 'int':
@@ -65,19 +139,86 @@ export function randomArgs(types: Ty[], seed: number): unknown[] {
         return false;
       case 'str':
         return t.lits[0] ?? '';
-      case 'arr':
-        if (t.typed) return Float64Array.from({ length: 4 }, () => 0.5 + r());
-        return Array.from({ length: 4 }, () => draw(t.elem));
+      case 'arr': {
+        const length = lengths.get(at) ?? SIZE;
+        if (t.typed) return Float64Array.from({ length }, () => 0.5 + r());
+        return Array.from({ length }, () => draw(t.elem, at + '[]'));
+      }
       case 'tuple':
-        return t.elems.map(draw);
+        return t.elems.map((e, i) => draw(e, `${at}.${i}`));
       case 'obj': {
         const o: Record<string, unknown> = {};
-        for (const f of t.fields) o[f.name] = draw(f.ty);
+        for (const f of t.fields) o[f.name] = draw(f.ty, `${at}.${f.name}`);
         return o;
       }
       default:
         return undefined;
     }
   };
-  return types.map(draw);
+  return types.map((t, j) => (sizes.has(j) && (t.k === 'num' || t.k === 'int') ? SIZE : draw(t, String(j))));
+}
+
+/**
+ * Random arguments long enough for what `run` reads and writes: the primal runs on arguments whose
+ * arrays record every index past their end, and each place ('0[]': the rows of argument 0) grows to the
+ * largest such index until none is left (a few rounds; the last draw is returned either way).
+ */
+export function sizedRandomArgs(types: Ty[], seed: number, sizes: ReadonlySet<number>, run: (args: unknown[]) => unknown): unknown[] {
+  const lengths = new Map<string, number>();
+  let args = randomArgs(types, seed, sizes, lengths);
+  for (let round = 0; round < 6; round++) {
+    const need = readsPastEnd(args, run);
+    let grown = false;
+    for (const [at, n] of need)
+      if (n > (lengths.get(at) ?? SIZE) && n <= 100_000) {
+        lengths.set(at, n);
+        grown = true;
+      }
+    if (!grown) break;
+    args = randomArgs(types, seed, sizes, lengths);
+  }
+  return args;
+}
+
+/**
+ * The places ('0': argument 0, '0[]': its rows, '1.f': field f of argument 1) whose arrays `run` reads or
+ * writes past their end, with the length that access needs. Runs on copies.
+ */
+export function readsPastEnd(args: unknown[], run: (args: unknown[]) => unknown): Map<string, number> {
+  const need = new Map<string, number>();
+  try {
+    run(args.map((a, j) => watch(a, String(j), need)));
+  } catch {
+    // a read past the end gives undefined, which may fail later: the lengths seen so far still tell
+  }
+  return need;
+}
+
+/** `v` with every array behind a proxy that records, per place, the length an access past its end needs. */
+function watch(v: unknown, at: string, need: Map<string, number>): unknown {
+  const isArr = Array.isArray(v) || v instanceof Float64Array;
+  if (!isArr) {
+    if (typeof v !== 'object' || v === null) return v;
+    const o: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) o[k] = watch((v as Record<string, unknown>)[k], `${at}.${k}`, need);
+    return o;
+  }
+  const target = Array.isArray(v) ? v.map((x) => watch(x, at + '[]', need)) : Float64Array.from(v as Float64Array);
+  const note = (key: string | symbol) => {
+    if (typeof key !== 'string' || !/^\d+$/.test(key)) return;
+    const i = Number(key);
+    if (i >= target.length) need.set(at, Math.max(need.get(at) ?? 0, i + 1));
+  };
+  return new Proxy(target, {
+    get(t, key) {
+      note(key);
+      // typed-array getters and methods check their receiver: run them on the array itself
+      const x = Reflect.get(t, key) as unknown;
+      return typeof x === 'function' ? (x as (...a: unknown[]) => unknown).bind(t) : x;
+    },
+    set(t, key, value) {
+      note(key);
+      return Reflect.set(t, key, value);
+    },
+  });
 }

@@ -1,17 +1,21 @@
 #!/usr/bin/env node
 // The `tsad` command: a thin shell over compile() and check().
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { sizeParams } from '../analysis/ints.js';
 import { checkCompiled } from '../api/check.js';
-import { compile, frontEnd, type Mode } from '../api/compile.js';
-import { randomArgs } from '../api/shapes.js';
+import { compile, frontEnd, MODE_LIST, normalizeModes, type Mode } from '../api/compile.js';
+import { loadGenerated } from '../api/load.js';
+import { fromJson, jsonMismatch, readsPastEnd, sizedRandomArgs, typeText } from '../api/shapes.js';
 import { formatDiagnostic } from '../frontend/diagnostics.js';
+import type { Func } from '../ir/types.js';
 
 const HELP = `tsad — source-to-source automatic differentiation for TypeScript
 
 Usage:
   tsad <files…> --head <function> [--wrt <params>] [--of <outputs>]
        [--mode tangent|vector|reverse] [-o <dir>] [--js] [--check [--input <file.json>] [--stats]]
+  tsad --version
 
 Examples:
   tsad model.ts --head loss
@@ -29,18 +33,25 @@ Examples:
 
 Options:
   --head <f>        function to differentiate (required)
-  --wrt <a,b>       independents (default: every parameter carrying numbers)
+  --wrt <a,b>       independents (default: every parameter carrying numbers, except number
+                    parameters used only as sizes or indices, like n in det(A, n))
   --of <a,b>        dependents: 'return' and/or output array/object parameters (default: return)
-  --mode <m,…>      tangent, vector, reverse (default: all three)
-  -o, --out <dir>   write <first-file>_ad.ts (or .js) there instead of printing
+  --mode <m,…>      tangent (or forward), vector, reverse (or adjoint) (default: all three)
+  -o, --out <dir>   write <first-file>_ad.ts (or .js) into that directory (made if missing; an
+                    existing file of that name in it is overwritten) instead of printing
   --js              emit JavaScript instead of TypeScript
   --runtime <spec>  module the generated code imports the runtime from (default: tsad/runtime)
   --check           validate the derivatives (see above); exits 1 if a check fails
   --input <file>    arguments for --check
   --stats           with --check: the adjoint's tape pushes per stack, peak and traffic in bytes
   -h, --help        this text
+  -v, --version     the version of tsad
 
-Exit status: 0 on success, 1 on diagnostics or failed checks, 2 on bad usage.`;
+Every --option value can also be written --option=value. Input files are TypeScript; a .js file is
+read as TypeScript too (its parameters need type annotations).
+
+Exit status: 0 on success, 1 on diagnostics or failed checks (and for tsad without arguments, which
+prints this text), 2 on bad usage.`;
 
 interface Args {
   files: string[];
@@ -61,11 +72,30 @@ function usage(msg: string): never {
   process.exit(2);
 }
 
+/** the options that take a value, and what each sets */
+const VALUED = new Set(['--head', '--wrt', '--of', '--mode', '-o', '--out', '--runtime', '--input']);
+
+/** A comma-separated list of names; an empty one is a usage error (it would differentiate nothing). */
+function nameList(opt: string, v: string): string[] {
+  const names = v.split(',').map((x) => x.trim()).filter(Boolean);
+  if (!names.length) usage(`${opt} needs at least one parameter name (e.g. ${opt} x,y); leave ${opt} out for the default`);
+  return names;
+}
+
 function parseArgs(argv: string[]): Args {
   const a: Args = { files: [], js: false, check: false };
   for (let i = 0; i < argv.length; i++) {
-    const x = argv[i];
+    let x = argv[i];
+    // --opt=value is --opt value
+    let inline: string | undefined;
+    const eq = x.startsWith('--') ? x.indexOf('=') : -1;
+    if (eq > 0) {
+      inline = x.slice(eq + 1);
+      x = x.slice(0, eq);
+      if (!VALUED.has(x) && (x === '--help' || x === '--version' || x === '--js' || x === '--check' || x === '--stats')) usage(`${x} takes no value`);
+    }
     const val = () => {
+      if (inline !== undefined) return inline;
       const v = argv[++i];
       if (v === undefined) usage(`${x} needs a value`);
       return v;
@@ -76,19 +106,26 @@ function parseArgs(argv: string[]): Args {
         process.stdout.write(HELP + '\n');
         process.exit(0);
         break;
+      case '-v':
+      case '--version':
+        process.stdout.write(`tsad ${version()}\n`);
+        process.exit(0);
+        break;
       case '--head':
         a.head = val();
         break;
       case '--wrt':
-        a.wrt = val().split(',').filter(Boolean);
+        a.wrt = nameList('--wrt', val());
         break;
       case '--of':
-        a.of = val().split(',').filter(Boolean);
+        a.of = nameList('--of', val());
         break;
       case '--mode': {
-        const ms = val().split(',');
-        for (const m of ms) if (m !== 'tangent' && m !== 'vector' && m !== 'reverse') usage(`unknown mode '${m}' (tangent, vector or reverse)`);
-        a.modes = ms as Mode[];
+        try {
+          a.modes = normalizeModes(val().split(',').map((m) => m.trim()));
+        } catch (e) {
+          usage(`${(e as Error).message.replace(/^tsad: /, '')}`);
+        }
         break;
       }
       case '-o':
@@ -111,23 +148,60 @@ function parseArgs(argv: string[]): Args {
         a.input = val();
         break;
       default:
-        if (x.startsWith('-')) usage(`unknown option '${x}'`);
+        if (x.startsWith('-')) usage(`unknown option '${argv[i]}'`);
         a.files.push(x);
     }
   }
   return a;
 }
 
+/** tsad's version, from the package.json next to the built code (dist/src/cli → the package root) */
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '(version unknown: package.json not found)';
+  }
+}
+
+/** an error that is not bad usage: the message, exit status 1 */
+function fail(msg: string): never {
+  process.stderr.write(`tsad: ${msg}\n`);
+  process.exit(1);
+}
+
+/** -o names a directory: made if missing; an existing file there is a usage error */
+function outputDir(dir: string): void {
+  let isDir: boolean | undefined;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    // missing: made below
+  }
+  if (isDir === false) usage(`-o '${dir}' is an existing file, not a directory; -o names the directory to write the generated file into (e.g. -o gen/)`);
+  if (isDir) return;
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    fail(`cannot create the -o directory '${dir}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
 function main(): void {
-  const args = parseArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (!argv.length) {
+    process.stdout.write(HELP + '\n');
+    process.exit(1);
+  }
+  const args = parseArgs(argv);
   if (!args.files.length) usage('no input files');
   if (!args.head) usage('--head <function> is required');
   const files: Record<string, string> = {};
   for (const f of args.files) {
     try {
       files[f] = readFileSync(f, 'utf8');
-    } catch {
-      usage(`cannot read '${f}'`);
+    } catch (e) {
+      usage(`cannot read '${f}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
   }
   const r = compile(files, { head: args.head, wrt: args.wrt, of: args.of, modes: args.modes, js: args.js, runtimeImport: args.runtime });
@@ -136,9 +210,13 @@ function main(): void {
     process.exit(1);
   }
   if (args.out) {
-    mkdirSync(args.out, { recursive: true });
+    outputDir(args.out);
     const name = join(args.out, basename(args.files[0]).replace(/\.[jt]s$/, '') + (args.js ? '_ad.js' : '_ad.ts'));
-    writeFileSync(name, r.code);
+    try {
+      writeFileSync(name, r.code);
+    } catch (e) {
+      fail(`cannot write '${name}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
     process.stderr.write(`tsad: wrote ${name}\n`);
   } else if (!args.check) process.stdout.write(r.code);
   if (args.check) process.exit(runCheck(files, args) ? 0 : 1);
@@ -159,15 +237,72 @@ function readInput(path: string): unknown {
   }
 }
 
+/** The --input point as arguments of `head`: every parameter given, each of its type (else a usage error). */
+function inputArgs(path: string, head: Func): unknown[] {
+  const data = readInput(path);
+  const sig = head.params.map((p) => `${p.name}: ${typeText(p.ty)}`).join(', ');
+  const required = head.params.filter((p) => !p.def).length;
+  let values: unknown[];
+  if (Array.isArray(data)) {
+    if (data.length < required || data.length > head.params.length) {
+      const want = required === head.params.length ? `${required}` : `${required} to ${head.params.length}`;
+      usage(`--input '${path}' gives ${data.length} argument${data.length === 1 ? '' : 's'}, but '${head.name}' takes ${want}: ${head.name}(${sig})`);
+    }
+    values = data;
+  } else if (typeof data === 'object' && data !== null) {
+    const o = data as Record<string, unknown>;
+    for (const k of Object.keys(o))
+      if (!head.params.some((p) => p.name === k)) usage(`--input '${path}' names '${k}', which is not a parameter of '${head.name}': ${head.name}(${sig})`);
+    for (const p of head.params) if (!(p.name in o) && !p.def) usage(`--input '${path}' gives no value for parameter '${p.name}' (${typeText(p.ty)}): ${head.name}(${sig})`);
+    values = head.params.map((p) => o[p.name]);
+    while (values.length && values[values.length - 1] === undefined) values.pop();
+  } else usage(`--input '${path}' must hold a JSON array of the arguments or an object keyed by parameter name, not ${JSON.stringify(data)}`);
+  return values.map((v, j) => {
+    const p = head.params[j];
+    if (v === undefined && p.def) return undefined;
+    const m = jsonMismatch(v, p.ty, p.name);
+    if (m) usage(`--input '${path}': ${m.startsWith(`'${p.name}' `) ? 'parameter ' : ''}${m}`);
+    return fromJson(v, p.ty);
+  });
+}
+
+/** An --input point whose arrays are shorter than what the function reads is a usage error (it would give NaN). */
+function checkLengths(path: string, head: Func, values: unknown[], run: (a: unknown[]) => unknown): void {
+  for (const [place, n] of readsPastEnd(values, run)) {
+    const j = Number(/^\d+/.exec(place)![0]);
+    const access = `${head.params[j].name}${place.slice(String(j).length).replace(/\[\]/g, '[…]')}[${n - 1}]`;
+    usage(`--input '${path}': '${head.name}' reads ${access}, past the end of the array given; make it at least ${n} long`);
+  }
+}
+
+/** A value in a few characters: numbers to 4 digits, arrays past 6 entries elided with their length. */
+function compact(v: unknown): string {
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(4)));
+  if (v instanceof Float64Array) return compact([...v]);
+  if (Array.isArray(v)) {
+    const head = v.slice(0, 6).map(compact).join(', ');
+    return v.length > 6 ? `[${head}, … (${v.length} entries)]` : `[${head}]`;
+  }
+  if (typeof v === 'object' && v !== null) return `{ ${Object.entries(v).map(([k, x]) => `${k}: ${compact(x)}`).join(', ')} }`;
+  return JSON.stringify(v) ?? 'undefined';
+}
+
 function runCheck(files: Record<string, string>, args: Args): boolean {
   const r = compile(files, { head: args.head!, wrt: args.wrt, of: args.of, js: true, runtimeImport: null });
-  const head = frontEnd(files).funcs.get(args.head!)!;
+  const mod = frontEnd(files);
+  const head = mod.funcs.get(args.head!)!;
+  const loaded = loadGenerated(r.code, r.runtimeNames);
   let values: unknown[];
   if (args.input) {
-    const data = readInput(args.input);
-    values = Array.isArray(data) ? data : head.params.map((p) => (data as Record<string, unknown>)[p.name]);
-  } else values = randomArgs(head.params.map((p) => p.ty), 1);
-  const rep = checkCompiled(r, r.code, args.head!, values);
+    values = inputArgs(args.input, head);
+    checkLengths(args.input, head, values, (a) => loaded[head.name](...a));
+  } else {
+    // size parameters get an integer, arrays the lengths the primal reads
+    const sizes = sizeParams(mod, head.name);
+    const at = new Set(head.params.flatMap((p, j) => (sizes.has(p.name) ? [j] : [])));
+    values = sizedRandomArgs(head.params.map((p) => p.ty), 1, at, (a) => loaded[head.name](...a));
+  }
+  const rep = checkCompiled(r, loaded, args.head!, values);
   const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(34)} ${v}\n`);
   line('tangent vs divided differences', `error ${rep.tangentError.toExponential(2)}  accuracy ${rep.accuracy.tangent.toFixed(1)} digits${rep.unstable ? '  (near a kink: steps disagree)' : ''}`);
   line('adjoint vs tangent (dot product)', `${rep.dotLeft} vs ${rep.dotRight}  accuracy ${rep.accuracy.dot.toFixed(1)} digits`);
@@ -181,6 +316,15 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
   }
   for (const m of rep.messages) process.stdout.write(`FAIL: ${m}\n`);
   process.stdout.write(rep.ok ? 'check passed\n' : 'check FAILED\n');
+  if (!rep.ok) {
+    const point = head.params.map((p, j) => `${p.name} = ${compact(values[j])}`).join(', ');
+    process.stdout.write(`at ${args.input ? `the --input point` : 'random arguments'}: ${point}  (independents: ${r.wrt.join(', ')})\n`);
+    process.stdout.write(
+      args.input
+        ? `hint: a point where the function is not smooth (a kink, a branch switch) or outside its domain fails too: try another --input point; to leave parameters out, name the independents with --wrt\n`
+        : `hint: if the function needs particular values (a domain, sizes, indices), check at a point of yours with --input point.json (a JSON array of the arguments, or an object keyed by parameter name); to leave parameters out, name the independents with --wrt\n`,
+    );
+  }
   return rep.ok;
 }
 

@@ -50,15 +50,50 @@ const OPTIONS: ts.CompilerOptions = {
   allowImportingTsExtensions: true,
 };
 
-/** Normalized absolute path used inside the in-memory host. */
-function hostPath(name: string): string {
-  const n = name.replace(/\\/g, '/');
-  return n.startsWith('/') ? n : '/' + n.replace(/^\.\//, '');
+/** '.' and 'a/..' resolved; leading '..' kept (they climb above the path's start) */
+function normalizeSegments(parts: string[]): string[] {
+  const out: string[] = [];
+  for (const p of parts) {
+    if (p === '' || p === '.') continue;
+    if (p === '..' && out.length && out[out.length - 1] !== '..') out.pop();
+    else out.push(p);
+  }
+  return out;
 }
 
+/**
+ * Paths inside the in-memory host, by file name as given. Relative names resolve against a virtual working
+ * directory deep enough for their leading `../` (so `../m.ts` is a file of its own, and imports between
+ * the files resolve as they do on disk); a `.js` file is read as TypeScript under a `.ts` name (so that
+ * `import … from './m.js'` finds it, as it finds m.ts).
+ */
+export function hostPaths(names: Iterable<string>): Map<string, string> {
+  const list = [...names].map((n) => ({ n, parts: n.replace(/\\/g, '/').split('/'), abs: n.replace(/\\/g, '/').startsWith('/') }));
+  let depth = 0;
+  for (const f of list) if (!f.abs) depth = Math.max(depth, normalizeSegments(f.parts).findIndex((p) => p !== '..'));
+  const cwd = Array.from({ length: depth }, (_, i) => `up${i}`);
+  const resolved = list.map((f) => ({ n: f.n, path: '/' + normalizeSegments(f.abs ? f.parts : [...cwd, ...f.parts]).filter((p) => p !== '..').join('/') }));
+  // TypeScript files first, so that a .js file never takes the name of one given alongside
+  const taken = new Set(resolved.filter((f) => !f.path.endsWith('.js')).map((f) => f.path));
+  const out = new Map<string, string>();
+  for (const { n, path } of resolved) {
+    let p = path;
+    if (p.endsWith('.js')) {
+      p = taken.has(p.replace(/\.js$/, '.ts')) ? p + '.ts' : p.replace(/\.js$/, '.ts');
+      taken.add(p);
+    }
+    out.set(n, p);
+  }
+  return out;
+}
+
+/** the host paths each program was made with, for lowerProgram's file names */
+const programPaths = new WeakMap<ts.Program, Map<string, string>>();
+
 export function createProgram(files: Map<string, string>, extra: ts.CompilerOptions = {}): ts.Program {
+  const paths = hostPaths(files.keys());
   const byPath = new Map<string, string>();
-  for (const [name, text] of files) byPath.set(hostPath(name), text);
+  for (const [name, text] of files) byPath.set(paths.get(name)!, text);
   const cache = new Map<string, ts.SourceFile>();
   const host: ts.CompilerHost = {
     getSourceFile(fileName, lang) {
@@ -86,7 +121,9 @@ export function createProgram(files: Map<string, string>, extra: ts.CompilerOpti
     directoryExists: () => true,
     getDirectories: () => [],
   };
-  return ts.createProgram({ rootNames: [...byPath.keys()], options: { ...OPTIONS, ...extra }, host });
+  const program = ts.createProgram({ rootNames: [...byPath.keys()], options: { ...OPTIONS, ...extra }, host });
+  programPaths.set(program, paths);
+  return program;
 }
 
 const MATH_FUNCS = new Set([
@@ -160,7 +197,8 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
   };
   const displayName = (f: string) => fileDisplay.get(f) ?? f;
   const fileDisplay = new Map<string, string>();
-  for (const f of userFiles) fileDisplay.set(hostPath(f), f);
+  const paths = programPaths.get(program) ?? hostPaths(userFiles);
+  for (const f of userFiles) fileDisplay.set(paths.get(f) ?? hostPaths([f]).get(f)!, f);
 
   // operator chains deeper than the recursive passes can take are rejected before type checking
   for (const sf of program.getSourceFiles()) if (fileDisplay.has(sf.fileName)) checkTreeDepth(sf, displayName(sf.fileName), diags);
@@ -172,7 +210,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     diags.error(
       { file: displayName(d.file.fileName), line: line + 1, col: character + 1 },
       ts.flattenDiagnosticMessageText(d.messageText, '\n'),
-      hintForTsError(d.code),
+      hintForTsError(d.code, displayName(d.file.fileName), ts.flattenDiagnosticMessageText(d.messageText, '\n')),
     );
   }
   if (diags.hasErrors) return mod;
@@ -361,7 +399,19 @@ function skipParens(e: ts.Expression): ts.Expression {
   return e;
 }
 
-function hintForTsError(code: number): string {
+function hintForTsError(code: number, file: string, message: string): string {
+  if (code === 2307 || code === 2792) {
+    // a relative import of a file not in the compilation: name that file
+    const spec = /'([^']+)'/.exec(message)?.[1] ?? '';
+    if (spec.startsWith('.')) {
+      const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/') + 1) : '';
+      const wanted = (dir.startsWith('/') ? '/' : '') + normalizeSegments((dir + spec.replace(/\.js$/, '') + '.ts').split('/')).join('/');
+      return `tsad reads only the files it is given: pass ${wanted} too (tsad ${file} ${wanted} …, or both in compile()'s input)`;
+    }
+    return 'tsad compiles only the files it is given and imports nothing else: pass the imported files too (packages cannot be imported)';
+  }
+  if ((code === 7006 || code === 7031 || code === 7010 || code === 7034) && /\.js$/.test(file))
+    return 'tsad reads a .js file as TypeScript, which needs types under --strict: annotate it (e.g. (x: number)), or rename the file to .ts';
   if (code === 2339) return 'only the members tsad knows are available: .length, .subarray, .fill on new arrays; see the README for the subset';
   if (code === 2304) return 'every identifier must be declared in the compilation (imports included)';
   if (code >= 1000 && code < 2000) return 'this is a syntax error: fix the code so that TypeScript parses it';
