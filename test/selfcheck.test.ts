@@ -200,6 +200,12 @@ describe('the comparison', () => {
     // the scale is the sum of |terms|, not |sum|: cancelling terms do not make it stricter
     expect(dotTest([[1, 1]], [[1e6, -1e6 + 6 + 1e-3]], 3, 2).kind).toBe('pass');
     expect(dotTest([[1, 1]], [[1e6, -1e6 + 6 + 1]], 3, 2).kind).toBe('mismatch');
+    // a derivative computed by cancellation (x − tanh(x) near 0): both sides are rounding of O(1) terms,
+    // so the floor 1e-14·|ȳ|₁·|ẋ|₁ applies (fuzz regression dot-e193acde)
+    expect(dotTest([1], [2.0736252949763274e-18], 2.0736767678433837e-18, 1).kind).toBe('pass');
+    // below the floor a wrong derivative is not seen; above it, it is
+    expect(dotTest([1], [0.9e-14], 0, 1).kind).toBe('pass');
+    expect(dotTest([1], [2e-14], 0, 1).kind).toBe('mismatch');
     expect(dotTest([1], [NaN], 3, 2).kind).toBe('nonfinite');
     expect(dotTest([1], [1], [Infinity], [1]).kind).toBe('nonfinite');
     // terms finite, their sum overflows

@@ -143,7 +143,7 @@ function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
 }
 
 function runSelfCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unknown[]): void {
-  const probe: Probe = { tangent: (a, dirs) => tangent(c, opts, a, dirs), adjoint: (a, seed) => reverse(c, opts, a, seed)[1] };
+  const probe: Probe = { tangent: (a, dirs) => tangent(c, opts, a, dirs), adjoint: (a, seed) => reverse(c, opts, a, clone(seed))[1] };
   const t = selfCheck(probe, args, c.wrt);
   if (t.kind === 'mismatch') throw mismatchError(c.head, f.toString(), c.params, args, t);
   // at a non-finite point nothing was compared: the next call checks again
