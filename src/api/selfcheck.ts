@@ -134,11 +134,12 @@ function excerpt(source: string): string {
 /** The error of a failed self-check: what disagreed where, and what to do about it. */
 export function mismatchError(name: string, source: string, params: readonly string[], args: readonly unknown[], t: Compared): Error {
   const point = args.map((a, i) => `${params[i] ?? `argument ${i + 1}`} = ${compactValue(a)}`).join(', ');
+  const elided = point.includes('… ');
   return new Error(
     `tsad: self-check failed: the derivative tsad generated for '${name}' is wrong at ${point}.\n` +
       `  Its tangent and its adjoint disagree by the dot-product test: ȳ·(J ẋ) = ${t.left} but (Jᵀȳ)·ẋ = ${t.right}` +
       ` (difference ${Math.abs(t.left - t.right).toExponential(2)}, allowed ${(DOT_TOLERANCE * t.scale).toExponential(2)}).\n` +
-      `  This is a bug in tsad: please report it as an issue, with the function's source and this point:\n${excerpt(source)}\n` +
+      `  This is a bug in tsad: please report it as an issue, with the function's source and the arguments of this call${elided ? ' (the point above is abridged)' : ''}:\n${excerpt(source)}\n` +
       `  To turn the check off (and get the unchecked derivative), pass { check: false } in the options, e.g. grad(${name}, { check: false }).`,
   );
 }
