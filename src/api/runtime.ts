@@ -22,8 +22,8 @@ export interface RuntimeOptions {
    * Self-check (default on): the first call of each compiled derivative (per function, options and
    * argument shapes) also runs one tangent and one adjoint on copies of the arguments and compares them
    * by the dot-product test, throwing an Error that names the function and the point if they disagree
-   * (a bug in tsad). Costs about one extra derivative evaluation on that first call; later calls test
-   * one boolean. At a point where a value or derivative is NaN or infinite it checks nothing and tries
+   * (a bug in tsad). Costs one tangent and one adjoint evaluation more (and copies of the arguments)
+   * on that first call; later calls test one boolean. At a point where a value or derivative is NaN or infinite it checks nothing and tries
    * again on the next call. `check: false` skips it.
    */
   check?: boolean;
