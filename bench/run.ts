@@ -3,6 +3,7 @@
 //   npm run bench                      full run (under 2 minutes on 2 idle cores, build included)
 //   npm run bench -- --quick           smoke run (small sizes, few repetitions)
 //   node dist/bench/run.js --dv64      also time f_dv(16) vs 16 f_d at d=64 (adds several minutes)
+//   npm run bench -- --selfcheck-only  only the runtime API's self-check cost (bench/selfcheck.ts)
 //
 // Workloads: the GMM objective of evals/gmm (d=10,K=25,N=1000 and d=64,K=100,N=1000) and a
 // scalar-loop-heavy particle simulation (bench/workloads/particles.ts). The primal baseline is the
@@ -29,10 +30,12 @@ import {
   tapeHeights, zerosShaped, type Stats, type TapeHeights, type Variant,
 } from './harness.js';
 import { particleSim } from './workloads/particles.js';
+import { selfCheckBench, selfCheckTable } from './selfcheck.js';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const DV64 = argv.includes('--dv64');
+const SELFCHECK_ONLY = argv.includes('--selfcheck-only');
 const ND = 16; // directions of the vector tangent
 const log = (s: string) => process.stderr.write(s + '\n');
 
@@ -437,6 +440,10 @@ function tapeMicro(n: number, warmups: number, runs: number): MicroResult {
 // Main
 
 function main(): void {
+  if (SELFCHECK_ONLY) {
+    console.log(selfCheckTable(selfCheckBench(QUICK)));
+    return;
+  }
   const started = performance.now();
   const date = new Date().toISOString().slice(0, 10);
   const cpus = os.cpus();
@@ -478,6 +485,8 @@ function main(): void {
   for (const s of specs) results.push(runWorkload(s));
   log('tape micro-benchmark');
   const micro = tapeMicro(QUICK ? 1e6 : 1e7, QUICK ? 1 : 3, QUICK ? 3 : 10);
+  log('runtime API self-check');
+  const selfCheck = selfCheckBench(QUICK);
   results.push(runWorkload(big)); // last: its tape (GiBs) stays in the tape pool
 
   // ---- report
@@ -535,6 +544,8 @@ function main(): void {
     ),
   );
   out.push('');
+  out.push(selfCheckTable(selfCheck));
+  out.push('');
   out.push(
     `tape micro (${fmtCount(micro.n)} floats): push ${micro.pushNs.median.toFixed(2)} ns (min ${micro.pushNs.min.toFixed(2)}), ` +
       `pop ${micro.popNs.median.toFixed(2)} ns (min ${micro.popNs.min.toFixed(2)}); ` +
@@ -567,6 +578,7 @@ function main(): void {
     units: { time: 'ms', micro: 'ns per operation', tape: 'bytes' },
     golden,
     tapeMicro: micro,
+    selfCheck,
     workloads: results.map((r) => ({ ...r, timings: Object.fromEntries(Object.entries(r.timings).map(([k, s]) => [k, { ...s, samples: s.samples.map((x) => +x.toFixed(4)) }])) })),
     totalSeconds: elapsed,
     checksum,

@@ -9,6 +9,7 @@ import { createProgram } from '../frontend/lower.js';
 import { loadGenerated, type LoadedModule } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
 import { assertNoAliasing, clone, flatten, mapFloats } from './values.js';
+import { mismatchError, selfCheck, type Probe } from './selfcheck.js';
 import { zerosLike } from '../runtime/arrays.js';
 
 type Fn = (...args: never[]) => unknown;
@@ -18,6 +19,15 @@ export interface RuntimeOptions {
   wrt?: number | string | (number | string)[];
   /** free identifiers of `f`: functions (compiled with f, transitively) and data (passive inputs) */
   scope?: Record<string, unknown>;
+  /**
+   * Self-check (default on): the first call of each compiled derivative (per function, options and
+   * argument shapes) also runs one tangent and one adjoint on copies of the arguments and compares them
+   * by the dot-product test, throwing an Error that names the function and the point if they disagree
+   * (a bug in tsad). Costs one tangent and one adjoint evaluation more (and copies of the arguments)
+   * on that first call; later calls test one boolean. At a point where a value or derivative is NaN or infinite it checks nothing and tries
+   * again on the next call. `check: false` skips it.
+   */
+  check?: boolean;
 }
 
 interface Compiled {
@@ -29,6 +39,8 @@ interface Compiled {
   hasScope: boolean;
   /** does the function return a single number (what grad and valueAndGrad need)? */
   scalarResult: boolean;
+  /** the self-check has yet to pass at a finite point */
+  unchecked: boolean;
 }
 
 const cache = new WeakMap<Fn, Map<string, Compiled>>();
@@ -143,7 +155,22 @@ function checkArity(head: string, info: ReturnType<typeof paramNames>, params: s
   if (given < required) throw new TypeError(`tsad: '${head}' takes ${required === params.length ? '' : 'at least '}${required} argument${required === 1 ? '' : 's'} (${params.join(', ')}), but was called with ${given}`);
 }
 
+/** The compiled derivative for these arguments, self-checked on its first call (see RuntimeOptions.check). */
 function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
+  const c = lookupOrCompile(f, opts, args);
+  if (c.unchecked && opts.check !== false) runSelfCheck(c, f, opts, args);
+  return c;
+}
+
+function runSelfCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unknown[]): void {
+  const probe: Probe = { tangent: (a, dirs) => tangent(c, opts, a, dirs), adjoint: (a, seed) => reverse(c, opts, a, clone(seed))[1] };
+  const t = selfCheck(probe, args, c.wrt);
+  if (t.kind === 'mismatch') throw mismatchError(c.head, f.toString(), c.params, args, t);
+  // at a non-finite point nothing was compared: the next call checks again
+  c.unchecked = t.kind === 'nonfinite';
+}
+
+function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
   assertNoAliasing(args, args.map((_, i) => `argument ${i + 1}`));
   const scope = opts.scope ?? {};
   const key = JSON.stringify([opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? String(scope[k]) : shapeKey(scope[k])))]);
@@ -198,7 +225,7 @@ function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
   if (r.diagnostics.length) throw new TsadError(r.diagnostics);
   const mod = loadGenerated(r.code, r.runtimeNames);
   const seed = r.manifest.filter((m) => m.of === head).flatMap((m) => m.params).find((p) => p.role === 'seed');
-  const compiled: Compiled = { mod, head, params, wrt, scalarWrt: wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y), hasScope: !!mod.__bindScope, scalarResult: seed?.type === 'number' };
+  const compiled: Compiled = { mod, head, params, wrt, scalarWrt: wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y), hasScope: !!mod.__bindScope, scalarResult: seed?.type === 'number', unchecked: true };
   perFn.set(key, compiled);
   return compiled;
 }
@@ -228,6 +255,20 @@ function reverse(c: Compiled, opts: RuntimeOptions, args: unknown[], seed: unkno
   const res = c.mod[`${c.head}_b`](...call, seed);
   c.scalarWrt.forEach((i, k) => adj.set(i, scalarOnes === 1 ? res : (res as number[])[k]));
   return [value, c.wrt.map((i) => adj.get(i) ?? 0)];
+}
+
+/** Runs the tangent with directions `tangents` for the wrt arguments; returns [value, its tangent]. */
+function tangent(c: Compiled, opts: RuntimeOptions, args: unknown[], tangents: unknown[]): [unknown, unknown] {
+  bind(c, opts);
+  const call: unknown[] = [];
+  clone(args).forEach((v, i) => {
+    call.push(v);
+    const k = c.wrt.indexOf(i);
+    if (k >= 0) call.push(clone(tangents[k]));
+  });
+  const r = c.mod[`${c.head}_d`](...call) as [unknown, unknown] | undefined;
+  // a function without a result (one that only writes into its arguments) has no result tangent either
+  return r ? [r[0], r[1]] : [undefined, undefined];
 }
 
 function unwrap(opts: RuntimeOptions, grads: unknown[]): unknown {

@@ -11,6 +11,7 @@
 //   dot          tangent against adjoint by the dot-product test (checkCompiled)
 //   vector       vector tangent against repeated scalar tangents (checkCompiled)
 //   tape         tape empty after the adjoint's backward sweep (checkCompiled)
+//   selfcheck    the runtime API's self-check passes: no false alarm (test/fuzz/selfcheck-property.ts)
 //   tbr          f_b with `adjoint: { tbr: false, recompute: false, merge: false }` (the naive model) gives bit-identical gradients to f_b,
 //                and so do f_b with `adjoint: { primalResults: false }` (diff-liveness removing primal code)
 //                and f_b in joint mode (`adjoint: { checkpointCalls: true }`, every call checkpointed);
@@ -22,9 +23,11 @@ import type { CompileResult, ManifestEntry } from '../../src/api/compile.js';
 import { loadGenerated, type LoadedModule } from '../../src/api/load.js';
 import { clone, flatten, randomLike, rng } from '../../src/api/values.js';
 import { zerosLike } from '../../src/runtime/arrays.js';
+import { DOT_TOLERANCE } from '../../src/api/selfcheck.js';
+import { selfCheckProgram } from './selfcheck-property.js';
 
-export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'tape' | 'tbr' | 'runtime' | 'checker';
-export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'tape', 'tbr', 'runtime', 'checker'];
+export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'tape' | 'tbr' | 'runtime' | 'checker' | 'selfcheck';
+export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'tape', 'tbr', 'runtime', 'checker', 'selfcheck'];
 
 /** What identifies "the same failure" while shrinking: the property and its message without numbers or quoted names. */
 export function signature(f: Pick<Finding, 'prop' | 'message'>): string {
@@ -285,6 +288,10 @@ export function runChecks(job: CheckJob): CheckOutcome {
       if (rep.dotError > 1e-10) find({ prop: 'dot', message: `dot-product test fails (${which})`, observed: `ȳ·(J ẋ) = ${rep.dotLeft}`, expected: `(Jᵀȳ)·ẋ = ${rep.dotRight} (relative error ${rep.dotError.toExponential(2)})`, args });
       if (rep.vectorError > 1e-12) find({ prop: 'vector', message: 'vector tangent differs from repeated scalar tangents', observed: `relative error ${rep.vectorError.toExponential(2)}`, expected: '≤ 1e-12', args });
       if (eB && !rep.tapeEmpty) find({ prop: 'tape', message: 'the tape is not empty after the backward sweep', args });
+      stage = 'the self-check';
+      const sc = selfCheckProgram(js, gen, head, args);
+      if (sc && sc.kind !== 'nonfinite') count('selfcheck');
+      if (sc?.kind === 'mismatch') find({ prop: 'selfcheck', message: "the runtime API's self-check fails (a false alarm unless the dot property fails too)", observed: `ȳ·(J ẋ) = ${sc.left}`, expected: `(Jᵀȳ)·ẋ = ${sc.right} (allowed difference ${(DOT_TOLERANCE * sc.scale).toExponential(2)})`, args });
       if (out.findings.some((f) => f.prop !== 'checker')) return 'done';
       if (rep.unstable) {
         out.unstable++;

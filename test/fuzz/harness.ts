@@ -156,6 +156,7 @@ const NEEDS: Record<Prop, { ts: boolean; naive: boolean; check: boolean }> = {
   tbr: { ts: false, naive: true, check: true },
   runtime: { ts: false, naive: true, check: true },
   checker: { ts: false, naive: true, check: true },
+  selfcheck: { ts: false, naive: true, check: true },
 };
 
 const firstLines = (s: string, n = 6) => s.split('\n').slice(0, n).join('\n');
