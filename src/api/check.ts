@@ -4,7 +4,7 @@
 import type { CompileResult, ManifestEntry } from './compile.js';
 import { loadGenerated, type LoadedModule } from './load.js';
 import { Tape } from '../runtime/tape.js';
-import { zerosLike } from '../runtime/arrays.js';
+import { addInto, zerosLike } from '../runtime/arrays.js';
 import { assertNoAliasing, axpy, clone, dot, flatten, packDirections, randomLike, rng, unpackDirection } from './values.js';
 
 export interface CheckOptions {
@@ -125,6 +125,9 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
     const ybar = y0.map((y) => randomLike(y, R));
     const c = clone(args);
     const adjArrays = new Map<string, unknown>();
+    // an output array's seed is added between the sweeps, as f_b does: a forward sweep that moves rows
+    // (`A[i] = A[j]`) moves their adjoints with them, and the seed is laid out as the output is
+    const outputSeeds: [unknown, unknown][] = [];
     const tape = Tape.acquire();
     const fargs: unknown[] = [];
     const bargs: unknown[] = [];
@@ -134,12 +137,14 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
       else if (p.role === 'adjoint') {
         const o = p.of!;
         const ofIdx = of.filter((x) => x !== 'return').indexOf(o);
-        const a = ofIdx >= 0 ? clone(ybar[of.includes('return') ? ofIdx + 1 : ofIdx]) : zerosLike(args[info.params.indexOf(o)]);
+        const a = zerosLike(args[info.params.indexOf(o)]);
+        if (ofIdx >= 0) outputSeeds.push([a, ybar[of.includes('return') ? ofIdx + 1 : ofIdx]]);
         adjArrays.set(o, a);
         fargs.push(a);
       }
     }
     mod[info.fwd.name](...fargs);
+    for (const [a, seed] of outputSeeds) addInto(a, seed as typeof a);
     // the forward sweep only pushes: its heights are the pushes, its bytes the peak
     const pushes = tape.heights;
     const peakBytes = tape.bytes;

@@ -1,7 +1,7 @@
 // The generated functions: f_fwd and f_bwd (parameters, local and adjoint declarations, the values
 // the forward sweep hands over to the backward one), the head's f_b, and the return statement's seed.
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../../ir/types.js';
-import { BOOL, declaredNames, forEachExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, VOID } from '../../ir/util.js';
+import { BOOL, declaredNames, forEachExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, tyOf, VOID } from '../../ir/util.js';
 import { fuseLoops } from '../fuse.js';
 import { iterationLocalArrays } from '../locarrays.js';
 import { iterationLocalScalars, mergeIncrements } from '../merge.js';
@@ -9,6 +9,7 @@ import { scalarizeLoops } from '../scalarize.js';
 import { increments, linctx, linearizeAt, literalAdjoint } from './assign.js';
 import { type AdjointContext, adjointNames, adjointTy, aliasRep, bwhole, endsWithReturnInside, exprVaried, hasB, type Pair, tapeOp, tapeVar, variedIn } from './context.js';
 import { cheapDefBefore } from './record.js';
+import { storesReferences } from './references.js';
 
 /** The (single, final) return: the seed flows into the returned expression. */
 export function ret(cx: AdjointContext, s: Extract<Stmt, { k: 'return' }>): Pair {
@@ -248,9 +249,18 @@ export function head(cx: AdjointContext): Func {
     params.push({ name: seed, ty: adjointTy(cx, cx.f.ret), role: 'seed' });
     bargs.push({ k: 'var', name: seed, ty: adjointTy(cx, cx.f.ret) });
   }
-  body.push({ k: 'expr', e: { k: 'call', fn: nm.fwd, args: fargs, ty: cx.f.ret } });
-  // the backward sweep restores arrays to their inputs: keep what the primal left in them
   const w = cx.info.activity.writes.get(cx.name);
+  // an output array whose rows the function moves (`A[i] = A[j]`): the caller's seed is laid out as the
+  // output is, so it is set aside, and added back once the forward sweep has moved the shadow's rows too
+  const seeds = storesReferences(cx.info, cx.f.body) ? cx.f.params.filter((p, i) => sig.derivParams[i] && isRef(p.ty) && w?.has(i)) : [];
+  const seedCopies = seeds.map((p) => ({ b: { k: 'var', name: cx.b.of(p.name), ty: adjointTy(cx, p.ty) } as Expr, copy: cx.names.fresh(`${cx.b.of(p.name)}Seed`) }));
+  for (const s of seedCopies) {
+    body.push({ k: 'decl', name: s.copy, ty: tyOf(s.b), init: { k: 'intr', fn: 'snapshot', args: [s.b], ty: tyOf(s.b) }, konst: true });
+    body.push({ k: 'expr', e: { k: 'intr', fn: 'zeroFill', args: [s.b], ty: VOID } });
+  }
+  body.push({ k: 'expr', e: { k: 'call', fn: nm.fwd, args: fargs, ty: cx.f.ret } });
+  for (const s of seedCopies) body.push({ k: 'expr', e: { k: 'intr', fn: 'addInto', args: [s.b, { k: 'var', name: s.copy, ty: tyOf(s.b) }], ty: VOID } });
+  // the backward sweep restores arrays to their inputs: keep what the primal left in them
   const snaps: { p: Param; n: string }[] = [];
   cx.f.params.forEach((p, i) => {
     if (w?.has(i) && cx.info.options.primalResults !== false) {
