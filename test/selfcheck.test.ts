@@ -4,7 +4,7 @@
 // skips it; the caller's arguments are left alone; later calls do not check again; and no false alarm
 // over a batch of corpus functions called through the runtime API.
 //
-// Two seams, both test-only mocks (no hook in the library): compile() is wrapped so that a test can
+// Two seams, both test-only mocks (no hook in the library): compileModule() (what the runtime API calls) is wrapped so that a test can
 // post-process the generated code (`tamper`), and selfCheck() is wrapped so that a test can see each
 // verdict (`verdicts`).
 import ts from 'typescript';
@@ -23,8 +23,8 @@ vi.mock('../src/api/compile.js', async (importOriginal) => {
   const m = await importOriginal<typeof import('../src/api/compile.js')>();
   return {
     ...m,
-    compile: (...a: Parameters<typeof m.compile>): CompileResult => {
-      const r = m.compile(...a);
+    compileModule: (...a: Parameters<typeof m.compileModule>): CompileResult => {
+      const r = m.compileModule(...a);
       return seams.tamper ? { ...r, code: seams.tamper(r.code) } : r;
     },
   };
