@@ -136,6 +136,38 @@ export interface ProgSpec {
   fround: boolean;
   wrtDrop: number;
   seed: number;
+  /** a rare family of forms rendered at the end of the head, in the loop context it needs (null: none) */
+  focus: FocusSpec | null;
+}
+
+/**
+ * A "focus": one family of forms that random statements reach too rarely to cover every loop strategy
+ * (see test/fuzz/coverage.ts), generated on purpose in the loop context it needs:
+ *   fam 0–2  a second name (`const T = X`) for a matrix, an array of objects or a tuple, written through
+ *            inside a `while` loop and inside a `for` around a `while`;
+ *   fam 3–6  a helper returning number[], number[][], P or [number, number], called straight-line, in a
+ *            counted loop, in a `while` loop and two loops deep;
+ *   fam 7    rows swapped by reference two loops deep (mostly of a matrix, else of an array of objects);
+ *   fam 8    a matrix built by pushing rows in a `while` loop;
+ *   fam 9–11 a `switch`, a labelled block or a `while` two loops deep;
+ *   fam 12   a `while` (or `do`) loop with a `continue`, every third one inside a counted loop.
+ * Its values flow into a number `fo` that the head's result adds.
+ */
+export interface FocusSpec {
+  fam: number;
+  s: number;
+  i: Idx;
+  j: Idx;
+  e: Expr;
+  q: number;
+  c: Cond;
+  cap: number;
+  dw: boolean;
+  body: Stmt[];
+  cases: Stmt[][];
+  ft: number;
+  /** the helper of fam 3–6 (its return kind set by the family) */
+  helper: HelperSpec;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -398,6 +430,25 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
   fround: fc.nat({ max: 9 }).map((x) => x === 9),
   wrtDrop: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat({ max: 63 }) }),
   seed: fc.nat({ max: 1_000_000 }),
+  // (last: fields drawn before it, hence every program without a focus, do not depend on it)
+  focus: fc.option(
+    fc.record({
+      fam: fc.nat({ max: 12 }),
+      s: sel,
+      i: idxArb(0),
+      j: idxArb(0),
+      e: exprArb(2),
+      q: fc.nat({ max: 7 }),
+      c: condArb(1),
+      cap: fc.integer({ min: 1, max: 4 }),
+      dw: fc.boolean(),
+      body: fc.array(stmtArb(0), { maxLength: 3 }),
+      cases: fc.array(fc.array(stmtArb(0), { maxLength: 2 }), { minLength: 1, maxLength: 3 }),
+      ft: small,
+      helper: helperArb,
+    }),
+    { nil: null, freq: 2 },
+  ),
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -1434,6 +1485,125 @@ function renderLu(c: Ctx, s: Extract<Stmt, { k: 'lu' }>): void {
   c.mats.push({ name: M, rows: 3, cols: 3 });
 }
 
+/**
+ * Renders a focus (see FocusSpec) at the end of the head; returns the name of the number its values
+ * flow into. What it declares goes out of scope after it (the result expression is not re-targeted).
+ */
+function renderFocus(c: Ctx, f: FocusSpec): string {
+  const fo = c.fresh('fo');
+  c.emit(`let ${fo} = 0;`);
+  const acc = (read: string) => c.emit(`${fo} += 0.25 * ${read};`);
+  const rhs = () => squash(f.q, renderExpr(c, f.e), false);
+  /** the body once in a `while`, once in a counted `for` around a `while` (or in two counted loops) */
+  const whileAndNested = (body: () => void, counted = false) => {
+    if (!counted) ownLoop(c, 2, 2, body);
+    ownLoop(c, 1, 2, () => ownLoop(c, counted ? 1 : 2, 2, body));
+  };
+  c.scoped(() => {
+    c.nums.push({ name: fo, w: true });
+    if (f.fam <= 2) {
+      // a second name written through, in loops: of a value in scope, or of a new one
+      const kind = f.fam;
+      const inScope: { name: string; n: number; cols: number }[] =
+        kind === 0
+          ? c.mats.map((m) => ({ name: m.name, n: m.rows, cols: m.cols }))
+          : kind === 1
+            ? c.aobjs.map((a) => ({ name: a.name, n: a.len, cols: 0 }))
+            : c.arrs.filter((a) => a.tup).map((a) => ({ name: a.name, n: 2, cols: 0 }));
+      let x = f.s % 2 === 1 ? pick(inScope, f.s >> 1) : undefined;
+      if (!x) {
+        const name = c.fresh(kind === 0 ? 'M' : kind === 1 ? 'ps' : 't');
+        const v = rhs();
+        if (kind === 0) c.emit(`const ${name}: number[][] = [[${v}, 0.5], [-0.25, 1]];`);
+        else if (kind === 1) c.emit(`const ${name}: P[] = [{ u: ${v}, v: 0.5, w: 1 }, { u: -0.5, v: 0.25, w: 0.25 }];`);
+        else c.emit(`const ${name}: [number, number] = [${v}, 0.5];`);
+        x = { name, n: 2, cols: 2 };
+      }
+      const X = x;
+      whileAndNested(() => {
+        const t = c.fresh(kind === 0 ? 'M' : kind === 1 ? 'ps' : 't');
+        c.emit(`const ${t} = ${X.name};`);
+        c.base.set(t, c.baseOf(X.name));
+        const at = renderIdx(c, f.i, X.n, `${t}.length`);
+        if (kind === 0) c.emit(`${t}[${at}][${X.cols - 1}] = ${rhs()};`);
+        else if (kind === 1) c.emit(`${t}[${at}].${FIELDS[f.q % 3]} = ${rhs()};`);
+        else c.emit(`${t}[${at}] = 0.5 * ${t}[${at}] + ${rhs()};`);
+      });
+      acc(kind === 0 ? `${X.name}[0][0] * ${X.name}[${X.n - 1}][${X.cols - 1}]` : kind === 1 ? `(${X.name}[0].u + ${X.name}[${X.n - 1}].${FIELDS[f.q % 3]})` : `(${X.name}[0] - ${X.name}[1])`);
+    } else if (f.fam <= 6) {
+      // the focus helper (declared last), called straight-line, in a counted loop, in a while, two loops deep
+      const h = c.callable[c.callable.length - 1];
+      const once = () => {
+        const r = c.fresh(h.ret === 4 ? 'M' : h.ret === 3 ? 'q' : 't');
+        c.emit(`const ${r} = ${h.name}(${callArgs(c, h, [f.e], [f.s, f.q]).join(', ')});`);
+        acc(h.ret === 1 ? `${r}[${h.retLen - 1}]` : h.ret === 4 ? `${r}[1][0] * ${r}[0][1]` : h.ret === 3 ? `${r}.u * ${r}.w` : `${r}[0] * ${r}[1]`);
+      };
+      once();
+      ownLoop(c, 1, 2, once);
+      whileAndNested(once);
+    } else if (f.fam === 7) {
+      // rows swapped by reference two loops deep, an element updated after each swap
+      const useObj = f.s % 4 === 3;
+      let t: MatVar | { name: string; len: number } | undefined = useObj ? pick(c.aobjs, f.s >> 1) : pick(c.mats.filter((m) => m.rows >= 2), f.s >> 1);
+      if (!t) {
+        const name = c.fresh(useObj ? 'ps' : 'M');
+        const v = rhs();
+        if (useObj) {
+          c.emit(`const ${name}: P[] = [{ u: ${v}, v: 0.5, w: 1 }, { u: -0.5, v: 0.25, w: 0.25 }, { u: 1, v: -1, w: 0.5 }];`);
+          t = { name, len: 3 };
+        } else {
+          c.emit(`const ${name}: number[][] = [[${v}, 0.5], [-0.25, 1], [0.75, -1]];`);
+          t = { name, rows: 3, cols: 2 };
+        }
+      }
+      const T = t;
+      const n = 'len' in T ? T.len : T.rows;
+      whileAndNested(() => {
+        renderRows(c, { k: 'rows', s: f.s, i: f.i, j: f.j, mode: 0, e: f.e, q: f.q, loop: 0 }, T.name, n, useObj, T);
+        if ('len' in T) c.emit(`${T.name}[0].u = 0.5 * ${T.name}[0].u + ${rhs()};`);
+        else c.emit(`${T.name}[0][0] = 0.5 * ${T.name}[0][0] + ${rhs()};`);
+      }, f.q % 2 === 0);
+      acc('len' in T ? `${T.name}[${n - 1}].u` : `${T.name}[${n - 1}][0]`);
+    } else if (f.fam === 8) {
+      // a matrix built by pushing rows in a while loop
+      renderStmt(c, { k: 'mfrom', e: f.e, q: f.q, loop: 2 });
+      const m = c.mats[c.mats.length - 1];
+      acc(`${m.name}[1][0] * ${m.name}[0][1]`);
+    } else if (f.fam <= 11) {
+      // a switch, a labelled block or a while loop, two loops deep
+      const x: Stmt =
+        f.fam === 9
+          ? { k: 'sw', s: f.s, e: f.e, cases: f.cases, ft: f.ft }
+          : f.fam === 10
+            ? { k: 'block', body: f.body, c: f.c }
+            : { k: 'while', cap: 2, c: f.c, body: f.body, dw: false };
+      ownLoop(c, 1 + (f.q % 2), 2, () =>
+        ownLoop(c, 1 + ((f.q >> 1) % 2), 2, () => {
+          renderStmt(c, x);
+          acc(rhs());
+        }),
+      );
+    } else {
+      // a loop with a `continue` on some iterations (of its own counter), then work it skips
+      const set = c.nums.filter((v) => v.w).findIndex((v) => v.name === fo);
+      const loop = () => {
+        // (the loop's counter comes next in scope)
+        const body: Stmt[] = [
+          ...f.body.slice(0, 1),
+          { k: 'jump', j: 1, c: { k: 'ic', s: c.ints.length, m: f.q % 3 }, t: 0, lab: false, e: f.e, q: f.q },
+          ...f.body.slice(1),
+          { k: 'set', s: set, op: 1, e: f.e, q: f.q },
+        ];
+        renderStmt(c, { k: 'while', cap: f.cap + 1, c: f.c, body, dw: f.dw });
+      };
+      // every third one inside a counted loop
+      if (f.q % 3 === 2) ownLoop(c, 1, 2, loop);
+      else loop();
+    }
+  });
+  return fo;
+}
+
 export interface Rendered {
   source: string;
   head: string;
@@ -1472,7 +1642,10 @@ export function render(spec: ProgSpec): Rendered {
   const out: string[] = ['export interface P {', '  u: number;', '  v: number;', '  w: number;', '}', '', 'export interface Q {', '  a: number[];', '  s: number;', '}', ''];
   if (spec.gbl) out.push('const W: number[] = [0.5, -1.25, 2, 0.75];', '');
   const sigs: HelperSig[] = [];
-  spec.helpers.forEach((h, hi) => {
+  // a call focus declares its helper last (returning number[], number[][], P or [number, number])
+  const fam = spec.focus?.fam ?? -1;
+  const helpers = fam >= 3 && fam <= 6 ? [...spec.helpers, { ...spec.focus!.helper, ret: [1, 4, 3, 5][fam - 3], rec: false }] : spec.helpers;
+  helpers.forEach((h, hi) => {
     const name = `g${hi}`;
     const params = h.params.map((p, k) => ({ kind: p.kind, len: p.len, name: `${{ num: 'x', vec: 'v', rovec: 'ro', mat: 'm', obj: 'o' }[p.kind]}${k}` }));
     // void helpers write their first array (or object) parameter
@@ -1579,7 +1752,8 @@ export function render(spec: ProgSpec): Rendered {
   }
   if (spec.gbl) c.arrs.push({ name: 'W', len: 4, f64: false, ro: true });
   renderStmts(c, spec.body);
-  const mix = spec.mix ? mixTerm(c) : '';
+  const fo = spec.focus ? renderFocus(c, spec.focus) : '';
+  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '');
   if (ret === 0) c.emit(`return ${renderExpr(c, spec.retE)}${mix};`);
   else {
     const k = c.fresh('j');
