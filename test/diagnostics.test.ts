@@ -44,6 +44,19 @@ interface BadCase {
 const fn = (...body: string[]) => `export function f(x: number): number {\n${body.map((l) => '  ' + l).join('\n')}\n}\n`;
 
 const BAD: BadCase[] = [
+  // ---------------- reference model: what it cannot follow ----------------
+  {
+    name: 'reference: one array passed as a written parameter and as another',
+    src: `function cross(out: number[], a: number[], b: number[]): number[] {\n  const ax = a[0], ay = a[1];\n  out[0] = ay * b[0];\n  out[1] = ax * b[1];\n  return out;\n}\nexport function f(w: number[], v: number[]): number {\n  cross(w, w, v);\n  return w[0] + w[1];\n}\n`,
+    line: 8, col: 3, message: /'cross' is given one array as both 'out', which it writes, and 'a'/,
+    rendered: /pass a copy for one of them/,
+  },
+  {
+    name: 'reference: a helper that returns a given array on one branch only',
+    src: `function pick(a: number[], b: number[]): number[] {\n  if (a[0] > 0) return a;\n  return [b[0], b[1]];\n}\nexport function f(x: number[], y: number[]): number {\n  const r = pick(x, y);\n  r[0] = r[0] * 2;\n  return r[0] + x[0];\n}\n`,
+    line: 6, col: 13, message: /'pick' may return an array or object it was given/,
+    rendered: /return a fresh array/,
+  },
   // ---------------- syntax errors ----------------
   {
     name: 'syntax: missing closing parenthesis',

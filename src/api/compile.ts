@@ -15,6 +15,7 @@ import { Names } from '../transform/linearize.js';
 import { inlineLeafCalls } from '../transform/inline.js';
 import { normalizeFunc } from '../transform/normalize.js';
 import { bindReturnedArguments } from '../transform/returned-args.js';
+import { refuseAliasedWrittenArguments } from '../transform/call-aliasing.js';
 import { TransformError, tangentFunc } from '../transform/tangent.js';
 
 export type Mode = 'tangent' | 'vector' | 'reverse';
@@ -202,10 +203,12 @@ export function compileModule(mod: Module, options: CompileOptions, diags: Diagn
   // derivatives see helpers returning a parameter's object as aliases; the primal copies keep the calls
   let modD: Module;
   try {
+    refuseAliasedWrittenArguments(mod);
     modD = bindReturnedArguments(mod);
   } catch (e) {
     if (!(e instanceof TransformError)) throw e;
-    diags.error(e.node?.loc, e.message, "return a fresh array (a copy: `v.slice()`), or always return the same parameter (`return out`)");
+    const hint = e.message.includes('under another name') ? 'pass a copy for one of them (`w.slice()`), or write the result into a fresh array' : 'return a fresh array (a copy: `v.slice()`), or always return the same parameter (`return out`)';
+    diags.error(e.node?.loc, e.message, hint);
     return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
   }
   const activity = analyzeActivity(modD, head.name, wrt, dependents);

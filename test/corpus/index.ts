@@ -235,4 +235,7 @@ export const corpus: CorpusCase[] = [
   { name: 'references/parameter_written_through_alias', file: 'references.ts', head: 'parameterWrittenThroughAlias', args: [vec(2, -1, 1)], tags: ['reference', 'alias', 'tbr'] },
   { name: 'references/field_rebuilt_from_old', file: 'references.ts', head: 'fieldRebuiltFromOld', args: [num(-1, 1)], tags: ['reference', 'self-rebind', 'field-store'] },
   { name: 'references/swap_objects_in_loop', file: 'references.ts', head: 'swapObjectsInLoop', args: [obj({ pos: num(-1, 1), vel: num(-1, 1) }), obj({ pos: num(-1, 1), vel: num(-1, 1) })], tags: ['reference', 'swap', 'object', 'loop'] },
+
+  // -------------------------------------------------------------- models.ts
+  { name: 'models/mlp_loss', file: 'models.ts', head: 'mlpLoss', args: [mat(4, 2, -1, 1), vec(4, -1, 1), mat(3, 4, -1, 1), vec(3, -1, 1), mat(5, 2, -1, 1), num(0.05, 0.2)], wrt: ['W1', 'b1', 'W2', 'b2', 'lambda'], tags: ['ml', 'fused-reduction', 'push', 'spread-max', 'for-of'] },
 ];

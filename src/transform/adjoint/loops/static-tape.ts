@@ -1,7 +1,7 @@
 // Static tape: the values a counted loop records go to one buffer indexed by the iteration instead
 // of the dynamic tape.
 import type { Expr, Stmt, Ty } from '../../../ir/types.js';
-import { forEachExpr, forEachStmt, INT, mapExpr, NUM, stmtExprs } from '../../../ir/util.js';
+import { forEachExpr, forEachStmt, INT, isRef, mapExpr, NUM, stmtExprs } from '../../../ir/util.js';
 import { type AdjointContext, type Pair, tapeOp } from '../context.js';
 import { countedLoop } from './counted.js';
 import { atFusedTop, fusedLoopAssigns } from './fused-reduction.js';
@@ -80,8 +80,9 @@ export function staticTape(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>, b
       return v;
     };
     // a bound the iteration declares from invariants (`const n = v.length`) is taken by its definition
+    // (a number only: an array the iteration declares changes its length as it is filled)
     const hoisted = mapExpr(size, (y) => {
-      if (y.k !== 'var' || !changed.has(y.name)) return y;
+      if (y.k !== 'var' || !changed.has(y.name) || isRef(y.ty)) return y;
       const defs = f.body.filter((x): x is Extract<Stmt, { k: 'decl' }> => x.k === 'decl' && x.name === y.name);
       let assigned = false;
       forEachStmt(f.body, (x) => {

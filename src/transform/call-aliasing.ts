@@ -1,0 +1,38 @@
+// One array passed to a function under two of its parameter names, one of which the function writes
+// (`cross(w, w, f)` with `cross(out, a, b)` writing `out`): the function's derivatives read the other
+// name's old values after the write has changed them. tsad assumes the arrays a function writes are
+// not also given to it under another name, so such a call is refused where it is written.
+import { computeAliases, computeWrites, stmtCalls } from '../analysis/activity.js';
+import type { Module } from '../ir/types.js';
+import { forEachStmt, isRef, rootVar } from '../ir/util.js';
+import { TransformError } from './tangent.js';
+
+export function refuseAliasedWrittenArguments(mod: Module): void {
+  const writes = computeWrites(mod);
+  for (const n of mod.order) {
+    const f = mod.funcs.get(n)!;
+    // (in code that keeps references on a tape — differentiated code — every reference restored from it
+    // may alias any parameter: there only one name given twice counts)
+    const usesTape = f.params.some((p) => p.ty.k === 'tape');
+    const al = computeAliases(f);
+    const same = (a: string, b: string) => a === b || (!usesTape && al.rep(a) === al.rep(b));
+    forEachStmt(f.body, (s) => {
+      for (const c of stmtCalls(s)) {
+        const callee = mod.funcs.get(c.fn);
+        const written = writes.get(c.fn);
+        if (!callee || !written?.size) continue;
+        const roots = c.args.map((a, j) => (callee.params[j] && isRef(callee.params[j].ty) ? rootVar(a) : null));
+        for (let j = 0; j < roots.length; j++)
+          for (let k = j + 1; k < roots.length; k++) {
+            const a = roots[j], b = roots[k];
+            if (!a || !b || !same(a, b) || !(written.has(j) || written.has(k))) continue;
+            const [w, o] = written.has(j) ? [j, k] : [k, j];
+            throw new TransformError(
+              `'${c.fn}' is given one array as both '${callee.params[w].name}', which it writes, and '${callee.params[o].name}': tsad assumes an array a function writes is not also passed to it under another name`,
+              c.loc ? c : s,
+            );
+          }
+      }
+    });
+  }
+}
