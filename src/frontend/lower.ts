@@ -405,7 +405,7 @@ function hintForTsError(code: number, file: string, message: string): string {
     const spec = /'([^']+)'/.exec(message)?.[1] ?? '';
     if (spec.startsWith('.')) {
       const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/') + 1) : '';
-      const wanted = (dir.startsWith('/') ? '/' : '') + normalizeSegments((dir + spec.replace(/\.js$/, '') + '.ts').split('/')).join('/');
+      const wanted = (dir.startsWith('/') ? '/' : '') + normalizeSegments((dir + spec.replace(/\.(js|ts)$/, '') + '.ts').split('/')).join('/');
       return `tsad reads only the files it is given: pass ${wanted} too (tsad ${file} ${wanted} …, or both in compile()'s input)`;
     }
     return 'tsad compiles only the files it is given and imports nothing else: pass the imported files too (packages cannot be imported)';
