@@ -8,10 +8,8 @@ import { adjointOf, hasSelect, type LinContext, linearize, LinError } from '../l
 import { TransformError } from '../tangent.js';
 import { call, passiveCallSnapshots } from './calls.js';
 import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, usefulOut, variedIn, zerosLike } from './context.js';
-import { loop } from './loops/reverse-loop.js';
 import { saveOnKill, storeExpensive, tapePop } from './record.js';
 import { freshValueAdjoint, holdShadow, rebuildsFromOld } from './references.js';
-import { head } from './signature.js';
 
 // ---------- assignments ----------
 export function assign(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign' }>): Pair {

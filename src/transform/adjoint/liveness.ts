@@ -3,7 +3,6 @@
 import { type Facts, solveBackward } from '../../analysis/dataflow.js';
 import type { Expr, LValue, Stmt } from '../../ir/types.js';
 import { forEachExpr, forEachStmt, isRef, rootVar, stmtExprs } from '../../ir/util.js';
-import { call } from './calls.js';
 import { type AdjointContext, aliasRep, EMPTY } from './context.js';
 
 export function deadSignature(cx: AdjointContext, dead: Set<Stmt> = cx.dead): string {

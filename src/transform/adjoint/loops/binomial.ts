@@ -9,7 +9,6 @@ import { primalReads } from '../record.js';
 import { seq } from '../traverse.js';
 import { declaredInside, freshLocal, isFlatArray, primalCopy } from '../util.js';
 import { countedLoop, forInit } from './counted.js';
-import { loop } from './reverse-loop.js';
 
 /**
  * `// $ad binomial-ckp [s]` on a time-stepping loop (Griewank's Revolve): the forward sweep saves

@@ -1,7 +1,7 @@
 // Forward-order loops: a counted loop whose iterations' adjoints do not depend on each other's order
 // runs its backward sweep forwards (no reversed index, no recorded control).
 import type { Expr, Stmt, Ty } from '../../../ir/types.js';
-import { containsCall, forEachExpr, forEachStmt, INT, NUM, rootVar, tyOf } from '../../../ir/util.js';
+import { containsCall, forEachExpr, forEachStmt, INT, NUM, rootVar } from '../../../ir/util.js';
 import { type AdjointContext, type Pair, tapeOp, tyOfLocal } from '../context.js';
 import { cheapReachingDef, primalReads } from '../record.js';
 import { exprReads, primalCopy } from '../util.js';

@@ -10,7 +10,6 @@ import { storeForced } from '../record.js';
 import { isFlatArray, primalCopy } from '../util.js';
 import { countedLoop } from './counted.js';
 import { fusedLoopAssigns } from './fused-reduction.js';
-import { loop } from './reverse-loop.js';
 
 /**
  * Recompute or record a scratch prefix — chosen at run time by its size (ERA's cost model: recompute
