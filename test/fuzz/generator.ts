@@ -1208,7 +1208,8 @@ function renderStmt(c: Ctx, s: Stmt): void {
         // pushed: in a counted loop, a while loop, or straight-line
         c.emit(`const ${name}: P[] = [];`);
         const l = c.loopDepth >= MAX_LOOP_DEPTH ? 0 : (s.loop % 3) || 1;
-        if (s.loop % 3 === 0) for (let k = 0; k < s.n; k++) c.emit(`${name}.push(${obj(lit(LITS[k]))});`);
+        // (straight-line also at the deepest nesting, where ownLoop would write no loop)
+        if (s.loop % 3 === 0 || l === 0) for (let k = 0; k < s.n; k++) c.emit(`${name}.push(${obj(lit(LITS[k]))});`);
         else ownLoop(c, l, s.n, () => c.emit(`${name}.push(${obj(`${c.ints[c.ints.length - 1].name} * 0.5`)});`));
       } else c.emit(`const ${name}: P[] = [${Array.from({ length: s.n }, (_, k) => obj(lit(LITS[k]))).join(', ')}];`);
       // then, in a loop of its own or not: a swap, a row store, a second name written through, or a field store
