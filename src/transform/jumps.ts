@@ -8,6 +8,8 @@ import { TransformError } from './tangent.js';
 
 interface Target {
   label?: string;
+  /** a labelled block: only `break label` leaves it */
+  block?: boolean;
   loop: boolean;
   brk?: string; // flag set by a break to this target
   cont?: string; // flag set by a continue to this target
@@ -111,7 +113,8 @@ class JumpLowering {
   private find(label: string | undefined, isContinue: boolean, s: Stmt): Target {
     for (let i = this.targets.length - 1; i >= 0; i--) {
       const t = this.targets[i];
-      if (label ? t.label === label : isContinue ? t.loop : true) return t;
+      // (an unlabelled break leaves the innermost loop or switch, never a block: JavaScript's rule)
+      if (label ? t.label === label : isContinue ? t.loop : !t.block) return t;
     }
     throw new TransformError(`'${isContinue ? 'continue' : 'break'}${label ? ' ' + label : ''}' has no enclosing target`, s);
   }
@@ -143,7 +146,7 @@ class JumpLowering {
         return [[{ ...s, then, else: els }], new Set([...e1, ...e2])];
       }
       case 'block': {
-        const t: Target = { label: s.label, loop: false };
+        const t: Target = { label: s.label, loop: false, block: true };
         this.targets.push(t);
         const body = this.seq(s.body);
         const esc = this.lastEscapes;
