@@ -51,7 +51,10 @@ export function diffDead(cx: AdjointContext, readsAt: Map<Stmt, Set<string>>): S
     if (isRef(target.ty)) return true;
     const root = rootVar(target);
     if (!root) return true;
-    return out.has(root) || out.has(aliasRep(cx, root)) || keep.has(root) || keep.has(aliasRep(cx, root));
+    // a write into an object is needed when it is read under any name it has (`st3[0] = …; st2[0]`)
+    const rep = aliasRep(cx, root);
+    const sameObject = (v: string) => v === root || aliasRep(cx, v) === rep;
+    return [...out].some(sameObject) || [...keep].some(sameObject);
   };
   const transfer = (st: Stmt, out: Facts): Facts => {
     const inSet = new Set(out);
