@@ -1,5 +1,5 @@
 // The Efficient Recomputation Algorithm (src/transform/effrec.ts) against the acceptance tests of
-// ../shared/seeds/notes/recompute.md §7 (AT-1 … AT-15): the tagged structure of each adjoint and its
+// the ERA design note (recompute.md, §7: AT-1 … AT-15, with their expected values copied into this file): the tagged structure of each adjoint and its
 // gradient, against the note's values and central divided differences.
 import { describe, expect, it } from 'vitest';
 import { frontEnd } from '../src/api/compile.js';

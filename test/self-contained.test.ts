@@ -39,11 +39,6 @@ interface Allowed {
 
 const ALLOWED: Allowed[] = [
   {
-    file: 'test/effrec.test.ts',
-    text: '../shared/seeds/notes/recompute.md',
-    why: 'comment: where the acceptance tests AT-1 … AT-15 were taken from (a design note, not read)',
-  },
-  {
     file: 'src/api/runtime.ts',
     text: '/m.ts',
     why: "the name of the in-memory source file given to TypeScript's compiler host, never on disk",
