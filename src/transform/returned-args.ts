@@ -5,7 +5,8 @@
 // through a local alias, a row of it) is refused at the call that binds its result.
 import { computeAliases } from '../analysis/activity.js';
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
-import { forEachStmt, isRef, mapBodies, rootVar } from '../ir/util.js';
+import { declaredNames, forEachStmt, isRef, mapBodies, rootVar, tyOf } from '../ir/util.js';
+import { Names } from './linearize.js';
 import { TransformError } from './tangent.js';
 
 /** What a function returns of its parameters: always parameter `j` itself, or maybe some parameter's object. */
@@ -47,24 +48,34 @@ function mayBeParamObject(e: Expr, f: Func, al: ReturnType<typeof computeAliases
 }
 
 /** `w = g(y, …)` with g returning its parameter: the call as a statement, then `w = y`. */
-function rewriteCalls(body: Stmt[], known: Map<string, Returned>): Stmt[] {
+function rewriteCalls(body: Stmt[], known: Map<string, Returned>, names: Names): Stmt[] {
   const out: Stmt[] = [];
   for (const s0 of body) {
-    const s = mapBodies(s0, (list) => rewriteCalls(list, known));
+    const s = mapBodies(s0, (list) => rewriteCalls(list, known, names));
     const value = s.k === 'decl' ? s.init : s.k === 'assign' ? s.value : s.k === 'return' ? s.e : null;
     const kind = value?.k === 'call' ? known.get(value.fn) : undefined;
     if (!value || value.k !== 'call' || kind === undefined || kind === 'fresh') {
       out.push(s);
       continue;
     }
-    const arg = typeof kind === 'object' ? value.args[kind.always] : undefined;
-    if (!arg || !(arg.k === 'var' || ((arg.k === 'idx' || arg.k === 'field') && simple(arg)))) {
+    let arg = typeof kind === 'object' ? value.args[kind.always] : undefined;
+    let call = value;
+    if (arg && !simple(arg)) {
+      // a value made for the call (`g([0, 0], v)`, `g(a.slice())`): bound to a local first, so that
+      // the result can name it
+      const name = names.fresh(`${value.fn}Arg`);
+      out.push({ k: 'decl', name, ty: tyOf(arg), init: arg, konst: true, loc: s.loc });
+      const bound: Expr = { k: 'var', name, ty: tyOf(arg) };
+      call = { ...value, args: value.args.map((a, j) => (j === (kind as { always: number }).always ? bound : a)) };
+      arg = bound;
+    }
+    if (!arg) {
       throw new TransformError(
         `'${value.fn}' may return an array or object it was given, and this call keeps its result: tsad cannot tell which object the result is`,
         value.loc ? value : s,
       );
     }
-    out.push({ k: 'expr', e: value, loc: s.loc, comments: s.comments });
+    out.push({ k: 'expr', e: call, loc: s.loc, comments: s.comments });
     if (s.k === 'decl') out.push({ ...s, init: arg, comments: undefined });
     else if (s.k === 'assign') out.push({ ...s, value: arg, comments: undefined });
     else if (s.k === 'return') out.push({ ...s, e: arg, comments: undefined });
@@ -96,7 +107,7 @@ export function bindReturnedArguments(mod: Module): Module {
     const funcs = new Map(mod.funcs);
     for (const n of mod.order) {
       const f = funcs.get(n)!;
-      const g: Func = { ...f, body: rewriteCallsLenient(f.body, known) };
+      const g: Func = { ...f, body: rewriteCallsLenient(f.body, known, new Names(declaredNames(f))) };
       funcs.set(n, g);
       const r = returnedOf(g, known);
       if (JSON.stringify(r) !== JSON.stringify(known.get(n))) {
@@ -108,14 +119,14 @@ export function bindReturnedArguments(mod: Module): Module {
   }
   if (![...known.values()].some((r) => r !== 'fresh')) return mod;
   const funcs = new Map<string, Func>();
-  for (const [n, f] of mod.funcs) funcs.set(n, { ...f, body: rewriteCalls(f.body, known) });
+  for (const [n, f] of mod.funcs) funcs.set(n, { ...f, body: rewriteCalls(f.body, known, new Names(declaredNames(f))) });
   return { ...mod, funcs };
 }
 
 /** the rewrite while the summaries are still growing: refusals wait for the final round */
-function rewriteCallsLenient(body: Stmt[], known: Map<string, Returned>): Stmt[] {
+function rewriteCallsLenient(body: Stmt[], known: Map<string, Returned>, names: Names): Stmt[] {
   try {
-    return rewriteCalls(body, known);
+    return rewriteCalls(body, known, names);
   } catch (e) {
     if (e instanceof TransformError) return body;
     throw e;

@@ -230,6 +230,7 @@ export const corpus: CorpusCase[] = [
   { name: 'references/array_of_objects', file: 'references.ts', head: 'arrayOfObjects', args: [list(3, obj({ pos: num(-1, 1), vel: num(-1, 1) })), num(0.05, 0.2)], tags: ['reference', 'row-store', 'array-of-objects', 'loop'] },
   { name: 'references/helper_rebind', file: 'references.ts', head: 'helperRebind', args: [vec(2, -1, 1), num(0.5, 0.9)], tags: ['reference', 'self-rebind', 'helper-array', 'loop'] },
   { name: 'references/returned_argument', file: 'references.ts', head: 'returnedArgument', args: [vec(2, -1, 1), num(0.5, 1.5)], tags: ['reference', 'alias', 'returns-argument'] },
+  { name: 'references/returned_fresh_argument', file: 'references.ts', head: 'returnedFreshArgument', args: [vec(2, -1, 1), num(0.5, 1.5)], tags: ['reference', 'returns-argument', 'copy'] },
   { name: 'references/conditional_row_alias', file: 'references.ts', head: 'conditionalRowAlias', args: [mat(2, 2, -1, 1), num(0.2, 1)], tags: ['reference', 'alias', 'row-store', 'copy-in-literal'] },
   { name: 'references/rows_rebuilt_and_swapped', file: 'references.ts', head: 'rowsRebuiltAndSwapped', args: [mat(3, 2, -1, 1)], tags: ['reference', 'self-rebind', 'swap', 'loop'] },
   { name: 'references/parameter_written_through_alias', file: 'references.ts', head: 'parameterWrittenThroughAlias', args: [vec(2, -1, 1)], tags: ['reference', 'alias', 'tbr'] },

@@ -1675,10 +1675,18 @@ export function render(spec: ProgSpec): Rendered {
         c.ints.push({ name: k, U: h.retLen });
         body = squash(h.q, renderExpr(c, h.retE), false);
       });
-      // (`Array.from` is accepted only as the initializer of a variable)
-      const r = c.fresh('r');
-      c.emit(`const ${r} = Array.from({ length: ${h.retLen} }, (_, ${k}) => ${body});`);
-      c.emit(`return ${r};`);
+      // gl-matrix style, every third one: written into its array argument, which it returns (the result is
+      // that very array, shared with the caller's); otherwise a fresh array
+      const into = h.q % 3 === 0 ? params.find((p) => p.kind === 'vec' && p.len === h.retLen) : undefined;
+      if (into) {
+        c.emit(`for (let ${k} = 0; ${k} < ${h.retLen}; ${k}++) ${into.name}[${k}] = ${body};`);
+        c.emit(`return ${into.name};`);
+      } else {
+        // (`Array.from` is accepted only as the initializer of a variable)
+        const r = c.fresh('r');
+        c.emit(`const ${r} = Array.from({ length: ${h.retLen} }, (_, ${k}) => ${body});`);
+        c.emit(`return ${r};`);
+      }
     } else if (ret === 4) {
       // a 2×2 matrix: a copy of a matrix parameter's rows (the caller may swap them), or a literal
       const m = params.find((p) => p.kind === 'mat');

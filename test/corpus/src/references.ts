@@ -231,3 +231,11 @@ export function swapObjectsInLoop(p: State, q: State): number {
   }
   return a.pos * b.vel + a.vel;
 }
+
+/** The argument a helper writes into and returns is made for the call (a copy, a literal). */
+export function returnedFreshArgument(x: number[], c: number): number {
+  const w = scaleInPlace(x.slice(), c);
+  w[0] = w[0] * w[1];
+  const u = scaleInPlace([x[0], x[1] * c], 2);
+  return w[0] + u[1] * w[1];
+}
