@@ -80,10 +80,21 @@ export function mustRecord(cx: AdjointContext, s: Stmt, root: string, writesObje
 /** `root` and every variable that may hold the same array or object */
 function aliasClass(cx: AdjointContext, root: string): string[] {
   const rep = aliasRep(cx, root);
-  const out = new Set([root, rep]);
-  for (const n of declaredNames(cx.f)) if (aliasRep(cx, n) === rep) out.add(n);
-  for (const p of cx.f.params) if (aliasRep(cx, p.name) === rep) out.add(p.name);
-  return [...out];
+  return [...new Set([root, rep, ...(aliasMembers(cx).get(rep) ?? [])])];
+}
+
+/** the variables of each alias class, by representative (once per function: stores ask often) */
+const membersCache = new WeakMap<AdjointContext, Map<string, string[]>>();
+function aliasMembers(cx: AdjointContext): Map<string, string[]> {
+  let m = membersCache.get(cx);
+  if (m) return m;
+  m = new Map();
+  for (const n of new Set([...declaredNames(cx.f), ...cx.f.params.map((p) => p.name)])) {
+    const rep = aliasRep(cx, n);
+    m.set(rep, [...(m.get(rep) ?? []), n]);
+  }
+  membersCache.set(cx, m);
+  return m;
 }
 
 /** primal variables read by backward-sweep statements */
