@@ -6,6 +6,7 @@ import { BOOL, INT, NUM, VOID, containsCall, elemTy, fieldTy, isRef, tyOf } from
 import { DiagnosticBag } from './diagnostics.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { checkTreeDepth } from './limits.js';
+import { checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isVarList, type VarBinding } from './var-scope.js';
 
 /**
  * The statement and expression forms this lowering accepts, named as they appear in the IR it produces
@@ -222,6 +223,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     mod.failed.set(name, { diagnostics: own.list, calls: [] });
   };
 
+  const userSourceFiles = () => program.getSourceFiles().filter((sf) => fileDisplay.has(sf.fileName));
   // ---- collect top-level declarations ----
   for (const sf of program.getSourceFiles()) {
     if (sf.fileName === LIB_FILE || !fileDisplay.has(sf.fileName)) continue;
@@ -257,8 +259,8 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
               continue;
             }
             decls.push({ name: d.name.text, node: init, exported: exported || exportedNames.has(d.name.text), stmt: st });
-          } else if (!isConst) {
-            diags.error(locOf(d), 'module-level mutable state (`let`/`var`) is not supported', 'use `const` data, or pass the value as a parameter');
+          } else if (!isConst && !(isVarList(st.declarationList) && isNeverAssigned(d, userSourceFiles(), checker))) {
+            diags.error(locOf(d), 'module-level mutable state (`let`/`var`) is not supported', 'use `const` data (a `var` never assigned after its declaration is read as one), or pass the value as a parameter');
           } else if (!init && ts.getModifiers(st)?.some((m) => m.kind === ts.SyntaxKind.DeclareKeyword)) {
             globalDecls.push({ name: d.name.text, node: d }); // data bound at run time, passive
           } else if (!init) {
@@ -439,6 +441,10 @@ class FunctionLowering {
   private varOf = new Map<ts.Node, { name: string; ty: Ty }>();
   private condDepth = 0;
   private ok = true;
+  /** `var` bindings of the function, by declaration (var-scope.ts) */
+  private vars = new Map<ts.VariableDeclaration, VarBinding>();
+  /** declarations refused: their later uses are not reported again (one problem, one error) */
+  private refused = new Set<ts.Symbol>();
 
   constructor(
     private ctx: Ctx,
@@ -516,7 +522,10 @@ class FunctionLowering {
         continue;
       }
       const ty = this.tyOrErr(p.name, `parameter '${p.name.text}'`);
-      if (!ty) continue;
+      if (!ty) {
+        this.silence(p);
+        continue;
+      }
       const name = this.declareVar(p, p.name.text, ty);
       const param: Param = { name, ty };
       if (p.initializer) {
@@ -534,14 +543,65 @@ class FunctionLowering {
     }
     const body: Stmt[] = [];
     if (node.body && ts.isBlock(node.body)) {
+      const hoisted = this.hoistVars(node.body, body);
       for (const s of node.body.statements) this.stmt(s, body);
       body.splice(0, body.length, ...this.checkpointRegions(body, node.body));
+      checkDefiniteAssignment(body, hoisted, (name, loc) => {
+        this.ok = false;
+        this.ctx.diags.error(loc, `'${name}' may be read before it is assigned (a \`var\` holds undefined until then)`, `assign '${name}' on every path before this read, e.g. give it a value where it is declared: \`var ${name} = 0;\``);
+      });
     } else if (node.body) {
       const e = this.expr(node.body as ts.Expression);
       body.push(...this.takePre(), { k: 'return', e, loc: this.ctx.locOf(node.body) });
     }
     if (!this.ok || !ret) return null;
     return { name: d.name, params, ret, body, exported: d.exported, loc: this.ctx.locOf(node), comments: this.comments(d.stmt) };
+  }
+
+  /**
+   * Declares the function's hoisted `var` bindings (one IR variable each, unassigned) at the top of its
+   * body; the others are lowered in place as `let` (see var-scope.ts). Returns the hoisted names.
+   */
+  private hoistVars(block: ts.Block, body: Stmt[]): Set<string> {
+    this.vars = collectVarBindings(block, this.ctx.checker);
+    const names = new Set<string>();
+    for (const b of new Set(this.vars.values())) {
+      if (!b.hoisted) continue;
+      const d0 = b.decls[0];
+      if (!ts.isIdentifier(d0.name)) {
+        this.refuse(d0, 'a destructuring `var` used outside its block, or declared twice, is not supported', 'declare the names with `let` before the block, or destructure with `const` where they are used');
+        continue;
+      }
+      const ty = hoistedType(b, this.ctx.checker, this.ctx.convert);
+      if (!ty) {
+        const shown = this.ctx.checker.typeToString(this.ctx.checker.getTypeOfSymbolAtLocation(b.symbol, d0.name));
+        this.refuse(d0, `the \`var\` '${d0.name.text}' has type '${shown}', which tsad cannot differentiate through (or is given values of different types)`, `give it one type: \`var ${d0.name.text}: number;\`, or a number, array or object value where it is declared`);
+        continue;
+      }
+      const name = this.fresh(d0.name.text);
+      for (const d of b.decls) this.varOf.set(d, { name, ty });
+      names.add(name);
+      body.push({ k: 'decl', name, ty, init: null, konst: false, loc: this.ctx.locOf(d0) });
+    }
+    return names;
+  }
+
+  /** A declaration outside the subset: one error; its names' later uses stay silent. */
+  private refuse(d: ts.VariableDeclaration | ts.BindingElement, msg: string, hint: string): null {
+    this.silence(d);
+    return this.err(d, msg, hint);
+  }
+
+  /** the names of a declaration already reported (its type or initializer): later uses add no error */
+  private silence(d: ts.VariableDeclaration | ts.BindingElement | ts.ParameterDeclaration): void {
+    this.ok = false;
+    const visit = (n: ts.BindingName) => {
+      if (ts.isIdentifier(n)) {
+        const sym = this.ctx.checker.getSymbolAtLocation(n);
+        if (sym) this.refused.add(sym);
+      } else for (const el of n.elements) if (!ts.isOmittedExpression(el)) visit(el.name);
+    };
+    visit(d.name);
   }
 
   private takePre(): Stmt[] {
@@ -760,6 +820,10 @@ class FunctionLowering {
       return;
     }
     const d = init.declarations[0];
+    if (this.vars.get(d)?.hoisted) {
+      this.refuse(d, 'a `for…of` `var` used outside its loop (or declared again) is not supported', 'write `for (const x of xs)` and copy the value into a variable declared before the loop where it is needed after it');
+      return;
+    }
     let arr = this.expr(s.expression);
     if (!arr) return;
     const pre: Stmt[] = this.takePre();
@@ -788,18 +852,28 @@ class FunctionLowering {
   private varDeclList(list: ts.VariableDeclarationList): Stmt[] {
     const out: Stmt[] = [];
     const konst = (list.flags & ts.NodeFlags.Const) !== 0;
-    if (!(list.flags & (ts.NodeFlags.Const | ts.NodeFlags.Let))) {
-      this.err(list, '`var` is not supported', 'use `let` or `const`');
+    const isVar = isVarList(list);
+    if (!isVar && !(list.flags & (ts.NodeFlags.Const | ts.NodeFlags.Let))) {
+      this.err(list, '`using` declarations are not supported', 'use `let` or `const`');
       return out;
     }
     for (const d of list.declarations) {
+      const binding = isVar ? this.vars.get(d) : undefined;
+      if (binding?.hoisted) {
+        // one function-wide variable (declared at the top): `var x = e` assigns it, `var x;` does nothing
+        out.push(...this.hoistedDecl(d));
+        continue;
+      }
       if (!d.initializer) {
         if (!ts.isIdentifier(d.name)) {
           this.err(d, 'destructuring needs an initializer');
           continue;
         }
         const ty = this.tyOrErr(d.name, `variable '${d.name.text}'`);
-        if (!ty) continue;
+        if (!ty) {
+          this.silence(d);
+          continue;
+        }
         const name = this.declareVar(d, d.name.text, ty);
         out.push({ k: 'decl', name, ty, init: null, konst, loc: this.ctx.locOf(d) });
         continue;
@@ -807,16 +881,29 @@ class FunctionLowering {
       const x = skipParens(d.initializer);
       if (ts.isIdentifier(d.name) && ts.isCallExpression(x) && isPropCall(x, 'Array', 'from')) {
         // the filled array is the variable itself: no temporary
-        this.arrayFrom(x, d.name.text, d);
+        if (!this.arrayFrom(x, d.name.text, d)) this.silence(d);
         out.push(...this.takePre());
         continue;
       }
       const init = this.initExpr(d.initializer, ts.isIdentifier(d.name) ? d.name.text : 'tmp');
       out.push(...this.takePre());
-      if (!init) continue;
+      if (!init) {
+        this.silence(d);
+        continue;
+      }
       out.push(...this.bindTarget(d.name, init, konst, d));
     }
     return out;
+  }
+
+  /** `var x = e` of a hoisted binding: an assignment (`var x;` assigns nothing: x keeps its value). */
+  private hoistedDecl(d: ts.VariableDeclaration): Stmt[] {
+    const v = this.varOf.get(d);
+    if (!v || !d.initializer) return []; // refused in hoistVars (reported there), or nothing to assign
+    const value = this.initExpr(d.initializer, v.name);
+    const pre = this.takePre();
+    if (!value) return pre;
+    return [...pre, { k: 'assign', target: { k: 'var', name: v.name, ty: v.ty, loc: this.ctx.locOf(d.name) }, value, loc: this.ctx.locOf(d) }];
   }
 
   /** Declares the names of a binding (identifier or pattern) from `init`. */
@@ -824,7 +911,10 @@ class FunctionLowering {
     const loc = this.ctx.locOf(declNode);
     if (ts.isIdentifier(name)) {
       const ty = this.tyOrErr(name, `variable '${name.text}'`);
-      if (!ty) return [];
+      if (!ty) {
+        this.silence(declNode as ts.VariableDeclaration);
+        return [];
+      }
       const n = this.declareVar(declNode, name.text, ty);
       return [{ k: 'decl', name: n, ty, init, konst, loc }];
     }
@@ -1148,10 +1238,19 @@ class FunctionLowering {
     if (id.text === 'Infinity') return { k: 'num', v: Infinity, raw: 'Infinity' };
     if (id.text === 'NaN') return { k: 'num', v: NaN, raw: 'NaN' };
     const r = this.resolve(id);
+    if (!r && this.isRefused(id)) return null; // its declaration was reported: one problem, one error
     if (!r) return this.err(id, `'${id.text}' cannot be resolved to a variable, parameter, module constant or function of the compilation`, 'declare it, import it from a file of the compilation, or pass it as a parameter');
     if (r.kind === 'local') return { k: 'var', name: r.name, ty: r.ty };
     if (r.kind === 'global') return { k: 'global', name: r.name, ty: r.ty };
     return this.err(id, `function '${r.name}' used as a value: functions can only be called`, 'call it directly');
+  }
+
+  private isRefused(id: ts.Identifier): boolean {
+    if (!this.refused.size) return false;
+    const sym = this.ctx.checker.getSymbolAtLocation(id);
+    if (!sym || !this.refused.has(sym)) return false;
+    this.ok = false;
+    return true;
   }
 
   private binary(e: ts.BinaryExpression): Expr | null {

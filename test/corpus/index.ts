@@ -239,4 +239,15 @@ export const corpus: CorpusCase[] = [
 
   // -------------------------------------------------------------- models.ts
   { name: 'models/mlp_loss', file: 'models.ts', head: 'mlpLoss', args: [mat(4, 2, -1, 1), vec(4, -1, 1), mat(3, 4, -1, 1), vec(3, -1, 1), mat(5, 2, -1, 1), num(0.05, 0.2)], wrt: ['W1', 'b1', 'W2', 'b2', 'lambda'], tags: ['ml', 'fused-reduction', 'push', 'spread-max', 'for-of'] },
+
+  // -------------------------------------------------------------- js-var.ts
+  { name: 'js-var/invert4', file: 'js-var.ts', head: 'invert4', args: [f64(16, -1, 1)], tags: ['js', 'var', 'return-array'] },
+  { name: 'js-var/polyval', file: 'js-var.ts', head: 'polyvalVar', args: [vec(5, -1, 1), num(-1, 1)], tags: ['js', 'var', 'loop'] },
+  { name: 'js-var/kepler_newton', file: 'js-var.ts', head: 'keplerNewton', args: [num(0.2, 2.5), num(0.05, 0.6)], tags: ['js', 'var', 'loop'] },
+  { name: 'js-var/skewness', file: 'js-var.ts', head: 'skewnessVar', args: [vec(6, -1, 1)], tags: ['js', 'var', 'var-hoisted', 'loop'] },
+  { name: 'js-var/simpson', file: 'js-var.ts', head: 'simpsonVar', args: [num(-1, 0), num(0.5, 1.5), num(0.2, 2)], tags: ['js', 'var', 'module-var', 'loop'] },
+  { name: 'js-var/softmax_xent', file: 'js-var.ts', head: 'softmaxXentVar', args: [vec(5, -2, 2), int(2)], tags: ['js', 'var', 'var-redeclared', 'loop'] },
+  { name: 'js-var/total_variation', file: 'js-var.ts', head: 'totalVariationVar', args: [vec(6, -1, 1)], tags: ['js', 'var', 'var-carried', 'loop'] },
+  { name: 'js-var/huber', file: 'js-var.ts', head: 'huberVar', args: [vec(6, -2, 2), num(0.5, 1.5)], tags: ['js', 'var', 'var-unassigned', 'loop'] },
+  { name: 'js-var/ema', file: 'js-var.ts', head: 'emaVar', args: [vec(6, -1, 1), num(0.2, 0.8)], tags: ['js', 'var', 'var-carried', 'loop'] },
 ];
