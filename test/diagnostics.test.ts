@@ -238,9 +238,9 @@ const BAD: BadCase[] = [
   },
   // ---------------- declarations ----------------
   {
-    name: '`var` in a function',
-    src: fn('var y = x * 2;', 'return y;'),
-    line: 2, col: 3, message: /`var` is not supported/,
+    name: '`var` read before it is assigned',
+    src: fn('var y;', 'if (x > 0) y = x * 2;', 'return y;'),
+    line: 4, col: 10, message: /'y' may be read before it is assigned/,
   },
   {
     name: 'module-level `let`',
@@ -248,8 +248,8 @@ const BAD: BadCase[] = [
     line: 1, col: 5, message: /module-level mutable state/,
   },
   {
-    name: 'module-level `var`',
-    src: `var k = 2;\n${fn('return x * 2;')}`,
+    name: 'module-level `var` assigned in a function',
+    src: `var k = 2;\nfunction bump(): void { k = k + 1; }\n${fn('return x * k;')}`,
     line: 1, col: 5, message: /module-level mutable state/,
   },
   {

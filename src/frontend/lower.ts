@@ -6,6 +6,7 @@ import { BOOL, INT, NUM, VOID, containsCall, elemTy, fieldTy, isRef, tyOf } from
 import { DiagnosticBag } from './diagnostics.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { checkTreeDepth } from './limits.js';
+import { userTypeErrors } from './type-errors.js';
 import { checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isVarList, type VarBinding } from './var-scope.js';
 
 /**
@@ -204,16 +205,23 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
   // operator chains deeper than the recursive passes can take are rejected before type checking
   for (const sf of program.getSourceFiles()) if (fileDisplay.has(sf.fileName)) checkTreeDepth(sf, displayName(sf.fileName), diags);
   if (diags.hasErrors) return mod;
-  const tsDiags = ts.getPreEmitDiagnostics(program).filter((d) => d.file && d.file.fileName !== LIB_FILE);
-  for (const d of tsDiags) {
-    if (d.category !== ts.DiagnosticCategory.Error || !d.file) continue;
-    const { line, character } = d.file.getLineAndCharacterOfPosition(d.start ?? 0);
-    diags.error(
-      { file: displayName(d.file.fileName), line: line + 1, col: character + 1 },
-      ts.flattenDiagnosticMessageText(d.messageText, '\n'),
-      hintForTsError(d.code, displayName(d.file.fileName), ts.flattenDiagnosticMessageText(d.messageText, '\n')),
+  // errors tsc reports without --strict; strict-only ones the lowering does not catch by itself are held
+  // back to the function they are in, and reported there only if its lowering finds nothing (type-errors.ts)
+  const reportTsError = (bag: DiagnosticBag, d: ts.Diagnostic, strictOnly: boolean) => {
+    const { line, character } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
+    const text = ts.flattenDiagnosticMessageText(d.messageText, '\n');
+    bag.error(
+      { file: displayName(d.file!.fileName), line: line + 1, col: character + 1 },
+      strictOnly ? `${text} (tsad differentiates numbers: a value that may be undefined or null cannot flow here)` : text,
+      strictOnly ? 'give it a number on every path (initialise it, or test it and assign a default), or declare the type that it really has' : hintForTsError(d.code, displayName(d.file!.fileName), text),
     );
+  };
+  const strictOnly: ts.Diagnostic[] = [];
+  for (const { d, strictOnly: so } of userTypeErrors(program, (d) => !!d.file && d.file.fileName !== LIB_FILE)) {
+    if (so) strictOnly.push(d);
+    else reportTsError(diags, d, false);
   }
+  const within = (d: ts.Diagnostic, n: ts.Node) => d.file === n.getSourceFile() && (d.start ?? 0) >= n.pos && (d.start ?? 0) < n.end;
   if (diags.hasErrors) return mod;
 
   // a function rejected while collecting declarations is an error only if the head reaches it
@@ -294,6 +302,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     if (ts.isArrowFunction(d.node) || ts.isFunctionExpression(d.node)) funcByDecl.set(d.node.parent, d.name);
   }
   for (const g of globalDecls) globalByDecl.set(g.node, g.name);
+  for (const d of strictOnly) if (![...seen.values()].some((f) => within(d, f.node))) reportTsError(diags, d, true);
 
   // ---- types ----
   const tyCache = new Map<ts.Type, Ty | null>();
@@ -380,6 +389,8 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     const own = new DiagnosticBag(sources);
     const fl = new FunctionLowering({ ...ctx, diags: own }, d, d.name);
     const f = fl.lowerFunction();
+    // the lowering's own diagnostic explains a strict-only type error better (one problem, one error)
+    if (f && !own.hasErrors) for (const sd of strictOnly) if (within(sd, d.node)) reportTsError(own, sd, true);
     if (f && !own.hasErrors) {
       mod.funcs.set(f.name, f);
       mod.order.push(f.name);
@@ -412,12 +423,10 @@ function hintForTsError(code: number, file: string, message: string): string {
     }
     return 'tsad compiles only the files it is given and imports nothing else: pass the imported files too (packages cannot be imported)';
   }
-  if ((code === 7006 || code === 7031 || code === 7010 || code === 7034) && /\.js$/.test(file))
-    return 'tsad reads a .js file as TypeScript, which needs types under --strict: annotate it (e.g. (x: number)), or rename the file to .ts';
   if (code === 2339) return 'only the members tsad knows are available: .length, .subarray, .fill on new arrays; see the README for the subset';
   if (code === 2304) return 'every identifier must be declared in the compilation (imports included)';
   if (code >= 1000 && code < 2000) return 'this is a syntax error: fix the code so that TypeScript parses it';
-  return 'this is a TypeScript type error: tsad compiles only code that type-checks under --strict';
+  return 'this is a TypeScript type error: tsad compiles only code that type-checks (tsc with its default settings)';
 }
 
 interface Ctx {
@@ -445,6 +454,8 @@ class FunctionLowering {
   private vars = new Map<ts.VariableDeclaration, VarBinding>();
   /** declarations refused: their later uses are not reported again (one problem, one error) */
   private refused = new Set<ts.Symbol>();
+  /** `let x;` declared without a value: checked for reads before assignment, as hoisted `var`s are */
+  private unassigned = new Set<string>();
 
   constructor(
     private ctx: Ctx,
@@ -486,6 +497,11 @@ class FunctionLowering {
 
   private tyOrErr(node: ts.Node, what: string): Ty | null {
     const t = this.ctx.typeAt(node);
+    const p = node.parent;
+    if (!t && ts.isParameter(p) && !p.type && !p.initializer && this.ctx.checker.getTypeAtLocation(node).flags & ts.TypeFlags.Any) {
+      const ext = node.getSourceFile().fileName.endsWith('.js.ts') || /\.js$/.test(this.ctx.locOf(node).file);
+      return this.err(node, `${what} has no type (TypeScript gives it 'any'), so tsad cannot tell what it holds`, `annotate it, e.g. \`(${node.getText()}: number)\` or \`(${node.getText()}: number[])\`${ext ? '; tsad reads a .js file as TypeScript: annotate it, or rename the file to .ts' : ''}`);
+    }
     if (!t) {
       const shown = this.ctx.checker.typeToString(this.ctx.checker.getTypeAtLocation(node));
       return this.err(node, `${what} has type '${shown}', which tsad cannot differentiate through`, 'use number, boolean, string-literal flags, number[] (nested), Float64Array, number tuples, or interfaces of these');
@@ -546,9 +562,10 @@ class FunctionLowering {
       const hoisted = this.hoistVars(node.body, body);
       for (const s of node.body.statements) this.stmt(s, body);
       body.splice(0, body.length, ...this.checkpointRegions(body, node.body));
-      checkDefiniteAssignment(body, hoisted, (name, loc) => {
+      checkDefiniteAssignment(body, new Set([...hoisted, ...this.unassigned]), (name, loc) => {
         this.ok = false;
-        this.ctx.diags.error(loc, `'${name}' may be read before it is assigned (a \`var\` holds undefined until then)`, `assign '${name}' on every path before this read, e.g. give it a value where it is declared: \`var ${name} = 0;\``);
+        const kw = hoisted.has(name) ? 'var' : 'let';
+        this.ctx.diags.error(loc, `'${name}' may be read before it is assigned (it holds undefined until then)`, `assign '${name}' on every path before this read, e.g. give it a value where it is declared: \`${kw} ${name} = 0;\``);
       });
     } else if (node.body) {
       const e = this.expr(node.body as ts.Expression);
@@ -875,6 +892,7 @@ class FunctionLowering {
           continue;
         }
         const name = this.declareVar(d, d.name.text, ty);
+        this.unassigned.add(name);
         out.push({ k: 'decl', name, ty, init: null, konst, loc: this.ctx.locOf(d) });
         continue;
       }

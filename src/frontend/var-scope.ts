@@ -102,8 +102,8 @@ function inPlace(b: VarBinding): boolean {
 }
 
 /**
- * Definite assignment over a lowered function: each read of a hoisted variable must follow an assignment
- * on every path from the function's entry. `report` gets each read that may see `undefined` (once per
+ * Definite assignment over a lowered function: each read of a hoisted variable (or of a `let` declared
+ * without a value) must follow an assignment on every path from the function's entry (or the `let`). `report` gets each read that may see `undefined` (once per
  * variable: one problem, one error).
  */
 export function checkDefiniteAssignment(body: Stmt[], hoisted: Set<string>, report: (name: string, loc: Loc | undefined) => void): void {
@@ -145,6 +145,11 @@ export function checkDefiniteAssignment(body: Stmt[], hoisted: Set<string>, repo
     switch (s.k) {
       case 'decl':
         if (s.init) reads(s.init, st);
+        if (st === null || !hoisted.has(s.name)) return st;
+        // a `let` declared again on each pass of a loop starts unassigned again
+        st = new Set(st);
+        if (s.init) st.add(s.name);
+        else st.delete(s.name);
         return st;
       case 'assign': {
         reads(s.value, st);
@@ -232,7 +237,8 @@ export function hoistedType(b: VarBinding, checker: ts.TypeChecker, convert: (t:
   const values: ts.Expression[] = b.decls.flatMap((d) => (d.initializer ? [d.initializer] : []));
   for (const r of b.refs) {
     const p = r.parent;
-    if (ts.isBinaryExpression(p) && p.left === r && p.operatorToken.kind === ts.SyntaxKind.EqualsToken) values.push(p.right);
+    // `x = e` and `x op= e` (`x += 1` on an unassigned x is NaN, a number: the read is refused anyway)
+    if (ts.isBinaryExpression(p) && p.left === r && p.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && p.operatorToken.kind <= ts.SyntaxKind.LastAssignment) values.push(p.right);
   }
   let ty: Ty | null = null;
   for (const v of values) {

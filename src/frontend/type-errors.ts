@@ -1,0 +1,62 @@
+// Which TypeScript errors refuse the user's code. tsad type-checks under --strict, because it needs the
+// precise types strict mode gives (`number | undefined` is not `number`; an unannotated parameter is
+// `any`, not silently a number). But the user's code is only required to be what `tsc` accepts with its
+// default, non-strict settings. So:
+//  - an error that tsc also reports without --strict is the user's type error: reported as it is;
+//  - a strict-only error whose cause tsad refuses by itself, with its own located diagnostic saying what
+//    to write (an `any` type, a `T | undefined` value, a variable read before it is assigned — see
+//    STRICT_ONLY_CHECKED_BY_TSAD), is dropped: the lowering reports the construct instead;
+//  - any other strict-only error (e.g. `undefined` given where a number is declared) is reported as a
+//    value tsad cannot differentiate, with a hint.
+// The non-strict program is built only when the strict one has errors (clean code pays nothing), and it
+// reuses the strict program's parsed files.
+import ts from 'typescript';
+import { LIB_FILE } from './lib.js';
+
+/**
+ * Strict-only errors whose cause the lowering refuses on its own: implicit `any` (types tsad cannot
+ * convert), possibly-undefined or -null values (union types tsad cannot convert), reads before
+ * assignment (the definite-assignment check of var-scope.ts).
+ */
+const STRICT_ONLY_CHECKED_BY_TSAD = new Set([
+  2454, // Variable 'x' is used before being assigned.
+  18048, 18047, 18049, 2532, 2531, 2533, // 'x' is possibly 'undefined' / 'null'; Object is possibly …
+  7005, 7006, 7008, 7010, 7011, 7015, 7018, 7019, 7022, 7023, 7024, 7031, 7034, 7053, // implicit any
+]);
+
+export interface UserTypeError {
+  d: ts.Diagnostic;
+  /** true: reported under --strict only (tsad's own wording applies) */
+  strictOnly: boolean;
+}
+
+/** The errors to report for a program checked with --strict (`keep` selects the user's files). */
+export function userTypeErrors(program: ts.Program, keep: (d: ts.Diagnostic) => boolean): UserTypeError[] {
+  const strict = ts.getPreEmitDiagnostics(program).filter((d) => d.category === ts.DiagnosticCategory.Error && keep(d));
+  if (!strict.length) return [];
+  const loose = ts.getPreEmitDiagnostics(permissive(program)).filter((d) => d.category === ts.DiagnosticCategory.Error && keep(d));
+  const key = (d: ts.Diagnostic) => `${d.file?.fileName}:${d.start}:${d.code}`;
+  const inLoose = new Set(loose.map(key));
+  const out: UserTypeError[] = loose.map((d) => ({ d, strictOnly: false }));
+  for (const d of strict) if (!inLoose.has(key(d)) && !STRICT_ONLY_CHECKED_BY_TSAD.has(d.code)) out.push({ d, strictOnly: true });
+  return out.sort((a, b) => (a.d.file?.fileName ?? '').localeCompare(b.d.file?.fileName ?? '') || (a.d.start ?? 0) - (b.d.start ?? 0));
+}
+
+/** the same files checked with tsc's default (non-strict) settings, parsed files shared */
+function permissive(program: ts.Program): ts.Program {
+  const options: ts.CompilerOptions = { ...program.getCompilerOptions(), strict: false, noImplicitAny: false, strictNullChecks: false };
+  const host: ts.CompilerHost = {
+    getSourceFile: (f) => program.getSourceFile(f),
+    getDefaultLibFileName: () => LIB_FILE, // the front end's own lib, as in the strict program
+    writeFile: () => {},
+    getCurrentDirectory: () => program.getCurrentDirectory(),
+    getCanonicalFileName: (f) => f,
+    useCaseSensitiveFileNames: () => true,
+    getNewLine: () => '\n',
+    fileExists: (f) => !!program.getSourceFile(f),
+    readFile: (f) => program.getSourceFile(f)?.text,
+    directoryExists: () => true,
+    getDirectories: () => [],
+  };
+  return ts.createProgram({ rootNames: program.getRootFileNames(), options, host });
+}
