@@ -12,12 +12,19 @@ import { shapeKey, tyOfValue, typeText } from './shapes.js';
 import { assertNoAliasing, clone, flatten, mapFloats } from './values.js';
 import { mismatchError, selfCheck, type Probe } from './selfcheck.js';
 import { zerosLike } from '../runtime/arrays.js';
+import type { AnyFunction, Gradient, ResultTangent, Tangents, WrtOf } from './types.js';
 
 type Fn = (...args: never[]) => unknown;
 
-export interface RuntimeOptions {
-  /** independents: argument positions or parameter names (default: the first argument, as in JAX) */
-  wrt?: number | string | (number | string)[];
+/** what `wrt` may be at run time (the signatures narrow it to `f`'s parameters: WrtOf) */
+export type Wrt = number | string | readonly (number | string)[];
+
+export interface RuntimeOptions<W = Wrt> {
+  /**
+   * independents: argument positions or parameter names (default: the first argument, as in JAX); the
+   * results hold one derivative per independent, in this order, when this is a list, else the one
+   */
+  wrt?: W;
   /** free identifiers of `f`: functions (compiled with f, transitively) and data (passive inputs) */
   scope?: Record<string, unknown>;
   /**
@@ -305,34 +312,43 @@ function checkTangents(c: Compiled, primals: unknown[], tangents: unknown[]): vo
 }
 
 /** Gradient of a scalar function, shaped like the `wrt` argument(s) (an array of them if `wrt` is a list). */
-export function grad<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...args: Parameters<F>) => unknown {
+export function grad<F extends (...args: any[]) => number, const W extends WrtOf<F> | undefined = undefined>(f: F, options?: RuntimeOptions<W>): (...args: Parameters<F>) => Gradient<F, W> {
+  const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('grad', f, opts);
-  return (...args) => withErrors(() => unwrap(opts, reverse(requireScalar('grad', compileFor(f, opts, args)), opts, args, 1)[1]));
+  return (...args) => withErrors(() => unwrap(opts, reverse(requireScalar('grad', compileFor(f, opts, args)), opts, args, 1)[1]) as Gradient<F, W>);
 }
 
-export function valueAndGrad<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...args: Parameters<F>) => [number, unknown] {
+/** [f(args), its gradient] (the gradient as grad gives it). */
+export function valueAndGrad<F extends (...args: any[]) => number, const W extends WrtOf<F> | undefined = undefined>(f: F, options?: RuntimeOptions<W>): (...args: Parameters<F>) => [number, Gradient<F, W>] {
+  const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('valueAndGrad', f, opts);
   return (...args) =>
     withErrors(() => {
       const [v, g] = reverse(requireScalar('valueAndGrad', compileFor(f, opts, args)), opts, args, 1);
-      return [v as number, unwrap(opts, g)];
+      return [v as number, unwrap(opts, g) as Gradient<F, W>];
     });
 }
 
 /** Jacobian-vector product: [f(primals), J · tangents], tangents given for the wrt arguments. */
-export function jvp<F extends Fn>(f: F, primals: Parameters<F>, tangents: unknown[], opts: RuntimeOptions = {}): [unknown, unknown] {
+export function jvp<F extends AnyFunction, const W extends WrtOf<F> | undefined = undefined>(f: F, primals: Parameters<F>, tangents: Tangents<F, W>, options?: RuntimeOptions<W>): [ReturnType<F>, ResultTangent<F>] {
+  const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('jvp', f, opts);
   checkArgList('jvp', 'arguments', primals);
   checkArgList('jvp', 'tangents', tangents);
   return withErrors(() => {
     const c = compileFor(f, opts, primals);
-    checkTangents(c, primals as unknown[], tangents);
-    return tangent(c, opts, primals as unknown[], tangents);
+    checkTangents(c, primals as unknown[], tangents as unknown[]);
+    return tangent(c, opts, primals as unknown[], tangents as unknown[]) as [ReturnType<F>, ResultTangent<F>];
   });
 }
 
-/** Vector-Jacobian product: [f(primals), (cotangent) => gradients of ⟨cotangent, f⟩]. */
-export function vjp<F extends Fn>(f: F, primals: Parameters<F>, opts: RuntimeOptions = {}): [unknown, (cotangent: unknown) => unknown] {
+/**
+ * Vector-Jacobian product: [f(primals), (cotangent) => the gradient of ⟨cotangent, f⟩], the gradient as
+ * grad gives it: the cotangent of the one independent, or of each independent, in order, when `wrt` is
+ * a list.
+ */
+export function vjp<F extends AnyFunction, const W extends WrtOf<F> | undefined = undefined>(f: F, primals: Parameters<F>, options?: RuntimeOptions<W>): [ReturnType<F>, (cotangent: ResultTangent<F>) => Gradient<F, W>] {
+  const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('vjp', f, opts);
   checkArgList('vjp', 'arguments', primals);
   return withErrors(() => {
@@ -343,9 +359,9 @@ export function vjp<F extends Fn>(f: F, primals: Parameters<F>, opts: RuntimeOpt
       (ct: unknown) => {
         if ((typeof value === 'number') !== (typeof ct === 'number') || flatten(value).length !== flatten(ct).length)
           throw new TypeError(`tsad: vjp's cotangent must have the shape of the function's value (${typeof value === 'number' ? 'a number' : `${flatten(value).length} numbers`}), but is ${what(ct)}`);
-        return unwrap(opts, reverse(c, opts, primals as unknown[], clone(ct))[1]);
+        return unwrap(opts, reverse(c, opts, primals as unknown[], clone(ct))[1]) as Gradient<F, W>;
       },
-    ];
+    ] as [ReturnType<F>, (cotangent: ResultTangent<F>) => Gradient<F, W>];
   });
 }
 
@@ -354,7 +370,8 @@ export function vjp<F extends Fn>(f: F, primals: Parameters<F>, opts: RuntimeOpt
  * are the floats of the result and of the wrt arguments in flattened order (arrays by index, object
  * fields by sorted name). Uses one adjoint per output when outputs ≤ inputs, else one tangent per input.
  */
-export function jacobian<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...args: Parameters<F>) => number[][] {
+export function jacobian<F extends AnyFunction, const W extends WrtOf<F> | undefined = undefined>(f: F, options?: RuntimeOptions<W>): (...args: Parameters<F>) => number[][] {
+  const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('jacobian', f, opts);
   return (...args) =>
     withErrors(() => {
@@ -379,7 +396,7 @@ export function jacobian<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...arg
             offset += flatten(v).length;
             return t;
           });
-          const col = flatten(jvp(f, args, tangents, opts)[1]);
+          const col = flatten(tangent(c, opts, args as unknown[], tangents)[1]);
           for (let i = 0; i < m; i++) J[i][j] = col[i];
         }
       }
