@@ -447,3 +447,24 @@ function f(x) { return even(x, 3); }`,
     checkProgram(f, [1.3], [0], { even, odd });
   });
 });
+
+describe('helpers the calls cannot type', () => {
+  it('a helper called only with values of no definite type → the error says why and what to write', () => {
+    const { f, matvec, lse } = load(
+      `
+function matvec(A, v) {
+  const y = new Array(A.length).fill(0);
+  for (let i = 0; i < A.length; i++) for (let j = 0; j < v.length; j++) y[i] += A[i][j] * v[j];
+  return y;
+}
+function lse(v) {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += Math.exp(v[i]);
+  return Math.log(s);
+}
+function f(W, x) { const z = matvec(W, x); return lse(z); }`,
+      ['f', 'matvec', 'lse'],
+    );
+    expect(() => grad(f, { scope: { matvec, lse } })([[1, 2]], [1, 2])).toThrow(/function\.ts:\d+:\d+: error: Parameter 'v' implicitly has an 'any' type[\s\S]*hint: the runtime API types a helper's parameters from the arguments of its calls, and no call of 'lse'/);
+  });
+});

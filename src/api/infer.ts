@@ -15,6 +15,23 @@ export interface Helper {
   fn: FunctionSource;
 }
 
+/**
+ * The hint for TypeScript's "implicitly has an 'any' type" at a parameter of a helper the calls did not
+ * type (called only with values of no definite type, or never called), or null elsewhere. `module` is the
+ * text helperModule made, `line` the diagnostic's.
+ */
+export function untypedHelperHint(module: string, helpers: readonly Helper[], types: HelperTypes, line: number): string | null {
+  const lines = module.split('\n');
+  // helpers are declared last, one after the other: the one whose declaration starts last at or before `line`
+  let owner: Helper | null = null;
+  for (const h of helpers) {
+    const start = lines.findIndex((l) => l.startsWith(`const ${h.name} = `)) + 1;
+    if (start > 0 && start <= line) owner = h;
+  }
+  if (!owner || types.params.has(owner.name)) return null;
+  return `the runtime API types a helper's parameters from the arguments of its calls, and no call of '${owner.name}' passes values of a definite type (an empty \`[]\` or \`new Array(n)\` has none): build arrays with \`Array.from({ length: n }, () => 0)\` or a literal of numbers`;
+}
+
 export interface HelperTypes {
   /** parameter types per helper, from its first call site whose arguments all have a known type */
   params: Map<string, string[]>;

@@ -5,7 +5,7 @@ import ts from 'typescript';
 import { DiagnosticBag, formatDiagnostic, TsadError } from '../frontend/diagnostics.js';
 import { sizeParams } from '../analysis/ints.js';
 import { compileModule, defaultWrt, frontEnd, type ManifestParam } from './compile.js';
-import { inferHelperTypes, helperModule, type Helper } from './infer.js';
+import { inferHelperTypes, helperModule, untypedHelperHint, type Helper } from './infer.js';
 import { annotate, asDeclaration, mentions, readFunction, type FunctionSource } from './source.js';
 import { loadGenerated, type LoadedModule } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
@@ -154,9 +154,21 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
   const headRet = mentions(info, head) ? resultType(f, args) : null;
   parts.push(asDeclaration(head, annotate(info, argTypes, headRet)));
   // helpers are typed from their use: parameters from their call sites, results by TypeScript
-  const module = helperModule(parts, helpers, inferHelperTypes(parts, helpers));
+  const helperTypes = inferHelperTypes(parts, helpers);
+  const module = helperModule(parts, helpers, helperTypes);
   const files = new Map([['function.ts', module]]);
-  const front = frontEnd(Object.fromEntries(files));
+  let front: ReturnType<typeof frontEnd>;
+  try {
+    front = frontEnd(Object.fromEntries(files));
+  } catch (e) {
+    // an untyped helper parameter is the runtime API's inference falling short, not the user's typing
+    if (e instanceof TsadError)
+      for (const d of e.diagnostics) {
+        const hint = /implicitly has an 'any' type/.test(d.message) ? untypedHelperHint(module, helpers, helperTypes, d.line) : null;
+        if (hint) d.hint = hint;
+      }
+    throw e;
+  }
   const wrt = opts.wrt === undefined ? [firstIndependent(front, head, params)] : normalizeWrt(opts.wrt, params);
   // values come from the primal itself, gradients from f_b on copies: its forward sweep need not
   // keep the primal's results (diff-liveness at full strength)
