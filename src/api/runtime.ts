@@ -4,19 +4,27 @@
 import ts from 'typescript';
 import { DiagnosticBag, formatDiagnostic, TsadError } from '../frontend/diagnostics.js';
 import { sizeParams } from '../analysis/ints.js';
-import { compileModule, defaultWrt, frontEnd } from './compile.js';
-import { createProgram } from '../frontend/lower.js';
+import { compileModule, defaultWrt, frontEnd, type ManifestParam } from './compile.js';
+import { inferHelperTypes, helperModule, untypedHelperHint, type Helper } from './infer.js';
+import { annotate, asDeclaration, mentions, readFunction, type FunctionSource } from './source.js';
 import { loadGenerated, type LoadedModule } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
 import { assertNoAliasing, clone, flatten, mapFloats } from './values.js';
 import { mismatchError, selfCheck, type Probe } from './selfcheck.js';
 import { zerosLike } from '../runtime/arrays.js';
+import type { AnyFunction, Gradient, ResultTangent, Tangents, WrtOf } from './types.js';
 
 type Fn = (...args: never[]) => unknown;
 
-export interface RuntimeOptions {
-  /** independents: argument positions or parameter names (default: the first argument, as in JAX) */
-  wrt?: number | string | (number | string)[];
+/** what `wrt` may be at run time (the signatures narrow it to `f`'s parameters: WrtOf) */
+export type Wrt = number | string | readonly (number | string)[];
+
+export interface RuntimeOptions<W = Wrt> {
+  /**
+   * independents: argument positions or parameter names (default: the first argument, as in JAX); the
+   * results hold one derivative per independent, in this order, when this is a list, else the one
+   */
+  wrt?: W;
   /** free identifiers of `f`: functions (compiled with f, transitively) and data (passive inputs) */
   scope?: Record<string, unknown>;
   /**
@@ -41,44 +49,12 @@ interface Compiled {
   scalarResult: boolean;
   /** the self-check has yet to pass at a finite point */
   unchecked: boolean;
+  /** the parameters of the tangent `<head>_d` and of the adjoint `<head>_b`, as the manifest lists them */
+  tangentParams: ManifestParam[];
+  adjointParams: ManifestParam[];
 }
 
 const cache = new WeakMap<Fn, Map<string, Compiled>>();
-
-function paramNames(src: string): { name: string | null; params: ts.NodeArray<ts.ParameterDeclaration>; node: ts.SignatureDeclaration; sf: ts.SourceFile } {
-  const sf = ts.createSourceFile('f.ts', `(${src})`, ts.ScriptTarget.ES2020, true);
-  const e = (sf.statements[0] as ts.ExpressionStatement).expression as ts.ParenthesizedExpression;
-  const fn = e.expression;
-  if (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) return { name: fn.name?.text ?? null, params: fn.parameters, node: fn, sf };
-  throw new TsadError([{ file: '<function>', line: 1, col: 1, message: 'the runtime API needs a function expression, arrow function or function declaration', hint: 'methods and bound functions cannot be read back as source', severity: 'error' }]);
-}
-
-/** Source text of `src` with a type annotation after each listed parameter. */
-function annotate(src0: string, types: (string | null)[], ret: string | null = null): string {
-  // `x => …` needs parentheses to take an annotation
-  const m = /^\s*(async\s+)?([A-Za-z_$][\w$]*)\s*=>/.exec(src0);
-  const src = m ? src0.replace(/^\s*(async\s+)?([A-Za-z_$][\w$]*)\s*=>/, `${m[1] ?? ''}(${m[2]}) =>`) : src0;
-  const { params, node, sf } = paramNames(src);
-  let out = src;
-  if (ret && !node.type) {
-    // after the parameter list's ')' (offsets are shifted by the '(' we parsed with)
-    const close = node.parameters.end + sf.text.slice(node.parameters.end).indexOf(')') - 1;
-    out = out.slice(0, close + 1) + `: ${ret}` + out.slice(close + 1);
-  }
-  // insert from the back so earlier offsets stay valid; offsets are shifted by the '(' we parsed with
-  for (let i = params.length - 1; i >= 0; i--) {
-    const p = params[i];
-    if (p.type || !types[i]) continue;
-    const at = p.name.end - 1;
-    out = out.slice(0, at) + `: ${types[i]}` + out.slice(at);
-  }
-  return out;
-}
-
-/** does `src` mention identifier `name`? */
-function calls(src: string, name: string): boolean {
-  return new RegExp(`(^|[^\\w$.])${name.replace(/\$/g, '\\$')}\\s*\\(`).test(src);
-}
 
 /** scope entries the head mentions, directly or through helpers it mentions */
 function reachable(src: string, scope: Record<string, unknown>): Set<string> {
@@ -102,33 +78,6 @@ function resultType(f: Fn, args: unknown[]): string | null {
   return t ? typeText(t) : null;
 }
 
-function asDeclaration(name: string, src: string): string {
-  const s = src.trim();
-  if (/^(async\s+)?function\b/.test(s)) return `const ${name} = ${s};`;
-  return `const ${name} = ${s};`;
-}
-
-/** Types of helper parameters, from the argument types at their call sites (a few rounds). */
-function inferHelperTypes(text: string, helpers: string[]): Map<string, string[]> {
-  // the in-memory host of the front end: no file system, so this runs in a browser too
-  const program = createProgram(new Map([['m.ts', text]]), { strict: false, noImplicitAny: false });
-  const sf = program.getSourceFile('/m.ts')!;
-  const checker = program.getTypeChecker();
-  const out = new Map<string, string[]>();
-  const visit = (n: ts.Node): void => {
-    if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && helpers.includes(n.expression.text) && !out.has(n.expression.text)) {
-      const types = n.arguments.map((a) => {
-        const t = checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(a));
-        return checker.typeToString(t);
-      });
-      if (types.every((t) => t !== 'any')) out.set(n.expression.text, types);
-    }
-    n.forEachChild(visit);
-  };
-  visit(sf);
-  return out;
-}
-
 function normalizeWrt(opt: RuntimeOptions['wrt'], params: string[]): number[] {
   const list = opt === undefined ? [0] : Array.isArray(opt) ? opt : [opt];
   return list.map((w) => {
@@ -150,7 +99,7 @@ function firstIndependent(front: ReturnType<typeof frontEnd>, head: string, para
 }
 
 /** Omitted arguments are fine where the parameter has a default; elsewhere say how many `f` takes. */
-function checkArity(head: string, info: ReturnType<typeof paramNames>, params: string[], given: number): void {
+function checkArity(head: string, info: FunctionSource, params: string[], given: number): void {
   const required = info.params.filter((p) => !p.initializer && !p.questionToken && !p.dotDotDotToken).length;
   if (given < required) throw new TypeError(`tsad: '${head}' takes ${required === params.length ? '' : 'at least '}${required} argument${required === 1 ? '' : 's'} (${params.join(', ')}), but was called with ${given}`);
 }
@@ -179,8 +128,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
   const hit = perFn.get(key);
   if (hit) return hit;
 
-  const src = f.toString();
-  const info = paramNames(src);
+  const info = readFunction(f.toString());
   const params = info.params.map((p) => (ts.isIdentifier(p.name) ? p.name.text : '_'));
   const head = info.name && !/^(function|async)$/.test(info.name) ? info.name : f.name && /^[A-Za-z_$][\w$]*$/.test(f.name) ? f.name : 'f';
   checkArity(head, info, params, args.length);
@@ -190,12 +138,12 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
     return typeText(t);
   });
   const parts: string[] = [];
-  const helpers: { name: string; src: string }[] = [];
-  const used = reachable(src, scope);
+  const helpers: Helper[] = [];
+  const used = reachable(info.text, scope);
   for (const k of Object.keys(scope).sort()) {
     const v = scope[k];
     if (!used.has(k)) continue;
-    if (typeof v === 'function') helpers.push({ name: k, src: v.toString() });
+    if (typeof v === 'function') helpers.push({ name: k, fn: readFunction(v.toString()) });
     else {
       const t = tyOfValue(v);
       if (!t) throw new Error(`tsad: scope entry '${k}' has a shape tsad cannot use`);
@@ -203,29 +151,42 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
     }
   }
   // recursion needs a declared result type under strict checking: the head's comes from its value here
-  const headRet = calls(src, head) ? resultType(f, args) : null;
-  const headText = asDeclaration(head, annotate(src, argTypes, headRet));
-  // helper parameters are typed from their call sites, a few rounds for helpers calling helpers
-  let helperTypes = new Map<string, string[]>();
-  for (let round = 0; round < 4; round++) {
-    const text = [...parts, headText, ...helpers.map((h) => asDeclaration(h.name, annotate(h.src, helperTypes.get(h.name) ?? [])))].join('\n');
-    const next = inferHelperTypes(text, helpers.map((h) => h.name));
-    if (JSON.stringify([...next]) === JSON.stringify([...helperTypes])) break;
-    helperTypes = next;
-  }
-  // a recursive helper's result type is circular for TypeScript: numbers are the differentiable case
-  const helperRet = (h: { name: string; src: string }) => (calls(h.src, h.name) || helpers.some((o) => o !== h && calls(o.src, h.name) && calls(h.src, o.name)) ? 'number' : null);
-  const module = [...parts, headText, ...helpers.map((h) => asDeclaration(h.name, annotate(h.src, helperTypes.get(h.name) ?? [], helperRet(h))))].join('\n');
+  const headRet = mentions(info, head) ? resultType(f, args) : null;
+  parts.push(asDeclaration(head, annotate(info, argTypes, headRet)));
+  // helpers are typed from their use: parameters from their call sites, results by TypeScript
+  const helperTypes = inferHelperTypes(parts, helpers);
+  const module = helperModule(parts, helpers, helperTypes);
   const files = new Map([['function.ts', module]]);
-  const front = frontEnd(Object.fromEntries(files));
+  let front: ReturnType<typeof frontEnd>;
+  try {
+    front = frontEnd(Object.fromEntries(files));
+  } catch (e) {
+    // an untyped helper parameter is the runtime API's inference falling short, not the user's typing
+    if (e instanceof TsadError)
+      for (const d of e.diagnostics) {
+        const hint = /implicitly has an 'any' type/.test(d.message) ? untypedHelperHint(module, helpers, helperTypes, d.line) : null;
+        if (hint) d.hint = hint;
+      }
+    throw e;
+  }
   const wrt = opts.wrt === undefined ? [firstIndependent(front, head, params)] : normalizeWrt(opts.wrt, params);
   // values come from the primal itself, gradients from f_b on copies: its forward sweep need not
   // keep the primal's results (diff-liveness at full strength)
   const r = compileModule(front, { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false } }, new DiagnosticBag(files));
   if (r.diagnostics.length) throw new TsadError(r.diagnostics);
   const mod = loadGenerated(r.code, r.runtimeNames);
-  const seed = r.manifest.filter((m) => m.of === head).flatMap((m) => m.params).find((p) => p.role === 'seed');
-  const compiled: Compiled = { mod, head, params, wrt, scalarWrt: wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y), hasScope: !!mod.__bindScope, scalarResult: seed?.type === 'number', unchecked: true };
+  const entry = (name: string) => r.manifest.find((m) => m.name === name)?.params ?? [];
+  const adjointParams = entry(`${head}_b`);
+  const seed = adjointParams.find((p) => p.role === 'seed');
+  const compiled: Compiled = {
+    mod, head, params, wrt,
+    scalarWrt: wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y),
+    hasScope: !!mod.__bindScope,
+    scalarResult: seed?.type === 'number',
+    unchecked: true,
+    tangentParams: entry(`${head}_d`),
+    adjointParams,
+  };
   perFn.set(key, compiled);
   return compiled;
 }
@@ -234,37 +195,52 @@ function bind(c: Compiled, opts: RuntimeOptions): void {
   if (c.hasScope) c.mod.__bindScope(opts.scope ?? {});
 }
 
+/**
+ * The argument list of a generated derivative, built from its manifest entry: the k-th primal parameter
+ * takes argument k (undefined where the caller omitted a defaulted one), each tangent or adjoint
+ * parameter what `shadow` gives for the argument it belongs to, the seed `seed`. The derivative has a
+ * shadow parameter for every argument it reads or writes actively, not only for the independents: a
+ * gl-matrix `scale(out, a, s)` differentiated with respect to `a` and `s` still takes `out`'s shadow.
+ */
+function derivativeArgs(params: readonly ManifestParam[], args: unknown[], shadow: (argument: number) => unknown, seed?: unknown): unknown[] {
+  const primals = params.filter((p) => p.role === 'primal').map((p) => p.name);
+  return params.map((p) => {
+    if (p.role === 'primal') return args[primals.indexOf(p.name)];
+    if (p.role === 'seed') return seed;
+    const k = primals.indexOf(p.of ?? '');
+    if (k < 0) throw new Error(`tsad: internal error: the derivative's parameter '${p.name}' belongs to no argument`);
+    return shadow(k);
+  });
+}
+
 /** Runs the adjoint with seed `seed`; returns [value, gradients per wrt argument]. */
 function reverse(c: Compiled, opts: RuntimeOptions, args: unknown[], seed: unknown): [unknown, unknown[]] {
   bind(c, opts);
-  const call: unknown[] = [];
-  const adj = new Map<number, unknown>();
-  // omitted trailing arguments take their defaults; the seed must still come last
-  const a: unknown[] = [...clone(args), ...new Array<unknown>(Math.max(0, c.params.length - args.length)).fill(undefined)];
-  const value = (c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(args));
-  a.forEach((v, i) => {
-    call.push(v);
-    if (c.wrt.includes(i) && typeof v !== 'number') {
-      const z = zerosLike(v);
-      adj.set(i, z);
-      call.push(z);
-    }
-  });
   if (!c.mod[`${c.head}_b`]) throw new Error('tsad: no adjoint was generated');
+  const value = (c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(args));
+  const a = clone(args);
+  // every array or object shadow starts at zero; those of the independents are the gradients
+  const adj = new Map<number, unknown>();
+  const call = derivativeArgs(c.adjointParams, a, (k) => {
+    const z = zerosLike(a[k]);
+    adj.set(k, z);
+    return z;
+  }, seed);
+  const res = c.mod[`${c.head}_b`](...call);
+  // scalar adjoints are returned, in parameter order (a tuple if several)
   const scalarOnes = c.scalarWrt.length;
-  const res = c.mod[`${c.head}_b`](...call, seed);
   c.scalarWrt.forEach((i, k) => adj.set(i, scalarOnes === 1 ? res : (res as number[])[k]));
-  return [value, c.wrt.map((i) => adj.get(i) ?? 0)];
+  return [value, c.wrt.map((i) => adj.get(i) ?? zerosLike(args[i]))];
 }
 
 /** Runs the tangent with directions `tangents` for the wrt arguments; returns [value, its tangent]. */
 function tangent(c: Compiled, opts: RuntimeOptions, args: unknown[], tangents: unknown[]): [unknown, unknown] {
   bind(c, opts);
-  const call: unknown[] = [];
-  clone(args).forEach((v, i) => {
-    call.push(v);
-    const k = c.wrt.indexOf(i);
-    if (k >= 0) call.push(clone(tangents[k]));
+  const a = clone(args);
+  // the independents move along their directions; other active arguments (an `out` written before it is read) do not
+  const call = derivativeArgs(c.tangentParams, a, (k) => {
+    const w = c.wrt.indexOf(k);
+    return w >= 0 ? clone(tangents[w]) : zerosLike(a[k]);
   });
   const r = c.mod[`${c.head}_d`](...call) as [unknown, unknown] | undefined;
   // a function without a result (one that only writes into its arguments) has no result tangent either
@@ -348,42 +324,43 @@ function checkTangents(c: Compiled, primals: unknown[], tangents: unknown[]): vo
 }
 
 /** Gradient of a scalar function, shaped like the `wrt` argument(s) (an array of them if `wrt` is a list). */
-export function grad<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...args: Parameters<F>) => unknown {
+export function grad<F extends (...args: any[]) => number, const W extends WrtOf<F> | undefined = undefined>(f: F, options?: RuntimeOptions<W>): (...args: Parameters<F>) => Gradient<F, W> {
+  const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('grad', f, opts);
-  return (...args) => withErrors(() => unwrap(opts, reverse(requireScalar('grad', compileFor(f, opts, args)), opts, args, 1)[1]));
+  return (...args) => withErrors(() => unwrap(opts, reverse(requireScalar('grad', compileFor(f, opts, args)), opts, args, 1)[1]) as Gradient<F, W>);
 }
 
-export function valueAndGrad<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...args: Parameters<F>) => [number, unknown] {
+/** [f(args), its gradient] (the gradient as grad gives it). */
+export function valueAndGrad<F extends (...args: any[]) => number, const W extends WrtOf<F> | undefined = undefined>(f: F, options?: RuntimeOptions<W>): (...args: Parameters<F>) => [number, Gradient<F, W>] {
+  const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('valueAndGrad', f, opts);
   return (...args) =>
     withErrors(() => {
       const [v, g] = reverse(requireScalar('valueAndGrad', compileFor(f, opts, args)), opts, args, 1);
-      return [v as number, unwrap(opts, g)];
+      return [v as number, unwrap(opts, g) as Gradient<F, W>];
     });
 }
 
 /** Jacobian-vector product: [f(primals), J · tangents], tangents given for the wrt arguments. */
-export function jvp<F extends Fn>(f: F, primals: Parameters<F>, tangents: unknown[], opts: RuntimeOptions = {}): [unknown, unknown] {
+export function jvp<F extends AnyFunction, const W extends WrtOf<F> | undefined = undefined>(f: F, primals: Parameters<F>, tangents: Tangents<F, W>, options?: RuntimeOptions<W>): [ReturnType<F>, ResultTangent<F>] {
+  const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('jvp', f, opts);
   checkArgList('jvp', 'arguments', primals);
   checkArgList('jvp', 'tangents', tangents);
   return withErrors(() => {
     const c = compileFor(f, opts, primals);
-    checkTangents(c, primals as unknown[], tangents);
-    bind(c, opts);
-    const call: unknown[] = [];
-    clone(primals as unknown[]).forEach((v, i) => {
-      call.push(v);
-      const k = c.wrt.indexOf(i);
-      if (k >= 0) call.push(clone(tangents[k]));
-    });
-    const r = c.mod[`${c.head}_d`](...call) as [unknown, unknown];
-    return [r[0], r[1]];
+    checkTangents(c, primals as unknown[], tangents as unknown[]);
+    return tangent(c, opts, primals as unknown[], tangents as unknown[]) as [ReturnType<F>, ResultTangent<F>];
   });
 }
 
-/** Vector-Jacobian product: [f(primals), (cotangent) => gradients of ⟨cotangent, f⟩]. */
-export function vjp<F extends Fn>(f: F, primals: Parameters<F>, opts: RuntimeOptions = {}): [unknown, (cotangent: unknown) => unknown] {
+/**
+ * Vector-Jacobian product: [f(primals), (cotangent) => the gradient of ⟨cotangent, f⟩], the gradient as
+ * grad gives it: the cotangent of the one independent, or of each independent, in order, when `wrt` is
+ * a list.
+ */
+export function vjp<F extends AnyFunction, const W extends WrtOf<F> | undefined = undefined>(f: F, primals: Parameters<F>, options?: RuntimeOptions<W>): [ReturnType<F>, (cotangent: ResultTangent<F>) => Gradient<F, W>] {
+  const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('vjp', f, opts);
   checkArgList('vjp', 'arguments', primals);
   return withErrors(() => {
@@ -394,9 +371,9 @@ export function vjp<F extends Fn>(f: F, primals: Parameters<F>, opts: RuntimeOpt
       (ct: unknown) => {
         if ((typeof value === 'number') !== (typeof ct === 'number') || flatten(value).length !== flatten(ct).length)
           throw new TypeError(`tsad: vjp's cotangent must have the shape of the function's value (${typeof value === 'number' ? 'a number' : `${flatten(value).length} numbers`}), but is ${what(ct)}`);
-        return unwrap(opts, reverse(c, opts, primals as unknown[], clone(ct))[1]);
+        return unwrap(opts, reverse(c, opts, primals as unknown[], clone(ct))[1]) as Gradient<F, W>;
       },
-    ];
+    ] as [ReturnType<F>, (cotangent: ResultTangent<F>) => Gradient<F, W>];
   });
 }
 
@@ -405,7 +382,8 @@ export function vjp<F extends Fn>(f: F, primals: Parameters<F>, opts: RuntimeOpt
  * are the floats of the result and of the wrt arguments in flattened order (arrays by index, object
  * fields by sorted name). Uses one adjoint per output when outputs ≤ inputs, else one tangent per input.
  */
-export function jacobian<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...args: Parameters<F>) => number[][] {
+export function jacobian<F extends AnyFunction, const W extends WrtOf<F> | undefined = undefined>(f: F, options?: RuntimeOptions<W>): (...args: Parameters<F>) => number[][] {
+  const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('jacobian', f, opts);
   return (...args) =>
     withErrors(() => {
@@ -430,7 +408,7 @@ export function jacobian<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...arg
             offset += flatten(v).length;
             return t;
           });
-          const col = flatten(jvp(f, args, tangents, opts)[1]);
+          const col = flatten(tangent(c, opts, args as unknown[], tangents)[1]);
           for (let i = 0; i < m; i++) J[i][j] = col[i];
         }
       }

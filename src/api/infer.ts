@@ -1,0 +1,155 @@
+// Types for the helpers of a plain JavaScript function (the runtime API's `scope`), from their use:
+// parameters from the argument types at their call sites, results inferred by TypeScript from their
+// bodies. Whatever is inferred here is checked again by the strict front end, so a wrong guess is a
+// located type error, never a wrong derivative.
+import ts from 'typescript';
+import { TsadError } from '../frontend/diagnostics.js';
+import { createProgram } from '../frontend/lower.js';
+import { annotate, asDeclaration, mentions, type FunctionSource } from './source.js';
+
+/** types that say nothing about a value: a recursive call's `any`, an empty literal's `undefined[]` or `never[]` */
+const UNKNOWN = /\b(any|never|undefined|null|void|unknown)\b/;
+
+export interface Helper {
+  name: string;
+  fn: FunctionSource;
+}
+
+/**
+ * The hint for TypeScript's "implicitly has an 'any' type" at a parameter of a helper the calls did not
+ * type (called only with values of no definite type, or never called), or null elsewhere. `module` is the
+ * text helperModule made, `line` the diagnostic's.
+ */
+export function untypedHelperHint(module: string, helpers: readonly Helper[], types: HelperTypes, line: number): string | null {
+  const lines = module.split('\n');
+  // helpers are declared last, one after the other: the one whose declaration starts last at or before `line`
+  let owner: Helper | null = null;
+  for (const h of helpers) {
+    const start = lines.findIndex((l) => l.startsWith(`const ${h.name} = `)) + 1;
+    if (start > 0 && start <= line) owner = h;
+  }
+  if (!owner || types.params.has(owner.name)) return null;
+  return `the runtime API types a helper's parameters from the arguments of its calls, and no call of '${owner.name}' passes values of a definite type (an empty \`[]\` or \`new Array(n)\` has none): build arrays with \`Array.from({ length: n }, () => 0)\` or a literal of numbers`;
+}
+
+export interface HelperTypes {
+  /** parameter types per helper, from its first call site whose arguments all have a known type */
+  params: Map<string, string[]>;
+  /** result types of recursive helpers (TypeScript cannot infer those: they depend on themselves) */
+  results: Map<string, string>;
+}
+
+/**
+ * Helpers that call themselves, directly or through other helpers. Their result type is circular for
+ * TypeScript, so it is taken from their returns that do not recurse (see recursiveResult).
+ */
+export function recursiveHelpers(helpers: readonly Helper[]): Set<string> {
+  const calls = new Map(helpers.map((h) => [h.name, helpers.filter((o) => mentions(h.fn, o.name)).map((o) => o.name)]));
+  const out = new Set<string>();
+  for (const h of helpers) {
+    const seen = new Set<string>();
+    const todo = [...(calls.get(h.name) ?? [])];
+    while (todo.length) {
+      const n = todo.pop()!;
+      if (n === h.name) {
+        out.add(h.name);
+        break;
+      }
+      if (seen.has(n)) continue;
+      seen.add(n);
+      todo.push(...(calls.get(n) ?? []));
+    }
+  }
+  return out;
+}
+
+/** The module text: data declarations, the head, the helpers annotated with what is known so far. */
+export function helperModule(prelude: readonly string[], helpers: readonly Helper[], types: HelperTypes): string {
+  return [...prelude, ...helpers.map((h) => asDeclaration(h.name, annotate(h.fn, types.params.get(h.name) ?? [], types.results.get(h.name) ?? null)))].join('\n');
+}
+
+/**
+ * Parameter and recursive-result types of the helpers, a few rounds (a helper called with another
+ * helper's result learns its types once that result is typed). `prelude` holds the data declarations
+ * and the annotated head.
+ */
+export function inferHelperTypes(prelude: readonly string[], helpers: readonly Helper[]): HelperTypes {
+  const recursive = recursiveHelpers(helpers);
+  let types: HelperTypes = { params: new Map(), results: new Map() };
+  for (let round = 0; round < 6; round++) {
+    const next = inferOnce(helperModule(prelude, helpers, types), helpers, recursive);
+    if (JSON.stringify([[...next.params], [...next.results]]) === JSON.stringify([[...types.params], [...types.results]])) break;
+    types = next;
+  }
+  for (const name of recursive)
+    if (!types.results.has(name))
+      throw new TsadError([
+        {
+          file: `scope.${name}`,
+          line: 1,
+          col: 1,
+          message: `the result type of the recursive helper '${name}' cannot be inferred: it needs a return that does not call it and has a definite type (an empty array literal \`[]\` has none)`,
+          hint: `give '${name}' a base case that returns a value of its result type (\`return 1;\`, \`return [0];\`), or write it as a loop`,
+          severity: 'error',
+        },
+      ]);
+  return types;
+}
+
+function inferOnce(text: string, helpers: readonly Helper[], recursive: ReadonlySet<string>): HelperTypes {
+  // the in-memory host of the front end: no file system, so this runs in a browser too
+  const program = createProgram(new Map([['m.ts', text]]), { strict: false, noImplicitAny: false });
+  const sf = program.getSourceFile('/m.ts')!;
+  const checker = program.getTypeChecker();
+  const typeText = (e: ts.Expression) => checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(e)));
+  const names = new Set(helpers.map((h) => h.name));
+  const params = new Map<string, string[]>();
+  const visit = (n: ts.Node): void => {
+    if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && names.has(n.expression.text) && !params.has(n.expression.text)) {
+      const types = n.arguments.map(typeText);
+      if (types.every((t) => !UNKNOWN.test(t))) params.set(n.expression.text, types);
+    }
+    n.forEachChild(visit);
+  };
+  visit(sf);
+  const results = new Map<string, string>();
+  for (const st of sf.statements) {
+    if (!ts.isVariableStatement(st)) continue;
+    const d = st.declarationList.declarations[0];
+    if (!d || !ts.isIdentifier(d.name) || !recursive.has(d.name.text) || !d.initializer) continue;
+    const r = recursiveResult(d.initializer, typeText);
+    if (r) results.set(d.name.text, r);
+  }
+  return { params, results };
+}
+
+/**
+ * The result type of a recursive function: the one type of its result expressions that do not depend on
+ * a recursive call (a recursive call's type is `any` in the non-strict program, and so is every
+ * expression built from it), or null if there is none or they disagree. The strict front end checks the
+ * other returns against it.
+ */
+function recursiveResult(init: ts.Expression, typeText: (e: ts.Expression) => string): string | null {
+  const fn = ts.isParenthesizedExpression(init) ? init.expression : init;
+  if (!ts.isFunctionExpression(fn) && !ts.isArrowFunction(fn)) return null;
+  const results: ts.Expression[] = [];
+  // `c ? base : recurse(…)` gives two results: the branch that does not recurse types the function
+  const add = (e: ts.Expression): void => {
+    const x = ts.isParenthesizedExpression(e) ? e.expression : e;
+    if (ts.isConditionalExpression(x)) {
+      add(x.whenTrue);
+      add(x.whenFalse);
+    } else results.push(x);
+  };
+  if (!ts.isBlock(fn.body)) add(fn.body);
+  else {
+    const visit = (n: ts.Node): void => {
+      if (ts.isFunctionLike(n)) return;
+      if (ts.isReturnStatement(n) && n.expression) add(n.expression);
+      n.forEachChild(visit);
+    };
+    fn.body.forEachChild(visit);
+  }
+  const known = [...new Set(results.map(typeText).filter((t) => !UNKNOWN.test(t)))];
+  return known.length === 1 ? known[0] : null;
+}

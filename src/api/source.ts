@@ -1,0 +1,97 @@
+// Reading a plain JavaScript function back from its source (`f.toString()`) for the runtime API: the
+// forms JavaScript prints (arrows, function expressions and declarations, methods written in an object
+// or a class), its parameters, whether it calls itself, and the text with type annotations added.
+import ts from 'typescript';
+import { TsadError } from '../frontend/diagnostics.js';
+
+export interface FunctionSource {
+  /** the source as a function expression or arrow (a method's text gets the `function` keyword) */
+  text: string;
+  /** the name the function declares for itself (a method's key), if any */
+  name: string | null;
+  params: ts.NodeArray<ts.ParameterDeclaration>;
+  node: ts.ArrowFunction | ts.FunctionExpression;
+  sf: ts.SourceFile;
+}
+
+/** `{ sq(x) { … } }.sq` prints as `sq(x) { … }`, which parses as an expression only with `function` before it */
+const METHOD = /^\s*(async\s+)?([A-Za-z_$][\w$]*)\s*\(/;
+
+function parse(text: string): FunctionSource | null {
+  const sf = ts.createSourceFile('f.ts', `(${text})`, ts.ScriptTarget.ES2020, true);
+  const st = sf.statements[0];
+  // the whole text must be the one function (`(sq(x) { … })` parses as a call followed by a block)
+  if (sf.statements.length !== 1 || !st || !ts.isExpressionStatement(st) || !ts.isParenthesizedExpression(st.expression)) return null;
+  const fn = st.expression.expression;
+  if (!ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn)) return null;
+  return { text, name: fn.name?.text ?? null, params: fn.parameters, node: fn, sf };
+}
+
+/** The function in `src` (as `toString` prints it), or a TsadError saying what the runtime API reads. */
+export function readFunction(src: string): FunctionSource {
+  const direct = parse(src);
+  if (direct) return direct;
+  const m = METHOD.exec(src);
+  if (m && m[2] !== 'function') {
+    const asFunction = parse(src.replace(METHOD, `${m[1] ?? ''}function ${m[2]}(`));
+    if (asFunction) return asFunction;
+  }
+  throw new TsadError([
+    {
+      file: '<function>',
+      line: 1,
+      col: 1,
+      message: 'the runtime API needs a function expression, arrow function, function declaration or method',
+      hint: 'getters, setters and bound functions cannot be read back as source: wrap the call in an arrow function of your own',
+      severity: 'error',
+    },
+  ]);
+}
+
+/**
+ * Does the function in `src` mention `name` in its body or parameter defaults (a call of itself, or of
+ * a helper)? Its own name in `function name(` and property names (`o.name`, `{ name: … }`) do not count.
+ */
+export function mentions(fn: FunctionSource, name: string): boolean {
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (ts.isIdentifier(n) && n.text === name) {
+      const p = n.parent;
+      const propertyName = (ts.isPropertyAccessExpression(p) && p.name === n) || (ts.isPropertyAssignment(p) && p.name === n) || (ts.isFunctionExpression(p) && p.name === n);
+      if (!propertyName) found = true;
+      return;
+    }
+    n.forEachChild(visit);
+  };
+  fn.node.parameters.forEach(visit);
+  visit(fn.node.body);
+  return found;
+}
+
+/** Source text of the function with a type annotation after each listed parameter, and its result type. */
+export function annotate(fn0: FunctionSource, types: readonly (string | null)[], ret: string | null = null): string {
+  // `x => …` needs parentheses to take an annotation
+  const bare = /^\s*(async\s+)?([A-Za-z_$][\w$]*)\s*=>/.exec(fn0.text);
+  const fn = bare ? readFunction(fn0.text.replace(bare[0], `${bare[1] ?? ''}(${bare[2]}) =>`)) : fn0;
+  const { params, node, sf } = fn;
+  let out = fn.text;
+  // offsets are shifted by one: the text was parsed inside parentheses
+  if (ret && !node.type) {
+    const close = node.parameters.end + sf.text.slice(node.parameters.end).indexOf(')') - 1;
+    out = out.slice(0, close + 1) + `: ${ret}` + out.slice(close + 1);
+  }
+  // inserted from the back so that earlier offsets stay valid
+  for (let i = params.length - 1; i >= 0; i--) {
+    const p = params[i];
+    if (p.type || !types[i]) continue;
+    const at = p.name.end - 1;
+    out = out.slice(0, at) + `: ${types[i]}` + out.slice(at);
+  }
+  return out;
+}
+
+/** `const name = <function>;`: one declaration form for heads and helpers of every form */
+export function asDeclaration(name: string, text: string): string {
+  return `const ${name} = ${text.trim()};`;
+}
