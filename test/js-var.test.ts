@@ -108,6 +108,17 @@ describe('`var`: one binding per function, hoisted', () => {
     expectDifferentiates(src, 'f', [-0.4]);
   });
 
+  it('a destructuring `var` used only after it in its block is lowered in place', () => {
+    expectDifferentiates(`export function f(x: number): number {\n  var [a, b] = [x, 2 * x];\n  return a * b + Math.sin(a);\n}\n`, 'f', [0.3]);
+  });
+
+  it('a destructuring `var` read after its block: one error for the declaration, none for the uses', () => {
+    const errs = errorsOf(`export function f(x: number): number {\n  if (x > 0) {\n    var [a, b] = [x, 2 * x];\n  }\n  return a * b + a + b;\n}\n`);
+    expect(errs.length, show(errs)).toBe(1);
+    expect(`${errs[0].line}:${errs[0].col}`).toBe('3:9');
+    expect(errs[0].hint).toMatch(/declare the names with `let` before the block/);
+  });
+
   it('a module-level `var` never assigned is read as a constant', () => {
     const src = `var SCALE = 2.5;\nexport function f(x: number): number {\n  return SCALE * x * x;\n}\n`;
     expectDifferentiates(src, 'f', [0.4]);
@@ -127,7 +138,6 @@ describe('`var` read before it is assigned: refused at the read', () => {
     { name: 'accumulated without a start value', body: ['var s;', 'for (var i = 0; i < 3; i++) s += x * i;', 'return s;'], line: 3, col: 31, name2: 's' },
     { name: 'assigned only inside a loop, read after it', body: ['for (var i = 0; i < x; i++) { var t = x * i; }', 'return t;'], line: 3, col: 10, name2: 't' },
     { name: 'read before the declaration that assigns it', body: ['var r = t + 1;', 'var t = x;', 'return r;'], line: 2, col: 11, name2: 't' },
-    { name: 'a `let` declared without a value', body: ['let y: number;', 'if (x > 0) y = x;', 'return y;'], line: 4, col: 10, name2: 'y' },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -146,6 +156,16 @@ it('a `var` read in its own initializer: TypeScript cannot type it; one error, a
   expect(errs.length, show(errs)).toBe(1);
   expect(`${errs[0].line}:${errs[0].col}`).toBe('2:7');
   expect(errs[0].hint).toMatch(/var y: number/);
+});
+
+it('a `let` read before it is assigned: TypeScript\'s analysis (exact on exhaustive switches), one located error', () => {
+  const errs = errorsOf(`export function f(x: number): number {\n  let y: number;\n  if (x > 0) y = x;\n  return y;\n}\n`);
+  expect(errs.length, show(errs)).toBe(1);
+  expect(`${errs[0].line}:${errs[0].col}`).toBe('4:10');
+  expect(errs[0].message).toMatch(/'y' is used before being assigned.*undefined or null cannot flow here/);
+  expect(errs[0].hint).toMatch(/give it a number on every path/);
+  const ok = errorsOf(`export function f(x: number, k: 'a' | 'b'): number {\n  let y: number;\n  switch (k) {\n    case 'a': y = x; break;\n    case 'b': y = 2 * x; break;\n  }\n  return y;\n}\n`);
+  expect(show(ok)).toBe('(no diagnostics)');
 });
 
 describe('code tsc accepts without --strict is not refused for type reasons', () => {

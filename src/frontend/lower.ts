@@ -16,7 +16,8 @@ import { checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssign
  * produce every one: a form added to the lowering is added here.
  */
 export const FORMS = [
-  'decl', // `let`/`const` with an initializer
+  'decl', // `let`/`const` with an initializer (and a `var` lowered in place, as the `let` it cannot be told from)
+  'decl.var', // a `var` binding hoisted to the top of its function (var-scope.ts), assigned where declared
   'assign.var', // `x = e`, `x op= e`, `x++` on a variable (of any type: rebinding an array or object too)
   'assign.elem', // a number stored into an array or tuple element: `a[i] = e`, `m[i][j] = e`, `o.f[i] = e`
   'assign.field', // a number stored into an object field: `o.f = e`, `ps[i].f = e`
@@ -454,8 +455,6 @@ class FunctionLowering {
   private vars = new Map<ts.VariableDeclaration, VarBinding>();
   /** declarations refused: their later uses are not reported again (one problem, one error) */
   private refused = new Set<ts.Symbol>();
-  /** `let x;` declared without a value: checked for reads before assignment, as hoisted `var`s are */
-  private unassigned = new Set<string>();
 
   constructor(
     private ctx: Ctx,
@@ -562,10 +561,9 @@ class FunctionLowering {
       const hoisted = this.hoistVars(node.body, body);
       for (const s of node.body.statements) this.stmt(s, body);
       body.splice(0, body.length, ...this.checkpointRegions(body, node.body));
-      checkDefiniteAssignment(body, new Set([...hoisted, ...this.unassigned]), (name, loc) => {
+      checkDefiniteAssignment(body, hoisted, (name, loc) => {
         this.ok = false;
-        const kw = hoisted.has(name) ? 'var' : 'let';
-        this.ctx.diags.error(loc, `'${name}' may be read before it is assigned (it holds undefined until then)`, `assign '${name}' on every path before this read, e.g. give it a value where it is declared: \`${kw} ${name} = 0;\``);
+        this.ctx.diags.error(loc, `'${name}' may be read before it is assigned (a \`var\` holds undefined until then)`, `assign '${name}' on every path before this read, e.g. give it a value where it is declared: \`var ${name} = 0;\``);
       });
     } else if (node.body) {
       const e = this.expr(node.body as ts.Expression);
@@ -582,10 +580,13 @@ class FunctionLowering {
   private hoistVars(block: ts.Block, body: Stmt[]): Set<string> {
     this.vars = collectVarBindings(block, this.ctx.checker);
     const names = new Set<string>();
+    const refusedDecls = new Set<ts.Node>();
     for (const b of new Set(this.vars.values())) {
       if (!b.hoisted) continue;
-      const d0 = b.decls[0];
+      const d0 = b.decls.find((d) => !ts.isIdentifier(d.name)) ?? b.decls[0];
       if (!ts.isIdentifier(d0.name)) {
+        if (refusedDecls.has(d0)) continue; // one error for the declaration, whatever its names
+        refusedDecls.add(d0);
         this.refuse(d0, 'a destructuring `var` used outside its block, or declared twice, is not supported', 'declare the names with `let` before the block, or destructure with `const` where they are used');
         continue;
       }
@@ -598,7 +599,7 @@ class FunctionLowering {
       const name = this.fresh(d0.name.text);
       for (const d of b.decls) this.varOf.set(d, { name, ty });
       names.add(name);
-      body.push({ k: 'decl', name, ty, init: null, konst: false, loc: this.ctx.locOf(d0) });
+      body.push({ k: 'decl', name, ty, init: null, konst: false, hoisted: true, loc: this.ctx.locOf(d0) });
     }
     return names;
   }
@@ -892,7 +893,6 @@ class FunctionLowering {
           continue;
         }
         const name = this.declareVar(d, d.name.text, ty);
-        this.unassigned.add(name);
         out.push({ k: 'decl', name, ty, init: null, konst, loc: this.ctx.locOf(d) });
         continue;
       }

@@ -4,10 +4,12 @@
 // default, non-strict settings. So:
 //  - an error that tsc also reports without --strict is the user's type error: reported as it is;
 //  - a strict-only error whose cause tsad refuses by itself, with its own located diagnostic saying what
-//    to write (an `any` type, a `T | undefined` value, a variable read before it is assigned — see
-//    STRICT_ONLY_CHECKED_BY_TSAD), is dropped: the lowering reports the construct instead;
-//  - any other strict-only error (e.g. `undefined` given where a number is declared) is reported as a
-//    value tsad cannot differentiate, with a hint.
+//    to write (an `any` type, a `T | undefined` value — see STRICT_ONLY_CHECKED_BY_TSAD), is dropped:
+//    the lowering reports the construct instead;
+//  - any other strict-only error (`undefined` given where a number is declared, a `let` read before it
+//    is assigned) is held to the function it is in and reported only if the lowering of that function
+//    finds nothing (for a `var`, var-scope.ts reports the read itself), as a value tsad cannot
+//    differentiate, with a hint.
 // The non-strict program is built only when the strict one has errors (clean code pays nothing), and it
 // reuses the strict program's parsed files.
 import ts from 'typescript';
@@ -15,11 +17,9 @@ import { LIB_FILE } from './lib.js';
 
 /**
  * Strict-only errors whose cause the lowering refuses on its own: implicit `any` (types tsad cannot
- * convert), possibly-undefined or -null values (union types tsad cannot convert), reads before
- * assignment (the definite-assignment check of var-scope.ts).
+ * convert), possibly-undefined or -null values (union types tsad cannot convert).
  */
 const STRICT_ONLY_CHECKED_BY_TSAD = new Set([
-  2454, // Variable 'x' is used before being assigned.
   18048, 18047, 18049, 2532, 2531, 2533, // 'x' is possibly 'undefined' / 'null'; Object is possibly …
   7005, 7006, 7008, 7010, 7011, 7015, 7018, 7019, 7022, 7023, 7024, 7031, 7034, 7053, // implicit any
 ]);

@@ -66,6 +66,9 @@ export function collectVarBindings(body: ts.Node, checker: ts.TypeChecker): Map<
     b.hoisted = !inPlace(b);
     for (const d of b.decls) out.set(d, b);
   }
+  // a destructuring declaration stays one statement: in place only if all its names can be
+  for (const b of bySymbol.values())
+    if (b.hoisted) for (const d of b.decls) if (!ts.isIdentifier(d.name)) for (const o of bySymbol.values()) if (o.decls.includes(d)) o.hoisted = true;
   return out;
 }
 
@@ -93,7 +96,6 @@ function letScope(d: ts.VariableDeclaration): ts.Node | null {
 function inPlace(b: VarBinding): boolean {
   if (b.decls.length !== 1) return false;
   const d = b.decls[0];
-  if (!ts.isIdentifier(d.name)) return true; // destructuring: one name each, refused when it cannot be in place
   const scope = letScope(d);
   if (!scope) return false;
   const isForOf = ts.isForOfStatement(scope);
@@ -102,8 +104,9 @@ function inPlace(b: VarBinding): boolean {
 }
 
 /**
- * Definite assignment over a lowered function: each read of a hoisted variable (or of a `let` declared
- * without a value) must follow an assignment on every path from the function's entry (or the `let`). `report` gets each read that may see `undefined` (once per
+ * Definite assignment over a lowered function: each read of a hoisted variable must follow an assignment
+ * on every path from the function's entry. (TypeScript's own analysis, more precise on exhaustive
+ * switches, covers `let`: its error 2454 is reported for those, see type-errors.ts.) `report` gets each read that may see `undefined` (once per
  * variable: one problem, one error).
  */
 export function checkDefiniteAssignment(body: Stmt[], hoisted: Set<string>, report: (name: string, loc: Loc | undefined) => void): void {
@@ -145,11 +148,6 @@ export function checkDefiniteAssignment(body: Stmt[], hoisted: Set<string>, repo
     switch (s.k) {
       case 'decl':
         if (s.init) reads(s.init, st);
-        if (st === null || !hoisted.has(s.name)) return st;
-        // a `let` declared again on each pass of a loop starts unassigned again
-        st = new Set(st);
-        if (s.init) st.add(s.name);
-        else st.delete(s.name);
         return st;
       case 'assign': {
         reads(s.value, st);

@@ -68,7 +68,8 @@ interface SNode extends Node {
 }
 
 export type Stmt =
-  | (SNode & { k: 'decl'; name: string; ty: Ty; init: Expr | null; konst: boolean })
+  // `hoisted`: a `var` binding declared at the top of its function (the front end's record, for coverage)
+  | (SNode & { k: 'decl'; name: string; ty: Ty; init: Expr | null; konst: boolean; hoisted?: boolean })
   // `op` records a compound assignment for printing; `value` is always the full right-hand side
   | (SNode & { k: 'assign'; target: LValue; value: Expr; op?: BinOp; inc?: boolean })
   | (SNode & { k: 'expr'; e: Expr })

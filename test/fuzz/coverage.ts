@@ -62,6 +62,7 @@ const isRefClass = (c: TypeClass) => c !== 'scalar' && c !== '-';
 /** the type classes and effects each form can carry */
 const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effect[] }> = {
   decl: { types: ['scalar', 'array', 'array2', 'arrobj', 'object', 'tuple'], effects: ['fresh', 'alias'] },
+  'decl.var': { types: ['scalar'], effects: ['-'] },
   'assign.var': { types: ['scalar', 'array', 'array2', 'arrobj', 'object', 'tuple'], effects: ['fresh', 'alias', 'self'] },
   // the class is the stored-into variable's: `m[i][j] = e` stores into an array of arrays, `q.a[k] = e` into an object
   'assign.elem': { types: ['array', 'array2', 'object', 'tuple'], effects: ['store'] },
@@ -93,6 +94,8 @@ export function possible(c: Cell): boolean {
   if (c.effect === 'alias' && !isRefClass(c.type)) return false;
   // swaps exchange rows of arrays (an object's two fields of one type are not a swap the generator or LU writes)
   if (c.effect === 'swap' && c.type === 'object') return false;
+  // a hoisted `var` is declared at the top of its function
+  if (c.form === 'decl.var' && c.strategy !== 'straight') return false;
   // `continue` needs a loop
   if (c.form === 'stmt.continue' && c.strategy === 'straight') return false;
   return true;
@@ -174,6 +177,7 @@ export function classifyModule(mod: Module): Counts {
       switch (s.k) {
         case 'decl': {
           vars.set(s.name, s.ty);
+          if (s.hoisted) add('decl.var', typeClass(s.ty), '-', st);
           if (s.init) add('decl', typeClass(s.ty), isRefRead(s.init) ? 'alias' : 'fresh', st);
           break;
         }

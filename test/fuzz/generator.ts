@@ -99,6 +99,15 @@ export type Stmt =
   // well-conditioned base: its determinant, or (solve) the solution of a linear system
   | { k: 'lu'; e: Expr; q: number; solve: boolean; helper: boolean };
 
+/**
+ * `var` as pre-ES2015 code and bundlers write it, rendered for the mutable `let`s of one squash choice (q = 6) (drawn as
+ * those, so that adding it changed no other program of a seed): mode 0 a counter declared again in two
+ * loops, 1 a variable declared again in a loop body carrying its value to the next pass, 2 declared without
+ * a value and assigned on both branches, 3 declared without a value in a loop body, given its first value
+ * above the loop.
+ */
+interface VarSpec { mode: number; b: number; c: Cond; e: Expr; f: Expr; q: number }
+
 /** parameter kinds of helpers: number, number[] (of a fixed length), readonly number[], number[][], P */
 export type PKind = 'num' | 'vec' | 'rovec' | 'mat' | 'obj';
 
@@ -774,6 +783,10 @@ function renderStmts(c: Ctx, ss: Stmt[]): void {
 function renderStmt(c: Ctx, s: Stmt): void {
   switch (s.k) {
     case 'let': {
+      if (!s.cst && s.q === 6) {
+        const m = c.counter;
+        return renderVar(c, { mode: m, b: 1 + (m % 4), c: { k: 'cmp', op: m, a: s.e, b: { k: 'lit', v: 0.25 } }, e: s.e, f: { k: 'neg', a: s.e }, q: s.q });
+      }
       const simple = s.e.k === 'var' || s.e.k === 'lit' || s.e.k === 'rd';
       const name = c.fresh('s');
       c.emit(`${s.cst ? 'const' : 'let'} ${name} = ${squash(s.q, renderExpr(c, s.e), simple)};`);
@@ -1302,6 +1315,55 @@ function renderStmt(c: Ctx, s: Stmt): void {
 }
 
 /** one row operation of a `rows` statement (rendered where its loop, if any, puts it) */
+/**
+ * `var`-style code (see VarSpec). Its loops are short and hold no jumps, so they are written
+ * out here (one level past the nesting limit at most, as `deep` loops are); the counter enters the
+ * values as a passive float. Names are fresh, so a `var` never meets another binding of the function.
+ */
+function renderVar(c: Ctx, s: VarSpec): void {
+  const v = c.fresh('v');
+  const i = c.fresh('k');
+  const e = () => renderExpr(c, s.e);
+  const f = () => renderExpr(c, s.f);
+  const loop = (body: () => void) => {
+    c.emit(`for (var ${i} = 0; ${i} < ${s.b}; ${i}++) {`);
+    c.ind++;
+    body();
+    c.ind--;
+    c.emit('}');
+  };
+  switch (s.mode % 4) {
+    case 0: // one counter, declared in both loops; the variable is read after them
+      c.emit(`var ${v} = ${squash(s.q, e(), false)};`);
+      loop(() => c.emit(`${v} += ${squash(s.q + 1, `${f()} * ${i}`, false)};`));
+      loop(() => c.emit(`${v} = ${squash(s.q, `${v} * 0.5 + ${i} * 0.25`, false)};`));
+      c.emit(`${v} += ${i} * 0.1;`);
+      break;
+    case 1: {
+      // declared again at the end of the body: the next pass reads the value the last one left
+      const d = c.fresh('d');
+      c.emit(`var ${v} = ${squash(s.q, e(), false)};`);
+      loop(() => {
+        c.emit(`var ${d} = ${squash(s.q + 1, `${v} - ${f()}`, false)};`);
+        c.emit(`var ${v} = ${squash(s.q, `${v} * 0.5 + ${d} * ${d}`, false)};`);
+      });
+      break;
+    }
+    case 2: // no value where declared, one on each branch
+      c.emit(`var ${v};`);
+      c.emit(`if (${renderCond(c, s.c)}) ${v} = ${squash(s.q, e(), false)};`);
+      c.emit(`else ${v} = ${squash(s.q + 1, f(), false)};`);
+      break;
+    default: // `var v;` in the loop body does not reset it; hoisting lets it be assigned above
+      c.emit(`${v} = ${squash(s.q, e(), false)};`);
+      loop(() => {
+        c.emit(`var ${v};`);
+        c.emit(`${v} = ${squash(s.q + 1, `${v} * 0.75 + ${f()}`, false)};`);
+      });
+  }
+  c.nums.push({ name: v, w: true });
+}
+
 function renderRows(c: Ctx, s: Extract<Stmt, { k: 'rows' }>, name: string, n: number, useObj: boolean, t: MatVar | { name: string; len: number }): void {
   const i = renderIdx(c, s.i, n, `${name}.length`);
   let j = renderIdx(c, s.j, n, `${name}.length`);
