@@ -16,7 +16,7 @@ import type { AnyFunction, Gradient, OptionsFor, ResultTangent, Tangents } from 
 
 type Fn = (...args: never[]) => unknown;
 
-/** what `wrt` may be at run time (the signatures narrow it to `f`'s parameters: WrtOf) */
+/** what `wrt` may be (the signatures also reject a literal position out of `f`'s range: OptionsFor) */
 export type Wrt = number | string | readonly (number | string)[];
 
 export interface RuntimeOptions<W = Wrt> {

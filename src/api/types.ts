@@ -8,10 +8,7 @@ import type { Tangent } from '../runtime/arrays.js';
 export type AnyFunction = (...args: any[]) => any;
 
 /** the argument positions of a parameter list (`0 | 1` for two parameters; any number for a rest parameter) */
-export type ParamIndex<P extends readonly unknown[]> = number extends P['length'] ? number : Exclude<Partial<Required<P>>['length'], Required<P>['length']>;
-
-/** what `wrt` can name for `F`: a position, a parameter name, or a non-empty list of them */
-export type WrtOf<F extends AnyFunction> = ParamIndex<Parameters<F>> | string | readonly [ParamIndex<Parameters<F>> | string, ...(ParamIndex<Parameters<F>> | string)[]];
+type ParamIndex<P extends readonly unknown[]> = number extends P['length'] ? number : Exclude<Partial<Required<P>>['length'], Required<P>['length']>;
 
 /** a literal position out of `P`'s range (never for a name, an index in range, or a non-literal number) */
 type BadIndex<P extends readonly unknown[], I> = I extends number ? (number extends I ? never : I extends ParamIndex<P> ? never : I) : never;
