@@ -12,11 +12,11 @@ import { shapeKey, tyOfValue, typeText } from './shapes.js';
 import { assertNoAliasing, clone, flatten, mapFloats } from './values.js';
 import { mismatchError, selfCheck, type Probe } from './selfcheck.js';
 import { zerosLike } from '../runtime/arrays.js';
-import type { AnyFunction, Gradient, ResultTangent, Tangents, WrtOf } from './types.js';
+import type { AnyFunction, Gradient, OptionsFor, ResultTangent, Tangents } from './types.js';
 
 type Fn = (...args: never[]) => unknown;
 
-/** what `wrt` may be at run time (the signatures narrow it to `f`'s parameters: WrtOf) */
+/** what `wrt` may be (the signatures also reject a literal position out of `f`'s range: OptionsFor) */
 export type Wrt = number | string | readonly (number | string)[];
 
 export interface RuntimeOptions<W = Wrt> {
@@ -324,14 +324,14 @@ function checkTangents(c: Compiled, primals: unknown[], tangents: unknown[]): vo
 }
 
 /** Gradient of a scalar function, shaped like the `wrt` argument(s) (an array of them if `wrt` is a list). */
-export function grad<F extends (...args: any[]) => number, const W extends WrtOf<F> | undefined = undefined>(f: F, options?: RuntimeOptions<W>): (...args: Parameters<F>) => Gradient<F, W> {
+export function grad<F extends (...args: any[]) => number, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => Gradient<F, W> {
   const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('grad', f, opts);
   return (...args) => withErrors(() => unwrap(opts, reverse(requireScalar('grad', compileFor(f, opts, args)), opts, args, 1)[1]) as Gradient<F, W>);
 }
 
 /** [f(args), its gradient] (the gradient as grad gives it). */
-export function valueAndGrad<F extends (...args: any[]) => number, const W extends WrtOf<F> | undefined = undefined>(f: F, options?: RuntimeOptions<W>): (...args: Parameters<F>) => [number, Gradient<F, W>] {
+export function valueAndGrad<F extends (...args: any[]) => number, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => [number, Gradient<F, W>] {
   const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('valueAndGrad', f, opts);
   return (...args) =>
@@ -342,7 +342,7 @@ export function valueAndGrad<F extends (...args: any[]) => number, const W exten
 }
 
 /** Jacobian-vector product: [f(primals), J · tangents], tangents given for the wrt arguments. */
-export function jvp<F extends AnyFunction, const W extends WrtOf<F> | undefined = undefined>(f: F, primals: Parameters<F>, tangents: Tangents<F, W>, options?: RuntimeOptions<W>): [ReturnType<F>, ResultTangent<F>] {
+export function jvp<F extends AnyFunction, const W extends Wrt | undefined = undefined>(f: F, primals: Parameters<F>, tangents: Tangents<F, W>, options?: OptionsFor<F, W, RuntimeOptions<W>>): [ReturnType<F>, ResultTangent<F>] {
   const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('jvp', f, opts);
   checkArgList('jvp', 'arguments', primals);
@@ -359,7 +359,7 @@ export function jvp<F extends AnyFunction, const W extends WrtOf<F> | undefined 
  * grad gives it: the cotangent of the one independent, or of each independent, in order, when `wrt` is
  * a list.
  */
-export function vjp<F extends AnyFunction, const W extends WrtOf<F> | undefined = undefined>(f: F, primals: Parameters<F>, options?: RuntimeOptions<W>): [ReturnType<F>, (cotangent: ResultTangent<F>) => Gradient<F, W>] {
+export function vjp<F extends AnyFunction, const W extends Wrt | undefined = undefined>(f: F, primals: Parameters<F>, options?: OptionsFor<F, W, RuntimeOptions<W>>): [ReturnType<F>, (cotangent: ResultTangent<F>) => Gradient<F, W>] {
   const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('vjp', f, opts);
   checkArgList('vjp', 'arguments', primals);
@@ -382,7 +382,7 @@ export function vjp<F extends AnyFunction, const W extends WrtOf<F> | undefined 
  * are the floats of the result and of the wrt arguments in flattened order (arrays by index, object
  * fields by sorted name). Uses one adjoint per output when outputs ≤ inputs, else one tangent per input.
  */
-export function jacobian<F extends AnyFunction, const W extends WrtOf<F> | undefined = undefined>(f: F, options?: RuntimeOptions<W>): (...args: Parameters<F>) => number[][] {
+export function jacobian<F extends AnyFunction, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => number[][] {
   const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('jacobian', f, opts);
   return (...args) =>

@@ -8,10 +8,17 @@ import type { Tangent } from '../runtime/arrays.js';
 export type AnyFunction = (...args: any[]) => any;
 
 /** the argument positions of a parameter list (`0 | 1` for two parameters; any number for a rest parameter) */
-export type ParamIndex<P extends readonly unknown[]> = number extends P['length'] ? number : Exclude<Partial<Required<P>>['length'], Required<P>['length']>;
+type ParamIndex<P extends readonly unknown[]> = number extends P['length'] ? number : Exclude<Partial<Required<P>>['length'], Required<P>['length']>;
 
-/** what `wrt` can name for `F`: a position (a literal in range), a parameter name, or a non-empty list of them */
-export type WrtOf<F extends AnyFunction> = ParamIndex<Parameters<F>> | string | readonly [ParamIndex<Parameters<F>> | string, ...(ParamIndex<Parameters<F>> | string)[]];
+/** a literal position out of `P`'s range (never for a name, an index in range, or a non-literal number) */
+type BadIndex<P extends readonly unknown[], I> = I extends number ? (number extends I ? never : I extends ParamIndex<P> ? never : I) : never;
+
+/**
+ * The options' type for `F` and the `wrt` value `W` given: a `wrt` that is a literal position out of
+ * range, a list holding one, or an empty list is rejected (its type becomes `never`); `wrt` computed at
+ * run time (of type number, string or an array of them) is accepted as it is.
+ */
+export type OptionsFor<F extends AnyFunction, W, O> = O & ([W] extends [readonly []] ? { wrt: never } : [BadIndex<Parameters<F>, W extends readonly unknown[] ? W[number] : W>] extends [never] ? unknown : { wrt: never });
 
 /**
  * The derivative type of the argument `I` selects: by position exactly; by name, any of the parameters'

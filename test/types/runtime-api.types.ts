@@ -1,7 +1,7 @@
 // Type-level test of the runtime API (checked by test/runtime-types.test.ts with tsc --noEmit --strict):
 // results are typed from the function's parameters and `wrt`; wrong uses are rejected (each
 // `@ts-expect-error` line must be an error, or the check fails). Never run, only type-checked.
-import { grad, jacobian, jvp, valueAndGrad, vjp } from '../../src/index.js';
+import { grad, jacobian, jvp, valueAndGrad, vjp, type RuntimeOptions } from '../../src/index.js';
 
 /** true only when A and B are the same type (not merely assignable) */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -39,6 +39,14 @@ same<typeof g7, number>(true);
 // options without wrt keep the default
 const g8 = grad(f, { check: false })([1], 2);
 same<typeof g8, number[]>(true);
+
+// wrt computed at run time: accepted, typed as any of the possible results
+declare const i: number;
+const g9 = grad(f, { wrt: i })([1], 2);
+same<typeof g9, number | number[]>(true);
+declare const dynamic: RuntimeOptions;
+const g10 = grad(f, dynamic)([1], 2);
+same<typeof g10, number | number[] | (number | number[])[]>(true);
 
 // valueAndGrad
 const [v0, d0] = valueAndGrad(f, { wrt: [1, 0] })([1, 2], 3);
@@ -85,6 +93,10 @@ jvp(p, [[1, 2]], [1]);
 jvp(pair, [1, [2]], [1], { wrt: [0, 1] });
 // @ts-expect-error vjp's cotangent has the shape of the result
 vjp(p, [[1, 2]])[1](1);
+// @ts-expect-error out of range for jvp, vjp and jacobian too
+jacobian(p, { wrt: 1 });
+// @ts-expect-error (vjp)
+vjp(p, [[1]], { wrt: [0, 1] });
 // @ts-expect-error jacobian's arguments are f's
 jacobian(p)(1);
 
