@@ -999,6 +999,7 @@ class FunctionLowering {
       // imports from 'tsad/runtime' are not functions of the compilation: accept the call as a statement
       const x = this.expr(e);
       if (!x) return null;
+      if (x.k === 'var') return null; // `a.reverse();`: its effect is in the statements lowered before it
       return { k: 'expr', e: x, loc };
     }
     return this.err(e, 'this expression statement has no effect tsad can differentiate', 'write an assignment or a call');
