@@ -7,7 +7,7 @@
 // or proved free of holes is refused with a located diagnostic.
 import ts from 'typescript';
 import type { Expr, Loc, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, isRef, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, containsCall, isRef, tyOf } from '../ir/util.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
 export const ARRAY_FORMS = [
@@ -34,6 +34,8 @@ export interface ArrayHost {
   err(n: ts.Node, msg: string, hint?: string): null;
   fresh(base: string): string;
   declareVar(node: ts.Node, name: string, ty: Ty): string;
+  /** the type a local variable was given by this lowering (null: not a local) */
+  varTy(id: ts.Identifier): Ty | null;
   /** appends a statement to those evaluated before the expression being lowered */
   emit(s: Stmt): void;
   /** inside `&&`, `||`, `? :` or a loop condition: statements emitted before would run unconditionally */
@@ -294,13 +296,15 @@ function writes(n: ts.Node, names: Set<string>): boolean {
 
 /**
  * A variable declared from an element of an untyped array (`for (const v of a)`, `const v = a[i]` after
- * `const a = new Array(n)`) is `any` to the checker; the lowered element has the type the array was
- * given here. Only for unannotated declarations (an explicit `any` stays refused).
+ * `const a = new Array(n)`) is `any` to the checker, and one declared from a copy of it (`[0, ...a]`)
+ * `any[]`; the lowered value has the type the array was given here. Only for unannotated declarations (an explicit `any` stays refused).
  */
 export function untypedReadType(h: ArrayHost, name: ts.Identifier, init: Expr): Ty | null {
   const d = name.parent;
   if ((ts.isVariableDeclaration(d) || ts.isParameter(d)) && d.type) return null;
-  if (!(h.checker.getTypeAtLocation(name).flags & ts.TypeFlags.Any)) return null;
+  const tt = h.checker.getTypeAtLocation(name);
+  const anyElem = h.checker.isArrayType(tt) && !!(h.checker.getTypeArguments(tt as ts.TypeReference)[0]?.flags & ts.TypeFlags.Any);
+  if (!(tt.flags & ts.TypeFlags.Any) && !anyElem) return null;
   const t = tyOf(init);
   if (t.k === 'int') return NUM;
   return t.k === 'num' || t.k === 'bool' || isRef(t) ? t : null;
@@ -361,9 +365,31 @@ function buildByPush(h: ArrayHost, at: ts.Node, ty: ArrTy, parts: Part[], form: 
 }
 
 /** `[a, ...b, c]` */
-export function spreadLiteral(h: ArrayHost, e: ts.ArrayLiteralExpression, ty: Ty | null): Expr | null {
-  if (!ty || ty.k !== 'arr' || ty.typed) return h.err(e, 'spread is supported in array literals of type number[] (or arrays of arrays and objects) only', 'build the array with push');
+export function spreadLiteral(h: ArrayHost, e: ts.ArrayLiteralExpression): Expr | null {
+  const ctxTy = h.checker.getContextualType(e);
+  let ty = (ctxTy && h.convert(ctxTy, e)) || h.typeAt(e);
+  if (ty && ty.k !== 'arr') ty = null;
+  // parts read from untyped arrays (`any[]` to the checker): the element type is what they were given here
+  ty ??= partsType(h, e);
+  if (!ty) return h.err(e, 'cannot determine the element type of this array literal', 'annotate the variable, e.g. `const a: number[] = [...b]`');
+  if (ty.k !== 'arr' || ty.typed) return h.err(e, 'spread is supported in array literals of type number[] (or arrays of arrays and objects) only', 'build the array with push');
   return buildByPush(h, e, { ...ty, ro: false }, e.elements.map((el) => (ts.isSpreadElement(el) ? { spread: true, node: el.expression } : { spread: false, node: el })), 'array.spread', 'parts');
+}
+
+/** the array type a spread literal's parts agree on, from their lowered types */
+function partsType(h: ArrayHost, e: ts.ArrayLiteralExpression): ArrTy | null {
+  const elems: Ty[] = [];
+  for (const el of e.elements) {
+    const node = ts.isSpreadElement(el) ? el.expression : el;
+    const t = (ts.isIdentifier(node) ? h.varTy(node) : null) ?? h.typeAt(node);
+    if (!t) return null;
+    if (ts.isSpreadElement(el)) {
+      if (t.k !== 'arr') return null;
+      elems.push(storedTy(t.elem));
+    } else elems.push(storedTy(t));
+  }
+  if (!elems.length || !elems.every((t) => JSON.stringify(t) === JSON.stringify(elems[0]))) return null;
+  return arrOf(elems[0]);
 }
 
 /** nesting depth of arrays (number[] is 1, number[][] is 2); tuples count as arrays */
@@ -401,7 +427,7 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       const to = args[1] ? h.expr(args[1]) : null;
       if (!from || (args[1] && !to)) return null;
       for (const [a, x] of [[args[0], from], [args[1], to]] as const)
-        if (a && x && tyOf(x).k !== 'int') return h.err(a, '`slice` bounds must be integers here', 'round them first: `Math.floor(…)` or `… | 0`');
+        if (a && x && tyOf(x).k !== 'int' && (tyOf(x).k !== 'num' || containsCall(x))) return h.err(a, '`slice` bounds must be numbers computed without calls here', 'compute the bound into a variable first');
       const fresh = { ...ot, ro: false };
       if (ot.typed) {
         // the typed array's own view of the range (same clamping as slice), copied
@@ -412,8 +438,8 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       const len: Expr = { k: 'len', obj: src };
       const lo = h.fresh('from');
       const hi = h.fresh('to');
-      h.emit(tag({ k: 'decl', name: lo, ty: INT, init: clamp(from, len), konst: true }, 'array.slice', loc));
-      h.emit(tag({ k: 'decl', name: hi, ty: INT, init: to ? clamp(to, len) : len, konst: true }, 'array.slice', loc));
+      h.emit(tag({ k: 'decl', name: lo, ty: INT, init: clamp(integer(from), len), konst: true }, 'array.slice', loc));
+      h.emit(tag({ k: 'decl', name: hi, ty: INT, init: to ? clamp(integer(to), len) : len, konst: true }, 'array.slice', loc));
       const t = h.fresh('part');
       const tv = v(t, fresh);
       h.emit(tag({ k: 'decl', name: t, ty: fresh, init: { k: 'arrlit', elems: [], ty: fresh }, konst: true }, 'array.slice', loc));
@@ -461,6 +487,12 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
     }
   }
   return undefined;
+}
+
+/** JavaScript's ToIntegerOrInfinity of a bound: truncated, NaN is 0 (an integer bound as it is) */
+function integer(x: Expr): Expr {
+  if (tyOf(x).k === 'int') return x;
+  return { k: 'cond', c: { k: 'intr', fn: 'Number.isNaN', args: [x], ty: BOOL }, a: int(0), b: { k: 'intr', fn: 'Math.trunc', args: [x], ty: INT }, ty: INT };
 }
 
 /** JavaScript's relative index: `r < 0 ? max(len + r, 0) : min(r, len)` (a literal ≥ 0 needs only the min) */

@@ -486,6 +486,10 @@ class FunctionLowering {
       err: (n, msg, hint) => this.err(n, msg, hint),
       fresh: (base) => this.fresh(base),
       declareVar: (node, name, ty) => this.declareVar(node, name, ty),
+      varTy: (id) => {
+        const r = this.resolve(id);
+        return r && r.kind === 'local' ? r.ty : null;
+      },
       emit: (st) => void this.pre.push(st),
       inCondition: () => this.condDepth > 0,
     });
@@ -1022,10 +1026,15 @@ class FunctionLowering {
   private fillStmt(e: ts.CallExpression): Stmt | null {
     const pa = e.expression as ts.PropertyAccessExpression;
     const arr = this.expr(pa.expression);
+    if (!arr) return null;
+    if (arr.k !== 'var') {
+      // `o.a.fill(v)`, `m[i].fill(v)`: through a constant naming the array (src/frontend/arrays.ts)
+      arrayMethod(this.arrays, e, 'fill', arr);
+      return null;
+    }
     const val = e.arguments[0] ? this.expr(e.arguments[0]) : null;
-    if (!arr || !val) return null;
+    if (!val) return null;
     if (e.arguments.length > 1) return this.err(e, '`fill` with start/end is not supported', 'write a loop');
-    if (arr.k !== 'var') return this.err(pa.expression, '`fill` needs an array variable', 'assign the array to a local first');
     const loop = fillLoop(this.arrays, arr, val, this.ctx.locOf(e));
     this.pre.push(...loop.slice(0, -1));
     return loop[loop.length - 1];
@@ -1123,10 +1132,10 @@ class FunctionLowering {
     }
     if (ts.isPropertyAccessExpression(e)) return this.property(e);
     if (ts.isArrayLiteralExpression(e)) {
-      if (e.elements.some(ts.isSpreadElement)) return spreadLiteral(this.arrays, e, this.literalType(e, 'array literal'));
+      if (e.elements.some(ts.isSpreadElement)) return spreadLiteral(this.arrays, e);
       if (e.elements.length === 0) {
         // `out = []` on an array declared untyped: the variable's type
-        const t = emptyLiteralType(this.arrays, e, (id) => { const r = this.resolve(id); return r && r.kind === 'local' ? r.ty : null; });
+        const t = emptyLiteralType(this.arrays, e, (id) => this.arrays.varTy(id));
         if (t) return { k: 'arrlit', elems: [], ty: t };
       }
       const elems: Expr[] = [];
