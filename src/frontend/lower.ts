@@ -974,6 +974,8 @@ class FunctionLowering {
       if (k === ts.SyntaxKind.EqualsToken) {
         if (ts.isArrayLiteralExpression(e.left) || ts.isObjectLiteralExpression(e.left))
           return this.err(e.left, 'destructuring assignment is not supported', 'assign each element separately');
+        if (ts.isPropertyAccessExpression(e.left) && e.left.name.text === 'length')
+          return this.err(e, "assigning an array's length (truncating it in place) is not supported", 'rebind a shorter copy: `a = a.slice(0, n)` (other names of the array keep its old length), or `a = []` to empty it');
         const target = this.lvalue(e.left);
         const value = target && this.initExpr(e.right, target.k === 'var' ? target.name : 'tmp');
         if (!target || !value) return null;
