@@ -256,11 +256,12 @@ function fillingLoop(d: ts.VariableDeclaration, name: string, nNode: ts.Expressi
 
 const squash = (s: string) => s.replace(/\s+/g, '');
 
-/** a length expression evaluated the same wherever it is written: names, literals, `.length`, arithmetic */
+/** a length expression evaluated the same wherever it is written: names, fields, literals, `.length`, arithmetic */
 function pureLength(e: ts.Expression): boolean {
   e = skip(e);
   if (ts.isIdentifier(e) || ts.isNumericLiteral(e)) return true;
-  if (ts.isPropertyAccessExpression(e)) return e.name.text === 'length' && pureLength(e.expression);
+  // fields and `.length` (plain data in the subset: no getters)
+  if (ts.isPropertyAccessExpression(e)) return pureLength(e.expression);
   if (ts.isBinaryExpression(e)) return [ts.SyntaxKind.PlusToken, ts.SyntaxKind.MinusToken, ts.SyntaxKind.AsteriskToken].includes(e.operatorToken.kind) && pureLength(e.left) && pureLength(e.right);
   return false;
 }
