@@ -281,9 +281,24 @@ const BAD: BadCase[] = [
   },
   // ---------------- expressions ----------------
   {
-    name: 'spread in an array literal',
-    src: `export function f(xs: number[]): number {\n  const ys = [...xs, 1];\n  return ys[0];\n}\n`,
-    line: 2, col: 15, message: /spread in array literals/,
+    name: 'spread in an array literal inside a condition',
+    src: `export function f(xs: number[]): number {\n  const ys = xs.length > 0 ? [...xs, 1] : xs;\n  return ys[0];\n}\n`,
+    line: 2, col: 30, message: /building an array inside a condition/,
+  },
+  {
+    name: 'an untyped empty array never pushed into',
+    src: fn('const out = [];', 'return x;'),
+    line: 2, col: 9, message: /cannot determine the element type of 'out'/, rendered: /const out: number\[\] = \[\]/,
+  },
+  {
+    name: '`new Array(n)` filled by a loop that may stop early',
+    src: fn('const a = new Array(3);', 'for (let i = 0; i < 3; i++) {', '  a[i] = x;', '  if (x > 1) break;', '}', 'return a[2];'),
+    line: 2, col: 13, message: /created with holes.*may stop before the last element/,
+  },
+  {
+    name: 'array length assignment',
+    src: fn('const a = [x, x];', 'a.length = 1;', 'return a[0];'),
+    line: 3, col: 3, message: /assigning an array's length/,
   },
   {
     name: 'optional chaining',
@@ -365,7 +380,7 @@ const BAD: BadCase[] = [
   {
     name: '`new Array(n)` without fill',
     src: fn('const a: number[] = new Array(3);', 'a[0] = x;', 'return a[0];'),
-    line: 2, col: 23, message: /must be filled/,
+    line: 2, col: 23, message: /created with holes.*not filled by a counted loop/,
   },
   {
     name: 'console.log',

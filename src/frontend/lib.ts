@@ -45,6 +45,7 @@ interface ReadonlyArray<T> {
   indexOf(v: T): number;
   concat(...items: (T | readonly T[])[]): T[];
   join(sep?: string): string;
+  includes(v: T): boolean;
 }
 interface Array<T> {
   length: number;
@@ -61,6 +62,8 @@ interface Array<T> {
   indexOf(v: T): number;
   concat(...items: (T | readonly T[])[]): T[];
   join(sep?: string): string;
+  includes(v: T): boolean;
+  reverse(): T[];
 }
 interface ArrayConstructor {
   new <T = any>(n?: number): T[];
@@ -81,6 +84,9 @@ interface Float64Array {
   map(f: (v: number, i: number, a: Float64Array) => number): Float64Array;
   forEach(f: (v: number, i: number, a: Float64Array) => void): void;
   reduce(f: (acc: number, v: number, i: number, a: Float64Array) => number, init?: number): number;
+  reverse(): this;
+  indexOf(v: number): number;
+  includes(v: number): boolean;
 }
 interface Float64ArrayConstructor {
   new (n: number): Float64Array;

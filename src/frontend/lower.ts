@@ -4,6 +4,7 @@ import ts from 'typescript';
 import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, VOID, containsCall, elemTy, fieldTy, isRef, tyOf } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
+import { ARRAY_FORMS, type ArrayHost, arrayMethod, emptyLiteralType, fillLoop, isArrayOfLength, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { checkTreeDepth } from './limits.js';
 import { userTypeErrors } from './type-errors.js';
@@ -38,6 +39,7 @@ export const FORMS = [
   'expr.objlit', // `{ u: a, v: b }`
   'expr.alloc', // `new Float64Array(n)`, `new Array(n).fill(v)`, `Array.from` storage
   'expr.copy', // `a.slice()`, `Float64Array.from(a)`, `new Float64Array(a)`
+  ...ARRAY_FORMS, // arrays as JavaScript writes them (src/frontend/arrays.ts), counted by their statements' `origin`
 ] as const;
 export type Form = (typeof FORMS)[number];
 
@@ -488,6 +490,27 @@ class FunctionLowering {
     }
   }
 
+  private arrayHost?: ArrayHost;
+  /** what src/frontend/arrays.ts needs of this lowering */
+  private get arrays(): ArrayHost {
+    return (this.arrayHost ??= {
+      checker: this.ctx.checker,
+      convert: (t, at) => this.ctx.convert(t, at),
+      typeAt: (n) => this.ctx.typeAt(n),
+      locOf: (n) => this.ctx.locOf(n),
+      expr: (e) => this.expr(e),
+      err: (n, msg, hint) => this.err(n, msg, hint),
+      fresh: (base) => this.fresh(base),
+      declareVar: (node, name, ty) => this.declareVar(node, name, ty),
+      varTy: (id) => {
+        const r = this.resolve(id);
+        return r && r.kind === 'local' ? r.ty : null;
+      },
+      emit: (st) => void this.pre.push(st),
+      inCondition: () => this.condDepth > 0,
+    });
+  }
+
   private declareVar(node: ts.Node, name: string, ty: Ty): string {
     const n = this.fresh(name);
     this.varOf.set(node, { name: n, ty });
@@ -903,6 +926,11 @@ class FunctionLowering {
         out.push(...this.takePre());
         continue;
       }
+      const untyped = untypedArrayDecl(this.arrays, d, konst);
+      if (untyped) {
+        out.push(...this.takePre(), ...untyped);
+        continue;
+      }
       const init = this.initExpr(d.initializer, ts.isIdentifier(d.name) ? d.name.text : 'tmp');
       out.push(...this.takePre());
       if (!init) {
@@ -928,7 +956,7 @@ class FunctionLowering {
   private bindTarget(name: ts.BindingName, init: Expr, konst: boolean, declNode: ts.Node): Stmt[] {
     const loc = this.ctx.locOf(declNode);
     if (ts.isIdentifier(name)) {
-      const ty = this.tyOrErr(name, `variable '${name.text}'`);
+      const ty = untypedReadType(this.arrays, name, init) ?? this.tyOrErr(name, `variable '${name.text}'`);
       if (!ty) {
         this.silence(declNode as ts.VariableDeclaration);
         return [];
@@ -1054,6 +1082,8 @@ class FunctionLowering {
       if (k === ts.SyntaxKind.EqualsToken) {
         if (ts.isArrayLiteralExpression(e.left) || ts.isObjectLiteralExpression(e.left))
           return this.err(e.left, 'destructuring assignment is not supported', 'assign each element separately');
+        if (ts.isPropertyAccessExpression(e.left) && e.left.name.text === 'length')
+          return this.err(e, "assigning an array's length (truncating it in place) is not supported", 'rebind a shorter copy: `a = a.slice(0, n)` (other names of the array keep its old length), or `a = []` to empty it');
         const target = this.lvalue(e.left);
         const value = target && this.initExpr(e.right, target.k === 'var' ? target.name : 'tmp');
         if (!target || !value) return null;
@@ -1083,6 +1113,7 @@ class FunctionLowering {
       // imports from 'tsad/runtime' are not functions of the compilation: accept the call as a statement
       const x = this.expr(e);
       if (!x) return null;
+      if (x.k === 'var') return null; // `a.reverse();`: its effect is in the statements lowered before it
       return { k: 'expr', e: x, loc };
     }
     return this.err(e, 'this expression statement has no effect tsad can differentiate', 'write an assignment or a call');
@@ -1105,20 +1136,18 @@ class FunctionLowering {
   private fillStmt(e: ts.CallExpression): Stmt | null {
     const pa = e.expression as ts.PropertyAccessExpression;
     const arr = this.expr(pa.expression);
+    if (!arr) return null;
+    if (arr.k !== 'var') {
+      // `o.a.fill(v)`, `m[i].fill(v)`: through a constant naming the array (src/frontend/arrays.ts)
+      arrayMethod(this.arrays, e, 'fill', arr);
+      return null;
+    }
     const val = e.arguments[0] ? this.expr(e.arguments[0]) : null;
-    if (!arr || !val) return null;
+    if (!val) return null;
     if (e.arguments.length > 1) return this.err(e, '`fill` with start/end is not supported', 'write a loop');
-    if (arr.k !== 'var') return this.err(pa.expression, '`fill` needs an array variable', 'assign the array to a local first');
-    const i = this.fresh('i');
-    const iv: Expr = { k: 'var', name: i, ty: INT };
-    return {
-      k: 'for',
-      init: [{ k: 'decl', name: i, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
-      cond: { k: 'bin', op: '<', a: iv, b: { k: 'len', obj: arr }, ty: BOOL },
-      update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
-      body: [{ k: 'assign', target: { k: 'idx', obj: arr, index: iv, ty: elemTy(tyOf(arr)) }, value: val }],
-      loc: this.ctx.locOf(e),
-    };
+    const loop = fillLoop(this.arrays, arr, val, this.ctx.locOf(e));
+    this.pre.push(...loop.slice(0, -1));
+    return loop[loop.length - 1];
   }
 
   private checkSimpleTarget(node: ts.Node, t: Expr): void {
@@ -1213,6 +1242,12 @@ class FunctionLowering {
     }
     if (ts.isPropertyAccessExpression(e)) return this.property(e);
     if (ts.isArrayLiteralExpression(e)) {
+      if (e.elements.some(ts.isSpreadElement)) return spreadLiteral(this.arrays, e);
+      if (e.elements.length === 0) {
+        // `out = []` on an array declared untyped: the variable's type
+        const t = emptyLiteralType(this.arrays, e, (id) => this.arrays.varTy(id));
+        if (t) return { k: 'arrlit', elems: [], ty: t };
+      }
       const elems: Expr[] = [];
       for (const el of e.elements) {
         if (ts.isSpreadElement(el)) return this.err(el, 'spread in array literals is not supported', 'copy the elements in a loop');
@@ -1347,7 +1382,7 @@ class FunctionLowering {
         }
         if (objNode.text === 'console') return this.err(e, 'console output is not supported in differentiated code', 'log outside the differentiated function');
       }
-      if (m === 'fill' && ts.isNewExpression(objNode)) return this.newArrayFill(objNode, e);
+      if (m === 'fill' && (ts.isNewExpression(objNode) || isArrayOfLength(objNode))) return this.newArrayFill(objNode, e);
       if (ts.isIdentifier(objNode) && this.runtimeName(objNode) === 'Tape' && (m === 'acquire' || m === 'release')) {
         const args = e.arguments.map((a) => this.expr(a));
         if (args.some((a) => !a)) return null;
@@ -1378,6 +1413,8 @@ class FunctionLowering {
         return { k: 'sub', obj, start, end, ty: ot };
       }
       if (m === 'slice' && ot.k === 'arr' && e.arguments.length === 0) return { k: 'intr', fn: 'copy', args: [obj], ty: { ...ot, ro: false } };
+      const method = arrayMethod(this.arrays, e, m, obj);
+      if (method !== undefined) return method;
       const what = ot.k === 'arr' ? `the array method '.${m}()'` : `the method '.${m}()'`;
       return this.err(e, `${what} is not supported in differentiated code`, m === 'map' || m === 'reduce' || m === 'forEach' ? 'write a `for` loop over the indices' : 'write the computation with loops and indexing');
     }
@@ -1388,6 +1425,7 @@ class FunctionLowering {
         return { k: 'intr', fn: callee.text, args: [a], ty: BOOL };
       }
       if (callee.text === 'eval') return this.err(e, '`eval` cannot be differentiated', 'write the code directly');
+      if (callee.text === 'Array' && !this.resolve(callee)) return this.newExpr(e); // `Array(n)` is `new Array(n)`
       const rt = this.runtimeName(callee);
       if (rt) return this.runtimeCall(e, rt);
       const r = this.resolve(callee);
@@ -1478,7 +1516,7 @@ class FunctionLowering {
     return !!obj && tyOf(obj).k === 'tape';
   }
 
-  private newExpr(e: ts.NewExpression): Expr | null {
+  private newExpr(e: ts.NewExpression | ts.CallExpression): Expr | null {
     if (!ts.isIdentifier(e.expression)) return this.err(e, 'this `new` expression is not supported');
     const c = e.expression.text;
     const arg = e.arguments?.[0];
@@ -1497,13 +1535,13 @@ class FunctionLowering {
         const len = this.expr(arg);
         return len && { k: 'alloc', len, fill: null, ty };
       }
-      return this.err(e, '`new Array(n)` must be filled', 'write `new Array(n).fill(0)` or `Array.from({ length: n }, …)`');
+      return this.err(e, '`new Array(n)` must be filled', 'write `new Array(n).fill(0)`, or declare it and fill it in the loop right after: `const a = new Array(n); for (let i = 0; i < n; i++) a[i] = …;`');
     }
     if (c === 'Error' || c === 'RangeError' || c === 'TypeError') return this.err(e, 'errors can only be thrown', 'write `throw new Error(…)`');
     return this.err(e, `\`new ${c}\` is not supported`, 'use Float64Array, arrays and object literals');
   }
 
-  private newArrayFill(n: ts.NewExpression, call: ts.CallExpression): Expr | null {
+  private newArrayFill(n: ts.NewExpression | ts.CallExpression, call: ts.CallExpression): Expr | null {
     if (!ts.isIdentifier(n.expression) || n.expression.text !== 'Array' || n.arguments?.length !== 1 || call.arguments.length !== 1)
       return this.err(call, 'only `new Array(n).fill(value)` is supported');
     const len = this.expr(n.arguments[0]);

@@ -65,6 +65,8 @@ export type LValue = Extract<Expr, { k: 'var' } | { k: 'idx' } | { k: 'field' }>
 
 interface SNode extends Node {
   comments?: string[];
+  /** the source form a statement was lowered from, when it is not its own (coverage accounting only) */
+  origin?: string;
 }
 
 export type Stmt =

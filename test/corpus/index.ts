@@ -250,4 +250,15 @@ export const corpus: CorpusCase[] = [
   { name: 'js-var/total_variation', file: 'js-var.ts', head: 'totalVariationVar', args: [vec(6, -1, 1)], tags: ['js', 'var', 'var-carried', 'loop'] },
   { name: 'js-var/huber', file: 'js-var.ts', head: 'huberVar', args: [vec(6, -2, 2), num(0.5, 1.5)], tags: ['js', 'var', 'var-unassigned', 'loop'] },
   { name: 'js-var/ema', file: 'js-var.ts', head: 'emaVar', args: [vec(6, -1, 1), num(0.2, 0.8)], tags: ['js', 'var', 'var-carried', 'loop'] },
+
+  // -------------------------------------------------------------- js-arrays.ts
+  { name: 'js-arrays/moving_average_roughness', file: 'js-arrays.ts', head: 'movingAverageRoughness', args: [vec(7, -1, 1), { kind: 'int', value: 3 }], tags: ['js', 'untyped-push'] },
+  { name: 'js-arrays/prefix_sum_penalty', file: 'js-arrays.ts', head: 'prefixSumPenalty', args: [vec(5, -1, 1)], tags: ['js', 'array-fill'] },
+  { name: 'js-arrays/poly_product_at', file: 'js-arrays.ts', head: 'polyProductAt', args: [vec(3, -1, 1), vec(3, -1, 1), num(-1, 1)], tags: ['js', 'array-fill', 'spread', 'concat'] },
+  { name: 'js-arrays/flipped_convolution', file: 'js-arrays.ts', head: 'flippedConvolution', args: [vec(7, -1, 1), vec(3, -1, 1)], tags: ['js', 'reverse', 'slice-range', 'push'] },
+  { name: 'js-arrays/binned_weighted_mean', file: 'js-arrays.ts', head: 'binnedWeightedMean', args: [vec(6, -1, 1), vec(6, 0.5, 1.5)], tags: ['js', 'untyped-push', 'passive-array'] },
+  { name: 'js-arrays/smooth_total_variation', file: 'js-arrays.ts', head: 'smoothTotalVariation', args: [vec(6, -1, 1), num(0.1, 0.5)], tags: ['js', 'unfilled-array'] },
+  { name: 'js-arrays/trimmed_mean_without_peak', file: 'js-arrays.ts', head: 'trimmedMeanWithoutPeak', args: [vec(6, -1, 1)], tags: ['js', 'slice-range', 'indexOf', 'includes'] },
+  { name: 'js-arrays/spring_state_energy', file: 'js-arrays.ts', head: 'springStateEnergy', args: [vec(2, -1, 1), vec(2, -1, 1), num(0.5, 2)], tags: ['js', 'spread', 'self-rebind'] },
+  { name: 'js-arrays/stacked_rows_norm', file: 'js-arrays.ts', head: 'stackedRowsNorm', args: [mat(2, 3, -1, 1), mat(2, 3, -1, 1)], tags: ['js', 'concat', 'reverse', 'alias', 'fill-value'] },
 ];

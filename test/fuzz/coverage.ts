@@ -84,6 +84,15 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'stmt.break': { types: ['-'], effects: ['-'] },
   'stmt.continue': { types: ['-'], effects: ['-'] },
   'stmt.return': { types: ['-'], effects: ['-'] },
+  // arrays as JavaScript writes them (src/frontend/arrays.ts), counted by the statements tagged with them
+  'array.evolving': { types: ['array'], effects: ['-'] },
+  'array.unfilled': { types: ['array'], effects: ['-'] },
+  'array.spread': { types: ['array'], effects: ['-'] },
+  'array.slice': { types: ['array'], effects: ['-'] },
+  'array.concat': { types: ['array'], effects: ['-'] },
+  'array.fill': { types: ['array'], effects: ['-'] },
+  'array.reverse': { types: ['array'], effects: ['-'] },
+  'array.search': { types: ['array'], effects: ['-'] },
 };
 
 /** whether a cell can occur at all */
@@ -167,12 +176,25 @@ export function classifyModule(mod: Module): Counts {
       else if (x.k === 'arrlit') add('expr.arrlit', typeClass(x.ty), '-', st);
       else if (x.k === 'objlit') add('expr.objlit', 'object', '-', st);
       else if (x.k === 'alloc') add('expr.alloc', 'array', '-', st);
-      else if (x.k === 'intr' && x.fn === 'copy') add('expr.copy', 'array', '-', st);
+      else if (x.k === 'intr' && x.fn === 'copy') add(x.args[0].k === 'sub' ? 'array.slice' : 'expr.copy', 'array', '-', st);
+      else if (x.k === 'intr' && (x.fn === 'indexOf' || x.fn === 'includes')) add('array.search', typeClass(tyOf(x.args[0])), '-', st);
     });
+  /** a statement lowered from an array form of src/frontend/arrays.ts: once per occurrence (the array it
+   * declares, or the loop of an in-place `fill`/`reverse`) */
+  const origin = (s: Stmt, st: Strategy) => {
+    const o = s.origin as Form | undefined;
+    if (!o) return;
+    const inPlace = o === 'array.fill' || o === 'array.reverse';
+    if (inPlace && s.k === 'for') {
+      const store = s.body.find((b) => b.k === 'assign');
+      add(o, store ? classOfRoot(store.target) : '-', '-', st);
+    } else if (!inPlace && s.k === 'decl' && s.init && (s.init.k === 'arrlit' || s.init.k === 'alloc')) add(o, typeClass(s.ty), '-', st);
+  };
   const walk = (list: Stmt[], loops: ('counted' | 'while')[]) => {
     const st: Strategy = loops.length === 0 ? 'straight' : loops.length > 1 ? 'nested' : loops[0];
     const swaps = swapStores(list);
     for (const s of list) {
+      origin(s, st);
       if (s.k !== 'for') for (const e of stmtExprs(s)) exprs(e, st);
       switch (s.k) {
         case 'decl': {

@@ -108,6 +108,23 @@ export type Stmt =
  */
 interface VarSpec { mode: number; b: number; c: Cond; e: Expr; f: Expr; q: number }
 
+/**
+ * Arrays as JavaScript writes them (src/frontend/arrays.ts), written at the end of the head: form 0
+ * `const t = []` + pushes, 1 `new Array(n)` filled by the loop after it, 2 spread literal, 3 `slice(a,
+ * b)`, 4 `concat`, 5 `fill` as a value, 6 `reverse`, 7 `indexOf`/`includes`; loop 0 straight-line, 1 in a
+ * counted loop, 2 in a while, 3 two loops deep.
+ */
+export interface JsArraySpec {
+  form: number;
+  s: number;
+  t: number;
+  e: Expr;
+  q: number;
+  n: number;
+  v: number;
+  loop: number;
+}
+
 /** parameter kinds of helpers: number, number[] (of a fixed length), readonly number[], number[][], P */
 export type PKind = 'num' | 'vec' | 'rovec' | 'mat' | 'obj';
 
@@ -147,6 +164,8 @@ export interface ProgSpec {
   seed: number;
   /** a rare family of forms rendered at the end of the head, in the loop context it needs (null: none) */
   focus: FocusSpec | null;
+  /** arrays as JavaScript writes them, after the focus (drawn last: nothing before depends on them) */
+  jsArrays?: JsArraySpec[];
 }
 
 /**
@@ -457,6 +476,11 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
       helper: helperArb,
     }),
     { nil: null, freq: 2 },
+  ),
+  // (last: every field before it draws as it did before these forms existed)
+  jsArrays: fc.array(
+    fc.record({ form: fc.nat({ max: 9 }).map((f) => [0, 1, 2, 3, 4, 5, 6, 7, 5, 3][f]), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
+    { maxLength: 3 },
   ),
 });
 
@@ -1387,6 +1411,122 @@ function renderRows(c: Ctx, s: Extract<Stmt, { k: 'rows' }>, name: string, n: nu
  * Runs `body` once in a loop of its own: 0 none (straight-line), 1 a counted `for` of n iterations, 2 a
  * `while` of n iterations (its counter incremented first); past the nesting limit, straight-line.
  */
+/**
+ * The JavaScript-style array forms, each in its loop context, in a scope of their own (what they declare
+ * is not seen by the return expression, drawn before them); returns the number their values flow into.
+ */
+function renderJsArrays(c: Ctx, specs: JsArraySpec[]): string {
+  const acc = c.fresh('js');
+  c.emit(`let ${acc} = 0;`);
+  c.scoped(() => {
+    for (const s of specs) {
+      const body = () => renderJsArray(c, s, acc);
+      if (s.loop % 4 === 3 && c.loopDepth + 2 <= MAX_LOOP_DEPTH) ownLoop(c, 1, 2, () => ownLoop(c, 2, 2, body));
+      else ownLoop(c, s.loop % 4, 2, body);
+    }
+  });
+  return acc;
+}
+
+/**
+ * Arrays as JavaScript writes them: untyped `[]` filled by pushes, `new Array(n)` filled by the loop
+ * right after it, spread literals, `slice(a, b)` (negative bounds too), `concat`, `fill`/`reverse` (in
+ * place: the result is a second name of the array), `indexOf`/`includes` (passive). The result is a new
+ * array in scope of a length known here.
+ */
+function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
+  const srcs = c.arrs.filter((a) => !a.tup);
+  const name = c.fresh('t');
+  const value = (q: number) => squash(q, renderExpr(c, s.e), false);
+  // what the new array holds flows into the result: its first and last elements
+  const use = (a: { name: string; len: number }) => c.emit(`${acc} = Math.tanh(${acc} + ${a.name}[0] * ${a.name}[${a.len - 1}]);`);
+  const filling = (head: string, n: { text: string; n: number }, store: (j: string) => string) => {
+    const j = c.fresh('j');
+    c.emit(head, `for (let ${j} = 0; ${j} < ${n.text}; ${j}++) {`);
+    c.block(() => {
+      c.ints.push({ name: j, U: n.n });
+      c.emit(store(j));
+    });
+    c.emit('}');
+  };
+  switch (s.form % 8) {
+    case 0: {
+      const n = lenChoice(c, s.n);
+      filling(`const ${name} = [];`, n, () => `${name}.push(${value(s.q)});`);
+      c.arrs.push({ name, len: n.n, f64: false, ro: false });
+      use(c.arrs[c.arrs.length - 1]);
+      return;
+    }
+    case 1: {
+      const n = lenChoice(c, s.n);
+      filling(`const ${name} = ${s.v % 2 ? 'new ' : ''}Array(${n.text});`, n, (j) => `${name}[${j}] = ${value(s.q)};`);
+      c.arrs.push({ name, len: n.n, f64: false, ro: false });
+      use(c.arrs[c.arrs.length - 1]);
+      return;
+    }
+    case 2: {
+      const a = pick(srcs, s.s), b = pick(srcs, s.t);
+      if (!a || !b) return;
+      const mid = value(s.q);
+      c.emit(s.v % 2 ? `const ${name} = [...${a.name}, ${mid}, ...${b.name}];` : `const ${name} = [${mid}, ...${a.name}];`);
+      c.arrs.push({ name, len: s.v % 2 ? a.len + 1 + b.len : 1 + a.len, f64: false, ro: false });
+      use(c.arrs[c.arrs.length - 1]);
+      return;
+    }
+    case 3: {
+      const a = pick(srcs, s.s);
+      if (!a || a.len < 2) return;
+      // bounds as written (negative counts from the end); the result keeps at least one element
+      const from = s.v % a.len, to = from + 1 + (s.t % (a.len - from));
+      const fromText = s.v % 2 ? `${from - a.len}` : `${from}`;
+      const toText = to === a.len && s.t % 3 === 0 ? '' : `, ${s.t % 2 ? to - a.len : to}`;
+      if (toText === ', 0') return; // -0 from the end is the start
+      c.emit(`const ${name} = ${a.name}.slice(${fromText}${toText});`);
+      c.arrs.push({ name, len: to - from, f64: a.f64, ro: false });
+      use(c.arrs[c.arrs.length - 1]);
+      return;
+    }
+    case 4: {
+      const plain = srcs.filter((x) => !x.f64);
+      const a = pick(plain, s.s), b = pick(plain, s.t);
+      if (!a || !b) return;
+      c.emit(`const ${name} = ${a.name}.concat(${b.name}, ${value(s.q)});`);
+      c.arrs.push({ name, len: a.len + b.len + 1, f64: false, ro: false });
+      use(c.arrs[c.arrs.length - 1]);
+      return;
+    }
+    case 5:
+    case 6: {
+      const w = pick(writable(c).filter((x) => !x.tup), s.s);
+      if (!w) return;
+      const call = s.form % 8 === 5 ? `fill(${value(s.q)})` : 'reverse()';
+      if (s.v % 2) {
+        c.emit(`${w.name}.${call};`);
+        use(w);
+        return;
+      }
+      // the result is the same array: a second name for it
+      c.emit(`const ${name} = ${w.name}.${call};`);
+      c.arrs.push({ ...w, name });
+      use(c.arrs[c.arrs.length - 1]);
+      c.base.set(name, c.baseOf(w.name));
+      return;
+    }
+    default: {
+      const a = pick(srcs.filter((x) => !x.f64), s.s);
+      const x = pick(c.nums.filter((n) => n.w), s.t);
+      if (!a || !x) return;
+      // the first occurrence of a[0] is at 0 whatever the values (a search whose result cannot jump)
+      const p = c.fresh('p');
+      c.emit(`const ${p} = ${a.name}.indexOf(${a.name}[0]);`);
+      c.emit(`if (${p} >= 0 && ${a.name}.includes(${a.name}[0])) {`);
+      c.block(() => c.emit(`${x.name} = ${squash(s.q, `${x.name} + ${a.name}[${p}] * ${renderExpr(c, s.e)}`, false)};`));
+      c.emit('}');
+      return;
+    }
+  }
+}
+
 function ownLoop(c: Ctx, loop: number, n: number, body: () => void): void {
   const l = c.loopDepth >= MAX_LOOP_DEPTH ? 0 : loop % 3;
   if (l === 0) return body(); // (what it declares stays in scope)
@@ -1824,7 +1964,8 @@ export function render(spec: ProgSpec): Rendered {
   if (spec.gbl) c.arrs.push({ name: 'W', len: 4, f64: false, ro: true });
   renderStmts(c, spec.body);
   const fo = spec.focus ? renderFocus(c, spec.focus) : '';
-  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '');
+  const ja = spec.jsArrays?.length ? renderJsArrays(c, spec.jsArrays) : '';
+  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '');
   if (ret === 0) c.emit(`return ${renderExpr(c, spec.retE)}${mix};`);
   else {
     const k = c.fresh('j');

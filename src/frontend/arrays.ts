@@ -1,0 +1,542 @@
+// Arrays as JavaScript programs write them (issue 16): untyped arrays typed from their use (`const out
+// = []` then pushes, `new Array(n)` filled by the loop after it), spread in array literals, `slice(a, b)`,
+// `concat`, `fill`/`reverse` used as values, `indexOf`/`includes`. Each lowers to forms the rest of
+// tsad already differentiates under the reference model: a fresh array built by pushes (its adjoint
+// pops them back into the sources), in-place loops of element stores or row swaps (returning the same
+// object, so `const r = a.reverse()` makes r and a one object), passive intrinsics. What cannot be typed
+// or proved free of holes is refused with a located diagnostic.
+import ts from 'typescript';
+import type { Expr, Loc, Stmt, Ty } from '../ir/types.js';
+import { BOOL, INT, NUM, containsCall, isRef, tyOf } from '../ir/util.js';
+
+/** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
+export const ARRAY_FORMS = [
+  'array.evolving', // `const out = []` typed from its uses (TypeScript's evolving array), then pushes
+  'array.unfilled', // `new Array(n)` / `Array(n)` filled by the counted loop right after it
+  'array.spread', // `[...x]`, `[...a, ...b]`, `[x0, ...rest]`
+  'array.slice', // `a.slice(from, to)` (a fresh copy of a range)
+  'array.concat', // `a.concat(b, …)`
+  'array.fill', // `a.fill(v)` used as a value (the array itself)
+  'array.reverse', // `a.reverse()` (in place, the array itself)
+  'array.search', // `a.indexOf(v)`, `a.includes(v)` (passive)
+] as const;
+export type ArrayForm = (typeof ARRAY_FORMS)[number];
+
+type ArrTy = Extract<Ty, { k: 'arr' }>;
+
+/** What the lowering of a function lends this module. */
+export interface ArrayHost {
+  checker: ts.TypeChecker;
+  convert(t: ts.Type, at: ts.Node): Ty | null;
+  typeAt(n: ts.Node): Ty | null;
+  locOf(n: ts.Node): Loc;
+  expr(e: ts.Expression): Expr | null;
+  err(n: ts.Node, msg: string, hint?: string): null;
+  fresh(base: string): string;
+  declareVar(node: ts.Node, name: string, ty: Ty): string;
+  /** the type a local variable was given by this lowering (null: not a local) */
+  varTy(id: ts.Identifier): Ty | null;
+  /** appends a statement to those evaluated before the expression being lowered */
+  emit(s: Stmt): void;
+  /** inside `&&`, `||`, `? :` or a loop condition: statements emitted before would run unconditionally */
+  inCondition(): boolean;
+}
+
+const ANNOTATE = 'annotate the variable, e.g. `const out: number[] = []`';
+
+function v(name: string, ty: Ty): Extract<Expr, { k: 'var' }> {
+  return { k: 'var', name, ty };
+}
+function int(n: number): Expr {
+  return { k: 'num', v: n };
+}
+function tag(s: Stmt, form: ArrayForm, loc: Loc): Stmt {
+  s.loc = loc;
+  s.origin = form;
+  return s;
+}
+/** `for (let k = from; k < to; k++) body` */
+function countUp(k: string, from: Expr, to: Expr, body: Stmt[]): Stmt {
+  const kv = v(k, INT);
+  return {
+    k: 'for',
+    init: [{ k: 'decl', name: k, ty: INT, init: from, konst: false }],
+    cond: { k: 'bin', op: '<', a: kv, b: to, ty: BOOL },
+    update: [{ k: 'assign', target: kv, value: { k: 'bin', op: '+', a: kv, b: int(1), ty: INT }, op: '+', inc: true }],
+    body,
+  };
+}
+const push = (arr: Expr, x: Expr): Stmt => ({ k: 'expr', e: { k: 'intr', fn: 'push', args: [arr, x], ty: { k: 'void' } } });
+/** the element type an array gets from a stored value: integers are numbers once stored */
+const storedTy = (t: Ty): Ty => (t.k === 'int' ? NUM : t);
+const arrOf = (elem: Ty): ArrTy => ({ k: 'arr', elem: storedTy(elem), typed: false, ro: false });
+
+function isArrayCtor(e: ts.Expression): e is ts.NewExpression | ts.CallExpression {
+  return (ts.isNewExpression(e) || ts.isCallExpression(e)) && ts.isIdentifier(e.expression) && e.expression.text === 'Array';
+}
+
+/** `Array(n)` / `new Array(n)` (one length argument, no element list) */
+export function isArrayOfLength(e: ts.Expression): e is ts.NewExpression | ts.CallExpression {
+  return isArrayCtor(e) && e.arguments?.length === 1 && !ts.isSpreadElement(e.arguments[0]);
+}
+
+/** `new Array(n).fill(v)` / `Array(n).fill(v)` */
+export function isArrayFill(e: ts.Expression): e is ts.CallExpression {
+  return ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'fill' && isArrayCtor(skip(e.expression.expression));
+}
+
+function skip(e: ts.Expression): ts.Expression {
+  while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e) || ts.isSatisfiesExpression(e)) e = e.expression;
+  return e;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Declarations of untyped arrays
+// ------------------------------------------------------------------------------------------------
+
+/**
+ * `const out = []`, `const a = new Array(n)` (or `Array(n)`) and `new Array(n).fill(v)` without an
+ * annotation: TypeScript types them `any[]` (an evolving array for `[]`), which tsad cannot take as it
+ * is. Returns the declaration statements when this function lowers `d`, or undefined when it is not one
+ * of these (or is annotated, which types it). Errors are reported and give an empty list.
+ */
+export function untypedArrayDecl(h: ArrayHost, d: ts.VariableDeclaration, konst: boolean): Stmt[] | undefined {
+  if (!ts.isIdentifier(d.name) || !d.initializer) return undefined;
+  const init = skip(d.initializer);
+  const isEmpty = ts.isArrayLiteralExpression(init) && init.elements.length === 0;
+  const unfilled = isArrayOfLength(init);
+  if (!isEmpty && !unfilled && !isArrayFill(init)) return undefined;
+  const declared = h.typeAt(d.name);
+  // annotated (or typed by `new Array<number>(n)`): the declared type holds, unless holes are at stake
+  if (declared && !(unfilled && declared.k === 'arr' && !isRef(declared.elem))) return undefined;
+  const loc = h.locOf(d);
+  if (isEmpty) {
+    const ty = declared ?? evolvedType(h, d.name);
+    if (!ty) return refused(h, d);
+    const name = h.declareVar(d, d.name.text, ty);
+    return [tag({ k: 'decl', name, ty, init: { k: 'arrlit', elems: [], ty }, konst }, 'array.evolving', loc)];
+  }
+  if (!unfilled) {
+    // `new Array(n).fill(v)`: the element type is the fill value's
+    const x = h.expr(d.initializer);
+    if (!x) return [];
+    const name = h.declareVar(d, d.name.text, tyOf(x));
+    return [{ k: 'decl', name, ty: tyOf(x), init: x, konst, loc }];
+  }
+  return unfilledDecl(h, d, init as ts.NewExpression | ts.CallExpression, declared, konst, loc);
+}
+
+/** After a refusal (already reported), the name is still declared, so that its uses report nothing more. */
+function refused(h: ArrayHost, d: ts.VariableDeclaration): Stmt[] {
+  h.declareVar(d, (d.name as ts.Identifier).text, arrOf(NUM));
+  return [];
+}
+
+/**
+ * The element type of an evolving `const out = []`: what the checker says the array is where it is read
+ * (it evolves with every push and element store before that point), else the type of the values pushed
+ * or stored into it. Conflicting or missing evidence is refused.
+ */
+function evolvedType(h: ArrayHost, name: ts.Identifier): Ty | null {
+  const sym = h.checker.getSymbolAtLocation(name);
+  const scope = enclosingFunction(name);
+  const seen: Ty[] = [];
+  const stored: Ty[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isIdentifier(n) && n !== name && sym && h.checker.getSymbolAtLocation(n) === sym) {
+      const t = h.convert(h.checker.getTypeAtLocation(n), n);
+      if (t && t.k === 'arr') seen.push(t);
+      const p = n.parent;
+      // `out.push(x)`, `out[i] = x`: evidence of the element type
+      if (ts.isPropertyAccessExpression(p) && p.name.text === 'push' && ts.isCallExpression(p.parent) && p.parent.expression === p)
+        for (const a of p.parent.arguments) if (!ts.isSpreadElement(a)) stored.push(h.typeAt(a) ?? { k: 'void' });
+      if (ts.isElementAccessExpression(p) && p.expression === n && ts.isBinaryExpression(p.parent) && p.parent.left === p && p.parent.operatorToken.kind === ts.SyntaxKind.EqualsToken)
+        stored.push(h.typeAt(p.parent.right) ?? { k: 'void' });
+    }
+    n.forEachChild(visit);
+  };
+  if (scope) visit(scope);
+  const key = (t: Ty) => JSON.stringify(t);
+  const pick = (ts_: Ty[]): Ty | null | 'conflict' => {
+    if (!ts_.length) return null;
+    return ts_.every((t) => key(t) === key(ts_[0])) ? ts_[0] : 'conflict';
+  };
+  const fromReads = pick(seen);
+  const fromStores = pick(stored.map(storedTy));
+  if (fromReads && fromReads !== 'conflict') return fromReads;
+  if (fromStores && fromStores !== 'conflict' && fromStores.k !== 'void') return arrOf(fromStores);
+  return h.err(name, `cannot determine the element type of '${name.text}' (an empty array literal is typed by what is pushed into it${fromReads === 'conflict' || fromStores === 'conflict' ? ', and values of different types are' : ''})`, ANNOTATE);
+}
+
+function enclosingFunction(n: ts.Node): ts.Node | undefined {
+  let p: ts.Node | undefined = n.parent;
+  while (p && !ts.isFunctionLike(p) && !ts.isSourceFile(p)) p = p.parent;
+  return p;
+}
+
+/**
+ * `const a = new Array(n)` of numbers: its elements are holes (`undefined`) until written. Accepted
+ * only when the statement right after it is a counted loop over `0 … n-1` (or `a.length`) whose body
+ * first stores `a[i]`, unconditionally, and does not otherwise touch `a`, leave early or change the
+ * bound: then every element is written before anything can read it, and allocating it zero-filled
+ * computes the same values.
+ */
+function unfilledDecl(h: ArrayHost, d: ts.VariableDeclaration, init: ts.NewExpression | ts.CallExpression, declared: Ty | null, konst: boolean, loc: Loc): Stmt[] {
+  const name = (d.name as ts.Identifier).text;
+  const nNode = init.arguments![0];
+  const proof = fillingLoop(d, name, nNode);
+  if (typeof proof === 'string') {
+    h.err(init, `'${name}' is created with holes (\`${init.getText()}\` has no elements) and ${proof}`, `write \`new Array(${nNode.getText()}).fill(0)\`, or fill it in the loop right after it: \`for (let i = 0; i < ${nNode.getText()}; i++) ${name}[i] = …;\``);
+    return refused(h, d);
+  }
+  let ty = declared;
+  if (!ty) {
+    const st = h.typeAt(proof.value);
+    if (!st) {
+      h.err(proof.value, `cannot determine the element type of '${name}' from this value`, ANNOTATE);
+      return refused(h, d);
+    }
+    ty = arrOf(st);
+  }
+  if (ty.k !== 'arr') {
+    h.err(d, `cannot type '${name}'`, ANNOTATE);
+    return refused(h, d);
+  }
+  const len = h.expr(nNode);
+  if (!len) return [];
+  const vn = h.declareVar(d, name, ty);
+  // every element is written by the loop before any read: the zero fill is never observed
+  const fill = ty.elem.k === 'num' ? int(0) : null;
+  return [tag({ k: 'decl', name: vn, ty, init: { k: 'alloc', len, fill, ty }, konst }, 'array.unfilled', loc)];
+}
+
+/** The first store of the loop that fills every element, or why there is none. */
+function fillingLoop(d: ts.VariableDeclaration, name: string, nNode: ts.Expression): { value: ts.Expression } | string {
+  const vs = d.parent.parent;
+  const list = ts.isVariableStatement(vs) && (ts.isBlock(vs.parent) || ts.isSourceFile(vs.parent) || ts.isCaseClause(vs.parent) || ts.isDefaultClause(vs.parent)) ? vs.parent.statements : null;
+  const next = list ? list[list.indexOf(vs) + 1] : undefined;
+  const noLoop = `is not filled by a counted loop right after it (reading a hole gives undefined)`;
+  if ((d.parent as ts.VariableDeclarationList).declarations.length !== 1 || !next || !ts.isForStatement(next)) return noLoop;
+  if (!pureLength(nNode)) return 'its length is not a plain name, literal or `.length`';
+  // for (let i = 0; i < n; i++)
+  const fi = next.initializer;
+  if (!fi || !ts.isVariableDeclarationList(fi) || fi.declarations.length !== 1) return noLoop;
+  const iv = fi.declarations[0];
+  if (!ts.isIdentifier(iv.name) || !iv.initializer || !ts.isNumericLiteral(iv.initializer) || iv.initializer.text !== '0') return 'the loop after it does not start at 0';
+  const i = iv.name.text;
+  const c = next.condition;
+  const bound = c && ts.isBinaryExpression(c) && c.operatorToken.kind === ts.SyntaxKind.LessThanToken && ts.isIdentifier(c.left) && c.left.text === i ? c.right : null;
+  const boundOk = bound && (squash(bound.getText()) === squash(nNode.getText()) || squash(bound.getText()) === `${name}.length`);
+  if (!boundOk) return `the loop after it does not run \`${i}\` up to its length`;
+  const inc = next.incrementor;
+  const incOk = inc && (((ts.isPostfixUnaryExpression(inc) || ts.isPrefixUnaryExpression(inc)) && inc.operator === ts.SyntaxKind.PlusPlusToken && ts.isIdentifier(inc.operand) && inc.operand.text === i) ||
+    (ts.isBinaryExpression(inc) && inc.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken && ts.isIdentifier(inc.left) && inc.left.text === i && ts.isNumericLiteral(inc.right) && inc.right.text === '1'));
+  if (!incOk) return `the loop after it does not step \`${i}\` by 1`;
+  const body = ts.isBlock(next.statement) ? next.statement.statements : [next.statement];
+  const first = body[0];
+  const store = first && ts.isExpressionStatement(first) && ts.isBinaryExpression(first.expression) && first.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken ? first.expression : null;
+  const target = store && ts.isElementAccessExpression(store.left) ? store.left : null;
+  if (!store || !target || !ts.isIdentifier(target.expression) || target.expression.text !== name || !ts.isIdentifier(target.argumentExpression) || target.argumentExpression.text !== i)
+    return `the loop after it does not begin with \`${name}[${i}] = …\``;
+  // nothing else in the loop may read `a`, jump out, or change `i` or the bound
+  const guarded = new Set([i, ...namesIn(nNode)]);
+  let bad: string | null = null;
+  const visit = (n: ts.Node, inner: boolean): void => {
+    if (bad) return;
+    if (ts.isIdentifier(n) && n.text === name && n !== target.expression) bad = `the loop after it reads '${name}' (an element may still be a hole)`;
+    else if (ts.isReturnStatement(n) || ts.isThrowStatement(n) || (ts.isBreakStatement(n) && (!inner || n.label)) || (ts.isContinueStatement(n) && n.label))
+      bad = 'the loop after it may stop before the last element';
+    else if (writes(n, guarded)) bad = `the loop after it changes \`${i}\` or the length`;
+    const nested = inner || ts.isIterationStatement(n, false) || ts.isSwitchStatement(n);
+    n.forEachChild((ch) => visit(ch, nested));
+  };
+  for (const s of body) visit(s, false);
+  return bad ?? { value: store.right };
+}
+
+const squash = (s: string) => s.replace(/\s+/g, '');
+
+/** a length expression evaluated the same wherever it is written: names, fields, literals, `.length`, arithmetic */
+function pureLength(e: ts.Expression): boolean {
+  e = skip(e);
+  if (ts.isIdentifier(e) || ts.isNumericLiteral(e)) return true;
+  // fields and `.length` (plain data in the subset: no getters)
+  if (ts.isPropertyAccessExpression(e)) return pureLength(e.expression);
+  if (ts.isBinaryExpression(e)) return [ts.SyntaxKind.PlusToken, ts.SyntaxKind.MinusToken, ts.SyntaxKind.AsteriskToken].includes(e.operatorToken.kind) && pureLength(e.left) && pureLength(e.right);
+  return false;
+}
+
+function namesIn(e: ts.Node): string[] {
+  const out: string[] = [];
+  const visit = (n: ts.Node) => {
+    if (ts.isIdentifier(n)) out.push(n.text);
+    n.forEachChild(visit);
+  };
+  visit(e);
+  return out;
+}
+
+/** does `n` assign one of `names` (or push/pop/splice it, or set its length)? */
+function writes(n: ts.Node, names: Set<string>): boolean {
+  const root = (e: ts.Expression): string | null => {
+    e = skip(e);
+    while (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) e = skip(e.expression);
+    return ts.isIdentifier(e) ? e.text : null;
+  };
+  if (ts.isBinaryExpression(n) && n.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && n.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
+    const l = skip(n.left);
+    if (ts.isIdentifier(l)) return names.has(l.text);
+    if (ts.isPropertyAccessExpression(l) && l.name.text === 'length') return names.has(root(l) ?? '');
+  }
+  if ((ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) && (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken))
+    return ts.isIdentifier(skip(n.operand)) && names.has((skip(n.operand) as ts.Identifier).text);
+  if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && ['push', 'pop', 'splice', 'shift', 'unshift'].includes(n.expression.name.text))
+    return names.has(root(n.expression.expression) ?? '');
+  return false;
+}
+
+/**
+ * A variable declared from an element of an untyped array (`for (const v of a)`, `const v = a[i]` after
+ * `const a = new Array(n)`) is `any` to the checker, and one declared from a copy of it (`[0, ...a]`)
+ * `any[]`; the lowered value has the type the array was given here. Only for unannotated declarations (an explicit `any` stays refused).
+ */
+export function untypedReadType(h: ArrayHost, name: ts.Identifier, init: Expr): Ty | null {
+  const d = name.parent;
+  if ((ts.isVariableDeclaration(d) || ts.isParameter(d)) && d.type) return null;
+  const tt = h.checker.getTypeAtLocation(name);
+  const anyElem = h.checker.isArrayType(tt) && !!(h.checker.getTypeArguments(tt as ts.TypeReference)[0]?.flags & ts.TypeFlags.Any);
+  if (!(tt.flags & ts.TypeFlags.Any) && !anyElem) return null;
+  const t = tyOf(init);
+  if (t.k === 'int') return NUM;
+  return t.k === 'num' || t.k === 'bool' || isRef(t) ? t : null;
+}
+
+/** The type of `[]` assigned to an existing variable (`out = []`), which has no contextual type of its own. */
+export function emptyLiteralType(h: ArrayHost, e: ts.ArrayLiteralExpression, varTy: (id: ts.Identifier) => Ty | null): Ty | null {
+  const p = e.parent;
+  if (ts.isBinaryExpression(p) && p.right === e && p.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(skip(p.left))) {
+    const t = varTy(skip(p.left) as ts.Identifier);
+    if (t && t.k === 'arr') return t;
+  }
+  return null;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Fresh arrays built from parts: spread literals, concat
+// ------------------------------------------------------------------------------------------------
+
+interface Part {
+  spread: boolean;
+  node: ts.Expression;
+  /** already lowered (the receiver of `concat`) */
+  pre?: Expr;
+}
+
+/**
+ * A fresh `number[]` (or array of rows) built by pushing each part in source order, every element of a
+ * spread part: `const parts = []; parts.push(x0); for (…) parts.push(rest[k]);`. Parts are lowered one
+ * at a time, so their evaluation keeps JavaScript's order.
+ */
+function buildByPush(h: ArrayHost, at: ts.Node, ty: ArrTy, parts: Part[], form: ArrayForm, base: string): Expr | null {
+  if (h.inCondition()) return h.err(at, 'building an array inside a condition is not supported', 'assign it to a variable first');
+  const loc = h.locOf(at);
+  const t = h.fresh(base);
+  const tv = v(t, ty);
+  h.emit(tag({ k: 'decl', name: t, ty, init: { k: 'arrlit', elems: [], ty }, konst: true }, form, loc));
+  for (const p of parts) {
+    let x = p.pre ?? h.expr(p.node);
+    if (!x) return null;
+    if (!p.spread) {
+      h.emit(tag(push(tv, x), form, loc));
+      continue;
+    }
+    const xt = tyOf(x);
+    if (xt.k !== 'arr' && xt.k !== 'tuple') return h.err(p.node, 'only arrays can be spread here', 'spread an array');
+    if (x.k !== 'var' && x.k !== 'global') {
+      const s = h.fresh('src');
+      h.emit({ k: 'decl', name: s, ty: xt, init: x, konst: true, loc });
+      x = v(s, xt);
+    }
+    const k = h.fresh('k');
+    const el: Expr = { k: 'idx', obj: x, index: v(k, INT), ty: xt.k === 'arr' ? xt.elem : NUM };
+    if (xt.k === 'tuple' && !xt.elems.every((e) => JSON.stringify(e) === JSON.stringify(xt.elems[0]))) return h.err(p.node, 'spreading a tuple of mixed types is not supported', 'list its elements');
+    h.emit(tag(countUp(k, int(0), { k: 'len', obj: x }, [push(tv, el)]), form, loc));
+  }
+  return tv;
+}
+
+/** `[a, ...b, c]` */
+export function spreadLiteral(h: ArrayHost, e: ts.ArrayLiteralExpression): Expr | null {
+  const ctxTy = h.checker.getContextualType(e);
+  let ty = (ctxTy && h.convert(ctxTy, e)) || h.typeAt(e);
+  if (ty && ty.k !== 'arr') ty = null;
+  // parts read from untyped arrays (`any[]` to the checker): the element type is what they were given here
+  ty ??= partsType(h, e);
+  if (!ty) return h.err(e, 'cannot determine the element type of this array literal', 'annotate the variable, e.g. `const a: number[] = [...b]`');
+  if (ty.k !== 'arr' || ty.typed) return h.err(e, 'spread is supported in array literals of type number[] (or arrays of arrays and objects) only', 'build the array with push');
+  return buildByPush(h, e, { ...ty, ro: false }, e.elements.map((el) => (ts.isSpreadElement(el) ? { spread: true, node: el.expression } : { spread: false, node: el })), 'array.spread', 'parts');
+}
+
+/** the array type a spread literal's parts agree on, from their lowered types */
+function partsType(h: ArrayHost, e: ts.ArrayLiteralExpression): ArrTy | null {
+  const elems: Ty[] = [];
+  for (const el of e.elements) {
+    const node = ts.isSpreadElement(el) ? el.expression : el;
+    const t = (ts.isIdentifier(node) ? h.varTy(node) : null) ?? h.typeAt(node);
+    if (!t) return null;
+    if (ts.isSpreadElement(el)) {
+      if (t.k !== 'arr') return null;
+      elems.push(storedTy(t.elem));
+    } else elems.push(storedTy(t));
+  }
+  if (!elems.length || !elems.every((t) => JSON.stringify(t) === JSON.stringify(elems[0]))) return null;
+  return arrOf(elems[0]);
+}
+
+/** nesting depth of arrays (number[] is 1, number[][] is 2); tuples count as arrays */
+function depth(t: Ty): number {
+  if (t.k === 'arr') return 1 + depth(t.elem);
+  if (t.k === 'tuple') return 1 + (t.elems[0] ? depth(t.elems[0]) : 0);
+  return 0;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Array methods
+// ------------------------------------------------------------------------------------------------
+
+/**
+ * `slice(a, b)`, `concat(…)`, `fill(v)` and `reverse()` as values, `indexOf(v)`, `includes(v)`.
+ * Returns undefined when `m` is none of these (the caller reports the method), null on an error.
+ */
+export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0: Expr): Expr | null | undefined {
+  const ot = tyOf(obj0);
+  if (ot.k !== 'arr') return undefined;
+  const loc = h.locOf(e);
+  const args = e.arguments;
+  if (args.some((a) => ts.isSpreadElement(a))) return m === 'concat' || m === 'slice' || m === 'fill' || m === 'reverse' || m === 'indexOf' || m === 'includes' ? h.err(e, `spread arguments to '.${m}()' are not supported`, 'pass the values themselves') : undefined;
+  // the receiver is evaluated once: a name, or a constant bound to it
+  const named = (): Expr => {
+    if (obj0.k === 'var' || obj0.k === 'global') return obj0;
+    const t = h.fresh('arr');
+    h.emit({ k: 'decl', name: t, ty: ot, init: obj0, konst: true, loc });
+    return v(t, ot);
+  };
+  switch (m) {
+    case 'slice': {
+      if (args.length > 2) return h.err(e, '`slice` takes at most two arguments');
+      const from = args[0] ? h.expr(args[0]) : int(0);
+      const to = args[1] ? h.expr(args[1]) : null;
+      if (!from || (args[1] && !to)) return null;
+      for (const [a, x] of [[args[0], from], [args[1], to]] as const)
+        if (a && x && tyOf(x).k !== 'int' && (tyOf(x).k !== 'num' || containsCall(x))) return h.err(a, '`slice` bounds must be numbers computed without calls here', 'compute the bound into a variable first');
+      const fresh = { ...ot, ro: false };
+      if (ot.typed) {
+        // the typed array's own view of the range (same clamping as slice), copied
+        return { k: 'intr', fn: 'copy', args: [{ k: 'sub', obj: obj0, start: from, end: to, ty: { ...ot, ro: false } }], ty: fresh };
+      }
+      if (h.inCondition()) return h.err(e, '`slice(from, to)` inside a condition is not supported', 'assign it to a variable first');
+      const src = named();
+      const len: Expr = { k: 'len', obj: src };
+      const lo = h.fresh('from');
+      const hi = h.fresh('to');
+      h.emit(tag({ k: 'decl', name: lo, ty: INT, init: clamp(integer(from), len), konst: true }, 'array.slice', loc));
+      h.emit(tag({ k: 'decl', name: hi, ty: INT, init: to ? clamp(integer(to), len) : len, konst: true }, 'array.slice', loc));
+      const t = h.fresh('part');
+      const tv = v(t, fresh);
+      h.emit(tag({ k: 'decl', name: t, ty: fresh, init: { k: 'arrlit', elems: [], ty: fresh }, konst: true }, 'array.slice', loc));
+      const k = h.fresh('k');
+      h.emit(tag(countUp(k, v(lo, INT), v(hi, INT), [push(tv, { k: 'idx', obj: src, index: v(k, INT), ty: ot.elem })]), 'array.slice', loc));
+      return tv;
+    }
+    case 'concat': {
+      if (ot.typed) return undefined;
+      const d = depth(ot);
+      const parts: Part[] = [{ spread: true, node: e.expression, pre: obj0 }];
+      for (const a of args) {
+        const at = h.typeAt(a);
+        if (!at) return h.err(a, 'cannot type this argument of `concat`');
+        // an array of the receiver's depth is spread (JavaScript spreads arrays); one level less is an element
+        if (depth(at) === d) parts.push({ spread: true, node: a });
+        else if (depth(at) === d - 1) parts.push({ spread: false, node: a });
+        else return h.err(a, 'this argument of `concat` is neither an array of the same kind nor one element', 'concatenate arrays of the same type');
+      }
+      return buildByPush(h, e, { ...ot, ro: false }, parts, 'array.concat', 'joined');
+    }
+    case 'fill': {
+      if (args.length !== 1) return h.err(e, args.length ? '`fill` with start/end is not supported' : '`fill` needs a value', 'write a loop');
+      if (h.inCondition()) return h.err(e, '`fill` inside a condition is not supported', 'fill the array in a statement first');
+      const arr = named();
+      const val = h.expr(args[0]);
+      if (!val) return null;
+      if (isRef(tyOf(val))) return h.err(e, '`fill` with an array or object would share one value between all elements', 'write a loop storing a fresh value in each element');
+      for (const s of fillLoop(h, arr, val, loc)) h.emit(tag(s, 'array.fill', loc));
+      return arr;
+    }
+    case 'reverse': {
+      if (args.length) return h.err(e, '`reverse` takes no arguments');
+      if (h.inCondition()) return h.err(e, '`reverse` inside a condition is not supported', 'reverse the array in a statement first');
+      const arr = named();
+      h.emit(tag(reverseLoop(h, arr, loc), 'array.reverse', loc));
+      return arr;
+    }
+    case 'indexOf':
+    case 'includes': {
+      if (args.length !== 1) return h.err(e, `\`${m}\` with a start index is not supported`, 'search a range with a loop');
+      const x = h.expr(args[0]);
+      if (!x) return null;
+      return { k: 'intr', fn: m, args: [obj0, x], ty: m === 'indexOf' ? INT : BOOL, loc };
+    }
+  }
+  return undefined;
+}
+
+/** JavaScript's ToIntegerOrInfinity of a bound: truncated, NaN is 0 (an integer bound as it is) */
+function integer(x: Expr): Expr {
+  if (tyOf(x).k === 'int') return x;
+  return { k: 'cond', c: { k: 'intr', fn: 'Number.isNaN', args: [x], ty: BOOL }, a: int(0), b: { k: 'intr', fn: 'Math.trunc', args: [x], ty: INT }, ty: INT };
+}
+
+/** JavaScript's relative index: `r < 0 ? max(len + r, 0) : min(r, len)` (a literal ≥ 0 needs only the min) */
+function clamp(r: Expr, len: Expr): Expr {
+  const min: Expr = { k: 'intr', fn: 'Math.min', args: [r, len], ty: INT };
+  if (r.k === 'num' && r.v >= 0) return r.v === 0 ? r : min;
+  const max: Expr = { k: 'intr', fn: 'Math.max', args: [{ k: 'bin', op: '+', a: len, b: r, ty: INT }, int(0)], ty: INT };
+  return { k: 'cond', c: { k: 'bin', op: '<', a: r, b: int(0), ty: BOOL }, a: max, b: min, ty: INT };
+}
+
+/**
+ * `a.fill(v)`: a loop of element stores. A value that is not a literal or a name is computed once into a
+ * constant first (JavaScript evaluates the argument once).
+ */
+export function fillLoop(h: ArrayHost, arr: Expr, val: Expr, loc: Loc): Stmt[] {
+  const out: Stmt[] = [];
+  let x = val;
+  if (x.k !== 'num' && x.k !== 'var' && x.k !== 'global' && x.k !== 'bool') {
+    const t = h.fresh('value');
+    out.push({ k: 'decl', name: t, ty: tyOf(x), init: x, konst: true, loc });
+    x = v(t, tyOf(x));
+  }
+  const i = h.fresh('i');
+  const et = tyOf(arr).k === 'arr' ? (tyOf(arr) as ArrTy).elem : NUM;
+  out.push({ ...countUp(i, int(0), { k: 'len', obj: arr }, [{ k: 'assign', target: { k: 'idx', obj: arr, index: v(i, INT), ty: et }, value: x }]), loc });
+  return out;
+}
+
+/** `a.reverse()`: swaps a[k] and a[n-1-k] for k < n/2 (element stores, or row swaps by reference) */
+function reverseLoop(h: ArrayHost, arr: Expr, loc: Loc): Stmt {
+  const at = tyOf(arr) as ArrTy;
+  const k = h.fresh('k');
+  const j = h.fresh('j');
+  const t = h.fresh('t');
+  const kv = v(k, INT), jv = v(j, INT);
+  const len: Expr = { k: 'len', obj: arr };
+  const half: Expr = { k: 'bin', op: '>>', a: len, b: int(1), ty: INT };
+  const el = (i: Expr): Extract<Expr, { k: 'idx' }> => ({ k: 'idx', obj: arr, index: i, ty: at.elem });
+  const body: Stmt[] = [
+    { k: 'decl', name: j, ty: INT, init: { k: 'bin', op: '-', a: { k: 'bin', op: '-', a: len, b: int(1), ty: INT }, b: kv, ty: INT }, konst: true },
+    { k: 'decl', name: t, ty: at.elem, init: el(kv), konst: true },
+    { k: 'assign', target: el(kv), value: el(jv) },
+    { k: 'assign', target: el(jv), value: v(t, at.elem) },
+  ];
+  return { ...countUp(k, int(0), half, body), loc };
+}

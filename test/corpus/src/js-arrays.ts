@@ -1,0 +1,121 @@
+// Arrays as JavaScript programs usually build them: untyped `[]` filled by push, `new Array(n).fill(0)`,
+// `new Array(n)` filled by the loop after it, spread, slice/concat, in-place reverse/fill, indexOf/includes.
+
+/** Trailing moving average of a signal; its output is built with push, then scored. */
+export function movingAverageRoughness(xs: number[], width: number): number {
+  const smooth = [];
+  for (let i = width - 1; i < xs.length; i++) {
+    let s = 0;
+    for (let k = 0; k < width; k++) s += xs[i - k];
+    smooth.push(s / width);
+  }
+  let rough = 0;
+  for (let i = 1; i < smooth.length; i++) rough += (smooth[i] - smooth[i - 1]) ** 2;
+  return rough;
+}
+
+/** Prefix sums in a zero-filled array, then a soft penalty on the running totals. */
+export function prefixSumPenalty(xs: number[]): number {
+  const prefix = new Array(xs.length + 1).fill(0);
+  for (let i = 0; i < xs.length; i++) prefix[i + 1] = prefix[i] + xs[i];
+  let total = 0;
+  for (const p of prefix) total += Math.log(1 + p * p);
+  return total;
+}
+
+/** Multiplies two polynomials (coefficients low to high), shifts by x with spread, evaluates by Horner. */
+export function polyProductAt(a: number[], b: number[], x: number): number {
+  const c = new Array(a.length + b.length - 1).fill(0);
+  for (let i = 0; i < a.length; i++) {
+    for (let j = 0; j < b.length; j++) c[i + j] += a[i] * b[j];
+  }
+  const shifted = [0, ...c]; // x · c(x)
+  const both = shifted.concat(a); // x·c(x) followed by a's coefficients, read as one longer polynomial
+  let v = 0;
+  for (let i = both.length - 1; i >= 0; i--) v = v * x + both[i];
+  return v;
+}
+
+/** Correlation by flipping the kernel and convolving over windows cut out with slice. */
+export function flippedConvolution(signal: number[], kernel: number[]): number {
+  const flipped = kernel.slice().reverse();
+  const out: number[] = [];
+  for (let i = 0; i + flipped.length <= signal.length; i++) {
+    const win = signal.slice(i, i + flipped.length);
+    let acc = 0;
+    for (let k = 0; k < win.length; k++) acc += win[k] * flipped[k];
+    out.push(Math.tanh(acc));
+  }
+  let s = 0;
+  for (const v of out) s += v * v;
+  return s;
+}
+
+/** A weighted mean over values binned by their rounded magnitude; the bin counts are passive. */
+export function binnedWeightedMean(values: number[], weights: number[]): number {
+  const bins = [];
+  for (const v of values) bins.push(Math.min(Math.floor(Math.abs(v) * 2), 3));
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < values.length; i++) {
+    const w = weights[i] / (1 + bins[i]);
+    num += w * values[i];
+    den += w;
+  }
+  return num / den;
+}
+
+/** Finite differences into an array allocated with holes and filled by the loop right after it. */
+export function smoothTotalVariation(xs: number[], eps: number): number {
+  const n = xs.length - 1;
+  const diffs = new Array(n);
+  for (let i = 0; i < n; i++) diffs[i] = xs[i + 1] - xs[i];
+  let tv = 0;
+  for (const d of diffs) tv += Math.sqrt(d * d + eps * eps);
+  return tv;
+}
+
+/** A trimmed mean: drop the first and last samples with slice, skip the spot where the peak sits. */
+export function trimmedMeanWithoutPeak(xs: number[]): number {
+  const inner = xs.slice(1, -1);
+  let peak = inner[0];
+  for (const v of inner) if (v > peak) peak = v;
+  const at = inner.indexOf(peak);
+  let s = 0;
+  let n = 0;
+  for (let i = 0; i < inner.length; i++) {
+    if (i === at) continue;
+    s += inner[i];
+    n++;
+  }
+  return inner.includes(peak) && n > 0 ? s / n + 0.1 * peak : peak;
+}
+
+/** An explicit Euler step on a state assembled with spread, the next state copied with spread. */
+export function springStateEnergy(pos: number[], vel: number[], k: number): number {
+  let state = [...pos, ...vel];
+  const half = pos.length;
+  for (let step = 0; step < 4; step++) {
+    const next = [...state];
+    for (let i = 0; i < half; i++) {
+      next[i] = state[i] + 0.1 * state[half + i];
+      next[half + i] = state[half + i] - 0.1 * k * state[i];
+    }
+    state = next;
+  }
+  let e = 0;
+  for (let i = 0; i < half; i++) e += 0.5 * k * state[i] ** 2 + 0.5 * state[half + i] ** 2;
+  return e;
+}
+
+/** Rows of two matrices joined with concat, reversed in place, then a weighted Frobenius norm. */
+export function stackedRowsNorm(A: number[][], B: number[][]): number {
+  const rows = A.concat(B);
+  const r = rows.reverse(); // the same array: r and rows are one object
+  let s = 0;
+  for (let i = 0; i < r.length; i++) {
+    for (let j = 0; j < r[i].length; j++) s += (i + 1) * r[i][j] * rows[i][j];
+  }
+  const scaled = r[0].slice().fill(0.5 * r[0][0]);
+  return s + scaled[0] * scaled[scaled.length - 1];
+}
