@@ -350,7 +350,12 @@ function checkTangents(c: Compiled, primals: unknown[], tangents: unknown[]): vo
 /** Gradient of a scalar function, shaped like the `wrt` argument(s) (an array of them if `wrt` is a list). */
 export function grad<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...args: Parameters<F>) => unknown {
   checkEntry('grad', f, opts);
-  return (...args) => withErrors(() => unwrap(opts, reverse(requireScalar('grad', compileFor(f, opts, args)), opts, args, 1)[1]));
+  // a function returning `number | null` has no gradient where it returns null: grad returns null there
+  return (...args) =>
+    withErrors(() => {
+      const [v, g] = reverse(requireScalar('grad', compileFor(f, opts, args)), opts, args, 1);
+      return v === null ? null : unwrap(opts, g);
+    });
 }
 
 export function valueAndGrad<F extends Fn>(f: F, opts: RuntimeOptions = {}): (...args: Parameters<F>) => [number, unknown] {
@@ -358,7 +363,7 @@ export function valueAndGrad<F extends Fn>(f: F, opts: RuntimeOptions = {}): (..
   return (...args) =>
     withErrors(() => {
       const [v, g] = reverse(requireScalar('valueAndGrad', compileFor(f, opts, args)), opts, args, 1);
-      return [v as number, unwrap(opts, g)];
+      return [v as number, v === null ? null : unwrap(opts, g)];
     });
 }
 
