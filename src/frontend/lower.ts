@@ -36,6 +36,9 @@ export const FORMS = [
   'expr.objlit', // `{ u: a, v: b }`
   'expr.alloc', // `new Float64Array(n)`, `new Array(n).fill(v)`, `Array.from` storage
   'expr.copy', // `a.slice()`, `Float64Array.from(a)`, `new Float64Array(a)`
+  'expr.short', // `a ?? b`, `a || b`, `a && b` on numbers (a conditional; src/frontend/nullable.ts)
+  'expr.typetest', // `typeof x === 'number'`, `'f' in o`, `Array.isArray(x)` on nullable values
+  'param.optional', // `y?: number` (nullable), `y = 0.5` (a default)
 ] as const;
 export type Form = (typeof FORMS)[number];
 

@@ -112,10 +112,10 @@ export function shortCircuit(h: NullableHost, e: ts.BinaryExpression, op: '&&' |
   if (!ty || (ty.k !== 'num' && ty.k !== 'int' && !(ty.k === 'opt' && ty.base.k === 'num')))
     return h.err(e, `the result of \`${text}\` here is not a number or a nullable number`, 'compare explicitly and use `c ? a : b`');
   const resTy: Ty = ty.k === 'int' ? { k: 'num' } : ty;
-  if (op === '??') return { k: 'cond', c: present(a, (ta as Extract<Ty, { k: 'opt' }>).none), a: narrowed(a), b, ty: resTy };
+  if (op === '??') return { k: 'cond', c: present(a, (ta as Extract<Ty, { k: 'opt' }>).none), a: narrowed(a), b, ty: resTy, sc: op };
   // `a || b`: a where a is truthy (a is then a number, so narrowed), else b; `a && b`: the other way round
-  if (op === '||') return { k: 'cond', c: truthy(a), a: narrowed(a), b, ty: resTy };
-  return { k: 'cond', c: truthy(a), a: b, b: a, ty: resTy };
+  if (op === '||') return { k: 'cond', c: truthy(a), a: narrowed(a), b, ty: resTy, sc: op };
+  return { k: 'cond', c: truthy(a), a: b, b: a, ty: resTy, sc: op };
 }
 
 /** `typeof x` (compared to a string literal by the caller): a passive test of a nullable value */

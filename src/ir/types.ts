@@ -51,7 +51,8 @@ export type Expr =
   | (Node & { k: 'global'; name: string; ty: Ty }) // module-level const data, passive
   | (Node & { k: 'bin'; op: BinOp; a: Expr; b: Expr; ty: Ty })
   | (Node & { k: 'un'; op: UnOp; a: Expr; ty: Ty })
-  | (Node & { k: 'cond'; c: Expr; a: Expr; b: Expr; ty: Ty })
+  // sc: lowered from a short circuit on numbers (`a ?? b`, `a || b`, `a && b`), for coverage accounting only
+  | (Node & { k: 'cond'; c: Expr; a: Expr; b: Expr; ty: Ty; sc?: '??' | '||' | '&&' })
   // call of a user function of the compilation
   | (Node & { k: 'call'; fn: string; args: Expr[]; ty: Ty })
   // call of an intrinsic: Math.*, isFinite, tape operations, runtime helpers

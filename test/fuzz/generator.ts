@@ -510,6 +510,8 @@ class Ctx {
   counter = 0;
   /** calls rendered in this function body (limits the size of the call tree) */
   calls = 0;
+  /** the head's optional parameter `y?: number` (src/frontend/nullable.ts), read through `??` and `typeof` */
+  opt: string | null = null;
   constructor(
     /** what early returns look like: 0 `return <number>`, 1 none (arrays, objects), 2 `return;` */
     readonly ret: number,
@@ -576,7 +578,15 @@ function renderExpr(c: Ctx, e: Expr): string {
       return lit(LITS[e.v]);
     case 'var': {
       const v = pick(c.nums, e.s);
-      return v ? v.name : lit(LITS[e.s % LITS.length]);
+      if (!v) return lit(LITS[e.s % LITS.length]);
+      // JavaScript's short circuits on numbers, from the same draw (sel's top values): `v || 0.5`,
+      // `v && w`, and on the head's optional parameter `y ?? v`, `typeof y === 'number' ? y : v`
+      const w = pick(c.nums, e.s + 1)!;
+      if (e.s === 13) return `(${v.name} || ${lit(LITS[(e.s + c.nums.length) % LITS.length])})`;
+      if (e.s === 14) return `(${v.name} && ${w.name})`;
+      if (e.s === 15 && c.opt) return `(${c.opt} ?? ${v.name})`;
+      if (e.s === 12 && c.opt) return `(typeof ${c.opt} === 'number' ? ${c.opt} : ${v.name})`;
+      return v.name;
     }
     case 'int': {
       const v = pick(c.ints, e.s);
@@ -1735,8 +1745,17 @@ export function render(spec: ProgSpec): Rendered {
     add('a', 'number[]', vec(spec.la));
     c.arrs.push({ name: 'a', len: spec.la, f64: false, ro: false });
   }
-  if (hp.y) {
+  // y, from the same draws: every fourth program takes it optional (`y?: number`) and left out, optional
+  // and given, or with a default (`y = 0.5`); an optional y is read through `??` and `typeof` only
+  const yForm = hp.y ? (spec.la + spec.lb) % 4 : 3;
+  if (hp.y && yForm < 2) {
+    params.push('y');
+    decls.push('y?: number');
+    args.push(yForm === 0 ? { kind: 'absent' } : num());
+    c.opt = 'y';
+  } else if (hp.y) {
     add('y', 'number', num());
+    if (yForm === 2) decls[decls.length - 1] = 'y: number = 0.5';
     c.nums.push({ name: 'y', w: true });
   }
   if (hp.m) {
@@ -1782,6 +1801,9 @@ export function render(spec: ProgSpec): Rendered {
     }
   }
   const rt = ret === 0 ? 'number' : ret === 1 ? 'void' : 'number[]';
+  // (a required parameter may not follow an optional one: there y is `number | undefined`)
+  const yi = decls.indexOf('y?: number');
+  if (yi >= 0 && yi < decls.length - 1) decls[yi] = 'y: number | undefined';
   out.push(`export function f(${decls.join(', ')}): ${rt} {`, ...c.lines, '}', '');
 
   // independents: by default every parameter; sometimes drop a few
