@@ -77,7 +77,9 @@ function annotate(src0: string, types: (string | null)[], ret: string | null = n
 
 /** does `src` mention identifier `name`? */
 function calls(src: string, name: string): boolean {
-  return new RegExp(`(^|[^\\w$.])${name.replace(/\$/g, '\\$')}\\s*\\(`).test(src);
+  // (not its own declaration `function name(`: only a recursive call needs the result type declared,
+  // and a declared type read off one value would be wrong for a `number | null` result)
+  return new RegExp(`(^|[^\\w$.])(?<!function\\s+)${name.replace(/\$/g, '\\$')}\\s*\\(`).test(src);
 }
 
 /** scope entries the head mentions, directly or through helpers it mentions */
