@@ -42,10 +42,8 @@ export function printTy(t: Ty, tape = 'Tape'): string {
       return `${t.ro ? 'readonly ' : ''}[${t.elems.map((e) => printTy(e, tape)).join(', ')}]`;
     case 'obj':
       return t.name ?? `{ ${t.fields.map((f) => (f.optional && f.ty.k === 'opt' ? `${f.name}?: ${printTy(f.ty.base, tape)}` : `${f.name}: ${printTy(f.ty, tape)}`)).join('; ')} }`;
-    case 'opt': {
-      const base = printTy(t.base, tape);
-      return [t.base.k === 'arr' && !t.base.typed ? `(${base})` : base, ...t.none].join(' | ');
-    }
+    case 'opt':
+      return [printTy(t.base, tape), ...t.none].join(' | ');
   }
 }
 

@@ -1219,7 +1219,7 @@ class FunctionLowering {
         return this.err(e, `Number.${name} used as a value is not supported`);
       }
     }
-    if (e.questionDotToken) return this.err(e, 'optional chaining is not supported', 'values are never undefined here');
+    if (e.questionDotToken) return this.err(e, 'optional chaining is not supported', 'test the value first: `o !== undefined ? o.f : …`');
     const obj = this.expr(e.expression);
     if (!obj) return null;
     const ot = tyOf(obj);

@@ -49,6 +49,8 @@ export function typeClass(t: Ty): TypeClass {
       return 'tuple';
     case 'obj':
       return 'object';
+    case 'opt': // a nullable value (`const r = g(x)` with g returning number | null) counts as its base
+      return typeClass(t.base);
     default:
       return '-';
   }
