@@ -306,9 +306,34 @@ const BAD: BadCase[] = [
     line: 3, col: 10, message: /optional chaining/,
   },
   {
-    name: '`??`',
-    src: fn('const y = x ?? 1;', 'return y * 2;'),
-    line: 2, col: 13, message: /`\?\?` is not supported/,
+    name: '`??` on a call (its left operand is tested and then used)',
+    src: `function g(x: number): number | null { return x > 0 ? x : null; }\n${fn('const y = g(x) ?? 1;', 'return y * 2;')}`,
+    line: 3, col: 13, message: /left operand of `\?\?` must be a variable or a field/, rendered: /name it first/,
+  },
+  {
+    name: 'a nullable `let`',
+    src: fn('let best: number | null = null;', 'if (x > 0) best = x;', 'return best ?? 0;'),
+    line: 2, col: 7, message: /nullable variable 'best' must be `const`/,
+  },
+  {
+    name: 'an optional parameter reassigned',
+    src: `export function f(x: number, y?: number): number {\n  y = y ?? 2;\n  return x * y;\n}\n`,
+    line: 2, col: 3, message: /'y' is nullable and cannot be reassigned/, rendered: /const y2 = y \?\? …/,
+  },
+  {
+    name: 'an optional field assigned',
+    src: `export function f(x: number, o: { s?: number }): number {\n  o.s = x;\n  return x;\n}\n`,
+    line: 2, col: 3, message: /optional field 's' cannot be assigned/,
+  },
+  {
+    name: '`??` on a value that may be false',
+    src: `function g(x: number): number | false { return x > 0 ? x : false; }\n${fn('const r = g(x);', 'return (r ?? 1) as number;')}`,
+    line: 4, col: 11, message: /`\?\?` on a value that may be `false`/,
+  },
+  {
+    name: '`||` on an array',
+    src: `export function f(xs: number[], ys: number[]): number {\n  const zs = xs || ys;\n  return zs[0];\n}\n`,
+    line: 2, col: 14, message: /`\|\|` is supported on numbers/,
   },
   {
     name: 'assignment inside an expression',
@@ -346,14 +371,14 @@ const BAD: BadCase[] = [
     line: 4, col: 3, message: /comma operator/,
   },
   {
-    name: '`typeof`',
-    src: fn('const t = typeof x;', 'return x;'),
-    line: 2, col: 13, message: /`typeof` is not supported/,
+    name: '`typeof` of a computed value',
+    src: fn("return typeof (x * 2) === 'number' ? x : 0;"),
+    line: 2, col: 10, message: /`typeof` is supported on variables and fields only/,
   },
   {
-    name: '`in` operator',
-    src: `interface P { a: number }\nexport function f(p: P): number {\n  return 'a' in p ? p.a : 0;\n}\n`,
-    line: 3, col: 10, message: /`in` is not supported/,
+    name: '`in` with a computed key',
+    src: `interface P { a: number }\nexport function f(p: P, k: 'a'): number {\n  return k in p ? p.a : 0;\n}\n`,
+    line: 3, col: 10, message: /`in` is supported with a field name written as a string literal/,
   },
   {
     name: 'tagged template',

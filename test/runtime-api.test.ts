@@ -160,6 +160,18 @@ const objLoss = (p: Model, x: number[]) => {
 // ---------------------------------------------------------------------------------------------------
 
 describe('grad', () => {
+  it('a function returning number | null: the gradient where it is a number, null where it is null', () => {
+    function root(a: number, b: number, c: number) {
+      const disc = b * b - 4 * a * c;
+      if (disc < 0) return null;
+      return (-b + Math.sqrt(disc)) / (2 * a);
+    }
+    // d/db of (-b + sqrt(b² - 4ac)) / 2a = (-1 + b / sqrt(b² - 4ac)) / 2a
+    const g = grad(root, { wrt: 1 })(1, 3, 1) as number;
+    expect(g).toBeCloseTo((-1 + 3 / Math.sqrt(5)) / 2, 12);
+    expect(grad(root, { wrt: 1 })(1, 1, 1)).toBeNull();
+    expect(valueAndGrad(root)(1, 1, 1)).toEqual([null, null]);
+  });
   it('scalar arrow function: closed form and divided differences', () => {
     for (const x of [-1.3, 0.2, 2.5]) {
       expectClose(grad(scalarArrow)(x), scalarArrowD(x));

@@ -86,7 +86,8 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
       else if (p.role === 'tangent') call.push(dirs[j] !== null ? clone(dirs[j]) : zerosLike(args[j]));
     }
     const res = mod[info.tangent.name](...call);
-    const yd = of.includes('return') ? (res as unknown[])[1] : undefined;
+    // a null result (`number | null`) has no derivative: its tangent (0) is left out, as its value is
+    const yd = of.includes('return') ? ((res as unknown[])[0] === null ? null : (res as unknown[])[1]) : undefined;
     T = [];
     if (of.includes('return')) T.push(yd);
     for (const o of of) {
@@ -153,13 +154,14 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
       if (p.role === 'tape') bargs.push(tape);
       else if (p.role === 'primal') bargs.push(c[info.params.indexOf(p.name)]);
       else if (p.role === 'adjoint') bargs.push(adjArrays.get(p.of!));
-      else if (p.role === 'seed') bargs.push(clone(ybar[0]));
+      else if (p.role === 'seed') bargs.push(clone(ybar[0]) ?? 0); // the seed of a null result is ignored
     }
     const ret = mod[info.bwd.name](...bargs);
     tapeEmpty = tape.empty;
     Tape.release(tape);
     // scalar adjoints come back in parameter order
-    const scalarParams = info.params.filter((p, j) => typeof args[j] === 'number' && info.tangent?.params.some((q) => q.role === 'tangent' && q.of === p));
+    // (an optional number left out, `undefined`, still has its adjoint slot: zero)
+    const scalarParams = info.params.filter((p, j) => (typeof args[j] === 'number' || args[j] === undefined || args[j] === null) && info.tangent?.params.some((q) => q.role === 'tangent' && q.of === p));
     const scalarAdj = new Map<string, number>();
     if (scalarParams.length === 1) scalarAdj.set(scalarParams[0], ret as number);
     else scalarParams.forEach((p, k) => scalarAdj.set(p, (ret as number[])[k]));
@@ -216,7 +218,7 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
       const r1 = mod[info.tangent.name](...call1);
       const want: unknown[] = [];
       const got: unknown[] = [];
-      if (of.includes('return')) {
+      if (of.includes('return') && (r1 as unknown[])[0] !== null) {
         const y = (r1 as unknown[])[0];
         want.push((r1 as unknown[])[1]);
         got.push(unpackDirection((res as unknown[])[1], y, k, nb));

@@ -12,7 +12,7 @@ import { shapeKey, tyOfValue, typeText } from './shapes.js';
 import { assertNoAliasing, clone, flatten, mapFloats } from './values.js';
 import { mismatchError, selfCheck, type Probe } from './selfcheck.js';
 import { zerosLike } from '../runtime/arrays.js';
-import type { AnyFunction, Gradient, OptionsFor, ResultTangent, Tangents } from './types.js';
+import type { AnyFunction, Gradient, MaybeGradient, OptionsFor, ResultTangent, Tangents } from './types.js';
 
 type Fn = (...args: never[]) => unknown;
 
@@ -324,20 +324,25 @@ function checkTangents(c: Compiled, primals: unknown[], tangents: unknown[]): vo
 }
 
 /** Gradient of a scalar function, shaped like the `wrt` argument(s) (an array of them if `wrt` is a list). */
-export function grad<F extends (...args: any[]) => number, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => Gradient<F, W> {
+export function grad<F extends (...args: any[]) => number | null, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => MaybeGradient<F, W> {
   const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('grad', f, opts);
-  return (...args) => withErrors(() => unwrap(opts, reverse(requireScalar('grad', compileFor(f, opts, args)), opts, args, 1)[1]) as Gradient<F, W>);
+  // a function returning `number | null` has no gradient where it returns null: grad returns null there
+  return (...args) =>
+    withErrors(() => {
+      const [v, g] = reverse(requireScalar('grad', compileFor(f, opts, args)), opts, args, 1);
+      return (v === null ? null : unwrap(opts, g)) as MaybeGradient<F, W>;
+    });
 }
 
 /** [f(args), its gradient] (the gradient as grad gives it). */
-export function valueAndGrad<F extends (...args: any[]) => number, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => [number, Gradient<F, W>] {
+export function valueAndGrad<F extends (...args: any[]) => number | null, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => [ReturnType<F>, MaybeGradient<F, W>] {
   const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('valueAndGrad', f, opts);
   return (...args) =>
     withErrors(() => {
       const [v, g] = reverse(requireScalar('valueAndGrad', compileFor(f, opts, args)), opts, args, 1);
-      return [v as number, unwrap(opts, g) as Gradient<F, W>];
+      return [v as ReturnType<F>, (v === null ? null : unwrap(opts, g)) as MaybeGradient<F, W>];
     });
 }
 

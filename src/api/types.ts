@@ -37,6 +37,9 @@ export type Gradient<F extends AnyFunction, W = undefined> = [W] extends [undefi
     ? { -readonly [K in keyof W]: One<Parameters<F>, W[K]> }
     : One<Parameters<F>, W>;
 
+/** grad's result: the gradient, or null where a function typed `number | null` returns null */
+export type MaybeGradient<F extends AnyFunction, W = undefined> = null extends ReturnType<F> ? Gradient<F, W> | null : Gradient<F, W>;
+
 /** jvp's tangents: one per independent, in `wrt` order, each shaped like its argument */
 export type Tangents<F extends AnyFunction, W = undefined> = [W] extends [undefined]
   ? [Tangent<Parameters<F>[0]>]

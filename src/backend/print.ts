@@ -41,7 +41,9 @@ export function printTy(t: Ty, tape = 'Tape'): string {
     case 'tuple':
       return `${t.ro ? 'readonly ' : ''}[${t.elems.map((e) => printTy(e, tape)).join(', ')}]`;
     case 'obj':
-      return t.name ?? `{ ${t.fields.map((f) => `${f.name}: ${printTy(f.ty, tape)}`).join('; ')} }`;
+      return t.name ?? `{ ${t.fields.map((f) => (f.optional && f.ty.k === 'opt' ? `${f.name}?: ${printTy(f.ty.base, tape)}` : `${f.name}: ${printTy(f.ty, tape)}`)).join('; ')} }`;
+    case 'opt':
+      return [printTy(t.base, tape), ...t.none].join(' | ');
   }
 }
 
@@ -98,6 +100,7 @@ export class Printer {
       case 'undef':
         return ['undefined', 20];
       case 'var':
+        return [e.nn && !this.opts.js ? `${e.name}!` : e.name, e.nn ? POSTFIX : 20];
       case 'global':
         return [e.name, 20];
       case 'raw':
@@ -120,11 +123,14 @@ export class Printer {
       case 'call':
         return [`${e.fn}(${e.args.map((a) => this.expr(a, 2)).join(', ')})`, POSTFIX];
       case 'intr':
+        // the type tests of nullable values (src/frontend/nullable.ts) are operators, not calls
+        if (e.fn === 'typeof') return [`typeof ${this.expr(e.args[0], UNARY)}`, UNARY];
+        if (e.fn === 'in') return [`${this.expr(e.args[0], 10)} in ${this.expr(e.args[1], 10)}`, 9];
         return [this.intrinsic(e), POSTFIX];
       case 'idx':
         return [`${this.expr(e.obj, POSTFIX)}[${this.expr(e.index)}]`, POSTFIX];
       case 'field':
-        return [`${this.expr(e.obj, POSTFIX)}.${e.name}`, POSTFIX];
+        return [`${this.expr(e.obj, POSTFIX)}.${e.name}${e.nn && !this.opts.js ? '!' : ''}`, POSTFIX];
       case 'len':
         return [`${this.expr(e.obj, POSTFIX)}.length`, POSTFIX];
       case 'arrlit':
@@ -289,7 +295,13 @@ export class Printer {
 
   func(f: Func): void {
     if (f.comments) for (const c of f.comments) this.raw(c);
-    const params = f.params.map((p) => `${p.name}${this.ty(p.ty)}${p.def ? ' = ' + this.expr(p.def, 2) : ''}`).join(', ');
+    // `y?: T` stays optional where only optional or defaulted parameters follow it (as TypeScript requires);
+    // elsewhere (before a derivative parameter) it is written `y: T | undefined` and passed explicitly
+    const params = f.params.map((p, i) => {
+      const optional = p.optional && p.ty.k === 'opt' && !this.opts.js && f.params.slice(i + 1).every((q) => q.optional || q.def);
+      const ty = optional ? `?: ${printTy((p.ty as Extract<Ty, { k: 'opt' }>).base, this.rt('Tape'))}` : this.ty(p.ty);
+      return `${p.name}${ty}${p.def ? ' = ' + this.expr(p.def, 2) : ''}`;
+    }).join(', ');
     const ret = this.opts.js ? '' : `: ${printTy(f.ret, this.rt('Tape'))}`;
     this.block(`${f.exported ? 'export ' : ''}function ${f.name}(${params})${ret}`, f.body);
   }

@@ -9,6 +9,7 @@ import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { checkTreeDepth } from './limits.js';
 import { userTypeErrors } from './type-errors.js';
 import { checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isVarList, type VarBinding } from './var-scope.js';
+import { NULL, assignsNullable, inTest, isArrayTest, narrowRead, nestedNullable, nullableUnion, shortCircuit, typeofTest, type NullableHost } from './nullable.js';
 
 /**
  * The statement and expression forms this lowering accepts, named as they appear in the IR it produces
@@ -40,6 +41,9 @@ export const FORMS = [
   'expr.alloc', // `new Float64Array(n)`, `new Array(n).fill(v)`, `Array.from` storage
   'expr.copy', // `a.slice()`, `Float64Array.from(a)`, `new Float64Array(a)`
   ...ARRAY_FORMS, // arrays as JavaScript writes them (src/frontend/arrays.ts), counted by their statements' `origin`
+  'expr.short', // `a ?? b`, `a || b`, `a && b` on numbers (a conditional; src/frontend/nullable.ts)
+  'expr.typetest', // `typeof x === 'number'`, `'f' in o`, `Array.isArray(x)` on nullable values
+  'param.optional', // `y?: number` (nullable), `y = 0.5` (a default)
 ] as const;
 export type Form = (typeof FORMS)[number];
 
@@ -329,19 +333,19 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
         return { k: 'str', lits: parts.map((p) => (p as ts.StringLiteralType).value).sort() };
       if (parts.every((p) => p.flags & ts.TypeFlags.BooleanLiteral)) return BOOL;
       if (parts.every((p) => p.flags & ts.TypeFlags.NumberLiteral)) return NUM;
-      return null;
+      return nullableUnion(parts, (p) => convertType(p, at)) ?? null;
     }
     if (checker.isTupleType(t)) {
       const args = checker.getTypeArguments(t as ts.TypeReference);
       const elems = args.map((a) => convertType(a, at));
-      if (elems.some((e) => !e)) return null;
+      if (elems.some((e) => !e || e.k === 'opt')) return null;
       const ro = !!((t as ts.TypeReference).target as ts.TupleType).readonly;
       return { k: 'tuple', elems: elems as Ty[], ro };
     }
     if (checker.isArrayType(t)) {
       const a = checker.getTypeArguments(t as ts.TypeReference)[0];
       const elem = a && convertType(a, at);
-      if (!elem) return null;
+      if (!elem || elem.k === 'opt') return null;
       const ro = t.symbol?.name === 'ReadonlyArray';
       return { k: 'arr', elem, typed: false, ro };
     }
@@ -353,8 +357,8 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
       const fields = [];
       for (const p of checker.getPropertiesOfType(t)) {
         const pt = convertType(checker.getTypeOfSymbolAtLocation(p, at), at);
-        if (!pt) return null;
-        fields.push({ name: p.name, ty: pt });
+        if (!pt || (pt.k === 'opt' && nestedNullable(pt))) return null;
+        fields.push(pt.k === 'opt' && p.flags & ts.SymbolFlags.Optional ? { name: p.name, ty: pt, optional: true } : { name: p.name, ty: pt });
       }
       const name = t.aliasSymbol?.name ?? (t.symbol?.flags & ts.SymbolFlags.Interface ? symName : null) ?? null;
       const ty: Ty = { k: 'obj', name, fields };
@@ -470,6 +474,9 @@ class FunctionLowering {
     return this.names.has(n) || this.ctx.funcDecls.has(n) || this.ctx.globalNames.has(n);
   }
 
+  /** what src/frontend/nullable.ts needs of this lowering */
+  private readonly host: NullableHost = { expr: (e) => this.expr(e), err: (n, m, h) => this.err(n, m, h), typeAt: (n) => this.ctx.typeAt(n) };
+
   private err(node: ts.Node, msg: string, hint?: string): null {
     this.ok = false;
     this.ctx.diags.error(this.ctx.locOf(node), msg, hint);
@@ -566,6 +573,7 @@ class FunctionLowering {
       }
       const name = this.declareVar(p, p.name.text, ty);
       const param: Param = { name, ty };
+      if (p.questionToken) param.optional = true;
       if (p.initializer) {
         const def = this.expr(p.initializer);
         if (def) param.def = def;
@@ -915,6 +923,11 @@ class FunctionLowering {
           this.silence(d);
           continue;
         }
+        if (ty.k === 'opt') {
+          this.err(d.name, `the nullable variable '${d.name.text}' must be \`const\` with an initializer`, 'keep a number and test a separate flag');
+          this.silence(d);
+          continue;
+        }
         const name = this.declareVar(d, d.name.text, ty);
         out.push({ k: 'decl', name, ty, init: null, konst, loc: this.ctx.locOf(d) });
         continue;
@@ -961,6 +974,8 @@ class FunctionLowering {
         this.silence(declNode as ts.VariableDeclaration);
         return [];
       }
+      if (ty.k === 'opt' && !konst)
+        return this.err(name, `the nullable variable '${name.text}' must be \`const\``, 'keep a number and test a separate flag, or write `const` and give each new value its own name') ?? [];
       const n = this.declareVar(declNode, name.text, ty);
       return [{ k: 'decl', name: n, ty, init, konst, loc }];
     }
@@ -1069,6 +1084,11 @@ class FunctionLowering {
   private lvalue(e: ts.Expression): Extract<Expr, { k: 'var' | 'idx' | 'field' }> | null {
     const x = this.expr(e);
     if (!x) return null;
+    if (ts.isIdentifier(e) && x.k === 'var') {
+      const r = this.resolve(e);
+      if (r?.kind === 'local' && !assignsNullable(this.host, e, r.ty, e.text)) return null;
+    }
+    if (x.k === 'field' && (x.nn || x.ty.k === 'opt')) return this.err(e, `the optional field '${x.name}' cannot be assigned in differentiated code`, 'build a new object with the field set');
     if (x.k === 'var' || x.k === 'idx' || x.k === 'field') return x;
     if (x.k === 'global') return this.err(e, `module constant '${x.name}' cannot be assigned`, 'copy it into a local variable');
     return this.err(e, 'this assignment target is not supported', 'assign to a variable, an array element or an object field');
@@ -1282,7 +1302,9 @@ class FunctionLowering {
       return this.err(e, 'closures are not supported in differentiated code', 'move the function to the top level and pass what it uses as parameters');
     if (ts.isTemplateExpression(e)) return this.err(e, 'template strings are not supported', 'strings are passive flags only');
     if (ts.isAwaitExpression(e) || ts.isYieldExpression(e)) return this.err(e, '`await`/`yield` are not supported', 'write synchronous code');
-    if (ts.isTypeOfExpression(e) || ts.isDeleteExpression(e) || ts.isVoidExpression(e)) return this.err(e, `\`${e.getText().split(' ')[0]}\` is not supported`, 'types are known statically here: drop the run-time type test');
+    if (ts.isTypeOfExpression(e)) return typeofTest(this.host, e);
+    if (e.kind === ts.SyntaxKind.NullKeyword) return NULL;
+    if (ts.isDeleteExpression(e) || ts.isVoidExpression(e)) return this.err(e, `\`${e.getText().split(' ')[0]}\` is not supported`, 'types are known statically here: drop the run-time type test');
     return this.err(e, `${ts.SyntaxKind[e.kind]} is not supported in differentiated code`, 'see the README for the supported subset');
   }
 
@@ -1293,7 +1315,7 @@ class FunctionLowering {
     const r = this.resolve(id);
     if (!r && this.isRefused(id)) return null; // its declaration was reported: one problem, one error
     if (!r) return this.err(id, `'${id.text}' cannot be resolved to a variable, parameter, module constant or function of the compilation`, 'declare it, import it from a file of the compilation, or pass it as a parameter');
-    if (r.kind === 'local') return { k: 'var', name: r.name, ty: r.ty };
+    if (r.kind === 'local') return narrowRead(this.host, id, { k: 'var', name: r.name, ty: r.ty });
     if (r.kind === 'global') return { k: 'global', name: r.name, ty: r.ty };
     return this.err(id, `function '${r.name}' used as a value: functions can only be called`, 'call it directly');
   }
@@ -1310,15 +1332,20 @@ class FunctionLowering {
     const k = e.operatorToken.kind;
     if (k === ts.SyntaxKind.EqualsToken || COMPOUND_OPS[k]) return this.err(e, 'assignment inside an expression is not supported', 'write the assignment as its own statement');
     if (k === ts.SyntaxKind.CommaToken) return this.err(e, 'the comma operator is not supported', 'write separate statements');
-    if (k === ts.SyntaxKind.QuestionQuestionToken) return this.err(e, '`??` is not supported', 'numbers are never null here; drop the fallback');
-    if (k === ts.SyntaxKind.InKeyword || k === ts.SyntaxKind.InstanceOfKeyword) return this.err(e, `\`${e.operatorToken.getText()}\` is not supported`, 'fields and types are known statically here: drop the run-time test');
-    const op = BIN_OPS[k];
+    if (k === ts.SyntaxKind.InKeyword) return inTest(this.host, e);
+    if (k === ts.SyntaxKind.InstanceOfKeyword) return this.err(e, `\`${e.operatorToken.getText()}\` is not supported`, 'fields and types are known statically here: drop the run-time test');
+    const op = k === ts.SyntaxKind.QuestionQuestionToken ? '??' : BIN_OPS[k];
     if (!op) return this.err(e, `operator '${e.operatorToken.getText()}' is not supported`);
     const a = this.expr(e.left);
-    if (op === '&&' || op === '||') this.condDepth++;
+    const short = op === '&&' || op === '||' || op === '??';
+    if (short) this.condDepth++;
     const b = this.expr(e.right);
-    if (op === '&&' || op === '||') this.condDepth--;
+    if (short) this.condDepth--;
     if (!a || !b) return null;
+    if (short) {
+      const sc = shortCircuit(this.host, e, op, a, b);
+      if (sc !== undefined || op === '??') return sc ?? null;
+    }
     const ta = tyOf(a), tb = tyOf(b);
     if ((ta.k === 'str' || tb.k === 'str') && !COMPARISONS.has(op)) return this.err(e, 'string operations are not supported', 'strings are passive flags only');
     let ty: Ty;
@@ -1345,14 +1372,14 @@ class FunctionLowering {
         return this.err(e, `Number.${name} used as a value is not supported`);
       }
     }
-    if (e.questionDotToken) return this.err(e, 'optional chaining is not supported', 'values are never undefined here');
+    if (e.questionDotToken) return this.err(e, 'optional chaining is not supported', 'test the value first: `o !== undefined ? o.f : …`');
     const obj = this.expr(e.expression);
     if (!obj) return null;
     const ot = tyOf(obj);
     if (name === 'length' && (ot.k === 'arr' || ot.k === 'tuple')) return { k: 'len', obj };
     if (ot.k === 'obj') {
       if (!ot.fields.some((f) => f.name === name)) return this.err(e, `unknown field '${name}'`);
-      return { k: 'field', obj, name, ty: fieldTy(ot, name) };
+      return narrowRead(this.host, e, { k: 'field', obj, name, ty: fieldTy(ot, name) });
     }
     return this.err(e, `property '${name}' is not supported here`, 'arrays support .length and Float64Array supports .subarray(start, end)');
   }
@@ -1374,6 +1401,7 @@ class FunctionLowering {
           if (!a) return null;
           return { k: 'intr', fn: `Number.${m}`, args: [a], ty: BOOL };
         }
+        if (objNode.text === 'Array' && m === 'isArray') return isArrayTest(this.host, e);
         if (objNode.text === 'Array' && m === 'from') return this.err(e, '`Array.from` is supported only as the initializer of a variable', 'write `const xs = Array.from({ length: n }, (_, i) => …)`');
         if (objNode.text === 'Float64Array' && m === 'from') {
           const a = e.arguments[0] && this.expr(e.arguments[0]);
@@ -1497,6 +1525,10 @@ class FunctionLowering {
     // Missing arguments take the callee's defaults, filled in at the call (the IR has no optional params).
     for (let i = args.length; i < params.length; i++) {
       const p = params[i];
+      if (p.questionToken && !p.initializer) {
+        args.push({ k: 'undef' }); // an optional parameter left out is undefined
+        continue;
+      }
       if (!p.initializer) return this.err(e, `missing argument '${p.name.getText()}' to '${fn}'`);
       const dv = skipParens(p.initializer);
       if (!(ts.isNumericLiteral(dv) || ts.isStringLiteral(dv) || dv.kind === ts.SyntaxKind.TrueKeyword || dv.kind === ts.SyntaxKind.FalseKeyword ||

@@ -17,7 +17,13 @@ export type Ty =
   | { k: 'tape' } // runtime tape handle (generated code only)
   | { k: 'arr'; elem: Ty; typed: boolean; ro: boolean } // number[] / Float64Array / readonly
   | { k: 'tuple'; elems: Ty[]; ro: boolean }
-  | { k: 'obj'; name: string | null; fields: Field[] };
+  | { k: 'obj'; name: string | null; fields: Field[] }
+  // `T | null`, `T | undefined`, `T | false` (src/frontend/nullable.ts): the value is `base` or one of `none`.
+  // Its derivative is one of `base` (zero where the value is absent); reads of it are only tests
+  // (`=== null`, `??`) and reads narrowed by a test (`nn` on the var or field node).
+  | { k: 'opt'; base: Ty; none: NoneKind[] };
+
+export type NoneKind = 'null' | 'undefined' | 'false';
 
 export interface Field {
   name: string;
@@ -40,17 +46,19 @@ export type Expr =
   | (Node & { k: 'bool'; v: boolean })
   | (Node & { k: 'str'; v: string })
   | (Node & { k: 'undef' })
-  | (Node & { k: 'var'; name: string; ty: Ty })
+  // nn: a read of a nullable variable or field that a test has narrowed to its base type (printed `x!`)
+  | (Node & { k: 'var'; name: string; ty: Ty; nn?: boolean })
   | (Node & { k: 'global'; name: string; ty: Ty }) // module-level const data, passive
   | (Node & { k: 'bin'; op: BinOp; a: Expr; b: Expr; ty: Ty })
   | (Node & { k: 'un'; op: UnOp; a: Expr; ty: Ty })
-  | (Node & { k: 'cond'; c: Expr; a: Expr; b: Expr; ty: Ty })
+  // sc: lowered from a short circuit on numbers (`a ?? b`, `a || b`, `a && b`), for coverage accounting only
+  | (Node & { k: 'cond'; c: Expr; a: Expr; b: Expr; ty: Ty; sc?: '??' | '||' | '&&' })
   // call of a user function of the compilation
   | (Node & { k: 'call'; fn: string; args: Expr[]; ty: Ty })
   // call of an intrinsic: Math.*, isFinite, tape operations, runtime helpers
   | (Node & { k: 'intr'; fn: string; args: Expr[]; ty: Ty })
   | (Node & { k: 'idx'; obj: Expr; index: Expr; ty: Ty })
-  | (Node & { k: 'field'; obj: Expr; name: string; ty: Ty })
+  | (Node & { k: 'field'; obj: Expr; name: string; ty: Ty; nn?: boolean })
   | (Node & { k: 'len'; obj: Expr })
   | (Node & { k: 'arrlit'; elems: Expr[]; ty: Ty })
   | (Node & { k: 'objlit'; fields: { name: string; value: Expr }[]; ty: Ty })
@@ -90,6 +98,7 @@ export interface Param {
   name: string;
   ty: Ty;
   def?: Expr; // default value
+  optional?: boolean; // `y?: T`: may be left out (its type is opt)
   /** generated parameters: what they carry, and for which primal parameter */
   role?: 'tangent' | 'adjoint' | 'seed' | 'directions' | 'tape';
   of?: string;

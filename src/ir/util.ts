@@ -23,6 +23,8 @@ export function hasFloat(t: Ty): boolean {
       return t.elems.some(hasFloat);
     case 'obj':
       return t.fields.some((f) => hasFloat(f.ty));
+    case 'opt': // a nullable number carries a derivative where it is present; nullable arrays and objects are passive
+      return t.base.k === 'num';
     default:
       return false;
   }

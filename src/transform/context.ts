@@ -153,6 +153,8 @@ export function derivTy(t: Ty, vec: boolean): Ty {
     case 'tuple':
       if (vec && t.elems.every((e) => e.k === 'num' || e.k === 'int')) return { k: 'arr', elem: NUM, typed: false, ro: false };
       return vec ? { k: 'tuple', elems: t.elems.map((e) => derivTy(e, vec)), ro: false } : { ...t, ro: false };
+    case 'opt': // the derivative of a nullable number is a number, zero (and ignored) where the value is absent
+      return derivTy(t.base, vec);
     case 'obj': {
       const kept = t.fields.filter((f) => hasFloat(f.ty));
       if (!vec && kept.length === t.fields.length && kept.every((f) => sameDeriv(f.ty))) return t;
@@ -168,7 +170,7 @@ function sameDeriv(t: Ty): boolean {
   if (t.k === 'arr') return !t.ro && sameDeriv(t.elem);
   if (t.k === 'tuple') return !t.ro;
   if (t.k === 'obj') return t.fields.every((f) => hasFloat(f.ty) && sameDeriv(f.ty));
-  return true;
+  return t.k !== 'opt';
 }
 
 export function paramsWithDerivs(params: Param[], sig: DiffSignature, dname: (p: Param) => string, dty: (t: Ty) => Ty): Param[] {

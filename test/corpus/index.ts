@@ -261,4 +261,22 @@ export const corpus: CorpusCase[] = [
   { name: 'js-arrays/trimmed_mean_without_peak', file: 'js-arrays.ts', head: 'trimmedMeanWithoutPeak', args: [vec(6, -1, 1)], tags: ['js', 'slice-range', 'indexOf', 'includes'] },
   { name: 'js-arrays/spring_state_energy', file: 'js-arrays.ts', head: 'springStateEnergy', args: [vec(2, -1, 1), vec(2, -1, 1), num(0.5, 2)], tags: ['js', 'spread', 'self-rebind'] },
   { name: 'js-arrays/stacked_rows_norm', file: 'js-arrays.ts', head: 'stackedRowsNorm', args: [mat(2, 3, -1, 1), mat(2, 3, -1, 1)], tags: ['js', 'concat', 'reverse', 'alias', 'fill-value'] },
+
+  // -------------------------------------------------------------- js-nullable.ts
+  { name: 'js-nullable/quadratic_root', file: 'js-nullable.ts', head: 'quadraticRoot', args: [num(0.5, 2), num(1, 3), num(-2, -0.5)], tags: ['js', 'nullable-result'] },
+  { name: 'js-nullable/quadratic_root_null', file: 'js-nullable.ts', head: 'quadraticRoot', args: [num(1, 2), num(-0.5, 0.5), num(1, 2)], tags: ['js', 'nullable-result', 'null-result'] },
+  { name: 'js-nullable/root_or_penalty', file: 'js-nullable.ts', head: 'rootOrPenalty', args: [num(0.5, 2), num(-2, 2)], tags: ['js', 'nullable-helper', 'null-test'] },
+  { name: 'js-nullable/log_with_default', file: 'js-nullable.ts', head: 'logWithDefault', args: [num(0.3, 2), num(-2, -0.3)], tags: ['js', 'nullable-helper', 'nullish'] },
+  { name: 'js-nullable/newton_sqrt_options', file: 'js-nullable.ts', head: 'newtonSqrt', args: [num(0.5, 4), obj({ scale: num(0.5, 2), maxIter: int(30) })], tags: ['js', 'optional-field', 'nullish', 'break'] },
+  { name: 'js-nullable/newton_sqrt_defaults', file: 'js-nullable.ts', head: 'newtonSqrt', args: [num(0.5, 4), obj({})], tags: ['js', 'optional-field', 'nullish'] },
+  { name: 'js-nullable/weighted_mean', file: 'js-nullable.ts', head: 'weightedMean', args: [vec(5, -1, 1), vec(5, 0.5, 1.5)], wrt: ['xs'], tags: ['js', 'optional-param', 'null-test'] },
+  { name: 'js-nullable/weighted_mean_uniform', file: 'js-nullable.ts', head: 'weightedMean', args: [vec(5, -1, 1), { kind: 'absent' }], tags: ['js', 'optional-param', 'absent'] },
+  { name: 'js-nullable/line_intersection', file: 'js-nullable.ts', head: 'lineIntersection', args: [num(0.5, 1.5), num(-1, 1), num(-1.5, -0.5), num(-1, 1)], tags: ['js', 'nullable-helper', 'loose-null-test'] },
+  { name: 'js-nullable/shifted_power', file: 'js-nullable.ts', head: 'shiftedPower', args: [num(0.5, 1.5), num(0.5, 2), num(0.2, 1)], tags: ['js', 'optional-param', 'default-param', 'typeof'] },
+  { name: 'js-nullable/shifted_power_absent', file: 'js-nullable.ts', head: 'shiftedPower', args: [num(0.5, 1.5), { kind: 'absent' }, num(0.2, 1)], tags: ['js', 'optional-param', 'typeof', 'absent'] },
+  { name: 'js-nullable/truthy_defaults', file: 'js-nullable.ts', head: 'truthyDefaults', args: [num(-1, 1), num(0.5, 1.5), num(0.5, 2)], tags: ['js', 'or-number', 'and-number'] },
+  { name: 'js-nullable/truthy_defaults_zero', file: 'js-nullable.ts', head: 'truthyDefaults', args: [num(-1, 1), num(0.5, 1.5), int(0)], tags: ['js', 'or-number', 'and-number', 'falsy'] },
+  { name: 'js-nullable/clamped_sum', file: 'js-nullable.ts', head: 'clampedSum', args: [vec(4, -1.5, 1.5), vec(4, 0.2, 0.8)], wrt: ['xs'], tags: ['js', 'array-isarray', 'nullable-array'] },
+  { name: 'js-nullable/spring_energy', file: 'js-nullable.ts', head: 'springEnergy', args: [num(0, 2), obj({ k: num(0.5, 2), rest: num(0.5, 1.5), damping: num(0.1, 0.5) })], tags: ['js', 'in-test', 'optional-field'] },
+  { name: 'js-nullable/spring_energy_bare', file: 'js-nullable.ts', head: 'springEnergy', args: [num(0, 2), obj({ k: num(0.5, 2) })], tags: ['js', 'in-test', 'optional-field'] },
 ];

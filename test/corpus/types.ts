@@ -12,7 +12,8 @@ export type ArgSpec =
   | { kind: 'mat'; rows: number; cols: number; lo: number; hi: number } // number[][]
   | { kind: 'tuple'; n: number; lo: number; hi: number }    // [number, number, ...]
   | { kind: 'obj'; fields: Record<string, ArgSpec> }        // object / interface value
-  | { kind: 'list'; n: number; of: ArgSpec };               // array of n values drawn from `of` (arrays of objects)
+  | { kind: 'list'; n: number; of: ArgSpec }                // array of n values drawn from `of` (arrays of objects)
+  | { kind: 'absent' };                                     // an optional argument left out: undefined
 
 export interface CorpusCase {
   /** unique name, e.g. "loops/sum_squares" */

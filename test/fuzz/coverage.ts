@@ -49,6 +49,8 @@ export function typeClass(t: Ty): TypeClass {
       return 'tuple';
     case 'obj':
       return 'object';
+    case 'opt': // a nullable value (`const r = g(x)` with g returning number | null) counts as its base
+      return typeClass(t.base);
     default:
       return '-';
   }
@@ -75,6 +77,9 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'expr.cond': { types: ['scalar'], effects: ['-'] },
   'expr.alloc': { types: ['array'], effects: ['-'] },
   'expr.copy': { types: ['array'], effects: ['-'] },
+  'expr.short': { types: ['scalar'], effects: ['-'] },
+  'expr.typetest': { types: ['scalar'], effects: ['-'] },
+  'param.optional': { types: ['scalar'], effects: ['-'] },
   'stmt.if': { types: ['-'], effects: ['-'] },
   'stmt.for': { types: ['-'], effects: ['-'] },
   'stmt.while': { types: ['-'], effects: ['-'] },
@@ -107,6 +112,8 @@ export function possible(c: Cell): boolean {
   if (c.form === 'decl.var' && c.strategy !== 'straight') return false;
   // `continue` needs a loop
   if (c.form === 'stmt.continue' && c.strategy === 'straight') return false;
+  // parameters are declared outside every loop
+  if (c.form === 'param.optional' && c.strategy !== 'straight') return false;
   return true;
 }
 
@@ -171,7 +178,8 @@ export function classifyModule(mod: Module): Counts {
   };
   const exprs = (e: Expr, st: Strategy) =>
     forEachExpr(e, (x) => {
-      if (x.k === 'cond') add('expr.cond', typeClass(x.ty), '-', st);
+      if (x.k === 'cond') add(x.sc ? 'expr.short' : 'expr.cond', typeClass(x.ty), '-', st);
+      else if (x.k === 'intr' && (x.fn === 'typeof' || x.fn === 'in' || x.fn === 'Array.isArray')) add('expr.typetest', 'scalar', '-', st);
       else if (x.k === 'call') add('call.helper', typeClass(x.ty), '-', st);
       else if (x.k === 'arrlit') add('expr.arrlit', typeClass(x.ty), '-', st);
       else if (x.k === 'objlit') add('expr.objlit', 'object', '-', st);
@@ -258,7 +266,10 @@ export function classifyModule(mod: Module): Counts {
   for (const name of mod.order) {
     const f = mod.funcs.get(name)!;
     vars.clear();
-    for (const p of f.params) vars.set(p.name, p.ty);
+    for (const p of f.params) {
+      vars.set(p.name, p.ty);
+      if (p.optional || p.def) add('param.optional', 'scalar', '-', 'straight');
+    }
     walk(f.body, []);
   }
   return counts;

@@ -520,6 +520,8 @@ interface HelperSig {
   retLen: number;
   rec: boolean;
   dflt: number;
+  /** returns `number | null` (null past a threshold): called only by the head's prologue, then tested */
+  nullable?: boolean;
 }
 
 const FIELDS = ['u', 'v', 'w'];
@@ -543,6 +545,9 @@ class Ctx {
   counter = 0;
   /** calls rendered in this function body (limits the size of the call tree) */
   calls = 0;
+  /** nullable values in scope (src/frontend/nullable.ts): the head's optional `y?: number` and the
+   * results of nullable helpers, read through `??`, `typeof` and `=== null` / `=== undefined` only */
+  opts: { name: string; none: 'null' | 'undefined' }[] = [];
   constructor(
     /** what early returns look like: 0 `return <number>`, 1 none (arrays, objects), 2 `return;` */
     readonly ret: number,
@@ -560,7 +565,9 @@ class Ctx {
   }
   scoped(f: () => void): void {
     const n = [this.nums.length, this.arrs.length, this.mats.length, this.objs.length, this.ints.length, this.aobjs.length];
+    const opts = this.opts.length;
     f();
+    this.opts.length = opts;
     this.nums.length = n[0];
     this.arrs.length = n[1];
     this.mats.length = n[2];
@@ -609,7 +616,20 @@ function renderExpr(c: Ctx, e: Expr): string {
       return lit(LITS[e.v]);
     case 'var': {
       const v = pick(c.nums, e.s);
-      return v ? v.name : lit(LITS[e.s % LITS.length]);
+      if (!v) return lit(LITS[e.s % LITS.length]);
+      // JavaScript's short circuits on numbers, from the same draw (sel's top values): `v || 0.5`,
+      // `v && w`, and on the head's optional parameter `y ?? v`, `typeof y === 'number' ? y : v`
+      const w = pick(c.nums, e.s + 1)!;
+      if (e.s === 13) return `(${v.name} || ${lit(LITS[(e.s + c.nums.length) % LITS.length])})`;
+      if (e.s === 14) return `(${v.name} && ${w.name})`;
+      const o = pick(c.opts, e.s + c.nums.length);
+      if (e.s === 15 && o) return `(${o.name} ?? ${v.name})`;
+      if (e.s === 12 && o) return `(typeof ${o.name} === 'number' ? ${o.name} : ${v.name})`;
+      if (e.s === 11 && o) return `(${o.name} === ${o.none} ? ${v.name} : ${o.name})`;
+      if (e.s === 10 && o) return `(typeof ${o.name} !== 'number' ? ${v.name} : ${o.name})`;
+      const ob = pick(c.objs, e.s);
+      if (e.s === 9 && ob && c.opts.length) return `('${FIELDS[c.nums.length % 3]}' in ${ob} ? ${ob}.${FIELDS[c.nums.length % 3]} : ${v.name})`;
+      return v.name;
     }
     case 'int': {
       const v = pick(c.ints, e.s);
@@ -658,7 +678,7 @@ function renderExpr(c: Ctx, e: Expr): string {
     case 'tern':
       return `(${renderCond(c, e.c)} ? ${renderExpr(c, e.a)} : ${renderExpr(c, e.b)})`;
     case 'call': {
-      const fns = c.callable.filter((h) => h.ret === 0);
+      const fns = c.callable.filter((h) => h.ret === 0 && !h.nullable);
       const h = pick(fns, e.s);
       if (!h || c.calls >= 6) return e.args.length ? renderExpr(c, e.args[0]) : lit(LITS[e.s % LITS.length]);
       c.calls++;
@@ -1181,6 +1201,11 @@ function renderStmt(c: Ctx, s: Stmt): void {
         const name = c.fresh('t');
         c.emit(`const ${name} = ${call};`);
         c.arrs.push({ name, len: h.retLen, f64: false, ro: false });
+      } else if (h.nullable) {
+        // `number | null`: bound once (a nullable variable is const), read through its tests
+        const name = c.fresh('maybe');
+        c.emit(`const ${name} = ${call};`);
+        c.opts.push({ name, none: 'null' });
       } else {
         const name = c.fresh('s');
         c.emit(`let ${name} = ${call};`);
@@ -1856,12 +1881,19 @@ export function render(spec: ProgSpec): Rendered {
     if (ret === 2 && !params.some((p) => p.kind === 'vec')) params.unshift({ kind: 'vec', len: h.retLen, name: 'out' });
     if (h.rec) ret = 0;
     const sig: HelperSig = { name, params, ret, retLen: h.retLen, rec: h.rec, dflt: h.rec ? h.dflt : 0 };
+    // every fourth number helper may give no result: `number | null`, null past a threshold of its input
+    if (ret === 0 && !h.rec && h.q % 4 === 3) sig.nullable = true;
     // early returns: with a value (number), none (arrays, objects), bare (void)
     const c = new Ctx(ret === 0 ? 0 : ret === 2 ? 2 : 1, sigs.slice());
     c.fround = spec.fround;
     for (const p of params) pushParam(c, p);
     if (spec.gbl) c.arrs.push({ name: 'W', len: 4, f64: false, ro: true });
     if (h.rec) c.emit(`if (d <= 0) return ${squash(h.q, renderExpr(c, h.base), false)};`);
+    if (sig.nullable) {
+      const p = params[0];
+      const first = p.kind === 'num' ? p.name : p.kind === 'mat' ? `${p.name}[0][0]` : p.kind === 'obj' ? `${p.name}.u` : `${p.name}[0]`;
+      c.emit(`if (${first} > 1.25) return null;`);
+    }
     renderStmts(c, h.body);
     if (ret === 0) {
       let e = renderExpr(c, h.retE);
@@ -1909,7 +1941,7 @@ export function render(spec: ProgSpec): Rendered {
     }
     const ps = params.map(paramDecl);
     if (h.rec) ps.push(h.dflt > 0 ? `d: number = ${h.dflt}` : 'd: number');
-    const rt = ['number', 'number[]', 'void', 'P', 'number[][]', '[number, number]'][ret];
+    const rt = sig.nullable ? 'number | null' : ['number', 'number[]', 'void', 'P', 'number[][]', '[number, number]'][ret];
     if (h.arrow) out.push(`export const ${name} = (${ps.join(', ')}): ${rt} => {`, ...c.lines, '};', '');
     else out.push(`export function ${name}(${ps.join(', ')}): ${rt} {`, ...c.lines, '}', '');
     sigs.push(sig);
@@ -1937,8 +1969,17 @@ export function render(spec: ProgSpec): Rendered {
     add('a', 'number[]', vec(spec.la));
     c.arrs.push({ name: 'a', len: spec.la, f64: false, ro: false });
   }
-  if (hp.y) {
+  // y, from the same draws: every fourth program takes it optional (`y?: number`) and left out, optional
+  // and given, or with a default (`y = 0.5`); an optional y is read through `??` and `typeof` only
+  const yForm = hp.y ? (spec.la + spec.lb) % 4 : 3;
+  if (hp.y && yForm < 2) {
+    params.push('y');
+    decls.push('y?: number');
+    args.push(yForm === 0 ? { kind: 'absent' } : num());
+    c.opts.push({ name: 'y', none: 'undefined' });
+  } else if (hp.y) {
     add('y', 'number', num());
+    if (yForm === 2) decls[decls.length - 1] = 'y: number = 0.5';
     c.nums.push({ name: 'y', w: true });
   }
   if (hp.m) {
@@ -1962,6 +2003,12 @@ export function render(spec: ProgSpec): Rendered {
     c.arrs.push({ name: 'out', len: spec.rl, f64: false, ro: false });
   }
   if (spec.gbl) c.arrs.push({ name: 'W', len: 4, f64: false, ro: true });
+  // the results of nullable helpers, bound once and then tested where they are read
+  sigs.filter((h) => h.nullable).forEach((h, k) => {
+    const n = c.fresh('maybe');
+    c.emit(`const ${n} = ${h.name}(${callArgs(c, h, [{ k: 'var', s: k }, { k: 'lit', v: k + 1 }], [k]).join(', ')});`);
+    c.opts.push({ name: n, none: 'null' });
+  });
   renderStmts(c, spec.body);
   const fo = spec.focus ? renderFocus(c, spec.focus) : '';
   const ja = spec.jsArrays?.length ? renderJsArrays(c, spec.jsArrays) : '';
@@ -1985,6 +2032,9 @@ export function render(spec: ProgSpec): Rendered {
     }
   }
   const rt = ret === 0 ? 'number' : ret === 1 ? 'void' : 'number[]';
+  // (a required parameter may not follow an optional one: there y is `number | undefined`)
+  const yi = decls.indexOf('y?: number');
+  if (yi >= 0 && yi < decls.length - 1) decls[yi] = 'y: number | undefined';
   out.push(`export function f(${decls.join(', ')}): ${rt} {`, ...c.lines, '}', '');
 
   // independents: by default every parameter; sometimes drop a few

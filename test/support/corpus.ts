@@ -40,6 +40,8 @@ export function drawArg(spec: ArgSpec, r: () => number): unknown {
       return Array.from({ length: spec.n }, () => u(spec.lo, spec.hi));
     case 'list':
       return Array.from({ length: spec.n }, () => drawArg(spec.of, r));
+    case 'absent':
+      return undefined;
     case 'obj': {
       const o: Record<string, unknown> = {};
       for (const [k, s] of Object.entries(spec.fields)) o[k] = drawArg(s, r);

@@ -1,0 +1,152 @@
+// Nullable, optional and union-typed values, and JavaScript's `&&`, `||` and `??` on numbers.
+//
+// A value of type `T | null`, `T | undefined` or `T | false` is an IR `opt` type. Such a value is only
+// ever *tested* (`=== null`, `== null`, `!== undefined`, `typeof x === 'number'`, `Array.isArray(x)`,
+// `'f' in o`: passive properties, so the branch they steer is passive control flow) or *read where a
+// test has narrowed it* (the TypeScript checker knows it is a `T` there): such a read is the same
+// variable or field with its narrowed type and the `nn` mark (printed `x!`, so that derivative code,
+// which moves reads out of the branch that narrowed them, stays `tsc --strict` clean).
+//
+// `a || b`, `a && b` and `a ?? b` on numbers are short circuits: each becomes a conditional expression
+// (`!!a ? a : b`, `!!a ? b : a`, `a !== undefined ? a! : b`), the existing recorded branch: the chosen
+// operand is differentiated, the other is not evaluated. The tested operand appears twice, so it must
+// be a plain read (a variable or a field); anything else is refused with a hint to name it first.
+import ts from 'typescript';
+import type { Expr, NoneKind, Ty } from '../ir/types.js';
+import { BOOL, tyOf } from '../ir/util.js';
+
+/** What the lowering of one function lends to this module. */
+export interface NullableHost {
+  expr(e: ts.Expression): Expr | null;
+  err(node: ts.Node, msg: string, hint?: string): null;
+  typeAt(node: ts.Node): Ty | null;
+}
+
+export const NULL: Expr = { k: 'raw', text: 'null', ty: { k: 'void' } };
+
+/**
+ * `T | null | undefined | false` as an `opt` type, or undefined when the union is not of that shape
+ * (the caller then refuses it). Only numbers, arrays and objects can be nullable, and only at the top
+ * of a parameter, result, variable or field type (an array of nullable numbers is refused).
+ */
+export function nullableUnion(parts: readonly ts.Type[], convert: (t: ts.Type) => Ty | null): Ty | null | undefined {
+  const none: NoneKind[] = [];
+  const rest: ts.Type[] = [];
+  for (const p of parts) {
+    if (p.flags & ts.TypeFlags.Null) none.push('null');
+    else if (p.flags & ts.TypeFlags.Undefined) none.push('undefined');
+    else if (p.flags & ts.TypeFlags.BooleanLiteral && (p as { intrinsicName?: string }).intrinsicName === 'false') none.push('false');
+    else rest.push(p);
+  }
+  if (!none.length || !rest.length) return undefined;
+  let base: Ty | null;
+  if (rest.every((p) => p.flags & (ts.TypeFlags.Number | ts.TypeFlags.NumberLiteral))) base = { k: 'num' };
+  else if (rest.length === 1) base = convert(rest[0]);
+  else return undefined;
+  if (!base || !(base.k === 'num' || base.k === 'arr' || base.k === 'obj' || base.k === 'tuple')) return undefined;
+  const order: NoneKind[] = ['null', 'undefined', 'false'];
+  return { k: 'opt', base, none: order.filter((n) => none.includes(n)) };
+}
+
+/** Does a nullable type appear below the top of `t` (an array of `number | null`)? Such types are refused. */
+export function nestedNullable(t: Ty): boolean {
+  const inner = (x: Ty): boolean => x.k === 'opt' || nestedNullable(x);
+  if (t.k === 'arr') return inner(t.elem);
+  if (t.k === 'tuple') return t.elems.some(inner);
+  if (t.k === 'obj') return t.fields.some((f) => (f.ty.k === 'opt' ? nestedNullable(f.ty.base) : nestedNullable(f.ty)));
+  if (t.k === 'opt') return nestedNullable(t.base);
+  return false;
+}
+
+/**
+ * A read of a nullable variable or field at `node`: where a test has narrowed it (the checker's type
+ * there is its base), the read is marked `nn` and typed by the base; where it is still nullable it
+ * keeps the `opt` type (only tests, `??` and passing it on accept that).
+ */
+export function narrowRead<E extends Extract<Expr, { k: 'var' } | { k: 'field' }>>(h: NullableHost, node: ts.Expression, x: E): E | null {
+  if (x.ty.k !== 'opt') return x;
+  const here = h.typeAt(node);
+  if (!here) return h.err(node, 'this read of a nullable value has a type tsad cannot follow', 'test it against null or undefined first, or give it a default with `??`');
+  if (here.k === 'opt') return x;
+  if (here.k === 'void' || (here.k === 'bool' && x.ty.base.k !== 'num'))
+    return h.err(node, `'${node.getText()}' is always ${x.ty.none.join(' or ')} here`, 'write the literal instead');
+  return { ...x, ty: x.ty.base, nn: true };
+}
+
+/** a plain read the short circuit may evaluate twice (test and value) */
+function isPlainRead(e: Expr): boolean {
+  if (e.k === 'var' || e.k === 'global' || e.k === 'num') return true;
+  return e.k === 'field' && isPlainRead(e.obj);
+}
+
+/** JavaScript truthiness of a number: false for 0, -0 and NaN (and null, undefined, false) */
+const truthy = (a: Expr): Expr => ({ k: 'un', op: '!', a: { k: 'un', op: '!', a, ty: BOOL }, ty: BOOL });
+
+/** `a` present: `a !== null`, `a !== undefined`, both when both may be absent */
+function present(a: Expr, none: NoneKind[]): Expr {
+  const tests: Expr[] = [];
+  if (none.includes('null')) tests.push({ k: 'bin', op: '!==', a, b: NULL, ty: BOOL });
+  if (none.includes('undefined')) tests.push({ k: 'bin', op: '!==', a, b: { k: 'undef' }, ty: BOOL });
+  return tests.reduce((x, y) => ({ k: 'bin', op: '&&', a: x, b: y, ty: BOOL }));
+}
+
+const narrowed = (a: Expr): Expr => (a.k === 'var' || a.k === 'field') && a.ty.k === 'opt' ? { ...a, ty: a.ty.base, nn: true } : a;
+
+/**
+ * `a ?? b`, and `a || b`, `a && b` when they are not both booleans (booleans keep the IR's `&&`/`||`).
+ * Returns undefined for boolean operands.
+ */
+export function shortCircuit(h: NullableHost, e: ts.BinaryExpression, op: '&&' | '||' | '??', a: Expr, b: Expr): Expr | null | undefined {
+  const ta = tyOf(a), tb = tyOf(b);
+  if (op !== '??' && ta.k === 'bool' && tb.k === 'bool') return undefined;
+  const text = e.operatorToken.getText();
+  const numeric = (t: Ty) => t.k === 'num' || t.k === 'int' || (t.k === 'opt' && t.base.k === 'num');
+  if (!numeric(ta) || !(numeric(tb) || (op === '&&' && tb.k === 'bool')))
+    return h.err(e, `\`${text}\` is supported on numbers (and \`&&\`, \`||\` on booleans) only`, 'compare explicitly and use `c ? a : b`');
+  if (op === '??' && ta.k !== 'opt') return a; // never null: the fallback is never evaluated
+  if (!isPlainRead(a))
+    return h.err(e.left, `the left operand of \`${text}\` must be a variable or a field (it is tested and then used)`, `name it first: \`const v = …;\` then \`v ${text} …\``);
+  if (ta.k === 'opt' && ta.none.includes('false') && op === '??')
+    return h.err(e, '`??` on a value that may be `false` is not supported', 'test it with `=== false` and use `c ? a : b`');
+  const ty = h.typeAt(e);
+  if (!ty || (ty.k !== 'num' && ty.k !== 'int' && !(ty.k === 'opt' && ty.base.k === 'num')))
+    return h.err(e, `the result of \`${text}\` here is not a number or a nullable number`, 'compare explicitly and use `c ? a : b`');
+  const resTy: Ty = ty.k === 'int' ? { k: 'num' } : ty;
+  if (op === '??') return { k: 'cond', c: present(a, (ta as Extract<Ty, { k: 'opt' }>).none), a: narrowed(a), b, ty: resTy, sc: op };
+  // `a || b`: a where a is truthy (a is then a number, so narrowed), else b; `a && b`: the other way round
+  if (op === '||') return { k: 'cond', c: truthy(a), a: narrowed(a), b, ty: resTy, sc: op };
+  return { k: 'cond', c: truthy(a), a: b, b: a, ty: resTy, sc: op };
+}
+
+/** `typeof x` (compared to a string literal by the caller): a passive test of a nullable value */
+export function typeofTest(h: NullableHost, e: ts.TypeOfExpression): Expr | null {
+  const x = h.expr(e.expression);
+  if (!x) return null;
+  if (!isPlainRead(x)) return h.err(e, '`typeof` is supported on variables and fields only', 'name the value first: `const v = …;`');
+  return { k: 'intr', fn: 'typeof', args: [x], ty: { k: 'str', lits: ['bigint', 'boolean', 'function', 'number', 'object', 'string', 'symbol', 'undefined'] } };
+}
+
+/** `'f' in o` on an object with optional fields: a passive test */
+export function inTest(h: NullableHost, e: ts.BinaryExpression): Expr | null {
+  if (!ts.isStringLiteral(e.left)) return h.err(e.left, '`in` is supported with a field name written as a string literal', "write `'name' in obj`");
+  const o = h.expr(e.right);
+  if (!o) return null;
+  const ot = tyOf(o);
+  if (ot.k !== 'obj') return h.err(e, '`in` is supported on objects only', 'test the field against undefined instead');
+  return { k: 'intr', fn: 'in', args: [{ k: 'str', v: e.left.text }, o], ty: BOOL };
+}
+
+/** `Array.isArray(x)`: a passive test of a nullable array */
+export function isArrayTest(h: NullableHost, e: ts.CallExpression): Expr | null {
+  if (e.arguments.length !== 1) return h.err(e, '`Array.isArray` takes one argument');
+  const x = h.expr(e.arguments[0]);
+  if (!x) return null;
+  if (!isPlainRead(x)) return h.err(e, '`Array.isArray` is supported on variables and fields only', 'name the value first: `const v = …;`');
+  return { k: 'intr', fn: 'Array.isArray', args: [x], ty: BOOL };
+}
+
+/** Which nullable values a statement may not write (they are read-only: derivative code never records one). */
+export function assignsNullable(h: NullableHost, node: ts.Node, declared: Ty, name: string): null | true {
+  if (declared.k !== 'opt') return true;
+  return h.err(node, `'${name}' is nullable and cannot be reassigned in differentiated code`, `give the new value its own name: \`const ${name}2 = …\` (for a default: \`const ${name}2 = ${name} ?? …\`)`);
+}

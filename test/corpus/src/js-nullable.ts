@@ -1,0 +1,104 @@
+// Nullable results, optional parameters and fields, and JavaScript's `||`, `&&` and `??` on numbers,
+// written the way people write them.
+
+/** The larger root of a x² + b x + c, or null when there is no real root. */
+export function quadraticRoot(a: number, b: number, c: number): number | null {
+  const disc = b * b - 4 * a * c;
+  if (disc < 0) return null;
+  return (-b + Math.sqrt(disc)) / (2 * a);
+}
+
+/** Uses the root when there is one, a fallback penalty otherwise. */
+export function rootOrPenalty(a: number, b: number): number {
+  const r = quadraticRoot(a, b, -1);
+  if (r === null) return a * a + b * b;
+  return r * Math.exp(-0.1 * r);
+}
+
+function safeLog(x: number): number | undefined {
+  if (x <= 0) return undefined;
+  return Math.log(x);
+}
+
+/** log(x) where defined, with a default where not: `??` on a helper's nullable result. */
+export function logWithDefault(x: number, y: number): number {
+  const lx = safeLog(x);
+  const ly = safeLog(y);
+  return (lx ?? -1) * x + (ly ?? 0) + 1;
+}
+
+/** Newton's iteration for √s with an options object: `opts.tol ?? 1e-8`, `opts.scale ?? 1`. */
+export function newtonSqrt(s: number, opts: { tol?: number; scale?: number; maxIter?: number }): number {
+  const tol = opts.tol ?? 1e-10;
+  const maxIter = opts.maxIter ?? 50;
+  let x = s > 1 ? s : 1;
+  for (let k = 0; k < maxIter; k++) {
+    const next = 0.5 * (x + s / x);
+    if (Math.abs(next - x) < tol) {
+      x = next;
+      break;
+    }
+    x = next;
+  }
+  const scale = opts.scale ?? 1;
+  return scale * x;
+}
+
+/** Weighted mean with optional weights: uniform weights when none are given. */
+export function weightedMean(xs: number[], w?: number[]): number {
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const wi = w !== undefined ? w[i] : 1;
+    num += wi * xs[i];
+    den += wi;
+  }
+  return num / den;
+}
+
+/** Intersection abscissa of y = m1 x + c1 and y = m2 x + c2, null for parallel lines. */
+function intersectX(m1: number, c1: number, m2: number, c2: number): number | null {
+  const dm = m1 - m2;
+  if (Math.abs(dm) < 1e-12) return null;
+  return (c2 - c1) / dm;
+}
+
+export function lineIntersection(m1: number, c1: number, m2: number, c2: number): number {
+  const x = intersectX(m1, c1, m2, c2);
+  if (x == null) return 0;
+  const y = m1 * x + c1;
+  return Math.hypot(x, y);
+}
+
+/** An optional exponent and a defaulted shift. */
+export function shiftedPower(x: number, p?: number, shift = 0.5): number {
+  const base = x * x + shift;
+  if (typeof p === 'number') return base ** p;
+  return Math.sqrt(base);
+}
+
+/** `||` and `&&` on numbers: 0 (and NaN) fall back, as in JavaScript. */
+export function truthyDefaults(x: number, y: number, flags: number): number {
+  const rate = flags || 0.25; // 0 means "use the default"
+  const gated = flags && y * y; // 0 when the gate is off
+  return rate * Math.sin(x) + gated + (y || x);
+}
+
+/** A scalar-or-array argument tested with Array.isArray (here: an optional array of bounds). */
+export function clampedSum(xs: number[], bounds?: number[] | null): number {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) {
+    let v = xs[i] * xs[i];
+    if (Array.isArray(bounds) && v > bounds[i]) v = bounds[i] + Math.log1p(v - bounds[i]);
+    s += v;
+  }
+  return s;
+}
+
+/** Optional fields tested with `in` and with `!== undefined`. */
+export function springEnergy(x: number, spring: { k: number; rest?: number; damping?: number }): number {
+  const rest = 'rest' in spring && spring.rest !== undefined ? spring.rest : 1;
+  const stretch = x - rest;
+  const e = 0.5 * spring.k * stretch * stretch;
+  return spring.damping !== undefined ? e * Math.exp(-spring.damping) : e;
+}
