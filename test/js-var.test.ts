@@ -119,6 +119,25 @@ describe('`var`: one binding per function, hoisted', () => {
     expect(errs[0].hint).toMatch(/declare the names with `let` before the block/);
   });
 
+  it('`var j;` up front and `for (var j = 0; …)` later (TypeScript types the first `any`): one number variable', () => {
+    const src = `export function f(xs: number[]): number {
+  var m, j;
+  m = xs[0];
+  for (j = 1; j < xs.length; j++) if (xs[j] > m) m = xs[j];
+  var s = 0;
+  for (var j = 0; j < xs.length; j++) s += Math.exp(xs[j] - m);
+  return m + Math.log(s);
+}
+`;
+    expectDifferentiates(src, 'f', [[0.1, 0.5, -0.3]]);
+  });
+
+  it('a bare `var` given values of two types: one error, from tsad', () => {
+    const errs = errorsOf(`export function f(x: number): number {\n  var j;\n  j = x;\n  var j = [x];\n  return x;\n}\n`);
+    expect(errs.length, show(errs)).toBe(1);
+    expect(errs[0].message).toMatch(/values of different types/);
+  });
+
   it('a module-level `var` never assigned is read as a constant', () => {
     const src = `var SCALE = 2.5;\nexport function f(x: number): number {\n  return SCALE * x * x;\n}\n`;
     expectDifferentiates(src, 'f', [0.4]);

@@ -34,11 +34,11 @@ export interface UserTypeError {
 export function userTypeErrors(program: ts.Program, keep: (d: ts.Diagnostic) => boolean): UserTypeError[] {
   const strict = ts.getPreEmitDiagnostics(program).filter((d) => d.category === ts.DiagnosticCategory.Error && keep(d));
   if (!strict.length) return [];
-  const loose = ts.getPreEmitDiagnostics(permissive(program)).filter((d) => d.category === ts.DiagnosticCategory.Error && keep(d));
+  const loose = ts.getPreEmitDiagnostics(permissive(program)).filter((d) => d.category === ts.DiagnosticCategory.Error && keep(d) && !autoTypedRedeclaration(d));
   const key = (d: ts.Diagnostic) => `${d.file?.fileName}:${d.start}:${d.code}`;
   const inLoose = new Set(loose.map(key));
   const out: UserTypeError[] = loose.map((d) => ({ d, strictOnly: false }));
-  for (const d of strict) if (!inLoose.has(key(d)) && !STRICT_ONLY_CHECKED_BY_TSAD.has(d.code)) out.push({ d, strictOnly: true });
+  for (const d of strict) if (!inLoose.has(key(d)) && !STRICT_ONLY_CHECKED_BY_TSAD.has(d.code) && !autoTypedRedeclaration(d)) out.push({ d, strictOnly: true });
   return out.sort((a, b) => (a.d.file?.fileName ?? '').localeCompare(b.d.file?.fileName ?? '') || (a.d.start ?? 0) - (b.d.start ?? 0));
 }
 
@@ -59,4 +59,42 @@ function permissive(program: ts.Program): ts.Program {
     getDirectories: () => [],
   };
   return ts.createProgram({ rootNames: program.getRootFileNames(), options, host });
+}
+
+/**
+ * `var j; … for (var j = 0; …)`: TypeScript types the first declaration `any` and reports the second
+ * (2403), though JavaScript has one variable and down-levelled code writes this often. tsad types such a
+ * binding by the values it is given (var-scope.ts hoistedType) and refuses it when they disagree, so
+ * this error is left to it.
+ */
+function autoTypedRedeclaration(d: ts.Diagnostic): boolean {
+  if (d.code !== 2403 || !d.file || d.start === undefined) return false;
+  let n: ts.Node | undefined = findToken(d.file, d.start);
+  while (n && !ts.isVariableDeclaration(n)) n = n.parent;
+  if (!n || !ts.isVariableDeclaration(n) || !ts.isIdentifier(n.name)) return false;
+  const list = n.parent;
+  if (!ts.isVariableDeclarationList(list) || list.flags & (ts.NodeFlags.Let | ts.NodeFlags.Const)) return false;
+  // some declaration of the same name in the function is bare (`var j;`): it is the one typed `any`
+  const name = n.name.text;
+  let scope: ts.Node = n;
+  while (scope.parent && !ts.isFunctionLike(scope) && !ts.isSourceFile(scope)) scope = scope.parent;
+  let bare = false;
+  const visit = (x: ts.Node): void => {
+    if (bare || (ts.isFunctionLike(x) && x !== scope)) return;
+    if (ts.isVariableDeclaration(x) && ts.isIdentifier(x.name) && x.name.text === name && !x.type && !x.initializer) bare = true;
+    x.forEachChild(visit);
+  };
+  scope.forEachChild(visit);
+  return bare;
+}
+
+function findToken(sf: ts.SourceFile, pos: number): ts.Node | undefined {
+  let found: ts.Node | undefined;
+  const visit = (n: ts.Node): void => {
+    if (pos < n.getStart(sf) || pos >= n.end) return;
+    found = n;
+    n.forEachChild(visit);
+  };
+  sf.forEachChild(visit);
+  return found;
 }

@@ -829,7 +829,7 @@ function renderStmt(c: Ctx, s: Stmt): void {
     case 'let': {
       if (!s.cst && s.q === 6) {
         const m = c.counter;
-        return renderVar(c, { mode: m, b: 1 + (m % 4), c: { k: 'cmp', op: m, a: s.e, b: { k: 'lit', v: 0.25 } }, e: s.e, f: { k: 'neg', a: s.e }, q: s.q });
+        return renderVar(c, { mode: m, b: 1 + (m % 4), c: { k: 'cmp', op: m, a: s.e, b: { k: 'lit', v: 3 } }, e: s.e, f: { k: 'neg', a: s.e }, q: s.q });
       }
       const simple = s.e.k === 'var' || s.e.k === 'lit' || s.e.k === 'rd';
       const name = c.fresh('s');
