@@ -6,6 +6,7 @@ import { BOOL, INT, NUM, VOID, containsCall, elemTy, fieldTy, isRef, tyOf } from
 import { DiagnosticBag } from './diagnostics.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { checkTreeDepth } from './limits.js';
+import { Sequencing } from './sequencing.js';
 
 /**
  * The statement and expression forms this lowering accepts, named as they appear in the IR it produces
@@ -439,12 +440,30 @@ class FunctionLowering {
   private varOf = new Map<ts.Node, { name: string; ty: Ty }>();
   private condDepth = 0;
   private ok = true;
+  /** effects inside expressions (src/frontend/sequencing.ts) */
+  private seq: Sequencing;
 
   constructor(
     private ctx: Ctx,
     private d: FuncDecl | null,
     private fname: string,
   ) {
+    this.seq = new Sequencing(
+      {
+        expr: (e) => this.expr(e),
+        lvalue: (e) => this.lvalue(e),
+        exprStmt: (e) => this.exprStmt(e),
+        err: (n, m, h) => this.err(n, m, h),
+        fresh: (b) => this.fresh(b),
+        emit: (st) => this.pre.push(st),
+        locOf: (n) => this.ctx.locOf(n),
+        local: (id) => {
+          const r = this.resolve(id);
+          return r?.kind === 'local' ? r.name : null;
+        },
+      },
+      d?.node.body,
+    );
   }
 
   /** Module-level names are shared (not copied per function: that would be quadratic in module size). */
@@ -656,6 +675,7 @@ class FunctionLowering {
     }
     if (ts.isIfStatement(s)) {
       const c = this.cond(s.expression);
+      out.push(...this.takePre()); // the condition's effects, before the branches are lowered
       const then = this.stmts(s.thenStatement);
       const els = s.elseStatement ? this.stmts(s.elseStatement) : [];
       if (c) push({ k: 'if', c, then, else: els });
@@ -672,10 +692,11 @@ class FunctionLowering {
         }
       }
       const cond = s.condition ? this.cond(s.condition) : null;
+      const condPre = this.takePre();
       const update: Stmt[] = [];
       if (s.incrementor) this.updateList(s.incrementor, update);
       const body = this.stmts(s.statement);
-      push({ k: 'for', label, init, cond, update, body });
+      push(this.seq.forLoop(label, init, condPre, cond, update, body, loc));
       return;
     }
     if (ts.isForOfStatement(s)) {
@@ -688,18 +709,22 @@ class FunctionLowering {
     }
     if (ts.isWhileStatement(s)) {
       const c = this.cond(s.expression);
+      const condPre = this.takePre();
       const body = this.stmts(s.statement);
-      if (c) push({ k: 'while', label, cond: c, body });
+      if (c) push(this.seq.whileLoop(label, condPre, c, body, loc));
       return;
     }
     if (ts.isDoStatement(s)) {
       const body = this.stmts(s.statement);
       const c = this.cond(s.expression);
-      if (c) push({ k: 'do', label, body, cond: c });
+      const condPre = this.takePre();
+      const st = c && this.seq.doLoop(s, label, body, condPre, c, loc);
+      if (st) push(st);
       return;
     }
     if (ts.isSwitchStatement(s)) {
       const disc = this.expr(s.expression);
+      out.push(...this.takePre()); // the discriminant's effects, before the cases are lowered
       const cases: { tests: Expr[] | null; body: Stmt[] }[] = [];
       for (const c of s.caseBlock.clauses) {
         const body = this.stmts(c.statements as unknown as ts.Statement[]);
@@ -813,7 +838,12 @@ class FunctionLowering {
       }
       const init = this.initExpr(d.initializer, ts.isIdentifier(d.name) ? d.name.text : 'tmp');
       out.push(...this.takePre());
-      if (!init) continue;
+      if (!init) {
+        // declared all the same, so that its uses do not each report it again (one problem, one error)
+        const ty = ts.isIdentifier(d.name) && this.ctx.typeAt(d.name);
+        if (ty && ts.isIdentifier(d.name)) this.declareVar(d, d.name.text, ty);
+        continue;
+      }
       out.push(...this.bindTarget(d.name, init, konst, d));
     }
     return out;
@@ -926,7 +956,7 @@ class FunctionLowering {
       return;
     }
     const st = this.exprStmt(e);
-    if (this.pre.length) this.err(e, 'this loop update needs statements; simplify it');
+    out.push(...this.takePre()); // effects inside the update run before it, at each update
     if (st) out.push(st);
   }
 
@@ -952,6 +982,7 @@ class FunctionLowering {
         return { k: 'assign', target, value, loc };
       }
       const op = COMPOUND_OPS[k];
+      if (op && this.seq.rhsHasEffects(e)) return this.seq.compound(e, op);
       if (op) {
         const target = this.lvalue(e.left);
         const rhs = this.expr(e.right);
@@ -960,7 +991,12 @@ class FunctionLowering {
         const ty = op === '|' ? INT : NUM;
         return { k: 'assign', target, value: { k: 'bin', op, a: target, b: rhs, ty }, op, loc };
       }
-      if (k === ts.SyntaxKind.CommaToken) return this.err(e, 'the comma operator is not supported', 'write separate statements');
+      if (k === ts.SyntaxKind.CommaToken) {
+        // `a, b` as a statement: `a;` then `b;` (for headers: `i = 0, j = n - 1`, `i++, j--`)
+        const first = this.exprStmt(e.left);
+        if (first) this.pre.push(first);
+        return this.exprStmt(e.right);
+      }
     }
     if ((ts.isPrefixUnaryExpression(e) || ts.isPostfixUnaryExpression(e)) && (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken)) {
       const target = this.lvalue(e.operand);
@@ -1038,7 +1074,7 @@ class FunctionLowering {
     const loc = this.ctx.locOf(e);
     const r = this.exprInner(e);
     if (r && !r.loc) r.loc = loc;
-    return r;
+    return r && this.seq.settle(e, r);
   }
 
   private resolve(id: ts.Identifier): { kind: 'local'; name: string; ty: Ty } | { kind: 'global'; name: string; ty: Ty } | { kind: 'func'; name: string } | null {
@@ -1068,8 +1104,7 @@ class FunctionLowering {
     if (ts.isIdentifier(e)) return this.identifier(e);
     if (ts.isBinaryExpression(e)) return this.binary(e);
     if (ts.isPrefixUnaryExpression(e)) {
-      if (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken)
-        return this.err(e, 'increment inside an expression is not supported', 'write `i++;` as its own statement');
+      if (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken) return this.seq.increment(e);
       const a = this.expr(e.operand);
       if (!a) return null;
       if (e.operator === ts.SyntaxKind.MinusToken) {
@@ -1080,7 +1115,7 @@ class FunctionLowering {
       if (e.operator === ts.SyntaxKind.ExclamationToken) return { k: 'un', op: '!', a, ty: BOOL };
       if (e.operator === ts.SyntaxKind.TildeToken) return { k: 'un', op: '~', a, ty: INT };
     }
-    if (ts.isPostfixUnaryExpression(e)) return this.err(e, 'increment inside an expression is not supported', 'write `i++;` as its own statement');
+    if (ts.isPostfixUnaryExpression(e)) return this.seq.increment(e);
     if (ts.isConditionalExpression(e)) {
       const c = this.cond(e.condition);
       this.condDepth++;
@@ -1156,8 +1191,8 @@ class FunctionLowering {
 
   private binary(e: ts.BinaryExpression): Expr | null {
     const k = e.operatorToken.kind;
-    if (k === ts.SyntaxKind.EqualsToken || COMPOUND_OPS[k]) return this.err(e, 'assignment inside an expression is not supported', 'write the assignment as its own statement');
-    if (k === ts.SyntaxKind.CommaToken) return this.err(e, 'the comma operator is not supported', 'write separate statements');
+    if (k === ts.SyntaxKind.EqualsToken || COMPOUND_OPS[k]) return this.seq.assignment(e, COMPOUND_OPS[k]);
+    if (k === ts.SyntaxKind.CommaToken) return this.seq.comma(e);
     if (k === ts.SyntaxKind.QuestionQuestionToken) return this.err(e, '`??` is not supported', 'numbers are never null here; drop the fallback');
     if (k === ts.SyntaxKind.InKeyword || k === ts.SyntaxKind.InstanceOfKeyword) return this.err(e, `\`${e.operatorToken.getText()}\` is not supported`, 'fields and types are known statically here: drop the run-time test');
     const op = BIN_OPS[k];
