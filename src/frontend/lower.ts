@@ -6,7 +6,9 @@ import { BOOL, INT, NUM, VOID, containsCall, elemTy, fieldTy, isRef, tyOf } from
 import { DiagnosticBag } from './diagnostics.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { checkTreeDepth } from './limits.js';
+import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault } from './destructuring.js';
 import { Sequencing } from './sequencing.js';
+import { helperArgs, mathSpreadCall, type SpreadHost } from './spread.js';
 
 /**
  * The statement and expression forms this lowering accepts, named as they appear in the IR it produces
@@ -442,6 +444,8 @@ class FunctionLowering {
   private ok = true;
   /** effects inside expressions (src/frontend/sequencing.ts) */
   private seq: Sequencing;
+  /** destructuring assignment (src/frontend/destructuring.ts) */
+  private destructuring: DestructuringAssignment;
 
   constructor(
     private ctx: Ctx,
@@ -464,6 +468,19 @@ class FunctionLowering {
       },
       d?.node.body,
     );
+    this.destructuring = new DestructuringAssignment({
+      expr: (e) => this.expr(e),
+      lvalue: (e) => this.lvalue(e),
+      markTarget: (n) => this.seq.markTarget(n),
+      err: (n, m, h) => this.err(n, m, h),
+      fresh: (b) => this.fresh(b),
+      emit: (st) => this.pre.push(st),
+      locOf: (n) => this.ctx.locOf(n),
+      local: (id) => {
+        const r = this.resolve(id);
+        return r?.kind === 'local' ? r.name : null;
+      },
+    });
   }
 
   /** Module-level names are shared (not copied per function: that would be quadratic in module size). */
@@ -525,12 +542,21 @@ class FunctionLowering {
     const d = this.d!;
     const node = d.node;
     const params: Param[] = [];
+    const unpack: Stmt[] = []; // parameters written as patterns, destructured at the top of the body
     for (const p of node.parameters) {
-      if (!ts.isIdentifier(p.name)) {
-        this.err(p, 'destructuring parameters are not supported', 'take the object or array as one parameter and destructure it in the body');
+      if (!ts.isIdentifier(p.name) && !p.dotDotDotToken) {
+        if (p.initializer) {
+          this.err(p.initializer, 'a default for a destructured parameter is not supported', 'give the fields or elements their own defaults, or pass the argument');
+          continue;
+        }
+        const ty = this.tyOrErr(p, `parameter ${node.parameters.indexOf(p) + 1}`);
+        if (!ty) continue;
+        const name = this.fresh(patternParamName(p, node.parameters.indexOf(p)));
+        params.push({ name, ty });
+        unpack.push(...this.bindTarget(p.name, { k: 'var', name, ty }, false, p));
         continue;
       }
-      if (p.dotDotDotToken) {
+      if (!ts.isIdentifier(p.name) || p.dotDotDotToken) {
         this.err(p, 'rest parameters are not supported', 'pass an array');
         continue;
       }
@@ -551,7 +577,7 @@ class FunctionLowering {
       ret = rt.flags & ts.TypeFlags.Never ? VOID : this.ctx.convert(rt, node);
       if (!ret) this.err(node.type ?? node.name ?? node, `the return type '${this.ctx.checker.typeToString(rt)}' of '${d.name}' is not supported`, 'return a number, an array or an object of numbers');
     }
-    const body: Stmt[] = [];
+    const body: Stmt[] = [...unpack];
     if (node.body && ts.isBlock(node.body)) {
       for (const s of node.body.statements) this.stmt(s, body);
       body.splice(0, body.length, ...this.checkpointRegions(body, node.body));
@@ -868,17 +894,17 @@ class FunctionLowering {
     if (ts.isArrayBindingPattern(name)) {
       name.elements.forEach((el, i) => {
         if (ts.isOmittedExpression(el)) return;
-        if (el.dotDotDotToken || el.initializer) {
-          this.err(el, 'rest elements and defaults in array destructuring are not supported', 'index the array explicitly');
+        if (el.dotDotDotToken) {
+          this.err(el, 'rest elements in array destructuring are not supported', 'index the array explicitly');
           return;
         }
-        const e: Expr = { k: 'idx', obj: src, index: { k: 'num', v: i }, ty: elemTy(tyOf(src), { k: 'num', v: i }) };
-        out.push(...this.bindTarget(el.name, e, konst, el));
+        const e: Expr | null = this.withInitializer(el, { k: 'idx', obj: src, index: { k: 'num', v: i }, ty: elemTy(tyOf(src), { k: 'num', v: i }) }, out);
+        if (e) out.push(...this.bindTarget(el.name, e, konst, el));
       });
     } else {
       for (const el of name.elements) {
-        if (el.dotDotDotToken || el.initializer) {
-          this.err(el, 'rest elements and defaults in object destructuring are not supported', 'read the fields explicitly');
+        if (el.dotDotDotToken) {
+          this.err(el, 'rest elements in object destructuring are not supported', 'read the fields explicitly');
           continue;
         }
         const prop = el.propertyName ?? el.name;
@@ -886,11 +912,20 @@ class FunctionLowering {
           this.err(el, 'computed keys in destructuring are not supported');
           continue;
         }
-        const e: Expr = { k: 'field', obj: src, name: prop.text, ty: fieldTy(tyOf(src), prop.text) };
-        out.push(...this.bindTarget(el.name, e, konst, el));
+        const e = this.withInitializer(el, { k: 'field', obj: src, name: prop.text, ty: fieldTy(tyOf(src), prop.text) }, out);
+        if (e) out.push(...this.bindTarget(el.name, e, konst, el));
       }
     }
     return out;
+  }
+
+  /** a binding element's value with its default (`{ k = 2 }`: `o.k === undefined ? 2 : o.k`) */
+  private withInitializer(el: ts.BindingElement, value: Expr, out: Stmt[]): Expr | null {
+    if (!el.initializer) return value;
+    if (refuseActiveDefault(el.initializer, (n, m, h) => this.err(n, m, h))) return null;
+    const d = this.expr(el.initializer);
+    out.push(...this.takePre());
+    return d && withDefault(value, d);
   }
 
   /** Initializers may be `Array.from(...)`, which lowers to an allocation and a filling loop. */
@@ -974,8 +1009,10 @@ class FunctionLowering {
     if (ts.isBinaryExpression(e)) {
       const k = e.operatorToken.kind;
       if (k === ts.SyntaxKind.EqualsToken) {
-        if (ts.isArrayLiteralExpression(e.left) || ts.isObjectLiteralExpression(e.left))
-          return this.err(e.left, 'destructuring assignment is not supported', 'assign each element separately');
+        if (ts.isArrayLiteralExpression(e.left) || ts.isObjectLiteralExpression(e.left)) {
+          if (!this.destructuring.lower(e)) return null;
+          return this.pre.pop() ?? null; // its last store is the statement, what comes before it goes first
+        }
         const target = this.lvalue(e.left);
         const value = target && this.initExpr(e.right, target.k === 'var' ? target.name : 'tmp');
         if (!target || !value) return null;
@@ -1342,14 +1379,8 @@ class FunctionLowering {
 
   private mathCall(e: ts.CallExpression, m: string): Expr | null {
     const args: Expr[] = [];
-    if (e.arguments.length === 1 && ts.isSpreadElement(e.arguments[0])) {
-      if (!MATH_NARY.has(m)) return this.err(e, `spread arguments to Math.${m} are not supported`);
-      const a = this.expr(e.arguments[0].expression);
-      if (!a) return null;
-      return { k: 'intr', fn: `Math.${m}Of`, args: [a], ty: NUM };
-    }
+    if (e.arguments.some(ts.isSpreadElement)) return mathSpreadCall(e, m, this.spreadHost());
     for (const a of e.arguments) {
-      if (ts.isSpreadElement(a)) return this.err(a, 'spread must be the only argument', `write Math.${m}(...xs)`);
       const x = this.expr(a);
       if (!x) return null;
       args.push(x);
@@ -1363,14 +1394,9 @@ class FunctionLowering {
   private userCall(e: ts.CallExpression, fn: string): Expr | null {
     const decl = this.ctx.funcDecls.get(fn)!;
     const params = decl.node.parameters;
-    const args: Expr[] = [];
-    for (let i = 0; i < e.arguments.length; i++) {
-      const a = e.arguments[i];
-      if (ts.isSpreadElement(a)) return this.err(a, 'spread arguments are not supported', 'pass the array itself');
-      const x = this.expr(a);
-      if (!x) return null;
-      args.push(x);
-    }
+    const given = helperArgs(e, fn, this.spreadHost());
+    if (!given) return null;
+    const args: Expr[] = given;
     if (args.length > params.length) return this.err(e, `too many arguments to '${fn}'`);
     const ty = this.tyOrErr(e, `the result of '${fn}'`);
     if (!ty) return null;
@@ -1387,6 +1413,11 @@ class FunctionLowering {
       args.push(x);
     }
     return { k: 'call', fn, args, ty };
+  }
+
+  /** spread arguments (src/frontend/spread.ts) */
+  private spreadHost(): SpreadHost {
+    return { expr: (x) => this.expr(x), err: (n, m, h) => this.err(n, m, h), fresh: (b) => this.fresh(b), emit: (st) => this.pre.push(st), locOf: (n) => this.ctx.locOf(n) };
   }
 
   /** `tape.freeF(b)` in generated code */

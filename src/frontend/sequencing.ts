@@ -79,7 +79,7 @@ function fullExpression(n: ts.Node): ts.Node {
 }
 
 /** the variables and whether memory (elements, fields, anything a called helper may write) an effect may change */
-interface Writes {
+export interface Writes {
   vars: Set<string>;
   memory: boolean;
 }
@@ -383,7 +383,7 @@ function containsCallExpr(e: Expr): boolean {
 }
 
 /** whether `e` reads the same value before and after effects writing `w` */
-function isStable(e: Expr, w: Writes): boolean {
+export function isStable(e: Expr, w: Writes): boolean {
   switch (e.k) {
     case 'num':
     case 'bool':
