@@ -321,6 +321,31 @@ const BAD: BadCase[] = [
     line: 4, col: 23, message: /comma operator in the right operand of `\|\|`/,
   },
   {
+    name: 'destructuring default that calls a function',
+    src: `function g(x: number): number { return x; }\nexport function f(xs: number[], x: number): number {\n  const [a, b = g(x)] = xs;\n  return a * b;\n}\n`,
+    line: 3, col: 17, message: /a destructuring default that calls a function or assigns is not supported/,
+  },
+  {
+    name: 'rest element in a destructuring assignment',
+    src: `export function f(xs: number[]): number {\n  let a = 0;\n  let r: number[] = [];\n  [a, ...r] = xs;\n  return a * r[0];\n}\n`,
+    line: 4, col: 7, message: /rest elements in destructuring assignment are not supported/,
+  },
+  {
+    name: 'default for a destructured parameter',
+    src: `interface Pt { x: number; y: number }\nexport function f({ x, y }: Pt = { x: 1, y: 2 }): number {\n  return x * y;\n}\n`,
+    line: 2, col: 34, message: /a default for a destructured parameter is not supported/,
+  },
+  {
+    name: 'destructuring assignment inside an expression',
+    src: fn('let a = x, b = 2;', 'const u = ([a, b] = [b, a]);', 'return u[0] * a;'),
+    line: 3, col: 14, message: /a destructuring assignment is supported only as a statement/,
+  },
+  {
+    name: 'Math.hypot of a spread array among other arguments',
+    src: `export function f(xs: number[], x: number): number {\n  return Math.hypot(x, ...xs);\n}\n`,
+    line: 2, col: 24, message: /Math.hypot with a spread array among other arguments/,
+  },
+  {
     name: 'comma operator with a pure left side',
     src: fn('const y = (x, x * 2);', 'return y;'),
     line: 2, col: 14, message: /comma operator/,
