@@ -248,12 +248,14 @@ export class Sequencing {
     let target = this.host.lvalue(e.left);
     if (!target) return null;
     if (target.k === 'idx' && containsCallExpr(target.index)) target = { ...target, index: this.freeze(target.index, e.left) };
-    let old: Expr = readOf(target);
+    let old: Expr = target;
     const inner = this.effects(fullExpression(e)).filter((x) => x.start >= e.right.getStart() && x.start < e.right.end);
     if (inner.length && !isStable(old, this.writesOf(inner))) old = this.freeze(old, e.left);
     const rhs = this.host.expr(e.right);
     if (!rhs) return null;
-    return { k: 'assign', target, value: { k: 'bin', op, a: old, b: rhs, ty: op === '|' ? INT : NUM }, op, loc: this.host.locOf(e) };
+    const value: Expr = { k: 'bin', op, a: old, b: rhs, ty: op === '|' ? INT : NUM };
+    // `t op= e` only while the value reads the target itself (printing `op=` drops the left operand)
+    return { k: 'assign', target, value, ...(old === target ? { op } : {}), loc: this.host.locOf(e) };
   }
 
   /** whether a statement-level compound assignment needs `compound` (its right operand holds effects) */
