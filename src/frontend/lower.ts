@@ -10,6 +10,9 @@ import { checkTreeDepth } from './limits.js';
 import { userTypeErrors } from './type-errors.js';
 import { checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isVarList, type VarBinding } from './var-scope.js';
 import { NULL, assignsNullable, inTest, isArrayTest, narrowRead, nestedNullable, nullableUnion, shortCircuit, typeofTest, type NullableHost } from './nullable.js';
+import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault } from './destructuring.js';
+import { Sequencing } from './sequencing.js';
+import { helperArgs, mathSpreadCall, type SpreadHost } from './spread.js';
 
 /**
  * The statement and expression forms this lowering accepts, named as they appear in the IR it produces
@@ -461,12 +464,45 @@ class FunctionLowering {
   private vars = new Map<ts.VariableDeclaration, VarBinding>();
   /** declarations refused: their later uses are not reported again (one problem, one error) */
   private refused = new Set<ts.Symbol>();
+  /** effects inside expressions (src/frontend/sequencing.ts) */
+  private seq: Sequencing;
+  /** destructuring assignment (src/frontend/destructuring.ts) */
+  private destructuring: DestructuringAssignment;
 
   constructor(
     private ctx: Ctx,
     private d: FuncDecl | null,
     private fname: string,
   ) {
+    this.seq = new Sequencing(
+      {
+        expr: (e) => this.expr(e),
+        lvalue: (e) => this.lvalue(e),
+        exprStmt: (e) => this.exprStmt(e),
+        err: (n, m, h) => this.err(n, m, h),
+        fresh: (b) => this.fresh(b),
+        emit: (st) => this.pre.push(st),
+        locOf: (n) => this.ctx.locOf(n),
+        local: (id) => {
+          const r = this.resolve(id);
+          return r?.kind === 'local' ? r.name : null;
+        },
+      },
+      d?.node.body,
+    );
+    this.destructuring = new DestructuringAssignment({
+      expr: (e) => this.expr(e),
+      lvalue: (e) => this.lvalue(e),
+      markTarget: (n) => this.seq.markTarget(n),
+      err: (n, m, h) => this.err(n, m, h),
+      fresh: (b) => this.fresh(b),
+      emit: (st) => this.pre.push(st),
+      locOf: (n) => this.ctx.locOf(n),
+      local: (id) => {
+        const r = this.resolve(id);
+        return r?.kind === 'local' ? r.name : null;
+      },
+    });
   }
 
   /** Module-level names are shared (not copied per function: that would be quadratic in module size). */
@@ -557,12 +593,21 @@ class FunctionLowering {
     const d = this.d!;
     const node = d.node;
     const params: Param[] = [];
+    const unpack: Stmt[] = []; // parameters written as patterns, destructured at the top of the body
     for (const p of node.parameters) {
-      if (!ts.isIdentifier(p.name)) {
-        this.err(p, 'destructuring parameters are not supported', 'take the object or array as one parameter and destructure it in the body');
+      if (!ts.isIdentifier(p.name) && !p.dotDotDotToken) {
+        if (p.initializer) {
+          this.err(p.initializer, 'a default for a destructured parameter is not supported', 'give the fields or elements their own defaults, or pass the argument');
+          continue;
+        }
+        const ty = this.tyOrErr(p, `parameter ${node.parameters.indexOf(p) + 1}`);
+        if (!ty) continue;
+        const name = this.fresh(patternParamName(p, node.parameters.indexOf(p)));
+        params.push({ name, ty });
+        unpack.push(...this.bindTarget(p.name, { k: 'var', name, ty }, false, p));
         continue;
       }
-      if (p.dotDotDotToken) {
+      if (!ts.isIdentifier(p.name) || p.dotDotDotToken) {
         this.err(p, 'rest parameters are not supported', 'pass an array');
         continue;
       }
@@ -587,7 +632,7 @@ class FunctionLowering {
       ret = rt.flags & ts.TypeFlags.Never ? VOID : this.ctx.convert(rt, node);
       if (!ret) this.err(node.type ?? node.name ?? node, `the return type '${this.ctx.checker.typeToString(rt)}' of '${d.name}' is not supported`, 'return a number, an array or an object of numbers');
     }
-    const body: Stmt[] = [];
+    const body: Stmt[] = [...unpack];
     if (node.body && ts.isBlock(node.body)) {
       const hoisted = this.hoistVars(node.body, body);
       for (const s of node.body.statements) this.stmt(s, body);
@@ -765,6 +810,7 @@ class FunctionLowering {
     }
     if (ts.isIfStatement(s)) {
       const c = this.cond(s.expression);
+      out.push(...this.takePre()); // the condition's effects, before the branches are lowered
       const then = this.stmts(s.thenStatement);
       const els = s.elseStatement ? this.stmts(s.elseStatement) : [];
       if (c) push({ k: 'if', c, then, else: els });
@@ -781,10 +827,11 @@ class FunctionLowering {
         }
       }
       const cond = s.condition ? this.cond(s.condition) : null;
+      const condPre = this.takePre();
       const update: Stmt[] = [];
       if (s.incrementor) this.updateList(s.incrementor, update);
       const body = this.stmts(s.statement);
-      push({ k: 'for', label, init, cond, update, body });
+      push(this.seq.forLoop(label, init, condPre, cond, update, body, loc));
       return;
     }
     if (ts.isForOfStatement(s)) {
@@ -797,18 +844,22 @@ class FunctionLowering {
     }
     if (ts.isWhileStatement(s)) {
       const c = this.cond(s.expression);
+      const condPre = this.takePre();
       const body = this.stmts(s.statement);
-      if (c) push({ k: 'while', label, cond: c, body });
+      if (c) push(this.seq.whileLoop(label, condPre, c, body, loc));
       return;
     }
     if (ts.isDoStatement(s)) {
       const body = this.stmts(s.statement);
       const c = this.cond(s.expression);
-      if (c) push({ k: 'do', label, body, cond: c });
+      const condPre = this.takePre();
+      const st = c && this.seq.doLoop(s, label, body, condPre, c, loc);
+      if (st) push(st);
       return;
     }
     if (ts.isSwitchStatement(s)) {
       const disc = this.expr(s.expression);
+      out.push(...this.takePre()); // the discriminant's effects, before the cases are lowered
       const cases: { tests: Expr[] | null; body: Stmt[] }[] = [];
       for (const c of s.caseBlock.clauses) {
         const body = this.stmts(c.statements as unknown as ts.Statement[]);
@@ -989,17 +1040,17 @@ class FunctionLowering {
     if (ts.isArrayBindingPattern(name)) {
       name.elements.forEach((el, i) => {
         if (ts.isOmittedExpression(el)) return;
-        if (el.dotDotDotToken || el.initializer) {
-          this.err(el, 'rest elements and defaults in array destructuring are not supported', 'index the array explicitly');
+        if (el.dotDotDotToken) {
+          this.err(el, 'rest elements in array destructuring are not supported', 'index the array explicitly');
           return;
         }
-        const e: Expr = { k: 'idx', obj: src, index: { k: 'num', v: i }, ty: elemTy(tyOf(src), { k: 'num', v: i }) };
-        out.push(...this.bindTarget(el.name, e, konst, el));
+        const e: Expr | null = this.withInitializer(el, { k: 'idx', obj: src, index: { k: 'num', v: i }, ty: elemTy(tyOf(src), { k: 'num', v: i }) }, out);
+        if (e) out.push(...this.bindTarget(el.name, e, konst, el));
       });
     } else {
       for (const el of name.elements) {
-        if (el.dotDotDotToken || el.initializer) {
-          this.err(el, 'rest elements and defaults in object destructuring are not supported', 'read the fields explicitly');
+        if (el.dotDotDotToken) {
+          this.err(el, 'rest elements in object destructuring are not supported', 'read the fields explicitly');
           continue;
         }
         const prop = el.propertyName ?? el.name;
@@ -1007,11 +1058,20 @@ class FunctionLowering {
           this.err(el, 'computed keys in destructuring are not supported');
           continue;
         }
-        const e: Expr = { k: 'field', obj: src, name: prop.text, ty: fieldTy(tyOf(src), prop.text) };
-        out.push(...this.bindTarget(el.name, e, konst, el));
+        const e = this.withInitializer(el, { k: 'field', obj: src, name: prop.text, ty: fieldTy(tyOf(src), prop.text) }, out);
+        if (e) out.push(...this.bindTarget(el.name, e, konst, el));
       }
     }
     return out;
+  }
+
+  /** a binding element's value with its default (`{ k = 2 }`: `o.k === undefined ? 2 : o.k`) */
+  private withInitializer(el: ts.BindingElement, value: Expr, out: Stmt[]): Expr | null {
+    if (!el.initializer) return value;
+    if (refuseActiveDefault(el.initializer, (n, m, h) => this.err(n, m, h))) return null;
+    const d = this.expr(el.initializer);
+    out.push(...this.takePre());
+    return d && withDefault(value, d);
   }
 
   /** Initializers may be `Array.from(...)`, which lowers to an allocation and a filling loop. */
@@ -1077,7 +1137,7 @@ class FunctionLowering {
       return;
     }
     const st = this.exprStmt(e);
-    if (this.pre.length) this.err(e, 'this loop update needs statements; simplify it');
+    out.push(...this.takePre()); // effects inside the update run before it, at each update
     if (st) out.push(st);
   }
 
@@ -1100,8 +1160,10 @@ class FunctionLowering {
     if (ts.isBinaryExpression(e)) {
       const k = e.operatorToken.kind;
       if (k === ts.SyntaxKind.EqualsToken) {
-        if (ts.isArrayLiteralExpression(e.left) || ts.isObjectLiteralExpression(e.left))
-          return this.err(e.left, 'destructuring assignment is not supported', 'assign each element separately');
+        if (ts.isArrayLiteralExpression(e.left) || ts.isObjectLiteralExpression(e.left)) {
+          if (!this.destructuring.lower(e)) return null;
+          return this.pre.pop() ?? null; // its last store is the statement, what comes before it goes first
+        }
         if (ts.isPropertyAccessExpression(e.left) && e.left.name.text === 'length')
           return this.err(e, "assigning an array's length (truncating it in place) is not supported", 'rebind a shorter copy: `a = a.slice(0, n)` (other names of the array keep its old length), or `a = []` to empty it');
         const target = this.lvalue(e.left);
@@ -1110,6 +1172,7 @@ class FunctionLowering {
         return { k: 'assign', target, value, loc };
       }
       const op = COMPOUND_OPS[k];
+      if (op && this.seq.rhsHasEffects(e)) return this.seq.compound(e, op);
       if (op) {
         const target = this.lvalue(e.left);
         const rhs = this.expr(e.right);
@@ -1118,7 +1181,12 @@ class FunctionLowering {
         const ty = op === '|' ? INT : NUM;
         return { k: 'assign', target, value: { k: 'bin', op, a: target, b: rhs, ty }, op, loc };
       }
-      if (k === ts.SyntaxKind.CommaToken) return this.err(e, 'the comma operator is not supported', 'write separate statements');
+      if (k === ts.SyntaxKind.CommaToken) {
+        // `a, b` as a statement: `a;` then `b;` (for headers: `i = 0, j = n - 1`, `i++, j--`)
+        const first = this.exprStmt(e.left);
+        if (first) this.pre.push(first);
+        return this.exprStmt(e.right);
+      }
     }
     if ((ts.isPrefixUnaryExpression(e) || ts.isPostfixUnaryExpression(e)) && (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken)) {
       const target = this.lvalue(e.operand);
@@ -1195,7 +1263,7 @@ class FunctionLowering {
     const loc = this.ctx.locOf(e);
     const r = this.exprInner(e);
     if (r && !r.loc) r.loc = loc;
-    return r;
+    return r && this.seq.settle(e, r);
   }
 
   private resolve(id: ts.Identifier): { kind: 'local'; name: string; ty: Ty } | { kind: 'global'; name: string; ty: Ty } | { kind: 'func'; name: string } | null {
@@ -1225,8 +1293,7 @@ class FunctionLowering {
     if (ts.isIdentifier(e)) return this.identifier(e);
     if (ts.isBinaryExpression(e)) return this.binary(e);
     if (ts.isPrefixUnaryExpression(e)) {
-      if (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken)
-        return this.err(e, 'increment inside an expression is not supported', 'write `i++;` as its own statement');
+      if (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken) return this.seq.increment(e);
       const a = this.expr(e.operand);
       if (!a) return null;
       if (e.operator === ts.SyntaxKind.MinusToken) {
@@ -1237,7 +1304,7 @@ class FunctionLowering {
       if (e.operator === ts.SyntaxKind.ExclamationToken) return { k: 'un', op: '!', a, ty: BOOL };
       if (e.operator === ts.SyntaxKind.TildeToken) return { k: 'un', op: '~', a, ty: INT };
     }
-    if (ts.isPostfixUnaryExpression(e)) return this.err(e, 'increment inside an expression is not supported', 'write `i++;` as its own statement');
+    if (ts.isPostfixUnaryExpression(e)) return this.seq.increment(e);
     if (ts.isConditionalExpression(e)) {
       const c = this.cond(e.condition);
       this.condDepth++;
@@ -1330,8 +1397,8 @@ class FunctionLowering {
 
   private binary(e: ts.BinaryExpression): Expr | null {
     const k = e.operatorToken.kind;
-    if (k === ts.SyntaxKind.EqualsToken || COMPOUND_OPS[k]) return this.err(e, 'assignment inside an expression is not supported', 'write the assignment as its own statement');
-    if (k === ts.SyntaxKind.CommaToken) return this.err(e, 'the comma operator is not supported', 'write separate statements');
+    if (k === ts.SyntaxKind.EqualsToken || COMPOUND_OPS[k]) return this.seq.assignment(e, COMPOUND_OPS[k]);
+    if (k === ts.SyntaxKind.CommaToken) return this.seq.comma(e);
     if (k === ts.SyntaxKind.InKeyword) return inTest(this.host, e);
     if (k === ts.SyntaxKind.InstanceOfKeyword) return this.err(e, `\`${e.operatorToken.getText()}\` is not supported`, 'fields and types are known statically here: drop the run-time test');
     const op = k === ts.SyntaxKind.QuestionQuestionToken ? '??' : BIN_OPS[k];
@@ -1490,14 +1557,8 @@ class FunctionLowering {
 
   private mathCall(e: ts.CallExpression, m: string): Expr | null {
     const args: Expr[] = [];
-    if (e.arguments.length === 1 && ts.isSpreadElement(e.arguments[0])) {
-      if (!MATH_NARY.has(m)) return this.err(e, `spread arguments to Math.${m} are not supported`);
-      const a = this.expr(e.arguments[0].expression);
-      if (!a) return null;
-      return { k: 'intr', fn: `Math.${m}Of`, args: [a], ty: NUM };
-    }
+    if (e.arguments.some(ts.isSpreadElement)) return mathSpreadCall(e, m, this.spreadHost());
     for (const a of e.arguments) {
-      if (ts.isSpreadElement(a)) return this.err(a, 'spread must be the only argument', `write Math.${m}(...xs)`);
       const x = this.expr(a);
       if (!x) return null;
       args.push(x);
@@ -1511,14 +1572,9 @@ class FunctionLowering {
   private userCall(e: ts.CallExpression, fn: string): Expr | null {
     const decl = this.ctx.funcDecls.get(fn)!;
     const params = decl.node.parameters;
-    const args: Expr[] = [];
-    for (let i = 0; i < e.arguments.length; i++) {
-      const a = e.arguments[i];
-      if (ts.isSpreadElement(a)) return this.err(a, 'spread arguments are not supported', 'pass the array itself');
-      const x = this.expr(a);
-      if (!x) return null;
-      args.push(x);
-    }
+    const given = helperArgs(e, fn, this.spreadHost());
+    if (!given) return null;
+    const args: Expr[] = given;
     if (args.length > params.length) return this.err(e, `too many arguments to '${fn}'`);
     const ty = this.tyOrErr(e, `the result of '${fn}'`);
     if (!ty) return null;
@@ -1539,6 +1595,11 @@ class FunctionLowering {
       args.push(x);
     }
     return { k: 'call', fn, args, ty };
+  }
+
+  /** spread arguments (src/frontend/spread.ts) */
+  private spreadHost(): SpreadHost {
+    return { expr: (x) => this.expr(x), err: (n, m, h) => this.err(n, m, h), fresh: (b) => this.fresh(b), emit: (st) => this.pre.push(st), locOf: (n) => this.ctx.locOf(n) };
   }
 
   /** `tape.freeF(b)` in generated code */

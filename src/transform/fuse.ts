@@ -64,6 +64,8 @@ function fuse(l1: For, l2: For, root: Stmt[], storage: KnownStorage, exclusive: 
   const s2 = space(l2);
   if (!s1 || !s2 || s1.down !== s2.down || s1.cond.op !== s2.cond.op) return null;
   if (!exprEq(s1.start, s2.start) || !exprEq(s1.cond.b, s2.cond.b)) return null;
+  // equal texts are equal values only without effects: two `tape.popI()` trip counts are two different counts
+  if ([s1.start, s1.cond.b].some(hasEffects)) return null;
   // counters both declared by their loops, or both variables of the function
   if (l1.init[0].k !== l2.init[0].k) return null;
   const scoped = l1.init[0].k === 'decl';
@@ -105,6 +107,15 @@ function assignedScalars(list: Stmt[]): Set<string> {
     if (x.k === 'assign' && x.target.k === 'var') out.add(x.target.name);
   });
   return out;
+}
+
+/** a call, or an intrinsic other than Math's (the tape's pops, `pop`): evaluating it twice is not reading one value twice */
+function hasEffects(e: Expr): boolean {
+  let hit = false;
+  forEachExpr(e, (y) => {
+    if (y.k === 'call' || y.k === 'raw' || (y.k === 'intr' && !y.fn.startsWith('Math.'))) hit = true;
+  });
+  return hit;
 }
 
 function hasJumpOrCall(list: Stmt[]): boolean {

@@ -280,3 +280,17 @@ export const corpus: CorpusCase[] = [
   { name: 'js-nullable/spring_energy', file: 'js-nullable.ts', head: 'springEnergy', args: [num(0, 2), obj({ k: num(0.5, 2), rest: num(0.5, 1.5), damping: num(0.1, 0.5) })], tags: ['js', 'in-test', 'optional-field'] },
   { name: 'js-nullable/spring_energy_bare', file: 'js-nullable.ts', head: 'springEnergy', args: [num(0, 2), obj({ k: num(0.5, 2) })], tags: ['js', 'in-test', 'optional-field'] },
 ];
+
+// ------------------------------------------------------------- js-exprs.ts
+corpus.push(
+  { name: 'js-exprs/symmetric_pair_sum', file: 'js-exprs.ts', head: 'symmetricPairSum', args: [vec(5, -1, 1)], tags: ['js', 'comma-for', 'two-pointer'] },
+  { name: 'js-exprs/sorted_weighted_sum', file: 'js-exprs.ts', head: 'sortedWeightedSum', args: [vec(4, -1, 1), vec(4, 0.5, 1.5)], tags: ['js', 'destructuring-swap', 'inc-in-index', 'sorting-network'] },
+  { name: 'js-exprs/stride_sum', file: 'js-exprs.ts', head: 'strideSum', args: [vec(8, -1, 1), int(8)], tags: ['js', 'assign-in-condition', 'do-while'] },
+  { name: 'js-exprs/polar_energy', file: 'js-exprs.ts', head: 'polarEnergy', args: [obj({ x: num(0.5, 1.5), y: num(0.5, 1.5) }), vec(2, -1, 0), obj({ scale: num(0.5, 1.5), offset: num(-1, 1) })], tags: ['js', 'destructured-params', 'destructuring-default'] },
+  { name: 'js-exprs/softmax_loss', file: 'js-exprs.ts', head: 'softmaxLoss', args: [vec(4, -2, 2), int(1)], tags: ['js', 'spread-max', 'spread-hypot', 'for-of'] },
+  { name: 'js-exprs/gram_schmidt_pair', file: 'js-exprs.ts', head: 'gramSchmidtPair', args: [vec(3, 0.5, 1.5), vec(3, -1, 1)], tags: ['js', 'destructuring-swap', 'reference'] },
+  { name: 'js-exprs/compact_dot', file: 'js-exprs.ts', head: 'compactDot', args: [vec(4, -1, 1), vec(4, -1, 1)], tags: ['js', 'assign-in-expression'] },
+  { name: 'js-exprs/ring_smoother', file: 'js-exprs.ts', head: 'ringSmoother', args: [vec(5, -1, 1), num(0.2, 0.8)], tags: ['js', 'inc-in-index', 'chained-assign', 'assign-in-expression'] },
+  { name: 'js-exprs/pivoted_det3', file: 'js-exprs.ts', head: 'pivotedDet3', args: [mat(3, 3, -1, 1)], tags: ['js', 'destructuring-swap', 'row-swap', 'pivoting'] },
+  { name: 'js-exprs/spread_blend', file: 'js-exprs.ts', head: 'spreadBlend', args: [tuple(2, -1, 1), num(0.2, 0.8), vec(3, -1, 0)], tags: ['js', 'spread-tuple', 'spread-min', 'comma-expression'] },
+);

@@ -164,8 +164,32 @@ export interface ProgSpec {
   seed: number;
   /** a rare family of forms rendered at the end of the head, in the loop context it needs (null: none) */
   focus: FocusSpec | null;
+  /** expressions in JavaScript's evaluation order and destructuring, rendered after the focus (null: none) */
+  exprs: ExprsSpec | null;
   /** arrays as JavaScript writes them, after the focus (drawn last: nothing before depends on them) */
   jsArrays?: JsArraySpec[];
+}
+
+/**
+ * Expression forms of issue 16 (items 3–4), rendered at the end of the head (renderExprs), in a loop
+ * of their own (`loop`: straight-line, counted, while):
+ *   fam 0  `++`/`--` inside index expressions and arithmetic (`buf[k++] = e`, `t++ * b + ++t`);
+ *   fam 1  assignments inside expressions (`s += (t = e) * t`, `u = t = e`, `(w[0] = e)`, `u * (u += t)`);
+ *   fam 2  the comma operator in `for` headers (`i = 0, j = n - 1`, `i++, j--`) and in an expression;
+ *   fam 3  assignments in loop conditions (`while ((k *= 2) < 8)`, `do … while (++n < 2)`);
+ *   fam 4  destructuring assignment: swaps of scalars and of matrix rows, fields of an object;
+ *   fam 5  a helper with destructured parameters and defaults, destructuring declarations with defaults;
+ *   fam 6  spread in calls (`Math.max(...xs)`, `Math.min(e, ...xs)`, `Math.hypot(...xs)`, `h(...tuple)`).
+ * Its values flow into a number that the head's result adds.
+ */
+export interface ExprsSpec {
+  fam: number;
+  s: number;
+  e: Expr;
+  e2: Expr;
+  q: number;
+  loop: number;
+  i: Idx;
 }
 
 /**
@@ -476,6 +500,11 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
       helper: helperArb,
     }),
     { nil: null, freq: 2 },
+  ),
+  // (drawn after the focus: programs without these forms are the ones drawn before they existed)
+  exprs: fc.oneof(
+    { weight: 3, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.record({ fam: fc.nat({ max: 6 }), s: sel, e: exprArb(2), e2: exprArb(1), q: fc.nat({ max: 7 }), loop: fc.nat({ max: 2 }), i: idxArb(0) }) },
   ),
   // (last: every field before it draws as it did before these forms existed)
   jsArrays: fc.array(
@@ -1832,6 +1861,90 @@ function renderFocus(c: Ctx, f: FocusSpec): string {
   return fo;
 }
 
+/** the helpers fam 5 and 6 of ExprsSpec call: destructured parameters with defaults; two numbers (for a spread tuple) */
+const EXPRS_HELPERS = [
+  'export function dpar([x0, x1]: number[], { u, v = 2, w }: P): number {',
+  '  let s = u * x0;',
+  '  s += (w = v * x1) * 0.5;',
+  '  return s + w * x0;',
+  '}',
+  '',
+  'export function dtwo(a: number, b: number): number {',
+  '  return a * b - 0.5 * a;',
+  '}',
+  '',
+];
+
+/** Renders an ExprsSpec at the end of the head; returns the name of the number its values flow into. */
+function renderExprs(c: Ctx, x: ExprsSpec): string {
+  const ex = c.fresh('ex');
+  c.emit(`let ${ex} = 0;`);
+  const E = () => squash(x.q, renderExpr(c, x.e), false);
+  const E2 = () => squash(x.q + 1, renderExpr(c, x.e2), false);
+  c.scoped(() =>
+    ownLoop(c, x.loop, 2, () => {
+      const n = (p: string) => c.fresh(p);
+      if (x.fam === 0) {
+        const [k, buf, t] = [n('k'), n('buf'), n('t')];
+        c.emit(`let ${k} = 0;`, `const ${buf}: number[] = [0, 0, 0];`, `${buf}[${k}++] = ${E()};`, `${buf}[${k}++] = 0.5 * ${buf}[0] + ${E2()};`);
+        c.emit(`${buf}[${k}] = ${buf}[--${k}] * ${buf}[${k} - 1];`, `let ${t} = 1;`, `${ex} += ${t}++ * ${buf}[2] + ++${t} * ${buf}[${k}--] - ${buf}[${k}];`);
+        c.emit(`${ex} += Math.atan2(${buf}[${k}++] + 2, ${buf}[--${k} + 1]) * ${t}--;`);
+      } else if (x.fam === 1) {
+        const [t, u, w] = [n('t'), n('u'), n('w')];
+        c.emit(`let ${t} = 0;`, `let ${u} = 0;`, `const ${w}: number[] = [0.5, 1];`);
+        c.emit(`${ex} += (${t} = ${E()}) * ${t};`, `${u} = ${t} = 0.5 * ${E2()};`);
+        c.emit(`${ex} += ${u} * (${u} += ${t}) + (${t} *= 0.5) + (${w}[0] = ${E()}) * (${w}[1] += ${w}[0]);`);
+      } else if (x.fam === 2) {
+        const arr = pick(c.arrs.filter((a) => !a.tup), x.s);
+        const v = arr ? arr.name : n('v');
+        if (!arr) c.emit(`const ${v}: number[] = [${E()}, 0.5, -0.25, 1];`);
+        const [i, j] = [n('i'), n('j')];
+        c.emit(`for (let ${i} = 0, ${j} = ${v}.length - 1; ${i} < ${j}; ${i}++, ${j}--) ${ex} += ${v}[${i}] * ${v}[${j}];`);
+        c.emit(`let ${i}b = 0, ${j}b = 0;`, `for (${i}b = 0, ${j}b = 2; ${i}b < ${j}b; ${i}b++, ${j}b--) ${ex} += (${i}b + 1) * ${E2()};`);
+        c.emit(`${ex} += (${i}b = 1, ${j}b = 2, ${i}b * ${E()} + ${j}b);`);
+      } else if (x.fam === 3) {
+        const [k, m] = [n('k'), n('m')];
+        c.emit(`let ${k} = 1;`, `while ((${k} *= 2) < 8) ${ex} += 0.125 * ${k} * ${E()};`);
+        c.emit(`let ${m} = 0;`, `do {`, `  ${ex} += 0.25 * ${E2()};`, `} while (++${m} < 2);`);
+        c.emit(`for (let ${m}b = 0; (${ex} += 0.125 * ${m}b) < 3 && ${m}b < 3; ${m}b++) ${ex} *= 0.75;`);
+      } else if (x.fam === 4) {
+        const [a, b] = [n('a'), n('b')];
+        c.emit(`let ${a} = ${E()};`, `let ${b} = ${E2()};`, `[${a}, ${b}] = [${b}, 0.5 * ${a}];`, `${ex} += ${a} - 2 * ${b};`);
+        let mat = x.s % 2 === 1 ? pick(c.mats.filter((m) => m.rows >= 2), x.s >> 1) : undefined;
+        if (!mat) {
+          mat = { name: n('M'), rows: 3, cols: 2 };
+          c.emit(`const ${mat.name}: number[][] = [[${E()}, 0.5], [-0.25, 1], [0.75, -1]];`);
+        }
+        const M = mat;
+        const i = renderIdx(c, x.i, M.rows, `${M.name}.length`);
+        c.emit(`[${M.name}[${i}], ${M.name}[${M.rows - 1}]] = [${M.name}[${M.rows - 1}], ${M.name}[${i}]];`);
+        c.emit(`${M.name}[0][0] = 0.5 * ${M.name}[0][0] + ${E2()};`, `${ex} += ${M.name}[0][0] * ${M.name}[${M.rows - 1}][${M.cols - 1}];`);
+        const o = pick(c.objs, x.s);
+        if (o) c.emit(`({ u: ${a}, w: ${b} } = ${o});`, `${ex} += ${a} * ${b};`);
+      } else if (x.fam === 5) {
+        // (not the head's output array: a helper reading it before the head writes it hits a dot-product
+        // failure that is not of these forms, reported separately)
+        const arr = pick(c.arrs.filter((a) => a.len >= 2 && !a.tup && !a.ro && !a.f64 && !a.row && a.name !== 'out'), x.s);
+        const o = pick(c.objs, x.s);
+        c.emit(`${ex} += dpar(${arr ? arr.name : `[${E()}, 0.5]`}, ${o ?? `{ u: ${E2()}, v: 0.5, w: -0.25 }`});`);
+        const src = pick(c.arrs.filter((a) => !a.tup), x.s + 1);
+        const [d0, d1] = [n('d'), n('d')];
+        c.emit(`const [${d0}, ${d1} = 0.5] = ${src ? src.name : `[${E()}]`};`, `${ex} += ${d0} * ${d1};`);
+        if (o) c.emit(`const { u: ${d0}u, v: ${d0}v = 1 } = ${o};`, `${ex} += ${d0}u - ${d0}v;`);
+        c.emit(`const ${d0}t: [number, number] = [${E2()}, ${d0}];`, `${ex} += dtwo(...${d0}t);`);
+      } else {
+        const arr = pick(c.arrs.filter((a) => !a.f64 && !a.tup), x.s);
+        const xs = arr ? arr.name : n('xs');
+        if (!arr) c.emit(`const ${xs}: number[] = [${E()}, 0.5, -0.25];`);
+        const tp = n('tp');
+        c.emit(`${ex} += Math.max(...${xs}) + Math.min(${E2()}, ...${xs}) + 0.25 * Math.hypot(...${xs});`);
+        c.emit(`const ${tp}: [number, number] = [${E()}, 0.5];`, `${ex} += Math.atan2(...${tp}) + dtwo(...${tp});`);
+      }
+    }),
+  );
+  return ex;
+}
+
 export interface Rendered {
   source: string;
   head: string;
@@ -1947,6 +2060,8 @@ export function render(spec: ProgSpec): Rendered {
     sigs.push(sig);
   });
 
+  if (spec.exprs && spec.exprs.fam >= 5) out.push(...EXPRS_HELPERS);
+
   // the head
   const hp = { ...spec.hp };
   if (!hp.x && !hp.y && !hp.a && !hp.b && !hp.m && !hp.p && !hp.c) hp.x = true;
@@ -2011,8 +2126,9 @@ export function render(spec: ProgSpec): Rendered {
   });
   renderStmts(c, spec.body);
   const fo = spec.focus ? renderFocus(c, spec.focus) : '';
+  const ex = spec.exprs ? renderExprs(c, spec.exprs) : '';
   const ja = spec.jsArrays?.length ? renderJsArrays(c, spec.jsArrays) : '';
-  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '');
+  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '');
   if (ret === 0) c.emit(`return ${renderExpr(c, spec.retE)}${mix};`);
   else {
     const k = c.fresh('j');

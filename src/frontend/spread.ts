@@ -1,0 +1,84 @@
+// Spread arguments in calls (issue 16, item 4): `Math.max(...xs)`, `Math.hypot(...v)`,
+// `Math.max(0, ...xs)`, `helper(...args)` with a tuple.
+//
+// A spread tuple passes its elements: it is evaluated once (into a temporary unless it is a variable)
+// and its elements become arguments, read in order as the iterator reads them. A spread array of
+// unknown length reaches only the n-ary Math functions: alone it is `Math.maxOf(xs)` (the IR's n-ary
+// form over an array); among other arguments of `min`/`max` it is that form as one argument, exact
+// since max(a, max(b, c)) = max(a, b, c) in value and in the rule table's choice on ties (the first).
+// `hypot` of a spread array among other arguments is refused: hypot(a, hypot(b, c)) rounds differently.
+import ts from 'typescript';
+import type { Expr, Loc, Stmt } from '../ir/types.js';
+import { INT, NUM, elemTy, tyOf } from '../ir/util.js';
+
+export interface SpreadHost {
+  expr(e: ts.Expression): Expr | null;
+  err(node: ts.Node, msg: string, hint?: string): null;
+  fresh(base: string): string;
+  emit(s: Stmt): void;
+  locOf(n: ts.Node): Loc;
+}
+
+/** an argument list with spread tuples expanded; a spread array is kept whole (`array`) for the caller to place */
+type Arg = { k: 'value'; e: Expr } | { k: 'array'; e: Expr; node: ts.SpreadElement };
+
+function expand(args: readonly ts.Expression[], host: SpreadHost): Arg[] | null {
+  const out: Arg[] = [];
+  for (const a of args) {
+    if (!ts.isSpreadElement(a)) {
+      const x = host.expr(a);
+      if (!x) return null;
+      out.push({ k: 'value', e: x });
+      continue;
+    }
+    let x = host.expr(a.expression);
+    if (!x) return null;
+    const t = tyOf(x);
+    if (t.k === 'arr') {
+      out.push({ k: 'array', e: x, node: a });
+      continue;
+    }
+    if (t.k !== 'tuple') return host.err(a, 'only arrays and tuples can be spread', 'pass the values one by one');
+    if (x.k !== 'var' && x.k !== 'global' && t.elems.length > 1) {
+      const name = host.fresh('args');
+      host.emit({ k: 'decl', name, ty: t, init: x, konst: true, loc: host.locOf(a.expression) });
+      x = { k: 'var', name, ty: t };
+    }
+    for (let i = 0; i < t.elems.length; i++) {
+      const index: Expr = { k: 'num', v: i };
+      out.push({ k: 'value', e: { k: 'idx', obj: x, index, ty: elemTy(t, index) } });
+    }
+  }
+  return out;
+}
+
+/** the arguments of a call of a function of the compilation: spread tuples expanded, spread arrays refused */
+export function helperArgs(e: ts.CallExpression, fn: string, host: SpreadHost): Expr[] | null {
+  const args = expand(e.arguments, host);
+  if (!args) return null;
+  const arr = args.find((a) => a.k === 'array');
+  if (arr) return host.err((arr as { node: ts.Node }).node, `spreading an array into '${fn}' is not supported: its length is not known before the call`, 'pass the array itself, or a tuple (`[number, number]`)');
+  return args.map((a) => a.e);
+}
+
+const NARY = new Set(['min', 'max', 'hypot']);
+const ARITY: Record<string, number> = { atan2: 2, pow: 2 };
+
+/** `Math.m(…)` with spread arguments */
+export function mathSpreadCall(e: ts.CallExpression, m: string, host: SpreadHost): Expr | null {
+  const only = e.arguments.length === 1 ? e.arguments[0] : null;
+  if (only && ts.isSpreadElement(only) && NARY.has(m)) {
+    // one spread array or tuple: the n-ary form over it
+    const x = host.expr(only.expression);
+    return x && { k: 'intr', fn: `Math.${m}Of`, args: [x], ty: NUM };
+  }
+  const args = expand(e.arguments, host);
+  if (!args) return null;
+  const arrays = args.filter((a) => a.k === 'array');
+  if (arrays.length && !NARY.has(m)) return host.err(arrays[0].node, `spreading an array into Math.${m} is not supported`, `Math.${m} takes ${ARITY[m] ?? 1} argument(s): pass them, or spread a tuple`);
+  if (arrays.length && m === 'hypot') return host.err(arrays[0].node, 'Math.hypot with a spread array among other arguments is not supported (nesting hypot rounds differently)', 'put every value in one array and write Math.hypot(...xs)');
+  const list = args.map((a): Expr => (a.k === 'array' ? { k: 'intr', fn: `Math.${m}Of`, args: [a.e], ty: NUM } : a.e));
+  if (!NARY.has(m) && list.length !== (ARITY[m] ?? 1)) return host.err(e, `Math.${m} expects ${ARITY[m] ?? 1} argument(s), the spread gives ${list.length}`);
+  const integral = m === 'floor' || m === 'ceil' || m === 'round' || m === 'trunc' || m === 'sign';
+  return { k: 'intr', fn: `Math.${m}`, args: list, ty: integral ? INT : NUM };
+}

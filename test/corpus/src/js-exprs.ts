@@ -1,0 +1,130 @@
+// Expressions in JavaScript's evaluation order, destructuring and spread, written the way JavaScript
+// programmers write them: assignments and increments inside expressions, the comma operator in loop
+// headers, destructured parameters with defaults, swaps by destructuring, spread into Math calls.
+
+/** Symmetric pairing by two pointers meeting in the middle: Σ x[i]·x[n-1-i] (the middle once). */
+export function symmetricPairSum(x: number[]): number {
+  let s = 0;
+  for (let i = 0, j = x.length - 1; i <= j; i++, j--) s += i === j ? x[i] * x[i] : 2 * x[i] * x[j];
+  // a second walk with its own pointers: a palindrome defect
+  let d = 0;
+  let lo = 0, hi = 0;
+  for (lo = 0, hi = x.length - 1; lo < hi; lo++, hi--) d += (x[lo] - x[hi]) ** 2;
+  return s + 0.5 * d;
+}
+
+/** Bubble sort by destructuring swaps, then a weighted sum of the sorted values (a sorting network). */
+export function sortedWeightedSum(values: number[], weights: number[]): number {
+  const v = values.slice();
+  for (let pass = 0; pass < v.length - 1; pass++) {
+    for (let k = 0; k < v.length - 1 - pass; k++) {
+      if (v[k] > v[k + 1]) [v[k], v[k + 1]] = [v[k + 1], v[k]];
+    }
+  }
+  let total = 0;
+  let i = 0;
+  while (i < v.length) total += weights[i] * v[i++];
+  return total;
+}
+
+/** A strided reduction: the stride doubles in the loop test, as in a tree reduction's schedule. */
+export function strideSum(x: number[], n: number): number {
+  let s = x[0];
+  let k = 1;
+  while ((k *= 2) < n) s += x[k - 1] * Math.sqrt(k);
+  let m = 0;
+  do s *= 0.9; while (++m < 3);
+  return s;
+}
+
+interface Pt {
+  x: number;
+  y: number;
+}
+
+interface Style {
+  scale: number;
+  offset: number;
+}
+
+/** Distance and angle of 2D points taken apart in the parameter list, with a default in the pattern. */
+export function polarEnergy({ x, y }: Pt, [a, b]: number[], { scale = 1, offset }: Style): number {
+  const r = Math.hypot(x - a, y - b);
+  const [dx, dy = 0] = [x - a, y - b];
+  return scale * r * r + offset * Math.atan2(dy, dx);
+}
+
+/** A numerically stable softmax cross-entropy: the maximum by spread, shifted exponentials. */
+export function softmaxLoss(logits: number[], target: number): number {
+  const m = Math.max(...logits);
+  let z = 0;
+  for (const l of logits) z += Math.exp(l - m);
+  return Math.log(z) + m - logits[target] + 0.01 * Math.hypot(...logits);
+}
+
+/** Two steps of Gram–Schmidt on a pair of vectors; the pair is swapped by destructuring between them. */
+export function gramSchmidtPair(a: number[], b: number[]): number {
+  let u = a.slice();
+  let v = b.slice();
+  let out = 0;
+  for (let step = 0; step < 2; step++) {
+    let uu = 0, uv = 0;
+    for (let i = 0; i < u.length; i++) {
+      uu += u[i] * u[i];
+      uv += u[i] * v[i];
+    }
+    const c = uv / uu;
+    for (let i = 0; i < v.length; i++) v[i] -= c * u[i];
+    out += Math.sqrt(uu) * (step + 1);
+    [u, v] = [v, u];
+  }
+  return out + u[0] * v[1];
+}
+
+/** A dot product that keeps the last factor read, with the assignment inside the sum. */
+export function compactDot(a: number[], b: number[]): number {
+  let s = 0, t = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * (t = b[i]);
+  return s + t * t;
+}
+
+/** A ring buffer filled by `buf[head++ % n] = …`, then read back from the oldest entry. */
+export function ringSmoother(x: number[], alpha: number): number {
+  const n = 3;
+  const buf = [0, 0, 0];
+  let head = 0;
+  let y = 0;
+  for (let i = 0; i < x.length; i++) buf[head++ % n] = y = alpha * x[i] + (1 - alpha) * y;
+  let acc = 0, w = 1;
+  for (let k = 0; k < n; k++) acc += buf[(head + k) % n] * (w *= 0.5);
+  return acc + y;
+}
+
+/** Pivoting by hand: rows of a small matrix swapped by destructuring so the largest leads, then its determinant. */
+export function pivotedDet3(m: number[][]): number {
+  const a = [m[0].slice(), m[1].slice(), m[2].slice()];
+  let sign = 1;
+  for (let c = 0; c < 2; c++) {
+    let p = c;
+    for (let r = c + 1; r < 3; r++) if (Math.abs(a[r][c]) > Math.abs(a[p][c])) p = r;
+    if (p !== c) {
+      [a[c], a[p]] = [a[p], a[c]];
+      sign = -sign;
+    }
+    for (let r = c + 1; r < 3; r++) {
+      const f = a[r][c] / a[c][c];
+      for (let k = c; k < 3; k++) a[r][k] -= f * a[c][k];
+    }
+  }
+  return sign * a[0][0] * a[1][1] * a[2][2];
+}
+
+function lerp(a: number, b: number, t: number): number {
+  return a + (b - a) * t;
+}
+
+/** A helper given a tuple by spread, and a running minimum by spread with a floor. */
+export function spreadBlend(p: [number, number], t: number, xs: number[]): number {
+  const args: [number, number, number] = [p[0], p[1], t];
+  return lerp(...args) + Math.min(0.25, ...xs) + (t = 2 * t, t * t);
+}
