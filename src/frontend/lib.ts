@@ -51,7 +51,8 @@ interface Array<T> {
   length: number;
   [n: number]: T;
   [Symbol.iterator](): ArrayIterator<T>;
-  fill(v: T, start?: number, end?: number): this;
+  // new Array(n).fill(0) is any[] to TypeScript; filled, it is typed by the value, as tsad lowers it
+  fill<V extends T>(v: V, start?: number, end?: number): 0 extends 1 & T ? FillOf<V>[] : this;
   push(...items: T[]): number;
   pop(): T | undefined;
   map<U>(f: (v: T, i: number, a: T[]) => U): U[];
@@ -65,6 +66,7 @@ interface Array<T> {
   includes(v: T): boolean;
   reverse(): T[];
 }
+type FillOf<V> = V extends number ? number : V extends boolean ? boolean : V;
 interface ArrayConstructor {
   new <T = any>(n?: number): T[];
   <T = any>(n?: number): T[];

@@ -1296,6 +1296,10 @@ class FunctionLowering {
       if (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken) return this.seq.increment(e);
       const a = this.expr(e.operand);
       if (!a) return null;
+      if (tyOf(a).k === 'opt' && e.operator !== ts.SyntaxKind.ExclamationToken) {
+        const t = this.ctx.checker.typeToString(this.ctx.checker.getTypeAtLocation(e.operand));
+        return this.err(e.operand, `'${e.operand.getText()}' has type '${t}' here: it may be absent where \`${ts.tokenToString(e.operator)}\` uses it`, `test it first (\`if (${e.operand.getText()} !== undefined)\`), or give it a default: \`(${e.operand.getText()} ?? 0)\``);
+      }
       if (e.operator === ts.SyntaxKind.MinusToken) {
         if (a.k === 'num' && !a.raw?.startsWith('-')) return { k: 'num', v: -a.v, raw: a.raw !== undefined ? '-' + a.raw : undefined };
         return { k: 'un', op: '-', a, ty: tyOf(a).k === 'int' ? INT : NUM };
@@ -1415,6 +1419,13 @@ class FunctionLowering {
     }
     const ta = tyOf(a), tb = tyOf(b);
     if ((ta.k === 'str' || tb.k === 'str') && !COMPARISONS.has(op)) return this.err(e, 'string operations are not supported', 'strings are passive flags only');
+    // a value that may be absent is only tested (===, !==, ==, !=): arithmetic or an order on it is
+    // NaN or false where it is absent, which strict TypeScript (the generated code) does not accept
+    const absent = ta.k === 'opt' ? e.left : tb.k === 'opt' ? e.right : null;
+    if (absent && !['===', '!==', '==', '!='].includes(op)) {
+      const t = this.ctx.checker.typeToString(this.ctx.checker.getTypeAtLocation(absent));
+      return this.err(absent, `'${absent.getText()}' has type '${t}' here: it may be absent where \`${op}\` uses it`, `test it first (\`if (${absent.getText()} !== undefined)\`), or give it a default: \`(${absent.getText()} ?? 0)\``);
+    }
     let ty: Ty;
     if (COMPARISONS.has(op)) ty = BOOL;
     else if (BITWISE.has(op)) ty = INT;
