@@ -1071,6 +1071,9 @@ class FunctionLowering {
     if (refuseActiveDefault(el.initializer, (n, m, h) => this.err(n, m, h))) return null;
     const d = this.expr(el.initializer);
     out.push(...this.takePre());
+    // past the end of a tuple the value is undefined by its type: the default itself (reading it would not type-check)
+    const st = value.k === 'idx' ? tyOf(value.obj) : null;
+    if (d && st?.k === 'tuple' && value.k === 'idx' && value.index.k === 'num' && value.index.v >= st.elems.length) return d;
     return d && withDefault(value, d);
   }
 
