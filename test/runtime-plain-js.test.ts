@@ -448,8 +448,8 @@ function f(x) { return even(x, 3); }`,
   });
 });
 
-describe('helpers the calls cannot type', () => {
-  it('a helper called only with values of no definite type → the error says why and what to write', () => {
+describe('helpers returning untyped arrays, and helpers the calls cannot type', () => {
+  it('a helper returning new Array(n).fill(0) gets a real type, and so does the helper it feeds', () => {
     const { f, matvec, lse } = load(
       `
 function matvec(A, v) {
@@ -465,6 +465,20 @@ function lse(v) {
 function f(W, x) { const z = matvec(W, x); return lse(z); }`,
       ['f', 'matvec', 'lse'],
     );
-    expect(() => grad(f, { scope: { matvec, lse } })([[1, 2]], [1, 2])).toThrow(/function\.ts:\d+:\d+: error: Parameter 'v' implicitly has an 'any' type[\s\S]*hint: the runtime API types a helper's parameters from the arguments of its calls, and no call of 'lse'/);
+    checkProgram(f, [[[1, 2], [0.5, -1]], [1, 2]], [0, 1], { matvec, lse });
+  });
+
+  it('a helper called only with an array of no definite type → the first error names its cause and what to write', () => {
+    const { f, lse } = load(
+      `
+function lse(v) {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += Math.exp(v[i]);
+  return Math.log(s);
+}
+function f(x) { const z = new Array(2); z[0] = x[0]; z[1] = x[1]; return lse(z); }`,
+      ['f', 'lse'],
+    );
+    expect(() => grad(f, { scope: { lse } })([1, 2])).toThrow(/^tsad: function\.ts:1:\d+: error: 'z' is created with holes[\s\S]*hint: write `new Array\(2\)\.fill\(0\)`/);
   });
 });
