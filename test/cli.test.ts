@@ -258,6 +258,22 @@ describe.concurrent('tsad --check', () => {
     expect(bad.stdout).toMatch(/check FAILED/);
   });
 
+  it('--input for nullable and optional values: null, a number, or a field left out', async () => {
+    write('opt.ts', 'interface O { s?: number; f: number | null }\nexport function g(x: number, o: O): number {\n  return x * (o.s ?? 2) + (o.f !== null ? o.f * x : 0);\n}\n');
+    write('opt1.json', JSON.stringify([0.5, { s: 3, f: null }]));
+    write('opt2.json', JSON.stringify([0.5, { f: 1.5 }]));
+    write('opt3.json', JSON.stringify([0.5, { s: 'a', f: 1 }]));
+    const [one, two, bad] = await Promise.all([
+      tsad('opt.ts', '--head', 'g', '--check', '--input', 'opt1.json'),
+      tsad('opt.ts', '--head', 'g', '--check', '--input', 'opt2.json'),
+      tsad('opt.ts', '--head', 'g', '--check', '--input', 'opt3.json'),
+    ]);
+    expect(one.stdout + one.stderr).toMatch(/check passed/);
+    expect(two.stdout + two.stderr).toMatch(/check passed/);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/'o\.s' must be number/);
+  });
+
   it('-o with --check writes the file and checks', async () => {
     const r = await tsad('model.ts', '--head', 'loss', '--check', '-o', 'gen3');
     expect(r.status).toBe(0);

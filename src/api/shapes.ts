@@ -104,6 +104,10 @@ export function jsonMismatch(v: unknown, t: Ty, path: string): string | null {
       }
       return null;
     }
+    case 'opt':
+      // JSON has null (and false); undefined is a field left out
+      if ((v === null && t.none.includes('null')) || (v === false && t.none.includes('false'))) return null;
+      return jsonMismatch(v, t.base, path);
     default:
       return bad();
   }
