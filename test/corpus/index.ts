@@ -141,6 +141,7 @@ export const corpus: CorpusCase[] = [
   { name: 'calls/residual_norm', file: 'calls.ts', head: 'residualNorm', args: [mat(3, 3, -1, 1), vec(3, -1, 1), vec(3, -1, 1)], tags: ['call', 'import', 'return-array-call'] },
   { name: 'calls/cosine_similarity', file: 'calls.ts', head: 'cosineSimilarity', args: [vec(4, 0.2, 2), vec(4, 0.2, 2)], tags: ['call', 'same-helper-two-sites', 'return-array-call', 'import'] },
   { name: 'calls/euler_with_helper', file: 'calls.ts', head: 'eulerWithHelper', args: [num(-1, 1), num(-1, 1)], tags: ['call', 'arrow', 'module-const', 'loop'] },
+  { name: 'calls/read_then_overwrite', file: 'calls.ts', head: 'readThenOverwrite', args: [vec(4, -1, 1), vec(4, -1, 1)], tags: ['call', 'out-param', 'tbr'] },
   { name: 'calls/helper_writes_out', file: 'calls.ts', head: 'helperWritesOut', args: [mat(3, 4, -1, 1), vec(4, -1, 1)], tags: ['call', 'out-param', 'import', 'array-fill'] },
 
   // ------------------------------------------------------------- recursion.ts

@@ -9,6 +9,7 @@ import { type AdjointContext, adjointNames, aliasRep, bwhole, createContext, exp
 import { readNames } from './liveness.js';
 import { mustRecord, saveOnKill } from './record.js';
 import { holdShadow, rebuildsFromOld } from './references.js';
+import { handoverValues } from './signature.js';
 
 /**
  * Arrays whose element values the backward sweep `bwd` reads: any use but `.length`, and as an
@@ -70,6 +71,13 @@ function backwardValueReads(cx: AdjointContext): Set<string> {
   for (const [n, k] of all) if (k > (lengthOnly.get(n) ?? 0)) out.add(n);
   // a parameter the backward sweep passes on is read as its callee reads it
   for (const v of arrayValueReads(cx, cx.built!.bwd)) out.add(v);
+  // final values evaluated again at the start of the backward sweep (`x0 = xy[0]`) read their inputs
+  // there: a caller that overwrites `xy` between the two sweeps must restore it first
+  for (const h of handoverValues(cx))
+    if (h.again)
+      forEachExpr(h.again, (x) => {
+        if (x.k === 'var') out.add(x.name);
+      });
   return out;
 }
 

@@ -84,7 +84,7 @@ export function forward(cx: AdjointContext): Func {
   return { name: adjointNames(cx.info, cx.name).fwd, params, ret: cx.f.ret, body: fbody, exported: true, loc: cx.f.loc, comments: cx.f.comments };
 }
 
-function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' | 'R'; again?: Expr }[] {
+export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' | 'R'; again?: Expr }[] {
   const out: { v: Expr; kind: 'F' | 'I' | 'R'; again?: Expr }[] = [];
   const locals = declaredNames(cx.f);
   const needed = [...cx.readsInBwd].filter((n) => locals.has(n) && !cx.loopScoped.has(n)).sort();

@@ -101,3 +101,21 @@ export function fillRowSums(m: number[][], v: number[], out: number[]): void {
     out[i] = s;
   }
 }
+
+/** a helper reading two entries of its array argument: its backward sweep reads xy[0] again */
+function bilinearAt(xy: number[], u: number): number {
+  const x0 = xy[0];
+  const x1 = xy[1];
+  const w = 0.5 * x1;
+  return u * x0 + w * x0;
+}
+
+/**
+ * Reads `out` through a helper, then overwrites it: the caller must restore `out` before the
+ * helper's backward sweep reads it (fuzz-found; TBR missed reads made when the helper's final
+ * values are evaluated again).
+ */
+export function readThenOverwrite(a: number[], out: number[]): void {
+  const ex = bilinearAt(out, a[0]);
+  for (let j = 0; j < out.length; j++) out[j] = a[j] * ex;
+}
