@@ -508,7 +508,7 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
   ),
   // (last: every field before it draws as it did before these forms existed)
   jsArrays: fc.array(
-    fc.record({ form: fc.nat({ max: 9 }).map((f) => [0, 1, 2, 3, 4, 5, 6, 7, 5, 3][f]), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
+    fc.record({ form: fc.nat({ max: 10 }).map((f) => [0, 1, 2, 3, 4, 5, 6, 7, 5, 3, 5][f]), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
     { maxLength: 3 },
   ),
 });
@@ -1399,8 +1399,8 @@ function renderStmt(c: Ctx, s: Stmt): void {
  * values as a passive float. Names are fresh, so a `var` never meets another binding of the function.
  */
 function renderVar(c: Ctx, s: VarSpec): void {
-  const v = c.fresh('v');
-  const i = c.fresh('k');
+  const v = c.fresh('hv'); // (not 'v': helpers' array parameters are v0, v1, …, and a var would redeclare one)
+  const i = c.fresh('hk');
   const e = () => renderExpr(c, s.e);
   const f = () => renderExpr(c, s.f);
   const loop = (body: () => void) => {
@@ -1419,7 +1419,7 @@ function renderVar(c: Ctx, s: VarSpec): void {
       break;
     case 1: {
       // declared again at the end of the body: the next pass reads the value the last one left
-      const d = c.fresh('d');
+      const d = c.fresh('hd');
       c.emit(`var ${v} = ${squash(s.q, e(), false)};`);
       loop(() => {
         c.emit(`var ${d} = ${squash(s.q + 1, `${v} - ${f()}`, false)};`);
