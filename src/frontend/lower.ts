@@ -10,8 +10,8 @@ import { checkTreeDepth } from './limits.js';
 import { userTypeErrors } from './type-errors.js';
 import { checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isVarList, type VarBinding } from './var-scope.js';
 import { NULL, assignsNullable, inTest, isArrayTest, narrowRead, nestedNullable, nullableUnion, shortCircuit, typeofTest, type NullableHost } from './nullable.js';
-import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault } from './destructuring.js';
-import { Sequencing } from './sequencing.js';
+import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
+import { Sequencing, type SequencingHost } from './sequencing.js';
 import { helperArgs, mathSpreadCall, type SpreadHost } from './spread.js';
 
 /**
@@ -474,35 +474,8 @@ class FunctionLowering {
     private d: FuncDecl | null,
     private fname: string,
   ) {
-    this.seq = new Sequencing(
-      {
-        expr: (e) => this.expr(e),
-        lvalue: (e) => this.lvalue(e),
-        exprStmt: (e) => this.exprStmt(e),
-        err: (n, m, h) => this.err(n, m, h),
-        fresh: (b) => this.fresh(b),
-        emit: (st) => this.pre.push(st),
-        locOf: (n) => this.ctx.locOf(n),
-        local: (id) => {
-          const r = this.resolve(id);
-          return r?.kind === 'local' ? r.name : null;
-        },
-      },
-      d?.node.body,
-    );
-    this.destructuring = new DestructuringAssignment({
-      expr: (e) => this.expr(e),
-      lvalue: (e) => this.lvalue(e),
-      markTarget: (n) => this.seq.markTarget(n),
-      err: (n, m, h) => this.err(n, m, h),
-      fresh: (b) => this.fresh(b),
-      emit: (st) => this.pre.push(st),
-      locOf: (n) => this.ctx.locOf(n),
-      local: (id) => {
-        const r = this.resolve(id);
-        return r?.kind === 'local' ? r.name : null;
-      },
-    });
+    this.seq = new Sequencing(this.hooks, d?.node.body);
+    this.destructuring = new DestructuringAssignment(this.hooks);
   }
 
   /** Module-level names are shared (not copied per function: that would be quadratic in module size). */
@@ -511,7 +484,33 @@ class FunctionLowering {
   }
 
   /** what src/frontend/nullable.ts needs of this lowering */
-  private readonly host: NullableHost = { expr: (e) => this.expr(e), err: (n, m, h) => this.err(n, m, h), typeAt: (n) => this.ctx.typeAt(n) };
+  /**
+   * What the modules of the front end's concerns (arrays, nullable, sequencing, destructuring, spread)
+   * may ask of this lowering: one object, each module typed by the part it uses.
+   */
+  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost = {
+    checker: this.ctx.checker,
+    convert: (t, at) => this.ctx.convert(t, at),
+    typeAt: (n) => this.ctx.typeAt(n),
+    locOf: (n) => this.ctx.locOf(n),
+    expr: (e) => this.expr(e),
+    lvalue: (e) => this.lvalue(e),
+    exprStmt: (e) => this.exprStmt(e),
+    markTarget: (n) => this.seq.markTarget(n),
+    err: (n, msg, hint) => this.err(n, msg, hint),
+    fresh: (base) => this.fresh(base),
+    declareVar: (node, name, ty) => this.declareVar(node, name, ty),
+    local: (id) => {
+      const r = this.resolve(id);
+      return r?.kind === 'local' ? r.name : null;
+    },
+    varTy: (id) => {
+      const r = this.resolve(id);
+      return r?.kind === 'local' ? r.ty : null;
+    },
+    emit: (st) => void this.pre.push(st),
+    inCondition: () => this.condDepth > 0,
+  };
 
   private err(node: ts.Node, msg: string, hint?: string): null {
     this.ok = false;
@@ -531,27 +530,6 @@ class FunctionLowering {
         return n;
       }
     }
-  }
-
-  private arrayHost?: ArrayHost;
-  /** what src/frontend/arrays.ts needs of this lowering */
-  private get arrays(): ArrayHost {
-    return (this.arrayHost ??= {
-      checker: this.ctx.checker,
-      convert: (t, at) => this.ctx.convert(t, at),
-      typeAt: (n) => this.ctx.typeAt(n),
-      locOf: (n) => this.ctx.locOf(n),
-      expr: (e) => this.expr(e),
-      err: (n, msg, hint) => this.err(n, msg, hint),
-      fresh: (base) => this.fresh(base),
-      declareVar: (node, name, ty) => this.declareVar(node, name, ty),
-      varTy: (id) => {
-        const r = this.resolve(id);
-        return r && r.kind === 'local' ? r.ty : null;
-      },
-      emit: (st) => void this.pre.push(st),
-      inCondition: () => this.condDepth > 0,
-    });
   }
 
   private declareVar(node: ts.Node, name: string, ty: Ty): string {
@@ -990,7 +968,7 @@ class FunctionLowering {
         out.push(...this.takePre());
         continue;
       }
-      const untyped = untypedArrayDecl(this.arrays, d, konst);
+      const untyped = untypedArrayDecl(this.hooks, d, konst);
       if (untyped) {
         out.push(...this.takePre(), ...untyped);
         continue;
@@ -1020,7 +998,7 @@ class FunctionLowering {
   private bindTarget(name: ts.BindingName, init: Expr, konst: boolean, declNode: ts.Node): Stmt[] {
     const loc = this.ctx.locOf(declNode);
     if (ts.isIdentifier(name)) {
-      const ty = untypedReadType(this.arrays, name, init) ?? this.tyOrErr(name, `variable '${name.text}'`);
+      const ty = untypedReadType(this.hooks, name, init) ?? this.tyOrErr(name, `variable '${name.text}'`);
       if (!ty) {
         this.silence(declNode as ts.VariableDeclaration);
         return [];
@@ -1149,7 +1127,7 @@ class FunctionLowering {
     if (!x) return null;
     if (ts.isIdentifier(e) && x.k === 'var') {
       const r = this.resolve(e);
-      if (r?.kind === 'local' && !assignsNullable(this.host, e, r.ty, e.text)) return null;
+      if (r?.kind === 'local' && !assignsNullable(this.hooks, e, r.ty, e.text)) return null;
     }
     if (x.k === 'field' && (x.nn || x.ty.k === 'opt')) return this.err(e, `the optional field '${x.name}' cannot be assigned in differentiated code`, 'build a new object with the field set');
     if (x.k === 'var' || x.k === 'idx' || x.k === 'field') return x;
@@ -1230,13 +1208,13 @@ class FunctionLowering {
     if (!arr) return null;
     if (arr.k !== 'var') {
       // `o.a.fill(v)`, `m[i].fill(v)`: through a constant naming the array (src/frontend/arrays.ts)
-      arrayMethod(this.arrays, e, 'fill', arr);
+      arrayMethod(this.hooks, e, 'fill', arr);
       return null;
     }
     const val = e.arguments[0] ? this.expr(e.arguments[0]) : null;
     if (!val) return null;
     if (e.arguments.length > 1) return this.err(e, '`fill` with start/end is not supported', 'write a loop');
-    const loop = fillLoop(this.arrays, arr, val, this.ctx.locOf(e));
+    const loop = fillLoop(this.hooks, arr, val, this.ctx.locOf(e));
     this.pre.push(...loop.slice(0, -1));
     return loop[loop.length - 1];
   }
@@ -1336,10 +1314,10 @@ class FunctionLowering {
     }
     if (ts.isPropertyAccessExpression(e)) return this.property(e);
     if (ts.isArrayLiteralExpression(e)) {
-      if (e.elements.some(ts.isSpreadElement)) return spreadLiteral(this.arrays, e);
+      if (e.elements.some(ts.isSpreadElement)) return spreadLiteral(this.hooks, e);
       if (e.elements.length === 0) {
         // `out = []` on an array declared untyped: the variable's type
-        const t = emptyLiteralType(this.arrays, e, (id) => this.arrays.varTy(id));
+        const t = emptyLiteralType(this.hooks, e, (id) => this.hooks.varTy(id));
         if (t) return { k: 'arrlit', elems: [], ty: t };
       }
       const elems: Expr[] = [];
@@ -1376,7 +1354,7 @@ class FunctionLowering {
       return this.err(e, 'closures are not supported in differentiated code', 'move the function to the top level and pass what it uses as parameters');
     if (ts.isTemplateExpression(e)) return this.err(e, 'template strings are not supported', 'strings are passive flags only');
     if (ts.isAwaitExpression(e) || ts.isYieldExpression(e)) return this.err(e, '`await`/`yield` are not supported', 'write synchronous code');
-    if (ts.isTypeOfExpression(e)) return typeofTest(this.host, e);
+    if (ts.isTypeOfExpression(e)) return typeofTest(this.hooks, e);
     if (e.kind === ts.SyntaxKind.NullKeyword) return NULL;
     if (ts.isDeleteExpression(e) || ts.isVoidExpression(e)) return this.err(e, `\`${e.getText().split(' ')[0]}\` is not supported`, 'types are known statically here: drop the run-time type test');
     return this.err(e, `${ts.SyntaxKind[e.kind]} is not supported in differentiated code`, 'see the README for the supported subset');
@@ -1389,7 +1367,7 @@ class FunctionLowering {
     const r = this.resolve(id);
     if (!r && this.isRefused(id)) return null; // its declaration was reported: one problem, one error
     if (!r) return this.err(id, `'${id.text}' cannot be resolved to a variable, parameter, module constant or function of the compilation`, 'declare it, import it from a file of the compilation, or pass it as a parameter');
-    if (r.kind === 'local') return narrowRead(this.host, id, { k: 'var', name: r.name, ty: r.ty });
+    if (r.kind === 'local') return narrowRead(this.hooks, id, { k: 'var', name: r.name, ty: r.ty });
     if (r.kind === 'global') return { k: 'global', name: r.name, ty: r.ty };
     return this.err(id, `function '${r.name}' used as a value: functions can only be called`, 'call it directly');
   }
@@ -1406,7 +1384,7 @@ class FunctionLowering {
     const k = e.operatorToken.kind;
     if (k === ts.SyntaxKind.EqualsToken || COMPOUND_OPS[k]) return this.seq.assignment(e, COMPOUND_OPS[k]);
     if (k === ts.SyntaxKind.CommaToken) return this.seq.comma(e);
-    if (k === ts.SyntaxKind.InKeyword) return inTest(this.host, e);
+    if (k === ts.SyntaxKind.InKeyword) return inTest(this.hooks, e);
     if (k === ts.SyntaxKind.InstanceOfKeyword) return this.err(e, `\`${e.operatorToken.getText()}\` is not supported`, 'fields and types are known statically here: drop the run-time test');
     const op = k === ts.SyntaxKind.QuestionQuestionToken ? '??' : BIN_OPS[k];
     if (!op) return this.err(e, `operator '${e.operatorToken.getText()}' is not supported`);
@@ -1417,7 +1395,7 @@ class FunctionLowering {
     if (short) this.condDepth--;
     if (!a || !b) return null;
     if (short) {
-      const sc = shortCircuit(this.host, e, op, a, b);
+      const sc = shortCircuit(this.hooks, e, op, a, b);
       if (sc !== undefined || op === '??') return sc ?? null;
     }
     const ta = tyOf(a), tb = tyOf(b);
@@ -1460,7 +1438,7 @@ class FunctionLowering {
     if (name === 'length' && (ot.k === 'arr' || ot.k === 'tuple')) return { k: 'len', obj };
     if (ot.k === 'obj') {
       if (!ot.fields.some((f) => f.name === name)) return this.err(e, `unknown field '${name}'`);
-      return narrowRead(this.host, e, { k: 'field', obj, name, ty: fieldTy(ot, name) });
+      return narrowRead(this.hooks, e, { k: 'field', obj, name, ty: fieldTy(ot, name) });
     }
     return this.err(e, `property '${name}' is not supported here`, 'arrays support .length and Float64Array supports .subarray(start, end)');
   }
@@ -1482,7 +1460,7 @@ class FunctionLowering {
           if (!a) return null;
           return { k: 'intr', fn: `Number.${m}`, args: [a], ty: BOOL };
         }
-        if (objNode.text === 'Array' && m === 'isArray') return isArrayTest(this.host, e);
+        if (objNode.text === 'Array' && m === 'isArray') return isArrayTest(this.hooks, e);
         if (objNode.text === 'Array' && m === 'from') return this.err(e, '`Array.from` is supported only as the initializer of a variable', 'write `const xs = Array.from({ length: n }, (_, i) => …)`');
         if (objNode.text === 'Float64Array' && m === 'from') {
           const a = e.arguments[0] && this.expr(e.arguments[0]);
@@ -1522,7 +1500,7 @@ class FunctionLowering {
         return { k: 'sub', obj, start, end, ty: ot };
       }
       if (m === 'slice' && ot.k === 'arr' && e.arguments.length === 0) return { k: 'intr', fn: 'copy', args: [obj], ty: { ...ot, ro: false } };
-      const method = arrayMethod(this.arrays, e, m, obj);
+      const method = arrayMethod(this.hooks, e, m, obj);
       if (method !== undefined) return method;
       const what = ot.k === 'arr' ? `the array method '.${m}()'` : `the method '.${m}()'`;
       return this.err(e, `${what} is not supported in differentiated code`, m === 'map' || m === 'reduce' || m === 'forEach' ? 'write a `for` loop over the indices' : 'write the computation with loops and indexing');
@@ -1571,7 +1549,7 @@ class FunctionLowering {
 
   private mathCall(e: ts.CallExpression, m: string): Expr | null {
     const args: Expr[] = [];
-    if (e.arguments.some(ts.isSpreadElement)) return mathSpreadCall(e, m, this.spreadHost());
+    if (e.arguments.some(ts.isSpreadElement)) return mathSpreadCall(e, m, this.hooks);
     for (const a of e.arguments) {
       const x = this.expr(a);
       if (!x) return null;
@@ -1586,7 +1564,7 @@ class FunctionLowering {
   private userCall(e: ts.CallExpression, fn: string): Expr | null {
     const decl = this.ctx.funcDecls.get(fn)!;
     const params = decl.node.parameters;
-    const given = helperArgs(e, fn, this.spreadHost());
+    const given = helperArgs(e, fn, this.hooks);
     if (!given) return null;
     const args: Expr[] = given;
     if (args.length > params.length) return this.err(e, `too many arguments to '${fn}'`);
@@ -1609,11 +1587,6 @@ class FunctionLowering {
       args.push(x);
     }
     return { k: 'call', fn, args, ty };
-  }
-
-  /** spread arguments (src/frontend/spread.ts) */
-  private spreadHost(): SpreadHost {
-    return { expr: (x) => this.expr(x), err: (n, m, h) => this.err(n, m, h), fresh: (b) => this.fresh(b), emit: (st) => this.pre.push(st), locOf: (n) => this.ctx.locOf(n) };
   }
 
   /** `tape.freeF(b)` in generated code */
