@@ -3,6 +3,7 @@
 // arguments; wrt by index, name and list; scope helpers and passive data; the compile cache; the
 // Jacobian layout on both paths; errors. Results are compared with closed forms and with central divided
 // differences computed here, independently of tsad's own validator.
+import { type AnyFn, deepClone, dividedJacobian, flat } from './support/numeric.js';
 import { describe, expect, it } from 'vitest';
 import { grad, jacobian, jvp, valueAndGrad, vjp } from '../src/index.js';
 
@@ -10,40 +11,6 @@ import { grad, jacobian, jvp, valueAndGrad, vjp } from '../src/index.js';
 // independent numeric helpers
 
 type V = number | Float64Array | V[] | { [k: string]: V };
-type AnyFn = (...args: any[]) => any;
-
-/** floats of a value: arrays by index, object fields by sorted name (the order the README documents) */
-function flat(v: unknown, out: number[] = []): number[] {
-  if (typeof v === 'number') out.push(v);
-  else if (v instanceof Float64Array) out.push(...v);
-  else if (Array.isArray(v)) for (const x of v) flat(x, out);
-  else if (v && typeof v === 'object') for (const k of Object.keys(v).sort()) flat((v as Record<string, unknown>)[k], out);
-  return out;
-}
-
-function deepClone<T>(v: T): T {
-  if (v instanceof Float64Array) return Float64Array.from(v) as T;
-  if (Array.isArray(v)) return v.map(deepClone) as T;
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deepClone(x)])) as T;
-  return v;
-}
-
-/** the value with float number k (flat order) replaced by g(old) */
-function mapAt<T>(v: T, k: number, g: (x: number) => number): T {
-  let i = 0;
-  const walk = (x: unknown): unknown => {
-    if (typeof x === 'number') return i++ === k ? g(x) : x;
-    if (x instanceof Float64Array) return x.map((e) => (i++ === k ? g(e) : e));
-    if (Array.isArray(x)) return x.map(walk);
-    if (x && typeof x === 'object') {
-      const r: Record<string, unknown> = {};
-      for (const key of Object.keys(x).sort()) r[key] = walk((x as Record<string, unknown>)[key]);
-      return Object.fromEntries(Object.keys(x).map((key) => [key, r[key]]));
-    }
-    return x;
-  };
-  return walk(v) as T;
-}
 
 /** a value of v's shape whose floats are fs (flat order) */
 function unflat<T>(v: T, fs: number[]): T {
@@ -64,21 +31,7 @@ function unflat<T>(v: T, fs: number[]): T {
 
 /** central divided differences: J[i][j] = ∂ flat(f)_i / ∂ (flattened wrt args)_j */
 function fdJacobian(f: AnyFn, args: unknown[], wrt: number[] = [0]): number[][] {
-  const m = flat(f(...deepClone(args))).length;
-  const cols: number[][] = [];
-  for (const a of wrt) {
-    const n = flat(args[a]).length;
-    for (let j = 0; j < n; j++) {
-      const x0 = flat(args[a])[j];
-      const h = 1e-5 * Math.max(1, Math.abs(x0));
-      const plus = deepClone(args), minus = deepClone(args);
-      plus[a] = mapAt(plus[a], j, (x) => x + h);
-      minus[a] = mapAt(minus[a], j, (x) => x - h);
-      const fp = flat(f(...plus)), fm = flat(f(...minus));
-      cols.push(fp.map((_, i) => (fp[i] - fm[i]) / (2 * h)));
-    }
-  }
-  return Array.from({ length: m }, (_, i) => cols.map((c) => c[i]));
+  return dividedJacobian(f, args, wrt, 1e-5);
 }
 
 /** divided-difference gradient of a scalar f with respect to argument a, shaped like args[a] */

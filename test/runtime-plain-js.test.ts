@@ -7,59 +7,17 @@
 // The programs are source text made into functions with `new Function`, so what tsad reads back with
 // `toString()` is exactly what is written here (no TypeScript, no formatter in between).
 import ts from 'typescript';
+import { type AnyFn, deepClone, dividedJacobian, flat } from './support/numeric.js';
 import { describe, expect, it } from 'vitest';
 import { grad, jacobian, jvp, vjp } from '../src/index.js';
 
-type AnyFn = (...args: any[]) => any;
 
 // ---------------------------------------------------------------------------------------------------
 // independent numeric helpers
 
-/** floats of a value: arrays by index, object fields by sorted name (the API's documented order) */
-function flat(v: unknown, out: number[] = []): number[] {
-  if (typeof v === 'number') out.push(v);
-  else if (v instanceof Float64Array) out.push(...v);
-  else if (Array.isArray(v)) for (const x of v) flat(x, out);
-  else if (v && typeof v === 'object') for (const k of Object.keys(v).sort()) flat((v as Record<string, unknown>)[k], out);
-  return out;
-}
-
-function copy<T>(v: T): T {
-  if (Array.isArray(v)) return v.map(copy) as T;
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, copy(x)])) as T;
-  return v;
-}
-
-/** `v` with float k (flat order) moved by h */
-function nudge<T>(v: T, k: number, h: number): T {
-  let i = 0;
-  const walk = (x: unknown): unknown => {
-    if (typeof x === 'number') return i++ === k ? x + h : x;
-    if (Array.isArray(x)) return x.map(walk);
-    if (x && typeof x === 'object') {
-      const r: Record<string, unknown> = {};
-      for (const key of Object.keys(x).sort()) r[key] = walk((x as Record<string, unknown>)[key]);
-      return Object.fromEntries(Object.keys(x).map((key) => [key, r[key]]));
-    }
-    return x;
-  };
-  return walk(v) as T;
-}
-
 /** J[i][j] = ∂ flat(f)_i / ∂ (the wrt arguments' floats)_j by central differences (f runs on copies) */
 function divided(f: AnyFn, args: unknown[], wrt: number[]): number[][] {
-  const m = flat(f(...copy(args))).length;
-  const cols: number[][] = [];
-  for (const a of wrt)
-    for (let j = 0; j < flat(args[a]).length; j++) {
-      const h = 1e-6 * Math.max(1, Math.abs(flat(args[a])[j]));
-      const plus = copy(args), minus = copy(args);
-      plus[a] = nudge(plus[a], j, h);
-      minus[a] = nudge(minus[a], j, -h);
-      const fp = flat(f(...plus)), fm = flat(f(...minus));
-      cols.push(fp.map((_, i) => (fp[i] - fm[i]) / (2 * h)));
-    }
-  return Array.from({ length: m }, (_, i) => cols.map((c) => c[i]));
+  return dividedJacobian(f, args, wrt, 1e-6);
 }
 
 function close(actual: number[], expected: number[], what: string, tol = 1e-6): void {
@@ -85,7 +43,7 @@ function direction<T>(v: T, seed: number): T {
 function checkProgram(f: AnyFn, args: unknown[], wrt: number[], scope: Record<string, unknown> = {}): void {
   const before = JSON.stringify(args);
   const D = divided(f, args, wrt);
-  const y = f(...copy(args));
+  const y = f(...deepClone(args));
   const opts = { wrt, scope };
   close(jacobian(f, opts)(...args).flat(), D.flat(), 'jacobian');
   if (typeof y === 'number') close(flat(grad(f, opts)(...args)), D[0], 'grad');

@@ -1,0 +1,58 @@
+// Independent numeric helpers for the runtime API's tests: values flattened in the API's documented
+// order (arrays by index, object fields by sorted name), deep copies, and central divided differences.
+
+export type AnyFn = (...args: any[]) => any;
+
+/** floats of a value: arrays by index, object fields by sorted name (the order the README documents) */
+export function flat(v: unknown, out: number[] = []): number[] {
+  if (typeof v === 'number') out.push(v);
+  else if (v instanceof Float64Array) out.push(...v);
+  else if (Array.isArray(v)) for (const x of v) flat(x, out);
+  else if (v && typeof v === 'object') for (const k of Object.keys(v).sort()) flat((v as Record<string, unknown>)[k], out);
+  return out;
+}
+
+export function deepClone<T>(v: T): T {
+  if (v instanceof Float64Array) return Float64Array.from(v) as T;
+  if (Array.isArray(v)) return v.map(deepClone) as T;
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deepClone(x)])) as T;
+  return v;
+}
+
+/** the value with float number k (flat order) replaced by g(old) */
+export function mapAt<T>(v: T, k: number, g: (x: number) => number): T {
+  let i = 0;
+  const walk = (x: unknown): unknown => {
+    if (typeof x === 'number') return i++ === k ? g(x) : x;
+    if (x instanceof Float64Array) return x.map((e) => (i++ === k ? g(e) : e));
+    if (Array.isArray(x)) return x.map(walk);
+    if (x && typeof x === 'object') {
+      const r: Record<string, unknown> = {};
+      for (const key of Object.keys(x).sort()) r[key] = walk((x as Record<string, unknown>)[key]);
+      return Object.fromEntries(Object.keys(x).map((key) => [key, r[key]]));
+    }
+    return x;
+  };
+  return walk(v) as T;
+}
+
+/**
+ * Central divided differences: J[i][j] = ∂ flat(f)_i / ∂ (the wrt arguments' floats)_j, with step
+ * `rel`·max(1, |x|); f runs on copies.
+ */
+export function dividedJacobian(f: AnyFn, args: unknown[], wrt: number[], rel: number): number[][] {
+  const m = flat(f(...deepClone(args))).length;
+  const cols: number[][] = [];
+  for (const a of wrt) {
+    const n = flat(args[a]).length;
+    for (let j = 0; j < n; j++) {
+      const h = rel * Math.max(1, Math.abs(flat(args[a])[j]));
+      const plus = deepClone(args), minus = deepClone(args);
+      plus[a] = mapAt(plus[a], j, (x) => x + h);
+      minus[a] = mapAt(minus[a], j, (x) => x - h);
+      const fp = flat(f(...plus)), fm = flat(f(...minus));
+      cols.push(fp.map((_, i) => (fp[i] - fm[i]) / (2 * h)));
+    }
+  }
+  return Array.from({ length: m }, (_, i) => cols.map((c) => c[i]));
+}
