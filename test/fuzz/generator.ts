@@ -647,7 +647,8 @@ function renderExpr(c: Ctx, e: Expr): string {
       const v = pick(c.nums, e.s);
       if (!v) return lit(LITS[e.s % LITS.length]);
       // JavaScript's short circuits on numbers, from the same draw (sel's top values): `v || 0.5`,
-      // `v && w`, and on the head's optional parameter `y ?? v`, `typeof y === 'number' ? y : v`
+      // `v && w`, and on the head's optional parameter `y ?? v`, `typeof y === 'number' ? y : v`,
+      // `Array.isArray(y) ? v : …`
       const w = pick(c.nums, e.s + 1)!;
       if (e.s === 13) return `(${v.name} || ${lit(LITS[(e.s + c.nums.length) % LITS.length])})`;
       if (e.s === 14) return `(${v.name} && ${w.name})`;
@@ -655,7 +656,8 @@ function renderExpr(c: Ctx, e: Expr): string {
       if (e.s === 15 && o) return `(${o.name} ?? ${v.name})`;
       if (e.s === 12 && o) return `(typeof ${o.name} === 'number' ? ${o.name} : ${v.name})`;
       if (e.s === 11 && o) return `(${o.name} === ${o.none} ? ${v.name} : ${o.name})`;
-      if (e.s === 10 && o) return `(typeof ${o.name} !== 'number' ? ${v.name} : ${o.name})`;
+      if (e.s === 10 && o)
+        return c.nums.length % 2 ? `(typeof ${o.name} !== 'number' ? ${v.name} : ${o.name})` : `(Array.isArray(${o.name}) ? ${v.name} : (${o.name} ?? ${v.name}))`;
       const ob = pick(c.objs, e.s);
       if (e.s === 9 && ob && c.opts.length) return `('${FIELDS[c.nums.length % 3]}' in ${ob} ? ${ob}.${FIELDS[c.nums.length % 3]} : ${v.name})`;
       return v.name;
