@@ -474,6 +474,29 @@ class FunctionLowering {
     private d: FuncDecl | null,
     private fname: string,
   ) {
+    this.hooks = {
+      checker: this.ctx.checker,
+      convert: (t, at) => this.ctx.convert(t, at),
+      typeAt: (n) => this.ctx.typeAt(n),
+      locOf: (n) => this.ctx.locOf(n),
+      expr: (e) => this.expr(e),
+      lvalue: (e) => this.lvalue(e),
+      exprStmt: (e) => this.exprStmt(e),
+      markTarget: (n) => this.seq.markTarget(n),
+      err: (n, msg, hint) => this.err(n, msg, hint),
+      fresh: (base) => this.fresh(base),
+      declareVar: (node, name, ty) => this.declareVar(node, name, ty),
+      local: (id) => {
+        const r = this.resolve(id);
+        return r?.kind === 'local' ? r.name : null;
+      },
+      varTy: (id) => {
+        const r = this.resolve(id);
+        return r?.kind === 'local' ? r.ty : null;
+      },
+      emit: (st) => void this.pre.push(st),
+      inCondition: () => this.condDepth > 0,
+    };
     this.seq = new Sequencing(this.hooks, d?.node.body);
     this.destructuring = new DestructuringAssignment(this.hooks);
   }
@@ -488,29 +511,7 @@ class FunctionLowering {
    * What the modules of the front end's concerns (arrays, nullable, sequencing, destructuring, spread)
    * may ask of this lowering: one object, each module typed by the part it uses.
    */
-  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost = {
-    checker: this.ctx.checker,
-    convert: (t, at) => this.ctx.convert(t, at),
-    typeAt: (n) => this.ctx.typeAt(n),
-    locOf: (n) => this.ctx.locOf(n),
-    expr: (e) => this.expr(e),
-    lvalue: (e) => this.lvalue(e),
-    exprStmt: (e) => this.exprStmt(e),
-    markTarget: (n) => this.seq.markTarget(n),
-    err: (n, msg, hint) => this.err(n, msg, hint),
-    fresh: (base) => this.fresh(base),
-    declareVar: (node, name, ty) => this.declareVar(node, name, ty),
-    local: (id) => {
-      const r = this.resolve(id);
-      return r?.kind === 'local' ? r.name : null;
-    },
-    varTy: (id) => {
-      const r = this.resolve(id);
-      return r?.kind === 'local' ? r.ty : null;
-    },
-    emit: (st) => void this.pre.push(st),
-    inCondition: () => this.condDepth > 0,
-  };
+  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost;
 
   private err(node: ts.Node, msg: string, hint?: string): null {
     this.ok = false;
