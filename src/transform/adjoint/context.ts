@@ -54,6 +54,8 @@ export interface AdjointContext {
   checkpointing: Stmt | null;
   positionMap: Map<Stmt, { list: Stmt[]; index: number; parent: Stmt | null }> | null;
   stableSet: Set<string> | null;
+  /** arrays and objects (alias representatives) the function writes into, computed once */
+  writtenSet: Set<string> | null;
   /** inside the body of a fused reduction loop: both sweeps of an iteration run back to back */
   inFused: boolean;
   /** the fused loop being built: its body and the variables private to an iteration */
@@ -115,6 +117,7 @@ export function createContext(info: ProgramInfo, name: string): AdjointContext {
     checkpointing: null,
     positionMap: null,
     stableSet: null,
+    writtenSet: null,
     inFused: false,
     fused: null,
     fusedBwds: [],

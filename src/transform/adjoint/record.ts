@@ -223,6 +223,33 @@ export function cheapDefBefore(cx: AdjointContext, start: { list: Stmt[]; index:
   }
 }
 
+/** Intrinsics that write into their first argument. */
+const WRITING_INTRINSICS = new Set(['push', 'pop', 'restoreInto', 'addInto', 'zeroFill']);
+
+/**
+ * Arrays and objects (alias representatives) whose contents the function changes anywhere: by an
+ * element or field store, a writing intrinsic or a call that writes the argument, through any alias.
+ */
+function writtenArrays(cx: AdjointContext): Set<string> {
+  if (cx.writtenSet) return cx.writtenSet;
+  const written = new Set<string>();
+  const add = (e: Expr) => {
+    const r = rootVar(e);
+    if (r) written.add(aliasRep(cx, r));
+  };
+  forEachStmt(cx.f.body, (st) => {
+    if (st.k === 'assign' && st.target.k !== 'var') add(st.target);
+    if (st.k === 'expr' && st.e.k === 'intr' && WRITING_INTRINSICS.has(st.e.fn)) add(st.e.args[0]);
+    for (const c of stmtCalls(st)) {
+      const w = cx.info.activity.writes.get(c.fn);
+      c.args.forEach((a, j) => {
+        if (w?.has(j)) add(a);
+      });
+    }
+  });
+  return (cx.writtenSet = written);
+}
+
 /**
  * Names whose value never changes once defined: parameters never assigned and top-level
  * declarations defined once, arrays among them never written (directly, by calls, through aliases).
@@ -230,26 +257,11 @@ export function cheapDefBefore(cx: AdjointContext, start: { list: Stmt[]; index:
 function stable(cx: AdjointContext): Set<string> {
   if (cx.stableSet) return cx.stableSet;
   const defs = new Map<string, number>();
-  const written = new Set<string>();
   forEachStmt(cx.f.body, (st) => {
     const n = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
     if (n) defs.set(n, (defs.get(n) ?? 0) + 1);
-    if (st.k === 'assign' && st.target.k !== 'var') {
-      const r = rootVar(st.target);
-      if (r) written.add(aliasRep(cx, r));
-    }
-    if (st.k === 'expr' && st.e.k === 'intr' && ['push', 'restoreInto', 'addInto', 'zeroFill'].includes(st.e.fn)) {
-      const r = rootVar(st.e.args[0]);
-      if (r) written.add(aliasRep(cx, r));
-    }
-    for (const c of stmtCalls(st)) {
-      const w = cx.info.activity.writes.get(c.fn);
-      c.args.forEach((a, j) => {
-        const r = rootVar(a);
-        if (w?.has(j) && r) written.add(aliasRep(cx, r));
-      });
-    }
   });
+  const written = writtenArrays(cx);
   const out = new Set<string>();
   const ok = (n: string, ty: Ty) => !isRef(ty) || !written.has(aliasRep(cx, n));
   for (const p of cx.f.params) if (!defs.has(p.name) && ok(p.name, p.ty)) out.add(p.name);
@@ -393,27 +405,24 @@ export function push(cx: AdjointContext, s: Stmt, e: Extract<Expr, { k: 'intr' }
  */
 export function recomputableDecls(cx: AdjointContext, body: Stmt[], index: string): Extract<Stmt, { k: 'decl' }>[] {
   const defs = new Map<string, number>();
-  const written = new Set<string>();
   forEachStmt(cx.f.body, (st) => {
     const name = st.k === 'decl' ? (st.init ? st.name : null) : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
     if (name) defs.set(name, (defs.get(name) ?? 0) + 1);
-    if (st.k === 'assign' && st.target.k !== 'var') {
-      const r = rootVar(st.target);
-      if (r) written.add(r);
-    }
   });
+  // a store through an alias (`const t = b; t[0] = …`) or a call writes b too
+  const written = writtenArrays(cx);
   const params = new Set(cx.f.params.map((p) => p.name));
   const topLevel = new Set(cx.f.body.filter((st) => st.k === 'decl').map((st) => (st as { name: string }).name));
   const chosen = new Set<string>();
   const stable = (v: string) => v === index || chosen.has(v) || (params.has(v) ? !defs.has(v) : defs.get(v) === 1 && topLevel.has(v));
   const out: Extract<Stmt, { k: 'decl' }>[] = [];
   for (const st of body) {
-    if (st.k !== 'decl' || !st.init || defs.get(st.name) !== 1 || written.has(st.name) || storeForced(cx, st)) continue;
+    if (st.k !== 'decl' || !st.init || defs.get(st.name) !== 1 || written.has(aliasRep(cx, st.name)) || storeForced(cx, st)) continue;
     if (!cheap(st.init)) continue;
     let ok = true;
     forEachExpr(st.init, (x) => {
       if (x.k === 'var' && !stable(x.name)) ok = false;
-      if ((x.k === 'idx' || x.k === 'field') && (!rootVar(x) || written.has(rootVar(x)!))) ok = false;
+      if ((x.k === 'idx' || x.k === 'field') && (!rootVar(x) || written.has(aliasRep(cx, rootVar(x)!)))) ok = false;
     });
     if (!ok) continue;
     chosen.add(st.name);
