@@ -6,4 +6,5 @@ export { grad, valueAndGrad, jvp, vjp, jacobian, type RuntimeOptions, type Wrt }
 export type { Gradient, Tangents, ResultTangent, OptionsFor } from './api/types.js';
 export { formatDiagnostic, TsadError, type Diagnostic } from './frontend/diagnostics.js';
 export { RULES } from './rules/table.js';
+export { setLibReader } from './frontend/stdlib.js';
 export { eraAdjoint, eraPrimitives, type EraOptions, type EraResult, type Strategy as EraStrategy } from './transform/effrec.js';

@@ -2,6 +2,7 @@
 // and evaluated in a bare `node:vm` context (no require, process, fs, Buffer) it compiles, reports
 // located diagnostics, and its generated code and runtime API work.
 import * as esbuild from 'esbuild';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
@@ -19,6 +20,7 @@ interface Bundled {
   loadGenerated: (code: string) => Record<string, (...a: unknown[]) => unknown>;
   grad: (f: unknown, opts?: unknown) => (...args: unknown[]) => unknown;
   formatDiagnostic: (d: unknown) => string;
+  setLibReader: (read: (name: string) => string | undefined) => void;
 }
 
 let iife: esbuild.BuildResult<{ write: false; metafile: true }>;
@@ -46,6 +48,9 @@ beforeAll(async () => {
   vm.runInContext(iife.outputFiles[0].text, context, { filename: 'tsad.browser.js' });
   evalMs = performance.now() - t0;
   tsad = context.tsad as Bundled;
+  // the page embedding the compiler hands it TypeScript's lib files (here read beside the test)
+  const libDir = resolve(ROOT, 'node_modules/typescript/lib');
+  tsad.setLibReader((name) => (existsSync(resolve(libDir, name)) ? readFileSync(resolve(libDir, name), 'utf8') : undefined));
 }, 60_000);
 
 describe('browser bundle', () => {
@@ -90,6 +95,13 @@ describe('browser bundle', () => {
     expect(typeof tsad.compile).toBe('function');
     expect(evalMs).toBeLessThan(10_000);
     expect(vm.runInContext('typeof process', context)).toBe('undefined'); // nothing Node-like was defined
+  });
+
+  it('without the lib files (no reader given), compile() says how to provide them', () => {
+    const bare = vm.createContext({ console, TextEncoder, TextDecoder });
+    vm.runInContext(iife.outputFiles[0].text, bare, { filename: 'tsad.browser.js' });
+    const fresh = bare.tsad as Bundled;
+    expect(() => fresh.compile('export function f(x: number): number { return x * x; }', { head: 'f' })).toThrow(/standard library .* setLibReader/);
   });
 
   it('compile() produces every derivative and no diagnostics', () => {

@@ -179,6 +179,16 @@ const BAD: BadCase[] = [
     line: 2, col: 13, message: /Date\.now\(\) is non-deterministic/,
   },
   {
+    name: 'a standard-library global tsc knows (Object.keys): refused as unsupported, not as undefined',
+    src: fn('const o = { a: x };', 'return Object.keys(o).length * x;'),
+    line: 3, col: 10, message: /'Object' of JavaScript's standard library is not supported/,
+  },
+  {
+    name: 'a standard-library function (parseFloat) called in a differentiated function',
+    src: fn("return x * parseFloat('1.5');"),
+    line: 2, col: 14, message: /'parseFloat' of JavaScript's standard library is not supported/,
+  },
+  {
     name: 'unknown identifier',
     src: fn('return x * scale;'),
     line: 2, col: 14, message: /Cannot find name 'scale'/,
@@ -767,21 +777,6 @@ describe.concurrent('large and deeply nested inputs', () => {
       expect(show(r.diagnostics!)).toBe('(no diagnostics)');
       expect(r.codeLength).toBeGreaterThan(0);
       expect(r.ms!, describeChild(r)).toBeLessThan(60_000);
-    },
-    LARGE_LIMIT + 30_000,
-  );
-
-  it(
-    'a 10,000-line module of simple functions compiles (control for the case above)',
-    async () => {
-      const parts: string[] = [];
-      for (let i = 0; i < 2_000; i++) parts.push(`export function g${i}(x: number): number {\n  const y = x * ${i + 1};\n  return y + ${i};\n}\n`);
-      parts.push(`export function f(x: number): number {\n  return g0(x) + g1999(x);\n}\n`);
-      const r = await compileInChild(parts.join('\n'), {}, LARGE_LIMIT);
-      console.log(`10,000-line module: ${describeChild(r)}`);
-      expect(r.threw, describeChild(r)).toBeUndefined();
-      expect(show(r.diagnostics ?? [])).toBe('(no diagnostics)');
-      expect(r.ms!).toBeLessThan(30_000);
     },
     LARGE_LIMIT + 30_000,
   );

@@ -49,6 +49,11 @@ const ALLOWED: Allowed[] = [
     why: "the name of the in-memory declaration file given to TypeScript's compiler host, never on disk",
   },
   {
+    file: 'src/frontend/stdlib.ts',
+    text: '/__tsad_stdlib',
+    why: "the virtual directory the compiler host serves TypeScript's lib files from (read from the typescript package), never on disk",
+  },
+  {
     file: 'src/cli/main.ts',
     text: '../../../package.json',
     why: "resolved at run time from the built CLI (dist/src/cli/main.js): the package's own package.json, for --version",

@@ -6,6 +6,7 @@ import { BOOL, INT, NUM, VOID, containsCall, elemTy, fieldTy, isRef, tyOf } from
 import { DiagnosticBag } from './diagnostics.js';
 import { ARRAY_FORMS, type ArrayHost, arrayMethod, emptyLiteralType, fillLoop, isArrayOfLength, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
+import { DEFAULT_LIB, isStdLibPath, LIB_DIR, requireStdLib, STD_LIBS, stdLibSourceFile, stdLibText } from './stdlib.js';
 import { checkTreeDepth } from './limits.js';
 import { userTypeErrors } from './type-errors.js';
 import { checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isVarList, type VarBinding } from './var-scope.js';
@@ -60,6 +61,8 @@ const OPTIONS: ts.CompilerOptions = {
   noEmit: true,
   types: [],
   allowImportingTsExtensions: true,
+  // the standard library's own declarations are not the user's code: checking them costs a second per compilation
+  skipLibCheck: true,
 };
 
 /** '.' and 'a/..' resolved; leading '..' kept (they climb above the path's start) */
@@ -103,6 +106,7 @@ export function hostPaths(names: Iterable<string>): Map<string, string> {
 const programPaths = new WeakMap<ts.Program, Map<string, string>>();
 
 export function createProgram(files: Map<string, string>, extra: ts.CompilerOptions = {}): ts.Program {
+  requireStdLib();
   const paths = hostPaths(files.keys());
   const byPath = new Map<string, string>();
   for (const [name, text] of files) byPath.set(paths.get(name)!, text);
@@ -113,6 +117,7 @@ export function createProgram(files: Map<string, string>, extra: ts.CompilerOpti
         libSourceFile ??= ts.createSourceFile(LIB_FILE, LIB_SOURCE, lang, true);
         return libSourceFile;
       }
+      if (isStdLibPath(fileName)) return stdLibSourceFile(fileName, lang);
       const text = byPath.get(fileName);
       if (text === undefined) return undefined;
       let sf = cache.get(fileName);
@@ -122,18 +127,20 @@ export function createProgram(files: Map<string, string>, extra: ts.CompilerOpti
       }
       return sf;
     },
-    getDefaultLibFileName: () => LIB_FILE,
+    getDefaultLibFileName: () => DEFAULT_LIB,
+    getDefaultLibLocation: () => LIB_DIR,
     writeFile: () => {},
     getCurrentDirectory: () => '/',
     getCanonicalFileName: (f) => f,
     useCaseSensitiveFileNames: () => true,
     getNewLine: () => '\n',
-    fileExists: (f) => f === LIB_FILE || byPath.has(f),
-    readFile: (f) => (f === LIB_FILE ? LIB_SOURCE : byPath.get(f)),
+    fileExists: (f) => f === LIB_FILE || byPath.has(f) || (isStdLibPath(f) && stdLibText(f) !== undefined),
+    readFile: (f) => (f === LIB_FILE ? LIB_SOURCE : isStdLibPath(f) ? stdLibText(f) : byPath.get(f)),
     directoryExists: () => true,
     getDirectories: () => [],
   };
-  const program = ts.createProgram({ rootNames: [...byPath.keys()], options: { ...OPTIONS, ...extra }, host });
+  // tsad's additions come after the standard library and before the user's files
+  const program = ts.createProgram({ rootNames: [LIB_FILE, ...byPath.keys()], options: { ...OPTIONS, lib: STD_LIBS, ...extra }, host });
   programPaths.set(program, paths);
   return program;
 }
@@ -1367,6 +1374,7 @@ class FunctionLowering {
     if (id.text === 'NaN') return { k: 'num', v: NaN, raw: 'NaN' };
     const r = this.resolve(id);
     if (!r && this.isRefused(id)) return null; // its declaration was reported: one problem, one error
+    if (!r && this.isStandardGlobal(id)) return this.standardGlobalRefused(id);
     if (!r) return this.err(id, `'${id.text}' cannot be resolved to a variable, parameter, module constant or function of the compilation`, 'declare it, import it from a file of the compilation, or pass it as a parameter');
     if (r.kind === 'local') return narrowRead(this.hooks, id, { k: 'var', name: r.name, ty: r.ty });
     if (r.kind === 'global') return { k: 'global', name: r.name, ty: r.ty };
@@ -1522,10 +1530,25 @@ class FunctionLowering {
         const args = e.arguments.map((a) => this.expr(a)).filter((a): a is Expr => !!a);
         return { k: 'call', fn: callee.text, args, ty: NUM };
       }
+      if (!r && this.isStandardGlobal(callee)) return this.standardGlobalRefused(callee);
       if (!r || r.kind !== 'func') return this.err(callee, `'${callee.text}' is not a function of the compilation`, r ? 'only top-level functions can be called' : 'declare or import it');
       return this.userCall(e, r.name);
     }
     return this.err(e, 'this kind of call is not supported', 'call a top-level function or a Math function by name');
+  }
+
+  /** Is this identifier a global of JavaScript's standard library (`Object`, `parseFloat`, `JSON`)? */
+  private isStandardGlobal(id: ts.Identifier): boolean {
+    const decls = this.ctx.checker.getSymbolAtLocation(id)?.declarations ?? [];
+    return decls.length > 0 && decls.every((d) => isStdLibPath(d.getSourceFile().fileName) || d.getSourceFile().fileName === LIB_FILE);
+  }
+
+  private standardGlobalRefused(id: ts.Identifier): null {
+    return this.err(
+      id,
+      `'${id.text}' of JavaScript's standard library is not supported in differentiated code (tsad knows Math, Number's constants and tests, and the array methods the README lists)`,
+      'compute the value before the call and pass it in as a parameter, or write it with arithmetic, loops and arrays',
+    );
   }
 
   /** The export of 'tsad/runtime' an identifier is bound to, if any. */

@@ -13,7 +13,7 @@
 // The non-strict program is built only when the strict one has errors (clean code pays nothing), and it
 // reuses the strict program's parsed files.
 import ts from 'typescript';
-import { LIB_FILE } from './lib.js';
+import { DEFAULT_LIB, LIB_DIR } from './stdlib.js';
 
 /**
  * Strict-only errors whose cause the lowering refuses on its own: implicit `any` (types tsad cannot
@@ -47,7 +47,8 @@ function permissive(program: ts.Program): ts.Program {
   const options: ts.CompilerOptions = { ...program.getCompilerOptions(), strict: false, noImplicitAny: false, strictNullChecks: false };
   const host: ts.CompilerHost = {
     getSourceFile: (f) => program.getSourceFile(f),
-    getDefaultLibFileName: () => LIB_FILE, // the front end's own lib, as in the strict program
+    getDefaultLibFileName: () => DEFAULT_LIB, // the same standard library as the strict program
+    getDefaultLibLocation: () => LIB_DIR,
     writeFile: () => {},
     getCurrentDirectory: () => program.getCurrentDirectory(),
     getCanonicalFileName: (f) => f,

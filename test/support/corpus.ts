@@ -66,14 +66,25 @@ export function headParams(src: string, head: string): string[] {
   return m[1].split(',').map((p) => p.trim().split(/[:=?\s]/)[0]).filter(Boolean);
 }
 
-export function compileCase(c: CorpusCase, extra: Partial<CompileOptions> = {}): CompileResult {
-  const files = caseSources(c.file);
-  let params: string[];
+/** the head's parameter names per case, found once (a case compiled at several levels asks again) */
+const paramsOfCase = new Map<string, string[]>();
+
+function caseParams(c: CorpusCase, files: Record<string, string>): string[] {
+  const key = `${c.file}:${c.head}`;
+  let params = paramsOfCase.get(key);
+  if (params) return params;
   try {
     params = frontEnd(files).funcs.get(c.head)?.params.map((p) => p.name) ?? headParams(files[c.file], c.head);
   } catch {
     params = headParams(files[c.file], c.head);
   }
+  paramsOfCase.set(key, params);
+  return params;
+}
+
+export function compileCase(c: CorpusCase, extra: Partial<CompileOptions> = {}): CompileResult {
+  const files = caseSources(c.file);
+  const params = caseParams(c, files);
   const wrt = c.wrt ?? params.filter((_, i) => c.args[i] && carriesFloats(c.args[i]));
   const outputs = (c as CorpusCase & { of?: string[] }).of;
   return compile(files, { head: c.head, wrt, js: true, runtimeImport: null, ...(outputs ? { of: outputs } : {}), ...extra });
