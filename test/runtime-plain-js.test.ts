@@ -333,6 +333,38 @@ function simulate(y0, k, steps) {
     args: [[1, 0], 2.5, 20],
     wrt: [0, 1],
   },
+  {
+    name: 'robust line fit: `opts && opts.lambda ? …` in a test, a helper called with a value that may be null',
+    src: `
+function huber(r, delta) {
+  var d = delta || 1.0;
+  var a = Math.abs(r);
+  return a <= d ? 0.5 * r * r : d * (a - 0.5 * d);
+}
+function robustFit(params, xs, ys, opts) {
+  var slope = params[0], icept = params[1];
+  var total = 0;
+  for (var i = 0; i < xs.length; i++) {
+    var pred = slope * xs[i] + icept;
+    total += huber(pred - ys[i], opts ? opts.delta : null);
+  }
+  var reg = opts && opts.lambda ? opts.lambda : 0;
+  return total + reg * (slope * slope + icept * icept);
+}`,
+    head: 'robustFit',
+    helpers: ['huber'],
+    args: [[0.9, 0.1], [0, 1, 2, 3, 4], [0.1, 1.2, 1.9, 3.5, 3.9], { delta: 0.5, lambda: 0.01 }],
+    wrt: [0],
+  },
+  {
+    name: 'destructured array parameter with a default, arrow head',
+    src: `
+const norm3 = ([x, y, z = 0]) => Math.sqrt(x * x + y * y + z * z);`,
+    head: 'norm3',
+    helpers: [],
+    args: [[3, 4, 12]],
+    wrt: [0],
+  },
 ];
 
 function run(p: Program, src = p.src): void {

@@ -10,6 +10,12 @@ import { annotate, asDeclaration, mentions, type FunctionSource } from './source
 /** types that say nothing about a value: a recursive call's `any`, an empty literal's `undefined[]` or `never[]` */
 const UNKNOWN = /\b(any|never|undefined|null|void|unknown)\b/;
 
+/** A type of no use for a parameter; `number | null` is definite (an optional value), `null` alone is not. */
+function indefinite(t: string): boolean {
+  const members = t.split(' | ').filter((m) => m !== 'null' && m !== 'undefined');
+  return !members.length || members.some((m) => UNKNOWN.test(m));
+}
+
 export interface Helper {
   name: string;
   fn: FunctionSource;
@@ -98,7 +104,8 @@ export function inferHelperTypes(prelude: readonly string[], helpers: readonly H
 
 function inferOnce(text: string, helpers: readonly Helper[], recursive: ReadonlySet<string>): HelperTypes {
   // the in-memory host of the front end: no file system, so this runs in a browser too
-  const program = createProgram(new Map([['m.ts', text]]), { strict: false, noImplicitAny: false });
+  // null checks on, so that an argument that may be null (`opts ? opts.d : null`) types the parameter `number | null`
+  const program = createProgram(new Map([['m.ts', text]]), { strict: false, noImplicitAny: false, strictNullChecks: true });
   const sf = program.getSourceFile('/m.ts')!;
   const checker = program.getTypeChecker();
   const typeText = (e: ts.Expression) => checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(e)));
@@ -107,7 +114,7 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
   const visit = (n: ts.Node): void => {
     if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && names.has(n.expression.text) && !params.has(n.expression.text)) {
       const types = n.arguments.map(typeText);
-      if (types.every((t) => !UNKNOWN.test(t))) params.set(n.expression.text, types);
+      if (!types.some(indefinite)) params.set(n.expression.text, types);
     }
     n.forEachChild(visit);
   };
@@ -150,6 +157,6 @@ function recursiveResult(init: ts.Expression, typeText: (e: ts.Expression) => st
     };
     fn.body.forEachChild(visit);
   }
-  const known = [...new Set(results.map(typeText).filter((t) => !UNKNOWN.test(t)))];
+  const known = [...new Set(results.map(typeText).filter((t) => !indefinite(t)))];
   return known.length === 1 ? known[0] : null;
 }

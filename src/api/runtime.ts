@@ -1,6 +1,7 @@
 // The runtime API for people who don't want a build step: grad, valueAndGrad, jvp, vjp, jacobian over
 // plain JavaScript functions. The function's source is read, typed from the shapes of its arguments,
 // compiled once per (function, options, shapes) and loaded with `new Function`.
+import { patternParamName } from '../frontend/destructuring.js';
 import ts from 'typescript';
 import { DiagnosticBag, formatDiagnostic, TsadError } from '../frontend/diagnostics.js';
 import { sizeParams } from '../analysis/ints.js';
@@ -129,7 +130,8 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
   if (hit) return hit;
 
   const info = readFunction(f.toString());
-  const params = info.params.map((p) => (ts.isIdentifier(p.name) ? p.name.text : '_'));
+  // a destructured parameter has the name the front end gives it
+  const params = info.params.map((p, i) => (ts.isIdentifier(p.name) ? p.name.text : patternParamName(p, i)));
   const head = info.name && !/^(function|async)$/.test(info.name) ? info.name : f.name && /^[A-Za-z_$][\w$]*$/.test(f.name) ? f.name : 'f';
   checkArity(head, info, params, args.length);
   const argTypes = args.map((a, i) => {

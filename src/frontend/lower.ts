@@ -47,6 +47,7 @@ export const FORMS = [
   ...ARRAY_FORMS, // arrays as JavaScript writes them (src/frontend/arrays.ts), counted by their statements' `origin`
   'expr.short', // `a ?? b`, `a || b`, `a && b` on numbers (a conditional; src/frontend/nullable.ts)
   'expr.typetest', // `typeof x === 'number'`, `'f' in o`, `Array.isArray(x)` on nullable values
+  'expr.truthtest', // a number, nullable value or object as an operand of `&&`/`||` in a test: `if (opts && opts.k > 0)`
   'param.optional', // `y?: number` (nullable), `y = 0.5` (a default)
 ] as const;
 export type Form = (typeof FORMS)[number];
@@ -466,6 +467,8 @@ class FunctionLowering {
   private names = new Set<string>();
   private varOf = new Map<ts.Node, { name: string; ty: Ty }>();
   private condDepth = 0;
+  /** expressions whose value is only tested for truthiness (conditions, and operands of `&&`/`||` there) */
+  private readonly tested = new Set<ts.Node>();
   private ok = true;
   /** `var` bindings of the function, by declaration (var-scope.ts) */
   private vars = new Map<ts.VariableDeclaration, VarBinding>();
@@ -1241,9 +1244,23 @@ class FunctionLowering {
 
   private cond(e: ts.Expression): Expr | null {
     this.condDepth++;
+    this.tested.add(skipParens(e));
     const r = this.expr(e);
     this.condDepth--;
     return r;
+  }
+
+  /**
+   * An operand of `&&`/`||` in a test (`if (opts && opts.scale)`) counts only by its truthiness, so it
+   * is lowered as a boolean: a number or a value that may be absent as `!!v`, an object or array read
+   * (never falsy) as `true`. Null where the operand is none of these.
+   */
+  private truthiness(node: ts.Expression, v: Expr): Expr | null {
+    const t = tyOf(v);
+    if (t.k === 'bool') return v;
+    if (t.k === 'num' || t.k === 'int' || t.k === 'opt') return { k: 'un', op: '!', a: { k: 'un', op: '!', a: v, ty: BOOL }, ty: BOOL, tt: true };
+    if ((t.k === 'obj' || t.k === 'arr' || t.k === 'tuple') && (v.k === 'var' || v.k === 'field' || v.k === 'global')) return { k: 'bool', v: true, tt: true };
+    return this.err(node, `\`${node.getText()}\` cannot be tested for truthiness here`, 'compare it explicitly (`!== 0`, `!== null`)');
   }
 
   // ---------- expressions ----------
@@ -1364,6 +1381,8 @@ class FunctionLowering {
     if (ts.isAwaitExpression(e) || ts.isYieldExpression(e)) return this.err(e, '`await`/`yield` are not supported', 'write synchronous code');
     if (ts.isTypeOfExpression(e)) return typeofTest(this.hooks, e);
     if (e.kind === ts.SyntaxKind.NullKeyword) return NULL;
+    // `void 0` is how down-levelled code (bundlers, tsc's ES5 emit) writes `undefined`
+    if (ts.isVoidExpression(e) && ts.isNumericLiteral(skipParens(e.expression))) return { k: 'undef' };
     if (ts.isDeleteExpression(e) || ts.isVoidExpression(e)) return this.err(e, `\`${e.getText().split(' ')[0]}\` is not supported`, 'types are known statically here: drop the run-time type test');
     return this.err(e, `${ts.SyntaxKind[e.kind]} is not supported in differentiated code`, 'see the README for the supported subset');
   }
@@ -1397,12 +1416,22 @@ class FunctionLowering {
     if (k === ts.SyntaxKind.InstanceOfKeyword) return this.err(e, `\`${e.operatorToken.getText()}\` is not supported`, 'fields and types are known statically here: drop the run-time test');
     const op = k === ts.SyntaxKind.QuestionQuestionToken ? '??' : BIN_OPS[k];
     if (!op) return this.err(e, `operator '${e.operatorToken.getText()}' is not supported`);
-    const a = this.expr(e.left);
+    const test = (op === '&&' || op === '||') && this.tested.has(e);
+    if (test) {
+      this.tested.add(skipParens(e.left));
+      this.tested.add(skipParens(e.right));
+    }
+    let a = this.expr(e.left);
     const short = op === '&&' || op === '||' || op === '??';
     if (short) this.condDepth++;
-    const b = this.expr(e.right);
+    let b = this.expr(e.right);
     if (short) this.condDepth--;
     if (!a || !b) return null;
+    if (test) {
+      a = this.truthiness(e.left, a);
+      b = this.truthiness(e.right, b);
+      if (!a || !b) return null;
+    }
     if (short) {
       const sc = shortCircuit(this.hooks, e, op, a, b);
       if (sc !== undefined || op === '??') return sc ?? null;

@@ -43,14 +43,15 @@ interface Node {
 
 export type Expr =
   | (Node & { k: 'num'; v: number; raw?: string })
-  | (Node & { k: 'bool'; v: boolean })
+  // tt: an operand of `&&`/`||` in a test, counted by its truthiness (`!!v`, or true for an object), for coverage accounting only
+  | (Node & { k: 'bool'; v: boolean; tt?: true })
   | (Node & { k: 'str'; v: string })
   | (Node & { k: 'undef' })
   // nn: a read of a nullable variable or field that a test has narrowed to its base type (printed `x!`)
   | (Node & { k: 'var'; name: string; ty: Ty; nn?: boolean })
   | (Node & { k: 'global'; name: string; ty: Ty }) // module-level const data, passive
   | (Node & { k: 'bin'; op: BinOp; a: Expr; b: Expr; ty: Ty })
-  | (Node & { k: 'un'; op: UnOp; a: Expr; ty: Ty })
+  | (Node & { k: 'un'; op: UnOp; a: Expr; ty: Ty; tt?: true })
   // sc: lowered from a short circuit on numbers (`a ?? b`, `a || b`, `a && b`), for coverage accounting only
   | (Node & { k: 'cond'; c: Expr; a: Expr; b: Expr; ty: Ty; sc?: '??' | '||' | '&&' })
   // call of a user function of the compilation

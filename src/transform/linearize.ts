@@ -3,7 +3,7 @@
 // (x̄ += ∂·ȳ). Values a partial needs more than once (the result of exp, a non-trivial argument) are
 // evaluated once into a temporary, so derivative code adds no transcendental calls of its own.
 import type { Expr, Stmt } from '../ir/types.js';
-import { NUM, exprEq, tyOf } from '../ir/util.js';
+import { NUM, exprEq, forEachExpr, tyOf } from '../ir/util.js';
 import { partial, ruleFor, templateUses } from '../rules/templates.js';
 import type { Rule } from '../rules/table.js';
 
@@ -122,6 +122,28 @@ function bindTemp(ctx: LinContext, e: Expr, base = 'temp', loads = false): Expr 
   return { k: 'var', name, ty };
 }
 
+/**
+ * Temporaries of one branch of `c ? a : b` are evaluated before the conditional. A read that only the
+ * branch's test makes safe (`opts && opts.decay ? prev * opts.decay : …`, a narrowed read of a value
+ * that may be absent) would throw there: such a temporary reads it only when the branch is taken.
+ */
+function guardBranchTemps(ctx: LinContext, from: number, c: Expr, taken: boolean): void {
+  for (let i = from; i < ctx.pre.length; i++) {
+    const st = ctx.pre[i];
+    if (st.k !== 'decl' || !st.init || !readsNarrowed(st.init)) continue;
+    const zero: Expr = tyOf(st.init).k === 'bool' ? { k: 'bool', v: false } : { k: 'num', v: 0 };
+    ctx.pre[i] = { ...st, init: { k: 'cond', c, a: taken ? st.init : zero, b: taken ? zero : st.init, ty: st.ty } };
+  }
+}
+
+function readsNarrowed(e: Expr): boolean {
+  let found = false;
+  forEachExpr(e, (x) => {
+    if ((x.k === 'var' || x.k === 'field') && x.nn) found = true;
+  });
+  return found;
+}
+
 function ruleOf(e: Expr): Rule | undefined {
   if (e.k === 'bin') return ruleFor(e.op);
   if (e.k === 'un') return ruleFor(e.op === '-' ? 'neg' : e.op === '+' ? 'pos' : '!');
@@ -160,8 +182,12 @@ export function linearize(e: Expr, ctx: LinContext): LinNode {
     case 'field':
       return { prim: e, varied: true, leaf: e, children: [] };
     case 'cond': {
+      const start = ctx.pre.length;
       const a = linearize(e.a, ctx);
+      guardBranchTemps(ctx, start, e.c, true);
+      const mid = ctx.pre.length;
       const b = linearize(e.b, ctx);
+      guardBranchTemps(ctx, mid, e.c, false);
       const c = bindTemp(ctx, e.c, 'branch');
       return { prim: { ...e, c, a: a.prim, b: b.prim }, varied: true, children: [], select: { c, a, b } };
     }

@@ -264,6 +264,8 @@ export const corpus: CorpusCase[] = [
   { name: 'js-arrays/stacked_rows_norm', file: 'js-arrays.ts', head: 'stackedRowsNorm', args: [mat(2, 3, -1, 1), mat(2, 3, -1, 1)], tags: ['js', 'concat', 'reverse', 'alias', 'fill-value'] },
 
   // -------------------------------------------------------------- js-nullable.ts
+  { name: 'js-nullable/smoothed_penalty', file: 'js-nullable.ts', head: 'smoothedPenalty', args: [vec(5, -1, 1), obj({ window: int(3), decay: num(0.4, 0.8) })], wrt: ['xs'], tags: ['js', 'truthiness'] },
+  { name: 'js-nullable/smoothed_penalty_no_options', file: 'js-nullable.ts', head: 'smoothedPenalty', args: [vec(4, -1, 1), { kind: 'absent' }], tags: ['js', 'truthiness'] },
   { name: 'js-nullable/quadratic_root', file: 'js-nullable.ts', head: 'quadraticRoot', args: [num(0.5, 2), num(1, 3), num(-2, -0.5)], tags: ['js', 'nullable-result'] },
   { name: 'js-nullable/quadratic_root_null', file: 'js-nullable.ts', head: 'quadraticRoot', args: [num(1, 2), num(-0.5, 0.5), num(1, 2)], tags: ['js', 'nullable-result', 'null-result'] },
   { name: 'js-nullable/root_or_penalty', file: 'js-nullable.ts', head: 'rootOrPenalty', args: [num(0.5, 2), num(-2, 2)], tags: ['js', 'nullable-helper', 'null-test'] },

@@ -79,6 +79,7 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'expr.copy': { types: ['array'], effects: ['-'] },
   'expr.short': { types: ['scalar'], effects: ['-'] },
   'expr.typetest': { types: ['scalar'], effects: ['-'] },
+  'expr.truthtest': { types: ['scalar'], effects: ['-'] },
   'param.optional': { types: ['scalar'], effects: ['-'] },
   'stmt.if': { types: ['-'], effects: ['-'] },
   'stmt.for': { types: ['-'], effects: ['-'] },
@@ -180,6 +181,7 @@ export function classifyModule(mod: Module): Counts {
     forEachExpr(e, (x) => {
       if (x.k === 'cond') add(x.sc ? 'expr.short' : 'expr.cond', typeClass(x.ty), '-', st);
       else if (x.k === 'intr' && (x.fn === 'typeof' || x.fn === 'in' || x.fn === 'Array.isArray')) add('expr.typetest', 'scalar', '-', st);
+      else if ((x.k === 'un' || x.k === 'bool') && x.tt) add('expr.truthtest', 'scalar', '-', st);
       else if (x.k === 'call') add('call.helper', typeClass(x.ty), '-', st);
       else if (x.k === 'arrlit') add('expr.arrlit', typeClass(x.ty), '-', st);
       else if (x.k === 'objlit') add('expr.objlit', 'object', '-', st);

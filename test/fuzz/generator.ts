@@ -55,7 +55,8 @@ export type Cond =
   | { k: 'and' | 'or'; a: Cond; b: Cond }
   | { k: 'not'; a: Cond }
   | { k: 'ic'; s: number; m: number } // on counters: i % m === 0, i < j
-  | { k: 'fin'; a: Expr }; // isFinite / !isNaN
+  | { k: 'fin'; a: Expr } // isFinite / !isNaN
+  | { k: 'truth'; s: number; a: Cond }; // a number, nullable value or object tested by truthiness: `(v && …)`, `(o && …)`, `(y || …)`
 
 export type Stmt =
   | { k: 'let'; e: Expr; q: number; cst: boolean }
@@ -384,6 +385,7 @@ export function condArb(d: number): fc.Arbitrary<Cond> {
       { weight: 1, arbitrary: fc.record({ k: fc.constant('and' as const), a: sub, b: sub }) },
       { weight: 1, arbitrary: fc.record({ k: fc.constant('or' as const), a: sub, b: sub }) },
       { weight: 1, arbitrary: fc.record({ k: fc.constant('not' as const), a: sub }) },
+      { weight: 1, arbitrary: fc.record({ k: fc.constant('truth' as const), s: sel, a: sub }) },
     );
   }
   a = fc.oneof({ withCrossShrink: true }, ...base);
@@ -655,7 +657,8 @@ function renderExpr(c: Ctx, e: Expr): string {
       const o = pick(c.opts, e.s + c.nums.length);
       if (e.s === 15 && o) return `(${o.name} ?? ${v.name})`;
       if (e.s === 12 && o) return `(typeof ${o.name} === 'number' ? ${o.name} : ${v.name})`;
-      if (e.s === 11 && o) return `(${o.name} === ${o.none} ? ${v.name} : ${o.name})`;
+      // down-levelled code writes undefined as `void 0`
+      if (e.s === 11 && o) return `(${o.name} === ${o.none === 'undefined' && c.nums.length % 2 ? 'void 0' : o.none} ? ${v.name} : ${o.name})`;
       if (e.s === 10 && o)
         return c.nums.length % 2 ? `(typeof ${o.name} !== 'number' ? ${v.name} : ${o.name})` : `(Array.isArray(${o.name}) ? ${v.name} : (${o.name} ?? ${v.name}))`;
       const ob = pick(c.objs, e.s);
@@ -791,6 +794,15 @@ function renderCond(c: Ctx, k: Cond): string {
     }
     case 'fin':
       return k.a.k === 'lit' ? `!isNaN(${renderExpr(c, k.a)})` : `isFinite(${renderExpr(c, k.a)})`;
+    case 'truth': {
+      // only the truthiness of the operand counts in a test: 0 and NaN are falsy, an object never is
+      const o = pick(c.opts, k.s);
+      if (k.s % 3 === 0 && o) return `(${o.name} || ${renderCond(c, k.a)})`;
+      const ob = pick(c.objs, k.s);
+      if (k.s % 3 === 1 && ob) return `(${ob} && ${renderCond(c, k.a)})`;
+      const v = pick(c.nums, k.s);
+      return v ? `(${v.name} && ${renderCond(c, k.a)})` : renderCond(c, k.a);
+    }
   }
 }
 

@@ -102,3 +102,23 @@ export function springEnergy(x: number, spring: { k: number; rest?: number; damp
   const e = 0.5 * spring.k * stretch * stretch;
   return spring.damping !== undefined ? e * Math.exp(-spring.damping) : e;
 }
+
+export interface SmoothingOptions {
+  window: number;
+  decay?: number;
+}
+
+/**
+ * Truthiness in tests: an options object that may be left out, an optional number whose 0 means "off",
+ * and a count tested as a number (`if (n && …)`).
+ */
+export function smoothedPenalty(xs: number[], opts?: SmoothingOptions | null): number {
+  let s = 0;
+  let prev = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const w = opts && opts.window > 1 ? 1 / opts.window : 1;
+    prev = i && opts && opts.decay ? prev * opts.decay + w * xs[i] : w * xs[i];
+    s += prev * prev;
+  }
+  return s;
+}
