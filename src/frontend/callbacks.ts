@@ -350,7 +350,14 @@ export class Callbacks {
       const f = h.fresh(m === 'findIndex' && decl && ts.isIdentifier(decl.name) ? decl.name.text : 'at');
       found = v(f, INT);
       head.push({ k: 'decl', name: f, ty: INT, init: num(-1), konst: false, loc });
-      result = m === 'findIndex' ? found : { k: 'cond', c: { k: 'bin', op: '>=', a: found, b: num(0), ty: BOOL }, a: { k: 'idx', obj: src, index: found, ty: srcTy.elem }, b: { k: 'undef' }, ty: resTy! };
+      result = found;
+      if (m === 'find') {
+        // the element found, or undefined: a constant (a nullable value is read through a name)
+        const r = name('found');
+        const pick: Expr = { k: 'cond', c: { k: 'bin', op: '>=', a: found, b: num(0), ty: BOOL }, a: { k: 'idx', obj: src, index: found, ty: srcTy.elem }, b: { k: 'undef' }, ty: resTy! };
+        tail.push({ k: 'decl', name: r, ty: resTy!, init: pick, konst: true, loc });
+        result = v(r, resTy!);
+      }
     }
 
     // the body: each stage in turn on the value the one before passes on
@@ -398,7 +405,7 @@ export class Callbacks {
       origin: FORM_OF[m],
     };
     for (const st of [...head, loopSt, ...tail]) h.emit(st);
-    const bound = !!decl && result.k === 'var' && m !== 'find';
+    const bound = !!decl && result.k === 'var';
     if (bound) h.bind(decl!, (result as Extract<Expr, { k: 'var' }>).name, tyOf(result));
     return { value: result, bound };
   }
