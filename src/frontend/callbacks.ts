@@ -160,6 +160,13 @@ export class Callbacks {
     if (extra) return this.h.err(extra, `a \`thisArg\` for \`${m}\` is not supported`, 'use an arrow function, which reads the variables it needs directly');
     if (isReduce(m) && args.length > 2) return this.h.err(args[2], `\`${m}\` takes a callback and an initial value`);
     const cb = this.callback(cbNode, m);
+    // a value that must be returned needs every path to return one
+    if (cb?.k === 'inline' && m !== 'forEach' && !isPredicate(m)) {
+      const sig = this.h.checker.getSignatureFromDeclaration(cb.fn);
+      const rt = sig && this.h.checker.getReturnTypeOfSignature(sig);
+      if (rt && (rt.flags & (ts.TypeFlags.Void | ts.TypeFlags.Undefined) || (rt.isUnion() && rt.types.some((t) => t.flags & (ts.TypeFlags.Void | ts.TypeFlags.Undefined)))))
+        return this.h.err(cb.fn, `the callback of \`${m}\` must return a value on every path`, 'add a `return` at the end of the callback');
+    }
     // `find` returns the element after the loop: a callback that may write it would change what is read
     const writes = cb?.k === 'inline' ? !pure(cb.fn, this.h.checker) : cb?.k === 'helper' && cb.arity > 2;
     if (m === 'find' && writes) return this.h.err(cbNode, 'a callback of `find` that assigns variables or elements, or calls a function, is not supported', 'use `findIndex` and read the element at the index');
@@ -485,13 +492,6 @@ export class Callbacks {
     }
     const fn = cb.fn;
     if (fn.parameters.length > passed.length) return h.err(fn.parameters[passed.length], 'this callback parameter reads the intermediate array of a chain, which is not built', 'call the method on an array of its own');
-    // a value that must be returned needs every path to return one
-    if (sink !== 'effects' && !isPredicate(m)) {
-      const sig = h.checker.getSignatureFromDeclaration(fn);
-      const rt = sig && h.checker.getReturnTypeOfSignature(sig);
-      if (rt && (rt.flags & (ts.TypeFlags.Void | ts.TypeFlags.Undefined) || (rt.isUnion() && rt.types.some((t) => t.flags & (ts.TypeFlags.Void | ts.TypeFlags.Undefined)))))
-        return h.err(fn, `the callback of \`${m}\` must return a value on every path`, 'add a `return` at the end of the callback');
-    }
     // the parameters: bound to the values passed, or copies of them when the body assigns the parameter
     const assigned = new Set(outerWrites(fn, h.checker, true).map((w) => h.checker.getSymbolAtLocation(w)));
     const [result, stmts] = h.capture(() => {
