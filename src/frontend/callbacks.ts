@@ -215,6 +215,10 @@ export class Callbacks {
    * in the same expression (which may change the array the loop reads).
    */
   private placeable(call: ts.CallExpression): boolean {
+    // the receiver of a method with a callback is evaluated before anything else of that method
+    let top: ts.Node = call;
+    while (ts.isPropertyAccessExpression(top.parent) && top.parent.expression === top && isCallbackCall(top.parent.parent as ts.Expression) && (top.parent.parent as ts.CallExpression).expression === top.parent)
+      top = top.parent.parent;
     let c: ts.Node = call;
     while (c.parent && ts.isExpression(c.parent) && !ts.isArrowFunction(c.parent) && !ts.isFunctionExpression(c.parent)) {
       const p = c.parent;
@@ -227,8 +231,8 @@ export class Callbacks {
     }
     // a callback assigning enclosing variables runs in the middle of its statement only as a statement
     const nested = !(ts.isExpressionStatement(c.parent) || (ts.isVariableDeclaration(c.parent) && c.parent.initializer === c) ||
-      (c === call && ts.isBinaryExpression(call.parent) && call.parent.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isExpressionStatement(call.parent.parent)));
-    if (nested || c !== call) {
+      (c === top && ts.isBinaryExpression(top.parent) && top.parent.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isExpressionStatement(top.parent.parent)));
+    if (nested || c !== top) {
       for (const a of call.arguments) {
         const fn = skip(a);
         const w = (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && outerWrites(fn, this.h.checker)[0];
