@@ -454,6 +454,11 @@ const BAD: BadCase[] = [
     line: 2, col: 21, message: /the callback of `map` must be an arrow function, a function expression/, rendered: /write the callback inline/,
   },
   {
+    name: 'a local function passing itself as a callback',
+    src: `export function f(xs: number[]): number {\n  const g = (v: number): number => [v / 2].map(g)[0] + v;\n  return xs.map(g)[0];\n}\n`,
+    line: 2, col: 48, message: /the local function 'g' passes itself as a callback/,
+  },
+  {
     name: '.reduce in a branch of ?:',
     src: `export function f(xs: number[], c: boolean): number {\n  return c ? xs.reduce((a, v) => a + v) : 0;\n}\n`,
     line: 2, col: 14, message: /in a branch of `\? :`/, rendered: /compute it into a variable inside an `if`/,

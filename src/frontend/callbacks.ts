@@ -179,6 +179,8 @@ export class Callbacks {
     if (ts.isIdentifier(e)) {
       const sym = this.h.checker.getSymbolAtLocation(e);
       const local = sym && this.locals.get(sym);
+      // written out where it is passed: one that passes itself would be written out forever
+      if (local && local.pos <= e.pos && e.end <= local.end) return this.h.err(e, `the local function '${e.text}' passes itself as a callback (recursion)`, 'write a top-level function, which may call itself');
       if (local) return this.checkParams(local, m) ? { k: 'inline', fn: local, at: e } : null;
       const f = this.h.helper(e);
       if (f) {
