@@ -443,28 +443,9 @@ export class Callbacks {
     if (m === 'flatMap') {
       const r = this.apply(s, value, iv, array, null, body);
       if (!r) return false;
-      const rt = tyOf(r);
-      // an array returned is flattened one level (its elements pushed), anything else pushed as it is
-      if (r.k === 'arrlit') for (const x of r.elems) body.push({ k: 'expr', e: { k: 'intr', fn: 'push', args: [out!, x], ty: VOID }, loc });
-      else if (rt.k === 'tuple') return !!h.err(s.cb.at, 'a callback of `flatMap` returning a tuple variable is not supported', 'return an array literal `[a, b]` or a `number[]`');
-      else if (rt.k === 'arr') {
-        let part = r;
-        if (r.k !== 'var') {
-          const t = h.fresh('part');
-          body.push({ k: 'decl', name: t, ty: rt, init: r, konst: true, loc });
-          part = v(t, rt);
-        }
-        const j = h.fresh('j');
-        const jv = v(j, INT);
-        body.push({
-          k: 'for',
-          init: [{ k: 'decl', name: j, ty: INT, init: num(0), konst: false }],
-          cond: { k: 'bin', op: '<', a: jv, b: { k: 'len', obj: part }, ty: BOOL },
-          update: [{ k: 'assign', target: jv, value: { k: 'bin', op: '+', a: jv, b: num(1), ty: INT }, op: '+', inc: true }],
-          body: [{ k: 'expr', e: { k: 'intr', fn: 'push', args: [out!, { k: 'idx', obj: part, index: jv, ty: (rt as Extract<Ty, { k: 'arr' }>).elem }], ty: VOID } }],
-          loc,
-        });
-      } else body.push({ k: 'expr', e: { k: 'intr', fn: 'push', args: [out!, r], ty: VOID }, loc });
+      const st = this.flatten(r, out!, s, loc);
+      if (!st) return false;
+      body.push(...st);
       return true;
     }
     // predicates: the element is kept, or the search stops, where the callback's value is truthy
@@ -477,6 +458,42 @@ export class Callbacks {
     else if (m === 'every') body.push({ k: 'if', c: not(t), then: [{ k: 'assign', target: found!, value: { k: 'bool', v: false } }, { k: 'break' }], else: [], loc });
     else body.push({ k: 'if', c: t, then: [{ k: 'assign', target: found!, value: iv }, { k: 'break' }], else: [], loc });
     return true;
+  }
+
+  /**
+   * The pushes of one flatMap value: an array's elements (a literal's one by one, a `? :` between
+   * arrays as an `if`), or the value itself.
+   */
+  private flatten(r: Expr, out: Extract<Expr, { k: 'var' }>, s: Stage, loc: Loc): Stmt[] | null {
+    const h = this.h;
+    const rt = tyOf(r);
+    const push = (x: Expr): Stmt => ({ k: 'expr', e: { k: 'intr', fn: 'push', args: [out, x], ty: VOID }, loc });
+    if (r.k === 'arrlit') return r.elems.map(push);
+    if (rt.k === 'tuple') return h.err(s.cb.at, 'a callback of `flatMap` returning a tuple variable is not supported', 'return an array literal `[a, b]` or a `number[]`');
+    if (rt.k !== 'arr') return [push(r)];
+    if (r.k === 'cond') {
+      const a = this.flatten(r.a, out, s, loc);
+      const b = this.flatten(r.b, out, s, loc);
+      return a && b && [{ k: 'if', c: r.c, then: a, else: b, loc }];
+    }
+    const out0: Stmt[] = [];
+    let part = r;
+    if (r.k !== 'var') {
+      const t = h.fresh('part');
+      out0.push({ k: 'decl', name: t, ty: rt, init: r, konst: true, loc });
+      part = v(t, rt);
+    }
+    const j = h.fresh('j');
+    const jv = v(j, INT);
+    out0.push({
+      k: 'for',
+      init: [{ k: 'decl', name: j, ty: INT, init: num(0), konst: false }],
+      cond: { k: 'bin', op: '<', a: jv, b: { k: 'len', obj: part }, ty: BOOL },
+      update: [{ k: 'assign', target: jv, value: { k: 'bin', op: '+', a: jv, b: num(1), ty: INT }, op: '+', inc: true }],
+      body: [push({ k: 'idx', obj: part, index: jv, ty: rt.elem })],
+      loc,
+    });
+    return out0;
   }
 
   /**
