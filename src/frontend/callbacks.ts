@@ -184,7 +184,7 @@ export class Callbacks {
       if (local) return this.checkParams(local, m) ? { k: 'inline', fn: local, at: e } : null;
       const f = this.h.helper(e);
       if (f) {
-        if (f.params.length > arityOf(m) + (isReduce(m) ? 0 : 0)) return this.h.err(e, `'${e.text}' takes ${f.params.length} parameters, more than \`${m}\` passes its callback`, `pass an arrow function: \`(v) => ${e.text}(v, …)\``);
+        if (f.params.length > arityOf(m)) return this.h.err(e, `'${e.text}' takes ${f.params.length} parameters, more than \`${m}\` passes its callback`, `pass an arrow function: \`(v) => ${e.text}(v, …)\``);
         if (f.params.some((p) => p.dotDotDotToken)) return this.h.err(e, `'${e.text}' has a rest parameter`, `pass an arrow function: \`(v) => ${e.text}(v)\``);
         if (!f.ret) return this.h.err(e, `the result of '${e.text}' has a type tsad cannot differentiate through`, 'return a number, an array or an object of numbers');
         return { k: 'helper', name: f.name, arity: f.params.length, ret: f.ret, at: e };
