@@ -472,3 +472,61 @@ function f(x) { const z = new Array(2); z[0] = x[0]; z[1] = x[1]; return lse(z);
     expect(() => grad(f, { scope: { lse } })([1, 2])).toThrow(/^tsad: function\.ts:1:\d+: error: 'z' is created with holes[\s\S]*hint: write `new Array\(2\)\.fill\(0\)`/);
   });
 });
+
+// ---------------------------------------------------------------------------------------------------
+// array methods with callbacks (src/frontend/callbacks.ts), as plain JavaScript writes statistics
+
+const CALLBACK_PROGRAMS: Program[] = [
+  {
+    name: 'variance by reduce and a map → reduce chain',
+    src: `
+function variance(xs) {
+  const m = xs.reduce((s, x) => s + x, 0) / xs.length;
+  return xs.map((x) => (x - m) ** 2).reduce((s, d) => s + d, 0) / xs.length;
+}`,
+    head: 'variance',
+    helpers: [],
+    args: [[0.3, -1.2, 2, 0.7]],
+    wrt: [0],
+  },
+  {
+    name: 'softmax with map and reduce (an array result), a function expression as callback',
+    src: `
+function softmax(z) {
+  const top = z.reduce((a, b) => Math.max(a, b));
+  const e = z.map(function (v) { return Math.exp(v - top); });
+  const s = e.reduce((a, b) => a + b);
+  return e.map((v) => v / s);
+}`,
+    head: 'softmax',
+    helpers: [],
+    args: [[0.5, -1, 2, 0.1]],
+    wrt: [0],
+  },
+  {
+    name: 'forEach accumulating into variables, filter, some, and a helper called from a callback',
+    src: `
+function soft(v) {
+  return v / (1 + Math.abs(v));
+}
+function loss(pred, obs, w) {
+  let total = 0;
+  pred.forEach((p, i) => {
+    const r = p - obs[i];
+    total += w * r * r;
+  });
+  const big = pred.filter((p) => p > 0.5);
+  const scale = big.some((b) => b > 1) ? 1 : 0.5;
+  return total + scale * big.map((b) => soft(b)).reduce((s, b) => s + b, 0);
+}`,
+    head: 'loss',
+    helpers: ['soft'],
+    args: [[0.2, 0.9, 1.4, -0.3], [0.1, 0.5, 1, 0], 0.8],
+    wrt: [0, 1, 2],
+  },
+];
+
+describe('array methods with callbacks in plain JavaScript (jacobian, grad, vjp, jvp)', () => {
+  for (const p of CALLBACK_PROGRAMS) it(p.name, () => run(p));
+  for (const p of CALLBACK_PROGRAMS) it(`${p.name} (ES5 emit, let for var)`, () => run(p, es5(p.src).replace(/\bvar\b/g, 'let')));
+});

@@ -14,6 +14,7 @@ import { NULL, assignsNullable, inTest, isArrayTest, narrowRead, nestedNullable,
 import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
 import { Sequencing, type SequencingHost } from './sequencing.js';
 import { helperArgs, mathSpreadCall, type SpreadHost } from './spread.js';
+import { CALLBACK_FORMS, Callbacks, isCallbackCall, type CallbackHost } from './callbacks.js';
 
 /**
  * The statement and expression forms this lowering accepts, named as they appear in the IR it produces
@@ -45,6 +46,7 @@ export const FORMS = [
   'expr.alloc', // `new Float64Array(n)`, `new Array(n).fill(v)`, `Array.from` storage
   'expr.copy', // `a.slice()`, `Float64Array.from(a)`, `new Float64Array(a)`
   ...ARRAY_FORMS, // arrays as JavaScript writes them (src/frontend/arrays.ts), counted by their statements' `origin`
+  ...CALLBACK_FORMS, // array methods with callbacks, lowered to loops (src/frontend/callbacks.ts), counted by their loops' `origin`
   'expr.short', // `a ?? b`, `a || b`, `a && b` on numbers (a conditional; src/frontend/nullable.ts)
   'expr.typetest', // `typeof x === 'number'`, `'f' in o`, `Array.isArray(x)` on nullable values
   'expr.truthtest', // a number, nullable value or object as an operand of `&&`/`||` in a test: `if (opts && opts.k > 0)`
@@ -506,9 +508,27 @@ class FunctionLowering {
       },
       emit: (st) => void this.pre.push(st),
       inCondition: () => this.condDepth > 0,
+      block: (b) => this.stmts(b),
+      capture: (f) => {
+        const saved = this.takePre();
+        const r = f();
+        const inner = this.takePre();
+        this.pre = saved;
+        return [r, inner];
+      },
+      bind: (node, name, ty) => void this.varOf.set(node, { name, ty }),
+      helper: (id) => {
+        const r = this.resolve(id);
+        const fd = r?.kind === 'func' ? this.ctx.funcDecls.get(r.name) : undefined;
+        if (!fd) return null;
+        const sig = this.ctx.checker.getSignatureFromDeclaration(fd.node);
+        const ret = sig ? this.ctx.convert(this.ctx.checker.getReturnTypeOfSignature(sig), id) : null;
+        return { name: fd.name, params: fd.node.parameters, ret };
+      },
     };
     this.seq = new Sequencing(this.hooks, d?.node.body);
     this.destructuring = new DestructuringAssignment(this.hooks);
+    this.callbacks = new Callbacks(this.hooks);
   }
 
   /** Module-level names are shared (not copied per function: that would be quadratic in module size). */
@@ -521,7 +541,9 @@ class FunctionLowering {
    * What the modules of the front end's concerns (arrays, nullable, sequencing, destructuring, spread)
    * may ask of this lowering: one object, each module typed by the part it uses.
    */
-  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost;
+  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost & CallbackHost;
+  /** array methods with callbacks, and the local functions passed to them (src/frontend/callbacks.ts) */
+  private callbacks: Callbacks;
 
   private err(node: ts.Node, msg: string, hint?: string): null {
     this.ok = false;
@@ -973,6 +995,17 @@ class FunctionLowering {
         continue;
       }
       const x = skipParens(d.initializer);
+      if (this.callbacks.declareLocal(d, konst)) continue; // `const f = (v) => …`, written out where it is passed
+      if (ts.isIdentifier(d.name) && isCallbackCall(x) && !isPropCall(x, 'Array', 'from')) {
+        // `const ys = xs.map(…)`: the new array or the accumulator is the variable itself
+        const r = this.callbacks.lower(x, d);
+        if (r !== undefined) {
+          out.push(...this.takePre());
+          if (!r) this.silence(d);
+          else if (!r.bound) out.push(...this.bindTarget(d.name, r.value, konst, d));
+          continue;
+        }
+      }
       if (ts.isIdentifier(d.name) && ts.isCallExpression(x) && isPropCall(x, 'Array', 'from')) {
         // the filled array is the variable itself: no temporary
         if (!this.arrayFrom(x, d.name.text, d)) this.silence(d);
@@ -1080,6 +1113,11 @@ class FunctionLowering {
       ts.isIdentifier(src.properties[0].name) && src.properties[0].name.text === 'length'
         ? src.properties[0].initializer
         : null;
+    if (!lenProp && isCallbackCall(call)) {
+      // `Array.from(xs, (v, i) => …)`: a map (src/frontend/callbacks.ts)
+      const r = this.callbacks.lower(call, declNode as ts.VariableDeclaration | undefined);
+      return r ? r.value : null;
+    }
     if (!lenProp || !cb || !(ts.isArrowFunction(cb) || ts.isFunctionExpression(cb)) || ts.isBlock(cb.body) && cb.body.statements.length !== 1) {
       return this.err(call, 'only `Array.from({ length: n }, (_, i) => expression)` is supported', 'or allocate with `new Float64Array(n)` and fill it in a loop');
     }
@@ -1193,7 +1231,7 @@ class FunctionLowering {
       // imports from 'tsad/runtime' are not functions of the compilation: accept the call as a statement
       const x = this.expr(e);
       if (!x) return null;
-      if (x.k === 'var') return null; // `a.reverse();`: its effect is in the statements lowered before it
+      if (x.k === 'var' || x.k === 'undef') return null; // `a.reverse();`, `xs.forEach(…);`: its effect is in the statements lowered before it
       return { k: 'expr', e: x, loc };
     }
     return this.err(e, 'this expression statement has no effect tsad can differentiate', 'write an assignment or a call');
@@ -1393,6 +1431,7 @@ class FunctionLowering {
     if (id.text === 'NaN') return { k: 'num', v: NaN, raw: 'NaN' };
     const r = this.resolve(id);
     if (!r && this.isRefused(id)) return null; // its declaration was reported: one problem, one error
+    if (!r && this.callbacks.localUse(id)) return null;
     if (!r && this.isStandardGlobal(id)) return this.standardGlobalRefused(id);
     if (!r) return this.err(id, `'${id.text}' cannot be resolved to a variable, parameter, module constant or function of the compilation`, 'declare it, import it from a file of the compilation, or pass it as a parameter');
     if (r.kind === 'local') return narrowRead(this.hooks, id, { k: 'var', name: r.name, ty: r.ty });
@@ -1499,6 +1538,7 @@ class FunctionLowering {
           return { k: 'intr', fn: `Number.${m}`, args: [a], ty: BOOL };
         }
         if (objNode.text === 'Array' && m === 'isArray') return isArrayTest(this.hooks, e);
+        if (objNode.text === 'Array' && m === 'from' && isCallbackCall(e) && !ts.isObjectLiteralExpression(e.arguments[0])) return this.callbacks.lower(e)?.value ?? null;
         if (objNode.text === 'Array' && m === 'from') return this.err(e, '`Array.from` is supported only as the initializer of a variable', 'write `const xs = Array.from({ length: n }, (_, i) => …)`');
         if (objNode.text === 'Float64Array' && m === 'from') {
           const a = e.arguments[0] && this.expr(e.arguments[0]);
@@ -1512,6 +1552,10 @@ class FunctionLowering {
         const args = e.arguments.map((a) => this.expr(a));
         if (args.some((a) => !a)) return null;
         return { k: 'intr', fn: `Tape.${m}`, args: args as Expr[], ty: m === 'acquire' ? { k: 'tape' } : VOID };
+      }
+      if (isCallbackCall(e)) {
+        const r = this.callbacks.lower(e);
+        if (r !== undefined) return r && r.value;
       }
       const obj = this.expr(objNode);
       if (!obj) return null;
@@ -1554,6 +1598,7 @@ class FunctionLowering {
       const rt = this.runtimeName(callee);
       if (rt) return this.runtimeCall(e, rt);
       const r = this.resolve(callee);
+      if (!r && this.callbacks.localUse(callee)) return null;
       if ((!r || r.kind !== 'func') && this.ctx.mod.failed.has(callee.text)) {
         // a call of a function that was rejected: its own diagnostic is reported when the head reaches it
         const args = e.arguments.map((a) => this.expr(a)).filter((a): a is Expr => !!a);

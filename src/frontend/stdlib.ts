@@ -28,8 +28,29 @@ export function setLibReader(read: LibReader): void {
 function readFromTypeScriptPackage(fileName: string): string | undefined {
   const sys = ts.sys as ts.System | undefined;
   if (!sys) return undefined;
-  const path = ts.getDefaultLibFilePath({}).replace(/\\/g, '/');
-  return sys.readFile(`${path.slice(0, path.lastIndexOf('/'))}/${fileName}`);
+  libDir ??= findLibDir(sys);
+  return libDir ? sys.readFile(`${libDir}/${fileName}`) : undefined;
+}
+
+let libDir: string | null | undefined;
+
+/**
+ * The typescript package's lib folder: beside TypeScript's own module, or, when tsad was bundled into
+ * another file (TypeScript then runs from that file), in a node_modules above it or above the
+ * working directory.
+ */
+function findLibDir(sys: ts.System): string | null {
+  const probe = STD_LIBS[0];
+  const beside = ts.getDefaultLibFilePath({}).replace(/\\/g, '/');
+  const candidates = [beside.slice(0, beside.lastIndexOf('/'))];
+  for (const start of [sys.getExecutingFilePath(), sys.getCurrentDirectory()]) {
+    let dir = start.replace(/\\/g, '/');
+    for (let i = 0; i < 40 && dir.includes('/'); i++) {
+      dir = dir.slice(0, dir.lastIndexOf('/'));
+      candidates.push(`${dir}/node_modules/typescript/lib`);
+    }
+  }
+  return candidates.find((d) => sys.fileExists(`${d}/${probe}`)) ?? null;
 }
 
 /**

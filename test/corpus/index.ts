@@ -297,3 +297,20 @@ corpus.push(
   { name: 'js-exprs/pivoted_det3', file: 'js-exprs.ts', head: 'pivotedDet3', args: [mat(3, 3, -1, 1)], tags: ['js', 'destructuring-swap', 'row-swap', 'pivoting'] },
   { name: 'js-exprs/spread_blend', file: 'js-exprs.ts', head: 'spreadBlend', args: [tuple(2, -1, 1), num(0.2, 0.8), vec(3, -1, 0)], tags: ['js', 'spread-tuple', 'spread-min', 'comma-expression'] },
 );
+
+// ------------------------------------------------------------- callbacks.ts
+corpus.push(
+  { name: 'callbacks/sample_variance', file: 'callbacks.ts', head: 'sampleVariance', args: [vec(5, -1, 1)], tags: ['js', 'map', 'reduce'] },
+  { name: 'callbacks/softmax_cross_entropy', file: 'callbacks.ts', head: 'softmaxCrossEntropy', args: [vec(4, -2, 2), int(2)], tags: ['js', 'map', 'reduce-no-init'] },
+  { name: 'callbacks/log_sum_exp', file: 'callbacks.ts', head: 'logSumExp', args: [vec(5, -2, 2)], tags: ['js', 'map-reduce-chain', 'spread-max'] },
+  { name: 'callbacks/spring_chain_energy', file: 'callbacks.ts', head: 'springChainEnergy', args: [vec(5, 0, 3), num(0.5, 2)], tags: ['js', 'forEach', 'closure-writes', 'callback-return'] },
+  { name: 'callbacks/hinge_residual_loss', file: 'callbacks.ts', head: 'hingeResidualLoss', args: [vec(6, -1, 1), vec(6, -1, 1)], tags: ['js', 'map', 'filter', 'reduce'] },
+  { name: 'callbacks/poly_from_coefficients', file: 'callbacks.ts', head: 'polyFromCoefficients', args: [vec(4, -1, 1), num(0.5, 1.5)], tags: ['js', 'array-from-map', 'reduce'] },
+  { name: 'callbacks/soft_dot', file: 'callbacks.ts', head: 'softDot', args: [vec(4, -1, 1), vec(4, -1, 1)], tags: ['js', 'named-callback', 'reduce-index'] },
+  { name: 'callbacks/guarded_log_likelihood', file: 'callbacks.ts', head: 'guardedLogLikelihood', args: [vec(5, -1, 1), num(-0.2, 0.2), num(0.5, 1)], tags: ['js', 'local-callback', 'some', 'every', 'forEach'] },
+  { name: 'callbacks/first_above', file: 'callbacks.ts', head: 'firstAbove', args: [vec(5, -1, 1), num(0.1, 0.2)], tags: ['js', 'find', 'findIndex', 'nullish'] },
+  { name: 'callbacks/pair_features', file: 'callbacks.ts', head: 'pairFeatures', args: [vec(4, -1, 1), num(0.5, 1.5)], tags: ['js', 'flatMap', 'reduceRight'] },
+  { name: 'callbacks/row_soft_max', file: 'callbacks.ts', head: 'rowSoftMax', args: [mat(3, 3, -1, 1), num(0.5, 2)], tags: ['js', 'nested-callbacks', 'map-reduce-chain'] },
+  { name: 'callbacks/huber_total', file: 'callbacks.ts', head: 'huberTotal', args: [vec(6, -2, 2), num(0.5, 1)], tags: ['js', 'callback-return', 'map'] },
+  { name: 'callbacks/typed_scaled_norm', file: 'callbacks.ts', head: 'typedScaledNorm', args: [f64(5, -1, 1), num(0.5, 2)], tags: ['js', 'typed', 'map', 'reduce'] },
+);

@@ -99,6 +99,12 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'array.fill': { types: ['array'], effects: ['-'] },
   'array.reverse': { types: ['array'], effects: ['-'] },
   'array.search': { types: ['array'], effects: ['-'] },
+  // array methods with callbacks (src/frontend/callbacks.ts), counted by the loop each lowers to
+  'callback.map': { types: ['-'], effects: ['-'] },
+  'callback.forEach': { types: ['-'], effects: ['-'] },
+  'callback.reduce': { types: ['-'], effects: ['-'] },
+  'callback.filter': { types: ['-'], effects: ['-'] },
+  'callback.search': { types: ['-'], effects: ['-'] },
 };
 
 /** whether a cell can occur at all */
@@ -194,6 +200,10 @@ export function classifyModule(mod: Module): Counts {
   const origin = (s: Stmt, st: Strategy) => {
     const o = s.origin as Form | undefined;
     if (!o) return;
+    if (o.startsWith('callback.')) {
+      if (s.k === 'for') add(o, '-', '-', st);
+      return;
+    }
     const inPlace = o === 'array.fill' || o === 'array.reverse';
     if (inPlace && s.k === 'for') {
       const store = s.body.find((b) => b.k === 'assign');

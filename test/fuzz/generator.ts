@@ -169,6 +169,24 @@ export interface ProgSpec {
   exprs: ExprsSpec | null;
   /** arrays as JavaScript writes them, after the focus (drawn last: nothing before depends on them) */
   jsArrays?: JsArraySpec[];
+  /** array methods with callbacks, after the arrays (drawn after them, for the same reason) */
+  callbacks?: CallbackSpec[];
+}
+
+/**
+ * Array methods with callbacks (src/frontend/callbacks.ts), written at the end of the head: form 0
+ * `map`, 1 `Array.from(a, fn)`, 2 `forEach` writing a variable of the head, 3 `reduce` with an initial
+ * value (sometimes after a `map`, fused), 4 `reduce` without one or `reduceRight`, 5 `filter` (its result
+ * summed by a reduce), 6 `some`/`every`, 7 `findIndex`/`find`, 8 `flatMap`, 9 a local `const f = (x) =>
+ * …` passed to `map`; loop as for JsArraySpec.
+ */
+export interface CallbackSpec {
+  form: number;
+  s: number;
+  e: Expr;
+  q: number;
+  v: number;
+  loop: number;
 }
 
 /**
@@ -513,6 +531,8 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
     fc.record({ form: fc.nat({ max: 10 }).map((f) => [0, 1, 2, 3, 4, 5, 6, 7, 5, 3, 5][f]), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
     { maxLength: 3 },
   ),
+  // (last: every field before it draws as it did before these forms existed)
+  callbacks: fc.array(fc.record({ form: fc.nat({ max: 9 }), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), v: sel, loop: fc.nat({ max: 3 }) }), { maxLength: 2 }),
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -1595,6 +1615,72 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
   }
 }
 
+/** The array methods with callbacks, each in its loop context, in a scope of their own; returns the number their values flow into. */
+function renderCallbacks(c: Ctx, specs: CallbackSpec[]): string {
+  const acc = c.fresh('cb');
+  c.emit(`let ${acc} = 0;`);
+  c.scoped(() => {
+    for (const s of specs) {
+      const body = () => renderCallback(c, s, acc);
+      if (s.loop % 4 === 3 && c.loopDepth + 2 <= MAX_LOOP_DEPTH) ownLoop(c, 1, 2, () => ownLoop(c, 2, 2, body));
+      else ownLoop(c, s.loop % 4, 2, body);
+    }
+  });
+  return acc;
+}
+
+/** One array method with a callback over an array in scope; what it computes flows into `acc`. */
+function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
+  const a = pick(c.arrs.filter((x) => !x.tup && (s.form % 10 !== 8 || !x.f64)), s.s);
+  if (!a) return;
+  const x = c.fresh('x'), i = c.fresh('i');
+  // the callback's value reads its element (a closure also reads what the head has in scope)
+  let e = '';
+  c.scoped(() => {
+    c.nums.push({ name: x, w: false });
+    e = renderExpr(c, s.e);
+  });
+  const value = squash(s.q, `${x} * ${e}`, false);
+  const lim = LITS[s.v % LITS.length];
+  const t = c.fresh('t');
+  const fold = (arr: string) => `${acc} = Math.tanh(${acc} + ${arr}.reduce((s, y) => s + y, 0));`;
+  switch (s.form % 10) {
+    case 0:
+      c.emit(`const ${t} = ${a.name}.map((${x}, ${i}) => ${value} + 0.125 * ${i});`, fold(t));
+      return;
+    case 1:
+      c.emit(`const ${t} = Array.from(${a.name}, (${x}) => ${value});`, `${acc} = Math.tanh(${acc} + ${t}[0] * ${t}[${a.len - 1}]);`);
+      return;
+    case 2:
+      c.emit(`${a.name}.forEach((${x}, ${i}) => {`, `  if (${i} % 2 === ${s.v % 2}) return;`, `  ${acc} = Math.tanh(${acc} + ${value});`, '});');
+      return;
+    case 3:
+      c.emit(s.v % 2 ? `${acc} = Math.tanh(${acc} + ${a.name}.map((${x}) => ${value}).reduce((s, y) => s + y * y, 0));` : `${acc} = Math.tanh(${acc} + ${a.name}.reduce((s, ${x}, ${i}) => s + ${value} * ${i}, 0.5));`);
+      return;
+    case 4:
+      c.emit(`const ${t} = ${a.name}.${s.v % 2 ? 'reduceRight' : 'reduce'}((s, ${x}) => 0.5 * s + ${value});`, `${acc} = Math.tanh(${acc} + ${t});`);
+      return;
+    case 5:
+      c.emit(`const ${t} = ${a.name}.filter((${x}) => ${x} > ${lit(lim)});`, fold(t));
+      return;
+    case 6:
+      c.emit(`if (${a.name}.${s.v % 2 ? 'some' : 'every'}((${x}) => ${value} < ${lit(lim)})) {`, `  ${acc} = Math.tanh(${acc} + ${a.name}[0]);`, '}');
+      return;
+    case 7:
+      if (s.v % 2) c.emit(`${acc} = Math.tanh(${acc} + (${a.name}.find((${x}) => ${value} > ${lit(lim)}) ?? 0.5));`);
+      else c.emit(`const ${t} = ${a.name}.findIndex((${x}) => ${value} > ${lit(lim)});`, `if (${t} >= 0) {`, `  ${acc} = Math.tanh(${acc} + ${a.name}[${t}] * ${t});`, '}');
+      return;
+    case 8:
+      c.emit(`const ${t} = ${a.name}.flatMap((${x}) => [${x}, ${value}]);`, fold(t));
+      return;
+    default: {
+      const f = c.fresh('f');
+      c.emit(`const ${f} = (${x}: number) => ${value};`, `const ${t} = ${a.name}.map(${f});`, fold(t));
+      return;
+    }
+  }
+}
+
 function ownLoop(c: Ctx, loop: number, n: number, body: () => void): void {
   const l = c.loopDepth >= MAX_LOOP_DEPTH ? 0 : loop % 3;
   if (l === 0) return body(); // (what it declares stays in scope)
@@ -2142,7 +2228,8 @@ export function render(spec: ProgSpec): Rendered {
   const fo = spec.focus ? renderFocus(c, spec.focus) : '';
   const ex = spec.exprs ? renderExprs(c, spec.exprs) : '';
   const ja = spec.jsArrays?.length ? renderJsArrays(c, spec.jsArrays) : '';
-  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '');
+  const cb = spec.callbacks?.length ? renderCallbacks(c, spec.callbacks) : '';
+  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '');
   if (ret === 0) c.emit(`return ${renderExpr(c, spec.retE)}${mix};`);
   else {
     const k = c.fresh('j');

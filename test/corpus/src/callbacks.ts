@@ -1,0 +1,108 @@
+// Array methods with callbacks, as JavaScript programs usually write statistics and models: map, reduce,
+// forEach, filter, some/every, find/findIndex, flatMap, Array.from with a mapping function, chains of
+// them, callbacks that are local arrow functions or top-level functions.
+
+/** Sample variance: the mean by a reduce, then the squared deviations mapped and summed. */
+export function sampleVariance(xs: number[]): number {
+  const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
+  const dev2 = xs.map((x) => (x - mean) ** 2);
+  return dev2.reduce((s, d) => s + d, 0) / (xs.length - 1);
+}
+
+/** Cross-entropy of a softmax: exponentials shifted by the max, normalized by a map. */
+export function softmaxCrossEntropy(logits: number[], target: number): number {
+  const top = logits.reduce((m, z) => Math.max(m, z));
+  const exps = logits.map((z) => Math.exp(z - top));
+  const total = exps.reduce((a, b) => a + b);
+  const probs = exps.map((e) => e / total);
+  return -Math.log(probs[target]);
+}
+
+/** log Σ exp(x_i), stable, as one chain after the max. */
+export function logSumExp(xs: number[]): number {
+  const m = Math.max(...xs);
+  return m + Math.log(xs.map((x) => Math.exp(x - m)).reduce((s, e) => s + e, 0));
+}
+
+/** Energy of a chain of springs, accumulated by forEach into variables of the function. */
+export function springChainEnergy(pos: number[], k: number): number {
+  let energy = 0;
+  let stretchMax = 0;
+  pos.forEach((p, i) => {
+    if (i === 0) return;
+    const stretch = p - pos[i - 1] - 1;
+    energy += 0.5 * k * stretch * stretch;
+    if (Math.abs(stretch) > stretchMax) stretchMax = Math.abs(stretch);
+  });
+  return energy + 0.1 * stretchMax;
+}
+
+/** One-sided loss: only the positive residuals count, squared and summed. */
+export function hingeResidualLoss(pred: number[], obs: number[]): number {
+  const residuals = pred.map((p, i) => p - obs[i]);
+  const positive = residuals.filter((r) => r > 0);
+  return positive.reduce((s, r) => s + r * r, 0);
+}
+
+/** Powers of x by Array.from over the coefficients, then a polynomial value. */
+export function polyFromCoefficients(coef: number[], x: number): number {
+  const terms = Array.from(coef, (c, i) => c * x ** i);
+  return terms.reduce((s, t) => s + t, 0);
+}
+
+/** A dot product by a reduce that reads the index, and a weight function passed by name. */
+function soften(v: number): number {
+  return v / (1 + Math.abs(v));
+}
+export function softDot(a: number[], b: number[]): number {
+  const sa = a.map(soften);
+  return sa.reduce((s, x, i) => s + x * b[i], 0);
+}
+
+/** Guards by some/every before a log-likelihood; a local arrow function used as a predicate. */
+export function guardedLogLikelihood(xs: number[], mu: number, sigma: number): number {
+  const outside = (x: number) => Math.abs(x - mu) > 5 * sigma;
+  if (xs.some(outside)) return -1e3;
+  const scale = xs.every((x) => x > mu) ? 2 : 1;
+  let ll = 0;
+  xs.forEach((x) => {
+    const z = (x - mu) / sigma;
+    ll -= 0.5 * z * z + Math.log(sigma);
+  });
+  return scale * ll;
+}
+
+/** The first element above a threshold (find with a default), and where it is (findIndex). */
+export function firstAbove(xs: number[], t: number): number {
+  const hit = xs.find((x) => x > t);
+  const at = xs.findIndex((x) => x > t);
+  return (hit ?? t) * (at + 1);
+}
+
+/** Pairwise features of a signal by flatMap, folded from the right. */
+export function pairFeatures(xs: number[], w: number): number {
+  const feats = xs.flatMap((x) => [x, w * x * x]);
+  return feats.reduceRight((acc, f) => acc * 0.9 + Math.sin(f), 0);
+}
+
+/** Row sums of a matrix by nested maps (a callback inside a callback), then a smooth maximum. */
+export function rowSoftMax(m: number[][], beta: number): number {
+  const sums = m.map((row) => row.reduce((s, x) => s + x, 0));
+  return Math.log(sums.map((s) => Math.exp(beta * s)).reduce((a, b) => a + b)) / beta;
+}
+
+/** A callback with several returns (a piecewise Huber loss), mapped over residuals. */
+export function huberTotal(r: number[], delta: number): number {
+  const losses = r.map((x) => {
+    const a = Math.abs(x);
+    if (a <= delta) return 0.5 * x * x;
+    return delta * (a - 0.5 * delta);
+  });
+  return losses.reduce((s, l) => s + l, 0);
+}
+
+/** A Float64Array mapped and reduced (typed results stay typed). */
+export function typedScaledNorm(v: Float64Array, s: number): number {
+  const scaled = v.map((x) => s * x);
+  return Math.sqrt(scaled.reduce((a, x) => a + x * x, 0));
+}
