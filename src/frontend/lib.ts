@@ -144,6 +144,45 @@ declare var Set: SetConstructor;
 declare var console: Console;
 interface JSON { stringify(v: any): string; parse(s: string): any; }
 declare var JSON: JSON;
+// typed arrays (helper): Float32Array and the integer typed arrays, as TypeScript's lib declares the
+// parts tsad lowers (src/frontend/typed-arrays.ts); the lowering identifies them by symbol name only
+interface TsadTypedArray<Self> {
+  readonly length: number;
+  [n: number]: number;
+  [Symbol.iterator](): ArrayIterator<number>;
+  subarray(begin?: number, end?: number): Self;
+  fill(v: number, start?: number, end?: number): this;
+  set(a: ArrayLike<number>, offset?: number): void;
+  slice(start?: number, end?: number): Self;
+  map(f: (v: number, i: number, a: Self) => number): Self;
+  forEach(f: (v: number, i: number, a: Self) => void): void;
+  reduce(f: (acc: number, v: number, i: number, a: Self) => number, init?: number): number;
+  reverse(): this;
+  indexOf(v: number): number;
+  includes(v: number): boolean;
+}
+interface TsadTypedArrayConstructor<Self> {
+  new (n: number): Self;
+  new (a: ArrayLike<number> | Iterable<number>): Self;
+  from(a: ArrayLike<number> | Iterable<number>): Self;
+}
+interface Float32Array extends TsadTypedArray<Float32Array> {}
+interface Int8Array extends TsadTypedArray<Int8Array> {}
+interface Uint8Array extends TsadTypedArray<Uint8Array> {}
+interface Uint8ClampedArray extends TsadTypedArray<Uint8ClampedArray> {}
+interface Int16Array extends TsadTypedArray<Int16Array> {}
+interface Uint16Array extends TsadTypedArray<Uint16Array> {}
+interface Int32Array extends TsadTypedArray<Int32Array> {}
+interface Uint32Array extends TsadTypedArray<Uint32Array> {}
+declare var Float32Array: TsadTypedArrayConstructor<Float32Array>;
+declare var Int8Array: TsadTypedArrayConstructor<Int8Array>;
+declare var Uint8Array: TsadTypedArrayConstructor<Uint8Array>;
+declare var Uint8ClampedArray: TsadTypedArrayConstructor<Uint8ClampedArray>;
+declare var Int16Array: TsadTypedArrayConstructor<Int16Array>;
+declare var Uint16Array: TsadTypedArrayConstructor<Uint16Array>;
+declare var Int32Array: TsadTypedArrayConstructor<Int32Array>;
+declare var Uint32Array: TsadTypedArrayConstructor<Uint32Array>;
+// end typed arrays (helper)
 
 declare module 'tsad/runtime' {
   export class Tape {
