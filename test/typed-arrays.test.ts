@@ -118,3 +118,13 @@ describe('integer typed arrays', () => {
     expect(rep.messages).toEqual([]);
   });
 });
+
+describe('the runtime API', () => {
+  it('takes integer typed arrays as (passive) arguments, and refuses a Float32Array argument', async () => {
+    const { grad } = await import('../src/index.js');
+    const perm = new Function('x', 'piv', 'let s = 0; for (let i = 0; i < x.length; i++) s += x[piv[i]] * (i + 1); return s;') as (x: number[], piv: Int32Array) => number;
+    expect(grad(perm, { wrt: ['x'] })([1, 2, 3], new Int32Array([2, 0, 1]))).toEqual([[2, 3, 1]]);
+    const sq = new Function('v', 'let s = 0; for (let i = 0; i < v.length; i++) s += v[i] * v[i]; return s;') as (v: Float32Array) => number;
+    expect(() => grad(sq)(new Float32Array([1, 2.5]))).toThrow(/argument 1 \(v\) has a shape tsad cannot differentiate through/);
+  });
+});
