@@ -546,6 +546,27 @@ const BAD: BadCase[] = [
     },
     file: 'lib.ts', line: 2, col: 21, message: /the callback of `map` must be/,
   },
+  // ---------------- typed arrays and rest elements (src/frontend/typed-arrays.ts, rest-elements.ts) ----------------
+  {
+    name: 'typed array: `.set()` copying into a Float32Array',
+    src: `export function f(x: number[]): number {\n  const buf = new Float32Array(4);\n  buf.set(x, 1);\n  return buf[1];\n}\n`,
+    line: 3, col: 3, message: /the array method '\.set\(\)' is not supported/, rendered: /loops and indexing/,
+  },
+  {
+    name: 'typed array: `fill` of a range of a new Int8Array',
+    src: `export function f(x: number): number {\n  const s = new Int8Array(4).fill(1, 0, 2);\n  return s[0] * x;\n}\n`,
+    line: 2, col: 13, message: /only `new Int8Array\(n\)\.fill\(value\)` is supported/, rendered: /fill a range with a loop/,
+  },
+  {
+    name: 'rest element with a nested pattern',
+    src: `export function f(xs: number[]): number {\n  const [a, ...[b, c]] = xs;\n  return a * b * c;\n}\n`,
+    line: 2, col: 13, message: /a rest element with a pattern is not supported/, rendered: /const \[b, c\] = rest/,
+  },
+  {
+    name: 'rest element in object destructuring',
+    src: `interface P { a: number; b: number; c: number }\nexport function f(p: P): number {\n  const { a, ...others } = p;\n  return a * others.b;\n}\n`,
+    line: 3, col: 14, message: /rest elements in object destructuring are not supported/, rendered: /read the fields explicitly/,
+  },
 ];
 
 function tryCompile(src: Src, opts: Partial<CompileOptions>): { r?: CompileResult; err?: unknown } {

@@ -50,9 +50,32 @@ export function computeAliases(f: Func): Aliases {
     };
     visit(value);
   };
+  // a reference stored into a container (a literal's element or field, a pushed element, an element or
+  // field store) is reached through the container too: `P.push(M[1]); P[0][1] = v` writes M's row
+  const contain = (container: string, value: Expr) => {
+    const visit = (e: Expr) => {
+      if (e.k === 'arrlit') e.elems.forEach(visit);
+      else if (e.k === 'objlit') e.fields.forEach((fl) => visit(fl.value));
+      else if (e.k === 'cond') [e.a, e.b].forEach(visit);
+      else if (isRef(tyOf(e)) && (e.k === 'var' || e.k === 'idx' || e.k === 'field' || e.k === 'sub')) {
+        const r = rootVar(e);
+        if (r) al.union(container, r);
+      }
+    };
+    visit(value);
+  };
   forEachStmt(f.body, (s) => {
     if (s.k === 'decl' && s.init) link(s.name, s.init);
     if (s.k === 'assign' && s.target.k === 'var') link(s.target.name, s.value);
+    if (s.k === 'decl' && s.init && (s.init.k === 'arrlit' || s.init.k === 'objlit')) contain(s.name, s.init);
+    if (s.k === 'assign') {
+      const r = rootVar(s.target);
+      if (r && (s.target.k !== 'var' || s.value.k === 'arrlit' || s.value.k === 'objlit')) contain(r, s.value);
+    }
+    if (s.k === 'expr' && s.e.k === 'intr' && s.e.fn === 'push') {
+      const r = rootVar(s.e.args[0]);
+      if (r) contain(r, s.e.args[1]);
+    }
   });
   return al;
 }

@@ -2,6 +2,7 @@
 // (random arguments for `tsad --check` without --input).
 import { printTy } from '../backend/print.js';
 import type { Ty } from '../ir/types.js';
+import { typedArrayTy } from '../frontend/typed-arrays.js';
 import { rng } from './values.js';
 
 /** The TypeScript type of a runtime value, or null if tsad cannot differentiate through it. */
@@ -10,6 +11,12 @@ export function tyOfValue(v: unknown): Ty | null {
   if (typeof v === 'boolean') return { k: 'bool' };
   if (typeof v === 'string') return { k: 'str', lits: [] };
   if (v instanceof Float64Array) return { k: 'arr', elem: { k: 'num' }, typed: true, ro: false };
+  // the integer typed arrays (passive: indices, counts), by their constructor's name
+  // (src/frontend/typed-arrays.ts); a Float32Array argument is not supported here (no float32 shadows)
+  if (ArrayBuffer.isView(v)) {
+    const t = typedArrayTy(v.constructor.name);
+    return t && t.elem.k === 'int' ? t : null;
+  }
   if (Array.isArray(v)) {
     if (v.length === 0) return { k: 'arr', elem: { k: 'num' }, typed: false, ro: false };
     const e = tyOfValue(v[0]);
@@ -48,6 +55,7 @@ export function shapeKey(v: unknown): string {
   if (typeof v === 'boolean') return 'b';
   if (typeof v === 'string') return 's';
   if (v instanceof Float64Array) return `F${v.length}`;
+  if (ArrayBuffer.isView(v)) return `${v.constructor.name}${(v as Float32Array).length}`;
   if (Array.isArray(v)) return `[${v.length}:${v.length ? shapeKey(v[0]) : ''}]`;
   if (typeof v === 'object' && v !== null) return `{${Object.keys(v).map((k) => `${k}:${shapeKey((v as Record<string, unknown>)[k])}`).join(',')}}`;
   return typeof v;

@@ -33,7 +33,7 @@ export function printTy(t: Ty, tape = 'Tape'): string {
     case 'tape':
       return tape;
     case 'arr': {
-      if (t.typed) return 'Float64Array';
+      if (t.typed) return t.ctor ?? 'Float64Array';
       const el = printTy(t.elem, tape);
       const inner = /[ |]/.test(el) ? `(${el})[]` : `${el}[]`;
       return t.ro ? `readonly ${inner}` : inner;
@@ -147,7 +147,8 @@ export class Printer {
   private alloc(e: Extract<Expr, { k: 'alloc' }>): string {
     const t = e.ty.k === 'arr' ? e.ty : null;
     const len = this.expr(e.len, 2);
-    if (t?.typed) return e.fill && !(e.fill.k === 'num' && e.fill.v === 0) ? `new Float64Array(${len}).fill(${this.expr(e.fill, 2)})` : `new Float64Array(${len})`;
+    const ctor = t?.ctor ?? 'Float64Array';
+    if (t?.typed) return e.fill && !(e.fill.k === 'num' && e.fill.v === 0) ? `new ${ctor}(${len}).fill(${this.expr(e.fill, 2)})` : `new ${ctor}(${len})`;
     const el = t ? printTy(t.elem, this.rt('Tape')) : 'number';
     const gen = this.opts.js ? '' : `<${el}>`;
     if (e.fill) return `new Array${gen}(${len}).fill(${this.expr(e.fill, 2)})`;
@@ -165,7 +166,7 @@ export class Printer {
     if (e.fn === 'indexOf' || e.fn === 'includes') return `${this.expr(e.args[0], POSTFIX)}.${e.fn}(${args[1]})`;
     if (e.fn === 'copy') {
       const t = e.ty;
-      if (t.k === 'arr' && t.typed) return `Float64Array.from(${args[0]})`;
+      if (t.k === 'arr' && t.typed) return `${t.ctor ?? 'Float64Array'}.from(${args[0]})`;
       return `${this.expr(e.args[0], POSTFIX)}.slice()`;
     }
     const dot = e.fn.indexOf('.');

@@ -15,6 +15,8 @@ import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDef
 import { Sequencing, type SequencingHost } from './sequencing.js';
 import { helperArgs, mathSpreadCall, type SpreadHost } from './spread.js';
 import { CALLBACK_FORMS, Callbacks, isCallbackCall, type CallbackHost } from './callbacks.js';
+import { REST_FORMS, restElement, type RestHost } from './rest-elements.js';
+import { TYPED_FORMS, isTypedCtor, newTypedArray, newTypedArrayFill, typedArrayTy, type TypedArrayHost } from './typed-arrays.js';
 
 /**
  * The statement and expression forms this lowering accepts, named as they appear in the IR it produces
@@ -45,6 +47,8 @@ export const FORMS = [
   'expr.objlit', // `{ u: a, v: b }`
   'expr.alloc', // `new Float64Array(n)`, `new Array(n).fill(v)`, `Array.from` storage
   'expr.copy', // `a.slice()`, `Float64Array.from(a)`, `new Float64Array(a)`
+  ...TYPED_FORMS, // Float32Array and the integer typed arrays (src/frontend/typed-arrays.ts)
+  ...REST_FORMS, // `const [a, ...rest] = xs` (src/frontend/rest-elements.ts)
   ...ARRAY_FORMS, // arrays as JavaScript writes them (src/frontend/arrays.ts), counted by their statements' `origin`
   ...CALLBACK_FORMS, // array methods with callbacks, lowered to loops (src/frontend/callbacks.ts), counted by their loops' `origin`
   'expr.short', // `a ?? b`, `a || b`, `a && b` on numbers (a conditional; src/frontend/nullable.ts)
@@ -363,7 +367,8 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
       return { k: 'arr', elem, typed: false, ro };
     }
     const symName = t.symbol?.name;
-    if (symName === 'Float64Array') return { k: 'arr', elem: NUM, typed: true, ro: false };
+    const typedArr = typedArrayTy(symName);
+    if (typedArr) return typedArr;
     if (symName === 'Tape' && t.symbol.declarations?.some((d) => d.getSourceFile().fileName === LIB_FILE)) return { k: 'tape' };
     if (f & ts.TypeFlags.Object && (symName === '__type' || symName === '__object' || t.symbol?.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeLiteral | ts.SymbolFlags.ObjectLiteral))) {
       if (checker.getSignaturesOfType(t, ts.SignatureKind.Call).length) return null;
@@ -541,7 +546,7 @@ class FunctionLowering {
    * What the modules of the front end's concerns (arrays, nullable, sequencing, destructuring, spread)
    * may ask of this lowering: one object, each module typed by the part it uses.
    */
-  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost & CallbackHost;
+  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost & CallbackHost & TypedArrayHost & RestHost;
   /** array methods with callbacks, and the local functions passed to them (src/frontend/callbacks.ts) */
   private callbacks: Callbacks;
 
@@ -580,7 +585,7 @@ class FunctionLowering {
     }
     if (!t) {
       const shown = this.ctx.checker.typeToString(this.ctx.checker.getTypeAtLocation(node));
-      return this.err(node, `${what} has type '${shown}', which tsad cannot differentiate through`, 'use number, boolean, string-literal flags, number[] (nested), Float64Array, number tuples, or interfaces of these');
+      return this.err(node, `${what} has type '${shown}', which tsad cannot differentiate through`, 'use number, boolean, string-literal flags, number[] (nested), Float64Array, Float32Array, Int32Array (and the other integer typed arrays), number tuples, or interfaces of these');
     }
     return t;
   }
@@ -1063,7 +1068,7 @@ class FunctionLowering {
       name.elements.forEach((el, i) => {
         if (ts.isOmittedExpression(el)) return;
         if (el.dotDotDotToken) {
-          this.err(el, 'rest elements in array destructuring are not supported', 'index the array explicitly');
+          out.push(...(restElement(this.hooks, el, src, tyOf(src), i, konst, loc) ?? []));
           return;
         }
         const e: Expr | null = this.withInitializer(el, { k: 'idx', obj: src, index: { k: 'num', v: i }, ty: elemTy(tyOf(src), { k: 'num', v: i }) }, out);
@@ -1540,13 +1545,10 @@ class FunctionLowering {
         if (objNode.text === 'Array' && m === 'isArray') return isArrayTest(this.hooks, e);
         if (objNode.text === 'Array' && m === 'from' && isCallbackCall(e) && !ts.isObjectLiteralExpression(e.arguments[0])) return this.callbacks.lower(e)?.value ?? null;
         if (objNode.text === 'Array' && m === 'from') return this.err(e, '`Array.from` is supported only as the initializer of a variable', 'write `const xs = Array.from({ length: n }, (_, i) => …)`');
-        if (objNode.text === 'Float64Array' && m === 'from') {
-          const a = e.arguments[0] && this.expr(e.arguments[0]);
-          if (!a) return null;
-          return { k: 'intr', fn: 'copy', args: [a], ty: { k: 'arr', elem: NUM, typed: true, ro: false } };
-        }
+        if (isTypedCtor(objNode.text) && m === 'from') return newTypedArray(this.hooks, e, objNode.text, true);
         if (objNode.text === 'console') return this.err(e, 'console output is not supported in differentiated code', 'log outside the differentiated function');
       }
+      if (m === 'fill' && ts.isNewExpression(objNode) && ts.isIdentifier(objNode.expression) && isTypedCtor(objNode.expression.text) && !this.resolve(objNode.expression)) return newTypedArrayFill(this.hooks, objNode, e, objNode.expression.text);
       if (m === 'fill' && (ts.isNewExpression(objNode) || isArrayOfLength(objNode))) return this.newArrayFill(objNode, e);
       if (ts.isIdentifier(objNode) && this.runtimeName(objNode) === 'Tape' && (m === 'acquire' || m === 'release')) {
         const args = e.arguments.map((a) => this.expr(a));
@@ -1698,15 +1700,7 @@ class FunctionLowering {
     if (!ts.isIdentifier(e.expression)) return this.err(e, 'this `new` expression is not supported');
     const c = e.expression.text;
     const arg = e.arguments?.[0];
-    if (c === 'Float64Array') {
-      if (!arg || e.arguments!.length !== 1) return this.err(e, '`new Float64Array` needs one argument');
-      const a = this.expr(arg);
-      if (!a) return null;
-      const ty: Ty = { k: 'arr', elem: NUM, typed: true, ro: false };
-      const at = tyOf(a);
-      if (at.k === 'arr' || at.k === 'tuple') return { k: 'intr', fn: 'copy', args: [a], ty };
-      return { k: 'alloc', len: a, fill: null, ty };
-    }
+    if (isTypedCtor(c) && !this.resolve(e.expression)) return newTypedArray(this.hooks, e, c, false);
     if (c === 'Array') {
       const ty = this.ctx.typeAt(e);
       if (arg && ty && ty.k === 'arr' && isRef(ty.elem)) {

@@ -15,13 +15,19 @@ export type Ty =
   | { k: 'str'; lits: string[] } // string-literal flags, passive
   | { k: 'void' }
   | { k: 'tape' } // runtime tape handle (generated code only)
-  | { k: 'arr'; elem: Ty; typed: boolean; ro: boolean } // number[] / Float64Array / readonly
+  // number[] / a typed array / readonly. `ctor` names a typed array other than Float64Array (absent:
+  // Float64Array): a Float32Array has `num` elements (rounded on store), the integer ones `int` elements
+  // (passive). Derivatives of typed arrays are Float64Arrays (derivTy drops `ctor`).
+  | { k: 'arr'; elem: Ty; typed: boolean; ro: boolean; ctor?: TypedCtor }
   | { k: 'tuple'; elems: Ty[]; ro: boolean }
   | { k: 'obj'; name: string | null; fields: Field[] }
   // `T | null`, `T | undefined`, `T | false` (src/frontend/nullable.ts): the value is `base` or one of `none`.
   // Its derivative is one of `base` (zero where the value is absent); reads of it are only tests
   // (`=== null`, `??`) and reads narrowed by a test (`nn` on the var or field node).
   | { k: 'opt'; base: Ty; none: NoneKind[] };
+
+/** typed arrays other than Float64Array, by the name of their constructor (src/frontend/typed-arrays.ts) */
+export type TypedCtor = 'Float32Array' | 'Int8Array' | 'Uint8Array' | 'Uint8ClampedArray' | 'Int16Array' | 'Uint16Array' | 'Int32Array' | 'Uint32Array';
 
 export type NoneKind = 'null' | 'undefined' | 'false';
 

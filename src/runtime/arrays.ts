@@ -3,7 +3,7 @@
 /** the type of a derivative of a T: writable, with only the parts that can hold a float */
 export type Tangent<T> = T extends number
   ? number
-  : T extends Float64Array
+  : T extends Float64Array | Float32Array
     ? Float64Array
     : T extends readonly unknown[]
       ? { -readonly [K in keyof T]: Tangent<T[K]> }
@@ -13,7 +13,7 @@ export type Tangent<T> = T extends number
 /** the type of nbdirs derivatives of a T (vector mode): scalars become Float64Arrays, number arrays flat arrays */
 export type Directions<T> = T extends number
   ? Float64Array
-  : T extends Float64Array
+  : T extends Float64Array | Float32Array
     ? Float64Array
     : T extends readonly number[]
       ? number[]
@@ -24,8 +24,10 @@ export type Directions<T> = T extends number
           : never;
 export type HoldsFloat<T> = T extends number
   ? true
-  : T extends Float64Array
+  : T extends Float64Array | Float32Array
     ? true
+    : T extends IntegerArray
+      ? false
     : T extends readonly (infer E)[]
       ? HoldsFloat<E>
       : T extends object
@@ -33,6 +35,9 @@ export type HoldsFloat<T> = T extends number
           ? true
           : false
         : false;
+
+/** the integer typed arrays: passive (their elements are integers) */
+type IntegerArray = Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array | Int32Array | Uint32Array;
 
 type Shape = number | boolean | string | Float64Array | readonly unknown[] | { [k: string]: unknown };
 
@@ -49,7 +54,8 @@ export function zerosLike(x: Shape, nbdirs?: number): unknown {
 
 function zerosOf(x: Shape, nbdirs: number | undefined): unknown {
   if (typeof x === 'number') return nbdirs === undefined ? 0 : new Float64Array(nbdirs);
-  if (x instanceof Float64Array) return new Float64Array(nbdirs === undefined ? x.length : x.length * nbdirs);
+  // a Float32Array's derivative is a Float64Array (derivatives are not rounded to float32)
+  if (x instanceof Float64Array || x instanceof Float32Array) return new Float64Array(nbdirs === undefined ? x.length : x.length * nbdirs);
   if (Array.isArray(x)) {
     if (x.length === 0 || typeof x[0] === 'number') {
       return new Array<number>(nbdirs === undefined ? x.length : x.length * nbdirs).fill(0);
@@ -60,11 +66,15 @@ function zerosOf(x: Shape, nbdirs: number | undefined): unknown {
     const r: Record<string, unknown> = {};
     for (const k of Object.keys(x)) {
       const v = (x as Record<string, unknown>)[k];
-      if (typeof v === 'number' || typeof v === 'object') r[k] = zerosOf(v as Shape, nbdirs);
+      if (typeof v === 'number' || (typeof v === 'object' && !isIntegerArray(v))) r[k] = zerosOf(v as Shape, nbdirs);
     }
     return r;
   }
   return x;
+}
+
+function isIntegerArray(v: unknown): v is IntegerArray {
+  return ArrayBuffer.isView(v) && !(v instanceof Float64Array || v instanceof Float32Array || v instanceof DataView);
 }
 
 /** Sets every number in a (nested) derivative structure to zero, in place. */

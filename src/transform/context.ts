@@ -1,8 +1,8 @@
 // What every derivative transformation needs to know about the program: the activity of each function,
 // which parameters of each differentiated function carry derivatives, and the naming scheme.
 import type { FuncActivity, ProgramActivity } from '../analysis/activity.js';
-import type { Func, Module, Param, Stmt, Ty } from '../ir/types.js';
-import { NUM, forEachExpr, forEachStmt, hasFloat, isRef, stmtExprs } from '../ir/util.js';
+import type { Expr, Func, Module, Param, Stmt, Ty } from '../ir/types.js';
+import { INT, NUM, forEachExpr, forEachStmt, hasFloat, isRef, stmtExprs, tyOf } from '../ir/util.js';
 
 export interface Naming {
   tangentSuffix: string; // xd
@@ -148,8 +148,9 @@ export function derivTy(t: Ty, vec: boolean): Ty {
     case 'num':
       return vec ? { k: 'arr', elem: NUM, typed: true, ro: false } : t;
     case 'arr':
+      // a typed array's derivative is a Float64Array whatever the primal's precision (no `ctor`)
       if (vec && t.elem.k === 'num') return { k: 'arr', elem: NUM, typed: t.typed, ro: false };
-      return { ...t, elem: derivTy(t.elem, vec), typed: vec ? false : t.typed, ro: false };
+      return { k: 'arr', elem: derivTy(t.elem, vec), typed: vec ? false : t.typed, ro: false };
     case 'tuple':
       if (vec && t.elems.every((e) => e.k === 'num' || e.k === 'int')) return { k: 'arr', elem: NUM, typed: false, ro: false };
       return vec ? { k: 'tuple', elems: t.elems.map((e) => derivTy(e, vec)), ro: false } : { ...t, ro: false };
@@ -163,6 +164,18 @@ export function derivTy(t: Ty, vec: boolean): Ty {
     default:
       return t;
   }
+}
+
+/**
+ * The zero derivative of a Float32Array-valued `e` (`nb` directions in vector mode), or null for any
+ * other type (`zerosLike` serves those): its shadow is a Float64Array, which `zerosLike` (copying the
+ * constructor's kind) would not make, so it is allocated by the length of what `e` is built from.
+ */
+export function zeroFloat32Shadow(e: Expr, nb: Expr | null): Expr | null {
+  const t = tyOf(e);
+  if (t.k !== 'arr' || t.ctor !== 'Float32Array') return null;
+  const len: Expr = e.k === 'alloc' ? e.len : e.k === 'intr' && e.fn === 'copy' && e.args.length === 1 ? { k: 'len', obj: e.args[0] } : { k: 'len', obj: e };
+  return { k: 'alloc', len: nb ? { k: 'bin', op: '*', a: len, b: nb, ty: INT } : len, fill: null, ty: derivTy(t, nb !== null) };
 }
 
 /** is the scalar-mode derivative type of `t` the type itself (nothing readonly, no passive fields)? */

@@ -99,9 +99,10 @@ function replaceInvariantElements(
     if (!same.every((b) => exprEq(b.e, a.e))) continue;
     const written = same.some((b) => b.write);
     // a written element is kept in a local only in a typed array (a write-back of an element the
-    // loop never touched, out of bounds, is then a no-op)
+    // loop never touched, out of bounds, is then a no-op) of float64s (a local would skip the rounding
+    // of each store into a Float32Array or an integer array)
     const objTy = (a.e.obj as Extract<Expr, { k: 'var' }>).ty;
-    if (written && !(objTy.k === 'arr' && objTy.typed)) continue;
+    if (written && !(objTy.k === 'arr' && objTy.typed && !objTy.ctor)) continue;
     chosen.push({ e: a.e, name: fresh(written ? 'acc' : 'elem'), write: written });
   }
   if (!chosen.length) return [[], loop, []];

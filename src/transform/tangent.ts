@@ -9,7 +9,7 @@ import { diffVars } from '../analysis/activity.js';
 import { solveBackward, type Facts } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, countedFor, declaredNames, fixForUpdates, hasFloat, isRef, stmtExprs, tyOf } from '../ir/util.js';
-import { DerivNames, derivTy, refNames, tapeNames, type ProgramInfo } from './context.js';
+import { DerivNames, derivTy, refNames, tapeNames, zeroFloat32Shadow, type ProgramInfo } from './context.js';
 import { hoistInvariantLoads } from './licm.js';
 import { LinError, Names, linearize, tangentOf, type LinContext } from './linearize.js';
 
@@ -143,7 +143,7 @@ class TangentBuilder {
   /** zero derivative structure shaped like `e` */
   private zerosLike(e: Expr): Expr {
     const args = this.vec ? [e, this.nb] : [e];
-    return { k: 'intr', fn: 'zerosLike', args, ty: this.dty(tyOf(e)) };
+    return zeroFloat32Shadow(e, this.vec ? this.nb : null) ?? { k: 'intr', fn: 'zerosLike', args, ty: this.dty(tyOf(e)) };
   }
 
   /** Wraps derivative statements in the direction loop (vector mode). */

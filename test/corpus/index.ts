@@ -314,3 +314,16 @@ corpus.push(
   { name: 'callbacks/huber_total', file: 'callbacks.ts', head: 'huberTotal', args: [vec(6, -2, 2), num(0.5, 1)], tags: ['js', 'callback-return', 'map'] },
   { name: 'callbacks/typed_scaled_norm', file: 'callbacks.ts', head: 'typedScaledNorm', args: [f64(5, -1, 1), num(0.5, 2)], tags: ['js', 'typed', 'map', 'reduce'] },
 );
+// ------------------------------------------------------------- js-typed.ts
+corpus.push(
+  { name: 'js-typed/pivoted_determinant', file: 'js-typed.ts', head: 'pivotedDeterminant', args: [mat(4, 4, -1, 1), int(4)], tags: ['js', 'int32array', 'pivoting'] },
+  { name: 'js-typed/pivoted_solve_norm', file: 'js-typed.ts', head: 'pivotedSolveNorm', args: [mat(3, 3, -1, 1), vec(3, -1, 1)], tags: ['js', 'int32array', 'pivoting', 'for-of'] },
+  { name: 'js-typed/signed_shrinkage', file: 'js-typed.ts', head: 'signedShrinkage', args: [vec(5, -2, 2), num(0.1, 0.3)], tags: ['js', 'int8array', 'typed-fill'] },
+  { name: 'js-typed/balanced_loss', file: 'js-typed.ts', head: 'balancedLoss', args: [vec(6, -1, 1), vec(6, 0, 0.99), int(3)], wrt: ['pred'], tags: ['js', 'uint32array', 'uint8array', 'counters'] },
+  { name: 'js-typed/float32_model', file: 'js-typed.ts', head: 'float32Model', args: [vec(4, -1, 1), vec(4, -1, 1), num(-0.5, 0.5)], wrt: ['x', 'bias'], tags: ['js', 'float32array', 'typed-from'] },
+  { name: 'js-typed/float32_kernel', file: 'js-typed.ts', head: 'float32Kernel', args: [vec(4, -0.9, 0.9)], tags: ['js', 'float32array'] },
+);
+corpus.push(
+  { name: 'js-typed/deviation_from_first', file: 'js-typed.ts', head: 'deviationFromFirst', args: [vec(5, -1, 1)], tags: ['js', 'rest-element', 'for-of'] },
+  { name: 'js-typed/rest_rows', file: 'js-typed.ts', head: 'restRows', args: [mat(3, 2, -1, 1), tuple(3, -1, 1)], tags: ['js', 'rest-element', 'rest-param', 'row-alias'] },
+);

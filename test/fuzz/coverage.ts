@@ -105,6 +105,11 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'callback.reduce': { types: ['-'], effects: ['-'] },
   'callback.filter': { types: ['-'], effects: ['-'] },
   'callback.search': { types: ['-'], effects: ['-'] },
+  // typed arrays (src/frontend/typed-arrays.ts): a Float32Array or an integer typed array made (allocated or copied)
+  'typed.f32': { types: ['array'], effects: ['-'] },
+  'typed.int': { types: ['array'], effects: ['-'] },
+  // a rest element of an array pattern (src/frontend/rest-elements.ts): a fresh array, counted by its declaration's origin
+  'destructure.rest': { types: ['array', 'array2', 'tuple'], effects: ['-'] },
 };
 
 /** whether a cell can occur at all */
@@ -193,6 +198,8 @@ export function classifyModule(mod: Module): Counts {
       else if (x.k === 'objlit') add('expr.objlit', 'object', '-', st);
       else if (x.k === 'alloc') add('expr.alloc', 'array', '-', st);
       else if (x.k === 'intr' && x.fn === 'copy') add(x.args[0].k === 'sub' ? 'array.slice' : 'expr.copy', 'array', '-', st);
+      // a typed array other than Float64Array made here (counted besides its allocation or copy)
+      if ((x.k === 'alloc' || (x.k === 'intr' && x.fn === 'copy')) && x.ty.k === 'arr' && x.ty.ctor) add(x.ty.ctor === 'Float32Array' ? 'typed.f32' : 'typed.int', 'array', '-', st);
       else if (x.k === 'intr' && (x.fn === 'indexOf' || x.fn === 'includes')) add('array.search', typeClass(tyOf(x.args[0])), '-', st);
     });
   /** a statement lowered from an array form of src/frontend/arrays.ts: once per occurrence (the array it

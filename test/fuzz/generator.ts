@@ -171,6 +171,42 @@ export interface ProgSpec {
   jsArrays?: JsArraySpec[];
   /** array methods with callbacks, after the arrays (drawn after them, for the same reason) */
   callbacks?: CallbackSpec[];
+  /** Float32Array and the integer typed arrays, after the JavaScript arrays (drawn after them) */
+  typedArrays?: TypedArraySpec[];
+  /** rest elements of array patterns, after the typed arrays (drawn after them) */
+  rests?: RestSpec[];
+}
+
+/**
+ * A rest element of an array pattern (src/frontend/rest-elements.ts), rendered at the end of the head in
+ * a loop context of its own (`loop` as JsArraySpec's): kind 0 from a number array (one in scope of
+ * length ≥ 2, or a literal), 1 from a matrix (rows shared with it: a write through the rest writes the
+ * matrix), 2 from a tuple literal (the rest is the shorter tuple). The rest is written, then read.
+ */
+export interface RestSpec {
+  kind: number;
+  s: number;
+  e: Expr;
+  q: number;
+  loop: number;
+}
+
+/**
+ * Typed arrays (src/frontend/typed-arrays.ts), rendered at the end of the head in a loop context of their
+ * own (`loop` as JsArraySpec's): form 0 an `Int32Array` permutation filled by a loop and used as
+ * indices, 1 an `Int8Array` sign vector (`new Int8Array(n).fill(1)`), 2 an integer copy of an array
+ * (`new Int16Array(a)`, `Uint8Array.from(a)`: truncated, passive), 3 a `Float32Array` filled by a
+ * loop, 4 a `Float32Array` copy. A Float32Array holds active values only in programs marked `fround`
+ * (stored through `Math.fround`, which the store does anyway: divided differences of float32 values are
+ * noise, and those programs skip the tangent check), elsewhere values float32 represents exactly.
+ */
+export interface TypedArraySpec {
+  form: number;
+  s: number;
+  n: number;
+  e: Expr;
+  q: number;
+  loop: number;
 }
 
 /**
@@ -533,6 +569,10 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
   ),
   // (last: every field before it draws as it did before these forms existed)
   callbacks: fc.array(fc.record({ form: fc.nat({ max: 9 }), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), v: sel, loop: fc.nat({ max: 3 }) }), { maxLength: 2 }),
+  // (after the callbacks: every field before it draws as it did before typed arrays existed)
+  typedArrays: fc.array(fc.record({ form: fc.nat({ max: 4 }), s: sel, n: sel, e: exprArb(2), q: fc.nat({ max: 7 }), loop: fc.nat({ max: 3 }) }), { maxLength: 2 }),
+  // (after the typed arrays: every field before it draws as it did before rest elements existed)
+  rests: fc.array(fc.record({ kind: fc.nat({ max: 2 }), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), loop: fc.nat({ max: 3 }) }), { maxLength: 2 }),
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -1615,6 +1655,135 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
   }
 }
 
+/** The typed-array forms (TypedArraySpec), each in its loop context, in a scope of their own; returns
+ * the number their values flow into. */
+function renderTypedArrays(c: Ctx, specs: TypedArraySpec[]): string {
+  const acc = c.fresh('ta');
+  c.emit(`let ${acc} = 0;`);
+  c.scoped(() => {
+    for (const s of specs) {
+      const body = () => renderTypedArray(c, s, acc);
+      if (s.loop % 4 === 3 && c.loopDepth + 2 <= MAX_LOOP_DEPTH) ownLoop(c, 1, 2, () => ownLoop(c, 2, 2, body));
+      else ownLoop(c, s.loop % 4, 2, body);
+    }
+  });
+  return acc;
+}
+
+function renderTypedArray(c: Ctx, s: TypedArraySpec, acc: string): void {
+  const srcs = c.arrs.filter((a) => !a.tup);
+  const a = pick(srcs, s.s);
+  const name = c.fresh('t');
+  const j = c.fresh('j');
+  const loopOver = (n: string, U: number, store: string) => {
+    c.emit(`for (let ${j} = 0; ${j} < ${n}; ${j}++) {`);
+    c.block(() => {
+      c.ints.push({ name: j, U });
+      c.emit(store);
+    });
+    c.emit('}');
+  };
+  const flow = (e: string) => c.emit(`${acc} = Math.tanh(${acc} + ${e});`);
+  switch (s.form % 5) {
+    case 0: {
+      // a permutation (reversal) as pivoting code keeps it, read back as indices
+      if (!a) return;
+      const n = s.n % 2 ? `${a.name}.length` : `${a.len}`;
+      c.emit(`const ${name} = new Int32Array(${n});`);
+      loopOver(n, a.len, `${name}[${j}] = ${n} - 1 - ${j};`);
+      flow(`${a.name}[${name}[0]] * ${a.name}[${name}[${a.len - 1}]]`);
+      return;
+    }
+    case 1: {
+      // a sign vector: +1, or -1 where the element is negative
+      if (!a) return;
+      c.emit(`const ${name} = new Int8Array(${a.len}).fill(1);`);
+      loopOver(`${a.len}`, a.len, `if (${a.name}[${j}] < 0) ${name}[${j}] = -1;`);
+      flow(`${name}[0] * ${a.name}[0] + ${name}[${a.len - 1}] * ${a.name}[${a.len - 1}]`);
+      return;
+    }
+    case 2: {
+      // integer copies of floats (truncated, or wrapped to bytes): passive weights
+      if (!a) return;
+      c.emit(s.n % 2 ? `const ${name} = new Int16Array(${a.name});` : `const ${name} = Uint8Array.from(${a.name});`);
+      flow(`${name}[0] * 0.01 * ${a.name}[${a.len - 1}]`);
+      return;
+    }
+    case 3: {
+      const n = a ? a.len : 1 + (s.n % 4);
+      c.emit(`const ${name} = new Float32Array(${n});`);
+      if (c.fround && a) loopOver(`${n}`, n, `${name}[${j}] = Math.fround(${squash(s.q, `${a.name}[${j}] * ${renderExpr(c, s.e)}`, false)});`);
+      else loopOver(`${n}`, n, `${name}[${j}] = ${j} * ${lit(LITS[s.q % 4])};`);
+      flow(a ? `${name}[${n - 1}] * ${a.name}[0] + ${name}[0]` : `${name}[${n - 1}] * ${renderExpr(c, s.e)}`);
+      return;
+    }
+    default: {
+      // a float32 copy: of an array (fround programs), else of literals float32 represents exactly
+      // (read through Math.fround, the identity on a float32, which marks the program's tangent unchecked)
+      if (c.fround && a) {
+        c.emit(`const ${name} = ${s.n % 2 ? 'new Float32Array' : 'Float32Array.from'}(${a.name});`);
+        flow(`Math.fround(${name}[0]) * ${a.name}[${a.len - 1}]`);
+        return;
+      }
+      c.emit(`const ${name} = ${s.n % 2 ? 'new Float32Array' : 'Float32Array.from'}([${lit(LITS[s.q % 4])}, ${lit(LITS[(s.q + 1) % 4])}]);`);
+      flow(a ? `${name}[0] * ${a.name}[0]` : `${name}[1] * ${renderExpr(c, s.e)}`);
+      return;
+    }
+  }
+}
+
+/** The rest-element forms (RestSpec), each in its loop context, in a scope of their own; returns the
+ * number their values flow into. */
+function renderRests(c: Ctx, specs: RestSpec[]): string {
+  const acc = c.fresh('rs');
+  c.emit(`let ${acc} = 0;`);
+  c.scoped(() => {
+    for (const s of specs) {
+      const body = () => renderRest(c, s, acc);
+      if (s.loop % 4 === 3 && c.loopDepth + 2 <= MAX_LOOP_DEPTH) ownLoop(c, 1, 2, () => ownLoop(c, 2, 2, body));
+      else ownLoop(c, s.loop % 4, 2, body);
+    }
+  });
+  return acc;
+}
+
+function renderRest(c: Ctx, s: RestSpec, acc: string): void {
+  const head = c.fresh('h');
+  const rest = c.fresh('r');
+  const value = () => squash(s.q, renderExpr(c, s.e), false);
+  const flow = (e: string) => c.emit(`${acc} = Math.tanh(${acc} + ${e});`);
+  switch (s.kind % 3) {
+    case 0: {
+      const a = pick(c.arrs.filter((x) => !x.tup && x.len >= 2), s.s);
+      const src = a ? a.name : `[${value()}, ${lit(LITS[s.q % LITS.length])}, 0.5]`;
+      const len = a ? a.len : 3;
+      c.emit(`const [${head}, ...${rest}] = ${src};`);
+      // the rest is a fresh array: writing it leaves the source as it was
+      c.emit(`${rest}[${(s.s % (len - 1))}] = ${squash(s.q + 1, `${head} * ${rest}[0]`, false)};`);
+      flow(`${head} * ${rest}[${len - 2}] + ${rest}[0]`);
+      return;
+    }
+    case 1: {
+      const m = pick(c.mats.filter((x) => x.rows >= 2), s.s);
+      const src = m ? m.name : `[[${value()}, 1], [0.5, ${lit(LITS[s.q % LITS.length])}]]`;
+      const rows = m ? m.rows : 2, cols = m ? m.cols : 2;
+      c.emit(`const [${head}, ...${rest}] = ${src};`);
+      // its rows are the matrix's rows (a shallow copy): a write through it is a write into the matrix
+      c.emit(`${rest}[${rows - 2}][${s.s % cols}] = ${squash(s.q + 1, `${head}[0] * ${rest}[0][${cols - 1}]`, false)};`);
+      flow(`${head}[${cols - 1}] * ${rest}[${rows - 2}][0]`);
+      return;
+    }
+    default: {
+      const t = c.fresh('tp');
+      c.emit(`const ${t}: [number, number, number] = [${value()}, ${lit(LITS[s.q % LITS.length])}, ${lit(LITS[s.s % LITS.length])}];`);
+      c.emit(`let [${head}, ...${rest}] = ${t};`);
+      c.emit(`${rest}[${s.s % 2}] = ${squash(s.q + 1, `${head} + ${rest}[1]`, false)};`);
+      flow(`${head} * ${rest}[0] - ${rest}[1]`);
+      return;
+    }
+  }
+}
+
 /** The array methods with callbacks, each in its loop context, in a scope of their own; returns the number their values flow into. */
 function renderCallbacks(c: Ctx, specs: CallbackSpec[]): string {
   const acc = c.fresh('cb');
@@ -2229,7 +2398,9 @@ export function render(spec: ProgSpec): Rendered {
   const ex = spec.exprs ? renderExprs(c, spec.exprs) : '';
   const ja = spec.jsArrays?.length ? renderJsArrays(c, spec.jsArrays) : '';
   const cb = spec.callbacks?.length ? renderCallbacks(c, spec.callbacks) : '';
-  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '');
+  const ta = spec.typedArrays?.length ? renderTypedArrays(c, spec.typedArrays) : '';
+  const rs = spec.rests?.length ? renderRests(c, spec.rests) : '';
+  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '');
   if (ret === 0) c.emit(`return ${renderExpr(c, spec.retE)}${mix};`);
   else {
     const k = c.fresh('j');

@@ -5,7 +5,7 @@ import { diffVars, type FuncActivity, stmtCalls } from '../../analysis/activity.
 import type { Facts, FlowResult } from '../../analysis/dataflow.js';
 import type { Expr, Func, Stmt, Ty } from '../../ir/types.js';
 import { declaredNames, forEachStmt, TAPE, tyOf, VOID } from '../../ir/util.js';
-import { DerivNames, derivTy, type ProgramInfo, refNames, tapeNames } from '../context.js';
+import { DerivNames, derivTy, type ProgramInfo, refNames, tapeNames, zeroFloat32Shadow } from '../context.js';
 import { Names } from '../linearize.js';
 import { build } from './traverse.js';
 import { assignsVar } from './util.js';
@@ -208,7 +208,7 @@ export function bwhole(cx: AdjointContext, e: Expr): Expr | null {
 }
 
 export function zerosLike(cx: AdjointContext, e: Expr): Expr {
-  return { k: 'intr', fn: 'zerosLike', args: [e], ty: adjointTy(cx, tyOf(e)) };
+  return zeroFloat32Shadow(e, null) ?? { k: 'intr', fn: 'zerosLike', args: [e], ty: adjointTy(cx, tyOf(e)) };
 }
 
 /** a return inside a branch or loop: the end of the body is not the only exit */
