@@ -13,6 +13,7 @@ import { NULL, assignsNullable, inTest, isArrayTest, narrowRead, nestedNullable,
 import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
 import { Sequencing, type SequencingHost } from './sequencing.js';
 import { helperArgs, mathSpreadCall, type SpreadHost } from './spread.js';
+import { accessorRead, accessorWrite, classFields, collectClass, constructorBody, isClassInstance, methodCall, newInstance, type ClassHost, type ClassMember } from './classes.js';
 
 /**
  * The statement and expression forms this lowering accepts, named as they appear in the IR it produces
@@ -47,6 +48,8 @@ export const FORMS = [
   'expr.short', // `a ?? b`, `a || b`, `a && b` on numbers (a conditional; src/frontend/nullable.ts)
   'expr.typetest', // `typeof x === 'number'`, `'f' in o`, `Array.isArray(x)` on nullable values
   'param.optional', // `y?: number` (nullable), `y = 0.5` (a default)
+  'class.new', // `new C(…)`: a call of the constructor `C_new` (src/frontend/classes.ts)
+  'class.method', // `o.m(…)`, `C.s(…)`, `o.x` through a getter, `o.x = v` through a setter: calls of `C_m`, `C_s`, `C_get_x`, `C_set_x`
 ] as const;
 export type Form = (typeof FORMS)[number];
 
@@ -188,9 +191,17 @@ const BITWISE = new Set<BinOp>(['|', '&', '^', '<<', '>>', '>>>']);
 
 interface FuncDecl {
   name: string;
-  node: ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression;
+  /** a class without a constructor stands for its implicit one */
+  node: ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression | ts.MethodDeclaration | ts.AccessorDeclaration | ts.ConstructorDeclaration | ts.ClassDeclaration;
   exported: boolean;
   stmt: ts.Statement;
+  /** a function lowered from a class member (src/frontend/classes.ts) */
+  member?: ClassMember;
+}
+
+/** the parameters a declaration's callers pass (an implicit constructor takes none) */
+function paramsOf(d: FuncDecl): readonly ts.ParameterDeclaration[] {
+  return ts.isClassDeclaration(d.node) ? [] : d.node.parameters;
 }
 
 /** Lowers the whole compilation. Diagnostics go to `diags`; the module holds what lowered cleanly. */
@@ -292,7 +303,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
       } else if (ts.isImportDeclaration(st) || ts.isExportDeclaration(st) || ts.isEmptyStatement(st)) {
         // imports resolve through the checker
       } else if (ts.isClassDeclaration(st)) {
-        diags.error(locOf(st), 'classes are not supported', 'write plain functions over interfaces or object types');
+        for (const c of collectClass(st, (n, msg, hint) => diags.error(locOf(n), msg, hint))) decls.push({ ...c, exported: exported || exportedNames.has(c.member.className), stmt: st });
       } else if (ts.isEnumDeclaration(st)) {
         diags.error(locOf(st), 'enums are not supported', 'use a string-literal union type as a flag');
       } else {
@@ -310,9 +321,12 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     seen.set(d.name, d);
     funcByDecl.set(d.node, d.name);
     if (ts.isArrowFunction(d.node) || ts.isFunctionExpression(d.node)) funcByDecl.set(d.node.parent, d.name);
+    if (d.member?.kind === 'ctor') funcByDecl.set(d.member.cls, d.name); // `new C` finds its constructor by the class
   }
   for (const g of globalDecls) globalByDecl.set(g.node, g.name);
-  for (const d of strictOnly) if (![...seen.values()].some((f) => within(d, f.node))) reportTsError(diags, d, true);
+  // a constructor owns its class's field declarations (a field it leaves unassigned is its problem)
+  const owns = (d: ts.Diagnostic, f: FuncDecl) => within(d, f.node) || (f.member?.kind === 'ctor' && f.member.cls.members.some((m) => ts.isPropertyDeclaration(m) && within(d, m)));
+  for (const d of strictOnly) if (![...seen.values()].some((f) => owns(d, f))) reportTsError(diags, d, true);
 
   // ---- types ----
   const tyCache = new Map<ts.Type, Ty | null>();
@@ -355,6 +369,14 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     const symName = t.symbol?.name;
     if (symName === 'Float64Array') return { k: 'arr', elem: NUM, typed: true, ro: false };
     if (symName === 'Tape' && t.symbol.declarations?.some((d) => d.getSourceFile().fileName === LIB_FILE)) return { k: 'tape' };
+    if (isClassInstance(t)) {
+      // an instance is an object of the class's data fields (src/frontend/classes.ts)
+      const fields = classFields(checker, t, at, convertType, nestedNullable);
+      if (!fields) return null;
+      const ty: Ty = { k: 'obj', name: symName, fields };
+      mod.types.set(symName, ty);
+      return ty;
+    }
     if (f & ts.TypeFlags.Object && (symName === '__type' || symName === '__object' || t.symbol?.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeLiteral | ts.SymbolFlags.ObjectLiteral))) {
       if (checker.getSignaturesOfType(t, ts.SignatureKind.Call).length) return null;
       const fields = [];
@@ -400,7 +422,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     const fl = new FunctionLowering({ ...ctx, diags: own }, d, d.name);
     const f = fl.lowerFunction();
     // the lowering's own diagnostic explains a strict-only type error better (one problem, one error)
-    if (f && !own.hasErrors) for (const sd of strictOnly) if (within(sd, d.node)) reportTsError(own, sd, true);
+    if (f && !own.hasErrors) for (const sd of strictOnly) if (owns(sd, d)) reportTsError(own, sd, true);
     if (f && !own.hasErrors) {
       mod.funcs.set(f.name, f);
       mod.order.push(f.name);
@@ -496,8 +518,17 @@ class FunctionLowering {
       },
       emit: (st) => void this.pre.push(st),
       inCondition: () => this.condDepth > 0,
+      takePre: () => this.takePre(),
+      functionOf: (decl) => this.ctx.funcByDecl.get(decl) ?? null,
+      userCall: (e, fn, self) => this.userCall(e, fn, self),
+      stmt: (st, out) => this.stmt(st, out),
+      paramVar: (p) => {
+        const v = this.varOf.get(p);
+        return v ? { k: 'var', name: v.name, ty: v.ty } : null;
+      },
     };
-    this.seq = new Sequencing(this.hooks, d?.node.body);
+    // a constructor's field initializers are lowered with its body
+    this.seq = new Sequencing(this.hooks, d?.member?.kind === 'ctor' ? d.member.cls : d && !ts.isClassDeclaration(d.node) ? d.node.body : undefined);
     this.destructuring = new DestructuringAssignment(this.hooks);
   }
 
@@ -511,7 +542,9 @@ class FunctionLowering {
    * What the modules of the front end's concerns (arrays, nullable, sequencing, destructuring, spread)
    * may ask of this lowering: one object, each module typed by the part it uses.
    */
-  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost;
+  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost & ClassHost;
+  /** `this` in a method, getter, setter or constructor: its first parameter, or the object it builds */
+  private self: { name: string; ty: Ty } | null = null;
 
   private err(node: ts.Node, msg: string, hint?: string): null {
     this.ok = false;
@@ -570,6 +603,7 @@ class FunctionLowering {
 
   lowerFunction(): Func | null {
     const d = this.d!;
+    if (ts.isClassDeclaration(d.node)) return this.lowerConstructor(d, null);
     const node = d.node;
     const params: Param[] = [];
     const unpack: Stmt[] = []; // parameters written as patterns, destructured at the top of the body
@@ -604,6 +638,14 @@ class FunctionLowering {
       }
       params.push(param);
     }
+    if (d.member && d.member.kind !== 'static') {
+      if (ts.isConstructorDeclaration(node)) return this.lowerConstructor(d, node, params);
+      // a method takes its instance first (`C_m(self, …)`)
+      const ty = this.ctx.typeAt(d.member.cls);
+      if (!ty || ty.k !== 'obj') return this.err(d.member.cls.name ?? d.member.cls, `the fields of class '${d.member.className}' have types tsad cannot differentiate through`, 'use numbers, arrays and objects of numbers, and instances of classes');
+      this.self = { name: this.fresh('self'), ty };
+      params.unshift({ name: this.self.name, ty });
+    }
     const sig = this.ctx.checker.getSignatureFromDeclaration(node);
     let ret: Ty | null = VOID;
     if (sig) {
@@ -626,6 +668,20 @@ class FunctionLowering {
     }
     if (!this.ok || !ret) return null;
     return { name: d.name, params, ret, body, exported: d.exported, loc: this.ctx.locOf(node), comments: this.comments(d.stmt) };
+  }
+
+  /** `C_new(…)`: builds the instance (src/frontend/classes.ts) and returns it */
+  private lowerConstructor(d: FuncDecl, node: ts.ConstructorDeclaration | null, params: Param[] = []): Func | null {
+    const cls = d.member!.cls;
+    const ty = this.ctx.convert(this.ctx.checker.getTypeAtLocation(cls), cls);
+    if (!ty || ty.k !== 'obj') return this.err(cls.name ?? cls, `the fields of class '${d.member!.className}' have types tsad cannot differentiate through`, 'use numbers, arrays and objects of numbers, and instances of classes');
+    this.self = { name: this.fresh('self'), ty };
+    const body: Stmt[] = [];
+    if (node?.body) this.hoistVars(node.body, body);
+    const rest = constructorBody(this.hooks, cls, node, ty, this.self.name);
+    if (!rest || !this.ok) return null;
+    body.push(...rest);
+    return { name: d.name, params, ret: ty, body, exported: d.exported, loc: this.ctx.locOf(node ?? cls), comments: this.comments(node ?? d.stmt) };
   }
 
   /**
@@ -1124,6 +1180,7 @@ class FunctionLowering {
   }
 
   private lvalue(e: ts.Expression): Extract<Expr, { k: 'var' | 'idx' | 'field' }> | null {
+    if (accessorWrite(this.hooks, e, null, e.parent) !== undefined) return null; // through a setter: only `o.x = v;`
     const x = this.expr(e);
     if (!x) return null;
     if (ts.isIdentifier(e) && x.k === 'var') {
@@ -1146,6 +1203,8 @@ class FunctionLowering {
           if (!this.destructuring.lower(e)) return null;
           return this.pre.pop() ?? null; // its last store is the statement, what comes before it goes first
         }
+        const viaSetter = accessorWrite(this.hooks, e.left, e.right, e);
+        if (viaSetter !== undefined) return viaSetter;
         if (ts.isPropertyAccessExpression(e.left) && e.left.name.text === 'length')
           return this.err(e, "assigning an array's length (truncating it in place) is not supported", 'rebind a shorter copy: `a = a.slice(0, n)` (other names of the array keep its old length), or `a = []` to empty it');
         const target = this.lvalue(e.left);
@@ -1273,6 +1332,10 @@ class FunctionLowering {
     if (e.kind === ts.SyntaxKind.FalseKeyword) return { k: 'bool', v: false };
     if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return { k: 'str', v: e.text };
     if (ts.isIdentifier(e)) return this.identifier(e);
+    if (e.kind === ts.SyntaxKind.ThisKeyword) {
+      if (this.self) return { k: 'var', name: this.self.name, ty: this.self.ty };
+      return this.err(e, '`this` outside a method, getter, setter or constructor is not supported', this.d?.member?.kind === 'static' ? 'in a static method, name the class: `C.method(…)`' : 'pass the object as a parameter');
+    }
     if (ts.isBinaryExpression(e)) return this.binary(e);
     if (ts.isPrefixUnaryExpression(e)) {
       if (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken) return this.seq.increment(e);
@@ -1433,6 +1496,8 @@ class FunctionLowering {
       }
     }
     if (e.questionDotToken) return this.err(e, 'optional chaining is not supported', 'test the value first: `o !== undefined ? o.f : …`');
+    const viaAccessor = accessorRead(this.hooks, e);
+    if (viaAccessor !== undefined) return viaAccessor;
     const obj = this.expr(e.expression);
     if (!obj) return null;
     const ot = tyOf(obj);
@@ -1471,6 +1536,8 @@ class FunctionLowering {
         if (objNode.text === 'console') return this.err(e, 'console output is not supported in differentiated code', 'log outside the differentiated function');
       }
       if (m === 'fill' && (ts.isNewExpression(objNode) || isArrayOfLength(objNode))) return this.newArrayFill(objNode, e);
+      const method = methodCall(this.hooks, e);
+      if (method !== undefined) return method;
       if (ts.isIdentifier(objNode) && this.runtimeName(objNode) === 'Tape' && (m === 'acquire' || m === 'release')) {
         const args = e.arguments.map((a) => this.expr(a));
         if (args.some((a) => !a)) return null;
@@ -1501,8 +1568,8 @@ class FunctionLowering {
         return { k: 'sub', obj, start, end, ty: ot };
       }
       if (m === 'slice' && ot.k === 'arr' && e.arguments.length === 0) return { k: 'intr', fn: 'copy', args: [obj], ty: { ...ot, ro: false } };
-      const method = arrayMethod(this.hooks, e, m, obj);
-      if (method !== undefined) return method;
+      const arrMethod = arrayMethod(this.hooks, e, m, obj);
+      if (arrMethod !== undefined) return arrMethod;
       const what = ot.k === 'arr' ? `the array method '.${m}()'` : `the method '.${m}()'`;
       return this.err(e, `${what} is not supported in differentiated code`, m === 'map' || m === 'reduce' || m === 'forEach' ? 'write a `for` loop over the indices' : 'write the computation with loops and indexing');
     }
@@ -1562,9 +1629,9 @@ class FunctionLowering {
     return { k: 'intr', fn: `Math.${m}`, args, ty: integral ? INT : NUM };
   }
 
-  private userCall(e: ts.CallExpression, fn: string): Expr | null {
+  private userCall(e: ts.CallExpression | ts.NewExpression, fn: string, self?: Expr): Expr | null {
     const decl = this.ctx.funcDecls.get(fn)!;
-    const params = decl.node.parameters;
+    const params = paramsOf(decl);
     const given = helperArgs(e, fn, this.hooks);
     if (!given) return null;
     const args: Expr[] = given;
@@ -1587,6 +1654,7 @@ class FunctionLowering {
       if (!x) return null;
       args.push(x);
     }
+    if (self) args.unshift(self);
     return { k: 'call', fn, args, ty };
   }
 
@@ -1598,6 +1666,8 @@ class FunctionLowering {
   }
 
   private newExpr(e: ts.NewExpression | ts.CallExpression): Expr | null {
+    const instance = ts.isNewExpression(e) ? newInstance(this.hooks, e) : undefined;
+    if (instance !== undefined) return instance;
     if (!ts.isIdentifier(e.expression)) return this.err(e, 'this `new` expression is not supported');
     const c = e.expression.text;
     const arg = e.arguments?.[0];

@@ -295,3 +295,13 @@ corpus.push(
   { name: 'js-exprs/pivoted_det3', file: 'js-exprs.ts', head: 'pivotedDet3', args: [mat(3, 3, -1, 1)], tags: ['js', 'destructuring-swap', 'row-swap', 'pivoting'] },
   { name: 'js-exprs/spread_blend', file: 'js-exprs.ts', head: 'spreadBlend', args: [tuple(2, -1, 1), num(0.2, 0.8), vec(3, -1, 0)], tags: ['js', 'spread-tuple', 'spread-min', 'comma-expression'] },
 );
+
+// ------------------------------------------------------------- classes.ts
+corpus.push(
+  { name: 'classes/spring_run', file: 'classes.ts', head: 'springRun', args: [num(-1, 1), num(-1, 1), num(0.5, 2), num(0.1, 0.5)], tags: ['js', 'class', 'method', 'getter', 'setter', 'static-method', 'parameter-property'] },
+  { name: 'classes/polyline_cost', file: 'classes.ts', head: 'polylineCost', args: [vec(4, -1, 1), vec(4, -1, 1), num(-1, 1), num(-1, 1)], tags: ['js', 'class', 'value-class', 'instances-in-array'] },
+  { name: 'classes/kalman_track', file: 'classes.ts', head: 'kalmanTrack', args: [mat(3, 2, -1, 1), vec(2, -1, 1), num(0.1, 0.5), num(0.5, 1.5)], tags: ['js', 'class', 'array-fields', 'getter'] },
+  { name: 'classes/mlp_loss', file: 'classes.ts', head: 'mlpLoss', args: [mat(3, 2, -1, 1), vec(3, -0.5, 0.5), mat(1, 3, -1, 1), vec(1, -0.5, 0.5), vec(2, -1, 1), num(-0.5, 0.5)], tags: ['js', 'class', 'instances-in-field', 'returns-this'] },
+  { name: 'classes/running_average', file: 'classes.ts', head: 'runningAverage', args: [vec(5, -1, 1)], tags: ['js', 'class', 'setter', 'getter', 'field-initializers'] },
+  { name: 'classes/orbit_energy', file: 'classes.ts', head: 'orbitEnergy', args: [obj({ vel: num(-1, 1), pos: num(1, 2), mass: num(0.5, 2) }), num(0.5, 2)], tags: ['js', 'class', 'class-as-type'] },
+);
