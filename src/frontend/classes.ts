@@ -8,12 +8,16 @@
 //   `Particle_create(…)`, the constructor `Particle_new(…)`, which builds the object and returns it.
 //   A method writing `this.x` is a function writing its object argument: nothing new for the adjoint.
 // - Calls are resolved statically (the method the checker resolves), which is JavaScript's dispatch
-//   only when no subclass overrides it: the classes of a compilation form no hierarchy (`extends` is
-//   refused), so every call is direct.
+//   exactly when no class deriving from the receiver's static type overrides the member: then every
+//   call is direct (`super.m()` always is). A call whose method depends on the run-time class
+//   (polymorphic dispatch) is refused where it is written.
+// - `class B extends A`: an instance of B is an object of A's fields and B's; B's constructor runs up to
+//   `super(…)`, which builds an A (`A_new(…)`) whose fields start B's object, then B's initializers
+//   and the rest of its body. Inherited methods are A's functions, called with the B instance.
 //
 // What is not known exactly is refused where it is written: `#private` members (derivative code runs
 // outside the class and cannot read them), static fields (module state), generic and abstract classes,
-// `extends`, a field the constructor may read before it is assigned.
+// polymorphic calls, a field the constructor may read before it is assigned.
 import ts from 'typescript';
 import type { Expr, Field, Loc, Stmt, Ty } from '../ir/types.js';
 import { VOID, containsCall, tyOf } from '../ir/util.js';
@@ -42,6 +46,17 @@ export function memberFunctionName(className: string, kind: MemberKind, member: 
   return `${className}_${member}`;
 }
 
+/**
+ * The function a head written `Class.member` names (`--head Particle.step` is `Particle_step`, a getter
+ * `Particle.energy` is `Particle_get_energy`, `Particle.constructor` is `Particle_new`); any other head as given.
+ */
+export function memberHeadName(head: string, declared: (name: string) => boolean): string {
+  const m = /^([\w$]+)\.([\w$]+)$/.exec(head);
+  if (!m) return head;
+  const candidates = m[2] === 'constructor' ? [memberFunctionName(m[1], 'ctor', '')] : [memberFunctionName(m[1], 'method', m[2]), memberFunctionName(m[1], 'get', m[2])];
+  return candidates.find(declared) ?? head;
+}
+
 const hasModifier = (n: ts.Node, k: ts.SyntaxKind) => !!ts.getModifiers(n as ts.HasModifiers)?.some((m) => m.kind === k);
 
 /**
@@ -64,8 +79,8 @@ export function collectClass(
   };
   if (st.typeParameters?.length) refuse(st.typeParameters[0], `generic classes ('${className}<…>') are not supported`, 'write the class for the concrete types it holds (numbers, arrays, objects)');
   for (const h of st.heritageClauses ?? [])
-    if (h.token === ts.SyntaxKind.ExtendsKeyword)
-      refuse(h, `class inheritance ('${className} extends …') is not supported`, 'compose instead: give the class a field holding the other class, and call its methods through that field');
+    if (h.token === ts.SyntaxKind.ExtendsKeyword && (!ts.isIdentifier(h.types[0].expression) || h.types[0].typeArguments))
+      refuse(h, `'${className}' extends an expression, not a class by name`, 'extend a class of the compilation by its name: `class B extends A`');
   if (hasModifier(st, ts.SyntaxKind.AbstractKeyword)) refuse(st, `abstract classes are not supported`, 'write a concrete class, or functions over an interface');
   const fns: ClassFunction[] = [];
   let ctor: ts.ConstructorDeclaration | null = null;
@@ -81,10 +96,7 @@ export function collectClass(
     }
     const memberName = m.name ? (m.name as ts.Identifier).text : '';
     const isStatic = hasModifier(m, ts.SyntaxKind.StaticKeyword);
-    if (hasModifier(m, ts.SyntaxKind.AbstractKeyword)) {
-      refuse(m, 'abstract members are not supported', 'give the method a body');
-      continue;
-    }
+    if (hasModifier(m, ts.SyntaxKind.AbstractKeyword)) continue; // in an abstract class, refused above
     if (ts.isPropertyDeclaration(m)) {
       if (isStatic) refuse(m, `static fields ('static ${memberName}') are not supported: they are module state`, `a module-level \`const\` (or a static method returning the value)`);
       continue;
@@ -162,6 +174,40 @@ export interface ClassHost {
   stmt(s: ts.Statement, out: Stmt[]): void;
   /** lowers a parameter's name to its variable */
   paramVar(p: ts.ParameterDeclaration): Expr | null;
+  /** the classes of the compilation */
+  classes(): readonly ts.ClassDeclaration[];
+}
+
+/** the class a class declaration extends, if it is one of the compilation */
+export function baseClass(checker: ts.TypeChecker, cls: ts.ClassDeclaration): ts.ClassDeclaration | null {
+  const h = cls.heritageClauses?.find((c) => c.token === ts.SyntaxKind.ExtendsKeyword);
+  if (!h) return null;
+  let sym = checker.getSymbolAtLocation(h.types[0].expression);
+  if (sym && sym.flags & ts.SymbolFlags.Alias) sym = checker.getAliasedSymbol(sym);
+  return sym?.declarations?.find(ts.isClassDeclaration) ?? null;
+}
+
+/** a class of the compilation deriving from `cls` (at any depth) that declares `member` itself, if any */
+function overriddenBelow(h: ClassHost, cls: ts.ClassDeclaration, member: string): ts.ClassDeclaration | null {
+  for (const c of h.classes()) {
+    if (c === cls || !c.members.some((m) => m.name && ts.isIdentifier(m.name) && m.name.text === member && !ts.isPropertyDeclaration(m))) continue;
+    for (let b = baseClass(h.checker, c); b; b = baseClass(h.checker, b)) if (b === cls) return c;
+  }
+  return null;
+}
+
+/**
+ * Refuses a call of `member` on a receiver whose static class has a subclass overriding it: which
+ * method runs depends on the run-time class (`this` in a method of the base class included).
+ */
+function refusePolymorphic(h: ClassHost, receiver: ts.Expression, member: string, at: ts.Node): boolean {
+  if (receiver.kind === ts.SyntaxKind.SuperKeyword) return false;
+  const t = h.checker.getTypeAtLocation(receiver);
+  const cls = (t.isClassOrInterface() ? t : h.checker.getApparentType(t)).symbol?.declarations?.find(ts.isClassDeclaration);
+  const sub = cls && overriddenBelow(h, cls, member);
+  if (!sub) return false;
+  h.err(at, `'${member}' is overridden in '${sub.name?.text}', a subclass of '${cls.name?.text}': which one runs depends on the run-time class of '${receiver.getText()}' (polymorphic dispatch is not supported)`, `call it on a value whose declared type is the class whose '${member}' is meant (\`const b: ${sub.name?.text} = …\`), or give the methods different names`);
+  return true;
 }
 
 /**
@@ -185,10 +231,15 @@ export function methodCall(h: ClassHost, e: ts.CallExpression): Expr | null | un
   const decl = h.checker.getResolvedSignature(e)?.declaration;
   const fn = decl && h.functionOf(decl);
   if (!decl || !fn || !ts.isMethodDeclaration(decl)) return h.err(callee, `'${callee.name.text}' is not a method tsad can call here`, 'call a method of a class of the compilation');
-  if (hasModifier(decl, ts.SyntaxKind.StaticKeyword)) return h.userCall(e, fn);
+  if (hasModifier(decl, ts.SyntaxKind.StaticKeyword)) {
+    // `this.s()` in a static method calls the static method of the class it was called on
+    if (callee.expression.kind === ts.SyntaxKind.ThisKeyword && refusePolymorphic(h, callee.expression, callee.name.text, callee)) return null;
+    return tagged(h.userCall(e, fn), 'class.method');
+  }
   if (callee.questionDotToken) return h.err(callee, 'optional chaining is not supported', 'test the value first');
+  if (refusePolymorphic(h, callee.expression, callee.name.text, callee)) return null;
   const self = h.expr(callee.expression);
-  return self && h.userCall(e, fn, self);
+  return self && tagged(h.userCall(e, fn, self), 'class.method');
 }
 
 /** the accessor functions of a property access `o.x` whose member is a getter/setter (or null) */
@@ -210,10 +261,11 @@ export function accessorRead(h: ClassHost, e: ts.PropertyAccessExpression): Expr
   const acc = accessors(h, e);
   if (!acc) return undefined;
   if (!acc.get) return h.err(e, `'${e.name.text}' has a setter and no getter: reading it gives undefined`, 'add a getter, or read the field the setter writes');
+  if (refusePolymorphic(h, e.expression, e.name.text, e)) return null;
   const obj = h.expr(e.expression);
   const ty = h.typeAt(e);
   if (!obj || !ty) return obj && h.err(e, `the getter '${e.name.text}' returns a type tsad cannot differentiate through`, 'return a number, an array or an object of numbers');
-  return { k: 'call', fn: acc.get, args: [obj], ty };
+  return { k: 'call', fn: acc.get, args: [obj], ty, origin: 'class.method' };
 }
 
 /**
@@ -226,10 +278,11 @@ export function accessorWrite(h: ClassHost, target: ts.Expression, value: ts.Exp
   if (!acc) return undefined;
   if (!acc.set) return h.err(at, `'${target.name.text}' has a getter and no setter: it cannot be assigned`, 'add a setter, or assign the field the getter reads');
   if (!value) return h.err(at, `a compound assignment or an assignment inside an expression through the setter '${target.name.text}' is not supported`, `write it as a statement of its own: \`${target.getText()} = …;\``);
+  if (refusePolymorphic(h, target.expression, target.name.text, at)) return null;
   const obj = h.expr(target.expression);
   const v = obj && h.expr(value);
   if (!obj || !v) return null;
-  return { k: 'expr', e: { k: 'call', fn: acc.set, args: [obj, v], ty: VOID }, loc: h.locOf(at) };
+  return { k: 'expr', e: { k: 'call', fn: acc.set, args: [obj, v], ty: VOID, origin: 'class.method' }, loc: h.locOf(at) };
 }
 
 /** `new C(…)`: the call `C_new(…)`. undefined when `C` is not a class of the compilation. */
@@ -240,7 +293,13 @@ export function newInstance(h: ClassHost, e: ts.NewExpression): Expr | null | un
   if (!cls) return undefined;
   const fn = h.functionOf(cls);
   if (!fn) return h.err(e, `the class '${e.expression.getText()}' is not part of the compilation`, 'declare it in, or import it from, a file of the compilation');
-  return h.userCall(e, fn);
+  return tagged(h.userCall(e, fn), 'class.new');
+}
+
+/** the call a class form lowered to, marked with that form (for coverage accounting) */
+function tagged(x: Expr | null, origin: 'class.new' | 'class.method'): Expr | null {
+  if (x?.k === 'call') x.origin = origin;
+  return x;
 }
 
 /** Does the node read `this` (arrow functions included, which are refused anyway)? */
@@ -277,10 +336,11 @@ export function constructorBody(h: ClassHost, cls: ts.ClassDeclaration, ctor: ts
   // locals), then parameter properties (`constructor(public x: number)`) take their arguments. Values
   // wait for the object literal (`pending`) unless a statement runs before it that could change what
   // they read: then they are taken into constants first.
-  const pending: { field: string; value: Expr; node: ts.Node }[] = [];
+  // (`stable`: a field of the base object, which nothing else can reach)
+  const pending: { field: string; value: Expr; node: ts.Node; stable?: boolean }[] = [];
   const fieldTy = (name: string) => ty.fields.find((f) => f.name === name)?.ty ?? tyOf({ k: 'undef' });
   const settle = (all: boolean) => {
-    for (const p of pending.splice(0)) values.set(p.field, all ? constant(h, out, p.field, p.value, fieldTy(p.field), p.node) : p.value);
+    for (const p of pending.splice(0)) values.set(p.field, all && !p.stable ? constant(h, out, p.field, p.value, fieldTy(p.field), p.node) : p.value);
   };
   // a value whose lowering left statements (its effects) comes after the values before it are taken
   const effects = () => {
@@ -288,6 +348,11 @@ export function constructorBody(h: ClassHost, cls: ts.ClassDeclaration, ctor: ts
     if (pre.length) settle(true);
     out.push(...pre);
   };
+  const stmts = ctor?.body?.statements ?? [];
+  // a derived class: the statements before `super(…)`, then the base object, whose fields start ours
+  const start = baseObject(h, cls, ctor, stmts, out);
+  if (start === null) return null;
+  if (start.base) for (const f of start.base.fields) pending.push({ field: f.name, value: { k: 'field', obj: start.base.obj, name: f.name, ty: f.ty }, node: cls, stable: true });
   for (const m of cls.members) {
     if (!ts.isPropertyDeclaration(m) || !m.initializer || !ts.isIdentifier(m.name)) continue;
     if (mentionsThis(m.initializer)) return h.err(m.initializer, `the initializer of field '${m.name.text}' reads \`this\``, 'assign the field in the constructor, after the fields it reads');
@@ -302,9 +367,8 @@ export function constructorBody(h: ClassHost, cls: ts.ClassDeclaration, ctor: ts
     if (!v) return null;
     pending.push({ field: p.name.text, value: v, node: p });
   }
-  const stmts = ctor?.body?.statements ?? [];
-  const assigned = (f: string) => values.has(f) || pending.some((p) => p.field === f);
-  let i = 0;
+  const assigned = (f: string) => values.has(f) || pending.some((p) => p.field === f && !p.stable);
+  let i = start.next;
   for (; i < stmts.length; i++) {
     const s = stmts[i];
     const fa = fieldAssignment(s);
@@ -324,7 +388,9 @@ export function constructorBody(h: ClassHost, cls: ts.ClassDeclaration, ctor: ts
   if (missing.length) {
     const at = stmts[i] ?? ctor ?? cls;
     const what = missing.map((f) => `'${f.name}'`).join(', ');
-    return h.err(at, `field${missing.length > 1 ? 's' : ''} ${what} of '${cls.name!.text}' ${stmts[i] ? 'may be read before the constructor assigns them' : 'are not assigned by the constructor'}`, 'give each field an initializer, or assign it (`this.f = …`) at the top of the constructor, before anything else uses `this`');
+    const one = missing.length === 1;
+    const where = stmts[i] ? `has no value yet where the constructor first uses the object` : `is not assigned by the constructor`;
+    return h.err(at, `field${one ? '' : 's'} ${what} of '${cls.name!.text}' ${one ? where : where.replace(/^has/, 'have').replace(/^is/, 'are')} (JavaScript would read undefined)`, 'give each field an initializer, or assign it (`this.f = …`) at the top of the constructor, before anything else uses `this`');
   }
   const fields = ty.fields.filter((f) => values.has(f.name)).map((f) => ({ name: f.name, value: values.get(f.name)! }));
   out.push({ k: 'decl', name: selfName, ty, init: { k: 'objlit', fields, ty }, konst: true, loc: h.locOf(ctor ?? cls) });
@@ -333,6 +399,69 @@ export function constructorBody(h: ClassHost, cls: ts.ClassDeclaration, ctor: ts
   returnSelf(out, self);
   out.push({ k: 'return', e: self, loc: h.locOf(ctor ?? cls) });
   return out;
+}
+
+/**
+ * The parameters of a class's implicit constructor: those of the nearest explicit constructor of its
+ * base classes (JavaScript's `constructor(...args) { super(...args); }`), none for a base class.
+ */
+export function inheritedParams(checker: ts.TypeChecker, cls: ts.ClassDeclaration): readonly ts.ParameterDeclaration[] {
+  for (let b = baseClass(checker, cls); b; b = baseClass(checker, b)) {
+    const c = b.members.find((m): m is ts.ConstructorDeclaration => ts.isConstructorDeclaration(m) && !!m.body);
+    if (c) return c.parameters;
+  }
+  return [];
+}
+
+/** `super(…)` as a statement */
+function isSuperCall(s: ts.Statement): s is ts.ExpressionStatement & { expression: ts.CallExpression } {
+  return ts.isExpressionStatement(s) && ts.isCallExpression(s.expression) && s.expression.expression.kind === ts.SyntaxKind.SuperKeyword;
+}
+
+/**
+ * For a derived class: lowers the constructor's statements before `super(…)` and the base object it
+ * builds (`const base = A_new(…)`); `next` is the statement after the super call. For a base class:
+ * nothing, from the first statement.
+ */
+function baseObject(h: ClassHost, cls: ts.ClassDeclaration, ctor: ts.ConstructorDeclaration | null, stmts: readonly ts.Statement[], out: Stmt[]): { next: number; base?: { obj: Expr; fields: Field[] } } | null {
+  const base = baseClass(h.checker, cls);
+  if (!base) return { next: 0 };
+  const baseFn = h.functionOf(base);
+  const bt = h.typeAt(base);
+  if (!baseFn || !bt || bt.k !== 'obj') return h.err(cls.heritageClauses![0], `the base class of '${cls.name!.text}' cannot be lowered`, 'fix the base class first (see its error)');
+  const k = stmts.findIndex(isSuperCall);
+  let call: Expr | null;
+  if (k < 0) {
+    const nested = ctor && findSuper(ctor);
+    if (nested) return h.err(nested, '`super(…)` inside a block or an expression is not supported', 'call `super(…)` as a statement of its own in the constructor body');
+    // the implicit constructor passes its arguments on (its parameters are the base constructor's)
+    const args: Expr[] = [];
+    for (const p of inheritedParams(h.checker, cls)) {
+      const v = h.paramVar(p);
+      if (!v) return null;
+      args.push(v);
+    }
+    call = { k: 'call', fn: baseFn, args, ty: bt, origin: 'class.new' };
+  } else {
+    for (let i = 0; i < k; i++) {
+      if (mentionsThis(stmts[i])) return h.err(stmts[i], '`this` before `super(…)`', 'call `super(…)` first');
+      h.stmt(stmts[i], out);
+    }
+    call = tagged(h.userCall((stmts[k] as ts.ExpressionStatement).expression as ts.CallExpression, baseFn), 'class.new');
+    if (!call) return null;
+    if (call.k === 'call') call.ty = bt; // (the checker types `super(…)` as void: it is the base object here)
+    out.push(...h.takePre());
+  }
+  const name = h.fresh('base');
+  out.push({ k: 'decl', name, ty: bt, init: call, konst: true, loc: h.locOf(k < 0 ? cls : stmts[k]) });
+  return { next: k + 1, base: { obj: { k: 'var', name, ty: bt }, fields: bt.fields } };
+}
+
+/** a `super(…)` call anywhere in a constructor (not in nested classes) */
+function findSuper(n: ts.Node): ts.Node | undefined {
+  if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.SuperKeyword) return n;
+  if (ts.isClassLike(n)) return undefined;
+  return ts.forEachChild(n, findSuper);
 }
 
 /** a constant named after the field, holding its value until the object literal */

@@ -13,7 +13,7 @@ import { NULL, assignsNullable, inTest, isArrayTest, narrowRead, nestedNullable,
 import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
 import { Sequencing, type SequencingHost } from './sequencing.js';
 import { helperArgs, mathSpreadCall, type SpreadHost } from './spread.js';
-import { accessorRead, accessorWrite, classFields, collectClass, constructorBody, isClassInstance, methodCall, newInstance, type ClassHost, type ClassMember } from './classes.js';
+import { accessorRead, accessorWrite, classFields, collectClass, constructorBody, inheritedParams, isClassInstance, methodCall, newInstance, type ClassHost, type ClassMember } from './classes.js';
 
 /**
  * The statement and expression forms this lowering accepts, named as they appear in the IR it produces
@@ -199,9 +199,9 @@ interface FuncDecl {
   member?: ClassMember;
 }
 
-/** the parameters a declaration's callers pass (an implicit constructor takes none) */
-function paramsOf(d: FuncDecl): readonly ts.ParameterDeclaration[] {
-  return ts.isClassDeclaration(d.node) ? [] : d.node.parameters;
+/** the parameters a declaration's callers pass (an implicit constructor takes its base class's) */
+function paramsOf(d: FuncDecl, checker: ts.TypeChecker): readonly ts.ParameterDeclaration[] {
+  return ts.isClassDeclaration(d.node) ? inheritedParams(checker, d.node) : d.node.parameters;
 }
 
 /** Lowers the whole compilation. Diagnostics go to `diags`; the module holds what lowered cleanly. */
@@ -396,7 +396,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     return convertType(checker.getTypeAtLocation(node), node);
   }
 
-  const ctx: Ctx = { checker, diags, locOf, typeAt, convert: convertType, funcByDecl, globalByDecl, mod, funcDecls: seen, globalNames: new Set(globalByDecl.values()) };
+  const ctx: Ctx = { checker, diags, locOf, typeAt, convert: convertType, funcByDecl, globalByDecl, mod, funcDecls: seen, globalNames: new Set(globalByDecl.values()), classes: [...new Set([...seen.values()].flatMap((d) => (d.member ? [d.member.cls] : [])))] };
 
   // ---- module constants ----
   for (const g of globalDecls) {
@@ -472,6 +472,8 @@ interface Ctx {
   mod: Module;
   funcDecls: Map<string, FuncDecl>;
   globalNames: Set<string>;
+  /** the classes of the compilation (src/frontend/classes.ts) */
+  classes: ts.ClassDeclaration[];
 }
 
 const MATH_NARY = new Set(['min', 'max', 'hypot']);
@@ -522,6 +524,7 @@ class FunctionLowering {
       functionOf: (decl) => this.ctx.funcByDecl.get(decl) ?? null,
       userCall: (e, fn, self) => this.userCall(e, fn, self),
       stmt: (st, out) => this.stmt(st, out),
+      classes: () => this.ctx.classes,
       paramVar: (p) => {
         const v = this.varOf.get(p);
         return v ? { k: 'var', name: v.name, ty: v.ty } : null;
@@ -667,7 +670,7 @@ class FunctionLowering {
       body.push(...this.takePre(), { k: 'return', e, loc: this.ctx.locOf(node.body) });
     }
     if (!this.ok || !ret) return null;
-    return { name: d.name, params, ret, body, exported: d.exported, loc: this.ctx.locOf(node), comments: this.comments(d.stmt) };
+    return { name: d.name, params, ret, body, exported: d.exported, loc: this.ctx.locOf(node), comments: this.comments(d.member ? node : d.stmt) };
   }
 
   /** `C_new(…)`: builds the instance (src/frontend/classes.ts) and returns it */
@@ -675,13 +678,22 @@ class FunctionLowering {
     const cls = d.member!.cls;
     const ty = this.ctx.convert(this.ctx.checker.getTypeAtLocation(cls), cls);
     if (!ty || ty.k !== 'obj') return this.err(cls.name ?? cls, `the fields of class '${d.member!.className}' have types tsad cannot differentiate through`, 'use numbers, arrays and objects of numbers, and instances of classes');
+    // an implicit constructor takes its base class's parameters, and passes them on
+    if (!node)
+      for (const p of inheritedParams(this.ctx.checker, cls)) {
+        if (!ts.isIdentifier(p.name) || p.dotDotDotToken || p.initializer || p.questionToken)
+          return this.err(cls.name ?? cls, `'${d.member!.className}' has no constructor, and the one it inherits has optional, default, rest or destructured parameters`, 'write the constructor: `constructor(…) { super(…); }`');
+        const ty = this.tyOrErr(p.name, `parameter '${p.name.text}'`);
+        if (!ty) return null;
+        params.push({ name: this.declareVar(p, p.name.text, ty), ty });
+      }
     this.self = { name: this.fresh('self'), ty };
     const body: Stmt[] = [];
     if (node?.body) this.hoistVars(node.body, body);
     const rest = constructorBody(this.hooks, cls, node, ty, this.self.name);
     if (!rest || !this.ok) return null;
     body.push(...rest);
-    return { name: d.name, params, ret: ty, body, exported: d.exported, loc: this.ctx.locOf(node ?? cls), comments: this.comments(node ?? d.stmt) };
+    return { name: d.name, params, ret: ty, body, exported: d.exported, loc: this.ctx.locOf(node ?? cls), comments: this.comments(d.stmt) };
   }
 
   /**
@@ -938,7 +950,7 @@ class FunctionLowering {
       return;
     }
     if (ts.isClassDeclaration(s)) {
-      this.err(s, 'classes are not supported', 'write plain functions over interfaces or object types');
+      this.err(s, 'classes declared inside a function are not supported', 'declare the class at the top level of the module');
       return;
     }
     this.err(s, `${ts.SyntaxKind[s.kind]} is not supported in differentiated code`, 'see the README for the supported subset');
@@ -1332,7 +1344,7 @@ class FunctionLowering {
     if (e.kind === ts.SyntaxKind.FalseKeyword) return { k: 'bool', v: false };
     if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return { k: 'str', v: e.text };
     if (ts.isIdentifier(e)) return this.identifier(e);
-    if (e.kind === ts.SyntaxKind.ThisKeyword) {
+    if (e.kind === ts.SyntaxKind.ThisKeyword || e.kind === ts.SyntaxKind.SuperKeyword) {
       if (this.self) return { k: 'var', name: this.self.name, ty: this.self.ty };
       return this.err(e, '`this` outside a method, getter, setter or constructor is not supported', this.d?.member?.kind === 'static' ? 'in a static method, name the class: `C.method(…)`' : 'pass the object as a parameter');
     }
@@ -1631,7 +1643,7 @@ class FunctionLowering {
 
   private userCall(e: ts.CallExpression | ts.NewExpression, fn: string, self?: Expr): Expr | null {
     const decl = this.ctx.funcDecls.get(fn)!;
-    const params = paramsOf(decl);
+    const params = paramsOf(decl, this.ctx.checker);
     const given = helperArgs(e, fn, this.hooks);
     if (!given) return null;
     const args: Expr[] = given;

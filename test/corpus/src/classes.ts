@@ -165,3 +165,44 @@ export function runningAverage(xs: number[]): number {
 export function orbitEnergy(p: Particle, g: number): number {
   return p.kinetic - g * p.mass / Math.abs(p.pos);
 }
+
+export class Sensor {
+  bias = 0;
+  constructor(public gain: number) {}
+
+  read(raw: number): number {
+    return this.gain * raw + this.bias;
+  }
+
+  calibrate(ref: number, raw: number): void {
+    this.bias = ref - this.gain * raw;
+  }
+}
+
+/** a sensor with exponential smoothing: its constructor calls super(…), its method super.read */
+export class SmoothedSensor extends Sensor {
+  last: number;
+
+  constructor(gain: number, public alpha: number) {
+    super(gain);
+    this.last = 0;
+  }
+
+  smooth(raw: number): number {
+    this.last = this.alpha * super.read(raw) + (1 - this.alpha) * this.last;
+    return this.last;
+  }
+}
+
+/** a subclass with the implicit constructor (it takes Sensor's parameters) */
+export class FixedSensor extends Sensor {}
+
+/** inherited methods called on subclass instances, a smoothed series summed with a raw reading */
+export function sensorFusion(raws: number[], gain: number, alpha: number, ref: number): number {
+  const s = new SmoothedSensor(gain, alpha);
+  s.calibrate(ref, raws[0]);
+  let acc = 0;
+  for (const r of raws) acc += s.smooth(r);
+  const f = new FixedSensor(gain * 0.5);
+  return acc + f.read(raws[raws.length - 1]) + s.read(ref);
+}
