@@ -157,6 +157,11 @@ const BAD: BadCase[] = [
     line: 6, col: 16, message: /`super\(…\)` inside a block or an expression is not supported/,
   },
   {
+    name: 'class: a base field declared again without a value',
+    src: `class A {\n  constructor(public x: number) {}\n}\nclass B extends A {\n  x: number;\n  constructor(x: number) {\n    super(x);\n  }\n}\n${fn('return new B(x).x;')}`,
+    line: 5, col: 3, message: /field 'x' of 'B' declares a field of its base class again without a value/, rendered: /declare x/,
+  },
+  {
     name: 'class: this.s() in a static method overridden by a subclass',
     src: `class A {\n  static make(x: number): number { return this.twice(x); }\n  static twice(x: number): number { return 2 * x; }\n}\nclass B extends A {\n  static twice(x: number): number { return 3 * x; }\n}\n${fn('return B.make(x);')}`,
     line: 2, col: 43, message: /'twice' is overridden in 'B'/,

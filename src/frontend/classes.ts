@@ -352,6 +352,11 @@ export function constructorBody(h: ClassHost, cls: ts.ClassDeclaration, ctor: ts
   // a derived class: the statements before `super(…)`, then the base object, whose fields start ours
   const start = baseObject(h, cls, ctor, stmts, out);
   if (start === null) return null;
+  // a base field declared again without a value: `undefined` after super(…) under useDefineForClassFields
+  // (target ES2022 and later), the base's value otherwise; which one the caller's build has is not known here
+  for (const m of cls.members)
+    if (start.base && ts.isPropertyDeclaration(m) && !m.initializer && ts.isIdentifier(m.name) && !ts.getModifiers(m)?.some((x) => x.kind === ts.SyntaxKind.DeclareKeyword) && start.base.fields.some((f) => f.name === (m.name as ts.Identifier).text))
+      return h.err(m, `field '${m.name.text}' of '${cls.name!.text}' declares a field of its base class again without a value: whether it keeps the base's value depends on the build (useDefineForClassFields)`, `drop the declaration, or write \`declare ${m.name.text}: …;\` to only narrow its type`);
   if (start.base) for (const f of start.base.fields) pending.push({ field: f.name, value: { k: 'field', obj: start.base.obj, name: f.name, ty: f.ty }, node: cls, stable: true });
   for (const m of cls.members) {
     if (!ts.isPropertyDeclaration(m) || !m.initializer || !ts.isIdentifier(m.name)) continue;
