@@ -635,6 +635,25 @@ describe('errors', () => {
     expect(() => grad(g, { scope: { unrelated: 1 } })(1)).toThrow(/missingHelper/);
   });
 
+  it('a class in scope → error saying to compile its TypeScript source', () => {
+    class Spring {
+      pos: number;
+      constructor(pos: number) {
+        this.pos = pos;
+      }
+      pull(k: number): void {
+        this.pos -= k * this.pos;
+      }
+    }
+    const f = (x: number) => {
+      const s = new Spring(x);
+      s.pull(0.5);
+      return s.pos;
+    };
+    expect(() => grad(f, { scope: { Spring } })(1)).toThrow(/scope entry 'Spring' is a class/);
+    expect(() => grad(f, { scope: { Spring } })(1)).toThrow(/hint: compile the TypeScript source/);
+  });
+
   it('a function that returns no number → error', () => {
     expect(() => grad((x: number) => String(x).length > 1)(1)).toThrow(Error);
   });

@@ -30,7 +30,12 @@ export class Aliases {
   }
 }
 
-export function computeAliases(f: Func): Aliases {
+/**
+ * Alias classes of a function's references. `containers`: a reference stored into an array or object
+ * joins the container's class (what writes through the container reach); without it, classes say only
+ * which variables may be the same object (what a function returns, for returned-args.ts).
+ */
+export function computeAliases(f: Func, containers = true): Aliases {
   const al = new Aliases();
   const refParams = f.params.filter((p) => isRef(p.ty) && p.ty.k !== 'tape' && hasFloat(p.ty)).map((p) => p.name);
   const link = (name: string, value: Expr) => {
@@ -67,6 +72,7 @@ export function computeAliases(f: Func): Aliases {
   forEachStmt(f.body, (s) => {
     if (s.k === 'decl' && s.init) link(s.name, s.init);
     if (s.k === 'assign' && s.target.k === 'var') link(s.target.name, s.value);
+    if (!containers) return;
     if (s.k === 'decl' && s.init && (s.init.k === 'arrlit' || s.init.k === 'objlit')) contain(s.name, s.init);
     if (s.k === 'assign') {
       const r = rootVar(s.target);

@@ -1,5 +1,6 @@
 // The library entry point: source(s) in, derivative module + manifest + diagnostics out.
 // Uses an in-memory compiler host and no Node built-ins, so it also runs in a browser.
+import { memberHeadName } from '../frontend/classes.js';
 import { analyzeActivity, computeWrites, stmtCalls } from '../analysis/activity.js';
 import { inferInts, sizeParams } from '../analysis/ints.js';
 import { Printer } from '../backend/print.js';
@@ -159,8 +160,10 @@ export function compile(input: SourceInput, options: CompileOptions): CompileRes
   }
 }
 
-export function compileModule(mod: Module, options: CompileOptions, diags: DiagnosticBag = new DiagnosticBag(new Map())): CompileResult {
-  checkOptions(options);
+export function compileModule(mod: Module, options0: CompileOptions, diags: DiagnosticBag = new DiagnosticBag(new Map())): CompileResult {
+  checkOptions(options0);
+  // `Class.method` names the function the method became (src/frontend/classes.ts)
+  const options = { ...options0, head: memberHeadName(options0.head, (n) => mod.funcs.has(n) || mod.failed.has(n)) };
   const reach = reachable(mod, options.head);
   for (const n of reach) {
     const failed = mod.failed.get(n);

@@ -73,6 +73,24 @@ function reachable(src: string, scope: Record<string, unknown>): Set<string> {
   return seen;
 }
 
+/**
+ * A class in `scope` is refused: the runtime API types plain JavaScript from the values it is called
+ * with, and a class's fields and methods have no such values to be typed from (its TypeScript source,
+ * with its field types, compiles with compile() and the CLI).
+ */
+function classInScope(name: string): TsadError {
+  return new TsadError([
+    {
+      file: '<scope>',
+      line: 1,
+      col: 1,
+      message: `scope entry '${name}' is a class: the runtime API compiles functions only`,
+      hint: 'compile the TypeScript source that declares the class with compile() or the tsad CLI (classes are supported there), or write its methods as functions taking the object',
+      severity: 'error',
+    },
+  ]);
+}
+
 /** the type of what `f` returns on `args`, as TypeScript text (null if it has no usable shape) */
 function resultType(f: Fn, args: unknown[]): string | null {
   const t = tyOfValue((f as (...a: unknown[]) => unknown)(...clone(args)));
@@ -145,6 +163,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
   for (const k of Object.keys(scope).sort()) {
     const v = scope[k];
     if (!used.has(k)) continue;
+    if (typeof v === 'function' && /^class\b/.test(Function.prototype.toString.call(v))) throw classInScope(k);
     if (typeof v === 'function') helpers.push({ name: k, fn: readFunction(v.toString()) });
     else {
       const t = tyOfValue(v);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The `tsad` command: a thin shell over compile() and check().
+import { memberHeadName } from '../frontend/classes.js';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { sizeParams } from '../analysis/ints.js';
@@ -290,7 +291,8 @@ function compact(v: unknown): string {
 function runCheck(files: Record<string, string>, args: Args): boolean {
   const r = compile(files, { head: args.head!, wrt: args.wrt, of: args.of, js: true, runtimeImport: null });
   const mod = frontEnd(files);
-  const head = mod.funcs.get(args.head!)!;
+  const headName = memberHeadName(args.head!, (n) => mod.funcs.has(n)); // `Class.method` (src/frontend/classes.ts)
+  const head = mod.funcs.get(headName)!;
   const loaded = loadGenerated(r.code, r.runtimeNames);
   let values: unknown[];
   if (args.input) {
@@ -302,7 +304,7 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
     const at = new Set(head.params.flatMap((p, j) => (sizes.has(p.name) ? [j] : [])));
     values = sizedRandomArgs(head.params.map((p) => p.ty), 1, at, (a) => loaded[head.name](...a));
   }
-  const rep = checkCompiled(r, loaded, args.head!, values);
+  const rep = checkCompiled(r, loaded, headName, values);
   const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(34)} ${v}\n`);
   line('tangent vs divided differences', `error ${rep.tangentError.toExponential(2)}  accuracy ${rep.accuracy.tangent.toFixed(1)} digits${rep.unstable ? '  (near a kink: steps disagree)' : ''}`);
   line('adjoint vs tangent (dot product)', `${rep.dotLeft} vs ${rep.dotRight}  accuracy ${rep.accuracy.dot.toFixed(1)} digits`);

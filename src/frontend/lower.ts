@@ -17,6 +17,7 @@ import { helperArgs, mathSpreadCall, type SpreadHost } from './spread.js';
 import { CALLBACK_FORMS, Callbacks, isCallbackCall, type CallbackHost } from './callbacks.js';
 import { REST_FORMS, restElement, type RestHost } from './rest-elements.js';
 import { TYPED_FORMS, isTypedCtor, newTypedArray, newTypedArrayFill, typedArrayTy, type TypedArrayHost } from './typed-arrays.js';
+import { accessorRead, accessorWrite, classFields, collectClass, constructorBody, inheritedParams, isClassInstance, methodCall, newInstance, type ClassHost, type ClassMember } from './classes.js';
 
 /**
  * The statement and expression forms this lowering accepts, named as they appear in the IR it produces
@@ -55,6 +56,8 @@ export const FORMS = [
   'expr.typetest', // `typeof x === 'number'`, `'f' in o`, `Array.isArray(x)` on nullable values
   'expr.truthtest', // a number, nullable value or object as an operand of `&&`/`||` in a test: `if (opts && opts.k > 0)`
   'param.optional', // `y?: number` (nullable), `y = 0.5` (a default)
+  'class.new', // `new C(…)`: a call of the constructor `C_new` (src/frontend/classes.ts)
+  'class.method', // `o.m(…)`, `C.s(…)`, `o.x` through a getter, `o.x = v` through a setter: calls of `C_m`, `C_s`, `C_get_x`, `C_set_x`
 ] as const;
 export type Form = (typeof FORMS)[number];
 
@@ -202,9 +205,17 @@ const BITWISE = new Set<BinOp>(['|', '&', '^', '<<', '>>', '>>>']);
 
 interface FuncDecl {
   name: string;
-  node: ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression;
+  /** a class without a constructor stands for its implicit one */
+  node: ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression | ts.MethodDeclaration | ts.AccessorDeclaration | ts.ConstructorDeclaration | ts.ClassDeclaration;
   exported: boolean;
   stmt: ts.Statement;
+  /** a function lowered from a class member (src/frontend/classes.ts) */
+  member?: ClassMember;
+}
+
+/** the parameters a declaration's callers pass (an implicit constructor takes its base class's) */
+function paramsOf(d: FuncDecl, checker: ts.TypeChecker): readonly ts.ParameterDeclaration[] {
+  return ts.isClassDeclaration(d.node) ? inheritedParams(checker, d.node) : d.node.parameters;
 }
 
 /** Lowers the whole compilation. Diagnostics go to `diags`; the module holds what lowered cleanly. */
@@ -306,7 +317,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
       } else if (ts.isImportDeclaration(st) || ts.isExportDeclaration(st) || ts.isEmptyStatement(st)) {
         // imports resolve through the checker
       } else if (ts.isClassDeclaration(st)) {
-        diags.error(locOf(st), 'classes are not supported', 'write plain functions over interfaces or object types');
+        for (const c of collectClass(st, (n, msg, hint) => diags.error(locOf(n), msg, hint))) decls.push({ ...c, exported: exported || exportedNames.has(c.member.className), stmt: st });
       } else if (ts.isEnumDeclaration(st)) {
         diags.error(locOf(st), 'enums are not supported', 'use a string-literal union type as a flag');
       } else {
@@ -324,9 +335,12 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     seen.set(d.name, d);
     funcByDecl.set(d.node, d.name);
     if (ts.isArrowFunction(d.node) || ts.isFunctionExpression(d.node)) funcByDecl.set(d.node.parent, d.name);
+    if (d.member?.kind === 'ctor') funcByDecl.set(d.member.cls, d.name); // `new C` finds its constructor by the class
   }
   for (const g of globalDecls) globalByDecl.set(g.node, g.name);
-  for (const d of strictOnly) if (![...seen.values()].some((f) => within(d, f.node))) reportTsError(diags, d, true);
+  // a constructor owns its class's field declarations (a field it leaves unassigned is its problem)
+  const owns = (d: ts.Diagnostic, f: FuncDecl) => within(d, f.node) || (f.member?.kind === 'ctor' && f.member.cls.members.some((m) => ts.isPropertyDeclaration(m) && within(d, m)));
+  for (const d of strictOnly) if (![...seen.values()].some((f) => owns(d, f))) reportTsError(diags, d, true);
 
   // ---- types ----
   const tyCache = new Map<ts.Type, Ty | null>();
@@ -370,6 +384,14 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     const typedArr = typedArrayTy(symName);
     if (typedArr) return typedArr;
     if (symName === 'Tape' && t.symbol.declarations?.some((d) => d.getSourceFile().fileName === LIB_FILE)) return { k: 'tape' };
+    if (isClassInstance(t)) {
+      // an instance is an object of the class's data fields (src/frontend/classes.ts)
+      const fields = classFields(checker, t, at, convertType, nestedNullable);
+      if (!fields) return null;
+      const ty: Ty = { k: 'obj', name: symName, fields };
+      mod.types.set(symName, ty);
+      return ty;
+    }
     if (f & ts.TypeFlags.Object && (symName === '__type' || symName === '__object' || t.symbol?.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeLiteral | ts.SymbolFlags.ObjectLiteral))) {
       if (checker.getSignaturesOfType(t, ts.SignatureKind.Call).length) return null;
       const fields = [];
@@ -389,7 +411,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     return convertType(checker.getTypeAtLocation(node), node);
   }
 
-  const ctx: Ctx = { checker, diags, locOf, typeAt, convert: convertType, funcByDecl, globalByDecl, mod, funcDecls: seen, globalNames: new Set(globalByDecl.values()) };
+  const ctx: Ctx = { checker, diags, locOf, typeAt, convert: convertType, funcByDecl, globalByDecl, mod, funcDecls: seen, globalNames: new Set(globalByDecl.values()), classes: [...new Set([...seen.values()].flatMap((d) => (d.member ? [d.member.cls] : [])))] };
 
   // ---- module constants ----
   for (const g of globalDecls) {
@@ -415,7 +437,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     const fl = new FunctionLowering({ ...ctx, diags: own }, d, d.name);
     const f = fl.lowerFunction();
     // the lowering's own diagnostic explains a strict-only type error better (one problem, one error)
-    if (f && !own.hasErrors) for (const sd of strictOnly) if (within(sd, d.node)) reportTsError(own, sd, true);
+    if (f && !own.hasErrors) for (const sd of strictOnly) if (owns(sd, d)) reportTsError(own, sd, true);
     if (f && !own.hasErrors) {
       mod.funcs.set(f.name, f);
       mod.order.push(f.name);
@@ -465,6 +487,8 @@ interface Ctx {
   mod: Module;
   funcDecls: Map<string, FuncDecl>;
   globalNames: Set<string>;
+  /** the classes of the compilation (src/frontend/classes.ts) */
+  classes: ts.ClassDeclaration[];
 }
 
 const MATH_NARY = new Set(['min', 'max', 'hypot']);
@@ -525,13 +549,24 @@ class FunctionLowering {
       helper: (id) => {
         const r = this.resolve(id);
         const fd = r?.kind === 'func' ? this.ctx.funcDecls.get(r.name) : undefined;
-        if (!fd) return null;
+        // (a class's implicit constructor is no callback)
+        if (!fd || ts.isClassDeclaration(fd.node)) return null;
         const sig = this.ctx.checker.getSignatureFromDeclaration(fd.node);
         const ret = sig ? this.ctx.convert(this.ctx.checker.getReturnTypeOfSignature(sig), id) : null;
         return { name: fd.name, params: fd.node.parameters, ret };
       },
+      takePre: () => this.takePre(),
+      functionOf: (decl) => this.ctx.funcByDecl.get(decl) ?? null,
+      userCall: (e, fn, self) => this.userCall(e, fn, self),
+      stmt: (st, out) => this.stmt(st, out),
+      classes: () => this.ctx.classes,
+      paramVar: (p) => {
+        const v = this.varOf.get(p);
+        return v ? { k: 'var', name: v.name, ty: v.ty } : null;
+      },
     };
-    this.seq = new Sequencing(this.hooks, d?.node.body);
+    // a constructor's field initializers are lowered with its body
+    this.seq = new Sequencing(this.hooks, d?.member?.kind === 'ctor' ? d.member.cls : d && !ts.isClassDeclaration(d.node) ? d.node.body : undefined);
     this.destructuring = new DestructuringAssignment(this.hooks);
     this.callbacks = new Callbacks(this.hooks);
   }
@@ -546,9 +581,11 @@ class FunctionLowering {
    * What the modules of the front end's concerns (arrays, nullable, sequencing, destructuring, spread)
    * may ask of this lowering: one object, each module typed by the part it uses.
    */
-  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost & CallbackHost & TypedArrayHost & RestHost;
+  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost & CallbackHost & TypedArrayHost & RestHost & ClassHost;
   /** array methods with callbacks, and the local functions passed to them (src/frontend/callbacks.ts) */
   private callbacks: Callbacks;
+  /** `this` in a method, getter, setter or constructor: its first parameter, or the object it builds */
+  private self: { name: string; ty: Ty } | null = null;
 
   private err(node: ts.Node, msg: string, hint?: string): null {
     this.ok = false;
@@ -607,6 +644,7 @@ class FunctionLowering {
 
   lowerFunction(): Func | null {
     const d = this.d!;
+    if (ts.isClassDeclaration(d.node)) return this.lowerConstructor(d, null);
     const node = d.node;
     const params: Param[] = [];
     const unpack: Stmt[] = []; // parameters written as patterns, destructured at the top of the body
@@ -641,6 +679,14 @@ class FunctionLowering {
       }
       params.push(param);
     }
+    if (d.member && d.member.kind !== 'static') {
+      if (ts.isConstructorDeclaration(node)) return this.lowerConstructor(d, node, params);
+      // a method takes its instance first (`C_m(self, …)`)
+      const ty = this.ctx.typeAt(d.member.cls);
+      if (!ty || ty.k !== 'obj') return this.err(d.member.cls.name ?? d.member.cls, `the fields of class '${d.member.className}' have types tsad cannot differentiate through`, 'use numbers, arrays and objects of numbers, and instances of classes');
+      this.self = { name: this.fresh('self'), ty };
+      params.unshift({ name: this.self.name, ty });
+    }
     const sig = this.ctx.checker.getSignatureFromDeclaration(node);
     let ret: Ty | null = VOID;
     if (sig) {
@@ -662,7 +708,30 @@ class FunctionLowering {
       body.push(...this.takePre(), { k: 'return', e, loc: this.ctx.locOf(node.body) });
     }
     if (!this.ok || !ret) return null;
-    return { name: d.name, params, ret, body, exported: d.exported, loc: this.ctx.locOf(node), comments: this.comments(d.stmt) };
+    return { name: d.name, params, ret, body, exported: d.exported, loc: this.ctx.locOf(node), comments: this.comments(d.member ? node : d.stmt) };
+  }
+
+  /** `C_new(…)`: builds the instance (src/frontend/classes.ts) and returns it */
+  private lowerConstructor(d: FuncDecl, node: ts.ConstructorDeclaration | null, params: Param[] = []): Func | null {
+    const cls = d.member!.cls;
+    const ty = this.ctx.convert(this.ctx.checker.getTypeAtLocation(cls), cls);
+    if (!ty || ty.k !== 'obj') return this.err(cls.name ?? cls, `the fields of class '${d.member!.className}' have types tsad cannot differentiate through`, 'use numbers, arrays and objects of numbers, and instances of classes');
+    // an implicit constructor takes its base class's parameters, and passes them on
+    if (!node)
+      for (const p of inheritedParams(this.ctx.checker, cls)) {
+        if (!ts.isIdentifier(p.name) || p.dotDotDotToken || p.initializer || p.questionToken)
+          return this.err(cls.name ?? cls, `'${d.member!.className}' has no constructor, and the one it inherits has optional, default, rest or destructured parameters`, 'write the constructor: `constructor(…) { super(…); }`');
+        const ty = this.tyOrErr(p.name, `parameter '${p.name.text}'`);
+        if (!ty) return null;
+        params.push({ name: this.declareVar(p, p.name.text, ty), ty });
+      }
+    this.self = { name: this.fresh('self'), ty };
+    const body: Stmt[] = [];
+    if (node?.body) this.hoistVars(node.body, body);
+    const rest = constructorBody(this.hooks, cls, node, ty, this.self.name);
+    if (!rest || !this.ok) return null;
+    body.push(...rest);
+    return { name: d.name, params, ret: ty, body, exported: d.exported, loc: this.ctx.locOf(node ?? cls), comments: this.comments(d.stmt) };
   }
 
   /**
@@ -919,7 +988,7 @@ class FunctionLowering {
       return;
     }
     if (ts.isClassDeclaration(s)) {
-      this.err(s, 'classes are not supported', 'write plain functions over interfaces or object types');
+      this.err(s, 'classes declared inside a function are not supported', 'declare the class at the top level of the module');
       return;
     }
     this.err(s, `${ts.SyntaxKind[s.kind]} is not supported in differentiated code`, 'see the README for the supported subset');
@@ -1177,6 +1246,7 @@ class FunctionLowering {
   }
 
   private lvalue(e: ts.Expression): Extract<Expr, { k: 'var' | 'idx' | 'field' }> | null {
+    if (accessorWrite(this.hooks, e, null, e.parent) !== undefined) return null; // through a setter: only `o.x = v;`
     const x = this.expr(e);
     if (!x) return null;
     if (ts.isIdentifier(e) && x.k === 'var') {
@@ -1199,6 +1269,8 @@ class FunctionLowering {
           if (!this.destructuring.lower(e)) return null;
           return this.pre.pop() ?? null; // its last store is the statement, what comes before it goes first
         }
+        const viaSetter = accessorWrite(this.hooks, e.left, e.right, e);
+        if (viaSetter !== undefined) return viaSetter;
         if (ts.isPropertyAccessExpression(e.left) && e.left.name.text === 'length')
           return this.err(e, "assigning an array's length (truncating it in place) is not supported", 'rebind a shorter copy: `a = a.slice(0, n)` (other names of the array keep its old length), or `a = []` to empty it');
         const target = this.lvalue(e.left);
@@ -1295,14 +1367,17 @@ class FunctionLowering {
 
   /**
    * An operand of `&&`/`||` in a test (`if (opts && opts.scale)`) counts only by its truthiness, so it
-   * is lowered as a boolean: a number or a value that may be absent as `!!v`, an object or array read
-   * (never falsy) as `true`. Null where the operand is none of these.
+   * is lowered as a boolean: a number or a value that may be absent as `!!v`, an object or array in a
+   * variable or field (never falsy) as `true`, an element `!(a[i] === undefined)`. Null where the
+   * operand is none of these.
    */
   private truthiness(node: ts.Expression, v: Expr): Expr | null {
     const t = tyOf(v);
     if (t.k === 'bool') return v;
     if (t.k === 'num' || t.k === 'int' || t.k === 'opt') return { k: 'un', op: '!', a: { k: 'un', op: '!', a: v, ty: BOOL }, ty: BOOL, tt: true };
     if ((t.k === 'obj' || t.k === 'arr' || t.k === 'tuple') && (v.k === 'var' || v.k === 'field' || v.k === 'global')) return { k: 'bool', v: true, tt: true };
+    // an element past the end is undefined: `rows[i] && …` is a bounds test
+    if ((t.k === 'obj' || t.k === 'arr' || t.k === 'tuple') && v.k === 'idx') return { k: 'un', op: '!', a: { k: 'bin', op: '===', a: v, b: { k: 'undef' }, ty: BOOL }, ty: BOOL, tt: true };
     return this.err(node, `\`${node.getText()}\` cannot be tested for truthiness here`, 'compare it explicitly (`!== 0`, `!== null`)');
   }
 
@@ -1340,6 +1415,10 @@ class FunctionLowering {
     if (e.kind === ts.SyntaxKind.FalseKeyword) return { k: 'bool', v: false };
     if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return { k: 'str', v: e.text };
     if (ts.isIdentifier(e)) return this.identifier(e);
+    if (e.kind === ts.SyntaxKind.ThisKeyword || e.kind === ts.SyntaxKind.SuperKeyword) {
+      if (this.self) return { k: 'var', name: this.self.name, ty: this.self.ty };
+      return this.err(e, '`this` outside a method, getter, setter or constructor is not supported', this.d?.member?.kind === 'static' ? 'in a static method, name the class: `C.method(…)`' : 'pass the object as a parameter');
+    }
     if (ts.isBinaryExpression(e)) return this.binary(e);
     if (ts.isPrefixUnaryExpression(e)) {
       if (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken) return this.seq.increment(e);
@@ -1514,6 +1593,8 @@ class FunctionLowering {
       }
     }
     if (e.questionDotToken) return this.err(e, 'optional chaining is not supported', 'test the value first: `o !== undefined ? o.f : …`');
+    const viaAccessor = accessorRead(this.hooks, e);
+    if (viaAccessor !== undefined) return viaAccessor;
     const obj = this.expr(e.expression);
     if (!obj) return null;
     const ot = tyOf(obj);
@@ -1550,6 +1631,8 @@ class FunctionLowering {
       }
       if (m === 'fill' && ts.isNewExpression(objNode) && ts.isIdentifier(objNode.expression) && isTypedCtor(objNode.expression.text) && !this.resolve(objNode.expression)) return newTypedArrayFill(this.hooks, objNode, e, objNode.expression.text);
       if (m === 'fill' && (ts.isNewExpression(objNode) || isArrayOfLength(objNode))) return this.newArrayFill(objNode, e);
+      const method = methodCall(this.hooks, e);
+      if (method !== undefined) return method;
       if (ts.isIdentifier(objNode) && this.runtimeName(objNode) === 'Tape' && (m === 'acquire' || m === 'release')) {
         const args = e.arguments.map((a) => this.expr(a));
         if (args.some((a) => !a)) return null;
@@ -1584,8 +1667,8 @@ class FunctionLowering {
         return { k: 'sub', obj, start, end, ty: ot };
       }
       if (m === 'slice' && ot.k === 'arr' && e.arguments.length === 0) return { k: 'intr', fn: 'copy', args: [obj], ty: { ...ot, ro: false } };
-      const method = arrayMethod(this.hooks, e, m, obj);
-      if (method !== undefined) return method;
+      const arrMethod = arrayMethod(this.hooks, e, m, obj);
+      if (arrMethod !== undefined) return arrMethod;
       const what = ot.k === 'arr' ? `the array method '.${m}()'` : `the method '.${m}()'`;
       return this.err(e, `${what} is not supported in differentiated code`, m === 'map' || m === 'reduce' || m === 'forEach' ? 'write a `for` loop over the indices' : 'write the computation with loops and indexing');
     }
@@ -1661,9 +1744,9 @@ class FunctionLowering {
     return { k: 'intr', fn: `Math.${m}`, args, ty: integral ? INT : NUM };
   }
 
-  private userCall(e: ts.CallExpression, fn: string): Expr | null {
+  private userCall(e: ts.CallExpression | ts.NewExpression, fn: string, self?: Expr): Expr | null {
     const decl = this.ctx.funcDecls.get(fn)!;
-    const params = decl.node.parameters;
+    const params = paramsOf(decl, this.ctx.checker);
     const given = helperArgs(e, fn, this.hooks);
     if (!given) return null;
     const args: Expr[] = given;
@@ -1686,6 +1769,7 @@ class FunctionLowering {
       if (!x) return null;
       args.push(x);
     }
+    if (self) args.unshift(self);
     return { k: 'call', fn, args, ty };
   }
 
@@ -1697,6 +1781,8 @@ class FunctionLowering {
   }
 
   private newExpr(e: ts.NewExpression | ts.CallExpression): Expr | null {
+    const instance = ts.isNewExpression(e) ? newInstance(this.hooks, e) : undefined;
+    if (instance !== undefined) return instance;
     if (!ts.isIdentifier(e.expression)) return this.err(e, 'this `new` expression is not supported');
     const c = e.expression.text;
     const arg = e.arguments?.[0];

@@ -53,8 +53,8 @@ function expand(args: readonly ts.Expression[], host: SpreadHost): Arg[] | null 
 }
 
 /** the arguments of a call of a function of the compilation: spread tuples expanded, spread arrays refused */
-export function helperArgs(e: ts.CallExpression, fn: string, host: SpreadHost): Expr[] | null {
-  const args = expand(e.arguments, host);
+export function helperArgs(e: ts.CallExpression | ts.NewExpression, fn: string, host: SpreadHost): Expr[] | null {
+  const args = expand(e.arguments ?? [], host);
   if (!args) return null;
   const arr = args.find((a) => a.k === 'array');
   if (arr) return host.err((arr as { node: ts.Node }).node, `spreading an array into '${fn}' is not supported: its length is not known before the call`, 'pass the array itself, or a tuple (`[number, number]`)');
@@ -72,7 +72,7 @@ export function mathSpreadCall(e: ts.CallExpression, m: string, host: SpreadHost
     const x = host.expr(only.expression);
     return x && { k: 'intr', fn: `Math.${m}Of`, args: [x], ty: NUM };
   }
-  const args = expand(e.arguments, host);
+  const args = expand(e.arguments ?? [], host);
   if (!args) return null;
   const arrays = args.filter((a) => a.k === 'array');
   if (arrays.length && !NARY.has(m)) return host.err(arrays[0].node, `spreading an array into Math.${m} is not supported`, `Math.${m} takes ${ARITY[m] ?? 1} argument(s): pass them, or spread a tuple`);

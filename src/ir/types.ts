@@ -60,8 +60,8 @@ export type Expr =
   | (Node & { k: 'un'; op: UnOp; a: Expr; ty: Ty; tt?: true })
   // sc: lowered from a short circuit on numbers (`a ?? b`, `a || b`, `a && b`), for coverage accounting only
   | (Node & { k: 'cond'; c: Expr; a: Expr; b: Expr; ty: Ty; sc?: '??' | '||' | '&&' })
-  // call of a user function of the compilation
-  | (Node & { k: 'call'; fn: string; args: Expr[]; ty: Ty })
+  // call of a user function of the compilation; origin: lowered from a class form (coverage accounting only)
+  | (Node & { k: 'call'; fn: string; args: Expr[]; ty: Ty; origin?: 'class.new' | 'class.method' })
   // call of an intrinsic: Math.*, isFinite, tape operations, runtime helpers
   | (Node & { k: 'intr'; fn: string; args: Expr[]; ty: Ty })
   | (Node & { k: 'idx'; obj: Expr; index: Expr; ty: Ty })

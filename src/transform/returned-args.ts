@@ -3,7 +3,7 @@
 // shadow: `w = g(y, c)` is differentiated as `g(y, c); w = y`, an alias the analyses and every mode
 // already follow. A helper that may return a parameter's object in any other way (on one branch only,
 // through a local alias, a row of it) is refused at the call that binds its result.
-import { computeAliases } from '../analysis/activity.js';
+import { computeAliases, stmtCalls } from '../analysis/activity.js';
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
 import { declaredNames, forEachStmt, isRef, mapBodies, rootVar, tyOf } from '../ir/util.js';
 import { Names } from './linearize.js';
@@ -14,7 +14,8 @@ type Returned = { always: number } | 'maybe-param' | 'fresh';
 
 function returnedOf(f: Func, known: Map<string, Returned>): Returned {
   if (!isRef(f.ret)) return 'fresh';
-  const al = computeAliases(f);
+  // the result is a parameter's object itself, not a fresh one holding it
+  const al = computeAliases(f, false);
   const refParams = f.params.map((p, i) => ({ p, i })).filter(({ p }) => isRef(p.ty));
   const reassigned = new Set<string>();
   forEachStmt(f.body, (s) => {
@@ -117,6 +118,7 @@ export function bindReturnedArguments(mod: Module): Module {
     }
     if (!changed) break;
   }
+  refuseFloatWritesThroughHeldArguments(mod, known);
   if (![...known.values()].some((r) => r !== 'fresh')) return mod;
   const funcs = new Map<string, Func>();
   for (const [n, f] of mod.funcs) funcs.set(n, { ...f, body: rewriteCalls(f.body, known, new Names(declaredNames(f))) });
@@ -131,4 +133,91 @@ function rewriteCallsLenient(body: Stmt[], known: Map<string, Returned>, names: 
     if (e instanceof TransformError) return body;
     throw e;
   }
+}
+
+/** the roots of the references a returned value is made of (`[a, [1, 2]]`: a) */
+function returnedRoots(e: Expr, out: string[]): string[] {
+  if (e.k === 'arrlit') e.elems.forEach((x) => returnedRoots(x, out));
+  else if (e.k === 'objlit') e.fields.forEach((fl) => returnedRoots(fl.value, out));
+  else if (e.k === 'cond') [e.a, e.b].forEach((x) => returnedRoots(x, out));
+  else if (isRef(tyOf(e))) {
+    const r = rootVar(e);
+    if (r) out.push(r);
+  }
+  return out;
+}
+
+/** Functions whose fresh result may hold a reference parameter's object (`return [a, [1, 2]]`, an instance with an array field). */
+function resultsHoldingParameters(mod: Module, known: Map<string, Returned>): Set<string> {
+  const out = new Set<string>();
+  for (const [n, f] of mod.funcs) {
+    if (!isRef(f.ret) || known.get(n) !== 'fresh') continue;
+    const al = computeAliases(f, true);
+    const params = new Set(f.params.filter((p) => isRef(p.ty)).map((p) => al.rep(p.name)));
+    forEachStmt(f.body, (s) => {
+      if (s.k === 'return' && s.e && returnedRoots(s.e, []).some((r) => params.has(al.rep(r)))) out.add(n);
+    });
+  }
+  return out;
+}
+
+/** a float stored into an element or a field (not a reference: a row store changes no shared float) */
+function floatStoreRoot(s: Stmt): string | null {
+  return s.k === 'assign' && s.target.k !== 'var' && !isRef(s.target.ty) ? rootVar(s.target) : null;
+}
+
+/** Parameters (by index) a function stores floats into, directly or through a local alias. */
+function floatWrittenParams(f: Func): Set<number> {
+  const al = computeAliases(f, true);
+  const out = new Set<number>();
+  forEachStmt(f.body, (s) => {
+    const r = floatStoreRoot(s);
+    if (r) f.params.forEach((p, j) => isRef(p.ty) && al.rep(p.name) === al.rep(r) && out.add(j));
+  });
+  return out;
+}
+
+/**
+ * A helper's fresh result that holds an object it was given shares that object with the caller, but
+ * the calling convention gives the result a shadow of its own: a float written through one of them
+ * afterwards would be missed by the other's derivative. Until results carry their shadows, such a
+ * write in the caller is refused at the call.
+ */
+function refuseFloatWritesThroughHeldArguments(mod: Module, known: Map<string, Returned>): void {
+  const holding = resultsHoldingParameters(mod, known);
+  if (!holding.size) return;
+  const writes = new Map([...mod.funcs].map(([n, f]) => [n, floatWrittenParams(f)]));
+  for (const f of mod.funcs.values()) {
+    const al = computeAliases(f, true);
+    // the result and the objects it was given are reached through each other
+    forEachStmt(f.body, (s) => {
+      const b = boundCall(s);
+      if (b && holding.has(b.call.fn)) for (const a of b.call.args) if (isRef(tyOf(a)) && rootVar(a)) al.union(b.name, rootVar(a)!);
+    });
+    const written = new Set<string>();
+    forEachStmt(f.body, (s) => {
+      const r = floatStoreRoot(s);
+      if (r) written.add(al.rep(r));
+      for (const c of stmtCalls(s))
+        c.args.forEach((a, j) => {
+          const ar = rootVar(a);
+          if (ar && writes.get(c.fn)?.has(j)) written.add(al.rep(ar));
+        });
+    });
+    forEachStmt(f.body, (s) => {
+      const b = boundCall(s);
+      if (!b || !holding.has(b.call.fn) || !written.has(al.rep(b.name))) return;
+      const call = b.call;
+      throw new TransformError(
+        `'${call.fn}' returns an array or object that holds one it was given, and this function writes numbers into them: tsad cannot yet follow the objects they share (return a copy from '${call.fn}', \`a.slice()\`, or write into a copy here)`,
+        call.loc ? call : s,
+      );
+    });
+  }
+}
+
+/** `x = g(…)` or `const x = g(…)`: the variable and the call */
+function boundCall(s: Stmt): { name: string; call: Extract<Expr, { k: 'call' }> } | null {
+  const b = s.k === 'decl' ? { name: s.name, value: s.init } : s.k === 'assign' && s.target.k === 'var' ? { name: s.target.name, value: s.value } : null;
+  return b?.value?.k === 'call' ? { name: b.name, call: b.value } : null;
 }

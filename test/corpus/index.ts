@@ -327,3 +327,13 @@ corpus.push(
   { name: 'js-typed/deviation_from_first', file: 'js-typed.ts', head: 'deviationFromFirst', args: [vec(5, -1, 1)], tags: ['js', 'rest-element', 'for-of'] },
   { name: 'js-typed/rest_rows', file: 'js-typed.ts', head: 'restRows', args: [mat(3, 2, -1, 1), tuple(3, -1, 1)], tags: ['js', 'rest-element', 'rest-param', 'row-alias'] },
 );
+// ------------------------------------------------------------- classes.ts
+corpus.push(
+  { name: 'classes/spring_run', file: 'classes.ts', head: 'springRun', args: [num(-1, 1), num(-1, 1), num(0.5, 2), num(0.1, 0.5)], tags: ['js', 'class', 'method', 'getter', 'setter', 'static-method', 'parameter-property'] },
+  { name: 'classes/polyline_cost', file: 'classes.ts', head: 'polylineCost', args: [vec(4, -1, 1), vec(4, -1, 1), num(-1, 1), num(-1, 1)], tags: ['js', 'class', 'value-class', 'instances-in-array'] },
+  { name: 'classes/kalman_track', file: 'classes.ts', head: 'kalmanTrack', args: [mat(3, 2, -1, 1), vec(2, -1, 1), num(0.1, 0.5), num(0.5, 1.5)], tags: ['js', 'class', 'array-fields', 'getter'] },
+  { name: 'classes/mlp_loss', file: 'classes.ts', head: 'mlpLoss', args: [mat(3, 2, -1, 1), vec(3, -0.5, 0.5), mat(1, 3, -1, 1), vec(1, -0.5, 0.5), vec(2, -1, 1), num(-0.5, 0.5)], tags: ['js', 'class', 'instances-in-field', 'returns-this'] },
+  { name: 'classes/running_average', file: 'classes.ts', head: 'runningAverage', args: [vec(5, -1, 1)], tags: ['js', 'class', 'setter', 'getter', 'field-initializers'] },
+  { name: 'classes/orbit_energy', file: 'classes.ts', head: 'orbitEnergy', args: [obj({ vel: num(-1, 1), pos: num(1, 2), mass: num(0.5, 2) }), num(0.5, 2)], tags: ['js', 'class', 'class-as-type', 'nested'] },
+  { name: 'classes/sensor_fusion', file: 'classes.ts', head: 'sensorFusion', args: [vec(5, -1, 1), num(0.5, 1.5), num(0.2, 0.8), num(-1, 1)], tags: ['js', 'class', 'extends', 'super-call', 'super-method', 'implicit-constructor'] },
+);

@@ -106,7 +106,7 @@ function sameAdjoints(a: unknown, b: unknown, rounded: boolean): boolean {
 export function loadOriginal(source: string): LoadedModule {
   const js = ts.transpileModule(source, { compilerOptions: { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.ESNext } }).outputText;
   const names: string[] = [];
-  const body = js.replace(/^export (function|const) (\w+)/gm, (_m, kw: string, n: string) => {
+  const body = js.replace(/^export (function|const|class) (\w+)/gm, (_m, kw: string, n: string) => {
     names.push(n);
     return `${kw} ${n}`;
   }).replace(/^export \{\};?$/gm, '');

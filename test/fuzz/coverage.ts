@@ -81,6 +81,10 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'expr.typetest': { types: ['scalar'], effects: ['-'] },
   'expr.truthtest': { types: ['scalar'], effects: ['-'] },
   'param.optional': { types: ['scalar'], effects: ['-'] },
+  // classes (src/frontend/classes.ts): `new C(…)` builds an instance; a method, getter, setter or static
+  // method gives a number, nothing, or an instance
+  'class.new': { types: ['object'], effects: ['-'] },
+  'class.method': { types: ['scalar', 'object', '-'], effects: ['-'] },
   'stmt.if': { types: ['-'], effects: ['-'] },
   'stmt.for': { types: ['-'], effects: ['-'] },
   'stmt.while': { types: ['-'], effects: ['-'] },
@@ -193,7 +197,7 @@ export function classifyModule(mod: Module): Counts {
       if (x.k === 'cond') add(x.sc ? 'expr.short' : 'expr.cond', typeClass(x.ty), '-', st);
       else if (x.k === 'intr' && (x.fn === 'typeof' || x.fn === 'in' || x.fn === 'Array.isArray')) add('expr.typetest', 'scalar', '-', st);
       else if ((x.k === 'un' || x.k === 'bool') && x.tt) add('expr.truthtest', 'scalar', '-', st);
-      else if (x.k === 'call') add('call.helper', typeClass(x.ty), '-', st);
+      else if (x.k === 'call') add(x.origin ?? 'call.helper', typeClass(x.ty), '-', st);
       else if (x.k === 'arrlit') add('expr.arrlit', typeClass(x.ty), '-', st);
       else if (x.k === 'objlit') add('expr.objlit', 'object', '-', st);
       else if (x.k === 'alloc') add('expr.alloc', 'array', '-', st);

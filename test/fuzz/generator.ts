@@ -175,6 +175,8 @@ export interface ProgSpec {
   typedArrays?: TypedArraySpec[];
   /** rest elements of array patterns, after the typed arrays (drawn after them) */
   rests?: RestSpec[];
+  /** a class and its instances, at the end of the head (null: none) */
+  classes?: ClassSpec | null;
 }
 
 /**
@@ -224,6 +226,65 @@ export interface CallbackSpec {
   v: number;
   loop: number;
 }
+
+/**
+ * Classes (src/frontend/classes.ts): the module declares `Body` (a field initializer, parameter
+ * properties, a method mutating `this`, a getter, a setter, a method returning a new instance, a static
+ * factory) and two subclasses (`Damped`: `super(…)` and `super.step`; `Drift`: the implicit constructor),
+ * and the head builds instances with `new`, calls each member on them, keeps them in an array (`arr`)
+ * and reads them back, in a loop of its own (`loop`: straight-line, counted, while, two
+ * loops deep). Its values flow into a number that the head's result adds.
+ */
+export interface ClassSpec {
+  loop: number;
+  arr: boolean;
+  e: Expr;
+  e2: Expr;
+  q: number;
+}
+
+/** the class of a ClassSpec, declared at module level */
+const CLASS_BODY = [
+  'export class Body {',
+  '  vel = 0;',
+  '  constructor(public pos: number, public k: number) {}',
+  '',
+  '  step(dt: number): void {',
+  '    this.vel = Math.tanh(this.vel - this.k * this.pos * dt);',
+  '    this.pos += this.vel * dt;',
+  '  }',
+  '',
+  '  get energy(): number {',
+  '    return 0.5 * this.vel * this.vel + 0.5 * this.k * this.pos * this.pos;',
+  '  }',
+  '',
+  '  set speed(v: number) {',
+  '    this.vel = Math.sin(v);',
+  '  }',
+  '',
+  '  scaled(s: number): Body {',
+  '    return new Body(this.pos * s, this.k);',
+  '  }',
+  '',
+  '  static at(x: number): Body {',
+  '    return new Body(Math.tanh(x), 0.5);',
+  '  }',
+  '}',
+  '',
+  'export class Damped extends Body {',
+  '  constructor(pos: number, k: number, public c: number) {',
+  '    super(pos, k);',
+  '  }',
+  '',
+  '  settle(dt: number): void {',
+  '    super.step(dt);',
+  '    this.vel *= this.c;',
+  '  }',
+  '}',
+  '',
+  'export class Drift extends Body {}',
+  '',
+];
 
 /**
  * Expression forms of issue 16 (items 3–4), rendered at the end of the head (renderExprs), in a loop
@@ -573,6 +634,11 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
   typedArrays: fc.array(fc.record({ form: fc.nat({ max: 4 }), s: sel, n: sel, e: exprArb(2), q: fc.nat({ max: 7 }), loop: fc.nat({ max: 3 }) }), { maxLength: 2 }),
   // (after the typed arrays: every field before it draws as it did before rest elements existed)
   rests: fc.array(fc.record({ kind: fc.nat({ max: 2 }), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), loop: fc.nat({ max: 3 }) }), { maxLength: 2 }),
+  // (last: every field before it draws as it did before classes existed)
+  classes: fc.oneof(
+    { weight: 3, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.record({ loop: fc.nat({ max: 3 }), arr: fc.boolean(), e: exprArb(2), e2: exprArb(1), q: fc.nat({ max: 7 }) }) },
+  ),
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -1784,6 +1850,31 @@ function renderRest(c: Ctx, s: RestSpec, acc: string): void {
   }
 }
 
+/** Renders a ClassSpec at the end of the head; returns the name of the number its values flow into. */
+function renderClasses(c: Ctx, x: ClassSpec): string {
+  const cl = c.fresh('cl');
+  c.emit(`let ${cl} = 0;`);
+  const body = () => {
+    const [b, d, s] = [c.fresh('bd'), c.fresh('bd'), c.fresh('bs')];
+    c.emit(`const ${b} = new Body(${squash(x.q, renderExpr(c, x.e), false)}, 0.75);`);
+    c.emit(`${b}.speed = ${renderExpr(c, x.e2)};`, `${b}.step(0.25);`);
+    c.emit(`const ${d} = ${x.q % 2 ? `${b}.scaled(0.5)` : `Body.at(${b}.pos + ${cl})`};`);
+    if (x.arr) {
+      c.emit(`const ${s}: Body[] = [${b}, ${d}];`, `${s}[1].step(0.5);`, `${cl} = Math.tanh(${cl} + ${s}[0].energy - ${s}[1].pos);`);
+    } else c.emit(`${d}.step(0.5);`, `${cl} = Math.tanh(${cl} + ${b}.energy * ${d}.energy);`);
+    // subclasses: a constructor calling super(…) and a method calling super.step, or the implicit constructor
+    const sub = c.fresh('bd');
+    if (x.q % 4 >= 2) c.emit(`const ${sub} = new Damped(${b}.vel, 0.5, 0.75);`, `${sub}.settle(0.25);`);
+    else c.emit(`const ${sub} = new Drift(${d}.pos, 0.5);`, `${sub}.step(0.25);`);
+    c.emit(`${cl} = Math.tanh(${cl} + ${sub}.energy);`);
+  };
+  c.scoped(() => {
+    if (x.loop % 4 === 3 && c.loopDepth + 2 <= MAX_LOOP_DEPTH) ownLoop(c, 1, 2, () => ownLoop(c, 2, 2, body));
+    else ownLoop(c, x.loop % 4, 2, body);
+  });
+  return cl;
+}
+
 /** The array methods with callbacks, each in its loop context, in a scope of their own; returns the number their values flow into. */
 function renderCallbacks(c: Ctx, specs: CallbackSpec[]): string {
   const acc = c.fresh('cb');
@@ -2400,7 +2491,9 @@ export function render(spec: ProgSpec): Rendered {
   const cb = spec.callbacks?.length ? renderCallbacks(c, spec.callbacks) : '';
   const ta = spec.typedArrays?.length ? renderTypedArrays(c, spec.typedArrays) : '';
   const rs = spec.rests?.length ? renderRests(c, spec.rests) : '';
-  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '');
+  const cl = spec.classes ? renderClasses(c, spec.classes) : '';
+  if (spec.classes) out.push(...CLASS_BODY);
+  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '');
   if (ret === 0) c.emit(`return ${renderExpr(c, spec.retE)}${mix};`);
   else {
     const k = c.fresh('j');
