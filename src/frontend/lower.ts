@@ -43,6 +43,7 @@ export const FORMS = [
   'stmt.continue', // `continue`, `continue label`
   'stmt.return',
   'expr.cond', // `c ? a : b`
+  'expr.condref', // `c ? { u: a } : { u: b }`, `c ? [x, x] : [-x]`: a conditional between arrays or objects (the taken branch's literal gets the adjoint)
   'call.helper', // a call of a function of the compilation
   'expr.arrlit', // `[a, b]`, `[[…], […]]`, tuple literals
   'expr.objlit', // `{ u: a, v: b }`
@@ -1422,6 +1423,8 @@ class FunctionLowering {
     if (ts.isBinaryExpression(e)) return this.binary(e);
     if (ts.isPrefixUnaryExpression(e)) {
       if (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken) return this.seq.increment(e);
+      // `!(opts && opts.k)`: the negation of a test is a test
+      if (e.operator === ts.SyntaxKind.ExclamationToken && this.tested.has(e)) this.tested.add(skipParens(e.operand));
       const a = this.expr(e.operand);
       if (!a) return null;
       if (tyOf(a).k === 'opt' && e.operator !== ts.SyntaxKind.ExclamationToken) {

@@ -9,7 +9,7 @@
 // must produce each accepted cell at least MIN_PER_CELL times.
 import { FORMS, type Form } from '../../src/frontend/lower.js';
 import type { Expr, Module, Stmt, Ty } from '../../src/ir/types.js';
-import { forEachExpr, rootVar, stmtExprs, tyOf, varsRead } from '../../src/ir/util.js';
+import { forEachExpr, isRef, rootVar, stmtExprs, tyOf, varsRead } from '../../src/ir/util.js';
 
 export const MIN_PER_CELL = 3;
 
@@ -75,6 +75,7 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'expr.arrlit': { types: ['array', 'array2', 'arrobj', 'tuple'], effects: ['-'] },
   'expr.objlit': { types: ['object'], effects: ['-'] },
   'expr.cond': { types: ['scalar'], effects: ['-'] },
+  'expr.condref': { types: ['object'], effects: ['-'] },
   'expr.alloc': { types: ['array'], effects: ['-'] },
   'expr.copy': { types: ['array'], effects: ['-'] },
   'expr.short': { types: ['scalar'], effects: ['-'] },
@@ -194,7 +195,7 @@ export function classifyModule(mod: Module): Counts {
   };
   const exprs = (e: Expr, st: Strategy) =>
     forEachExpr(e, (x) => {
-      if (x.k === 'cond') add(x.sc ? 'expr.short' : 'expr.cond', typeClass(x.ty), '-', st);
+      if (x.k === 'cond') add(x.sc ? 'expr.short' : isRef(x.ty) ? 'expr.condref' : 'expr.cond', typeClass(x.ty), '-', st);
       else if (x.k === 'intr' && (x.fn === 'typeof' || x.fn === 'in' || x.fn === 'Array.isArray')) add('expr.typetest', 'scalar', '-', st);
       else if ((x.k === 'un' || x.k === 'bool') && x.tt) add('expr.truthtest', 'scalar', '-', st);
       else if (x.k === 'call') add(x.origin ?? 'call.helper', typeClass(x.ty), '-', st);

@@ -55,8 +55,7 @@ export type Cond =
   | { k: 'and' | 'or'; a: Cond; b: Cond }
   | { k: 'not'; a: Cond }
   | { k: 'ic'; s: number; m: number } // on counters: i % m === 0, i < j
-  | { k: 'fin'; a: Expr } // isFinite / !isNaN
-  | { k: 'truth'; s: number; a: Cond }; // a number, nullable value or object tested by truthiness: `(v && …)`, `(o && …)`, `(y || …)`
+  | { k: 'fin'; a: Expr }; // isFinite / !isNaN
 
 export type Stmt =
   | { k: 'let'; e: Expr; q: number; cst: boolean }
@@ -500,7 +499,6 @@ export function condArb(d: number): fc.Arbitrary<Cond> {
       { weight: 1, arbitrary: fc.record({ k: fc.constant('and' as const), a: sub, b: sub }) },
       { weight: 1, arbitrary: fc.record({ k: fc.constant('or' as const), a: sub, b: sub }) },
       { weight: 1, arbitrary: fc.record({ k: fc.constant('not' as const), a: sub }) },
-      { weight: 1, arbitrary: fc.record({ k: fc.constant('truth' as const), s: sel, a: sub }) },
     );
   }
   a = fc.oneof({ withCrossShrink: true }, ...base);
@@ -895,6 +893,15 @@ function callArgs(c: Ctx, h: HelperSig, args: Expr[], arrs: number[]): string[] 
   return out;
 }
 
+/** a number, nullable value or object whose truthiness a test reads: `y`, `q3`, `v0` (null: none in scope) */
+function truthOperand(c: Ctx, s: number): string | null {
+  const o = pick(c.opts, s);
+  if (s % 3 === 0 && o) return o.name;
+  const ob = pick(c.objs, s);
+  if (s % 3 === 1 && ob) return ob;
+  return pick(c.nums, s)?.name ?? null;
+}
+
 function renderCond(c: Ctx, k: Cond): string {
   switch (k.k) {
     case 'cmp': {
@@ -904,9 +911,12 @@ function renderCond(c: Ctx, k: Cond): string {
       return `${a} ${op} ${b}`;
     }
     case 'and':
-      return `(${renderCond(c, k.a)} && ${renderCond(c, k.b)})`;
-    case 'or':
-      return `(${renderCond(c, k.a)} || ${renderCond(c, k.b)})`;
+    case 'or': {
+      // about half test a value by its truthiness instead of their first comparison (drawn as before)
+      const op = k.k === 'and' ? '&&' : '||';
+      const truth = (x: Cond, odd: number) => (x.k === 'cmp' && x.op % 2 === odd ? truthOperand(c, x.op + (x.a.k === 'var' ? x.a.s : 1)) : null);
+      return `(${truth(k.a, 0) ?? renderCond(c, k.a)} ${op} ${truth(k.b, 1) ?? renderCond(c, k.b)})`;
+    }
     case 'not':
       return `!(${renderCond(c, k.a)})`;
     case 'ic': {
@@ -920,15 +930,6 @@ function renderCond(c: Ctx, k: Cond): string {
     }
     case 'fin':
       return k.a.k === 'lit' ? `!isNaN(${renderExpr(c, k.a)})` : `isFinite(${renderExpr(c, k.a)})`;
-    case 'truth': {
-      // only the truthiness of the operand counts in a test: 0 and NaN are falsy, an object never is
-      const o = pick(c.opts, k.s);
-      if (k.s % 3 === 0 && o) return `(${o.name} || ${renderCond(c, k.a)})`;
-      const ob = pick(c.objs, k.s);
-      if (k.s % 3 === 1 && ob) return `(${ob} && ${renderCond(c, k.a)})`;
-      const v = pick(c.nums, k.s);
-      return v ? `(${v.name} && ${renderCond(c, k.a)})` : renderCond(c, k.a);
-    }
   }
 }
 
@@ -1321,7 +1322,10 @@ function renderStmt(c: Ctx, s: Stmt): void {
     }
     case 'obj': {
       const name = c.fresh('q');
-      c.emit(`const ${name}: P = { u: ${squash(s.q, renderExpr(c, s.a), false)}, v: ${squash(s.q + 1, renderExpr(c, s.b), false)}, w: ${renderExpr(c, s.c)} };`);
+      const built = `{ u: ${squash(s.q, renderExpr(c, s.a), false)}, v: ${squash(s.q + 1, renderExpr(c, s.b), false)}, w: ${renderExpr(c, s.c)} }`;
+      // two in three choose between two fresh objects: the branch taken builds it
+      if (s.q % 3 !== 0) c.emit(`const ${name}: P = ${renderExpr(c, s.c)} > 0.25 ? ${built} : { u: 0.5, v: ${squash(s.q, renderExpr(c, s.b), false)}, w: 1 };`);
+      else c.emit(`const ${name}: P = ${built};`);
       c.objs.push(name);
       return;
     }
@@ -2004,7 +2008,8 @@ function renderState(c: Ctx, s: Extract<Stmt, { k: 'state' }>): void {
       // a fresh literal, not reading the old value
       if (kind === 0) return `[${Array.from({ length: L }, (_, k) => (k === 0 ? x : lit(LITS[(s.q + 2 * k) % LITS.length]))).join(', ')}]`;
       if (kind === 1) return `[${x}, ${lit(LITS[(s.q + 3) % LITS.length])}]`;
-      if (kind === 2) return `{ u: ${x}, v: 0.25, w: ${lit(LITS[(s.q + 1) % LITS.length])} }`;
+      // (half of the objects are chosen between two fresh ones, in the loop)
+      if (kind === 2) return s.q % 2 ? `${x} > 0 ? { u: ${x}, v: 0.25, w: ${lit(LITS[(s.q + 1) % LITS.length])} } : { u: 0.5, v: ${x}, w: 1 }` : `{ u: ${x}, v: 0.25, w: ${lit(LITS[(s.q + 1) % LITS.length])} }`;
       if (kind === 3) return `[[${x}, 1], [0.5, ${lit(LITS[(s.q + 1) % LITS.length])}]]`;
       return `[{ u: ${x}, v: 1, w: 0.5 }, { u: 0.25, v: ${lit(LITS[(s.q + 1) % LITS.length])}, w: 1 }]`;
     }

@@ -50,6 +50,12 @@ export function holdShadow(cx: AdjointContext, bt: Expr): { decl: Stmt; held: Ex
  */
 export function freshValueAdjoint(cx: AdjointContext, s: Stmt, value: Expr, bt: LValue): Stmt[] {
   if (value.k === 'arrlit' || value.k === 'objlit') return literalAdjoint(cx, s, value, bt);
+  // `c ? [v, v] : [-v]`: the branch the forward sweep took builds the value, and takes its adjoint
+  if (value.k === 'cond') {
+    const a = freshValueAdjoint(cx, s, value.a, bt);
+    const b = freshValueAdjoint(cx, s, value.b, bt);
+    return a.length || b.length ? [{ k: 'if', c: value.c, then: a, else: b }] : [];
+  }
   const src = value.k === 'intr' && (value.fn === 'copy' || value.fn === 'snapshot') ? bwhole(cx, value.args[0]) : null;
   return src ? [{ k: 'expr', e: { k: 'intr', fn: 'addInto', args: [src, bt], ty: VOID } }] : [];
 }
