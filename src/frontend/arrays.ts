@@ -453,7 +453,9 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       const d = depth(ot);
       const parts: Part[] = [{ spread: true, node: e.expression, pre: obj0 }];
       for (const a of args) {
-        const at = h.typeAt(a);
+        // an untyped array (`Array(n)` filled later) has the type its variable was given from its use
+        const read = !h.typeAt(a) && ts.isIdentifier(a) ? h.expr(a) : null;
+        const at = h.typeAt(a) ?? (read ? tyOf(read) : null);
         if (!at) return h.err(a, 'cannot type this argument of `concat`');
         // an array of the receiver's depth is spread (JavaScript spreads arrays); one level less is an element
         if (depth(at) === d) parts.push({ spread: true, node: a });
