@@ -113,6 +113,8 @@ export class Printer {
         return [`${left} ${e.op} ${right}`, p];
       }
       case 'un': {
+        // `!!0.25` (a truthiness test of a literal, after inlining): TypeScript rejects it as always truthy
+        if (e.op === '!' && e.a.k === 'un' && e.a.op === '!' && e.a.a.k === 'num') return [String(!!e.a.a.v), POSTFIX];
         const a = this.expr(e.a, UNARY);
         // avoid `--x` / `- -x` ambiguity
         const sep = (e.op === '-' && a.startsWith('-')) || (e.op === '+' && a.startsWith('+')) ? ' ' : '';
