@@ -4,18 +4,7 @@
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { printFunc } from '../src/backend/print.js';
-import { DiagnosticBag } from '../src/frontend/diagnostics.js';
-import { createProgram, lowerProgram } from '../src/frontend/lower.js';
-import type { Func } from '../src/ir/types.js';
-
-function lowered(src: string): Func {
-  const files = new Map([['input.ts', src]]);
-  const diags = new DiagnosticBag();
-  const mod = lowerProgram(createProgram(files), new Set(files.keys()), diags, files);
-  const f = mod.funcs.get('f');
-  if (!f) throw new Error(`did not lower: ${JSON.stringify(diags)}`);
-  return f;
-}
+import { lowered } from './support/lowered.js';
 
 type Fn = (...args: unknown[]) => unknown;
 const printed = (src: string) => printFunc(lowered(src), { js: true }).replace(/^export /m, '');

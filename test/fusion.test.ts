@@ -2,19 +2,9 @@
 // fused function computes the same bits as the original on random inputs.
 import { describe, expect, it } from 'vitest';
 import { printFunc } from '../src/backend/print.js';
-import { DiagnosticBag } from '../src/frontend/diagnostics.js';
-import { createProgram, lowerProgram } from '../src/frontend/lower.js';
+import { lowered } from './support/lowered.js';
 import type { Func } from '../src/ir/types.js';
 import { fuseLoops, type KnownStorage } from '../src/transform/fuse.js';
-
-function lowered(src: string): Func {
-  const files = new Map([['input.ts', src]]);
-  const diags = new DiagnosticBag();
-  const mod = lowerProgram(createProgram(files), new Set(files.keys()), diags, files);
-  const f = mod.funcs.get('f');
-  if (!f) throw new Error(`did not lower: ${JSON.stringify(diags)}`);
-  return f;
-}
 
 function load(f: Func): (...args: unknown[]) => unknown {
   const js = printFunc(f, { js: true }).replace(/^export /m, '');
