@@ -10,7 +10,7 @@ import { DEFAULT_LIB, isStdLibPath, LIB_DIR, requireStdLib, STD_LIBS, stdLibSour
 import { checkTreeDepth } from './limits.js';
 import { userTypeErrors } from './type-errors.js';
 import { checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isVarList, type VarBinding } from './var-scope.js';
-import { NULL, assignsNullable, inTest, isArrayTest, narrowRead, nestedNullable, nullableUnion, shortCircuit, typeofTest, type NullableHost } from './nullable.js';
+import { NULL, assignsNullable, inTest, isArrayTest, narrowRead, nestedNullable, nullableUnion, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
 import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
 import { Sequencing, type SequencingHost } from './sequencing.js';
 import { helperArgs, mathSpreadCall, type SpreadHost } from './spread.js';
@@ -1375,7 +1375,7 @@ class FunctionLowering {
   private truthiness(node: ts.Expression, v: Expr): Expr | null {
     const t = tyOf(v);
     if (t.k === 'bool') return v;
-    if (t.k === 'num' || t.k === 'int' || t.k === 'opt') return { k: 'un', op: '!', a: { k: 'un', op: '!', a: v, ty: BOOL }, ty: BOOL, tt: true };
+    if (t.k === 'num' || t.k === 'int' || t.k === 'opt') return { ...truthy(v), tt: true };
     if ((t.k === 'obj' || t.k === 'arr' || t.k === 'tuple') && (v.k === 'var' || v.k === 'field' || v.k === 'global')) return { k: 'bool', v: true, tt: true };
     // an element past the end is undefined: `rows[i] && …` is a bounds test
     if ((t.k === 'obj' || t.k === 'arr' || t.k === 'tuple') && v.k === 'idx') return { k: 'un', op: '!', a: { k: 'bin', op: '===', a: v, b: { k: 'undef' }, ty: BOOL }, ty: BOOL, tt: true };

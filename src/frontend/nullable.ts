@@ -80,7 +80,7 @@ function isPlainRead(e: Expr): boolean {
 }
 
 /** JavaScript truthiness of a number: false for 0, -0 and NaN (and null, undefined, false) */
-const truthy = (a: Expr): Expr => ({ k: 'un', op: '!', a: { k: 'un', op: '!', a, ty: BOOL }, ty: BOOL });
+export const truthy = (a: Expr): Extract<Expr, { k: 'un' }> => ({ k: 'un', op: '!', a: { k: 'un', op: '!', a, ty: BOOL }, ty: BOOL });
 
 /** `a` present: `a !== null`, `a !== undefined`, both when both may be absent */
 function present(a: Expr, none: NoneKind[]): Expr {

@@ -296,6 +296,7 @@ corpus.push(
   { name: 'js-exprs/ring_smoother', file: 'js-exprs.ts', head: 'ringSmoother', args: [vec(5, -1, 1), num(0.2, 0.8)], tags: ['js', 'inc-in-index', 'chained-assign', 'assign-in-expression'] },
   { name: 'js-exprs/pivoted_det3', file: 'js-exprs.ts', head: 'pivotedDet3', args: [mat(3, 3, -1, 1)], tags: ['js', 'destructuring-swap', 'row-swap', 'pivoting'] },
   { name: 'js-exprs/spread_blend', file: 'js-exprs.ts', head: 'spreadBlend', args: [tuple(2, -1, 1), num(0.2, 0.8), vec(3, -1, 0)], tags: ['js', 'spread-tuple', 'spread-min', 'comma-expression'] },
+  { name: 'js-exprs/piecewise_features', file: 'js-exprs.ts', head: 'piecewiseFeatures', args: [vec(5, -1, 1)], tags: ['js', 'cond-fresh-arrays'] },
 );
 
 // ------------------------------------------------------------- callbacks.ts

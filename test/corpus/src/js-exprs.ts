@@ -128,3 +128,14 @@ export function spreadBlend(p: [number, number], t: number, xs: number[]): numbe
   const args: [number, number, number] = [p[0], p[1], t];
   return lerp(...args) + Math.min(0.25, ...xs) + (t = 2 * t, t * t);
 }
+
+/** A piecewise feature chosen per element between two fresh arrays of different lengths. */
+export function piecewiseFeatures(xs: number[]): number {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const v = xs[i];
+    const part = v > 0 ? [v, v * v] : [-v];
+    s += part[0] * (i + 1) + (part.length > 1 ? part[1] : 0.5 * v);
+  }
+  return s;
+}
