@@ -1,22 +1,16 @@
 // Random-program testing (issue "Trust"): a fixed-seed run of generated programs through every
-// property (test/fuzz/checks.ts, test/fuzz/harness.ts), and a replay of every shrunk failure saved
-// under test/fuzz/regressions/ by `npm run fuzz -- --count N --seed S` (test/fuzz/run.ts).
+// property (test/fuzz/checks.ts, test/fuzz/harness.ts). The saved regressions replay in fuzz-regressions.test.ts.
 //
-// Regressions that still fail are listed in KNOWN_FAILING with the bug they show and run as `it.fails`,
-// so the suite stays green; when a fix makes one pass, its `it.fails` fails: delete its entry.
 // Failures of the fixed-seed run whose signature (property + message) matches a known-failing
 // regression are printed but tolerated; any other failure fails the test.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PROPS, signature, type Finding } from './fuzz/checks.js';
 import { coverageTable, impossibleSeen, MIN_PER_CELL, underCovered } from './fuzz/coverage.js';
-import { FuzzWorker, listRegressions, replayRegressions, runCampaign, type CampaignReport, type ProgramResult } from './fuzz/harness.js';
+import { listRegressions, runCampaign, type CampaignReport } from './fuzz/harness.js';
+import { KNOWN_FAILING } from './fuzz/known-failing.js';
 
 const SEED = 20_240_611;
 const COUNT = Number(process.env.TSAD_FUZZ_COUNT ?? 300);
-
-const KNOWN_FAILING: Record<string, string> = {
-  // (none at present: a regression that fails again is listed here with the bug it shows)
-};
 
 const regressions = listRegressions();
 const knownSignatures = new Set(
@@ -51,26 +45,4 @@ describe('fuzz: random programs', () => {
     expect(impossibleSeen(r.coverage)).toEqual([]);
     expect(under).toEqual([]);
   });
-});
-
-describe('fuzz: saved regressions', () => {
-  let results: Map<string, ProgramResult>;
-  beforeAll(async () => {
-    const worker = await FuzzWorker.create();
-    try {
-      results = await replayRegressions(regressions, worker);
-    } finally {
-      await worker.close();
-    }
-  }, 300_000);
-  it('has a file pair for every listed known failure', () => {
-    for (const name of Object.keys(KNOWN_FAILING)) expect(regressions.map((r) => r.name)).toContain(name);
-  });
-  for (const reg of regressions) {
-    const test = KNOWN_FAILING[reg.name] ? it.fails : it;
-    test(`${reg.name} (${reg.meta.prop})`, () => {
-      const r = results.get(reg.name)!;
-      expect(r.findings.map((f) => `${f.prop}: ${f.message} ${f.observed ?? ''} ${f.expected ?? ''}`)).toEqual([]);
-    });
-  }
 });

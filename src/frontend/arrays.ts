@@ -69,7 +69,7 @@ function countUp(k: string, from: Expr, to: Expr, body: Stmt[]): Stmt {
 const push = (arr: Expr, x: Expr): Stmt => ({ k: 'expr', e: { k: 'intr', fn: 'push', args: [arr, x], ty: { k: 'void' } } });
 /** the element type an array gets from a stored value: integers are numbers once stored */
 const storedTy = (t: Ty): Ty => (t.k === 'int' ? NUM : t);
-const arrOf = (elem: Ty): ArrTy => ({ k: 'arr', elem: storedTy(elem), typed: false, ro: false });
+export const arrOf = (elem: Ty): ArrTy => ({ k: 'arr', elem: storedTy(elem), typed: false, ro: false });
 
 function isArrayCtor(e: ts.Expression): e is ts.NewExpression | ts.CallExpression {
   return (ts.isNewExpression(e) || ts.isCallExpression(e)) && ts.isIdentifier(e.expression) && e.expression.text === 'Array';

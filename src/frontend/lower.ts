@@ -4,7 +4,7 @@ import ts from 'typescript';
 import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, VOID, containsCall, elemTy, fieldTy, isRef, tyOf } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
-import { ARRAY_FORMS, type ArrayHost, arrayMethod, emptyLiteralType, fillLoop, isArrayOfLength, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
+import { ARRAY_FORMS, type ArrayHost, arrayMethod, arrOf, emptyLiteralType, fillLoop, isArrayOfLength, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { DEFAULT_LIB, isStdLibPath, LIB_DIR, requireStdLib, STD_LIBS, stdLibSourceFile, stdLibText } from './stdlib.js';
 import { checkTreeDepth } from './limits.js';
@@ -614,6 +614,12 @@ class FunctionLowering {
     return n;
   }
 
+  /** TypeScript's `any[]` */
+  private isAnyArray(node: ts.Node): boolean {
+    const t = this.ctx.checker.getTypeAtLocation(node);
+    return this.ctx.checker.isArrayType(t) && !!(this.ctx.checker.getTypeArguments(t as ts.TypeReference)[0]?.flags & ts.TypeFlags.Any);
+  }
+
   private tyOrErr(node: ts.Node, what: string): Ty | null {
     const t = this.ctx.typeAt(node);
     const p = node.parent;
@@ -1199,10 +1205,6 @@ class FunctionLowering {
     if (this.condDepth > 0) return this.err(call, '`Array.from` inside a condition is not supported', 'assign it to a variable first');
     const len = this.expr(lenProp);
     if (!len) return null;
-    const ty = this.tyOrErr(call, 'Array.from result');
-    if (!ty || ty.k !== 'arr') return null;
-    const t = declNode ? this.declareVar(declNode, target, ty) : this.fresh(target);
-    const tv: Expr = { k: 'var', name: t, ty };
     const loc = this.ctx.locOf(call);
     let bodyExpr: ts.Expression;
     if (ts.isBlock(cb.body)) {
@@ -1218,6 +1220,11 @@ class FunctionLowering {
     const inner = this.takePre();
     this.pre = saved;
     if (!value) return null;
+    // TypeScript types the result `any[]` when the callback reads an untyped `var`: the element is what the callback returns
+    const ty = this.ctx.typeAt(call) ?? (this.isAnyArray(call) && (tyOf(value).k === 'num' || tyOf(value).k === 'int') ? arrOf(tyOf(value)) : this.tyOrErr(call, 'Array.from result'));
+    if (!ty || ty.k !== 'arr') return null;
+    const t = declNode ? this.declareVar(declNode, target, ty) : this.fresh(target);
+    const tv: Expr = { k: 'var', name: t, ty };
     const elem = ty.elem;
     const simpleFill = !usesIndex && inner.length === 0 && value.k === 'num' && elem.k === 'num';
     this.pre.push({ k: 'decl', name: t, ty, init: { k: 'alloc', len, fill: simpleFill ? value : elem.k === 'num' ? { k: 'num', v: 0 } : null, ty }, konst: false, loc });

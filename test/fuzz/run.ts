@@ -11,7 +11,7 @@
 // --no-save: print the unshrunk failing programs), --coverage-md F (also write the coverage table as
 // markdown to F), --coverage-only (generate and classify the programs, compile and check none).
 // Each failure is shrunk by fast-check and saved as test/fuzz/regressions/<property>-<hash>.ts (the
-// module) + .json (head, arguments, what was observed and expected); test/fuzz.test.ts replays them.
+// module) + .json (head, arguments, what was observed and expected); test/fuzz-regressions.test.ts replays them.
 import { resolve } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { PROPS, type Prop } from './checks.js';
