@@ -7,7 +7,7 @@
 // or proved free of holes is refused with a located diagnostic.
 import ts from 'typescript';
 import type { Expr, Loc, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, containsCall, isRef, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, VOID, containsCall, isRef, tyOf } from '../ir/util.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
 export const ARRAY_FORMS = [
@@ -19,6 +19,7 @@ export const ARRAY_FORMS = [
   'array.fill', // `a.fill(v)` used as a value (the array itself)
   'array.reverse', // `a.reverse()` (in place, the array itself)
   'array.search', // `a.indexOf(v)`, `a.includes(v)` (passive)
+  'array.set', // `t.set(src, offset)` on a typed array (element stores, in place)
 ] as const;
 export type ArrayForm = (typeof ARRAY_FORMS)[number];
 
@@ -481,6 +482,23 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       h.emit(tag(reverseLoop(h, arr, loc), 'array.reverse', loc));
       return arr;
     }
+    case 'set': {
+      if (!ot.typed) return undefined;
+      if (args.length < 1 || args.length > 2) return h.err(e, '`set` takes a source and an offset');
+      if (h.inCondition()) return h.err(e, '`set` inside a condition is not supported', 'copy in a statement first');
+      const arr = named();
+      const src0 = h.expr(args[0]);
+      const off0 = args[1] ? h.expr(args[1]) : int(0);
+      if (!src0 || !off0) return null;
+      const st = tyOf(src0);
+      const numeric = (t: Ty) => t.k === 'num' || t.k === 'int';
+      if (!(st.k === 'arr' && numeric(st.elem)) && !(st.k === 'tuple' && st.elems.every(numeric))) return h.err(args[0], '`set` copies from an array of numbers here', 'copy with a loop');
+      if (off0.k === 'num' && !(Number.isInteger(off0.v) && off0.v >= 0)) return h.err(args[1], "`set`'s offset is not a whole number ≥ 0", 'JavaScript truncates it, or throws a RangeError when negative: write the offset it means');
+      // JavaScript truncates the offset to an integer (a loop counter is a float to TypeScript)
+      const off = tyOf(off0).k === 'int' || off0.k === 'num' ? off0 : ({ k: 'intr', fn: 'Math.trunc', args: [off0], ty: INT } as Expr);
+      for (const s of setLoop(h, arr, src0, off, loc)) h.emit(tag(s, 'array.set', loc));
+      return { k: 'undef' };
+    }
     case 'indexOf':
     case 'includes': {
       if (args.length !== 1) return h.err(e, `\`${m}\` with a start index is not supported`, 'search a range with a loop');
@@ -521,6 +539,35 @@ export function fillLoop(h: ArrayHost, arr: Expr, val: Expr, loc: Loc): Stmt[] {
   const i = h.fresh('i');
   const et = tyOf(arr).k === 'arr' ? (tyOf(arr) as ArrTy).elem : NUM;
   out.push({ ...countUp(i, int(0), { k: 'len', obj: arr }, [{ k: 'assign', target: { k: 'idx', obj: arr, index: v(i, INT), ty: et }, value: x }]), loc });
+  return out;
+}
+
+/**
+ * `t.set(src, off)`: JavaScript throws a RangeError when the source does not fit, then copies as if
+ * through a buffer: a source that may share `t`'s storage (`t` itself, a view of it) is copied first;
+ * a literal is fresh.
+ */
+function setLoop(h: ArrayHost, arr: Expr, src0: Expr, off0: Expr, loc: Loc): Stmt[] {
+  const out: Stmt[] = [];
+  const once = (x: Expr, base: string): Expr => {
+    if (x.k === 'var' || x.k === 'global' || x.k === 'num') return x;
+    const t = h.fresh(base);
+    out.push({ k: 'decl', name: t, ty: tyOf(x), init: x, konst: true, loc });
+    return v(t, tyOf(x));
+  };
+  const st = tyOf(src0);
+  const src = src0.k === 'arrlit' ? once(src0, 'src') : once({ k: 'intr', fn: 'copy', args: [src0], ty: st.k === 'arr' ? { ...st, ro: false } : st }, 'src');
+  const off = once(off0, 'offset');
+  const et = (tyOf(arr) as ArrTy).elem;
+  const literal = off.k === 'num';
+  const end: Expr = literal && off.v === 0 ? { k: 'len', obj: src } : { k: 'bin', op: '+', a: off, b: { k: 'len', obj: src }, ty: INT };
+  const tooLong: Expr = { k: 'bin', op: '>', a: end, b: { k: 'len', obj: arr }, ty: BOOL };
+  const misfit: Expr = literal ? tooLong : { k: 'bin', op: '||', a: { k: 'bin', op: '<', a: off, b: int(0), ty: BOOL }, b: tooLong, ty: BOOL };
+  out.push({ k: 'if', c: misfit, then: [{ k: 'throw', e: { k: 'raw', text: "new RangeError('offset is out of bounds')", ty: VOID }, loc }], else: [], loc });
+  const k = h.fresh('k');
+  const kv = v(k, INT);
+  const store: Stmt = { k: 'assign', target: { k: 'idx', obj: arr, index: literal && off.v === 0 ? kv : { k: 'bin', op: '+', a: off, b: kv, ty: INT }, ty: et }, value: { k: 'idx', obj: src, index: kv, ty: tyOf(src).k === 'arr' ? (tyOf(src) as ArrTy).elem : NUM } };
+  out.push({ ...countUp(k, int(0), { k: 'len', obj: src }, [store]), loc });
   return out;
 }
 

@@ -168,8 +168,8 @@ export class Callbacks {
         return this.h.err(cb.fn, `the callback of \`${m}\` must return a value on every path`, 'add a `return` at the end of the callback');
     }
     // `find` returns the element after the loop: a callback that may write it would change what is read
-    const writes = cb?.k === 'inline' ? !pure(cb.fn, this.h.checker) : cb?.k === 'helper' && cb.arity > 2;
-    if (m === 'find' && writes) return this.h.err(cbNode, 'a callback of `find` that assigns variables or elements, or calls a function, is not supported', 'use `findIndex` and read the element at the index');
+    const writes = cb?.k === 'inline' ? outerWrites(cb.fn, this.h.checker).length > 0 || passesReference(cb.fn.body, this.h.checker) : cb?.k === 'helper' && cb.arity > 2;
+    if (m === 'find' && writes) return this.h.err(cbNode, 'a callback of `find` that assigns variables or elements, or passes an array or object to a function, is not supported', 'use `findIndex` and read the element at the index');
     return cb && { method: m, call, cb };
   }
 
@@ -732,6 +732,59 @@ function outerWrites(fn: Fn, checker: ts.TypeChecker, own = false): ts.Identifie
 }
 
 /** a callback that only computes a value: it writes nothing outside itself and calls no helper */
+/**
+ * Whether a call in `n` (not of Math's) is given an array or object (not built as a literal right there)
+ * by a function that may write into one: its body stores into an element or field, calls a method that
+ * changes an array, or passes one on to a function that may. A callee tsad cannot see may write.
+ */
+function passesReference(n: ts.Node, checker: ts.TypeChecker, seen = new Set<ts.Node>()): boolean {
+  let found = false;
+  const visit = (x: ts.Node): void => {
+    if (found) return;
+    if (ts.isCallExpression(x) && !isMathCall(x) && containsHelperCall(x)) {
+      const givesReference = x.arguments.some((a) => {
+        const e = skip(a);
+        return ts.isSpreadElement(e) || (!ts.isArrayLiteralExpression(e) && !ts.isObjectLiteralExpression(e) && !!(checker.getTypeAtLocation(e).flags & ts.TypeFlags.Object));
+      });
+      if (givesReference && calleeMayWrite(x, checker, seen)) found = true;
+    }
+    x.forEachChild(visit);
+  };
+  visit(n);
+  return found;
+}
+
+const MUTATORS = new Set(['push', 'pop', 'shift', 'unshift', 'splice', 'fill', 'reverse', 'sort', 'set', 'copyWithin']);
+
+function calleeMayWrite(call: ts.CallExpression, checker: ts.TypeChecker, seen: Set<ts.Node>): boolean {
+  const callee = skip(call.expression);
+  if (!ts.isIdentifier(callee)) return true;
+  const decl = checker.getSymbolAtLocation(callee)?.declarations?.[0];
+  if (!decl || !ts.isFunctionDeclaration(decl) || !decl.body) return true;
+  if (seen.has(decl)) return false; // (recursion: its other calls are looked at where they are)
+  seen.add(decl);
+  let writes = false;
+  const storeTarget = (t: ts.Expression) => {
+    const x = skip(t);
+    return ts.isElementAccessExpression(x) || ts.isPropertyAccessExpression(x) || ts.isArrayLiteralExpression(x) || ts.isObjectLiteralExpression(x);
+  };
+  const visit = (x: ts.Node): void => {
+    if (writes) return;
+    if (ts.isBinaryExpression(x) && x.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && x.operatorToken.kind <= ts.SyntaxKind.LastAssignment && storeTarget(x.left)) writes = true;
+    else if ((ts.isPrefixUnaryExpression(x) || ts.isPostfixUnaryExpression(x)) && (x.operator === ts.SyntaxKind.PlusPlusToken || x.operator === ts.SyntaxKind.MinusMinusToken) && storeTarget(x.operand)) writes = true;
+    else if (ts.isCallExpression(x) && ts.isPropertyAccessExpression(skip(x.expression)) && MUTATORS.has((skip(x.expression) as ts.PropertyAccessExpression).name.text)) writes = true;
+    else if (ts.isCallExpression(x) && passesReference(x, checker, seen)) writes = true;
+    if (!writes) x.forEachChild(visit);
+  };
+  visit(decl.body);
+  return writes;
+}
+
+const isMathCall = (x: ts.CallExpression) => {
+  const c = skip(x.expression);
+  return ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression) && (c.expression.text === 'Math' || c.expression.text === 'Number');
+};
+
 function pure(fn: Fn, checker: ts.TypeChecker): boolean {
   return outerWrites(fn, checker).length === 0 && !containsHelperCall(fn.body);
 }

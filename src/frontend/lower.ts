@@ -15,7 +15,7 @@ import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDef
 import { Sequencing, type SequencingHost } from './sequencing.js';
 import { helperArgs, mathSpreadCall, type SpreadHost } from './spread.js';
 import { CALLBACK_FORMS, Callbacks, isCallbackCall, type CallbackHost } from './callbacks.js';
-import { REST_FORMS, restElement, type RestHost } from './rest-elements.js';
+import { REST_FORMS, objectRest, restElement, type RestHost } from './rest-elements.js';
 import { TYPED_FORMS, isTypedCtor, newTypedArray, newTypedArrayFill, typedArrayTy, type TypedArrayHost } from './typed-arrays.js';
 import { accessorRead, accessorWrite, classFields, collectClass, constructorBody, inheritedParams, isClassInstance, methodCall, newInstance, type ClassHost, type ClassMember } from './classes.js';
 
@@ -393,8 +393,12 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
       mod.types.set(symName, ty);
       return ty;
     }
-    if (f & ts.TypeFlags.Object && (symName === '__type' || symName === '__object' || t.symbol?.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeLiteral | ts.SymbolFlags.ObjectLiteral))) {
-      if (checker.getSignaturesOfType(t, ts.SignatureKind.Call).length) return null;
+    // an interface of JavaScript's standard library (`ArrayLike`, a literal's type in `t.set([…])`) is not data tsad differentiates
+    if (t.symbol?.flags & ts.SymbolFlags.Interface && t.symbol.declarations?.every((d) => isStdLibPath(d.getSourceFile().fileName))) return null;
+    // an object rest's type (`const { a, ...rest } = o`) is anonymous, under the variable's own symbol
+    const restType = !!(f & ts.TypeFlags.Object && (t as ts.ObjectType).objectFlags & ts.ObjectFlags.Anonymous && t.symbol?.flags & ts.SymbolFlags.Variable);
+    if (f & ts.TypeFlags.Object && (restType || symName === '__type' || symName === '__object' || t.symbol?.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeLiteral | ts.SymbolFlags.ObjectLiteral))) {
+      if (checker.getSignaturesOfType(t, ts.SignatureKind.Call).length || checker.getSignaturesOfType(t, ts.SignatureKind.Construct).length) return null;
       const fields = [];
       for (const p of checker.getPropertiesOfType(t)) {
         const pt = convertType(checker.getTypeOfSymbolAtLocation(p, at), at);
@@ -1144,7 +1148,9 @@ class FunctionLowering {
       name.elements.forEach((el, i) => {
         if (ts.isOmittedExpression(el)) return;
         if (el.dotDotDotToken) {
-          out.push(...(restElement(this.hooks, el, src, tyOf(src), i, konst, loc) ?? []));
+          const rest = restElement(this.hooks, el, src, tyOf(src), i, konst, loc);
+          if (rest) out.push(...rest);
+          else this.silence(el);
           return;
         }
         const e: Expr | null = this.withInitializer(el, { k: 'idx', obj: src, index: { k: 'num', v: i }, ty: elemTy(tyOf(src), { k: 'num', v: i }) }, out);
@@ -1153,12 +1159,15 @@ class FunctionLowering {
     } else {
       for (const el of name.elements) {
         if (el.dotDotDotToken) {
-          this.err(el, 'rest elements in object destructuring are not supported', 'read the fields explicitly');
+          const rest = objectRest(this.hooks, el, src, tyOf(src), konst, loc);
+          if (rest) out.push(...rest);
+          else this.silence(el);
           continue;
         }
         const prop = el.propertyName ?? el.name;
         if (!ts.isIdentifier(prop)) {
-          this.err(el, 'computed keys in destructuring are not supported');
+          this.err(el, 'computed keys in destructuring are not supported', 'read the field explicitly: `const v = o[key]`');
+          this.silence(el);
           continue;
         }
         const e = this.withInitializer(el, { k: 'field', obj: src, name: prop.text, ty: fieldTy(tyOf(src), prop.text) }, out);

@@ -4,13 +4,18 @@
 // slice shares them), a plain array even from a typed array. It lowers as `slice` does: a fresh array
 // built by pushes (its adjoint pops them back into the source), or, from a tuple, a literal of the
 // remaining elements (its type is the shorter tuple).
+//
+// An object pattern's rest (`const { scale, ...rest } = opts`) is a fresh object holding the fields not
+// named before it: a literal of reads of those fields, so a number is copied and an array field is shared
+// (JavaScript copies own properties shallowly). Its fields are those of TypeScript's type for `rest`.
 import ts from 'typescript';
 import type { Expr, Loc, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, elemTy, isRef } from '../ir/util.js';
+import { BOOL, INT, elemTy, fieldTy, isRef } from '../ir/util.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
 export const REST_FORMS = [
   'destructure.rest', // `const [a, ...rest] = xs`, `function f([a, ...more]: number[])`
+  'destructure.objrest', // `const { a, ...rest } = o`
 ] as const;
 
 /** What the lowering of a function lends this module. */
@@ -50,4 +55,19 @@ export function restElement(h: RestHost, el: ts.BindingElement, src: Expr, srcTy
     body: [{ k: 'expr', e: { k: 'intr', fn: 'push', args: [out, at(kv)], ty: { k: 'void' } } }],
   };
   return [tag({ k: 'decl', name, ty: fresh, init: { k: 'arrlit', elems: [], ty: fresh }, konst }), tag(loop)];
+}
+
+/**
+ * The declaration of `...name` of an object pattern (a fresh object of the fields of `src` the pattern
+ * does not name), or null if refused (reported).
+ */
+export function objectRest(h: RestHost, el: ts.BindingElement, src: Expr, srcTy: Ty, konst: boolean, loc: Loc): Stmt[] | null {
+  if (!ts.isIdentifier(el.name)) return h.err(el, 'a rest element with a pattern is not supported', 'bind the rest to a name: `...rest`');
+  const ty = h.typeAt(el.name);
+  if (!ty || ty.k !== 'obj') return h.err(el, `cannot type the rest element '${el.name.text}'`, 'read the fields explicitly');
+  // an optional field is absent from the rest when absent from the source: a literal would always have it (`'k' in rest`)
+  const optional = ty.fields.find((f) => f.ty.k === 'opt');
+  if (optional) return h.err(el, `the rest element '${el.name.text}' would hold the optional field '${optional.name}'`, `read the fields explicitly: \`const ${el.name.text} = { ${optional.name}: o.${optional.name}, … }\``);
+  const fields = ty.fields.map((f) => ({ name: f.name, value: { k: 'field', obj: src, name: f.name, ty: fieldTy(srcTy, f.name) } as Expr }));
+  return [{ k: 'decl', name: h.declareVar(el, el.name.text, ty), ty, init: { k: 'objlit', fields, ty }, konst, loc, origin: 'destructure.objrest' }];
 }

@@ -338,3 +338,9 @@ corpus.push(
   { name: 'classes/orbit_energy', file: 'classes.ts', head: 'orbitEnergy', args: [obj({ vel: num(-1, 1), pos: num(1, 2), mass: num(0.5, 2) }), num(0.5, 2)], tags: ['js', 'class', 'class-as-type', 'nested'] },
   { name: 'classes/sensor_fusion', file: 'classes.ts', head: 'sensorFusion', args: [vec(5, -1, 1), num(0.5, 1.5), num(0.2, 0.8), num(-1, 1)], tags: ['js', 'class', 'extends', 'super-call', 'super-method', 'implicit-constructor'] },
 );
+// ------------------------------------------------------------- typed arrays' set, object rest
+corpus.push(
+  { name: 'js-typed/sliding_energy', file: 'js-typed.ts', head: 'slidingEnergy', args: [vec(6, -1, 1), num(0.5, 1.5)], tags: ['js', 'typed-set', 'subarray', 'overlap'] },
+  { name: 'js-typed/packed_quadratic', file: 'js-typed.ts', head: 'packedQuadratic', args: [vec(3, -1, 1), f64(2, -1, 1), num(0.5, 1.5)], tags: ['js', 'typed-set'] },
+  { name: 'js-exprs/penalized_residual', file: 'js-exprs.ts', head: 'penalizedResidual', args: [vec(3, -1, 1), obj({ rate: num(0.1, 0.5), decay: num(0.1, 0.3), weights: vec(3, -1, 1) })], tags: ['js', 'object-rest', 'shared-array-field'] },
+);

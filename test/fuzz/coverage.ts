@@ -104,6 +104,7 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'array.fill': { types: ['array'], effects: ['-'] },
   'array.reverse': { types: ['array'], effects: ['-'] },
   'array.search': { types: ['array'], effects: ['-'] },
+  'array.set': { types: ['array'], effects: ['-'] },
   // array methods with callbacks (src/frontend/callbacks.ts), counted by the loop each lowers to
   'callback.map': { types: ['-'], effects: ['-'] },
   'callback.forEach': { types: ['-'], effects: ['-'] },
@@ -115,6 +116,7 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'typed.int': { types: ['array'], effects: ['-'] },
   // a rest element of an array pattern (src/frontend/rest-elements.ts): a fresh array, counted by its declaration's origin
   'destructure.rest': { types: ['array', 'array2', 'tuple'], effects: ['-'] },
+  'destructure.objrest': { types: ['object'], effects: ['-'] },
 };
 
 /** whether a cell can occur at all */
@@ -216,11 +218,11 @@ export function classifyModule(mod: Module): Counts {
       if (s.k === 'for') add(o, '-', '-', st);
       return;
     }
-    const inPlace = o === 'array.fill' || o === 'array.reverse';
+    const inPlace = o === 'array.fill' || o === 'array.reverse' || o === 'array.set';
     if (inPlace && s.k === 'for') {
       const store = s.body.find((b) => b.k === 'assign');
       add(o, store ? classOfRoot(store.target) : '-', '-', st);
-    } else if (!inPlace && s.k === 'decl' && s.init && (s.init.k === 'arrlit' || s.init.k === 'alloc')) add(o, typeClass(s.ty), '-', st);
+    } else if (!inPlace && s.k === 'decl' && s.init && (s.init.k === 'arrlit' || s.init.k === 'alloc' || s.init.k === 'objlit')) add(o, typeClass(s.ty), '-', st);
   };
   const walk = (list: Stmt[], loops: ('counted' | 'while')[]) => {
     const st: Strategy = loops.length === 0 ? 'straight' : loops.length > 1 ? 'nested' : loops[0];

@@ -176,6 +176,39 @@ export interface ProgSpec {
   rests?: RestSpec[];
   /** a class and its instances, at the end of the head (null: none) */
   classes?: ClassSpec | null;
+  /** rest elements of object patterns, after the class (drawn after it) */
+  objRests?: ObjRestSpec[];
+  /** typed arrays' `set`, after the object rests (drawn after them) */
+  typedSets?: TypedSetSpec[];
+}
+
+/**
+ * `t.set(src, offset)` on a fresh typed array of length 4 (src/frontend/arrays.ts), in a loop context of its
+ * own (`loop` as JsArraySpec's): the source is a literal (form 0), two elements of a number array in scope
+ * held in a variable (1), or a view of the array itself (`t.subarray(0, 2)`, overlapping the stores, 2); the offset is a
+ * literal or, inside the loop, its index.
+ */
+export interface TypedSetSpec {
+  form: number;
+  f32: boolean;
+  s: number;
+  e: Expr;
+  q: number;
+  loop: number;
+}
+
+/**
+ * A rest element of an object pattern (src/frontend/rest-elements.ts), in a loop context of its own
+ * (`loop` as JsArraySpec's): kind 0 from a P (an object in scope or a literal; the rest is a fresh object,
+ * so writing its field leaves the source as it was), 1 from a Q literal (the rest's array field is the
+ * source's: a write through it writes the source). The rest is written, then read with the source.
+ */
+export interface ObjRestSpec {
+  kind: number;
+  s: number;
+  e: Expr;
+  q: number;
+  loop: number;
 }
 
 /**
@@ -637,6 +670,10 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
     { weight: 3, arbitrary: fc.constant(null) },
     { weight: 1, arbitrary: fc.record({ loop: fc.nat({ max: 3 }), arr: fc.boolean(), e: exprArb(2), e2: exprArb(1), q: fc.nat({ max: 7 }) }) },
   ),
+  // (last: every field before it draws as it did before object rests existed)
+  objRests: fc.array(fc.record({ kind: fc.nat({ max: 1 }), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), loop: fc.nat({ max: 3 }) }), { maxLength: 1 }),
+  // (last: every field before it draws as it did before typed arrays' set existed)
+  typedSets: fc.array(fc.record({ form: fc.nat({ max: 2 }), f32: fc.boolean(), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), loop: fc.nat({ max: 3 }) }), { maxLength: 1 }),
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -893,11 +930,12 @@ function callArgs(c: Ctx, h: HelperSig, args: Expr[], arrs: number[]): string[] 
   return out;
 }
 
-/** a number, nullable value or object whose truthiness a test reads: `y`, `q3`, `v0` (null: none in scope) */
-function truthOperand(c: Ctx, s: number): string | null {
+/** a number, nullable value or object whose truthiness a test reads: `y`, `q3`, `v0` (null: none in scope).
+ * No object under `||`: where `o || …` is false TypeScript narrows `o` to `never`, and a read of it there would not type-check. */
+function truthOperand(c: Ctx, s: number, objects: boolean): string | null {
   const o = pick(c.opts, s);
   if (s % 3 === 0 && o) return o.name;
-  const ob = pick(c.objs, s);
+  const ob = objects ? pick(c.objs, s) : undefined;
   if (s % 3 === 1 && ob) return ob;
   return pick(c.nums, s)?.name ?? null;
 }
@@ -914,7 +952,7 @@ function renderCond(c: Ctx, k: Cond): string {
     case 'or': {
       // about half test a value by its truthiness instead of their first comparison (drawn as before)
       const op = k.k === 'and' ? '&&' : '||';
-      const truth = (x: Cond, odd: number) => (x.k === 'cmp' && x.op % 2 === odd ? truthOperand(c, x.op + (x.a.k === 'var' ? x.a.s : 1)) : null);
+      const truth = (x: Cond, odd: number) => (x.k === 'cmp' && x.op % 2 === odd ? truthOperand(c, x.op + (x.a.k === 'var' ? x.a.s : 1), op === '&&') : null);
       return `(${truth(k.a, 0) ?? renderCond(c, k.a)} ${op} ${truth(k.b, 1) ?? renderCond(c, k.b)})`;
     }
     case 'not':
@@ -1854,6 +1892,91 @@ function renderRest(c: Ctx, s: RestSpec, acc: string): void {
   }
 }
 
+/** The object-rest forms (ObjRestSpec), each in its loop context, in a scope of their own; returns the
+ * number their values flow into. */
+function renderObjRests(c: Ctx, specs: ObjRestSpec[]): string {
+  const acc = c.fresh('or');
+  c.emit(`let ${acc} = 0;`);
+  c.scoped(() => {
+    for (const s of specs) {
+      const body = () => renderObjRest(c, s, acc);
+      if (s.loop % 4 === 3 && c.loopDepth + 2 <= MAX_LOOP_DEPTH) ownLoop(c, 1, 2, () => ownLoop(c, 2, 2, body));
+      else ownLoop(c, s.loop % 4, 2, body);
+    }
+  });
+  return acc;
+}
+
+function renderObjRest(c: Ctx, s: ObjRestSpec, acc: string): void {
+  const head = c.fresh('h');
+  const rest = c.fresh('r');
+  const value = () => squash(s.q, renderExpr(c, s.e), false);
+  const flow = (e: string) => c.emit(`${acc} = Math.tanh(${acc} + ${e});`);
+  if (s.kind % 2 === 0) {
+    const o = pick(c.objs, s.s);
+    const src = o ?? c.fresh('o');
+    if (!o) c.emit(`const ${src}: P = { u: ${value()}, v: ${lit(LITS[s.q % LITS.length])}, w: 0.5 };`);
+    const [f0, f1, f2] = [FIELDS[s.s % 3], FIELDS[(s.s + 1) % 3], FIELDS[(s.s + 2) % 3]];
+    c.emit(`const { ${f0}: ${head}, ...${rest} } = ${src};`);
+    // a fresh object: its fields are copies
+    c.emit(`${rest}.${f1} = ${squash(s.q + 1, `${head} * ${rest}.${f2}`, false)};`);
+    flow(`${head} * ${rest}.${f1} + ${src}.${f1} - ${rest}.${f2}`);
+    return;
+  }
+  const src = c.fresh('o');
+  c.emit(`const ${src}: Q = { a: [${value()}, ${lit(LITS[s.q % LITS.length])}], s: ${lit(LITS[s.s % LITS.length])} };`);
+  c.emit(`const { s: ${head}, ...${rest} } = ${src};`);
+  // the rest's array is the source's
+  c.emit(`${rest}.a[${s.s % 2}] = ${squash(s.q + 1, `${head} * ${rest}.a[${(s.s + 1) % 2}]`, false)};`);
+  flow(`${head} * ${src}.a[${s.s % 2}] + ${rest}.a[0]`);
+}
+
+/** The typed-array `set` forms (TypedSetSpec), each in its loop context, in a scope of their own; returns
+ * the number their values flow into. */
+function renderTypedSets(c: Ctx, specs: TypedSetSpec[]): string {
+  const acc = c.fresh('ts');
+  c.emit(`let ${acc} = 0;`);
+  c.scoped(() => {
+    for (const s of specs) {
+      const body = () => renderTypedSet(c, s, acc);
+      if (s.loop % 4 === 3 && c.loopDepth + 2 <= MAX_LOOP_DEPTH) ownLoop(c, 1, 2, () => ownLoop(c, 2, 2, body));
+      else ownLoop(c, s.loop % 4, 2, body);
+    }
+  });
+  return acc;
+}
+
+function renderTypedSet(c: Ctx, s: TypedSetSpec, acc: string): void {
+  const t = c.fresh('t');
+  // float32 stores make divided differences noise: active values go into a Float32Array only in programs
+  // marked `fround`, whose reads through Math.fround skip the tangent check (as TypedArraySpec's)
+  const f32 = s.f32 && c.fround;
+  c.emit(`const ${t} = new ${f32 ? 'Float32Array' : 'Float64Array'}(4);`);
+  c.emit(`${t}.fill(${lit(LITS[s.q % LITS.length])});`);
+  // a loop index below 2 (the innermost loop's: 0 or 1) or a literal: a source of length ≤ 2 fits at it
+  const k = c.ints.length && c.loopDepth > 0 ? c.ints[c.ints.length - 1] : null;
+  const at = k && k.U <= 2 && s.s % 2 === 0 ? k.name : String(s.s % 3);
+  switch (s.form % 3) {
+    case 0:
+      c.emit(`${t}.set([${squash(s.q, renderExpr(c, s.e), false)}, ${lit(LITS[s.s % LITS.length])}], ${at});`);
+      break;
+    case 1: {
+      const a = pick(c.arrs.filter((x) => !x.tup && x.len >= 2), s.s);
+      const src = c.fresh('src');
+      if (a) {
+        c.emit(`const ${src} = ${a.name}.slice(0, 2);`);
+        c.emit(`${t}.set(${src}, ${at});`);
+      } else c.emit(`${t}.set([${squash(s.q, renderExpr(c, s.e), false)}], ${at});`);
+      break;
+    }
+    default:
+      c.emit(`${t}[0] = ${squash(s.q, renderExpr(c, s.e), false)};`);
+      // the view shares the array's storage: JavaScript copies it as if through a buffer
+      c.emit(`${t}.set(${t}.subarray(0, 2), ${at === '0' ? '1' : at});`);
+  }
+  c.emit(`${acc} = Math.tanh(${acc} + ${f32 ? `Math.fround(${t}[0])` : `${t}[0]`} * ${t}[3] + ${t}[1] - ${t}[2]);`);
+}
+
 /** Renders a ClassSpec at the end of the head; returns the name of the number its values flow into. */
 function renderClasses(c: Ctx, x: ClassSpec): string {
   const cl = c.fresh('cl');
@@ -1931,7 +2054,8 @@ function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
       c.emit(`if (${a.name}.${s.v % 2 ? 'some' : 'every'}((${x}) => ${value} < ${lit(lim)})) {`, `  ${acc} = Math.tanh(${acc} + ${a.name}[0]);`, '}');
       return;
     case 7:
-      if (s.v % 2) c.emit(`${acc} = Math.tanh(${acc} + (${a.name}.find((${x}) => ${value} > ${lit(lim)}) ?? 0.5));`);
+      // `find` whose callback passes an array to a helper that may write it is refused (the element is read after the loop): findIndex then
+      if (s.v % 2 && !/\bg\d+\(/.test(value)) c.emit(`${acc} = Math.tanh(${acc} + (${a.name}.find((${x}) => ${value} > ${lit(lim)}) ?? 0.5));`);
       else c.emit(`const ${t} = ${a.name}.findIndex((${x}) => ${value} > ${lit(lim)});`, `if (${t} >= 0) {`, `  ${acc} = Math.tanh(${acc} + ${a.name}[${t}] * ${t});`, '}');
       return;
     case 8:
@@ -2497,8 +2621,10 @@ export function render(spec: ProgSpec): Rendered {
   const ta = spec.typedArrays?.length ? renderTypedArrays(c, spec.typedArrays) : '';
   const rs = spec.rests?.length ? renderRests(c, spec.rests) : '';
   const cl = spec.classes ? renderClasses(c, spec.classes) : '';
+  const orr = spec.objRests?.length ? renderObjRests(c, spec.objRests) : '';
+  const tss = spec.typedSets?.length ? renderTypedSets(c, spec.typedSets) : '';
   if (spec.classes) out.push(...CLASS_BODY);
-  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '');
+  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '');
   if (ret === 0) c.emit(`return ${renderExpr(c, spec.retE)}${mix};`);
   else {
     const k = c.fresh('j');

@@ -325,7 +325,15 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
         report.nonfinite += r.nonfinite;
         report.unstable += r.unstable;
         if (r.tsCode) tsModules[`p${i}`] = r.tsCode;
-        for (const f of r.findings) report.failures.push({ index: i, prop: f.prop, finding: f, source: program.source });
+        for (const f of r.findings) {
+          report.failures.push({ index: i, prop: f.prop, finding: f, source: program.source });
+          // seen at once (a long campaign shrinks only at its end): one line, and the program beside the regressions
+          log(`  program #${i} [${f.prop}] ${f.message.split('\n')[0].slice(0, 200)}`);
+          if (opts.dir) {
+            mkdirSync(opts.dir, { recursive: true });
+            writeFileSync(join(opts.dir, `found-${i}.ts`), program.source);
+          }
+        }
         if (opts.progressEvery && report.programs % opts.progressEvery === 0)
           log(`  ${report.programs} programs, ${report.failures.length} failures, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
         return true; // failures are collected, then shrunk one by one below

@@ -139,3 +139,21 @@ export function piecewiseFeatures(xs: number[]): number {
   }
   return s;
 }
+
+interface FitOptions {
+  rate: number;
+  decay: number;
+  weights: number[];
+}
+
+/** Options split with an object rest: the rate is taken out, the rest (sharing the weights) sets the penalty. */
+export function penalizedResidual(x: number[], opts: FitOptions): number {
+  const { rate, ...penalty } = opts;
+  let loss = 0;
+  for (let i = 0; i < x.length; i++) {
+    const r = x[i] - rate * penalty.weights[i];
+    loss += r * r + penalty.decay * penalty.weights[i] * penalty.weights[i];
+  }
+  penalty.weights[0] *= 1 - penalty.decay;
+  return loss + opts.weights[0];
+}

@@ -145,3 +145,28 @@ export function restRows(M: number[][], coeffs: [number, number, number]): numbe
   below[0][1] += acc;
   return M[1][1] * cRest[1] + acc;
 }
+
+/** A sliding window of the last four samples: each step shifts it left with `set` of an overlapping view. */
+export function slidingEnergy(samples: number[], alpha: number): number {
+  const window = new Float64Array(4);
+  let energy = 0;
+  for (let t = 0; t < samples.length; t++) {
+    window.set(window.subarray(1), 0);
+    window[3] = samples[t];
+    let avg = 0;
+    for (let k = 0; k < window.length; k++) avg += (window[k] * (k + 1)) / 10;
+    energy += alpha * avg * avg;
+  }
+  return energy;
+}
+
+/** Two parameter blocks packed into one flat buffer with `set`, then a weighted sum of squares. */
+export function packedQuadratic(w: number[], b: Float64Array, scale: number): number {
+  const flat = new Float64Array(w.length + b.length);
+  flat.set(w);
+  flat.set(b, w.length);
+  let s = 0;
+  for (let i = 0; i < flat.length; i++) s += flat[i] * flat[i] * (i + 1);
+  flat.set([scale * flat[0]], flat.length - 1);
+  return s + flat[flat.length - 1];
+}
