@@ -148,7 +148,10 @@ export function frontEnd(input: SourceInput): Module {
   diags.throwIfErrors();
   for (const f of mod.funcs.values()) inferInts(f);
   for (const n of mod.order) mod.funcs.set(n, normalizeFunc(mod.funcs.get(n)!));
-  return mod;
+  // rules declared in the source (companions, directives); compileModule adds compile()'s option
+  const ruled = applyCustomDerivatives(mod, undefined, diags);
+  diags.throwIfErrors();
+  return ruled;
 }
 
 /** JavaScript callers are not held to the types: a misspelt or misshapen option gets a TypeError saying what to pass. */
