@@ -59,9 +59,19 @@ export function ruleBindings(rules: RuntimeRules | undefined): Record<string, un
   return out;
 }
 
-/** part of the compilation cache's key: which rules, and their sources */
+const ruleIds = new WeakMap<AnyFn, number>();
+let nextRuleId = 1;
+/** one number per rule function: two closures of one source are different rules (each is self-checked) */
+function ruleId(fn: AnyFn | undefined): number {
+  if (!fn) return 0;
+  let id = ruleIds.get(fn);
+  if (id === undefined) ruleIds.set(fn, (id = nextRuleId++));
+  return id;
+}
+
+/** part of the compilation cache's key: which rules, by identity */
 export function rulesKey(rules: RuntimeRules | undefined): unknown {
-  return Object.keys(rules ?? {}).sort().map((k) => [k, !!rules![k].passive, String(rules![k].tangent ?? ''), String(rules![k].adjoint ?? '')]);
+  return Object.keys(rules ?? {}).sort().map((k) => [k, !!rules![k].passive, ruleId(rules![k].tangent), ruleId(rules![k].adjoint)]);
 }
 
 /**

@@ -66,9 +66,10 @@ export function ruleResult(f: Func, kind: 'tangent' | 'adjoint'): Ty {
 
 /** a directive among a declaration's comments: `// $ad passive`, `// $ad custom-derivative tangent=T adjoint=A` */
 function directive(f: Func, diags: DiagnosticBag): CustomRule | null {
+  // (a directive is a comment of its own: a comment that mentions one in its prose is not one)
   for (const c of f.comments ?? []) {
-    if (/\$ad\s+passive(?![\w-])/.test(c)) return { passive: true, from: 'directive', loc: f.loc };
-    const m = /\$ad\s+custom-derivative(?![\w-])([^\n]*)/.exec(c);
+    if (/^(\/\/|\/\*+)\s*\$ad\s+passive(?![\w-])/.test(c)) return { passive: true, from: 'directive', loc: f.loc };
+    const m = /^(?:\/\/|\/\*+)\s*\$ad\s+custom-derivative(?![\w-])([^\n]*)/.exec(c);
     if (!m) continue;
     const rule: CustomRule = { passive: false, from: 'directive', loc: f.loc };
     for (const item of m[1].replace(/\*\/\s*$/, '').trim().split(/\s+/).filter(Boolean)) {

@@ -77,7 +77,7 @@ export class ProgramInfo {
       const isHead = name === head;
       // in code that keeps arrays on a tape, derivative aliases must travel with every array
       const tapeCode = refTapes.has(name);
-      if (f.custom && !f.custom.passive) {
+      if ((f.custom && !f.custom.passive) || f.external) {
         this.sigs.set(name, customSignature(f, fa, isHead, independents)); // src/transform/custom.ts
         continue;
       }

@@ -19,10 +19,9 @@ import { tangentName, type TangentMode } from './tangent.js';
  * some caller varies (the rule takes them all; the others get zeros), the result's when it is useful.
  */
 export function customSignature(f: Func, fa: FuncActivity, isHead: boolean, independents: Set<string>): DiffSignature {
-  return {
-    derivParams: f.params.map((p) => ruleDerivKind(p.ty) === 'scalar' || ruleDerivKind(p.ty) === 'array' ? fa.ctx.variedParams.has(p.name) || (isHead && independents.has(p.name)) : false),
-    derivResult: fa.ctx.usefulResult && hasFloat(f.ret),
-  };
+  const derivParams = f.params.map((p) => (ruleDerivKind(p.ty) === 'scalar' || ruleDerivKind(p.ty) === 'array' ? fa.ctx.variedParams.has(p.name) || (isHead && independents.has(p.name)) : false));
+  // called only with passive arguments: a passive call (a black box needs no rule there)
+  return { derivParams, derivResult: fa.ctx.usefulResult && hasFloat(f.ret) && derivParams.some((d) => d) };
 }
 
 const v = (name: string, ty: Ty): Extract<Expr, { k: 'var' }> => ({ k: 'var', name, ty });
