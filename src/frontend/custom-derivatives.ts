@@ -91,7 +91,8 @@ function directive(f: Func, diags: DiagnosticBag): CustomRule | null {
 
 /** companions by name: exported `f_jvp` and/or `f_vjp` of the module */
 function companions(mod: Module, f: Func): CustomRule | null {
-  const has = (n: string) => mod.funcs.get(n)?.exported === true;
+  // (a companion outside the subset is one too: its own diagnostics are reported where it is reached)
+  const has = (n: string) => mod.funcs.get(n)?.exported === true || mod.failed.has(n);
   const tangent = has(`${f.name}_jvp`) ? `${f.name}_jvp` : undefined;
   const adjoint = has(`${f.name}_vjp`) ? `${f.name}_vjp` : undefined;
   return tangent || adjoint ? { passive: false, from: 'companion', loc: f.loc, ...(tangent ? { tangent } : {}), ...(adjoint ? { adjoint } : {}) } : null;
@@ -182,7 +183,7 @@ export function applyCustomDerivatives(mod: Module, option: Record<string, Custo
   const writes = computeWrites(mod);
   for (const [n, rule] of rules) {
     const f = funcs.get(n)!;
-    if (!validate(f, rule, writes.get(n) ?? new Set(), funcs, order, diags)) continue;
+    if (!validate(f, rule, writes.get(n) ?? new Set(), funcs, order, mod.failed, diags)) continue;
     funcs.set(n, { ...f, custom: rule });
   }
   // calls of these functions carry the kind of rule (analyses read it; coverage counts it)
@@ -203,7 +204,7 @@ export function applyCustomDerivatives(mod: Module, option: Record<string, Custo
 }
 
 /** f's signature suits a rule, and each named rule has the signature of f's derivative */
-function validate(f: Func, rule: CustomRule, written: Set<number>, funcs: Map<string, Func>, order: string[], diags: DiagnosticBag): boolean {
+function validate(f: Func, rule: CustomRule, written: Set<number>, funcs: Map<string, Func>, order: string[], failed: Module['failed'], diags: DiagnosticBag): boolean {
   const what = rule.from === 'companion' ? 'its companion' : rule.from === 'directive' ? "its '$ad' directive" : 'the customDerivatives option';
   if (rule.passive) {
     // a write into an array that carries derivatives would leave its shadow stale
@@ -235,6 +236,7 @@ function validate(f: Func, rule: CustomRule, written: Set<number>, funcs: Map<st
     const want = ruleParams(f, kind);
     const ret = ruleResult(f, kind);
     const g = funcs.get(name);
+    if (!g && failed.has(name)) continue; // outside the subset: compileModule reports why where f is reached
     if (!g) {
       if (rule.from !== 'option') {
         diags.error(f.loc, `the ${kind} rule '${name}' of '${f.name}' is not a function of the compilation`, `declare it: export function ${signatureText(name, want, ret)}`);
