@@ -110,7 +110,8 @@ export function diffVars(e: Expr, al: Aliases, out: Set<string> = new Set()): Se
         if (!NON_DIFF_INTR.has(x.fn)) x.args.forEach(visit);
         return;
       case 'call':
-        x.args.forEach(visit);
+        // a passive function's result carries no derivative (a stop-gradient)
+        if (x.custom !== 'passive') x.args.forEach(visit);
         return;
       case 'idx':
       case 'field':
@@ -316,7 +317,7 @@ function analyzeFunction(f: Func, ctx: ActivityContext, writes: Map<string, Set<
         needed = true;
       }
     }
-    if (needed) for (const c of stmtCalls(s)) for (const a of c.args) before = union(before, diffVars(a, al));
+    if (needed) for (const c of stmtCalls(s)) if (c.custom !== 'passive') for (const a of c.args) before = union(before, diffVars(a, al));
     return before;
   };
   const exit = new Set<string>();
@@ -367,13 +368,16 @@ export function analyzeActivity(mod: Module, head: string, independents: string[
       const ctx = ctxs.get(name);
       if (!ctx) continue;
       const f = mod.funcs.get(name)!;
-      const fa = analyzeFunction(f, ctx, writes);
+      // a function with a hand-written rule is not differentiated through its body (its callees neither)
+      const rule = !!f.custom && !f.custom.passive;
+      const fa = analyzeFunction(rule ? { ...f, body: [] } : f, ctx, writes);
       results.set(name, fa);
-      // propagate contexts to callees
+      if (rule) continue;
+      // propagate contexts to callees (never into a passive one)
       forEachStmt(f.body, (s) => {
         for (const c of stmtCalls(s)) {
           const g = mod.funcs.get(c.fn);
-          if (!g) continue;
+          if (!g || c.custom === 'passive') continue;
           let gctx = ctxs.get(c.fn);
           if (!gctx) {
             gctx = { variedParams: new Set(), usefulResult: false, usefulParams: new Set() };

@@ -18,6 +18,20 @@ import { normalizeFunc } from '../transform/normalize.js';
 import { bindReturnedArguments } from '../transform/returned-args.js';
 import { refuseAliasedWrittenArguments } from '../transform/call-aliasing.js';
 import { TransformError, tangentFunc } from '../transform/tangent.js';
+import { applyCustomDerivatives, checkCustomOption, ruleFunctions, type CustomDerivativeOption } from '../frontend/custom-derivatives.js';
+import { customRuleErrors } from '../transform/custom.js';
+import type { Diagnostic as Diag } from '../frontend/diagnostics.js';
+
+/** one problem, one error: the same diagnostic found by the tangent's and the adjoint's analyses once */
+function dedupe(list: Diag[]): Diag[] {
+  const seen = new Set<string>();
+  return list.filter((d) => {
+    const k = `${d.file}:${d.line}:${d.col}:${d.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
 
 export type Mode = 'tangent' | 'vector' | 'reverse';
 /** the modes as options accept them: 'forward' is the tangent mode's other name, 'adjoint' the reverse's */
@@ -65,6 +79,12 @@ export interface CompileOptions {
   naming?: Partial<Naming>;
   /** adjoint refinements (default: all on); `{ tbr: false }` gives the naive store-all adjoint */
   adjoint?: Partial<AdjointOptions>;
+  /**
+   * hand-written derivatives by function name: `{ f: { tangent: 'fTan', adjoint: 'fAdj' } }` or
+   * `{ f: { passive: true } }` (docs/semantics.md); a rule that is no function of the input is bound
+   * at run time (`__bindScope`)
+   */
+  customDerivatives?: Record<string, CustomDerivativeOption>;
 }
 
 export interface ManifestParam {
@@ -128,7 +148,10 @@ export function frontEnd(input: SourceInput): Module {
   diags.throwIfErrors();
   for (const f of mod.funcs.values()) inferInts(f);
   for (const n of mod.order) mod.funcs.set(n, normalizeFunc(mod.funcs.get(n)!));
-  return mod;
+  // rules declared in the source (companions, directives); compileModule adds compile()'s option
+  const ruled = applyCustomDerivatives(mod, undefined, diags);
+  diags.throwIfErrors();
+  return ruled;
 }
 
 /** JavaScript callers are not held to the types: a misspelt or misshapen option gets a TypeError saying what to pass. */
@@ -141,6 +164,7 @@ function checkOptions(options: unknown): asserts options is CompileOptions {
     if (v !== undefined && !(Array.isArray(v) && v.every((x) => typeof x === 'string'))) throw new TypeError(`tsad: options.${key} must be an array of parameter names, e.g. ['x'], not ${describeValue(v)}`);
     if (Array.isArray(v) && v.length === 0) throw new TypeError(`tsad: options.${key} is empty: name at least one parameter, or leave it out for the default`);
   }
+  checkCustomOption(o.customDerivatives);
   if (o.modes !== undefined) {
     if (!Array.isArray(o.modes)) throw new TypeError(`tsad: options.modes must be an array, e.g. ['reverse'], not ${describeValue(o.modes)}; the modes are ${MODE_LIST}`);
     normalizeModes(o.modes);
@@ -160,8 +184,11 @@ export function compile(input: SourceInput, options: CompileOptions): CompileRes
   }
 }
 
-export function compileModule(mod: Module, options0: CompileOptions, diags: DiagnosticBag = new DiagnosticBag(new Map())): CompileResult {
+export function compileModule(mod0: Module, options0: CompileOptions, diags: DiagnosticBag = new DiagnosticBag(new Map())): CompileResult {
   checkOptions(options0);
+  // hand-written derivatives and passive functions (src/frontend/custom-derivatives.ts)
+  const mod = applyCustomDerivatives(mod0, options0.customDerivatives, diags);
+  if (diags.hasErrors) return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
   // `Class.method` names the function the method became (src/frontend/classes.ts)
   const options = { ...options0, head: memberHeadName(options0.head, (n) => mod.funcs.has(n) || mod.failed.has(n)) };
   const reach = reachable(mod, options.head);
@@ -234,6 +261,10 @@ export function compileModule(mod: Module, options0: CompileOptions, diags: Diag
       throw e;
     }
   }
+  // the modes the rules give, and black boxes without rules (src/transform/custom.ts)
+  customRuleErrors(info, modes, diags);
+  if (infoB !== info) customRuleErrors(infoB, ['reverse'], diags);
+  if (diags.hasErrors) return { code: '', manifest: [], diagnostics: dedupe(diags.list), primals: [], wrt: [], of: [] };
   const out: Func[] = [];
   const manifest: ManifestEntry[] = [];
   // the adjoint's activity is that of its jump-lowered copy, which may differentiate other callees
@@ -271,6 +302,14 @@ export function compileModule(mod: Module, options0: CompileOptions, diags: Diag
   for (const [name, t] of mod.types) if (!options.js) p.line(`export type ${name} = ${typeLiteral(t)};`);
   if (mod.types.size && !options.js) p.line('');
   const bound: string[] = [];
+  // black boxes (`declare function`) are declared again, or bound at run time in JavaScript
+  for (const n of mod.order.filter((x) => reach.has(x) && mod.funcs.get(x)!.external)) {
+    const f = mod.funcs.get(n)!;
+    if (options.js) {
+      p.line(`let ${n};`);
+      bound.push(n);
+    } else p.line(`declare function ${n}(${f.params.map((q) => `${q.name}: ${tyText(q.ty)}`).join(', ')}): ${tyText(f.ret)};`);
+  }
   for (const g of mod.globals.values()) {
     if (g.init) p.line(`const ${g.name}${options.js ? '' : ': ' + tyText(g.ty)} = ${p.expr(g.init)};`);
     else if (options.js) {
@@ -280,10 +319,11 @@ export function compileModule(mod: Module, options0: CompileOptions, diags: Diag
   }
   // data declared ambient is bound from outside before each call (the runtime API's scope)
   if (bound.length) p.line(`export function __bindScope(scope) { ${bound.map((n) => `${n} = scope.${n};`).join(' ')} }`);
-  if (mod.globals.size) p.line('');
+  if (mod.globals.size || mod.order.some((x) => reach.has(x) && mod.funcs.get(x)!.external)) p.line('');
   const primals: string[] = [];
   for (const n of mod.order.filter((x) => reach.has(x))) {
     const f = mod.funcs.get(n)!;
+    if (f.external) continue;
     p.raw(funcText({ ...f, exported: true }, options.js, rt).trimEnd());
     p.line('');
     primals.push(n);
@@ -336,6 +376,7 @@ function reachable(mod: Module, head: string): Set<string> {
     seen.add(n);
     const f = mod.funcs.get(n);
     if (f) forEachStmt(f.body, (s) => stmtCalls(s).forEach((c) => stack.push(c.fn)));
+    if (f) stack.push(...ruleFunctions(f)); // a hand-written rule is called by the derivatives
     else mod.failed.get(n)?.calls.forEach((c) => stack.push(c));
   }
   return seen;

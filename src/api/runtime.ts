@@ -10,9 +10,10 @@ import { inferHelperTypes, helperModule, untypedHelperHint, type Helper } from '
 import { annotate, asDeclaration, mentions, readFunction, type FunctionSource } from './source.js';
 import { loadGenerated, type LoadedModule } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
-import { assertNoAliasing, clone, flatten, mapFloats } from './values.js';
+import { assertNoAliasing, clone, dot, flatten, mapFloats, randomLike, rng } from './values.js';
 import { mismatchError, selfCheck, type Probe } from './selfcheck.js';
 import { zerosLike } from '../runtime/arrays.js';
+import { agreesWithDifferences, blackBoxes, checkRuntimeRules, compileOption, differenceTangent, hasNoSource, ruleBindings, rulesKey, rulesModes, standIn, type RuntimeRules } from './custom-rules.js';
 import type { AnyFunction, Gradient, MaybeGradient, OptionsFor, ResultTangent, Tangents } from './types.js';
 
 type Fn = (...args: never[]) => unknown;
@@ -37,6 +38,12 @@ export interface RuntimeOptions<W = Wrt> {
    * again on the next call. `check: false` skips it.
    */
   check?: boolean;
+  /**
+   * hand-written derivatives of helpers in `scope`: `{ dot: { tangent: dotTangent, adjoint: dotAdjoint } }`
+   * (the signatures of docs/semantics.md), or `{ noise: { passive: true } }` (no derivative); a helper
+   * with a rule may be a native or WebAssembly function (a black box)
+   */
+  customDerivatives?: RuntimeRules;
 }
 
 interface Compiled {
@@ -131,17 +138,49 @@ function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
 }
 
 function runSelfCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unknown[]): void {
+  // a hand-written rule alone gives one mode: it is checked against divided differences
+  if (!c.mod[`${c.head}_d`] || !c.mod[`${c.head}_b`]) return runDifferenceCheck(c, f, opts, args);
   const probe: Probe = { tangent: (a, dirs) => tangent(c, opts, a, dirs), adjoint: (a, seed) => reverse(c, opts, a, clone(seed))[1] };
   const t = selfCheck(probe, args, c.wrt);
-  if (t.kind === 'mismatch') throw mismatchError(c.head, f.toString(), c.params, args, t);
+  if (t.kind === 'mismatch') {
+    const e = mismatchError(c.head, f.toString(), c.params, args, t);
+    // with hand-written rules, the first suspect is a rule whose tangent and adjoint disagree
+    if (opts.customDerivatives) e.message = e.message.replace('This is a bug in tsad', 'A hand-written rule in customDerivatives may be wrong (its tangent and adjoint must be derivatives of one function); otherwise this is a bug in tsad');
+    throw e;
+  }
   // at a non-finite point nothing was compared: the next call checks again
   c.unchecked = t.kind === 'nonfinite';
+}
+
+/** the self-check of a derivative with one mode: that mode against central divided differences */
+function runDifferenceCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unknown[]): void {
+  bind(c, opts);
+  const R = rng(0x7ad5e1f);
+  const dirs = c.wrt.map((i) => randomLike(args[i], R));
+  const dd = differenceTangent(c.mod[c.head] as (...a: unknown[]) => unknown, args, c.wrt, dirs);
+  if (!dd || !dd[1].every(Number.isFinite)) return; // near a kink, or not finite: the next call checks again
+  let ok: boolean;
+  let left: number, right: number;
+  if (c.mod[`${c.head}_d`]) {
+    const t = flatten(tangent(c, opts, args, dirs)[1]);
+    ok = agreesWithDifferences(t, dd[1]);
+    left = t.reduce((s, x) => s + x, 0);
+    right = dd[1].reduce((s, x) => s + x, 0);
+  } else {
+    const ybar = randomLike(dd[0], R);
+    const xbar = reverse(c, opts, args, clone(ybar))[1];
+    left = flatten(ybar).reduce((s, y, i) => s + y * dd[1][i], 0);
+    right = xbar.reduce<number>((s, x, k) => s + dot(x, dirs[k]), 0);
+    ok = agreesWithDifferences([left], [right]);
+  }
+  if (!ok) throw new Error(`tsad: self-check failed for '${c.head}': its derivative (from a hand-written rule) disagrees with divided differences (${left} vs ${right}) at ${c.params.map((p, i) => `${p} = ${JSON.stringify(Array.from(flatten(args[i])))}`).join(', ')}; check the rule's formula and its signature (docs/semantics.md), or pass { check: false }`);
+  c.unchecked = false;
 }
 
 function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
   assertNoAliasing(args, args.map((_, i) => `argument ${i + 1}`));
   const scope = opts.scope ?? {};
-  const key = JSON.stringify([opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? String(scope[k]) : shapeKey(scope[k])))]);
+  const key = JSON.stringify([opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? String(scope[k]) : shapeKey(scope[k]))), rulesKey(opts.customDerivatives)]);
   let perFn = cache.get(f);
   if (!perFn) cache.set(f, (perFn = new Map()));
   const hit = perFn.get(key);
@@ -159,12 +198,17 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
   });
   const parts: string[] = [];
   const helpers: Helper[] = [];
+  const noSource: string[] = [];
   const used = reachable(info.text, scope);
   for (const k of Object.keys(scope).sort()) {
     const v = scope[k];
     if (!used.has(k)) continue;
     if (typeof v === 'function' && /^class\b/.test(Function.prototype.toString.call(v))) throw classInScope(k);
-    if (typeof v === 'function') helpers.push({ name: k, fn: readFunction(v.toString()) });
+    // a helper with a rule and no source (native, WebAssembly) is typed from a stand-in, then declared (custom-rules.ts)
+    if (typeof v === 'function' && opts.customDerivatives?.[k] && hasNoSource(v)) {
+      helpers.push({ name: k, fn: readFunction(standIn(k, v as Fn)) });
+      noSource.push(k);
+    } else if (typeof v === 'function') helpers.push({ name: k, fn: readFunction(v.toString()) });
     else {
       const t = tyOfValue(v);
       if (!t) throw new Error(`tsad: scope entry '${k}' has a shape tsad cannot use`);
@@ -193,7 +237,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
   const wrt = opts.wrt === undefined ? [firstIndependent(front, head, params)] : normalizeWrt(opts.wrt, params);
   // values come from the primal itself, gradients from f_b on copies: its forward sweep need not
   // keep the primal's results (diff-liveness at full strength)
-  const r = compileModule(front, { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false } }, new DiagnosticBag(files));
+  const r = compileModule(blackBoxes(front, noSource), { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false }, modes: rulesModes(opts.customDerivatives), customDerivatives: compileOption(opts.customDerivatives) }, new DiagnosticBag(files));
   if (r.diagnostics.length) throw new TsadError(r.diagnostics);
   const mod = loadGenerated(r.code, r.runtimeNames);
   const entry = (name: string) => r.manifest.find((m) => m.name === name)?.params ?? [];
@@ -213,7 +257,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
 }
 
 function bind(c: Compiled, opts: RuntimeOptions): void {
-  if (c.hasScope) c.mod.__bindScope(opts.scope ?? {});
+  if (c.hasScope) c.mod.__bindScope({ ...opts.scope, ...ruleBindings(opts.customDerivatives) });
 }
 
 /**
@@ -237,7 +281,7 @@ function derivativeArgs(params: readonly ManifestParam[], args: unknown[], shado
 /** Runs the adjoint with seed `seed`; returns [value, gradients per wrt argument]. */
 function reverse(c: Compiled, opts: RuntimeOptions, args: unknown[], seed: unknown): [unknown, unknown[]] {
   bind(c, opts);
-  if (!c.mod[`${c.head}_b`]) throw new Error('tsad: no adjoint was generated');
+  if (!c.mod[`${c.head}_b`]) throw new Error(opts.customDerivatives ? `tsad: '${c.head}' has no adjoint: a helper's hand-written derivative in customDerivatives gives no adjoint rule; add one, or use jvp` : 'tsad: no adjoint was generated');
   const value = (c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(args));
   const a = clone(args);
   // every array or object shadow starts at zero; those of the independents are the gradients
@@ -263,6 +307,7 @@ function tangent(c: Compiled, opts: RuntimeOptions, args: unknown[], tangents: u
     const w = c.wrt.indexOf(k);
     return w >= 0 ? clone(tangents[w]) : zerosLike(a[k]);
   });
+  if (!c.mod[`${c.head}_d`]) throw new Error(`tsad: '${c.head}' has no tangent: a helper's hand-written derivative in customDerivatives gives no tangent rule; add one, or use grad, vjp or jacobian`);
   const r = c.mod[`${c.head}_d`](...call) as [unknown, unknown] | undefined;
   // a function without a result (one that only writes into its arguments) has no result tangent either
   return r ? [r[0], r[1]] : [undefined, undefined];
@@ -316,6 +361,7 @@ function checkOptions(api: string, opts: unknown): void {
   if (wrt !== undefined && !(Array.isArray(wrt) ? wrt.length > 0 && wrt.every(one) : one(wrt)))
     throw new TypeError(`tsad: ${api}'s wrt must be an argument position (0, 1, …), a parameter name, or a non-empty array of them, not ${Array.isArray(wrt) ? JSON.stringify(wrt) : what(wrt)}`);
   if (scope !== undefined && (typeof scope !== 'object' || scope === null || Array.isArray(scope))) throw new TypeError(`tsad: ${api}'s scope must be an object mapping names to helper functions and data, not ${what(scope)}`);
+  checkRuntimeRules(api, (opts as RuntimeOptions).customDerivatives, scope);
 }
 
 function checkEntry(api: string, f: unknown, opts: unknown): void {
@@ -420,7 +466,8 @@ export function jacobian<F extends AnyFunction, const W extends Wrt | undefined 
       const inputs = c.wrt.map((i) => args[i]);
       const n = inputs.reduce<number>((s, v) => s + flatten(v).length, 0);
       const J = Array.from({ length: m }, () => new Array<number>(n).fill(0));
-      if (m <= n) {
+      // (a hand-written rule may give one mode only)
+      if (c.mod[`${c.head}_b`] && (m <= n || !c.mod[`${c.head}_d`])) {
         for (let i = 0; i < m; i++) {
           const seed = typeof y === 'number' ? 1 : mapFloats(y, (_, k) => (k === i ? 1 : 0));
           const g = reverse(c, opts, args as unknown[], seed)[1];

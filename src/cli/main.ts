@@ -289,8 +289,17 @@ function compact(v: unknown): string {
 }
 
 function runCheck(files: Record<string, string>, args: Args): boolean {
-  const r = compile(files, { head: args.head!, wrt: args.wrt, of: args.of, js: true, runtimeImport: null });
+  // (the modes asked for: a hand-written rule alone gives some modes only)
+  const r = compile(files, { head: args.head!, wrt: args.wrt, of: args.of, modes: args.modes, js: true, runtimeImport: null });
   const mod = frontEnd(files);
+  // a black box (`declare function`) has no body to run here: say so instead of failing inside the check
+  const boxes = [...mod.funcs.values()].filter((f) => f.external && new RegExp(`\\b${f.name}\\(`).test(r.code)).map((f) => f.name);
+  if (boxes.length) {
+    process.stderr.write(`tsad: --check cannot run ${boxes.map((b) => `'${b}'`).join(', ')}, declared without a body (a black box)
+  hint: check a file that defines it (its rules are checked with it), or call checkCompiled after binding it: loadGenerated(…).__bindScope({ ${boxes.join(', ')} })
+`);
+    return false;
+  }
   const headName = memberHeadName(args.head!, (n) => mod.funcs.has(n)); // `Class.method` (src/frontend/classes.ts)
   const head = mod.funcs.get(headName)!;
   const loaded = loadGenerated(r.code, r.runtimeNames);

@@ -14,6 +14,7 @@ import { NULL, assignsNullable, inTest, isArrayTest, narrowRead, nestedNullable,
 import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
 import { Sequencing, type SequencingHost } from './sequencing.js';
 import { helperArgs, mathSpreadCall, type SpreadHost } from './spread.js';
+import { CUSTOM_FORMS, isBlackBoxDeclaration } from './custom-derivatives.js';
 import { CALLBACK_FORMS, Callbacks, isCallbackCall, type CallbackHost } from './callbacks.js';
 import { REST_FORMS, objectRest, restElement, type RestHost } from './rest-elements.js';
 import { TYPED_FORMS, isTypedCtor, newTypedArray, newTypedArrayFill, typedArrayTy, type TypedArrayHost } from './typed-arrays.js';
@@ -59,6 +60,7 @@ export const FORMS = [
   'param.optional', // `y?: number` (nullable), `y = 0.5` (a default)
   'class.new', // `new C(…)`: a call of the constructor `C_new` (src/frontend/classes.ts)
   'class.method', // `o.m(…)`, `C.s(…)`, `o.x` through a getter, `o.x = v` through a setter: calls of `C_m`, `C_s`, `C_get_x`, `C_set_x`
+  ...CUSTOM_FORMS, // calls of functions with hand-written derivatives or marked passive (src/frontend/custom-derivatives.ts)
 ] as const;
 export type Form = (typeof FORMS)[number];
 
@@ -212,6 +214,8 @@ interface FuncDecl {
   stmt: ts.Statement;
   /** a function lowered from a class member (src/frontend/classes.ts) */
   member?: ClassMember;
+  /** `declare function f(…): T;`, a black box (src/frontend/custom-derivatives.ts) */
+  external?: boolean;
 }
 
 /** the parameters a declaration's callers pass (an implicit constructor takes its base class's) */
@@ -280,6 +284,10 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     for (const st of sf.statements) {
       const exported = !!ts.getModifiers(st as ts.HasModifiers)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
       if (ts.isFunctionDeclaration(st)) {
+        if (st.name && isBlackBoxDeclaration(st)) {
+          decls.push({ name: st.name.text, node: st, exported: exported || exportedNames.has(st.name.text), stmt: st, external: true });
+          continue;
+        }
         if (!st.name || !st.body) {
           diags.error(locOf(st), 'function declarations need a name and a body', 'write `function name(…) { … }`');
           continue;
@@ -719,7 +727,7 @@ class FunctionLowering {
       body.push(...this.takePre(), { k: 'return', e, loc: this.ctx.locOf(node.body) });
     }
     if (!this.ok || !ret) return null;
-    return { name: d.name, params, ret, body, exported: d.exported, loc: this.ctx.locOf(node), comments: this.comments(d.member ? node : d.stmt) };
+    return { name: d.name, params, ret, body, exported: d.exported, loc: this.ctx.locOf(node), comments: this.comments(d.member ? node : d.stmt), ...(d.external ? { external: true } : {}) };
   }
 
   /** `C_new(…)`: builds the instance (src/frontend/classes.ts) and returns it */

@@ -61,7 +61,8 @@ export type Expr =
   // sc: lowered from a short circuit on numbers (`a ?? b`, `a || b`, `a && b`), for coverage accounting only
   | (Node & { k: 'cond'; c: Expr; a: Expr; b: Expr; ty: Ty; sc?: '??' | '||' | '&&' })
   // call of a user function of the compilation; origin: lowered from a class form (coverage accounting only)
-  | (Node & { k: 'call'; fn: string; args: Expr[]; ty: Ty; origin?: 'class.new' | 'class.method' })
+  // custom: the callee has a hand-written derivative rule or is passive (src/frontend/custom-derivatives.ts)
+  | (Node & { k: 'call'; fn: string; args: Expr[]; ty: Ty; origin?: 'class.new' | 'class.method'; custom?: 'rule' | 'passive' })
   // call of an intrinsic: Math.*, isFinite, tape operations, runtime helpers
   | (Node & { k: 'intr'; fn: string; args: Expr[]; ty: Ty })
   | (Node & { k: 'idx'; obj: Expr; index: Expr; ty: Ty })
@@ -119,6 +120,24 @@ export interface Func {
   exported: boolean;
   loc?: Loc;
   comments?: string[];
+  /** `declare function f(…): T;`: a black box bound at run time, with no body to differentiate */
+  external?: boolean;
+  /** a hand-written derivative, or passive (src/frontend/custom-derivatives.ts) */
+  custom?: CustomRule;
+}
+
+/**
+ * How a function is differentiated instead of through its body: by hand-written rules (functions of
+ * the module with the signatures of its `f_d` and `f_b` when every number-carrying parameter is
+ * differentiated), or not at all (passive: its result carries no derivative).
+ */
+export interface CustomRule {
+  passive: boolean;
+  tangent?: string;
+  adjoint?: string;
+  /** where the rule was declared: a companion by name, a `$ad` directive, or compile()'s option */
+  from: 'companion' | 'directive' | 'option';
+  loc?: Loc;
 }
 
 export interface GlobalConst {

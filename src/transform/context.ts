@@ -2,6 +2,7 @@
 // which parameters of each differentiated function carry derivatives, and the naming scheme.
 import type { FuncActivity, ProgramActivity } from '../analysis/activity.js';
 import type { Expr, Func, Module, Param, Stmt, Ty } from '../ir/types.js';
+import { customSignature } from './custom.js';
 import { INT, NUM, forEachExpr, forEachStmt, hasFloat, isRef, stmtExprs, tyOf } from '../ir/util.js';
 
 export interface Naming {
@@ -76,6 +77,10 @@ export class ProgramInfo {
       const isHead = name === head;
       // in code that keeps arrays on a tape, derivative aliases must travel with every array
       const tapeCode = refTapes.has(name);
+      if ((f.custom && !f.custom.passive) || f.external) {
+        this.sigs.set(name, customSignature(f, fa, isHead, independents)); // src/transform/custom.ts
+        continue;
+      }
       this.sigs.set(name, {
         derivParams: f.params.map((p) => hasFloat(p.ty) && (p.ty.k === 'tape' || (tapeCode && isRef(p.ty)) || fa.active.has(fa.aliases.rep(p.name)) || (isHead && independents.has(p.name)))),
         derivResult: fa.ctx.usefulResult && hasFloat(f.ret),

@@ -61,7 +61,8 @@ function hasDirective(s: { comments?: string[] }): boolean {
  */
 function inlinable(mod: Module, fn: string): Func | null {
   const g = mod.funcs.get(fn);
-  if (!g || mod.failed.has(fn) || hasDirective(g) || g.params.some((p) => p.def)) return null;
+  // (a hand-written rule, a passive function or a black box is never differentiated through its body)
+  if (!g || g.custom || g.external || mod.failed.has(fn) || hasDirective(g) || g.params.some((p) => p.def)) return null;
   const last = g.body[g.body.length - 1];
   if (!last || last.k !== 'return' || !last.e) return null;
   const params = new Set(g.params.map((p) => p.name));

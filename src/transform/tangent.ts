@@ -10,6 +10,7 @@ import { solveBackward, type Facts } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, countedFor, declaredNames, fixForUpdates, hasFloat, isRef, stmtExprs, tyOf } from '../ir/util.js';
 import { DerivNames, derivTy, refNames, tapeNames, zeroFloat32Shadow, type ProgramInfo } from './context.js';
+import { customTangentFunc } from './custom.js';
 import { hoistInvariantLoads } from './licm.js';
 import { LinError, Names, linearize, tangentOf, type LinContext } from './linearize.js';
 
@@ -27,6 +28,7 @@ export class TransformError extends Error {
 const EMPTY: Facts = new Set();
 
 export function tangentFunc(info: ProgramInfo, name: string, mode: TangentMode): Func {
+  if (info.func(name).custom) return customTangentFunc(info, name, mode); // a hand-written rule (custom.ts)
   return hoistInvariantLoads(new TangentBuilder(info, name, mode).build());
 }
 

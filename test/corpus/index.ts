@@ -344,3 +344,13 @@ corpus.push(
   { name: 'js-typed/packed_quadratic', file: 'js-typed.ts', head: 'packedQuadratic', args: [vec(3, -1, 1), f64(2, -1, 1), num(0.5, 1.5)], tags: ['js', 'typed-set'] },
   { name: 'js-exprs/penalized_residual', file: 'js-exprs.ts', head: 'penalizedResidual', args: [vec(3, -1, 1), obj({ rate: num(0.1, 0.5), decay: num(0.1, 0.3), weights: vec(3, -1, 1) })], tags: ['js', 'object-rest', 'shared-array-field'] },
 );
+// ------------------------------------------------------------- custom-derivatives.ts
+corpus.push(
+  { name: 'custom-derivatives/mean_orbit_radius', file: 'custom-derivatives.ts', head: 'meanOrbitRadius', args: [vec(4, 0, 1), num(0.8, 1.5), num(0.1, 0.6), num(0.5, 2)], tags: ['js', 'custom-derivative', 'companion', 'implicit-function'] },
+  { name: 'custom-derivatives/softmax_classifier_loss', file: 'custom-derivatives.ts', head: 'softmaxClassifierLoss', args: [mat(3, 4, -1, 1), vec(4, -1, 1), int(1)], tags: ['js', 'custom-derivative', 'directive', 'logsumexp'] },
+  { name: 'custom-derivatives/hard_attention', file: 'custom-derivatives.ts', head: 'hardAttention', args: [vec(5, -1, 1), vec(5, -1, 1), num(0.5, 2)], tags: ['js', 'passive', 'argmax'] },
+  { name: 'custom-derivatives/jittered_decay', file: 'custom-derivatives.ts', head: 'jitteredDecay', args: [vec(5, -1, 1), num(0.1, 1), num(0, 1)], wrt: ['w', 'lambda'], tags: ['js', 'passive', 'noise'] },
+  { name: 'custom-derivatives/kernel_ridge_objective', file: 'custom-derivatives.ts', head: 'kernelRidgeObjective', args: [mat(3, 2, -1, 1), vec(3, -1, 1), num(0.1, 0.5)], tags: ['js', 'custom-derivative', 'companion', 'array-rule', 'in-loop'] },
+  { name: 'custom-derivatives/mahalanobis_total', file: 'custom-derivatives.ts', head: 'mahalanobisTotal', args: [vec(9, 0.8, 1.5), mat(3, 3, -1, 1), vec(3, -0.5, 0.5)], tags: ['js', 'custom-derivative', 'companion', 'triangular-solve', 'in-loop'] },
+  { name: 'custom-derivatives/damped_power_sweeps', file: 'custom-derivatives.ts', head: 'dampedPowerSweeps', args: [mat(3, 3, -1, 1), vec(3, 0.5, 1), int(3)], tags: ['js', 'custom-derivative', 'array-rule', 'argument-overwritten'] },
+);

@@ -86,6 +86,9 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   // method gives a number, nothing, or an instance
   'class.new': { types: ['object'], effects: ['-'] },
   'class.method': { types: ['scalar', 'object', '-'], effects: ['-'] },
+  // calls of a function with a hand-written derivative, or of a passive one (src/frontend/custom-derivatives.ts): a number
+  'call.custom': { types: ['scalar'], effects: ['-'] },
+  'call.passive': { types: ['scalar'], effects: ['-'] },
   'stmt.if': { types: ['-'], effects: ['-'] },
   'stmt.for': { types: ['-'], effects: ['-'] },
   'stmt.while': { types: ['-'], effects: ['-'] },
@@ -200,7 +203,7 @@ export function classifyModule(mod: Module): Counts {
       if (x.k === 'cond') add(x.sc ? 'expr.short' : isRef(x.ty) ? 'expr.condref' : 'expr.cond', typeClass(x.ty), '-', st);
       else if (x.k === 'intr' && (x.fn === 'typeof' || x.fn === 'in' || x.fn === 'Array.isArray')) add('expr.typetest', 'scalar', '-', st);
       else if ((x.k === 'un' || x.k === 'bool') && x.tt) add('expr.truthtest', 'scalar', '-', st);
-      else if (x.k === 'call') add(x.origin ?? 'call.helper', typeClass(x.ty), '-', st);
+      else if (x.k === 'call') add(x.origin ?? (x.custom === 'rule' ? 'call.custom' : x.custom === 'passive' ? 'call.passive' : 'call.helper'), typeClass(x.ty), '-', st);
       else if (x.k === 'arrlit') add('expr.arrlit', typeClass(x.ty), '-', st);
       else if (x.k === 'objlit') add('expr.objlit', 'object', '-', st);
       else if (x.k === 'alloc') add('expr.alloc', 'array', '-', st);

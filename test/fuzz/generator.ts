@@ -180,6 +180,8 @@ export interface ProgSpec {
   objRests?: ObjRestSpec[];
   /** typed arrays' `set`, after the object rests (drawn after them) */
   typedSets?: TypedSetSpec[];
+  /** calls of functions with hand-written derivatives and of a passive one, at the end of the head (null: none) */
+  customs?: CustomSpec | null;
 }
 
 /**
@@ -210,6 +212,78 @@ export interface ObjRestSpec {
   q: number;
   loop: number;
 }
+
+/**
+ * Hand-written derivatives (src/frontend/custom-derivatives.ts): the module declares `cdSoftplus` with
+ * companion rules `cdSoftplus_jvp`/`cdSoftplus_vjp`, `cdDot` with a `$ad custom-derivative` directive
+ * naming its rules, and `cdRank` marked `$ad passive` (piecewise constant: its true derivative is zero
+ * almost everywhere, so divided differences agree). The rules are correct. The head calls a custom
+ * function (form 0 the softplus, 1 the dot product of two arrays in scope, then sometimes (`w`) writes
+ * into one of them: the adjoint must restore what the rule reads) and the passive one, in a loop context
+ * of its own (`loop` as JsArraySpec's). Its values flow into a number that the head's result adds.
+ */
+export interface CustomSpec {
+  form: number;
+  loop: number;
+  e: Expr;
+  e2: Expr;
+  q: number;
+  s: number;
+  w: boolean;
+}
+
+/** the functions of a CustomSpec and their rules, declared at module level */
+const CUSTOM_BODY = [
+  'export function cdSoftplus(u: number, t: number): number {',
+  '  return t * Math.log1p(Math.exp(u / t));',
+  '}',
+  '',
+  'export function cdSoftplus_jvp(u: number, ud: number, t: number, td: number): [number, number] {',
+  '  const z = u / t;',
+  '  const s = 1 / (1 + Math.exp(-z));',
+  '  const y = t * Math.log1p(Math.exp(z));',
+  '  return [y, s * ud + (y / t - s * z) * td];',
+  '}',
+  '',
+  'export function cdSoftplus_vjp(u: number, t: number, yb: number): [number, number] {',
+  '  const z = u / t;',
+  '  const s = 1 / (1 + Math.exp(-z));',
+  '  const y = t * Math.log1p(Math.exp(z));',
+  '  return [s * yb, (y / t - s * z) * yb];',
+  '}',
+  '',
+  '// $ad custom-derivative tangent=cdDotTangent adjoint=cdDotAdjoint',
+  'export function cdDot(a: number[], b: number[]): number {',
+  '  let s = 0;',
+  '  for (let i = 0; i < Math.min(a.length, b.length); i++) s += a[i] * b[i];',
+  '  return s;',
+  '}',
+  '',
+  'export function cdDotTangent(a: number[], ad: number[], b: number[], bd: number[]): [number, number] {',
+  '  let s = 0;',
+  '  let sd = 0;',
+  '  for (let i = 0; i < Math.min(a.length, b.length); i++) {',
+  '    s += a[i] * b[i];',
+  '    sd += ad[i] * b[i] + a[i] * bd[i];',
+  '  }',
+  '  return [s, sd];',
+  '}',
+  '',
+  'export function cdDotAdjoint(a: number[], ab: number[], b: number[], bb: number[], yb: number): void {',
+  '  for (let i = 0; i < Math.min(a.length, b.length); i++) {',
+  '    ab[i] += b[i] * yb;',
+  '    bb[i] += a[i] * yb;',
+  '  }',
+  '}',
+  '',
+  '// $ad passive',
+  'export function cdRank(a: number[], v: number): number {',
+  '  let c = 0;',
+  '  for (let i = 0; i < a.length; i++) if (a[i] < v) c++;',
+  '  return 0.25 * c;',
+  '}',
+  '',
+];
 
 /**
  * A rest element of an array pattern (src/frontend/rest-elements.ts), rendered at the end of the head in
@@ -674,6 +748,11 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
   objRests: fc.array(fc.record({ kind: fc.nat({ max: 1 }), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), loop: fc.nat({ max: 3 }) }), { maxLength: 1 }),
   // (last: every field before it draws as it did before typed arrays' set existed)
   typedSets: fc.array(fc.record({ form: fc.nat({ max: 2 }), f32: fc.boolean(), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), loop: fc.nat({ max: 3 }) }), { maxLength: 1 }),
+  // (last: every field before it draws as it did before custom derivatives existed)
+  customs: fc.oneof(
+    { weight: 3, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.record({ form: fc.nat({ max: 1 }), loop: fc.nat({ max: 3 }), e: exprArb(2), e2: exprArb(1), q: fc.nat({ max: 7 }), s: sel, w: fc.boolean() }) },
+  ),
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -2002,6 +2081,30 @@ function renderClasses(c: Ctx, x: ClassSpec): string {
   return cl;
 }
 
+/** Renders a CustomSpec at the end of the head; returns the name of the number its values flow into. */
+function renderCustoms(c: Ctx, x: CustomSpec): string {
+  const cu = c.fresh('cu');
+  c.emit(`let ${cu} = 0;`);
+  const body = () => {
+    // plain number arrays in scope (the rules take number[]), written afterwards only when writable
+    const arrs = c.arrs.filter((a) => !a.f64 && !a.tup && !a.ro);
+    const a = pick(arrs, x.s);
+    const b = pick(arrs, x.s + x.q) ?? a;
+    const u = squash(x.q, renderExpr(c, x.e), false);
+    if (x.form % 2 === 1 && a && b) {
+      c.emit(`${cu} = Math.tanh(${cu} + cdDot(${a.name}, ${b.name}) * ${u});`);
+      if (x.w) c.emit(`${a.name}[${x.s % a.len}] = Math.tanh(${a.name}[${x.s % a.len}] + ${cu});`);
+    } else c.emit(`${cu} = Math.tanh(${cu} + cdSoftplus(${u}, 0.75 + 0.25 * Math.tanh(${renderExpr(c, x.e2)})));`);
+    const r = a ?? b;
+    c.emit(`${cu} = ${cu} + ${r ? `cdRank(${r.name}, ${cu})` : `cdRank([${cu}, 0.5], ${u})`} * ${cu};`);
+  };
+  c.scoped(() => {
+    if (x.loop % 4 === 3 && c.loopDepth + 2 <= MAX_LOOP_DEPTH) ownLoop(c, 1, 2, () => ownLoop(c, 2, 2, body));
+    else ownLoop(c, x.loop % 4, 2, body);
+  });
+  return cu;
+}
+
 /** The array methods with callbacks, each in its loop context, in a scope of their own; returns the number their values flow into. */
 function renderCallbacks(c: Ctx, specs: CallbackSpec[]): string {
   const acc = c.fresh('cb');
@@ -2624,7 +2727,9 @@ export function render(spec: ProgSpec): Rendered {
   const orr = spec.objRests?.length ? renderObjRests(c, spec.objRests) : '';
   const tss = spec.typedSets?.length ? renderTypedSets(c, spec.typedSets) : '';
   if (spec.classes) out.push(...CLASS_BODY);
-  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '');
+  const cu = spec.customs ? renderCustoms(c, spec.customs) : '';
+  if (spec.customs) out.push(...CUSTOM_BODY);
+  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '') + (cu ? ` + 0.25 * Math.tanh(${cu})` : '');
   if (ret === 0) c.emit(`return ${renderExpr(c, spec.retE)}${mix};`);
   else {
     const k = c.fresh('j');

@@ -265,6 +265,8 @@ export function calleeForwardRecords(info: ProgramInfo, name: string): boolean {
   if (!cache) forwardRecordsCache.set(info, (cache = new Map()));
   const hit = cache.get(name);
   if (hit !== undefined) return hit;
+  // a hand-written adjoint rule records nothing: its forward sweep is the primal call (../custom.ts)
+  if (info.func(name).custom) return false;
   cache.set(name, true);
   let records = true;
   try {
@@ -286,6 +288,8 @@ function calleeBackwardReads(info: ProgramInfo, name: string): Set<string> | nul
   let cache = calleeReadsCache.get(info);
   if (!cache) calleeReadsCache.set(info, (cache = new Map()));
   if (cache.has(name)) return cache.get(name)!;
+  // a hand-written adjoint rule may read every argument (null: all of them)
+  if (info.func(name).custom) return null;
   cache.set(name, null);
   let reads: Set<string> | null = null;
   try {

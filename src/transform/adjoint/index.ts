@@ -6,6 +6,7 @@
 // Entry point: each concern lives in its own module next to this one (loops/ for the loop strategies).
 import type { Func } from '../../ir/types.js';
 import type { ProgramInfo } from '../context.js';
+import { customAdjointFuncs } from '../custom.js';
 import { hoistInvariantLoads } from '../licm.js';
 import { createContext } from './context.js';
 import { backward, forward, head } from './signature.js';
@@ -16,6 +17,7 @@ export interface AdjointOutput {
 }
 
 export function adjointFuncs(info: ProgramInfo, name: string): AdjointOutput[] {
+  if (info.func(name).custom) return customAdjointFuncs(info, name); // a hand-written rule (../custom.ts)
   const cx = createContext(info, name);
   const out: AdjointOutput[] = [
     { func: hoistInvariantLoads(forward(cx)), role: 'forward' },
