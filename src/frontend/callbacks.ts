@@ -109,11 +109,7 @@ export class Callbacks {
     }
     const sym = this.h.checker.getSymbolAtLocation(d.name);
     if (!sym || !this.checkFn(init)) return true;
-    const w = outerWrites(init, this.h.checker)[0];
-    if (w) {
-      this.h.err(w, `the local function '${d.name.text}' assigns '${w.getText()}', a variable of the enclosing function`, 'write the callback inline (`xs.forEach((v) => { … })`), where the assignment is a statement of the loop, or return the value and assign it at the call');
-      return true;
-    }
+    // (one that assigns enclosing variables may still be called directly: src/frontend/closures.ts inlines it)
     this.locals.set(sym, init);
     return true;
   }
@@ -181,6 +177,8 @@ export class Callbacks {
       const local = sym && this.locals.get(sym);
       // written out where it is passed: one that passes itself would be written out forever
       if (local && local.pos <= e.pos && e.end <= local.end) return this.h.err(e, `the local function '${e.text}' passes itself as a callback (recursion)`, 'write a top-level function, which may call itself');
+      const w = local && outerWrites(local, this.h.checker)[0];
+      if (w) return this.h.err(e, `the local function '${e.text}' assigns '${w.getText()}', a variable of the enclosing function, and cannot be passed as a callback`, 'write the callback inline (`xs.forEach((v) => { … })`), where the assignment is a statement of the loop, or return the value and assign it at the call');
       if (local) return this.checkParams(local, m) ? { k: 'inline', fn: local, at: e } : null;
       const f = this.h.helper(e);
       if (f) {
