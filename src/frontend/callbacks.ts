@@ -54,6 +54,8 @@ export interface CallbackHost {
   capture<T>(f: () => T): [T, Stmt[]];
   /** makes a declaration (a parameter, a variable) name an IR variable that already exists */
   bind(node: ts.Node, name: string, ty: Ty): void;
+  /** whether an error was reported in the function being lowered */
+  failed(): boolean;
   /** a top-level function of the compilation an identifier names: its IR name, parameters and result */
   helper(id: ts.Identifier): { name: string; params: readonly ts.ParameterDeclaration[]; ret: Ty | null } | null;
 }
@@ -530,9 +532,10 @@ export class Callbacks {
       }
       if (!ts.isBlock(fn.body)) {
         if (sink === 'effects') {
+          // (no statement and no error: its effect is in what it emitted, `(v) => local(v)`, `(v) => a.reverse()`)
           const st = h.exprStmt(fn.body);
           if (st) h.emit(st);
-          return st ? ({ k: 'undef' } as Expr) : null;
+          return st || !h.failed() ? ({ k: 'undef' } as Expr) : null;
         }
         const r = h.expr(fn.body);
         return r && this.deliver(r, sink, null, loc);

@@ -319,7 +319,10 @@ export class Closures {
     const spec: Specialisation = { bound, captured: capt };
     const key = `${helper}(${[...bound.entries()].map(([p, v]) => `${idOf(p)}=${keyOf(v)}`).join(',')})`;
     const name = this.h.specialise(helper, labels.join('_'), key, spec);
-    if (!name) return null;
+    if (!name) {
+      this.h.fail(); // reported by the copy's lowering, into this function's diagnostics
+      return null;
+    }
     const ty = this.h.typeAt(e);
     if (!ty) return this.h.err(e, `the result of '${helper}' has a type tsad cannot differentiate through`, 'return a number, an array or an object of numbers');
     return { k: 'call', fn: name, args, ty, origin: 'fn.arg' };
@@ -388,7 +391,9 @@ export class Closures {
     }
     const ownAssigned = new Set(rebindsOwn(fn, h.checker));
     const exprBody = singleExpr(fn);
-    const [result, stmts] = h.capture((): Expr | null => {
+    // the parameters' declarations come first (kept apart: a statement of the body starts with nothing pending)
+    const head: Stmt[] = [];
+    const [result, bodyStmts] = h.capture((): Expr | null => {
       for (const [i, p] of fn.parameters.entries()) {
         const x = args[i];
         const assigned = ownAssigned.has(p);
@@ -400,7 +405,7 @@ export class Closures {
           continue;
         }
         const n = h.fresh((p.name as ts.Identifier).text);
-        h.emit({ k: 'decl', name: n, ty: pty, init: x, konst: !assigned, loc: h.locOf(p) });
+        head.push({ k: 'decl', name: n, ty: pty, init: x, konst: !assigned, loc: h.locOf(p) });
         h.bind(p, n, pty);
       }
       this.stack.push({ fn, call: e });
@@ -413,6 +418,7 @@ export class Closures {
       }
     });
     if (!result) return null;
+    const stmts = [...head, ...bodyStmts];
     if (stmts.length && branch)
       return h.err(e, `the local function '${name}' is called in a branch of \`? :\`, \`&&\`, \`||\` or \`??\`, and its body needs statements, which would run whichever branch is taken`, `compute it in an \`if\`: \`let r = …; if (…) r = ${name}(…);\``);
     if (stmts.length && this.earlierCall(e))
@@ -420,7 +426,7 @@ export class Closures {
     const origin = writes.length || writesIntoCaptured(fn, h.checker) ? 'closure.write' : 'closure.read';
     if (stmts.length) stmts[0].origin ??= origin;
     for (const st of stmts) h.emit(st);
-    return result.k === 'undef' ? result : { ...result, origin } as Expr;
+    return result.k === 'undef' || result.k === 'call' ? result : ({ ...result, origin } as Expr);
   }
 
   /**

@@ -603,6 +603,7 @@ class FunctionLowering {
       specialise: (helper, label, key, spec) => this.ctx.specialise(this.ctx, helper, label, key, spec),
       refused: (id) => this.isRefused(id),
       fail: () => void (this.ok = false),
+      failed: () => !this.ok,
       self: () => (this.self ? { k: 'var', name: this.self.name, ty: this.self.ty } : null),
     };
     // a constructor's field initializers are lowered with its body
