@@ -101,6 +101,8 @@ export class Closures {
   private stack: { fn: FnNode; call: ts.CallExpression }[] = [];
   /** parameters of an inlined expression body that read their argument's expression directly */
   private substituted = new Map<ts.Node, Expr>();
+  /** local functions checked, and whether they passed */
+  private checked = new Map<FnNode, boolean>();
 
   constructor(
     private h: ClosureHost,
@@ -183,8 +185,17 @@ export class Closures {
     this.checkFn(s, s.name.text);
   }
 
-  /** what a local function must be to be inlined; false: refused (reported) */
+  /** what a local function must be to be inlined; false: refused (reported once: at its declaration or first call) */
   private checkFn(fn: FnNode, name: string): boolean {
+    const known = this.checked.get(fn);
+    if (known === false) this.h.fail();
+    if (known !== undefined) return known;
+    const ok = this.checkFnOnce(fn, name);
+    this.checked.set(fn, ok);
+    return ok;
+  }
+
+  private checkFnOnce(fn: FnNode, name: string): boolean {
     if (fn.asteriskToken) return !!this.h.err(fn, `the local function '${name}' is a generator, which is not supported`, 'return the values in an array');
     if (fn.modifiers?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword)) return !!this.h.err(fn, `the local function '${name}' is \`async\`, which is not supported`, 'write synchronous code');
     const dyn = dynamicThis(fn);
@@ -245,6 +256,9 @@ export class Closures {
 
   /** an arrow or function expression that is neither a local `const`, an argument of a helper nor a callback */
   literal(e: ts.ArrowFunction | ts.FunctionExpression): null {
+    const call = e.parent;
+    if (ts.isCallExpression(call) && call.arguments.includes(e) && ts.isIdentifier(skip(call.expression)))
+      return this.h.err(e, `the parameter of '${skip(call.expression).getText()}' this function is passed to has no function type`, 'declare its type where the helper takes it, e.g. `rhs: (t: number, y: number[]) => number[]` (tsad then compiles a copy of the helper per function passed)');
     return this.h.err(e, 'a function expression is supported as a local `const f = (…) => …`, an argument of a helper of the compilation or an array method\'s callback, not here', 'name it with `const` and call it, or pass it directly as an argument');
   }
 
