@@ -19,6 +19,7 @@
 import ts from 'typescript';
 import type { Expr, LValue, Loc, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, VOID, tyOf } from '../ir/util.js';
+import { isLocalFunctionDecl, writesOutside } from './closures.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
 export const CALLBACK_FORMS = [
@@ -704,6 +705,8 @@ function containsHelperCall(n: ts.Node, hoisted = false): boolean {
  * outside it — or, with `own`, to its own parameters. Element and field stores count by their root.
  */
 function outerWrites(fn: Fn, checker: ts.TypeChecker, own = false): ts.Identifier[] {
+  // (through the local functions it calls too: src/frontend/closures.ts writes them out in its body)
+  if (!own) return writesOutside(fn, checker, isLocalFunctionDecl);
   const out: ts.Identifier[] = [];
   const inside = (d: ts.Node) => d.pos >= fn.pos && d.end <= fn.end;
   const isParam = (d: ts.Node) => ts.isParameter(d) && d.parent === fn;

@@ -58,6 +58,8 @@ export interface ClosureHost {
   block(b: ts.Block): Stmt[];
   capture<T>(f: () => T): [T, Stmt[]];
   bind(node: ts.Node, name: string, ty: Ty): void;
+  /** forgets what a declaration named (a parameter of an inlined body, after the body) */
+  unbind(node: ts.Node): void;
   /** the variable a declaration names in this lowering, if any */
   declVar(decl: ts.Node): { name: string; ty: Ty } | null;
   /** the top-level function of the compilation a declaration was collected as */
@@ -394,7 +396,10 @@ export class Closures {
       return h.err(e, `the local function '${name}' assigns '${writes[0].getText()}', a variable of the enclosing function, and is called inside a larger expression`, `call it in a statement of its own (\`${name}(…);\`, \`const r = ${name}(…);\` or \`r = ${name}(…);\`), so that its assignment happens where JavaScript makes it`);
     const branch = inBranch(e);
     // an argument's variable names the parameter unless the body (or a function it calls) may reassign it
-    const rebinding = rebinds(fn, h.checker, (d) => !!this.localFn(d) || !!this.spec?.bound.get(d)).length > 0;
+    const rebound = new Set(rebinds(fn, h.checker, (d) => !!this.localFn(d) || !!this.spec?.bound.get(d)).map((id) => {
+      const d = this.declOf(id);
+      return (d && h.declVar(d)?.name) ?? id.text;
+    }));
     // the arguments, in order, before the body
     const args: Expr[] = [];
     for (const a of e.arguments) {
@@ -413,7 +418,7 @@ export class Closures {
         const assigned = ownAssigned.has(p);
         const pty = paramTy(h, p, x, assigned);
         if (!pty) return null;
-        if (!assigned && (x.k === 'var' && !rebinding ? true : exprBody && (x.k === 'num' || x.k === 'global' || (branch && pureArg(x))))) {
+        if (!assigned && (x.k === 'var' && !rebound.has(x.name) ? true : exprBody && (x.k === 'num' || x.k === 'global' || (branch && pureArg(x))))) {
           if (x.k === 'var') h.bind(p, x.name, x.ty);
           else this.substituted.set(p, x);
           continue;
@@ -428,7 +433,11 @@ export class Closures {
         return this.returns(h.block(fn.body as ts.Block), e, fn, name);
       } finally {
         this.stack.pop();
-        for (const p of fn.parameters) this.substituted.delete(p);
+        // (a later call of the same function binds its parameters afresh: nothing of this one may be found)
+        for (const p of fn.parameters) {
+          this.substituted.delete(p);
+          h.unbind(p);
+        }
       }
     });
     if (!result) return null;
@@ -680,6 +689,14 @@ function assignTargets(fn: FnNode, roots: boolean): ts.Identifier[] {
   return out;
 }
 
+/** a local function's declaration: a nested `function f` or a `const f = (…) => …` inside a function */
+export function isLocalFunctionDecl(d: ts.Node): boolean {
+  if (ts.isFunctionDeclaration(d)) return !!d.body && !ts.isSourceFile(d.parent);
+  if (!ts.isVariableDeclaration(d) || !d.initializer || !ts.isVariableDeclarationList(d.parent) || !(d.parent.flags & ts.NodeFlags.Const)) return false;
+  const init = skip(d.initializer);
+  return (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) && !ts.isSourceFile(d.parent.parent.parent);
+}
+
 /** the local functions a function calls or mentions (by their declarations), found by `isLocal` */
 function mentioned(fn: FnNode, checker: ts.TypeChecker, isLocal: (d: ts.Node) => boolean): FnNode[] {
   const out: FnNode[] = [];
@@ -720,7 +737,7 @@ function rebinds(fn: FnNode, checker: ts.TypeChecker, isLocal: (d: ts.Node) => b
 }
 
 /** what `fn` writes outside itself: reassigned variables, and arrays or objects stored into */
-function writesOutside(fn: FnNode, checker: ts.TypeChecker, isLocal: (d: ts.Node) => boolean = () => false): ts.Identifier[] {
+export function writesOutside(fn: FnNode, checker: ts.TypeChecker, isLocal: (d: ts.Node) => boolean = () => false): ts.Identifier[] {
   return outsideTargets(fn, checker, true, isLocal);
 }
 

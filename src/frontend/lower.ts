@@ -577,6 +577,7 @@ class FunctionLowering {
         return [r, inner];
       },
       bind: (node, name, ty) => void this.varOf.set(node, { name, ty }),
+      unbind: (node) => void this.varOf.delete(node),
       helper: (id) => {
         const r = this.resolve(id);
         const fd = r?.kind === 'func' ? this.ctx.funcDecls.get(r.name) : undefined;
