@@ -61,7 +61,7 @@ export interface CallbackHost {
   helper(id: ts.Identifier): { name: string; params: readonly ts.ParameterDeclaration[]; ret: Ty | null } | null;
 }
 
-type Fn = ts.ArrowFunction | ts.FunctionExpression;
+type Fn = ts.ArrowFunction | ts.FunctionExpression | (ts.FunctionDeclaration & { body: ts.Block });
 type Callback = { k: 'inline'; fn: Fn; at: ts.Node } | { k: 'helper'; name: string; arity: number; ret: Ty; at: ts.Node };
 
 interface Stage {
@@ -177,7 +177,9 @@ export class Callbacks {
     if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) return this.checkFn(e) && this.checkParams(e, m) ? { k: 'inline', fn: e, at: e } : null;
     if (ts.isIdentifier(e)) {
       const sym = this.h.checker.getSymbolAtLocation(e);
-      const local = sym && this.locals.get(sym);
+      // (a nested `function g(…) { … }` too: src/frontend/closures.ts checks it where it is declared)
+      const decl = sym?.declarations?.[0];
+      const local = sym && (this.locals.get(sym) ?? (decl && ts.isFunctionDeclaration(decl) && decl.body && isLocalFunctionDecl(decl) ? (decl as Fn) : undefined));
       // written out where it is passed: one that passes itself would be written out forever
       if (local && local.pos <= e.pos && e.end <= local.end) return this.h.err(e, `the local function '${e.text}' passes itself as a callback (recursion)`, 'write a top-level function, which may call itself');
       const w = local && outerWrites(local, this.h.checker)[0];

@@ -100,7 +100,7 @@ export function isFunctionType(t: ts.Type): boolean {
 
 export class Closures {
   /** the local functions being inlined, innermost last, with the call that inlines each */
-  private stack: { fn: FnNode; call: ts.CallExpression }[] = [];
+  private stack: { fn: FnNode; call: ts.CallExpression; branch: boolean }[] = [];
   /** parameters of an inlined expression body that read their argument's expression directly */
   private substituted = new Map<ts.Node, Expr>();
   /** local functions checked, and whether they passed */
@@ -394,7 +394,8 @@ export class Closures {
     const writes = writesOutside(fn, h.checker, (d) => !!this.localFn(d) || !!this.spec?.bound.get(d));
     if (writes.length && !statementPosition(e))
       return h.err(e, `the local function '${name}' assigns '${writes[0].getText()}', a variable of the enclosing function, and is called inside a larger expression`, `call it in a statement of its own (\`${name}(…);\`, \`const r = ${name}(…);\` or \`r = ${name}(…);\`), so that its assignment happens where JavaScript makes it`);
-    const branch = inBranch(e);
+    // (a call inside a body inlined in a branch is in that branch too)
+    const branch = inBranch(e) || this.stack.some((s) => s.branch);
     // an argument's variable names the parameter unless the body (or a function it calls) may reassign it
     const rebound = new Set(rebinds(fn, h.checker, (d) => !!this.localFn(d) || !!this.spec?.bound.get(d)).map((id) => {
       const d = this.declOf(id);
@@ -423,11 +424,13 @@ export class Closures {
           else this.substituted.set(p, x);
           continue;
         }
+        // a parameter the body never reads needs its argument only for the argument's effects
+        if (!assigned && pureArg(x) && !readsParam(fn, p, h.checker)) continue;
         const n = h.fresh((p.name as ts.Identifier).text);
         head.push({ k: 'decl', name: n, ty: pty, init: x, konst: !assigned, loc: h.locOf(p) });
         h.bind(p, n, pty);
       }
-      this.stack.push({ fn, call: e });
+      this.stack.push({ fn, call: e, branch });
       try {
         if (exprBody) return h.expr(exprBody);
         return this.returns(h.block(fn.body as ts.Block), e, fn, name);
@@ -568,9 +571,22 @@ function paramTy(h: ClosureHost, p: ts.ParameterDeclaration, arg: Expr, assigned
   return t.k === 'int' && assigned ? NUM : t;
 }
 
-/** an argument that can stand for its parameter wherever the body reads it: no effects, no calls */
+/** an argument that can stand for its parameter wherever the body reads it: no effects, no calls but Math's */
 function pureArg(x: Expr): boolean {
-  return !containsCall(x) && !JSON.stringify(x).includes('"k":"intr"');
+  return !containsCall(x) && !/"k":"intr","fn":"(?!Math\.)/.test(JSON.stringify(x));
+}
+
+/** whether a function's body mentions its parameter */
+function readsParam(fn: FnNode, p: ts.ParameterDeclaration, checker: ts.TypeChecker): boolean {
+  const sym = checker.getSymbolAtLocation(p.name);
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (ts.isIdentifier(n) && n !== p.name && (ts.isShorthandPropertyAssignment(n.parent) ? checker.getShorthandAssignmentValueSymbol(n.parent) : checker.getSymbolAtLocation(n)) === sym) found = true;
+    else n.forEachChild(visit);
+  };
+  if (fn.body) visit(fn.body);
+  return found;
 }
 
 /** an arrow with an expression body, or a body that is one `return e`: that expression */
