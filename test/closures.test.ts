@@ -133,6 +133,19 @@ describe('closures: the generated primal computes what JavaScript computes', () 
     expect(generated(src).code).toBe(a);
   });
 
+  it('an argument read after a call in the body that may change it is not substituted (refused in a branch, not wrong)', () => {
+    const src = `function bump(a: number[]): number { a[0] += 1; return 0; }
+export function f(xs: number[], c: boolean): number {
+  const g = (v: number) => bump(xs) + v;
+  return c ? g(xs[0]) : 0;
+}`;
+    const r = compile(src, { head: 'f', js: true, runtimeImport: null });
+    expect(r.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/the local function 'g' is called in a branch/)]);
+    // outside a branch, the argument is read once, before the body, as JavaScript does
+    const ok = src.replace('return c ? g(xs[0]) : 0;', 'const r = g(xs[0]);\n  return c ? r : 0;');
+    expect(generated(ok).f([1, 2], true)).toBe(original(ok)([1, 2], true));
+  });
+
   it('every mode agrees with divided differences', () => {
     const cases: [string, unknown[]][] = [
       [CASES[2].src.replace('number[] {', 'number {').replace('return [total, acc[0], acc[1]];', 'return total + acc[0] * acc[1];'), [[0.5, -1, 2]]],

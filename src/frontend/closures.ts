@@ -411,6 +411,8 @@ export class Closures {
     }
     const ownAssigned = new Set(rebindsOwn(fn, h.checker));
     const exprBody = singleExpr(fn);
+    // an argument's expression may stand for its parameter only where nothing in the body can change what it reads
+    const substitutable = (x: Expr) => x.k === 'num' || (!!exprBody && !this.effectful(exprBody, new Set([fn])) && (x.k === 'global' || (branch && pureArg(x))));
     // the parameters' declarations come first (kept apart: a statement of the body starts with nothing pending)
     const head: Stmt[] = [];
     const [result, bodyStmts] = h.capture((): Expr | null => {
@@ -419,7 +421,7 @@ export class Closures {
         const assigned = ownAssigned.has(p);
         const pty = paramTy(h, p, x, assigned);
         if (!pty) return null;
-        if (!assigned && (x.k === 'var' && !rebound.has(x.name) ? true : exprBody && (x.k === 'num' || x.k === 'global' || (branch && pureArg(x))))) {
+        if (!assigned && (x.k === 'var' ? !rebound.has(x.name) : !!exprBody && substitutable(x))) {
           if (x.k === 'var') h.bind(p, x.name, x.ty);
           else this.substituted.set(p, x);
           continue;
@@ -453,6 +455,29 @@ export class Closures {
     if (stmts.length) stmts[0].origin ??= origin;
     for (const st of stmts) h.emit(st);
     return result.k === 'undef' || result.k === 'call' ? result : ({ ...result, origin } as Expr);
+  }
+
+  /**
+   * Whether an expression assigns something or calls anything but Math, Number and local functions whose
+   * single expression does neither (`seen`: the functions on the way, a recursion is effectful).
+   */
+  private effectful(n: ts.Node, seen: Set<FnNode>): boolean {
+    let found = false;
+    const visit = (x: ts.Node): void => {
+      if (found) return;
+      if (ts.isBinaryExpression(x) && x.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && x.operatorToken.kind <= ts.SyntaxKind.LastAssignment) found = true;
+      else if ((ts.isPrefixUnaryExpression(x) || ts.isPostfixUnaryExpression(x)) && (x.operator === ts.SyntaxKind.PlusPlusToken || x.operator === ts.SyntaxKind.MinusMinusToken)) found = true;
+      else if (ts.isCallExpression(x) || ts.isNewExpression(x)) {
+        const c = skip(x.expression);
+        const builtin = ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression) && (c.expression.text === 'Math' || c.expression.text === 'Number');
+        const local = ts.isIdentifier(c) ? this.localFn(this.declOf(c)) : null;
+        const body = local && singleExpr(local);
+        if (!builtin && !(local && body && !seen.has(local) && !this.effectful(body, new Set([...seen, local])))) found = true;
+      }
+      if (!found) x.forEachChild(visit);
+    };
+    visit(n);
+    return found;
   }
 
   /**
