@@ -168,25 +168,61 @@ const BAD: BadCase[] = [
     src: `class A {\n  static make(x: number): number { return this.twice(x); }\n  static twice(x: number): number { return 2 * x; }\n}\nclass B extends A {\n  static twice(x: number): number { return 3 * x; }\n}\n${fn('return B.make(x);')}`,
     line: 2, col: 43, message: /'twice' is overridden in 'B'/,
   },
+  // ---------------- closures and functions as values (src/frontend/closures.ts) ----------------
   {
-    name: 'closure over mutable state',
-    src: fn('let s = 0;', 'const add = (v: number) => { s += v; };', 'add(x);', 'return s;'),
-    line: 3, col: 32, message: /the local function 'add' assigns 's', a variable of the enclosing function/, rendered: /write the callback inline/,
+    name: 'closure: a local function assigning an enclosing variable escapes into a variable',
+    src: fn('let s = 0;', 'const add = (v: number) => { s += v; };', 'const g = add;', 'g(x);', 'return s;'),
+    line: 4, col: 13, message: /the local function 'add' assigns variables of the enclosing function and escapes here/, rendered: /call it directly in the enclosing function/,
   },
   {
-    name: 'closure called directly (it escapes the callback positions)',
-    src: fn('const g = (v: number) => v * x;', 'return g(2);'),
-    line: 3, col: 10, message: /the local function 'g' can only be passed as a callback/,
+    name: 'closure: recursion of a local function',
+    src: fn('const g = (v: number): number => (v > 1 ? g(v / 2) : v);', 'return g(x);'),
+    line: 2, col: 45, message: /the local function 'g' calls itself \(recursion\)/, rendered: /move it to the top level/,
+  },
+  {
+    name: 'closure: `this` inside a nested function declaration',
+    src: fn('function g(v: number): number { return v * this.k; }', 'return g(x);'),
+    line: 2, col: 46, message: /`this` inside the local function 'g' depends on how it is called/, rendered: /write an arrow function/,
+  },
+  {
+    name: 'closure: a function chosen at run time passed to a helper',
+    src: `function sq(v: number): number { return v * v; }\nfunction cube(v: number): number { return v * v * v; }\nfunction apply(h: (v: number) => number, v: number): number { return h(v); }\n${fn('return apply(x > 0 ? sq : cube, x);')}`,
+    line: 5, col: 16, message: /the function passed to 'apply' as 'h' cannot be known statically here/, rendered: /write an `if` with one call of 'apply' per function/,
+  },
+  {
+    name: 'closure: a head taking a function',
+    src: `export function f(h: (v: number) => number, x: number): number {\n  return h(x) * 2;\n}\n`,
+    line: 1, col: 19, message: /the parameter 'h' of 'f' holds a function, known only at run time here/, rendered: /give the head data, not functions/,
+  },
+  {
+    name: 'closure: a function passed to a helper assigns an enclosing variable',
+    src: `function apply(h: (v: number) => number, v: number): number { return h(v); }\n${fn('let n = 0;', 'const g = (v: number) => { n++; return v * 2; };', 'return apply(g, x) + n;')}`,
+    line: 5, col: 16, message: /the function passed to 'apply' assigns 'n', a variable of the enclosing function/, rendered: /return the new value from the function/,
+  },
+  {
+    name: 'closure: a local function assigning an enclosing variable inside a larger expression',
+    src: fn('let s = 1;', 'const add = (v: number) => { s += v; return s; };', 'return s * add(x);'),
+    line: 4, col: 14, message: /the local function 'add' assigns 's', a variable of the enclosing function, and is called inside a larger expression/, rendered: /call it in a statement of its own/,
+  },
+  {
+    name: 'closure: a `const` local function called (through another) before its declaration',
+    src: fn('const r = () => g3(2);', 'const y = r();', 'const g3 = (v: number) => v * x;', 'return y;'),
+    line: 2, col: 19, message: /the local function 'g3' is called before its `const` declaration has run/, rendered: /function declaration/,
+  },
+  {
+    name: 'closure: a local function needing statements in a branch of ?:',
+    src: fn('const g = (v: number) => { let t = v; for (let i = 0; i < 3; i++) t = Math.sin(t); return t; };', 'return x > 0 ? g(x) : 0;'),
+    line: 3, col: 18, message: /the local function 'g' is called in a branch of `\? :`/, rendered: /compute it in an `if`/,
+  },
+  {
+    name: 'closure: a function read from an array',
+    src: fn('const g = (v: number) => v * 2;', 'return [g][0](x);'),
+    line: 3, col: 10, message: /this kind of call is not supported/, rendered: /known only at run time/,
   },
   {
     name: 'closure stored in a `let`',
     src: `export function f(xs: number[]): number {\n  let g = (v: number) => v * 2;\n  return xs.map(g)[0];\n}\n`,
     line: 2, col: 7, message: /the local function 'g' must be declared with `const`/,
-  },
-  {
-    name: 'nested function declaration',
-    src: fn('function g(v: number): number { return v * x; }', 'return g(2);'),
-    line: 2, col: 3, message: /nested functions/,
   },
   // ---------------- generators, async ----------------
   {
@@ -586,11 +622,6 @@ const BAD: BadCase[] = [
     name: 'function stored in a variable',
     src: `function sq(v: number): number { return v * v; }\n${fn('const g = sq;', 'return g(x);')}`,
     line: 3, col: 13, message: /function 'sq' used as a value/,
-  },
-  {
-    name: 'function passed as an argument',
-    src: `function sq(v: number): number { return v * v; }\nfunction apply(h: (v: number) => number, v: number): number { return h(v); }\n${fn('return apply(sq, x);')}`,
-    line: 4, col: 16, message: /function 'sq' used as a value/,
   },
   {
     name: 'function held in a module-level `let`',

@@ -98,6 +98,25 @@ function classInScope(name: string): TsadError {
   ]);
 }
 
+/**
+ * A name the function's source reads but does not declare is a variable it closes over (a factory's
+ * argument, `makeLoss(data)` returning `(w) => …data…`, or a variable of the enclosing scope): the
+ * source alone cannot say what it holds, so it must come in `scope`. One error per name, saying so.
+ */
+function freeVariables(e: TsadError, head: string): TsadError {
+  const seen = new Set<string>();
+  const out = e.diagnostics.filter((d) => {
+    const name = /^Cannot find name '([^']+)'/.exec(d.message)?.[1];
+    if (!name) return true;
+    if (seen.has(name)) return false;
+    seen.add(name);
+    d.message = `'${name}' is a free variable of '${head}': the runtime API compiles the function's source alone, and cannot see what it closes over (a factory's argument, a variable of the enclosing scope)`;
+    d.hint = `pass it in scope: \`grad(${head}, { scope: { ${name} } })\` (the same option for valueAndGrad, jvp, vjp and jacobian)`;
+    return true;
+  });
+  return seen.size ? new TsadError(out) : e;
+}
+
 /** the type of what `f` returns on `args`, as TypeScript text (null if it has no usable shape) */
 function resultType(f: Fn, args: unknown[]): string | null {
   const t = tyOfValue((f as (...a: unknown[]) => unknown)(...clone(args)));
@@ -227,11 +246,13 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
     front = frontEnd(Object.fromEntries(files));
   } catch (e) {
     // an untyped helper parameter is the runtime API's inference falling short, not the user's typing
-    if (e instanceof TsadError)
+    if (e instanceof TsadError) {
       for (const d of e.diagnostics) {
         const hint = /implicitly has an 'any' type/.test(d.message) ? untypedHelperHint(module, helpers, helperTypes, d.line) : null;
         if (hint) d.hint = hint;
       }
+      throw freeVariables(e, head);
+    }
     throw e;
   }
   const wrt = opts.wrt === undefined ? [firstIndependent(front, head, params)] : normalizeWrt(opts.wrt, params);

@@ -19,6 +19,7 @@
 import ts from 'typescript';
 import type { Expr, LValue, Loc, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, VOID, tyOf } from '../ir/util.js';
+import { isLocalFunctionDecl, writesOutside } from './closures.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
 export const CALLBACK_FORMS = [
@@ -54,11 +55,13 @@ export interface CallbackHost {
   capture<T>(f: () => T): [T, Stmt[]];
   /** makes a declaration (a parameter, a variable) name an IR variable that already exists */
   bind(node: ts.Node, name: string, ty: Ty): void;
+  /** whether an error was reported in the function being lowered */
+  failed(): boolean;
   /** a top-level function of the compilation an identifier names: its IR name, parameters and result */
   helper(id: ts.Identifier): { name: string; params: readonly ts.ParameterDeclaration[]; ret: Ty | null } | null;
 }
 
-type Fn = ts.ArrowFunction | ts.FunctionExpression;
+type Fn = ts.ArrowFunction | ts.FunctionExpression | (ts.FunctionDeclaration & { body: ts.Block });
 type Callback = { k: 'inline'; fn: Fn; at: ts.Node } | { k: 'helper'; name: string; arity: number; ret: Ty; at: ts.Node };
 
 interface Stage {
@@ -109,11 +112,7 @@ export class Callbacks {
     }
     const sym = this.h.checker.getSymbolAtLocation(d.name);
     if (!sym || !this.checkFn(init)) return true;
-    const w = outerWrites(init, this.h.checker)[0];
-    if (w) {
-      this.h.err(w, `the local function '${d.name.text}' assigns '${w.getText()}', a variable of the enclosing function`, 'write the callback inline (`xs.forEach((v) => { … })`), where the assignment is a statement of the loop, or return the value and assign it at the call');
-      return true;
-    }
+    // (one that assigns enclosing variables may still be called directly: src/frontend/closures.ts inlines it)
     this.locals.set(sym, init);
     return true;
   }
@@ -178,9 +177,13 @@ export class Callbacks {
     if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) return this.checkFn(e) && this.checkParams(e, m) ? { k: 'inline', fn: e, at: e } : null;
     if (ts.isIdentifier(e)) {
       const sym = this.h.checker.getSymbolAtLocation(e);
-      const local = sym && this.locals.get(sym);
+      // (a nested `function g(…) { … }` too: src/frontend/closures.ts checks it where it is declared)
+      const decl = sym?.declarations?.[0];
+      const local = sym && (this.locals.get(sym) ?? (decl && ts.isFunctionDeclaration(decl) && decl.body && isLocalFunctionDecl(decl) ? (decl as Fn) : undefined));
       // written out where it is passed: one that passes itself would be written out forever
       if (local && local.pos <= e.pos && e.end <= local.end) return this.h.err(e, `the local function '${e.text}' passes itself as a callback (recursion)`, 'write a top-level function, which may call itself');
+      const w = local && outerWrites(local, this.h.checker)[0];
+      if (w) return this.h.err(e, `the local function '${e.text}' assigns '${w.getText()}', a variable of the enclosing function, and cannot be passed as a callback`, 'write the callback inline (`xs.forEach((v) => { … })`), where the assignment is a statement of the loop, or return the value and assign it at the call');
       if (local) return this.checkParams(local, m) ? { k: 'inline', fn: local, at: e } : null;
       const f = this.h.helper(e);
       if (f) {
@@ -532,9 +535,10 @@ export class Callbacks {
       }
       if (!ts.isBlock(fn.body)) {
         if (sink === 'effects') {
+          // (no statement and no error: its effect is in what it emitted, `(v) => local(v)`, `(v) => a.reverse()`)
           const st = h.exprStmt(fn.body);
           if (st) h.emit(st);
-          return st ? ({ k: 'undef' } as Expr) : null;
+          return st || !h.failed() ? ({ k: 'undef' } as Expr) : null;
         }
         const r = h.expr(fn.body);
         return r && this.deliver(r, sink, null, loc);
@@ -703,6 +707,8 @@ function containsHelperCall(n: ts.Node, hoisted = false): boolean {
  * outside it — or, with `own`, to its own parameters. Element and field stores count by their root.
  */
 function outerWrites(fn: Fn, checker: ts.TypeChecker, own = false): ts.Identifier[] {
+  // (through the local functions it calls too: src/frontend/closures.ts writes them out in its body)
+  if (!own) return writesOutside(fn, checker, isLocalFunctionDecl);
   const out: ts.Identifier[] = [];
   const inside = (d: ts.Node) => d.pos >= fn.pos && d.end <= fn.end;
   const isParam = (d: ts.Node) => ts.isParameter(d) && d.parent === fn;

@@ -18,6 +18,7 @@ import { CUSTOM_FORMS, isBlackBoxDeclaration } from './custom-derivatives.js';
 import { CALLBACK_FORMS, Callbacks, isCallbackCall, type CallbackHost } from './callbacks.js';
 import { REST_FORMS, objectRest, restElement, type RestHost } from './rest-elements.js';
 import { TYPED_FORMS, isTypedCtor, newTypedArray, newTypedArrayFill, typedArrayTy, type TypedArrayHost } from './typed-arrays.js';
+import { CLOSURE_FORMS, Closures, takesFunctions, type ClosureHost, type Specialisation } from './closures.js';
 import { accessorRead, accessorWrite, classFields, collectClass, constructorBody, inheritedParams, isClassInstance, methodCall, newInstance, type ClassHost, type ClassMember } from './classes.js';
 
 /**
@@ -61,6 +62,7 @@ export const FORMS = [
   'class.new', // `new C(…)`: a call of the constructor `C_new` (src/frontend/classes.ts)
   'class.method', // `o.m(…)`, `C.s(…)`, `o.x` through a getter, `o.x = v` through a setter: calls of `C_m`, `C_s`, `C_get_x`, `C_set_x`
   ...CUSTOM_FORMS, // calls of functions with hand-written derivatives or marked passive (src/frontend/custom-derivatives.ts)
+  ...CLOSURE_FORMS, // local functions inlined at their calls, helpers specialised per function passed (src/frontend/closures.ts)
 ] as const;
 export type Form = (typeof FORMS)[number];
 
@@ -424,7 +426,31 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     return convertType(checker.getTypeAtLocation(node), node);
   }
 
-  const ctx: Ctx = { checker, diags, locOf, typeAt, convert: convertType, funcByDecl, globalByDecl, mod, funcDecls: seen, globalNames: new Set(globalByDecl.values()), classes: [...new Set([...seen.values()].flatMap((d) => (d.member ? [d.member.cls] : [])))] };
+  const ctx: Ctx = { checker, diags, locOf, typeAt, convert: convertType, funcByDecl, globalByDecl, mod, funcDecls: seen, globalNames: new Set(globalByDecl.values()), classes: [...new Set([...seen.values()].flatMap((d) => (d.member ? [d.member.cls] : [])))], specialise: () => null };
+  // copies of helpers specialised per function passed to them (src/frontend/closures.ts), by key; a
+  // name is taken before the copy is lowered (a recursive helper calls its own copy)
+  const specs = new Map<string, string>();
+  const specFailed = new WeakMap<DiagnosticBag, Set<string>>();
+  ctx.specialise = (callerCtx, helper, label, key, spec) => {
+    const done = specs.get(key);
+    if (done) return done;
+    const failedHere = specFailed.get(callerCtx.diags) ?? new Set<string>();
+    specFailed.set(callerCtx.diags, failedHere);
+    if (failedHere.has(key)) return null; // reported once for the function being lowered
+    let name = `${helper}__${label}`;
+    for (let i = 2; seen.has(name) || mod.funcs.has(name) || [...specs.values()].includes(name); i++) name = `${helper}__${label}${i}`;
+    specs.set(key, name);
+    const fl = new FunctionLowering(callerCtx, { ...seen.get(helper)!, name, exported: false }, name, spec);
+    const f = fl.lowerFunction();
+    if (!f) {
+      specs.delete(key);
+      failedHere.add(key);
+      return null;
+    }
+    mod.funcs.set(name, f);
+    mod.order.push(name);
+    return name;
+  };
 
   // ---- module constants ----
   for (const g of globalDecls) {
@@ -457,7 +483,8 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     } else {
       const calls: string[] = [];
       d.node.forEachChild(function visit(n: ts.Node): void {
-        if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && seen.has(n.expression.text)) calls.push(n.expression.text);
+        // (a helper taking functions is reached only through its copies, whose errors are the caller's)
+        if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && seen.has(n.expression.text) && !takesFunctions(paramsOf(seen.get(n.expression.text)!, checker), checker)) calls.push(n.expression.text);
         n.forEachChild(visit);
       });
       mod.failed.set(d.name, { diagnostics: own.list, calls });
@@ -502,6 +529,8 @@ interface Ctx {
   globalNames: Set<string>;
   /** the classes of the compilation (src/frontend/classes.ts) */
   classes: ts.ClassDeclaration[];
+  /** lowers the copy of a helper specialised for the functions passed to it (src/frontend/closures.ts) */
+  specialise(callerCtx: Ctx, helper: string, label: string, key: string, spec: Specialisation): string | null;
 }
 
 const MATH_NARY = new Set(['min', 'max', 'hypot']);
@@ -527,6 +556,7 @@ class FunctionLowering {
     private ctx: Ctx,
     private d: FuncDecl | null,
     private fname: string,
+    spec: Specialisation | null = null,
   ) {
     this.hooks = {
       checker: this.ctx.checker,
@@ -559,6 +589,7 @@ class FunctionLowering {
         return [r, inner];
       },
       bind: (node, name, ty) => void this.varOf.set(node, { name, ty }),
+      unbind: (node) => void this.varOf.delete(node),
       helper: (id) => {
         const r = this.resolve(id);
         const fd = r?.kind === 'func' ? this.ctx.funcDecls.get(r.name) : undefined;
@@ -577,11 +608,22 @@ class FunctionLowering {
         const v = this.varOf.get(p);
         return v ? { k: 'var', name: v.name, ty: v.ty } : null;
       },
+      declVar: (decl) => this.varOf.get(decl) ?? null,
+      helperDecl: (name) => {
+        const fd = this.ctx.funcDecls.get(name);
+        return fd && !fd.member ? { params: paramsOf(fd, this.ctx.checker) } : null;
+      },
+      specialise: (helper, label, key, spec) => this.ctx.specialise(this.ctx, helper, label, key, spec),
+      refused: (id) => this.isRefused(id),
+      fail: () => void (this.ok = false),
+      failed: () => !this.ok,
+      self: () => (this.self ? { k: 'var', name: this.self.name, ty: this.self.ty } : null),
     };
     // a constructor's field initializers are lowered with its body
     this.seq = new Sequencing(this.hooks, d?.member?.kind === 'ctor' ? d.member.cls : d && !ts.isClassDeclaration(d.node) ? d.node.body : undefined);
     this.destructuring = new DestructuringAssignment(this.hooks);
     this.callbacks = new Callbacks(this.hooks);
+    this.closures = new Closures(this.hooks, spec);
   }
 
   /** Module-level names are shared (not copied per function: that would be quadratic in module size). */
@@ -594,7 +636,9 @@ class FunctionLowering {
    * What the modules of the front end's concerns (arrays, nullable, sequencing, destructuring, spread)
    * may ask of this lowering: one object, each module typed by the part it uses.
    */
-  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost & CallbackHost & TypedArrayHost & RestHost & ClassHost;
+  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost & CallbackHost & TypedArrayHost & RestHost & ClassHost & ClosureHost;
+  /** local functions inlined at their calls, functions passed to helpers (src/frontend/closures.ts) */
+  private closures: Closures;
   /** array methods with callbacks, and the local functions passed to them (src/frontend/callbacks.ts) */
   private callbacks: Callbacks;
   /** `this` in a method, getter, setter or constructor: its first parameter, or the object it builds */
@@ -668,6 +712,7 @@ class FunctionLowering {
     const params: Param[] = [];
     const unpack: Stmt[] = []; // parameters written as patterns, destructured at the top of the body
     for (const p of node.parameters) {
+      if (this.closures.param(p, d.name)) continue; // a function parameter: bound in a specialised copy, else refused
       if (!ts.isIdentifier(p.name) && !p.dotDotDotToken) {
         if (p.initializer) {
           this.err(p.initializer, 'a default for a destructured parameter is not supported', 'give the fields or elements their own defaults, or pass the argument');
@@ -698,6 +743,7 @@ class FunctionLowering {
       }
       params.push(param);
     }
+    params.push(...this.closures.capturedParams()); // a specialised copy takes what its closures capture
     if (d.member && d.member.kind !== 'static') {
       if (ts.isConstructorDeclaration(node)) return this.lowerConstructor(d, node, params);
       // a method takes its instance first (`C_m(self, …)`)
@@ -999,7 +1045,7 @@ class FunctionLowering {
       return;
     }
     if (ts.isFunctionDeclaration(s)) {
-      this.err(s, 'nested functions (closures) are not supported', 'move the function to the top level of the module and pass what it uses as parameters');
+      this.closures.declareFunction(s); // inlined where it is called (src/frontend/closures.ts)
       return;
     }
     if (ts.isTryStatement(s)) {
@@ -1088,7 +1134,12 @@ class FunctionLowering {
         continue;
       }
       const x = skipParens(d.initializer);
-      if (this.callbacks.declareLocal(d, konst)) continue; // `const f = (v) => …`, written out where it is passed
+      const reported = this.ctx.diags.list.length;
+      if (this.callbacks.declareLocal(d, konst)) {
+        // `const f = (v) => …`, written out where it is passed or called; refused: its uses stay silent
+        if (this.ctx.diags.list.length > reported) this.silence(d);
+        continue;
+      }
       if (ts.isIdentifier(d.name) && isCallbackCall(x) && !isPropCall(x, 'Array', 'from')) {
         // `const ys = xs.map(…)`: the new array or the accumulator is the variable itself
         const r = this.callbacks.lower(x, d);
@@ -1524,8 +1575,7 @@ class FunctionLowering {
       if (!ty) return null;
       return { k: 'objlit', fields, ty };
     }
-    if (ts.isArrowFunction(e) || ts.isFunctionExpression(e))
-      return this.err(e, 'closures are not supported in differentiated code', 'move the function to the top level and pass what it uses as parameters');
+    if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) return this.closures.literal(e);
     if (ts.isTemplateExpression(e)) return this.err(e, 'template strings are not supported', 'strings are passive flags only');
     if (ts.isAwaitExpression(e) || ts.isYieldExpression(e)) return this.err(e, '`await`/`yield` are not supported', 'write synchronous code');
     if (ts.isTypeOfExpression(e)) return typeofTest(this.hooks, e);
@@ -1540,6 +1590,8 @@ class FunctionLowering {
     if (id.text === 'undefined') return { k: 'undef' };
     if (id.text === 'Infinity') return { k: 'num', v: Infinity, raw: 'Infinity' };
     if (id.text === 'NaN') return { k: 'num', v: NaN, raw: 'NaN' };
+    const viaClosure = this.closures.read(id); // a parameter of an inlined body, or a local function as a value
+    if (viaClosure !== undefined) return viaClosure;
     const r = this.resolve(id);
     if (!r && this.isRefused(id)) return null; // its declaration was reported: one problem, one error
     if (!r && this.callbacks.localUse(id)) return null;
@@ -1709,6 +1761,9 @@ class FunctionLowering {
       if (callee.text === 'Array' && !this.resolve(callee)) return this.newExpr(e); // `Array(n)` is `new Array(n)`
       const rt = this.runtimeName(callee);
       if (rt) return this.runtimeCall(e, rt);
+      if (this.isRefused(callee)) return null; // its declaration was reported: one problem, one error
+      const viaClosure = this.closures.call(e); // a local function, a function parameter, a helper taking functions
+      if (viaClosure !== undefined) return viaClosure;
       const r = this.resolve(callee);
       if (!r && this.callbacks.localUse(callee)) return null;
       if ((!r || r.kind !== 'func') && this.ctx.mod.failed.has(callee.text)) {
@@ -1720,7 +1775,7 @@ class FunctionLowering {
       if (!r || r.kind !== 'func') return this.err(callee, `'${callee.text}' is not a function of the compilation`, r ? 'only top-level functions can be called' : 'declare or import it');
       return this.userCall(e, r.name);
     }
-    return this.err(e, 'this kind of call is not supported', 'call a top-level function or a Math function by name');
+    return this.err(e, 'this kind of call is not supported', 'call a top-level function, a local function or a Math function by name (a function read from an array or returned by a call is known only at run time)');
   }
 
   /** Is this identifier a global of JavaScript's standard library (`Object`, `parseFloat`, `JSON`)? */

@@ -45,6 +45,8 @@ export type UnOp = '-' | '+' | '!' | '~';
 
 interface Node {
   loc?: Loc;
+  /** the source form an expression or statement was lowered from, when it is not its own (coverage accounting only) */
+  origin?: string;
 }
 
 export type Expr =
@@ -62,7 +64,7 @@ export type Expr =
   | (Node & { k: 'cond'; c: Expr; a: Expr; b: Expr; ty: Ty; sc?: '??' | '||' | '&&' })
   // call of a user function of the compilation; origin: lowered from a class form (coverage accounting only)
   // custom: the callee has a hand-written derivative rule or is passive (src/frontend/custom-derivatives.ts)
-  | (Node & { k: 'call'; fn: string; args: Expr[]; ty: Ty; origin?: 'class.new' | 'class.method'; custom?: 'rule' | 'passive' })
+  | (Node & { k: 'call'; fn: string; args: Expr[]; ty: Ty; origin?: 'class.new' | 'class.method' | 'fn.arg'; custom?: 'rule' | 'passive' })
   // call of an intrinsic: Math.*, isFinite, tape operations, runtime helpers
   | (Node & { k: 'intr'; fn: string; args: Expr[]; ty: Ty })
   | (Node & { k: 'idx'; obj: Expr; index: Expr; ty: Ty })

@@ -354,3 +354,17 @@ corpus.push(
   { name: 'custom-derivatives/mahalanobis_total', file: 'custom-derivatives.ts', head: 'mahalanobisTotal', args: [vec(9, 0.8, 1.5), mat(3, 3, -1, 1), vec(3, -0.5, 0.5)], tags: ['js', 'custom-derivative', 'companion', 'triangular-solve', 'in-loop'] },
   { name: 'custom-derivatives/damped_power_sweeps', file: 'custom-derivatives.ts', head: 'dampedPowerSweeps', args: [mat(3, 3, -1, 1), vec(3, 0.5, 1), int(3)], tags: ['js', 'custom-derivative', 'array-rule', 'argument-overwritten'] },
 );
+// ------------------------------------------------------------- closures.ts
+corpus.push(
+  { name: 'closures/damped_oscillator_rk4', file: 'closures.ts', head: 'dampedOscillatorEnd', args: [vec(2, -1, 1), num(0.5, 2), num(0.1, 0.5)], tags: ['js', 'closure', 'fn-arg', 'rk4'] },
+  { name: 'closures/cubic_root_newton', file: 'closures.ts', head: 'cubicRoot', args: [num(1, 2), num(0.5, 1.5)], tags: ['js', 'fn-arg', 'arrow-literal', 'newton'] },
+  { name: 'closures/annuity_rate_bisection', file: 'closures.ts', head: 'annuityRate', args: [num(9, 11), num(95, 105)], tags: ['js', 'closure', 'fn-arg', 'bisection'] },
+  { name: 'closures/line_fit_sq_helper', file: 'closures.ts', head: 'lineFitLoss', args: [vec(2, -1, 1), vec(5, -1, 1), vec(5, -1, 1)], tags: ['js', 'nested', 'closure', 'local-helper'] },
+  { name: 'closures/accumulated_energy', file: 'closures.ts', head: 'accumulatedEnergy', args: [vec(4, -1, 1), num(0.5, 2)], tags: ['js', 'nested', 'closure-writes', 'for-of'] },
+  { name: 'closures/soft_bins', file: 'closures.ts', head: 'softBins', args: [vec(5, -1.5, 1.5), num(0.5, 1.5)], tags: ['js', 'nested-function', 'captured-array-write', 'forEach'] },
+  { name: 'closures/decay_ode_hoisted', file: 'closures.ts', head: 'decayOde', args: [num(0.5, 2), num(0.2, 1)], tags: ['js', 'nested', 'nested-function', 'hoisted'] },
+  { name: 'closures/weighted_gap', file: 'closures.ts', head: 'weightedGap', args: [vec(3, -1, 1), vec(3, -1, 1), vec(3, 0.5, 1)], tags: ['js', 'closure', 'early-return', 'arrays'] },
+  { name: 'closures/penalised_mean', file: 'closures.ts', head: 'penalisedMean', args: [vec(4, -1, 1), num(-0.5, 0.5)], tags: ['js', 'nested', 'fn-arg', 'top-level-fn-arg', 'closure'] },
+  { name: 'closures/smoothed_track', file: 'closures.ts', head: 'smoothedTrack', args: [vec(5, -1, 1), num(0.2, 0.8)], tags: ['js', 'closure-writes', 'two-variables'] },
+  { name: 'closures/kernel_density', file: 'closures.ts', head: 'kernelDensity', args: [vec(5, -1, 1), num(-0.5, 0.5), num(0.5, 1.5)], tags: ['js', 'nested-closures'] },
+);

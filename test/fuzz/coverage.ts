@@ -114,6 +114,11 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'callback.reduce': { types: ['-'], effects: ['-'] },
   'callback.filter': { types: ['-'], effects: ['-'] },
   'callback.search': { types: ['-'], effects: ['-'] },
+  // local functions inlined at their calls and helpers specialised per function passed (src/frontend/closures.ts),
+  // counted by the first statement an inlined call leaves (or its value) and by the specialised call
+  'closure.read': { types: ['-'], effects: ['-'] },
+  'closure.write': { types: ['-'], effects: ['-'] },
+  'fn.arg': { types: ['scalar', 'array'], effects: ['-'] },
   // typed arrays (src/frontend/typed-arrays.ts): a Float32Array or an integer typed array made (allocated or copied)
   'typed.f32': { types: ['array'], effects: ['-'] },
   'typed.int': { types: ['array'], effects: ['-'] },
@@ -204,6 +209,7 @@ export function classifyModule(mod: Module): Counts {
       else if (x.k === 'intr' && (x.fn === 'typeof' || x.fn === 'in' || x.fn === 'Array.isArray')) add('expr.typetest', 'scalar', '-', st);
       else if ((x.k === 'un' || x.k === 'bool') && x.tt) add('expr.truthtest', 'scalar', '-', st);
       else if (x.k === 'call') add(x.origin ?? (x.custom === 'rule' ? 'call.custom' : x.custom === 'passive' ? 'call.passive' : 'call.helper'), typeClass(x.ty), '-', st);
+      else if (x.origin?.startsWith('closure.')) add(x.origin as Form, '-', '-', st);
       else if (x.k === 'arrlit') add('expr.arrlit', typeClass(x.ty), '-', st);
       else if (x.k === 'objlit') add('expr.objlit', 'object', '-', st);
       else if (x.k === 'alloc') add('expr.alloc', 'array', '-', st);
@@ -217,6 +223,10 @@ export function classifyModule(mod: Module): Counts {
   const origin = (s: Stmt, st: Strategy) => {
     const o = s.origin as Form | undefined;
     if (!o) return;
+    if (o.startsWith('closure.')) {
+      add(o, '-', '-', st);
+      return;
+    }
     if (o.startsWith('callback.')) {
       if (s.k === 'for') add(o, '-', '-', st);
       return;

@@ -182,6 +182,27 @@ export interface ProgSpec {
   typedSets?: TypedSetSpec[];
   /** calls of functions with hand-written derivatives and of a passive one, at the end of the head (null: none) */
   customs?: CustomSpec | null;
+  /** local functions and functions passed to helpers, after the custom derivatives (drawn last) */
+  closures?: ClosureSpec[];
+}
+
+/**
+ * Closures and functions as values (src/frontend/closures.ts), written at the end of the head in a loop
+ * context of their own (`loop` as JsArraySpec's): form 0 a local `const g = (x) => …` reading the head's
+ * variables, called on an element and on a literal; 1 a nested `function g(v: number[])` with a loop and
+ * an early return, called before its declaration (hoisted); 2 a local function assigning a variable of the
+ * head (`tot += …`), called in a loop and once more; 3 a local function storing into a captured array;
+ * 4 an arrow literal passed to the module's `twice(g, v)`, which calls it (a copy `twice__lambda`); 5 a
+ * local right-hand side passed to the module's `euler(rhs, s0, h, n)` (a copy `euler__rhs`), or a
+ * top-level function when `v` is odd. Their values flow into a number the head's result adds.
+ */
+export interface ClosureSpec {
+  form: number;
+  s: number;
+  e: Expr;
+  q: number;
+  v: number;
+  loop: number;
 }
 
 /**
@@ -753,6 +774,8 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
     { weight: 3, arbitrary: fc.constant(null) },
     { weight: 1, arbitrary: fc.record({ form: fc.nat({ max: 1 }), loop: fc.nat({ max: 3 }), e: exprArb(2), e2: exprArb(1), q: fc.nat({ max: 7 }), s: sel, w: fc.boolean() }) },
   ),
+  // (last: every field before it draws as it did before closures existed)
+  closures: fc.array(fc.record({ form: fc.nat({ max: 5 }), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), v: sel, loop: fc.nat({ max: 3 }) }), { maxLength: 2 }),
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -819,6 +842,8 @@ class Ctx {
   /** nullable values in scope (src/frontend/nullable.ts): the head's optional `y?: number` and the
    * results of nullable helpers, read through `??`, `typeof` and `=== null` / `=== undefined` only */
   opts: { name: string; none: 'null' | 'undefined' }[] = [];
+  /** a closure form passes functions to the module's `twice` and `euler` (declared then) */
+  needsClosureHelpers = false;
   constructor(
     /** what early returns look like: 0 `return <number>`, 1 none (arrays, objects), 2 `return;` */
     readonly ret: number,
@@ -2172,6 +2197,94 @@ function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
   }
 }
 
+/** the helpers taking functions that closure forms 4 and 5 pass functions to (declared when used) */
+const CLOSURE_HELPERS = [
+  'function twice(g: (v: number) => number, v: number): number {',
+  '  return 0.5 * g(g(v) * 0.5);',
+  '}',
+  'function euler(rhs: (s: number[]) => number[], s0: number[], h: number, n: number): number[] {',
+  '  let s = s0.slice();',
+  '  for (let k = 0; k < n; k++) {',
+  '    const d = rhs(s);',
+  '    s = s.map((v, i) => v + h * d[i]);',
+  '  }',
+  '  return s;',
+  '}',
+  'function decayRhs(s: number[]): number[] {',
+  '  return s.map((v) => -0.5 * v);',
+  '}',
+  '',
+];
+
+/** The closure forms, each in its loop context, in a scope of their own; returns the number their values flow into. */
+function renderClosures(c: Ctx, specs: ClosureSpec[]): string {
+  const acc = c.fresh('cl');
+  c.emit(`let ${acc} = 0;`);
+  c.scoped(() => {
+    for (const s of specs) {
+      const body = () => renderClosure(c, s, acc);
+      if (s.loop % 4 === 3 && c.loopDepth + 2 <= MAX_LOOP_DEPTH) ownLoop(c, 1, 2, () => ownLoop(c, 2, 2, body));
+      else ownLoop(c, s.loop % 4, 2, body);
+    }
+  });
+  return acc;
+}
+
+/** One closure form over an array in scope (plain `number[]` where it is passed to a helper); what it computes flows into `acc`. */
+function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
+  const form = s.form % 6;
+  const a = pick(c.arrs.filter((x) => !x.tup && (form !== 5 || (!x.f64 && !x.ro && !x.row))), s.s);
+  if (!a) return;
+  const x = c.fresh('x');
+  // the function's value reads its parameter and what the head has in scope
+  let e = '';
+  c.scoped(() => {
+    c.nums.push({ name: x, w: false });
+    e = renderExpr(c, s.e);
+  });
+  const value = squash(s.q, `${x} * ${e}`, false);
+  const g = c.fresh('g');
+  const lim = lit(LITS[s.v % LITS.length]);
+  const last = `${a.name}[${a.len - 1}]`;
+  switch (form) {
+    case 0:
+      c.emit(`const ${g} = (${x}: number): number => ${value};`, `${acc} = Math.tanh(${acc} + ${g}(${last}) - 0.5 * ${g}(${lim}));`);
+      return;
+    case 1: {
+      const v = c.fresh('v'), j = c.fresh('j'), t = c.fresh('t');
+      c.emit(`${acc} = Math.tanh(${acc} + ${g}(${a.name}));`, `function ${g}(${v}: ${a.f64 ? 'Float64Array' : a.ro ? 'readonly number[]' : 'number[]'}): number {`, `  let ${t} = 0;`, `  for (let ${j} = 0; ${j} < ${v}.length; ${j}++) {`,
+        `    if (${t} > 4) return ${t};`, `    const ${x} = ${v}[${j}];`, `    ${t} += Math.tanh(${value});`, '  }', `  return ${t} * 0.5;`, '}');
+      return;
+    }
+    case 2: {
+      const tot = c.fresh('tot');
+      c.emit(`let ${tot} = ${lim};`, `const ${g} = (${x}: number) => {`, `  ${tot} = 0.5 * ${tot} + Math.tanh(${value});`, '};', `for (const ${x} of ${a.name}) ${g}(${x});`, `${g}(${tot});`, `${acc} = Math.tanh(${acc} + ${tot});`);
+      return;
+    }
+    case 3: {
+      const buf = c.fresh('buf'), j = c.fresh('j');
+      c.emit(`const ${buf} = [0, ${lim}];`, `function ${g}(${x}: number, ${j}: number): void {`, `  ${buf}[${j} % 2] += Math.tanh(${value});`, '}',
+        `for (let ${j} = 0; ${j} < ${a.name}.length; ${j}++) ${g}(${a.name}[${j}], ${j});`, `${acc} = Math.tanh(${acc} + ${buf}[0] - ${buf}[1]);`);
+      return;
+    }
+    case 4:
+      c.needsClosureHelpers = true;
+      c.emit(`${acc} = Math.tanh(${acc} + twice((${x}) => Math.tanh(${value}), ${last}));`);
+      return;
+    default: {
+      c.needsClosureHelpers = true;
+      const r = c.fresh('sN');
+      if (s.v % 2) c.emit(`const ${r} = euler(decayRhs, ${a.name}, 0.1, 2);`);
+      else {
+        const st = c.fresh('st');
+        c.emit(`const ${g} = (${st}: number[]): number[] => ${st}.map((${x}) => Math.tanh(${value}));`, `const ${r} = euler(${g}, ${a.name}, 0.1, 2);`);
+      }
+      c.emit(`${acc} = Math.tanh(${acc} + ${r}[0]);`);
+      return;
+    }
+  }
+}
+
 function ownLoop(c: Ctx, loop: number, n: number, body: () => void): void {
   const l = c.loopDepth >= MAX_LOOP_DEPTH ? 0 : loop % 3;
   if (l === 0) return body(); // (what it declares stays in scope)
@@ -2729,7 +2842,9 @@ export function render(spec: ProgSpec): Rendered {
   if (spec.classes) out.push(...CLASS_BODY);
   const cu = spec.customs ? renderCustoms(c, spec.customs) : '';
   if (spec.customs) out.push(...CUSTOM_BODY);
-  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '') + (cu ? ` + 0.25 * Math.tanh(${cu})` : '');
+  const lc = spec.closures?.length ? renderClosures(c, spec.closures) : '';
+  if (c.needsClosureHelpers) out.push(...CLOSURE_HELPERS);
+  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '') + (cu ? ` + 0.25 * Math.tanh(${cu})` : '') + (lc ? ` + 0.25 * Math.tanh(${lc})` : '');
   if (ret === 0) c.emit(`return ${renderExpr(c, spec.retE)}${mix};`);
   else {
     const k = c.fresh('j');
