@@ -647,9 +647,9 @@ const BAD: BadCase[] = [
   },
   // ---------------- typed arrays and rest elements (src/frontend/typed-arrays.ts, rest-elements.ts) ----------------
   {
-    name: 'typed array: `.set()` copying into a Float32Array',
-    src: `export function f(x: number[]): number {\n  const buf = new Float32Array(4);\n  buf.set(x, 1);\n  return buf[1];\n}\n`,
-    line: 3, col: 3, message: /the array method '\.set\(\)' is not supported/, rendered: /loops and indexing/,
+    name: 'typed array: `.copyWithin()` in a Float32Array',
+    src: `export function f(x: number[]): number {\n  const buf = Float32Array.from(x);\n  buf.copyWithin(0, 1);\n  return buf[1];\n}\n`,
+    line: 3, col: 3, message: /the array method '\.copyWithin\(\)' is not supported/, rendered: /loops and indexing/,
   },
   {
     name: 'typed array: `fill` of a range of a new Int8Array',
