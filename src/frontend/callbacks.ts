@@ -18,7 +18,7 @@
 // whether the callbacks run stage by stage or element by element when they write nothing.
 import ts from 'typescript';
 import type { Expr, LValue, Loc, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, VOID, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, VOID, mapBodies, tyOf } from '../ir/util.js';
 import { isLocalFunctionDecl, writesOutside } from './closures.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
@@ -607,19 +607,7 @@ export class Callbacks {
           }
           return [...out, { k: 'break', label, loc: st.loc }];
         }
-        switch (st.k) {
-          case 'if':
-            return [{ ...st, then: rewrite(st.then), else: rewrite(st.else) }];
-          case 'for':
-          case 'while':
-          case 'do':
-          case 'block':
-            return [{ ...st, body: rewrite(st.body) }];
-          case 'switch':
-            return [{ ...st, cases: st.cases.map((c) => ({ tests: c.tests, body: rewrite(c.body) })) }];
-          default:
-            return [st];
-        }
+        return [mapBodies(st, rewrite)];
       });
     const rewritten = rewrite(lowered);
     // the last statement's jump goes to where the body ends anyway

@@ -21,7 +21,7 @@
 // read from an array, stored, returned) is refused with a located diagnostic.
 import ts from 'typescript';
 import type { Expr, Loc, Param, Stmt, Ty } from '../ir/types.js';
-import { NUM, containsCall, tyOf } from '../ir/util.js';
+import { NUM, containsCall, mapBodies, tyOf } from '../ir/util.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
 export const CLOSURE_FORMS = [
@@ -541,19 +541,7 @@ export class Closures {
           else if (st.e && (st.e.k === 'call' || st.e.k === 'intr')) out.push({ k: 'expr', e: st.e, loc: st.loc });
           return [...out, { k: 'break', label, loc: st.loc }];
         }
-        switch (st.k) {
-          case 'if':
-            return [{ ...st, then: rewrite(st.then), else: rewrite(st.else) }];
-          case 'for':
-          case 'while':
-          case 'do':
-          case 'block':
-            return [{ ...st, body: rewrite(st.body) }];
-          case 'switch':
-            return [{ ...st, cases: st.cases.map((c) => ({ tests: c.tests, body: rewrite(c.body) })) }];
-          default:
-            return [st];
-        }
+        return [mapBodies(st, rewrite)];
       });
     const body = rewrite(lowered);
     if (last?.k === 'return') body.pop(); // its jump goes where the body ends anyway
