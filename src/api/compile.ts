@@ -138,8 +138,34 @@ function describeValue(v: unknown): string {
   return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
-/** Front end only: parse, check and lower. Throws TsadError with located diagnostics. */
+/** the last few front-end results by input text: compiling one source in several modes, or compiling it again, lowers it once */
+const recentFrontEnds = new Map<string, { mod: Module } | { diagnostics: Diagnostic[] }>();
+const RECENT_FRONT_ENDS = 8;
+const MAX_KEPT_INPUT = 1_000_000; // characters: a huge module is not kept
+
+/**
+ * Front end only: parse, check and lower. Throws TsadError with located diagnostics. A result is
+ * kept for inputs seen lately and handed out as a copy, since the back end may change what it is given.
+ */
 export function frontEnd(input: SourceInput): Module {
+  const key = JSON.stringify([...toFiles(input)]);
+  let hit = recentFrontEnds.get(key);
+  if (hit) recentFrontEnds.delete(key);
+  else {
+    try {
+      hit = { mod: lowerFiles(input) };
+    } catch (e) {
+      if (!(e instanceof TsadError)) throw e;
+      hit = { diagnostics: e.diagnostics };
+    }
+  }
+  if (key.length <= MAX_KEPT_INPUT) recentFrontEnds.set(key, hit);
+  if (recentFrontEnds.size > RECENT_FRONT_ENDS) recentFrontEnds.delete(recentFrontEnds.keys().next().value!);
+  if ('diagnostics' in hit) throw new TsadError(structuredClone(hit.diagnostics));
+  return structuredClone(hit.mod);
+}
+
+function lowerFiles(input: SourceInput): Module {
   const files = toFiles(input);
   const diags = new DiagnosticBag(files);
   for (const [name, text] of files) checkBracketDepth(name, text, diags);
@@ -270,6 +296,8 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
   // the adjoint's activity is that of its jump-lowered copy, which may differentiate other callees
   const diffOrder = (inf: ProgramInfo) => mod.order.filter((n) => inf.activity.funcs.has(n) && (n === head.name || inf.differentiated(n)));
   try {
+    // callers first: their questions about a callee build its adjoint once, which it then takes (calls.ts)
+    const adjoints = modes.includes('reverse') ? new Map(diffOrder(infoB).reverse().map((n) => [n, adjointFuncs(infoB, n)])) : null;
     for (const mode of modes) {
       for (const n of diffOrder(mode === 'reverse' ? infoB : info)) {
         if (mode === 'tangent' || mode === 'vector') {
@@ -277,7 +305,7 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
           out.push(g);
           manifest.push(describe(g, mode, n));
         } else {
-          for (const g of adjointFuncs(infoB, n)) {
+          for (const g of adjoints!.get(n)!) {
             out.push(g.func);
             manifest.push(describe(g.func, g.role, n));
           }

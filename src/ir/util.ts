@@ -351,12 +351,20 @@ export function varsRead(e: Expr, out: Set<string> = new Set()): Set<string> {
   return out;
 }
 
+/** the same expression, up to source locations and types (a NaN literal equals no other: the answer errs on "different") */
 export function exprEq(a: Expr, b: Expr): boolean {
-  return JSON.stringify(stripLoc(a)) === JSON.stringify(stripLoc(b));
+  return sameTree(a, b);
 }
 
-function stripLoc(e: Expr): unknown {
-  return JSON.parse(JSON.stringify(e, (k, val) => (k === 'loc' || k === 'ty' ? undefined : val)));
+function sameTree(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameTree(x, b[i]));
+  if (Array.isArray(b)) return false;
+  const ra = a as Record<string, unknown>, rb = b as Record<string, unknown>;
+  const keys = (r: Record<string, unknown>) => Object.keys(r).filter((k) => k !== 'loc' && k !== 'ty' && r[k] !== undefined);
+  const ka = keys(ra);
+  return ka.length === keys(rb).length && ka.every((k) => sameTree(ra[k], rb[k]));
 }
 
 export function containsCall(e: Expr): boolean {

@@ -1056,7 +1056,8 @@ function renderCond(c: Ctx, k: Cond): string {
     case 'or': {
       // about half test a value by its truthiness instead of their first comparison (drawn as before)
       const op = k.k === 'and' ? '&&' : '||';
-      const truth = (x: Cond, odd: number) => (x.k === 'cmp' && x.op % 2 === odd ? truthOperand(c, x.op + (x.a.k === 'var' ? x.a.s : 1), op === '&&') : null);
+      // an object only on the right of &&: on the left, the else branch would narrow it to never (tsc refuses)
+      const truth = (x: Cond, odd: number) => (x.k === 'cmp' && x.op % 2 === odd ? truthOperand(c, x.op + (x.a.k === 'var' ? x.a.s : 1), op === '&&' && odd === 1) : null);
       return `(${truth(k.a, 0) ?? renderCond(c, k.a)} ${op} ${truth(k.b, 1) ?? renderCond(c, k.b)})`;
     }
     case 'not':

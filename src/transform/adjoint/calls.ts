@@ -134,9 +134,11 @@ export function call(cx: AdjointContext, s: Stmt, c: Extract<Expr, { k: 'call' }
       bargs.push(a);
     }
     if (sig.derivParams[j] && isRef(g.params[j].ty)) {
-      const ab = bwhole(cx, a) ?? zerosLike(cx, a);
-      fargs.push(ab);
-      bargs.push(ab);
+      const ab = bwhole(cx, a);
+      if (ab) {
+        fargs.push(ab);
+        bargs.push(ab);
+      } else freshShadowArg(cx, a, g.params[j].name, { argDecls, argPushes, argPops, fargs, bargs });
     }
   });
   const fcall: Expr = { k: 'call', fn: names.fwd, args: fargs, ty: g.ret, loc: c.loc };
@@ -257,46 +259,80 @@ export function usesTape(cx: AdjointContext, bwd: Stmt[]): boolean {
   return uses;
 }
 
-const forwardRecordsCache = new WeakMap<ProgramInfo, Map<string, boolean>>();
-
-/** does the forward sweep of `name` record anything? Built once per program; a recursion says yes. */
-export function calleeForwardRecords(info: ProgramInfo, name: string): boolean {
-  let cache = forwardRecordsCache.get(info);
-  if (!cache) forwardRecordsCache.set(info, (cache = new Map()));
-  const hit = cache.get(name);
-  if (hit !== undefined) return hit;
-  // a hand-written adjoint rule records nothing: its forward sweep is the primal call (../custom.ts)
-  if (info.func(name).custom) return false;
-  cache.set(name, true);
-  let records = true;
-  try {
-    records = forwardRecords(createContext(info, name));
-  } catch {
-    records = true;
-  }
-  cache.set(name, records);
-  return records;
+/** what a caller needs to know of a callee's adjoint, and the context it was learnt from (../index.ts takes it) */
+interface CalleeSummary {
+  /** does its forward sweep record anything? */
+  records: boolean;
+  /** the parameters whose values its backward sweep reads (null: every one) */
+  reads: Set<string> | null;
+  cx: AdjointContext | null;
 }
 
-const calleeReadsCache = new WeakMap<ProgramInfo, Map<string, Set<string> | null>>();
+const summaries = new WeakMap<ProgramInfo, Map<string, CalleeSummary>>();
 
 /**
- * The parameters whose values the backward sweep of `name` reads, from building that adjoint once;
- * null (read everything) while it is being built, as in a recursion.
+ * Builds the adjoint of `name` once per program and learns what its callers ask. While it is being
+ * built (a recursion) the answer is the safe one: it records, and it reads every parameter.
  */
-function calleeBackwardReads(info: ProgramInfo, name: string): Set<string> | null {
-  let cache = calleeReadsCache.get(info);
-  if (!cache) calleeReadsCache.set(info, (cache = new Map()));
-  if (cache.has(name)) return cache.get(name)!;
-  // a hand-written adjoint rule may read every argument (null: all of them)
-  if (info.func(name).custom) return null;
-  cache.set(name, null);
-  let reads: Set<string> | null = null;
-  try {
-    reads = backwardValueReads(createContext(info, name));
-  } catch {
-    reads = null;
+function calleeSummary(info: ProgramInfo, name: string): CalleeSummary {
+  let cache = summaries.get(info);
+  if (!cache) summaries.set(info, (cache = new Map()));
+  const hit = cache.get(name);
+  if (hit) return hit;
+  // a hand-written adjoint rule records nothing (its forward sweep is the primal call, ../custom.ts)
+  // and may read every argument
+  if (info.func(name).custom) {
+    const custom = { records: false, reads: null, cx: null };
+    cache.set(name, custom);
+    return custom;
   }
-  cache.set(name, reads);
-  return reads;
+  cache.set(name, { records: true, reads: null, cx: null });
+  let summary: CalleeSummary;
+  try {
+    const cx = createContext(info, name);
+    summary = { records: forwardRecords(cx), reads: backwardValueReads(cx), cx };
+  } catch {
+    summary = { records: true, reads: null, cx: null };
+  }
+  cache.set(name, summary);
+  return summary;
+}
+
+/** does the forward sweep of `name` record anything? A recursion says yes. */
+export function calleeForwardRecords(info: ProgramInfo, name: string): boolean {
+  return calleeSummary(info, name).records;
+}
+
+/** the parameters whose values the backward sweep of `name` reads; null (every one) in a recursion */
+function calleeBackwardReads(info: ProgramInfo, name: string): Set<string> | null {
+  return calleeSummary(info, name).reads;
+}
+
+/** The built context of `name`: the one its callers' questions were answered from, taken once, or a new one. */
+export function adjointContext(info: ProgramInfo, name: string): AdjointContext {
+  const s = summaries.get(info)?.get(name);
+  if (s?.cx) {
+    const cx = s.cx;
+    s.cx = null;
+    return cx;
+  }
+  return createContext(info, name);
+}
+
+/**
+ * An argument with no shadow of its own (a literal, a passive array) gets a zero one. Both sweeps must
+ * pass the same object: the callee's forward sweep may record it (`const t = v; t[0] = …` records t̄ = v̄),
+ * and its backward sweep adds into what it recorded. So it is made before the call and kept on the tape.
+ */
+function freshShadowArg(cx: AdjointContext, a: Expr, param: string, into: { argDecls: Stmt[]; argPushes: Stmt[]; argPops: Stmt[]; fargs: Expr[]; bargs: Expr[] }): void {
+  const zero = zerosLike(cx, a);
+  const ty = tyOf(zero);
+  // (two names: a checkpointed call puts both sweeps in one block)
+  const made: Extract<Expr, { k: 'var' }> = { k: 'var', name: cx.names.fresh(`${param}b`), ty };
+  const back: Extract<Expr, { k: 'var' }> = { k: 'var', name: cx.names.fresh(`${param}b`), ty };
+  into.argDecls.push({ k: 'decl', name: made.name, ty, init: zero, konst: true });
+  into.argPushes.push({ k: 'expr', e: tapeOp(cx, 'pushR', [made]) });
+  into.argPops.unshift({ k: 'decl', name: back.name, ty, init: tapeOp(cx, 'popR', [], ty), konst: true });
+  into.fargs.push(made);
+  into.bargs.push(back);
 }

@@ -8,7 +8,7 @@ import type { Func } from '../../ir/types.js';
 import type { ProgramInfo } from '../context.js';
 import { customAdjointFuncs } from '../custom.js';
 import { hoistInvariantLoads } from '../licm.js';
-import { createContext } from './context.js';
+import { adjointContext } from './calls.js';
 import { backward, forward, head } from './signature.js';
 
 export interface AdjointOutput {
@@ -18,7 +18,7 @@ export interface AdjointOutput {
 
 export function adjointFuncs(info: ProgramInfo, name: string): AdjointOutput[] {
   if (info.func(name).custom) return customAdjointFuncs(info, name); // a hand-written rule (../custom.ts)
-  const cx = createContext(info, name);
+  const cx = adjointContext(info, name); // (built once: its callers asked about it first)
   const out: AdjointOutput[] = [
     { func: hoistInvariantLoads(forward(cx)), role: 'forward' },
     { func: backward(cx), role: 'backward' },
