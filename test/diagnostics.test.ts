@@ -647,6 +647,12 @@ const BAD: BadCase[] = [
   },
   // ---------------- typed arrays and rest elements (src/frontend/typed-arrays.ts, rest-elements.ts) ----------------
   {
+    // (passed through, the pop left the adjoint array one element longer: a wrong gradient)
+    name: 'array: `pop` as a statement in differentiated code',
+    src: `export function f(x: number[]): number {\n  const st: number[] = [];\n  for (let i = 0; i < x.length; i++) st.push(x[i] * x[i]);\n  st.pop();\n  st.push(3 * x[0]);\n  return st[st.length - 1] + st[0];\n}\n`,
+    line: 4, col: 3, message: /`pop` is not supported in differentiated code/, rendered: /count the length down/,
+  },
+  {
     name: 'typed array: `.copyWithin()` in a Float32Array',
     src: `export function f(x: number[]): number {\n  const buf = Float32Array.from(x);\n  buf.copyWithin(0, 1);\n  return buf[1];\n}\n`,
     line: 3, col: 3, message: /the array method '\.copyWithin\(\)' is not supported/, rendered: /loops and indexing/,
