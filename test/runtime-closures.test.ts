@@ -73,3 +73,69 @@ describe('runtime API: closures', () => {
     expect(J[1][1]).toBeCloseTo(c, 12);
   });
 });
+
+// Helpers that take a function, as plain JavaScript writes them (no types: `any` here is stripped from
+// the text the runtime API compiles). The function's type is learnt from the helper's calls of it.
+function rk4(f: any, y: any, h: any) {
+  const k1 = f(y);
+  const k2 = f(y.map((v: any, i: any) => v + 0.5 * h * k1[i]));
+  const k3 = f(y.map((v: any, i: any) => v + 0.5 * h * k2[i]));
+  const k4 = f(y.map((v: any, i: any) => v + h * k3[i]));
+  return y.map((v: any, i: any) => v + (h / 6) * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]));
+}
+function simpson(f: any, a: any, b: any, n: any) {
+  const h = (b - a) / n;
+  let s = f(a) + f(b);
+  for (let i = 1; i < n; i++) s += (i % 2 ? 4 : 2) * f(a + i * h);
+  return (s * h) / 3;
+}
+function gauss(t: any, p: any) {
+  return Math.exp(-p * t * t);
+}
+function trapezoid(f: any, p: any, a: any, b: any, n: any) {
+  const h = (b - a) / n;
+  let s = 0.5 * (f(a, p) + f(b, p));
+  for (let i = 1; i < n; i++) s += f(a + i * h, p);
+  return s * h;
+}
+
+/** central differences of a scalar function of an array */
+function divided(f: (x: number[]) => number, x: number[]): number[] {
+  return x.map((_, i) => {
+    const e = 1e-6, a = x.slice(), b = x.slice();
+    a[i] += e;
+    b[i] -= e;
+    return (f(a) - f(b)) / (2 * e);
+  });
+}
+
+describe('runtime API: untyped helpers that take a function', () => {
+  const cases: [string, (p: number[]) => number, Record<string, unknown>, number[]][] = [
+    [
+      'an arrow returning an array, passed to an RK4 step in a loop',
+      (p) => {
+        let y = [1, 0];
+        for (let s = 0; s < 5; s++) y = rk4((z: number[]) => [z[1], -p[0] * z[0] - p[1] * z[1]], y, 0.1);
+        return y[0];
+      },
+      { rk4 },
+      [2, 0.3],
+    ],
+    [
+      'a local arrow passed by name to a quadrature',
+      (p) => {
+        const g = (t: number) => Math.exp(-p[0] * t * t);
+        return simpson(g, 0, 2, 8);
+      },
+      { simpson },
+      [0.7],
+    ],
+    ['a helper passed by name, typed from where the other helper calls it', (q) => trapezoid(gauss, q[0], 0, 1, 6), { trapezoid, gauss }, [0.7]],
+  ];
+  for (const [name, f, scope, x] of cases)
+    it(name, () => {
+      const g = grad(f, { scope })(x) as number[];
+      const d = divided(f, x);
+      g.forEach((gi, i) => expect(Math.abs(gi - d[i])).toBeLessThan(1e-7 * (1 + Math.abs(d[i]))));
+    });
+});

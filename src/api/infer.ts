@@ -34,13 +34,16 @@ export function untypedHelperHint(module: string, helpers: readonly Helper[], ty
     const start = lines.findIndex((l) => l.startsWith(`const ${h.name} = `)) + 1;
     if (start > 0 && start <= line) owner = h;
   }
-  if (!owner || types.params.has(owner.name)) return null;
+  if (!owner || types.params.get(owner.name)?.some((t) => t !== null)) return null;
   return `the runtime API types a helper's parameters from the arguments of its calls, and no call of '${owner.name}' passes values of a definite type (an empty \`[]\` or \`new Array(n)\` has none): build arrays with \`Array.from({ length: n }, () => 0)\` or a literal of numbers`;
 }
 
 export interface HelperTypes {
-  /** parameter types per helper, from its first call site whose arguments all have a known type */
-  params: Map<string, string[]>;
+  /**
+   * parameter types per helper, each from the first call site that gives it a known type (null: none
+   * does); a function argument is typed from the helper's own calls of that parameter
+   */
+  params: Map<string, (string | null)[]>;
   /** result types of recursive helpers (TypeScript cannot infer those: they depend on themselves) */
   results: Map<string, string>;
 }
@@ -87,6 +90,12 @@ export function inferHelperTypes(prelude: readonly string[], helpers: readonly H
     if (JSON.stringify([[...next.params], [...next.results]]) === JSON.stringify([[...types.params], [...types.results]])) break;
     types = next;
   }
+  // a function type still waiting for its result type (`(a0: number) => any`) is no type
+  for (const [name, list] of types.params) {
+    const known = list.map((t) => (t !== null && indefinite(t) ? null : t));
+    if (known.some((t) => t !== null)) types.params.set(name, known);
+    else types.params.delete(name);
+  }
   for (const name of recursive)
     if (!types.results.has(name))
       throw new TsadError([
@@ -110,11 +119,29 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
   const checker = program.getTypeChecker();
   const typeText = (e: ts.Expression) => checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(e)));
   const names = new Set(helpers.map((h) => h.name));
-  const params = new Map<string, string[]>();
+  const params = new Map<string, (string | null)[]>();
+  /** a parameter's type from one more call site: kept if it is the first known one (or improves on a provisional one) */
+  const learn = (helper: string, j: number, t: string | null) => {
+    const list = params.get(helper) ?? [];
+    params.set(helper, list);
+    while (list.length <= j) list.push(null);
+    const have = list[j];
+    if (t === null || (have !== null && !provisional(have))) return;
+    if (!indefinite(t) || (provisional(t) && have === null)) list[j] = t;
+  };
   const visit = (n: ts.Node): void => {
-    if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && names.has(n.expression.text) && !params.has(n.expression.text)) {
-      const types = n.arguments.map(typeText);
-      if (!types.some(indefinite)) params.set(n.expression.text, types);
+    if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && names.has(n.expression.text)) {
+      const helper = n.expression.text;
+      n.arguments.forEach((a, j) => {
+        const fn = skipParens(a);
+        const local = ts.isIdentifier(fn) && names.has(fn.text) ? null : localFunction(fn, checker);
+        if (local) learn(helper, j, functionArgType(local, callsOfParam(sf, helper, j), checker, typeText));
+        else {
+          // a helper passed by name is typed like one called where its parameter is called
+          if (ts.isIdentifier(fn) && names.has(fn.text)) callsOfParam(sf, helper, j)[0]?.arguments.forEach((x, k) => learn(fn.text, k, typeText(x)));
+          learn(helper, j, typeText(a));
+        }
+      });
     }
     n.forEachChild(visit);
   };
@@ -159,4 +186,56 @@ function recursiveResult(init: ts.Expression, typeText: (e: ts.Expression) => st
   }
   const known = [...new Set(results.map(typeText).filter((t) => !indefinite(t)))];
   return known.length === 1 ? known[0] : null;
+}
+
+const skipParens = (e: ts.Expression): ts.Expression => (ts.isParenthesizedExpression(e) ? skipParens(e.expression) : e);
+
+/** a function type whose result is not known yet: it types the argument's parameters in the next round */
+const provisional = (t: string) => /=> any$/.test(t);
+
+/** the calls of parameter `j` of `helper` in its body (`f(x)` in `const integrate = function (f, a, b) {…}`) */
+function callsOfParam(sf: ts.SourceFile, helper: string, j: number): ts.CallExpression[] {
+  for (const st of sf.statements) {
+    if (!ts.isVariableStatement(st)) continue;
+    const d = st.declarationList.declarations[0];
+    if (!d || !ts.isIdentifier(d.name) || d.name.text !== helper || !d.initializer) continue;
+    const fn = skipParens(d.initializer);
+    if (!ts.isFunctionExpression(fn) && !ts.isArrowFunction(fn)) return [];
+    const p = fn.parameters[j];
+    if (!p || !ts.isIdentifier(p.name)) return [];
+    const name = p.name.text;
+    const out: ts.CallExpression[] = [];
+    const visit = (n: ts.Node): void => {
+      if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === name) out.push(n);
+      n.forEachChild(visit);
+    };
+    visit(fn.body);
+    return out;
+  }
+  return [];
+}
+
+/**
+ * The type of a function passed to a helper: its parameters from the helper's first call of it, its
+ * result as TypeScript infers it once those are known. Until then the result is `any` (provisional):
+ * annotated so, the helper's parameter gives the function's parameters their types in the next round.
+ */
+function functionArgType(fn: ts.ArrowFunction | ts.FunctionExpression | ts.FunctionDeclaration, calls: ts.CallExpression[], checker: ts.TypeChecker, typeText: (e: ts.Expression) => string): string | null {
+  const call = calls[0];
+  if (!call) return null;
+  const args = call.arguments.map(typeText);
+  if (args.some(indefinite)) return null;
+  const sig = checker.getSignaturesOfType(checker.getTypeAtLocation(fn), ts.SignatureKind.Call)[0];
+  const ret = sig ? checker.typeToString(checker.getBaseTypeOfLiteralType(sig.getReturnType())) : 'any';
+  return `(${args.map((t, i) => `a${i}: ${t}`).join(', ')}) => ${indefinite(ret) ? 'any' : ret}`;
+}
+
+/** the function an argument is: written there (`(t) => …`), or a local one named (`const g = (t) => …; h(g)`) */
+function localFunction(e: ts.Expression, checker: ts.TypeChecker): ts.ArrowFunction | ts.FunctionExpression | ts.FunctionDeclaration | null {
+  if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) return e;
+  if (!ts.isIdentifier(e)) return null;
+  const d = checker.getSymbolAtLocation(e)?.valueDeclaration;
+  if (d && ts.isFunctionDeclaration(d)) return d;
+  const init = d && ts.isVariableDeclaration(d) && d.initializer ? skipParens(d.initializer) : null;
+  return init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) ? init : null;
 }
