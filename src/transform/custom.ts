@@ -213,17 +213,17 @@ export function customRuleErrors(info: ProgramInfo, modes: readonly string[], di
   for (const n of info.mod.order) {
     const f = info.func(n);
     if (!info.act(n) || !(n === info.head || info.differentiated(n))) continue;
-    const at = callSite(info, n);
+    const at = () => callSite(info, n); // (looked for only when there is an error to place)
     if (f.custom?.passive) {
       if (n === info.head) diags.error(f.loc, `'${n}' is marked passive: it has no derivative to generate`, 'differentiate a function that calls it, or leave out `$ad passive`');
       continue;
     }
     if (!f.custom) {
-      if (f.external) diags.error(at, `'${n}' is declared without a body: tsad cannot differentiate calls of it`, `give it a derivative rule (export ${n}_jvp and/or ${n}_vjp, a \`// $ad custom-derivative tangent=… adjoint=…\` directive, or the customDerivatives option), or mark it \`// $ad passive\` if its result carries no derivative`);
+      if (f.external) diags.error(at(), `'${n}' is declared without a body: tsad cannot differentiate calls of it`, `give it a derivative rule (export ${n}_jvp and/or ${n}_vjp, a \`// $ad custom-derivative tangent=… adjoint=…\` directive, or the customDerivatives option), or mark it \`// $ad passive\` if its result carries no derivative`);
       continue;
     }
     const forward = modes.includes('tangent') || modes.includes('vector');
-    if (forward && !f.custom.tangent) diags.error(at, `'${n}' has a hand-written adjoint rule (${f.custom.adjoint}) but no tangent rule: the forward modes cannot differentiate calls of it`, `add a tangent rule (${n}_jvp, or tangent=… in the directive), or ask for reverse mode only (--mode reverse)`);
-    if (modes.includes('reverse') && !f.custom.adjoint) diags.error(at, `'${n}' has a hand-written tangent rule (${f.custom.tangent}) but no adjoint rule: reverse mode cannot differentiate calls of it`, `add an adjoint rule (${n}_vjp, or adjoint=… in the directive), or ask for the forward modes only (--mode tangent,vector)`);
+    if (forward && !f.custom.tangent) diags.error(at(), `'${n}' has a hand-written adjoint rule (${f.custom.adjoint}) but no tangent rule: the forward modes cannot differentiate calls of it`, `add a tangent rule (${n}_jvp, or tangent=… in the directive), or ask for reverse mode only (--mode reverse)`);
+    if (modes.includes('reverse') && !f.custom.adjoint) diags.error(at(), `'${n}' has a hand-written tangent rule (${f.custom.tangent}) but no adjoint rule: reverse mode cannot differentiate calls of it`, `add an adjoint rule (${n}_vjp, or adjoint=… in the directive), or ask for the forward modes only (--mode tangent,vector)`);
   }
 }

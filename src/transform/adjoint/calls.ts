@@ -11,6 +11,29 @@ import { mustRecord, saveOnKill } from './record.js';
 import { holdShadow, rebuildsFromOld } from './references.js';
 import { handoverValues } from './signature.js';
 
+const sweepTables = new WeakMap<ProgramInfo, { fwd: Map<string, string>; bwd: Map<string, string> }>();
+
+/** the differentiated functions by the names of their forward and backward sweeps (one table per program) */
+function sweepNames(info: ProgramInfo): { fwd: Map<string, string>; bwd: Map<string, string> } {
+  let t = sweepTables.get(info);
+  if (!t) {
+    t = { fwd: new Map(), bwd: new Map() };
+    for (const m of info.mod.order) {
+      if (!info.differentiated(m)) continue;
+      const names = adjointNames(info, m);
+      if (!t.fwd.has(names.fwd)) t.fwd.set(names.fwd, m);
+      if (!t.bwd.has(names.bwd)) t.bwd.set(names.bwd, m);
+    }
+    sweepTables.set(info, t);
+  }
+  return t;
+}
+
+/** the differentiated function whose backward sweep is named `fn`, if any */
+function primalOfBackward(info: ProgramInfo, fn: string): string | undefined {
+  return sweepNames(info).bwd.get(fn);
+}
+
 /**
  * Arrays whose element values the backward sweep `bwd` reads: any use but `.length`, and as an
  * argument of a callee's backward sweep only if that callee reads the values of that parameter.
@@ -25,7 +48,7 @@ export function arrayValueReads(cx: AdjointContext, bwd: Stmt[]): Set<string> {
         if (y.k === 'var' && isRef(y.ty)) count(y.name, 1);
         if (y.k === 'len' && y.obj.k === 'var') count(y.obj.name, -1);
         if (y.k !== 'call') return;
-        const callee = cx.info.mod.order.find((m) => cx.info.differentiated(m) && adjointNames(cx.info, m).bwd === y.fn);
+        const callee = primalOfBackward(cx.info, y.fn);
         const reads = callee ? calleeBackwardReads(cx.info, callee) : null;
         if (!callee || !reads) return;
         const bwdParams = backwardParamNames(cx, callee);
@@ -223,8 +246,7 @@ export function call(cx: AdjointContext, s: Stmt, c: Extract<Expr, { k: 'call' }
 
 /** the function whose forward sweep is `fwdName` */
 export function primalOfForward(cx: AdjointContext, fwdName: string): string | null {
-  for (const n of cx.info.mod.order) if (cx.info.differentiated(n) && adjointNames(cx.info, n).fwd === fwdName) return n;
-  return null;
+  return sweepNames(cx.info).fwd.get(fwdName) ?? null;
 }
 
 /** does this function's forward sweep record anything (itself or through its callees)? */
