@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { sizeParams } from '../analysis/ints.js';
 import { checkCompiled } from '../api/check.js';
-import { compile, frontEnd, MODE_LIST, normalizeModes, type Mode } from '../api/compile.js';
+import { compile, frontEnd, normalizeModes, type Mode } from '../api/compile.js';
 import { loadGenerated } from '../api/load.js';
 import { fromJson, jsonMismatch, readsPastEnd, sizedRandomArgs, typeText } from '../api/shapes.js';
 import { formatDiagnostic } from '../frontend/diagnostics.js';

@@ -11,7 +11,7 @@
 import ts from 'typescript';
 import { computeWrites } from '../analysis/activity.js';
 import type { CustomRule, Expr, Func, Loc, Module, Param, Ty } from '../ir/types.js';
-import { hasFloat, isRef, mapStmts, NUM, VOID } from '../ir/util.js';
+import { hasFloat, mapStmts, NUM, VOID } from '../ir/util.js';
 import type { DiagnosticBag } from './diagnostics.js';
 
 /** the call forms this concern adds (coverage: test/fuzz/coverage.ts) */

@@ -440,7 +440,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     let name = `${helper}__${label}`;
     for (let i = 2; seen.has(name) || mod.funcs.has(name) || [...specs.values()].includes(name); i++) name = `${helper}__${label}${i}`;
     specs.set(key, name);
-    const fl = new FunctionLowering(callerCtx, { ...seen.get(helper)!, name, exported: false }, name, spec);
+    const fl = new FunctionLowering(callerCtx, { ...seen.get(helper)!, name, exported: false }, spec);
     const f = fl.lowerFunction();
     if (!f) {
       specs.delete(key);
@@ -463,7 +463,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
       mod.globals.set(g.name, { name: g.name, ty, init: null, loc: locOf(g.node) });
       continue;
     }
-    const fl = new FunctionLowering(ctx, null, g.name);
+    const fl = new FunctionLowering(ctx, null);
     const init = fl.expr(g.node.initializer);
     if (fl.pre.length) diags.error(locOf(g.node), `module constant '${g.name}' needs statements to initialise`, 'write the data as a literal');
     if (init) mod.globals.set(g.name, { name: g.name, ty, init, loc: locOf(g.node) } satisfies GlobalConst);
@@ -473,7 +473,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
   for (const d of seen.values()) {
     // a function outside the subset is an error only if the head reaches it: collect separately
     const own = new DiagnosticBag(sources);
-    const fl = new FunctionLowering({ ...ctx, diags: own }, d, d.name);
+    const fl = new FunctionLowering({ ...ctx, diags: own }, d);
     const f = fl.lowerFunction();
     // the lowering's own diagnostic explains a strict-only type error better (one problem, one error)
     if (f && !own.hasErrors) for (const sd of strictOnly) if (owns(sd, d)) reportTsError(own, sd, true);
@@ -555,7 +555,6 @@ class FunctionLowering {
   constructor(
     private ctx: Ctx,
     private d: FuncDecl | null,
-    private fname: string,
     spec: Specialisation | null = null,
   ) {
     this.hooks = {

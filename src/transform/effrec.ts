@@ -821,7 +821,6 @@ function emitJs(f: Func, items: Item[], ctx: Ctx, calleeFns: string[]): string {
   ].join('\n');
   // callees: their own ERA adjoints, returning the adjoints of their scalar parameters
   const helpers = calleeFns.map((fn) => {
-    const g = ctx.mod.funcs.get(fn)!;
     const sub = eraCalleeJs(ctx.mod, fn, ctx.opts);
     return `const ${fn}_era = ${sub};`;
   });

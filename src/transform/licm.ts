@@ -119,14 +119,6 @@ function inBody(body: Stmt[], fresh: Set<string>, names: Names, ready0: Set<stri
   return out;
 }
 
-function innermost(body: Stmt[]): boolean {
-  let loops = false;
-  forEachStmt(body, (x) => {
-    if (x.k === 'for' || x.k === 'while' || x.k === 'do') loops = true;
-  });
-  return !loops;
-}
-
 /**
  * An element of a fresh array stored and read again later in the same iteration
  * (`diff[j] = x[j] - mu[j]; qdiff[j] = e[j] * diff[j]`) is read from a local holding the stored value:
