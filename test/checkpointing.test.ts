@@ -7,6 +7,7 @@ import { loadGenerated } from '../src/api/load.js';
 import { Tape } from '../src/runtime/tape.js';
 import { revolveCost } from '../src/runtime/revolve.js';
 import { checkCompiled } from '../src/api/check.js';
+import { directiveArgs } from '../src/ir/util.js';
 
 /** A small predator–prey system, integrated by explicit Euler; the objective reads the final state. */
 const ode = (directive: string) => `
@@ -95,6 +96,19 @@ describe('$ad binomial-ckp', () => {
 }`;
     const r = compile(src, { head: 'f', js: true, runtimeImport: null });
     expect(r.diagnostics.map((d) => d.message).join('\n')).toMatch(/binomial-ckp' needs a counted loop/);
+  });
+});
+
+describe('directives', () => {
+  it('a directive opens its comment or a line of it; prose that mentions one is not one', () => {
+    expect(directiveArgs('// $ad binomial-ckp 7', 'binomial-ckp')).toBe(' 7');
+    expect(directiveArgs('/* $ad store x, y */', 'store')).toBe(' x, y ');
+    expect(directiveArgs('/**\n * the time loop\n * $ad binomial-ckp\n */', 'binomial-ckp')).toBe('');
+    expect(directiveArgs('// we do not use $ad binomial-ckp here: the loop is short', 'binomial-ckp')).toBeNull();
+    expect(directiveArgs('// $ad binomial-ckpt', 'binomial-ckp')).toBeNull();
+    // a loop under a comment that only mentions the directive is reversed store-all
+    const prose = compile(ode('// (a $ad binomial-ckp directive would checkpoint this loop)'), { head: 'ode', wrt: ['p', 'u0'], js: true, runtimeImport: null }).code;
+    expect(prose).not.toMatch(/revolve|snapshot/i);
   });
 });
 

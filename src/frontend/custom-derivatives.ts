@@ -11,7 +11,7 @@
 import ts from 'typescript';
 import { computeWrites } from '../analysis/activity.js';
 import type { CustomRule, Expr, Func, Loc, Module, Param, Ty } from '../ir/types.js';
-import { hasFloat, mapStmts, NUM, VOID } from '../ir/util.js';
+import { directiveArgs, hasFloat, mapStmts, NUM, VOID } from '../ir/util.js';
 import type { DiagnosticBag } from './diagnostics.js';
 
 /** the call forms this concern adds (coverage: test/fuzz/coverage.ts) */
@@ -68,11 +68,11 @@ export function ruleResult(f: Func, kind: 'tangent' | 'adjoint'): Ty {
 function directive(f: Func, diags: DiagnosticBag): CustomRule | null {
   // (a directive is a comment of its own: a comment that mentions one in its prose is not one)
   for (const c of f.comments ?? []) {
-    if (/^(\/\/|\/\*+)\s*\$ad\s+passive(?![\w-])/.test(c)) return { passive: true, from: 'directive', loc: f.loc };
-    const m = /^(?:\/\/|\/\*+)\s*\$ad\s+custom-derivative(?![\w-])([^\n]*)/.exec(c);
-    if (!m) continue;
+    if (directiveArgs(c, 'passive') !== null) return { passive: true, from: 'directive', loc: f.loc };
+    const m = directiveArgs(c, 'custom-derivative');
+    if (m === null) continue;
     const rule: CustomRule = { passive: false, from: 'directive', loc: f.loc };
-    for (const item of m[1].replace(/\*\/\s*$/, '').trim().split(/\s+/).filter(Boolean)) {
+    for (const item of m.trim().split(/\s+/).filter(Boolean)) {
       const kv = /^(tangent|adjoint)=([A-Za-z_$][\w$]*)$/.exec(item);
       if (!kv) {
         diags.error(f.loc, `'$ad custom-derivative' on '${f.name}': cannot read '${item}'`, "write `// $ad custom-derivative tangent=myTangent adjoint=myAdjoint` (either one may be left out)");

@@ -2,7 +2,7 @@
 // then lowers the differentiable subset; everything else gets a located diagnostic that says what to write.
 import ts from 'typescript';
 import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, VOID, containsCall, elemTy, fieldTy, isRef, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, VOID, containsCall, directiveArgs, elemTy, fieldTy, hasDirectiveIn, isRef, tyOf } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
 import { ARRAY_FORMS, type ArrayHost, arrayMethod, arrOf, emptyLiteralType, fillLoop, isArrayOfLength, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
@@ -871,10 +871,10 @@ class FunctionLowering {
    * the block). The region must be left only by falling through its end.
    */
   private checkpointRegions(list: Stmt[], block: ts.Block): Stmt[] {
-    const has = (st: Stmt, word: string) => (st.comments ?? []).some((c) => new RegExp(`\\$ad\\s+${word}(?![\\w-])`).test(c));
+    const has = (st: Stmt, word: string) => hasDirectiveIn(st.comments, word);
     if (!list.some((st) => has(st, 'checkpoint-start') || has(st, 'checkpoint-end'))) {
       const tail = this.blockTail(block);
-      if (/\$ad\s+checkpoint-end/.test(tail)) this.err(block, "'$ad checkpoint-end' without a '$ad checkpoint-start' before it in the same block", 'put both markers in the same block, around the statements to checkpoint');
+      if (directiveArgs(tail, 'checkpoint-end') !== null) this.err(block, "'$ad checkpoint-end' without a '$ad checkpoint-start' before it in the same block", 'put both markers in the same block, around the statements to checkpoint');
       return list;
     }
     const out: Stmt[] = [];
@@ -899,7 +899,7 @@ class FunctionLowering {
       else out.push(st);
     }
     if (open) {
-      if (/\$ad\s+checkpoint-end/.test(this.blockTail(block))) close();
+      if (directiveArgs(this.blockTail(block), 'checkpoint-end') !== null) close();
       else this.err(block, "'$ad checkpoint-start' without a matching '$ad checkpoint-end' in the same block", "add '// $ad checkpoint-end' after the last statement of the region");
     }
     return out;

@@ -429,3 +429,18 @@ function fixForUpdate(s: Stmt): Stmt {
       return s;
   }
 }
+
+/**
+ * The rest of the line after a `$ad word` directive in a comment's text (`// $ad binomial-ckp 8` gives
+ * ` 8`), without a closing `*\/`; null if the comment holds no such directive. A directive opens its
+ * comment or one of its lines: prose that mentions one is not one.
+ */
+export function directiveArgs(comment: string, word: string): string | null {
+  const m = new RegExp(`^[ \\t]*(?:\\/\\/+|\\/\\*+|\\*+)?[ \\t]*\\$ad[ \\t]+${word}(?![\\w-])([^\\n]*)`, 'm').exec(comment);
+  return m ? m[1].replace(/\*\/\s*$/, '') : null;
+}
+
+/** does one of these comments hold the directive `$ad word`? */
+export function hasDirectiveIn(comments: readonly string[] | undefined, word: string): boolean {
+  return (comments ?? []).some((c) => directiveArgs(c, word) !== null);
+}

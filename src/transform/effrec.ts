@@ -13,7 +13,7 @@
 // whose statements carry provenance tags ({kind, forStmt, origStmt}). Arrays are whole locations, or
 // element regions `a@k` for literal indices with `regions: true` (improvement 3, AT-15).
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
-import { forEachExpr, forEachStmt } from '../ir/util.js';
+import { directiveArgs, forEachExpr, forEachStmt } from '../ir/util.js';
 
 export type Strategy = 'SA' | 'SM' | 'RA' | 'ERA' | 'ERA+';
 
@@ -103,7 +103,7 @@ function withStores(body: Stmt[], key: string | null): S[] {
   const out: S[] = [];
   for (const s of body) {
     for (const c of s.comments ?? []) {
-      const m = /\$ad\s+store\s+([A-Za-z_$][\w$]*)/.exec(c);
+      const m = /^\s+([A-Za-z_$][\w$]*)/.exec(directiveArgs(c, 'store') ?? '');
       if (m) out.push({ k: 'store', name: m[1], key });
     }
     if (s.k === 'for') out.push({ ...s, body: withStores(s.body, loopIndex(s)) as Stmt[] });

@@ -2,7 +2,7 @@
 // sequences and if-chains, so that the reversal only has to handle if/else and loops with trip counts.
 // Loops without jumps keep their exact form (and stay counted loops).
 import type { Expr, Func, Stmt } from '../ir/types.js';
-import { BOOL, declaredNames } from '../ir/util.js';
+import { BOOL, declaredNames, hasDirectiveIn } from '../ir/util.js';
 import { Names } from './linearize.js';
 import { TransformError } from './tangent.js';
 
@@ -157,7 +157,7 @@ class JumpLowering {
           esc.delete(t.brk);
         }
         // a checkpointed region stays a block (the adjoint re-runs it as one)
-        if (!s.label && (s.comments ?? []).some((c) => /\$ad\s+checkpoint-region/.test(c))) out.push({ ...s, body });
+        if (!s.label && hasDirectiveIn(s.comments, 'checkpoint-region')) out.push({ ...s, body });
         else out.push(...body);
         return [out, esc];
       }

@@ -4,7 +4,7 @@
 import { diffVars, type FuncActivity, stmtCalls } from '../../analysis/activity.js';
 import type { Facts, FlowResult } from '../../analysis/dataflow.js';
 import type { Expr, Func, Stmt, Ty } from '../../ir/types.js';
-import { declaredNames, forEachStmt, TAPE, tyOf, VOID } from '../../ir/util.js';
+import { declaredNames, forEachStmt, hasDirectiveIn, TAPE, tyOf, VOID } from '../../ir/util.js';
 import { DerivNames, derivTy, type ProgramInfo, refNames, tapeNames, zeroFloat32Shadow } from '../context.js';
 import { Names } from '../linearize.js';
 import { build } from './traverse.js';
@@ -289,6 +289,5 @@ function calledAnywhere(info: ProgramInfo, name: string): boolean {
 
 /** a `// $ad <word>` directive among the comments of a statement or function */
 export function hasDirective(node: { comments?: string[] }, word: string): boolean {
-  const re = new RegExp(`\\$ad\\s+${word}(?![\\w-])`);
-  return (node.comments ?? []).some((c) => re.test(c));
+  return hasDirectiveIn(node.comments, word);
 }

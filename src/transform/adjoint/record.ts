@@ -6,7 +6,7 @@ import { stmtCalls } from '../../analysis/activity.js';
 import { type Facts, type FlowResult, solveForward } from '../../analysis/dataflow.js';
 import { wholeArrayWrites } from '../../analysis/regions.js';
 import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
-import { BOOL, declaredNames, exprEq, forEachExpr, forEachStmt, INT, isRef, mapExpr, NUM, rootVar, tyOf, VOID } from '../../ir/util.js';
+import { BOOL, declaredNames, directiveArgs, exprEq, forEachExpr, forEachStmt, INT, isRef, mapExpr, NUM, rootVar, tyOf, VOID } from '../../ir/util.js';
 import { bref, declAsAssign, increments, invariantInLoop, linctx, linearizeAt, refAdjoint } from './assign.js';
 import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, positions, tapeOp, tyOfLocal, variedIn, zerosLike } from './context.js';
 import { firstPrivateDef } from './loops/fused-reduction.js';
@@ -441,9 +441,9 @@ export function storeForced(cx: AdjointContext, st: Stmt): boolean {
     cx.storedStmts = new Set();
     forEachStmt(cx.f.body, (x) => {
       for (const c of x.comments ?? []) {
-        const m = /\$ad\s+store\b([^\n]*)/.exec(c);
-        if (!m) continue;
-        const names = m[1].replace(/\*\/\s*$/, '').split(/[\s,]+/).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n));
+        const args = directiveArgs(c, 'store');
+        if (args === null) continue;
+        const names = args.split(/[\s,]+/).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n));
         if (names.length) for (const n of names) cx.storedVars!.add(n);
         else forEachStmt([x], (y) => void cx.storedStmts!.add(y));
       }

@@ -2,7 +2,7 @@
 // (revolve schedule) and the iterations between them re-run forwards when the backward sweep reaches them.
 import { stmtCalls } from '../../../analysis/activity.js';
 import type { Expr, Stmt, Ty } from '../../../ir/types.js';
-import { BOOL, forEachStmt, INT, isRef, NUM, rootVar, VOID } from '../../../ir/util.js';
+import { BOOL, directiveArgs, forEachStmt, INT, isRef, NUM, rootVar, VOID } from '../../../ir/util.js';
 import { TransformError } from '../../tangent.js';
 import { type AdjointContext, type Pair, tapeOp } from '../context.js';
 import { primalReads } from '../record.js';
@@ -170,8 +170,10 @@ function loopState(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>): Extract<
 /** The snapshot count of a `// $ad binomial-ckp [s]` directive on a loop, or null without one. */
 export function binomialDirective(s: Stmt): number | null {
   for (const c of s.comments ?? []) {
-    const m = /\$ad\s+binomial-ckp\b(?:\s+(\d+))?/.exec(c);
-    if (m) return m[1] ? Math.max(1, parseInt(m[1], 10)) : DEFAULT_SNAPSHOTS;
+    const args = directiveArgs(c, 'binomial-ckp');
+    if (args === null) continue;
+    const m = /^\s+(\d+)/.exec(args);
+    return m ? Math.max(1, parseInt(m[1], 10)) : DEFAULT_SNAPSHOTS;
   }
   return null;
 }
