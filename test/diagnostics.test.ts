@@ -647,6 +647,17 @@ const BAD: BadCase[] = [
   },
   // ---------------- typed arrays and rest elements (src/frontend/typed-arrays.ts, rest-elements.ts) ----------------
   {
+    // (it had no shadow: the tangent read one that did not exist, or a write through it was dropped)
+    name: 'nullable: a helper returning `number[] | null` computed from the independents',
+    src: `export function solve2(A: number[][], b: number[]): number[] | null {\n  const det = A[0][0] * A[1][1] - A[0][1] * A[1][0];\n  if (det === 0) return null;\n  return [(b[0] * A[1][1] - A[0][1] * b[1]) / det, (A[0][0] * b[1] - b[0] * A[1][0]) / det];\n}\nexport function f(A: number[][], b: number[]): number {\n  const x = solve2(A, b);\n  if (x === null) return 0;\n  return x[0] + 2 * x[1];\n}\n`,
+    line: 7, col: 9, message: /'x' is an array or object that may be null or undefined/, rendered: /return an array in every case/,
+  },
+  {
+    name: 'nullable: `find` returning a row that is written through',
+    src: `export function f(A: number[][], s: number): number {\n  const r = A.find((row) => row[1] < 1);\n  if (r === undefined) return 0;\n  r[0] *= s;\n  return A[1][0];\n}\n`,
+    line: 2, col: 13, message: /'r' is an array or object that may be null/, rendered: /use `findIndex`/,
+  },
+  {
     // (passed through, the pop left the adjoint array one element longer: a wrong gradient)
     name: 'array: `pop` as a statement in differentiated code',
     src: `export function f(x: number[]): number {\n  const st: number[] = [];\n  for (let i = 0; i < x.length; i++) st.push(x[i] * x[i]);\n  st.pop();\n  st.push(3 * x[0]);\n  return st[st.length - 1] + st[0];\n}\n`,

@@ -297,7 +297,7 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
   // the adjoint's activity is that of its jump-lowered copy, which may differentiate other callees
   const diffOrder = (inf: ProgramInfo) => mod.order.filter((n) => inf.activity.funcs.has(n) && (n === head.name || inf.differentiated(n)));
   try {
-    for (const inf of new Set([info, infoB])) for (const n of diffOrder(inf)) refuseUnsupportedOps(inf.func(n));
+    for (const inf of new Set([info, infoB])) for (const n of diffOrder(inf)) refuseUnsupportedOps(inf.func(n), inf.act(n));
     // callers first: their questions about a callee build its adjoint once, which it then takes (calls.ts)
     const adjoints = modes.includes('reverse') ? new Map(diffOrder(infoB).reverse().map((n) => [n, adjointFuncs(infoB, n)])) : null;
     for (const mode of modes) {

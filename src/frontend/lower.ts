@@ -1744,7 +1744,8 @@ class FunctionLowering {
         if (!start || (e.arguments[1] && !end)) return null;
         return { k: 'sub', obj, start, end, ty: ot };
       }
-      if (m === 'slice' && ot.k === 'arr' && e.arguments.length === 0) return { k: 'intr', fn: 'copy', args: [obj], ty: { ...ot, ro: false } };
+      // (`copy` copies rows too: an array of rows or objects is sliced by arrayMethod, sharing them as JavaScript does)
+      if (m === 'slice' && ot.k === 'arr' && !isRef(ot.elem) && e.arguments.length === 0) return { k: 'intr', fn: 'copy', args: [obj], ty: { ...ot, ro: false } };
       const arrMethod = arrayMethod(this.hooks, e, m, obj);
       if (arrMethod !== undefined) return arrMethod;
       const what = ot.k === 'arr' ? `the array method '.${m}()'` : `the method '.${m}()'`;

@@ -1,20 +1,49 @@
 // Operations the transformations do not differentiate yet. They are refused where they are written,
 // before any derivative is built: passed through, they would leave an array and its shadow with
-// different lengths, and the derivative would be silently wrong.
-import type { Func } from '../ir/types.js';
-import { forEachExpr, forEachStmt, stmtExprs } from '../ir/util.js';
+// different lengths, or read a shadow that was never made, and the derivative would be wrong.
+import type { FuncActivity } from '../analysis/activity.js';
+import type { Func, Loc, Ty } from '../ir/types.js';
+import { forEachExpr, forEachStmt, hasFloat, isRef, stmtExprs } from '../ir/util.js';
 import { TransformError } from './tangent.js';
 
 /** throws a located TransformError at the first operation of `f` that no mode can differentiate */
-export function refuseUnsupportedOps(f: Func): void {
+export function refuseUnsupportedOps(f: Func, fa: FuncActivity | undefined): void {
   // tsad's own backward sweeps (a tape parameter: nested differentiation) pop exactly what their forward
   // sweeps pushed, reading by the primal's length; those pops are differentiated (test/nested.test.ts)
-  if (f.params.some((p) => p.ty.k === 'tape')) return;
+  if (!f.params.some((p) => p.ty.k === 'tape'))
+    forEachStmt(f.body, (s) => {
+      for (const e of stmtExprs(s))
+        forEachExpr(e, (x) => {
+          if (x.k === 'intr' && x.fn === 'pop')
+            throw new TransformError("taking an array's last element off with `pop` is not supported in differentiated code: read it and count the length down instead (`const v = st[n - 1]; n--`)", s);
+        });
+    });
+  if (fa) refuseVariedNullableRefs(f, fa);
+}
+
+/** an array or object of numbers that may be null or undefined: such values carry no derivative (yet) */
+const nullableRef = (t: Ty) => t.k === 'opt' && isRef(t.base) && hasFloat(t.base);
+
+/**
+ * A nullable array or object whose numbers depend on the independents (`const x = solve(A, b)` with
+ * `solve` returning `number[] | null`, `A.find(…)` on rows): it has no shadow, so its derivative would
+ * be lost or read from a shadow that does not exist.
+ */
+function refuseVariedNullableRefs(f: Func, fa: FuncActivity): void {
+  const where = new Map<string, { name: string; loc: Loc | undefined }>();
+  for (const p of f.params) if (nullableRef(p.ty)) where.set(fa.aliases.rep(p.name), { name: p.name, loc: f.loc });
   forEachStmt(f.body, (s) => {
-    for (const e of stmtExprs(s))
-      forEachExpr(e, (x) => {
-        if (x.k === 'intr' && x.fn === 'pop')
-          throw new TransformError("taking an array's last element off with `pop` is not supported in differentiated code: read it and count the length down instead (`const v = st[n - 1]; n--`)", s);
-      });
+    if (s.k === 'decl' && nullableRef(s.ty)) where.set(fa.aliases.rep(s.name), { name: s.name, loc: s.loc });
+  });
+  if (!where.size) return;
+  forEachStmt(f.body, (s) => {
+    for (const facts of [fa.varied.inOf.get(s), fa.varied.outOf.get(s)])
+      for (const [rep, { name, loc }] of where)
+        if (facts?.has(rep))
+          throw new TransformError(
+            `'${name}' is an array or object that may be null or undefined, and its numbers depend on the independents: tsad does not differentiate through nullable arrays and objects yet; ` +
+              'return an array in every case (an empty one for no result) or throw instead of returning null, and for `find` on rows use `findIndex` and index the array',
+            loc ? { loc } : s,
+          );
   });
 }
