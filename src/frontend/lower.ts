@@ -979,6 +979,13 @@ class FunctionLowering {
       const condPre = this.takePre();
       const update: Stmt[] = [];
       if (s.incrementor) this.updateList(s.incrementor, update);
+      // a temporary of the update (`j = i++` keeps i's old value) is declared before the loop: a
+      // declaration cannot stand in a `for` header's update
+      for (const [k, st] of update.entries())
+        if (st.k === 'decl') {
+          push({ k: 'decl', name: st.name, ty: st.ty, init: null, konst: false, loc: st.loc });
+          update[k] = { k: 'assign', target: { k: 'var', name: st.name, ty: st.ty }, value: st.init!, loc: st.loc };
+        }
       const body = this.stmts(s.statement);
       push(this.seq.forLoop(label, init, condPre, cond, update, body, loc));
       return;

@@ -157,3 +157,25 @@ export function penalizedResidual(x: number[], opts: FitOptions): number {
   penalty.weights[0] *= 1 - penalty.decay;
   return loss + opts.weights[0];
 }
+
+/**
+ * The shoelace formula as it is usually written: `j` trails `i` through the update `j = i++`. Vertices
+ * with a negative x are skipped with `continue` (the update must still run).
+ */
+export function shoelaceArea(xs: number[], ys: number[]): number {
+  let twice = 0;
+  for (let i = 0, j = xs.length - 1; i < xs.length; j = i++) {
+    if (xs[i] < -0.9) continue;
+    twice += (xs[j] + xs[i]) * (ys[j] - ys[i]);
+  }
+  return Math.abs(twice) / 2;
+}
+
+/** A rest-of-the-matrix copy by `slice()`: the rows are shared, so scaling a row of the copy scales the original's. */
+export function scaledFirstRow(m: number[][], s: number): number {
+  const rows = m.slice();
+  for (let k = 0; k < rows[0].length; k++) rows[0][k] *= s;
+  let t = 0;
+  for (let k = 0; k < m[0].length; k++) t += m[0][k] * m[1][k];
+  return t;
+}
