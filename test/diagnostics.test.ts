@@ -437,7 +437,7 @@ const BAD: BadCase[] = [
   {
     name: 'a nullable `let`',
     src: fn('let best: number | null = null;', 'if (x > 0) best = x;', 'return best ?? 0;'),
-    line: 2, col: 7, message: /nullable variable 'best' must be `const`/,
+    line: 2, col: 7, message: /nullable variable 'best' must be `const`/, single: true,
   },
   {
     name: 'an optional parameter reassigned',

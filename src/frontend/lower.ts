@@ -1197,8 +1197,11 @@ class FunctionLowering {
         this.silence(declNode as ts.VariableDeclaration);
         return [];
       }
-      if (ty.k === 'opt' && !konst)
-        return this.err(name, `the nullable variable '${name.text}' must be \`const\``, 'keep a number and test a separate flag, or write `const` and give each new value its own name') ?? [];
+      if (ty.k === 'opt' && !konst) {
+        this.err(name, `the nullable variable '${name.text}' must be \`const\``, 'keep a number and test a separate flag, or write `const` and give each new value its own name');
+        this.silence(declNode as ts.VariableDeclaration); // its uses are not reported again
+        return [];
+      }
       const n = this.declareVar(declNode, name.text, ty);
       return [{ k: 'decl', name: n, ty, init, konst, loc }];
     }
