@@ -108,9 +108,11 @@ export function shortCircuit(h: NullableHost, e: ts.BinaryExpression, op: '&&' |
     return h.err(e.left, `the left operand of \`${text}\` must be a variable or a field (it is tested and then used)`, `name it first: \`const v = …;\` then \`v ${text} …\``);
   if (ta.k === 'opt' && ta.none.includes('false') && op === '??')
     return h.err(e, '`??` on a value that may be `false` is not supported', 'test it with `=== false` and use `c ? a : b`');
-  // TypeScript says `any` where an operand is an untyped `var` read inside a closure: two numbers give a number
+  // TypeScript says `any` where an operand is read inside a closure (an untyped `var`, a narrowed
+  // parameter): two numbers give a number, and so does `??` or `||` with a number as its fallback
   const plain = (t: Ty) => t.k === 'num' || t.k === 'int';
-  const ty = h.typeAt(e) ?? (plain(ta) && plain(tb) ? ({ k: 'num' } as Ty) : null);
+  const fallsBackToNumber = op === '&&' ? plain(ta) && plain(tb) : numeric(ta) && plain(tb);
+  const ty = h.typeAt(e) ?? (fallsBackToNumber ? ({ k: 'num' } as Ty) : null);
   if (!ty || (ty.k !== 'num' && ty.k !== 'int' && !(ty.k === 'opt' && ty.base.k === 'num')))
     return h.err(e, `the result of \`${text}\` here is not a number or a nullable number`, 'compare explicitly and use `c ? a : b`');
   const resTy: Ty = ty.k === 'int' ? { k: 'num' } : ty;

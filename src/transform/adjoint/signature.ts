@@ -109,10 +109,12 @@ export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' |
   const isParam = (n: string) => cx.f.params.some((p) => p.name === n);
   // (a selection loop's re-run iteration allocates the adjoints of its own locals)
   // (nor does a checkpointed loop's taped step: its locals live inside it)
-  const refLocals = [...locals].filter((n) => !isParam(n) && !cx.rerunLocals.has(n) && !cx.loopScoped.has(n) && isRef(tyOfName.get(n) ?? NUM) && hasB(cx, n) && usedB.has(cx.b.of(n))).sort();
+  // (a reference parameter the body rebinds ends the forward sweep holding another array than the
+  // caller's, and so does its adjoint: both are handed over like a local's)
+  const refLocals = [...locals].filter((n) => (!isParam(n) || assigned.has(n)) && !cx.rerunLocals.has(n) && !cx.loopScoped.has(n) && isRef(tyOfName.get(n) ?? NUM) && hasB(cx, n) && usedB.has(cx.b.of(n))).sort();
   for (const n of [...new Set([...needed, ...refLocals])].sort()) {
     const ty = tyOfName.get(n) ?? NUM;
-    if (isParam(n) && (isRef(ty) || !assigned.has(n))) continue;
+    if (isParam(n) && !assigned.has(n)) continue;
     const v: Expr = { k: 'var', name: n, ty };
     // a final value from a cheap assignment of unchanging inputs is evaluated again, not handed over
     const again = needed.includes(n) && (ty.k === 'num' || ty.k === 'int') && cx.info.options.recompute !== false && !endsWithReturnInside(cx) ? cheapDefBefore(cx, { list: cx.f.body, index: cx.f.body.length, parent: null }, n, true) : null;
