@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../src/api/compile.js';
 import { loadGenerated } from '../src/api/load.js';
+import { checkCompiled } from '../src/api/check.js';
 import { gmmObjective } from '../evals/gmm/objective.js';
 import { repoRoot } from '../evals/paths.js';
 import { normal, randomMatrix, randomVector, uniform } from '../evals/random.js';
@@ -90,5 +91,27 @@ describe('particle simulation with classes, against the loop version', () => {
     const got = gradient(adjoint('bench/workloads/particles-class.ts', 'particleClassSim', wrt));
     expect(maxAbs(want[4])).toBeGreaterThan(1e-3); // not trivially zero
     expect(maxErr(got, want)).toBeLessThan(1e-9);
+  });
+});
+
+describe('what the map/reduce style needs from the compiler', () => {
+  // a sum over rows written as reduce, whose iteration holds a reduce without an initial value (which
+  // throws on an empty row): the sum is a fused reduction, as the same loop written with `+=` is
+  const src = `export function f(xs: number[][], w: number[][]): number {
+  return xs.reduce((total, row) => {
+    const top = row.reduce((a, v) => (v > a ? v : a));
+    return total + top * w.reduce((s, wk) => s + wk.reduce((t, wkj, j) => t + wkj * Math.sin(row[j]), 0), 0);
+  }, 0);
+}`;
+  it('a reducer `(s, v) => s + e` accumulates (`s += e`), and a throw in the iteration does not stop the fusion', () => {
+    const r = compile(src, { head: 'f', js: true, runtimeImport: null, modes: ['reverse', 'tangent'] });
+    expect(r.diagnostics).toEqual([]);
+    expect(r.code).toContain('$ad fused reduction');
+    expect(r.code).toMatch(/acc\d* \+= /);
+    const m = loadGenerated(r.code, r.runtimeNames);
+    const report = checkCompiled(r, m, 'f', [[[0.3, -1.2, 2], [1.5, 0.2, -0.7]], [[0.5, -2, 1.25], [0.1, 0.4, -0.3]]]);
+    expect(report.ok).toBe(true);
+    // the empty row throws JavaScript's TypeError from the derivatives too
+    expect(() => (m['f_b'] as Fn)([[1, 2], []], [[0, 0], []], [[1, 1]], [[0, 0]], 1)).toThrow(TypeError);
   });
 });
