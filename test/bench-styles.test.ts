@@ -115,3 +115,32 @@ describe('what the map/reduce style needs from the compiler', () => {
     expect(() => (m['f_b'] as Fn)([[1, 2], []], [[0, 0], []], [[1, 1]], [[0, 0]], 1)).toThrow(TypeError);
   });
 });
+
+describe('what the class style needs from the adjoint: loop-local values recomputed, not recorded', () => {
+  const src = `export function f(ps: { x: number; v: number }[], w: number[][], h: number): number {
+  for (let i = 0; i < ps.length; i++) {
+    const p = ps[i];
+    p.v += h * Math.sin(p.x);
+    p.x += h * p.v;
+  }
+  let t = ps[0].x;
+  for (let k = 0; k < w.length; k++) {
+    const row = w[k];
+    for (let j = 0; j < row.length; j++) {
+      const c = row[j];
+      t = t * c + Math.sin(t);
+    }
+  }
+  return t;
+}`;
+  it('`const p = ps[i]` (numbers stored into p) and `const c = row[j]` (row set by the outer loop) are loaded again backwards', () => {
+    const r = compile(src, { head: 'f', js: true, runtimeImport: null });
+    expect(r.diagnostics).toEqual([]);
+    const fwd = /function f_fwd[\s\S]*?\n}\n/.exec(r.code)![0];
+    expect(fwd).not.toMatch(/pushR\(p\b/);
+    expect(fwd).not.toMatch(/pushF\(c\b/);
+    const m = loadGenerated(r.code, r.runtimeNames);
+    const args = [[{ x: 0.3, v: -0.2 }, { x: 1.1, v: 0.4 }], [[0.9, -0.4, 0.7], [0.2, 1.3]], 0.1];
+    expect(checkCompiled(r, m, 'f', args).ok).toBe(true);
+  });
+});
