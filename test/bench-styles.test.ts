@@ -117,10 +117,13 @@ describe('what the map/reduce style needs from the compiler', () => {
 });
 
 describe('what the class style needs from the adjoint: loop-local values recomputed, not recorded', () => {
-  const src = `export function f(ps: { x: number; v: number }[], w: number[][], h: number): number {
+  const src = `function kick(p: { x: number; v: number }, h: number): void {
+  p.v += h * Math.sin(p.x);
+}
+export function f(ps: { x: number; v: number }[], w: number[][], h: number): number {
   for (let i = 0; i < ps.length; i++) {
     const p = ps[i];
-    p.v += h * Math.sin(p.x);
+    kick(p, h);
     p.x += h * p.v;
   }
   let t = ps[0].x;
@@ -133,7 +136,7 @@ describe('what the class style needs from the adjoint: loop-local values recompu
   }
   return t;
 }`;
-  it('`const p = ps[i]` (numbers stored into p) and `const c = row[j]` (row set by the outer loop) are loaded again backwards', () => {
+  it('`const p = ps[i]` (numbers stored into p, here and by a callee) and `const c = row[j]` (row set by the outer loop) are loaded again backwards', () => {
     const r = compile(src, { head: 'f', js: true, runtimeImport: null });
     expect(r.diagnostics).toEqual([]);
     const fwd = /function f_fwd[\s\S]*?\n}\n/.exec(r.code)![0];

@@ -3,6 +3,7 @@
 // instead of recording them (and expensive values stored instead of recomputed), and the adjoints of
 // tape operations already in the source.
 import { stmtCalls } from '../../analysis/activity.js';
+import { computeSlotWrites } from '../../analysis/slot-writes.js';
 import { type Facts, type FlowResult, solveForward } from '../../analysis/dataflow.js';
 import { wholeArrayWrites } from '../../analysis/regions.js';
 import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
@@ -250,7 +251,8 @@ function writtenIn(cx: AdjointContext, list: Stmt[], slotsOnly = false): Set<str
     if (st.k === 'assign' && st.target.k !== 'var' && (!slotsOnly || isRef(st.target.ty))) add(st.target);
     if (st.k === 'expr' && st.e.k === 'intr' && WRITING_INTRINSICS.has(st.e.fn)) add(st.e.args[0]);
     for (const c of stmtCalls(st)) {
-      const w = cx.info.activity.writes.get(c.fn);
+      // (a callee storing only numbers into an argument changes none of its references)
+      const w = slotsOnly ? computeSlotWrites(cx.info.mod).get(c.fn) : cx.info.activity.writes.get(c.fn);
       c.args.forEach((a, j) => {
         if (w?.has(j)) add(a);
       });
