@@ -4,9 +4,11 @@
 //   npm run bench -- --quick           smoke run (small sizes, few repetitions)
 //   node dist/bench/run.js --dv64      also time f_dv(16) vs 16 f_d at d=64 (adds several minutes)
 //   npm run bench -- --selfcheck-only  only the runtime API's self-check cost (bench/selfcheck.ts)
+//   npm run bench -- --styles-only     only the class and map/reduce versions against the loop versions
 //
 // Workloads: the GMM objective of evals/gmm (d=10,K=25,N=1000 and d=64,K=100,N=1000) and a
-// scalar-loop-heavy particle simulation (bench/workloads/particles.ts). The primal baseline is the
+// scalar-loop-heavy particle simulation (bench/workloads/particles.ts), and the same two written with
+// classes and map/reduce callbacks (bench/workloads/*-class.ts, gmm-functional.ts), timed beside them. The primal baseline is the
 // same TypeScript source compiled by tsc and imported normally; the derivative code is compiled by
 // tsad at startup (compile time excluded) and loaded with loadGenerated. Every variant runs once per
 // round, rounds interleave the variants (rotating their order); after the warm-up rounds the median
@@ -30,12 +32,16 @@ import {
   tapeHeights, zerosShaped, type Stats, type TapeHeights, type Variant,
 } from './harness.js';
 import { particleSim } from './workloads/particles.js';
+import { particleClassSim } from './workloads/particles-class.js';
+import { gmmClassObjective } from './workloads/gmm-class.js';
+import { gmmFunctionalObjective } from './workloads/gmm-functional.js';
 import { selfCheckBench, selfCheckTable } from './selfcheck.js';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const DV64 = argv.includes('--dv64');
 const SELFCHECK_ONLY = argv.includes('--selfcheck-only');
+const STYLES_ONLY = argv.includes('--styles-only');
 const ND = 16; // directions of the vector tangent
 const log = (s: string) => process.stderr.write(s + '\n');
 
@@ -54,8 +60,9 @@ interface Compiled {
   entry(suffix: string): ManifestEntry;
 }
 
-function compileHead(key: string, file: string, head: string, wrt: string[], adjoint?: AdjointOptions): Compiled {
-  const src = readFileSync(join(repoRoot, file), 'utf8');
+function compileHead(key: string, file: string, head: string, wrt: string[], adjoint?: AdjointOptions, imports: string[] = []): Compiled {
+  // a workload importing other files is compiled with them, by their paths in the repository
+  const src = imports.length ? Object.fromEntries([file, ...imports].map((f) => [f, readFileSync(join(repoRoot, f), 'utf8')])) : readFileSync(join(repoRoot, file), 'utf8');
   const t0 = performance.now();
   const r = compile(src, { head, wrt, js: true, runtimeImport: null, ...(adjoint ? { adjoint, modes: ['reverse'] as const } : {}) });
   const errors = r.diagnostics.filter((d) => d.severity === 'error');
@@ -396,6 +403,104 @@ function particleSpec(particles: Compiled, n: number, steps: number, reps: { war
   };
 }
 
+// --- the same objective written another way (classes, map/reduce callbacks) against the loop version
+
+interface StyleSpec {
+  key: string;
+  label: string;
+  /** the loop version (its workload's compilation) */
+  baseline: Compiled;
+  variant: Compiled;
+  values: Record<string, unknown>;
+  wrt: string[];
+  basePrimal: () => number;
+  primal: () => number;
+  warmups: number;
+  runs: number;
+}
+
+interface StyleResult {
+  key: string;
+  label: string;
+  protocol: { warmups: number; runs: number };
+  compileMs: number;
+  generatedLines: number;
+  timings: Record<string, Stats>;
+  /** gradient time of the variant over the loop version's, and primal over primal (tsc) */
+  ratios: Record<string, { median: number; min: number }>;
+  checks: { primalVsLoop: number; gradientVsLoop: number };
+}
+
+/**
+ * The variant's gradient and the loop version's in the same rounds (interleaved, rotating order), with
+ * both primals; the checks (untimed) compare the variant's primal and gradient with the loop version's.
+ */
+function runStyle(w: StyleSpec): StyleResult {
+  const pv = w.values;
+  const gradient = (c: Compiled) => {
+    const adj: Record<string, unknown> = Object.fromEntries(w.wrt.map((n) => [n, zerosShaped(pv[n])]));
+    const fb = c.fn('_b');
+    const args = buildArgs(c.entry('_b'), { primal: pv, deriv: adj, seed: 1 });
+    const run = (): number => {
+      for (const n of w.wrt) zeroFill(adj[n]);
+      fb(...args);
+      return firstNumber(adj[w.wrt[0]]);
+    };
+    return { adj, run };
+  };
+  const base = gradient(w.baseline), variant = gradient(w.variant);
+  log(`[${w.key}] checks`);
+  base.run();
+  variant.run();
+  const checks = { primalVsLoop: relErr(w.primal(), w.basePrimal()), gradientVsLoop: maxErr(variant.adj, base.adj) };
+  const variants: Variant[] = [
+    { name: 'loopPrimal', run: w.basePrimal },
+    { name: 'primal', run: w.primal },
+    { name: 'loopAdjoint', run: base.run },
+    { name: 'adjoint', run: variant.run },
+  ];
+  const total = w.warmups + w.runs;
+  const T = Object.fromEntries(measure(variants, w.warmups, w.runs, (r) => log(`[${w.key}] round ${r + 1}/${total}${r < w.warmups ? ' (warm-up)' : ''}`)));
+  const ratio = (a: string, b: string) => ({ median: T[a].median / T[b].median, min: T[a].min / T[b].min });
+  return {
+    key: w.key,
+    label: w.label,
+    protocol: { warmups: w.warmups, runs: w.runs },
+    compileMs: w.variant.compileMs,
+    generatedLines: w.variant.generatedLines,
+    timings: T,
+    ratios: { 'adjoint/loopAdjoint': ratio('adjoint', 'loopAdjoint'), 'primal/loopPrimal': ratio('primal', 'loopPrimal') },
+    checks,
+  };
+}
+
+/** Issue 17's target: the variant's gradient within 1.2× of the loop version's, in the same run. */
+const STYLE_TARGET = 1.2;
+
+function styleTable(results: StyleResult[]): string {
+  const rows: string[][] = [];
+  const names: Record<string, string> = { loopPrimal: 'primal (tsc), loop version', primal: 'primal (tsc)', loopAdjoint: 'f_b, loop version', adjoint: 'f_b' };
+  for (const r of results) {
+    let first = true;
+    for (const [k, s] of Object.entries(r.timings)) {
+      const q = k === 'adjoint' ? r.ratios['adjoint/loopAdjoint'] : k === 'primal' ? r.ratios['primal/loopPrimal'] : undefined;
+      rows.push([
+        first ? r.label : '',
+        names[k] ?? k,
+        fmtMs(s.median),
+        fmtMs(s.min),
+        q ? `${q.median.toPrecision(3)}×` : '',
+        q ? `${q.min.toPrecision(3)}×` : '',
+        q ? 'loop' : '',
+        k === 'adjoint' ? `≤ ${STYLE_TARGET}×` : '',
+        k === 'adjoint' ? (q!.median <= STYLE_TARGET ? 'met' : 'MISSED') : '',
+      ]);
+      first = false;
+    }
+  }
+  return table(['written with', 'variant', 'median', 'min', 'ratio med', 'ratio min', 'of', 'target', ''], rows);
+}
+
 // --- tape micro-benchmark
 
 interface MicroResult {
@@ -461,6 +566,11 @@ function main(): void {
   // joint mode: every call checkpointed (the split/joint default is chosen by this comparison)
   const gmmJoint = compileHead('gmm_joint', 'evals/gmm/objective.ts', 'gmmObjective', ['alpha', 'mu', 'q', 'l'], { tbr: true, checkpointCalls: true });
   const particlesJoint = compileHead('particles_joint', 'bench/workloads/particles.ts', 'particleSim', ['x0', 'y0', 'vx0', 'vy0', 'p'], { tbr: true, checkpointCalls: true });
+  // the same objectives written with classes and with map/reduce callbacks (issue 17)
+  const gmmImports = ['evals/gmm/objective.ts'];
+  const gmmClass = compileHead('gmm_class', 'bench/workloads/gmm-class.ts', 'gmmClassObjective', ['alpha', 'mu', 'q', 'l'], undefined, gmmImports);
+  const gmmFunctional = compileHead('gmm_functional', 'bench/workloads/gmm-functional.ts', 'gmmFunctionalObjective', ['alpha', 'mu', 'q', 'l'], undefined, gmmImports);
+  const particlesClass = compileHead('particles_class', 'bench/workloads/particles-class.ts', 'particleClassSim', ['x0', 'y0', 'vx0', 'vy0', 'p']);
 
   log('golden check: gmm d10_k25_n1000');
   const golden = gmmGolden(gmm);
@@ -482,7 +592,43 @@ function main(): void {
   };
 
   const results: WorkloadResult[] = [];
-  for (const s of specs) results.push(runWorkload(s));
+  if (!STYLES_ONLY) for (const s of specs) results.push(runWorkload(s));
+  // each variant beside its loop version, on the loop workload's values
+  const RS = QUICK ? { warmups: 1, runs: 3 } : { warmups: 3, runs: 10 };
+  const [gmmW, partW] = specs;
+  const gv = gmmW.values as { alpha: number[]; mu: number[][]; q: number[][]; l: number[][]; x: number[][]; m: number; gamma: number };
+  const pv = partW.values as { x0: number[]; y0: number[]; vx0: number[]; vy0: number[]; p: number[]; steps: number; h: number };
+  const gmmStyle = (key: string, label: string, c: Compiled, f: typeof gmmObjective): StyleSpec => ({
+    key: `${gmmW.key}_${key}`,
+    label: `${gmmW.label}, ${label}`,
+    baseline: gmm,
+    variant: c,
+    values: gmmW.values,
+    wrt: gmmW.wrt,
+    basePrimal: gmmW.primal,
+    primal: () => f(gv.alpha, gv.mu, gv.q, gv.l, gv.x, gv.m, gv.gamma),
+    ...RS,
+  });
+  const styles: StyleResult[] = [
+    runStyle(gmmStyle('class', 'classes', gmmClass, gmmClassObjective)),
+    runStyle(gmmStyle('functional', 'map/reduce', gmmFunctional, gmmFunctionalObjective)),
+    runStyle({
+      key: `${partW.key}_class`,
+      label: `${partW.label}, classes`,
+      baseline: particles,
+      variant: particlesClass,
+      values: partW.values,
+      wrt: partW.wrt,
+      basePrimal: partW.primal,
+      primal: () => particleClassSim(pv.x0, pv.y0, pv.vx0, pv.vy0, pv.p, pv.steps, pv.h),
+      ...RS,
+    }),
+  ];
+  if (STYLES_ONLY) {
+    console.log(styleTable(styles));
+    for (const r of styles) console.log(`checks ${r.label}: primal vs loop version ${r.checks.primalVsLoop.toExponential(1)}, gradient vs loop version ${r.checks.gradientVsLoop.toExponential(1)}`);
+    return;
+  }
   log('tape micro-benchmark');
   const micro = tapeMicro(QUICK ? 1e6 : 1e7, QUICK ? 1 : 3, QUICK ? 3 : 10);
   log('runtime API self-check');
@@ -527,6 +673,8 @@ function main(): void {
   }
   out.push(table(['workload', 'variant', 'median', 'min', 'ratio med', 'ratio min', 'of', 'target', ''], rows));
   out.push('');
+  out.push(styleTable(styles));
+  out.push('');
   out.push(
     table(
       ['workload', 'tape peak', 'naive peak', 'joint peak', 'float/int/ref entries', 'B per primal op', 'fwd', 'bwd', 'warm/runs'],
@@ -563,6 +711,7 @@ function main(): void {
         `f_d primal vs tsc ${fmt(c['tangentPrimalVsTsc'])}, fwd+bwd vs f_b ${fmt(r.tape.fwdBwdMatchesB)}, tape empty after bwd: ${r.tape.emptyAfterBwd}`,
     );
   }
+  for (const r of styles) out.push(`checks ${r.label}: primal vs loop version ${r.checks.primalVsLoop.toExponential(1)}, gradient vs loop version ${r.checks.gradientVsLoop.toExponential(1)}`);
   out.push(`first (cold) calls: ${results.map((r) => `${r.label}: f_b ${fmtMs(r.firstCall['adjoint'])}, f_d ${fmtMs(r.firstCall['tangent'])}, primal ${fmtMs(r.firstCall['primal'])}`).join('; ')}`);
   if (!QUICK && !DV64) out.push(`note: d=64 has 1 cold check call + 2 warm-up rounds + 7 timed rounds, and f_dv(16) vs 16 f_d is not timed there (~50 s per round); --dv64 adds it`);
   const elapsed = (performance.now() - started) / 1000;
@@ -579,6 +728,7 @@ function main(): void {
     golden,
     tapeMicro: micro,
     selfCheck,
+    styles: styles.map((r) => ({ ...r, timings: Object.fromEntries(Object.entries(r.timings).map(([k, s]) => [k, { ...s, samples: s.samples.map((x) => +x.toFixed(4)) }])) })),
     workloads: results.map((r) => ({ ...r, timings: Object.fromEntries(Object.entries(r.timings).map(([k, s]) => [k, { ...s, samples: s.samples.map((x) => +x.toFixed(4)) }])) })),
     totalSeconds: elapsed,
     checksum,

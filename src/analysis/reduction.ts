@@ -131,15 +131,17 @@ function declaredTypes(f: Func): Map<string, Ty> {
   return m;
 }
 
-/** a return, throw, labelled jump, or break/continue of the loop itself leaves the iteration early */
+/** a return, labelled jump, or break/continue of the loop itself leaves the iteration early */
 function jumpsOut(body: Stmt[]): boolean {
   let out = false;
   const walk = (list: Stmt[], inLoop: boolean, inSwitch: boolean) => {
     for (const st of list) {
       switch (st.k) {
         case 'return':
-        case 'throw':
           out = true;
+          break;
+        // (a throw ends the whole call, the derivative's as the primal's: no later iteration depends on it)
+        case 'throw':
           break;
         case 'break':
           if (st.label || (!inLoop && !inSwitch)) out = true;

@@ -18,7 +18,7 @@
 // whether the callbacks run stage by stage or element by element when they write nothing.
 import ts from 'typescript';
 import type { Expr, LValue, Loc, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, VOID, mapBodies, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, VOID, forEachExpr, mapBodies, tyOf } from '../ir/util.js';
 import { isLocalFunctionDecl, writesOutside } from './closures.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
@@ -559,7 +559,7 @@ export class Callbacks {
       return { k: 'undef' };
     }
     if (sink) {
-      emit({ k: 'assign', target: sink, value: r, loc });
+      emit({ k: 'assign', target: sink, value: r, loc, ...accumulation(sink, r) });
       return sink;
     }
     return r;
@@ -781,4 +781,18 @@ const isMathCall = (x: ts.CallExpression) => {
 
 function pure(fn: Fn, checker: ts.TypeChecker): boolean {
   return outerWrites(fn, checker).length === 0 && !containsHelperCall(fn.body);
+}
+
+/**
+ * `acc = acc + e` (a reducer `(s, v) => s + e`, `s - e`) is the compound assignment `acc += e`: recorded
+ * as one (`op`), it is the accumulation the analyses recognise (reduction loops, merged increments)
+ * instead of an overwrite of `acc`. The value stays the full right-hand side, evaluated in the same order.
+ */
+function accumulation(sink: LValue, r: Expr): { op?: '+' | '-' } {
+  if (sink.k !== 'var' || r.k !== 'bin' || (r.op !== '+' && r.op !== '-') || r.a.k !== 'var' || r.a.name !== sink.name) return {};
+  let again = false;
+  forEachExpr(r.b, (x) => {
+    if (x.k === 'var' && x.name === sink.name) again = true;
+  });
+  return again || tyOf(r).k !== 'num' ? {} : { op: r.op };
 }

@@ -3,6 +3,7 @@
 // instead of recording them (and expensive values stored instead of recomputed), and the adjoints of
 // tape operations already in the source.
 import { stmtCalls } from '../../analysis/activity.js';
+import { computeSlotWrites } from '../../analysis/slot-writes.js';
 import { type Facts, type FlowResult, solveForward } from '../../analysis/dataflow.js';
 import { wholeArrayWrites } from '../../analysis/regions.js';
 import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
@@ -232,22 +233,32 @@ const WRITING_INTRINSICS = new Set(['push', 'pop', 'restoreInto', 'addInto', 'ze
  */
 function writtenArrays(cx: AdjointContext): Set<string> {
   if (cx.writtenSet) return cx.writtenSet;
+  return (cx.writtenSet = writtenIn(cx, cx.f.body));
+}
+
+/**
+ * The alias representatives of the arrays and objects the statements `list` change; with `slotsOnly`,
+ * of those whose references may change (a number stored into an element or a field changes no
+ * reference: `row = M[i]` still gives the same row)
+ */
+function writtenIn(cx: AdjointContext, list: Stmt[], slotsOnly = false): Set<string> {
   const written = new Set<string>();
   const add = (e: Expr) => {
     const r = rootVar(e);
     if (r) written.add(aliasRep(cx, r));
   };
-  forEachStmt(cx.f.body, (st) => {
-    if (st.k === 'assign' && st.target.k !== 'var') add(st.target);
+  forEachStmt(list, (st) => {
+    if (st.k === 'assign' && st.target.k !== 'var' && (!slotsOnly || isRef(st.target.ty))) add(st.target);
     if (st.k === 'expr' && st.e.k === 'intr' && WRITING_INTRINSICS.has(st.e.fn)) add(st.e.args[0]);
     for (const c of stmtCalls(st)) {
-      const w = cx.info.activity.writes.get(c.fn);
+      // (a callee storing only numbers into an argument changes none of its references)
+      const w = slotsOnly ? computeSlotWrites(cx.info.mod).get(c.fn) : cx.info.activity.writes.get(c.fn);
       c.args.forEach((a, j) => {
         if (w?.has(j)) add(a);
       });
     }
   });
-  return (cx.writtenSet = written);
+  return written;
 }
 
 /**
@@ -409,26 +420,54 @@ export function recomputableDecls(cx: AdjointContext, body: Stmt[], index: strin
     const name = st.k === 'decl' ? (st.init ? st.name : null) : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
     if (name) defs.set(name, (defs.get(name) ?? 0) + 1);
   });
-  // a store through an alias (`const t = b; t[0] = …`) or a call writes b too
-  const written = writtenArrays(cx);
+  // a store through an alias (`const t = b; t[0] = …`) or a call writes b too; stores made by the
+  // top-level statements before the loop's are undone only after the reversed loop has run (the
+  // backward sweep reverses them later), so during it the arrays hold what the forward loop read
+  const top = cx.f.body.findIndex((st) => containsBody(st, body));
+  const written = top > 0 ? writtenIn(cx, cx.f.body.slice(top)) : writtenArrays(cx);
+  // a reference taken from a container (`const a = particles[i]`) is the same object again while no
+  // reference in the container changes, whatever numbers are stored into the objects
+  const slotsWritten = writtenIn(cx, top > 0 ? cx.f.body.slice(top) : cx.f.body, true);
   const params = new Set(cx.f.params.map((p) => p.name));
   const topLevel = new Set(cx.f.body.filter((st) => st.k === 'decl').map((st) => (st as { name: string }).name));
+  // a variable the loop never assigns holds, in each reversed iteration, the value the forward
+  // iteration read: later assignments outside the loop are undone before it (the loop's reads are
+  // reported to the recording analysis with its bounds', below in reverse-loop.ts)
+  const assignedInLoop = new Set<string>();
+  forEachStmt(body, (st) => {
+    if (st.k === 'decl') assignedInLoop.add(st.name);
+    if (st.k === 'assign' && st.target.k === 'var') assignedInLoop.add(st.target.name);
+  });
+  const local = declaredNames(cx.f);
   const chosen = new Set<string>();
-  const stable = (v: string) => v === index || chosen.has(v) || (params.has(v) ? !defs.has(v) : defs.get(v) === 1 && topLevel.has(v));
+  const stable = (v: string) =>
+    v === index || chosen.has(v) || (params.has(v) ? !defs.has(v) : defs.get(v) === 1 && topLevel.has(v)) || (local.has(v) && !assignedInLoop.has(v) && !cx.tapes.has(v));
   const out: Extract<Stmt, { k: 'decl' }>[] = [];
   for (const st of body) {
-    if (st.k !== 'decl' || !st.init || defs.get(st.name) !== 1 || written.has(aliasRep(cx, st.name)) || storeForced(cx, st)) continue;
+    if (st.k !== 'decl' || !st.init) continue;
+    const changed = isRef(st.ty) ? slotsWritten : written;
+    if (defs.get(st.name) !== 1 || changed.has(aliasRep(cx, st.name)) || storeForced(cx, st)) continue;
     if (!cheap(st.init)) continue;
     let ok = true;
     forEachExpr(st.init, (x) => {
       if (x.k === 'var' && !stable(x.name)) ok = false;
-      if ((x.k === 'idx' || x.k === 'field') && (!rootVar(x) || written.has(aliasRep(cx, rootVar(x)!)))) ok = false;
+      // (a reference read along the way, `M[i]` in `M[i][j]`, is loaded again too: its container's references count)
+      if ((x.k === 'idx' || x.k === 'field') && (!rootVar(x) || (isRef(x.ty) ? slotsWritten : changed).has(aliasRep(cx, rootVar(x)!)))) ok = false;
     });
     if (!ok) continue;
     chosen.add(st.name);
     out.push(st);
   }
   return out;
+}
+
+/** is `body` the body of `st` or of a statement nested in it? */
+function containsBody(st: Stmt, body: Stmt[]): boolean {
+  let found = false;
+  forEachStmt([st], (x) => {
+    if ((x.k === 'for' || x.k === 'while' || x.k === 'do' || x.k === 'block') && x.body === body) found = true;
+  });
+  return found;
 }
 
 /**
