@@ -241,17 +241,19 @@ describe.concurrent('tsad --check', () => {
     write('lg.ts', 'export function f(x: number): number { return Math.log(x); }\n');
     write('good.json', '{ "x": 2 }');
     write('neg.json', '[-1]');
-    const [a, b, good, bad] = await Promise.all([
+    const [a, b, good, bad, inline] = await Promise.all([
       tsad('model.ts', '--head', 'loss', '--check', '--input', 'named.json'),
       tsad('model.ts', '--head', 'loss', '--check', '--input', 'positional.json'),
       tsad('lg.ts', '--head', 'f', '--check', '--input', 'good.json'),
       tsad('lg.ts', '--head', 'f', '--check', '--input', 'neg.json'),
+      tsad('model.ts', '--head', 'loss', '--check', '--input', '{ "bias": 0.3, "x": [0.5, 0.1, -2], "w": [1, 2, 0.25] }'), // the JSON itself
     ]);
     expect(a.status).toBe(0);
     expect(b.status).toBe(0);
     expect(a.stdout).toMatch(/check passed/);
     expect(b.stdout).toMatch(/check passed/);
     expect(a.stdout).toBe(b.stdout); // deterministic: the named arguments were mapped by name
+    expect(inline.stdout.replace(/--input \S.*$/m, '')).toBe(a.stdout.replace(/--input \S.*$/m, ''));
     // the point is really used: a point outside the domain of log fails the check
     expect(good.status).toBe(0);
     expect(bad.status).toBe(1);

@@ -8,7 +8,7 @@ import { DiagnosticBag, TsadError, type Diagnostic } from '../frontend/diagnosti
 import { createProgram, lowerProgram } from '../frontend/lower.js';
 import { checkBracketDepth } from '../frontend/limits.js';
 import type { Func, Module, Ty } from '../ir/types.js';
-import { declaredNames, forEachStmt, hasFloat, isRef } from '../ir/util.js';
+import { declaredNames, deepCopy, forEachStmt, hasFloat, isRef } from '../ir/util.js';
 import { adjointFuncs } from '../transform/adjoint/index.js';
 import { DEFAULT_ADJOINT, DEFAULT_NAMING, ProgramInfo, type AdjointOptions, type Naming } from '../transform/context.js';
 import { lowerJumps } from '../transform/jumps.js';
@@ -162,8 +162,8 @@ export function frontEnd(input: SourceInput): Module {
   }
   if (key.length <= MAX_KEPT_INPUT) recentFrontEnds.set(key, hit);
   if (recentFrontEnds.size > RECENT_FRONT_ENDS) recentFrontEnds.delete(recentFrontEnds.keys().next().value!);
-  if ('diagnostics' in hit) throw new TsadError(structuredClone(hit.diagnostics));
-  return structuredClone(hit.mod);
+  if ('diagnostics' in hit) throw new TsadError(deepCopy(hit.diagnostics));
+  return deepCopy(hit.mod);
 }
 
 function lowerFiles(input: SourceInput): Module {

@@ -15,7 +15,7 @@ const HELP = `tsad — source-to-source automatic differentiation for TypeScript
 
 Usage:
   tsad <files…> --head <function> [--wrt <params>] [--of <outputs>]
-       [--mode tangent|vector|reverse] [-o <dir>] [--js] [--check [--input <file.json>] [--stats]]
+       [--mode tangent|vector|reverse] [-o <dir>] [--js] [--check [--input <file.json | json>] [--stats]]
   tsad --version
 
 Examples:
@@ -43,7 +43,7 @@ Options:
   --js              emit JavaScript instead of TypeScript
   --runtime <spec>  module the generated code imports the runtime from (default: tsad/runtime)
   --check           validate the derivatives (see above); exits 1 if a check fails
-  --input <file>    arguments for --check
+  --input <json>    arguments for --check: a JSON file, or the JSON itself
   --stats           with --check: the adjoint's tape pushes per stack, peak and traffic in bytes
   -h, --help        this text
   -v, --version     the version of tsad
@@ -223,8 +223,15 @@ function main(): void {
   if (args.check) process.exit(runCheck(files, args) ? 0 : 1);
 }
 
-/** the --input file's JSON; a missing or malformed file is a usage error */
+/** the --input JSON: written inline (`--input '[1, [2, 3]]'`) or a file's; a missing or malformed file is a usage error */
 function readInput(path: string): unknown {
+  if (/^\s*[[{]/.test(path)) {
+    try {
+      return JSON.parse(path) as unknown;
+    } catch (e) {
+      usage(`--input '${path}' is not valid JSON: ${(e as Error).message}`);
+    }
+  }
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

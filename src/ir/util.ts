@@ -444,3 +444,37 @@ export function directiveArgs(comment: string, word: string): string | null {
 export function hasDirectiveIn(comments: readonly string[] | undefined, word: string): boolean {
   return (comments ?? []).some((c) => directiveArgs(c, word) !== null);
 }
+
+/**
+ * A deep copy of IR data (plain objects, arrays, Maps and Sets), keeping which parts are shared: a node
+ * reached twice is copied once. (structuredClone does the same, but is missing in some sandboxes.)
+ */
+export function deepCopy<T>(value: T, seen = new Map<unknown, unknown>()): T {
+  if (typeof value !== 'object' || value === null) return value;
+  const done = seen.get(value);
+  if (done !== undefined) return done as T;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    seen.set(value, out);
+    for (const x of value) out.push(deepCopy(x, seen));
+    return out as T;
+  }
+  if (value instanceof Map) {
+    const out = new Map();
+    seen.set(value, out);
+    for (const [k, v] of value) out.set(deepCopy(k, seen), deepCopy(v, seen));
+    return out as T;
+  }
+  if (value instanceof Set) {
+    const out = new Set();
+    seen.set(value, out);
+    for (const x of value) out.add(deepCopy(x, seen));
+    return out as T;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value; // not IR data: shared as it is
+  const out: Record<string, unknown> = Object.create(proto);
+  seen.set(value, out);
+  for (const k of Object.keys(value)) out[k] = deepCopy((value as Record<string, unknown>)[k], seen);
+  return out as T;
+}
