@@ -1344,6 +1344,12 @@ class FunctionLowering {
     return this.err(e, 'this assignment target is not supported', 'assign to a variable, an array element or an object field');
   }
 
+  /** is this expression an instance of a class (whose methods may share names with arrays')? */
+  private isClassInstance(e: ts.Expression): boolean {
+    const sym = this.ctx.checker.getTypeAtLocation(e).getSymbol();
+    return !!sym && !!(sym.flags & ts.SymbolFlags.Class);
+  }
+
   private exprStmt(e0: ts.Expression): Stmt | null {
     const e = skipParens(e0);
     const loc = this.ctx.locOf(e);
@@ -1388,8 +1394,10 @@ class FunctionLowering {
       return { k: 'assign', target, value: { k: 'bin', op, a: target, b: { k: 'num', v: 1 }, ty: NUM }, op, inc: true, loc };
     }
     if (ts.isCallExpression(e)) {
-      if (ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'fill') return this.fillStmt(e);
-      if (ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'push') return this.pushStmt(e);
+      // (a class's own `push` or `fill` method is a method call like any other)
+      const arrayMethodOf = (name: string) => ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === name && !this.isClassInstance(e.expression.expression);
+      if (arrayMethodOf('fill')) return this.fillStmt(e);
+      if (arrayMethodOf('push')) return this.pushStmt(e);
       // imports from 'tsad/runtime' are not functions of the compilation: accept the call as a statement
       const x = this.expr(e);
       if (!x) return null;

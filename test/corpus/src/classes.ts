@@ -206,3 +206,23 @@ export function sensorFusion(raws: number[], gain: number, alpha: number, ref: n
   const f = new FixedSensor(gain * 0.5);
   return acc + f.read(raws[raws.length - 1]) + s.read(ref);
 }
+
+/** Welford's running moments, with the method named `push` as such accumulators often name it (not Array's push). */
+export class RunningStats {
+  n = 0;
+  mean = 0;
+  m2 = 0;
+
+  push(x: number): void {
+    this.n++;
+    const d = x - this.mean;
+    this.mean += d / this.n;
+    this.m2 += d * (x - this.mean);
+  }
+}
+
+export function sampleVariance(xs: number[]): number {
+  const stats = new RunningStats();
+  for (const x of xs) stats.push(x);
+  return stats.m2 / (stats.n - 1);
+}
