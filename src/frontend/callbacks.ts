@@ -235,7 +235,9 @@ export class Callbacks {
       c = p;
     }
     // a callback assigning enclosing variables runs in the middle of its statement only as a statement
-    const nested = !(ts.isExpressionStatement(c.parent) || (ts.isVariableDeclaration(c.parent) && c.parent.initializer === c) ||
+    // (the expression body of a `forEach` callback is lowered as a statement of its loop)
+    const forEachBody = (ts.isArrowFunction(c.parent) && c.parent.body === c && ts.isCallExpression(c.parent.parent) && ts.isPropertyAccessExpression(c.parent.parent.expression) && c.parent.parent.expression.name.text === 'forEach');
+    const nested = !(ts.isExpressionStatement(c.parent) || forEachBody || (ts.isVariableDeclaration(c.parent) && c.parent.initializer === c) ||
       (c === top && ts.isBinaryExpression(top.parent) && top.parent.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isExpressionStatement(top.parent.parent)));
     if (nested || c !== top) {
       for (const a of call.arguments) {

@@ -314,6 +314,7 @@ corpus.push(
   { name: 'callbacks/row_soft_max', file: 'callbacks.ts', head: 'rowSoftMax', args: [mat(3, 3, -1, 1), num(0.5, 2)], tags: ['js', 'nested-callbacks', 'map-reduce-chain'] },
   { name: 'callbacks/huber_total', file: 'callbacks.ts', head: 'huberTotal', args: [vec(6, -2, 2), num(0.5, 1)], tags: ['js', 'callback-return', 'map'] },
   { name: 'callbacks/typed_scaled_norm', file: 'callbacks.ts', head: 'typedScaledNorm', args: [f64(5, -1, 1), num(0.5, 2)], tags: ['js', 'typed', 'map', 'reduce'] },
+  { name: 'callbacks/ragged_weighted_sum', file: 'callbacks.ts', head: 'raggedWeightedSum', args: [mat(3, 3, -1, 1), vec(3, -1, 1)], tags: ['js', 'forEach', 'nested-forEach-expression-body'] },
 );
 // ------------------------------------------------------------- js-typed.ts
 corpus.push(

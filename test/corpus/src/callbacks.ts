@@ -106,3 +106,10 @@ export function typedScaledNorm(v: Float64Array, s: number): number {
   const scaled = v.map((x) => s * x);
   return Math.sqrt(scaled.reduce((a, x) => a + x * x, 0));
 }
+
+/** A weighted sum over a ragged matrix, with the inner `forEach` as the outer callback's expression body. */
+export function raggedWeightedSum(rows: number[][], w: number[]): number {
+  let s = 0;
+  rows.forEach((row, i) => row.forEach((v, j) => { s += v * w[j] * (i + 1); }));
+  return s;
+}
