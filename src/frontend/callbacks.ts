@@ -622,9 +622,12 @@ export class Callbacks {
 /** a `this` or `arguments` in a function's body (what it would mean depends on how it is called) */
 function usesThis(fn: Fn): ts.Node | null {
   let bad: ts.Node | null = null;
+  // an arrow's `this` is the enclosing method's, written out with the body in its loop; a function
+  // expression's is whatever the array method passes (undefined)
+  const lexical = ts.isArrowFunction(fn);
   const visit = (n: ts.Node): void => {
     if (bad) return;
-    if (n.kind === ts.SyntaxKind.ThisKeyword || (ts.isIdentifier(n) && n.text === 'arguments' && !ts.isPropertyAccessExpression(n.parent))) bad = n;
+    if ((n.kind === ts.SyntaxKind.ThisKeyword && !lexical) || (ts.isIdentifier(n) && n.text === 'arguments' && !ts.isPropertyAccessExpression(n.parent))) bad = n;
     else n.forEachChild(visit);
   };
   visit(fn.body);

@@ -102,8 +102,9 @@ function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr 
       case 'call': {
         const args = operands(x.args, conditional, (a) => {
           const v = visit(a, false, conditional);
-          if ((v.k === 'arrlit' || v.k === 'objlit') && !conditional) {
-            // a literal argument is named, so that its derivative is an array like any other
+          if ((v.k === 'arrlit' || v.k === 'objlit' || (v.k === 'intr' && v.fn === 'copy')) && !conditional) {
+            // a literal or copied argument (`g(x.slice())`) is named, so that its derivative is an array
+            // like any other (the copy's adjoint flows back into its source's)
             const name = names.fresh('arg');
             pre.push({ k: 'decl', name, ty: v.ty, init: v, konst: true, loc: a.loc });
             return { k: 'var' as const, name, ty: v.ty };

@@ -625,7 +625,8 @@ class TangentBuilder {
       const pty = g.params[i].ty;
       if (isRef(pty)) {
         args.push(a);
-        args.push(this.dwhole(a) ?? this.zerosLike(a));
+        // (a copy or a literal written as the argument carries its source's tangent: `g(x.slice())`)
+        args.push(this.refDeriv(a, pre) ?? this.zerosLike(a));
         return;
       }
       let prim = a;

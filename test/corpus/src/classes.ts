@@ -226,3 +226,25 @@ export function sampleVariance(xs: number[]): number {
   for (const x of xs) stats.push(x);
   return stats.m2 / (stats.n - 1);
 }
+
+/** A spring chain whose energy maps over its positions with an arrow that calls another method through `this`. */
+export class SpringChain {
+  k = 2;
+  xs: number[];
+
+  constructor(xs: number[]) {
+    this.xs = xs;
+  }
+
+  force(i: number): number {
+    return -this.k * this.xs[i];
+  }
+
+  energy(): number {
+    return this.xs.map((_, i) => -0.5 * this.force(i) * this.xs[i]).reduce((a, b) => a + b, 0);
+  }
+}
+
+export function chainEnergy(x: number[]): number {
+  return new SpringChain(x.slice()).energy();
+}
