@@ -18,7 +18,7 @@
 // whether the callbacks run stage by stage or element by element when they write nothing.
 import ts from 'typescript';
 import type { Expr, LValue, Loc, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, VOID, forEachExpr, mapBodies, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, VOID, countReturns, forEachExpr, mapBodies, tyOf } from '../ir/util.js';
 import { isLocalFunctionDecl, writesOutside } from './closures.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
@@ -650,22 +650,6 @@ function truthy(e: Expr): Expr {
 function firstParamName(s: Stage): string | null {
   const p = s.cb.k === 'inline' ? s.cb.fn.parameters[0] : undefined;
   return p && ts.isIdentifier(p.name) ? p.name.text : null;
-}
-
-function countReturns(list: Stmt[]): number {
-  let n = 0;
-  const visit = (ss: Stmt[]) => {
-    for (const st of ss) {
-      if (st.k === 'return') n++;
-      else if (st.k === 'if') {
-        visit(st.then);
-        visit(st.else);
-      } else if (st.k === 'for' || st.k === 'while' || st.k === 'do' || st.k === 'block') visit(st.body);
-      else if (st.k === 'switch') for (const c of st.cases) visit(c.body);
-    }
-  };
-  visit(list);
-  return n;
 }
 
 /** an expression body, or a block holding a single `return e` */

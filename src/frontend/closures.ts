@@ -21,7 +21,7 @@
 // read from an array, stored, returned) is refused with a located diagnostic.
 import ts from 'typescript';
 import type { Expr, Loc, Param, Stmt, Ty } from '../ir/types.js';
-import { NUM, containsCall, mapBodies, tyOf } from '../ir/util.js';
+import { NUM, containsCall, countReturns, mapBodies, tyOf } from '../ir/util.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
 export const CLOSURE_FORMS = [
@@ -677,22 +677,6 @@ function varIn(fn: FnNode): ts.Node | null {
   };
   if (fn.body) visit(fn.body);
   return found;
-}
-
-function countReturns(list: Stmt[]): number {
-  let n = 0;
-  const visit = (ss: Stmt[]) => {
-    for (const st of ss) {
-      if (st.k === 'return') n++;
-      else if (st.k === 'if') {
-        visit(st.then);
-        visit(st.else);
-      } else if (st.k === 'for' || st.k === 'while' || st.k === 'do' || st.k === 'block') visit(st.body);
-      else if (st.k === 'switch') for (const c of st.cases) visit(c.body);
-    }
-  };
-  visit(list);
-  return n;
 }
 
 /** the identifier targets of assignments and increments in a function (element and field stores by their root when `roots`) */

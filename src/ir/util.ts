@@ -478,3 +478,20 @@ export function deepCopy<T>(value: T, seen = new Map<unknown, unknown>()): T {
   for (const k of Object.keys(value)) out[k] = deepCopy((value as Record<string, unknown>)[k], seen);
   return out as T;
 }
+
+/** the `return` statements of a body, through branches, loops, blocks and switch cases */
+export function countReturns(list: Stmt[]): number {
+  let n = 0;
+  const visit = (ss: Stmt[]) => {
+    for (const st of ss) {
+      if (st.k === 'return') n++;
+      else if (st.k === 'if') {
+        visit(st.then);
+        visit(st.else);
+      } else if (st.k === 'for' || st.k === 'while' || st.k === 'do' || st.k === 'block') visit(st.body);
+      else if (st.k === 'switch') for (const c of st.cases) visit(c.body);
+    }
+  };
+  visit(list);
+  return n;
+}
