@@ -3,7 +3,7 @@
 // the union over its call sites. Arrays and objects are one variable each; local aliases of a
 // reference (`const row = m[i]`) share the variable of what they alias.
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
-import { forEachExpr, forEachStmt, hasFloat, isRef, rootVar, tyOf } from '../ir/util.js';
+import { forEachExpr, forEachStmt, hasFloat, isRef, rootVar, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
 import { solveBackward, solveForward, type Facts, type FlowResult } from './dataflow.js';
 
 const NON_DIFF_INTR = new Set([
@@ -169,7 +169,7 @@ export function computeWrites(mod: Module): Map<string, Set<number>> {
           const r = rootVar(s.target);
           if (r) written.add(al.rep(r));
         }
-        if (s.k === 'expr' && s.e.k === 'intr' && ['push', 'restoreInto', 'addInto', 'zeroFill', 'tape.pushF', 'tape.pushR', 'tape.pushI'].includes(s.e.fn)) {
+        if (s.k === 'expr' && s.e.k === 'intr' && (WRITING_INTRINSICS.has(s.e.fn) || s.e.fn.startsWith('tape.push'))) {
           const r = rootVar(s.e.args[0]);
           if (r) written.add(al.rep(r));
         }

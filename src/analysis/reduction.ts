@@ -7,7 +7,7 @@
 // transform/adjoint/loops/fused-reduction.ts); this module finds such loops.
 
 import type { Expr, Func, Stmt, Ty } from '../ir/types.js';
-import { forEachExpr, forEachStmt, isRef, rootVar, stmtExprs } from '../ir/util.js';
+import { forEachExpr, forEachStmt, isRef, rootVar, stmtExprs, WRITING_INTRINSICS } from '../ir/util.js';
 import { stmtCalls } from './activity.js';
 import { wholeArrayWrites } from './regions.js';
 
@@ -32,7 +32,6 @@ export interface ReductionQuery {
   calleeWrites: (fn: string) => Set<number> | undefined;
 }
 
-const WRITING_INTRINSICS = new Set(['push', 'restoreInto', 'addInto', 'zeroFill']);
 
 /** The reduction structure of a counted loop with index `index`, or null when it has none. */
 export function reductionLoop(loop: Extract<Stmt, { k: 'for' }>, index: string, q: ReductionQuery): ReductionLoop | null {

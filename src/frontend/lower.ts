@@ -35,6 +35,8 @@ export const FORMS = [
   'assign.field', // a number stored into an object field: `o.f = e`, `ps[i].f = e`
   'assign.row', // a reference stored into a slot: `m[i] = r`, `o.f = r` (row stores, row swaps)
   'intr.push', // `a.push(e)`
+  'intr.pop', // `a.pop()`, as a statement or for its value (which is read before it)
+  'assign.length', // `a.length = n`: a loop of pops (growing the array throws)
   'stmt.if',
   'stmt.for', // counted `for`, `for…of`, and the loops `Array.from`/`fill` lower to
   'stmt.while',
@@ -1362,8 +1364,7 @@ class FunctionLowering {
         }
         const viaSetter = accessorWrite(this.hooks, e.left, e.right, e);
         if (viaSetter !== undefined) return viaSetter;
-        if (ts.isPropertyAccessExpression(e.left) && e.left.name.text === 'length')
-          return this.err(e, "assigning an array's length (truncating it in place) is not supported", 'rebind a shorter copy: `a = a.slice(0, n)` (other names of the array keep its old length), or `a = []` to empty it');
+        if (ts.isPropertyAccessExpression(e.left) && e.left.name.text === 'length') return this.lengthAssignment(e);
         const target = this.lvalue(e.left);
         const value = target && this.initExpr(e.right, target.k === 'var' ? target.name : 'tmp');
         if (!target || !value) return null;
@@ -1398,6 +1399,10 @@ class FunctionLowering {
       const arrayMethodOf = (name: string) => ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === name && !this.isClassInstance(e.expression.expression);
       if (arrayMethodOf('fill')) return this.fillStmt(e);
       if (arrayMethodOf('push')) return this.pushStmt(e);
+      if (arrayMethodOf('pop') && e.arguments.length === 0) {
+        const arr = this.expr((e.expression as ts.PropertyAccessExpression).expression);
+        return arr && this.popStmt(e, arr);
+      }
       // imports from 'tsad/runtime' are not functions of the compilation: accept the call as a statement
       const x = this.expr(e);
       if (!x) return null;
@@ -1418,6 +1423,44 @@ class FunctionLowering {
     const v = this.expr(e.arguments[0]);
     if (!v) return null;
     return { k: 'expr', e: { k: 'intr', fn: 'push', args: [arr, v], ty: VOID }, loc: this.ctx.locOf(e) };
+  }
+
+  /**
+   * `a.pop()`, its value unused: `if (a.length > 0) a.pop()` (the IR's pop needs an element to take off,
+   * so that the adjoint can put it back). Arrays of numbers only: a popped row or object would take
+   * its shadow with it, which nothing records yet.
+   */
+  private popStmt(e: ts.Node, arr: Expr): Stmt | null {
+    const at = tyOf(arr);
+    if (at.k !== 'arr' || at.typed || at.ro)
+      return this.err(e, '`pop` is supported on arrays of numbers (`number[]`) only', 'keep a count of the elements in use instead of shortening the array');
+    if (isRef(at.elem))
+      return this.err(e, 'taking a row or an object off an array with `pop` (or a `length` assignment) is not supported', 'read it with `a[a.length - 1]` and keep a count of the rows in use instead of shortening the array');
+    const loc = this.ctx.locOf(e);
+    const pop: Stmt = { k: 'expr', e: { k: 'intr', fn: 'pop', args: [arr], ty: VOID }, loc };
+    return { k: 'if', c: { k: 'bin', op: '>', a: { k: 'len', obj: arr }, b: { k: 'num', v: 0 }, ty: BOOL }, then: [pop], else: [], loc };
+  }
+
+  /**
+   * `a.length = n` truncates the array in place: `while (a.length > n) a.pop()`, which every name of
+   * the array sees. Growing an array this way leaves holes, which have no numbers: a RangeError.
+   */
+  private lengthAssignment(e: ts.BinaryExpression): Stmt | null {
+    const arr = this.expr((e.left as ts.PropertyAccessExpression).expression);
+    const n = arr && this.expr(e.right);
+    if (!arr || !n) return null;
+    if (!this.popStmt(e, arr)) return null;
+    const loc = this.ctx.locOf(e);
+    let len = n;
+    if (n.k !== 'num' && n.k !== 'var') {
+      const name = this.fresh('newLength');
+      this.pre.push({ k: 'decl', name, ty: tyOf(n), init: n, konst: true, loc });
+      len = { k: 'var', name, ty: tyOf(n) };
+    }
+    const count: Expr = { k: 'len', obj: arr };
+    this.pre.push({ k: 'if', c: { k: 'bin', op: '>', a: len, b: count, ty: BOOL }, then: [{ k: 'throw', e: { k: 'raw', text: "new RangeError('tsad: a length assignment that grows an array is not supported (it would leave holes)')", ty: VOID }, loc }], else: [], loc });
+    const body: Stmt[] = [{ k: 'expr', e: { k: 'intr', fn: 'pop', args: [arr], ty: VOID }, loc }];
+    return { k: 'while', cond: { k: 'bin', op: '>', a: count, b: len, ty: BOOL }, body, loc, origin: 'assign.length' };
   }
 
   /** `a.fill(v)` on an existing array: lowered to a loop so its effect is explicit. */
@@ -1755,7 +1798,10 @@ class FunctionLowering {
         if (!(m in ops)) return this.err(e, `unknown tape operation '${m}'`);
         return { k: 'intr', fn: `tape.${m}`, args: [obj, ...(args as Expr[])], ty: ops[m] };
       }
-      if (m === 'pop' && ot.k === 'arr' && e.arguments.length === 0) return { k: 'intr', fn: 'pop', args: [obj], ty: ot.elem };
+      if (m === 'pop' && ot.k === 'arr' && e.arguments.length === 0) {
+        const pop = this.popStmt(e, obj);
+        return pop && this.seq.popValue(e, obj, pop);
+      }
       if (m === 'subarray' && ot.k === 'arr' && ot.typed) {
         const start = e.arguments[0] ? this.expr(e.arguments[0]) : { k: 'num' as const, v: 0 };
         const end = e.arguments[1] ? this.expr(e.arguments[1]) : null;

@@ -11,7 +11,7 @@
 // `?:`, `&&`, `||` (hoisting would run it unconditionally), in a `case` test or in a parameter default.
 // A loop whose condition holds an effect is rewritten so that the effect runs at every test.
 import ts from 'typescript';
-import type { BinOp, Expr, LValue, Loc, Stmt } from '../ir/types.js';
+import type { BinOp, Expr, LValue, Loc, Stmt, Ty } from '../ir/types.js';
 import { INT, NUM, tyOf } from '../ir/util.js';
 
 /** What the lowering of a function lends this module. */
@@ -34,9 +34,13 @@ const isIncDec = (n: ts.Node): n is ts.PrefixUnaryExpression | ts.PostfixUnaryEx
   (ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) &&
   (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken);
 
-/** an assignment (plain or compound) or an increment/decrement */
+/** `x.pop()`: taken as an array's pop (a class's own `pop` method is lowered as a call, and only freezes what it need not) */
+const isPopCall = (n: ts.Node): n is ts.CallExpression =>
+  ts.isCallExpression(n) && n.arguments.length === 0 && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 'pop';
+
+/** an assignment (plain or compound), an increment/decrement, or an array's `pop()` */
 export function isEffectNode(n: ts.Node): boolean {
-  return (ts.isBinaryExpression(n) && isAssignOp(n.operatorToken.kind)) || isIncDec(n);
+  return (ts.isBinaryExpression(n) && isAssignOp(n.operatorToken.kind)) || isIncDec(n) || isPopCall(n);
 }
 
 const isComma = (n: ts.Node): n is ts.BinaryExpression => ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.CommaToken;
@@ -134,8 +138,8 @@ export class Sequencing {
     return isIncDec(parent);
   }
 
-  private freeze(r: Expr, at: ts.Node): Expr {
-    const name = this.host.fresh(r.k === 'var' ? `${r.name}Old` : 'tmp');
+  private freeze(r: Expr, at: ts.Node, base?: string): Expr {
+    const name = this.host.fresh(base ?? (r.k === 'var' ? `${r.name}Old` : 'tmp'));
     const ty = tyOf(r);
     this.host.emit({ k: 'decl', name, ty, init: r, konst: true, loc: this.host.locOf(at) });
     return { k: 'var', name, ty };
@@ -161,6 +165,10 @@ export class Sequencing {
   private writesOf(effects: Effect[]): Writes {
     const w: Writes = { vars: new Set(), memory: false };
     for (const { node } of effects) {
+      if (isPopCall(node)) {
+        w.memory = true;
+        continue;
+      }
       const target = skip(ts.isBinaryExpression(node) ? node.left : (node as ts.PrefixUnaryExpression).operand);
       if (ts.isIdentifier(target)) {
         const name = this.host.local(target);
@@ -276,6 +284,24 @@ export class Sequencing {
     return old ?? read;
   }
 
+  /**
+   * `a.pop()` inside an expression: its value is the last element, read into a temporary before the
+   * pop; the pop is a statement of its own. The value is undefined for an empty array, so it is
+   * nullable (tested, or given a default with `??`) unless the code asserts it present (`a.pop()!`).
+   */
+  popValue(e: ts.CallExpression, arr: Expr, pop: Stmt): Expr | null {
+    if (this.misplaced(e, 'a `pop()` inside an expression')) return null;
+    const at = tyOf(arr);
+    if (at.k !== 'arr') return null;
+    const last: Expr = { k: 'idx', obj: arr, index: { k: 'bin', op: '-', a: { k: 'len', obj: arr }, b: { k: 'num', v: 1 }, ty: INT }, ty: at.elem };
+    const asserted = isAssertedPresent(e);
+    const name = this.host.fresh(arr.k === 'var' ? `${arr.name}Last` : 'popped');
+    const ty: Ty = asserted ? at.elem : { k: 'opt', base: at.elem, none: ['undefined'] };
+    this.host.emit({ k: 'decl', name, ty, init: last, konst: true, loc: this.host.locOf(e) });
+    this.host.emit(pop);
+    return { k: 'var', name, ty };
+  }
+
   /** `(a, b)` inside an expression: `a` runs as a statement, the value is `b`'s */
   comma(e: ts.BinaryExpression): Expr | null {
     if (this.misplaced(e, 'the comma operator')) return null;
@@ -305,6 +331,13 @@ export class Sequencing {
     if (continuesTo(body, label)) return this.host.err(node.expression, 'a `do…while` condition with an assignment, in a loop that uses `continue`, is not supported', 'move the assignment into the loop body before the test');
     return { k: 'do', label, body: [...body, ...pre], cond: c, loc };
   }
+}
+
+/** whether `e` is wrapped in a non-null assertion (`e!`, `(e)!`) */
+function isAssertedPresent(e: ts.Node): boolean {
+  for (let p = e.parent; p && (ts.isParenthesizedExpression(p) || ts.isNonNullExpression(p) || ts.isAsExpression(p) || ts.isSatisfiesExpression(p)); p = p.parent)
+    if (ts.isNonNullExpression(p)) return true;
+  return false;
 }
 
 function exitUnless(c: Expr, loc: Loc): Stmt {

@@ -5,6 +5,9 @@ export const NUM: Ty = { k: 'num' };
 export const INT: Ty = { k: 'int' };
 export const BOOL: Ty = { k: 'bool' };
 export const VOID: Ty = { k: 'void' };
+
+/** intrinsics that change the array their first argument names (its elements or its length) */
+export const WRITING_INTRINSICS: ReadonlySet<string> = new Set(['push', 'pop', 'restoreInto', 'addInto', 'zeroFill']);
 export const TAPE: Ty = { k: 'tape' };
 
 export function isScalarFloat(t: Ty): boolean {

@@ -264,6 +264,7 @@ class TangentBuilder {
       case 'expr':
         if (s.e.k === 'call') this.call(s, s.e, null, out);
         else if (s.e.k === 'intr' && s.e.fn === 'push') this.push(s, s.e, out);
+        else if (s.e.k === 'intr' && s.e.fn === 'pop') this.pop(s, s.e, out);
         else if (s.e.k === 'intr' && s.e.fn.startsWith('tape.push')) this.tapePush(s, s.e, out);
         else if (s.e.k === 'intr' && (s.e.fn === 'Tape.release' || s.e.fn === 'zeroFill' || s.e.fn === 'restoreInto' || s.e.fn === 'addInto')) this.runtimeStmt(s, s.e, out);
         else out.push(s);
@@ -481,6 +482,17 @@ class TangentBuilder {
     }
     out.push(...pre, ...(this.vec ? this.dirLoop([pushD(d ?? this.zero())]) : [pushD(d ?? this.zero())]));
     out.push({ ...s, e: { ...e, args: [arr, prim] } } as Stmt);
+  }
+
+  /** `a.pop()` (a statement: its value, if used, was read before it): the derivative array shrinks with it. */
+  private pop(s: Stmt, e: Extract<Expr, { k: 'intr' }>, out: Stmt[]): void {
+    const root = rootName(e.args[0]);
+    const ad = root && this.hasD(root) ? this.dwhole(e.args[0]) : null;
+    if (ad) {
+      const popD: Stmt = { k: 'expr', e: { k: 'intr', fn: 'pop', args: [ad], ty: { k: 'void' } } };
+      out.push(...(this.vec && !isRef(e.ty) ? this.dirLoop([popD]) : [popD]));
+    }
+    out.push(s);
   }
 
   /** Derivative of the value of a reference-typed assignment. */

@@ -3,21 +3,11 @@
 // different lengths, or read a shadow that was never made, and the derivative would be wrong.
 import type { FuncActivity } from '../analysis/activity.js';
 import type { Func, Loc, Ty } from '../ir/types.js';
-import { forEachExpr, forEachStmt, hasFloat, isRef, stmtExprs } from '../ir/util.js';
+import { forEachStmt, hasFloat, isRef } from '../ir/util.js';
 import { TransformError } from './tangent.js';
 
 /** throws a located TransformError at the first operation of `f` that no mode can differentiate */
 export function refuseUnsupportedOps(f: Func, fa: FuncActivity | undefined): void {
-  // tsad's own backward sweeps (a tape parameter: nested differentiation) pop exactly what their forward
-  // sweeps pushed, reading by the primal's length; those pops are differentiated (test/nested.test.ts)
-  if (!f.params.some((p) => p.ty.k === 'tape'))
-    forEachStmt(f.body, (s) => {
-      for (const e of stmtExprs(s))
-        forEachExpr(e, (x) => {
-          if (x.k === 'intr' && x.fn === 'pop')
-            throw new TransformError("taking an array's last element off with `pop` is not supported in differentiated code: read it and count the length down instead (`const v = st[n - 1]; n--`)", s);
-        });
-    });
   if (fa) refuseVariedNullableRefs(f, fa);
 }
 

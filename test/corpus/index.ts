@@ -262,6 +262,11 @@ export const corpus: CorpusCase[] = [
   { name: 'js-arrays/trimmed_mean_without_peak', file: 'js-arrays.ts', head: 'trimmedMeanWithoutPeak', args: [vec(6, -1, 1)], tags: ['js', 'slice-range', 'indexOf', 'includes'] },
   { name: 'js-arrays/spring_state_energy', file: 'js-arrays.ts', head: 'springStateEnergy', args: [vec(2, -1, 1), vec(2, -1, 1), num(0.5, 2)], tags: ['js', 'spread', 'self-rebind'] },
   { name: 'js-arrays/stacked_rows_norm', file: 'js-arrays.ts', head: 'stackedRowsNorm', args: [mat(2, 3, -1, 1), mat(2, 3, -1, 1)], tags: ['js', 'concat', 'reverse', 'alias', 'fill-value'] },
+  { name: 'js-arrays/rpn_polynomial', file: 'js-arrays.ts', head: 'rpnPolynomial', args: [vec(5, -1, 1), num(-1.2, 1.2)], tags: ['js', 'pop', 'pop-value', 'stack'] },
+  { name: 'js-arrays/block_energy', file: 'js-arrays.ts', head: 'blockEnergy', args: [vec(10, -1.5, 1.5)], tags: ['js', 'length-assign', 'buffer-reuse'] },
+  { name: 'js-arrays/truncated_mean_square', file: 'js-arrays.ts', head: 'truncatedMeanSquare', args: [vec(6, -1, 1), int(4)], tags: ['js', 'length-assign', 'parameter-truncated'] },
+  { name: 'js-arrays/replace_last_square', file: 'js-arrays.ts', head: 'replaceLastSquare', args: [vec(4, -1, 1)], tags: ['js', 'pop', 'pop-then-push'] },
+  { name: 'js-arrays/accepted_walk', file: 'js-arrays.ts', head: 'acceptedWalk', args: [vec(6, -2, 2), num(-0.5, 0.5)], tags: ['js', 'pop', 'pop-value', 'while-pop'] },
 
   // -------------------------------------------------------------- js-nullable.ts
   { name: 'js-nullable/smoothed_penalty', file: 'js-nullable.ts', head: 'smoothedPenalty', args: [vec(5, -1, 1), obj({ window: int(3), decay: num(0.4, 0.8) })], wrt: ['xs'], tags: ['js', 'truthiness'] },

@@ -71,6 +71,9 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'assign.field': { types: ['object', 'arrobj'], effects: ['store'] },
   'assign.row': { types: ['array2', 'arrobj', 'object'], effects: ['row', 'swap'] },
   'intr.push': { types: ['array', 'array2', 'arrobj'], effects: ['-'] },
+  // pops and length assignments take numbers off (rows and objects are refused)
+  'intr.pop': { types: ['array'], effects: ['-'] },
+  'assign.length': { types: ['array'], effects: ['-'] },
   'call.helper': { types: ['scalar', 'array', 'object', 'tuple', 'array2', '-'], effects: ['-'] },
   'expr.arrlit': { types: ['array', 'array2', 'arrobj', 'tuple'], effects: ['-'] },
   'expr.objlit': { types: ['object'], effects: ['-'] },
@@ -102,7 +105,8 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'array.evolving': { types: ['array'], effects: ['-'] },
   'array.unfilled': { types: ['array'], effects: ['-'] },
   'array.spread': { types: ['array'], effects: ['-'] },
-  'array.slice': { types: ['array'], effects: ['-'] },
+  // `M.slice()` of rows or objects is a new array sharing them (a loop of pushes, counted by its declaration)
+  'array.slice': { types: ['array', 'array2', 'arrobj'], effects: ['-'] },
   'array.concat': { types: ['array'], effects: ['-'] },
   'array.fill': { types: ['array'], effects: ['-'] },
   'array.reverse': { types: ['array'], effects: ['-'] },
@@ -213,7 +217,7 @@ export function classifyModule(mod: Module): Counts {
       else if (x.k === 'arrlit') add('expr.arrlit', typeClass(x.ty), '-', st);
       else if (x.k === 'objlit') add('expr.objlit', 'object', '-', st);
       else if (x.k === 'alloc') add('expr.alloc', 'array', '-', st);
-      else if (x.k === 'intr' && x.fn === 'copy') add(x.args[0].k === 'sub' ? 'array.slice' : 'expr.copy', 'array', '-', st);
+      else if (x.k === 'intr' && x.fn === 'copy') add(x.args[0].k === 'sub' ? 'array.slice' : 'expr.copy', typeClass(x.ty), '-', st);
       // a typed array other than Float64Array made here (counted besides its allocation or copy)
       if ((x.k === 'alloc' || (x.k === 'intr' && x.fn === 'copy')) && x.ty.k === 'arr' && x.ty.ctor) add(x.ty.ctor === 'Float32Array' ? 'typed.f32' : 'typed.int', 'array', '-', st);
       else if (x.k === 'intr' && (x.fn === 'indexOf' || x.fn === 'includes')) add('array.search', typeClass(tyOf(x.args[0])), '-', st);
@@ -261,7 +265,7 @@ export function classifyModule(mod: Module): Counts {
           break;
         }
         case 'expr':
-          if (s.e.k === 'intr' && s.e.fn === 'push') add('intr.push', typeClass(tyOf(s.e.args[0])), '-', st);
+          if (s.e.k === 'intr' && (s.e.fn === 'push' || s.e.fn === 'pop')) add(s.e.fn === 'push' ? 'intr.push' : 'intr.pop', typeClass(tyOf(s.e.args[0])), '-', st);
           break;
         case 'if':
           add('stmt.if', '-', '-', st);
@@ -279,7 +283,8 @@ export function classifyModule(mod: Module): Counts {
         }
         case 'while':
         case 'do':
-          add(s.k === 'while' ? 'stmt.while' : 'stmt.do', '-', '-', st);
+          if (s.origin === 'assign.length') add('assign.length', 'array', '-', st);
+          else add(s.k === 'while' ? 'stmt.while' : 'stmt.do', '-', '-', st);
           walk(s.body, [...loops, 'while']);
           break;
         case 'switch':

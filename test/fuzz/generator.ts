@@ -111,8 +111,12 @@ interface VarSpec { mode: number; b: number; c: Cond; e: Expr; f: Expr; q: numbe
 /**
  * Arrays as JavaScript writes them (src/frontend/arrays.ts), written at the end of the head: form 0
  * `const t = []` + pushes, 1 `new Array(n)` filled by the loop after it, 2 spread literal, 3 `slice(a,
- * b)`, 4 `concat`, 5 `fill` as a value, 6 `reverse`, 7 `indexOf`/`includes`; loop 0 straight-line, 1 in a
- * counted loop, 2 in a while, 3 two loops deep.
+ * b)`, 4 `concat`, 5 `fill` as a value, 6 `reverse`, 7 `indexOf`/`includes`, 8 `slice()`/`slice(1)` of
+ * an array of rows or of objects (a new array sharing the rows), 9 a `for` whose update moves a
+ * second index (`for (let i = 0, j = n - 1; i < n; j = i++)`), 10 a stack of numbers (`push`, `pop()`
+ * as a statement and as a value), 11 `length` assignments truncating an array (a fresh one, or an
+ * array of the head's with no other name) and emptying it; loop 0 straight-line, 1 in a counted loop,
+ * 2 in a while, 3 two loops deep.
  */
 export interface JsArraySpec {
   form: number;
@@ -391,6 +395,15 @@ const CLASS_BODY = [
   '',
   '  scaled(s: number): Body {',
   '    return new Body(this.pos * s, this.k);',
+  '  }',
+  '',
+  // a method named like Array's (a call of it is the method's) and one whose arrow callback reads `this`
+  '  push(x: number): void {',
+  '    this.pos = 0.5 * (this.pos + Math.tanh(x));',
+  '  }',
+  '',
+  '  weigh(xs: readonly number[]): number {',
+  '    return xs.reduce((s, x) => s + this.k * Math.tanh(x * this.pos), 0);',
   '  }',
   '',
   '  static at(x: number): Body {',
@@ -751,7 +764,7 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
   ),
   // (last: every field before it draws as it did before these forms existed)
   jsArrays: fc.array(
-    fc.record({ form: fc.nat({ max: 10 }).map((f) => [0, 1, 2, 3, 4, 5, 6, 7, 5, 3, 5][f]), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
+    fc.record({ form: fc.nat({ max: 14 }).map((f) => [0, 1, 2, 3, 4, 5, 6, 7, 8, 3, 9, 8, 5, 10, 11][f]), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
     { maxLength: 3 },
   ),
   // (last: every field before it draws as it did before these forms existed)
@@ -1003,7 +1016,10 @@ function callArgs(c: Ctx, h: HelperSig, args: Expr[], arrs: number[]): string[] 
       case 'rovec': {
         const cands = c.arrs.filter((a) => a.len === p.len && !a.f64 && !a.row && !a.tup && (p.kind === 'rovec' || !a.ro) && !used.has(c.baseOf(a.name)));
         const a = arrs.length ? pick(cands, s) : undefined;
-        if (a) {
+        // a copy made in the call (`g(x.slice())`): a fresh array, whatever the helper writes into it
+        const copied = arrs.length && s % 5 === 4 ? pick(c.arrs.filter((x) => x.len === p.len && !x.f64 && !x.tup), s >> 3) : undefined;
+        if (copied) out.push(`${copied.name}.slice()`);
+        else if (a) {
           used.add(c.baseOf(a.name));
           out.push(a.name);
         } else out.push(`[${Array.from({ length: p.len }, (_, k) => (args[k] ? renderExpr(c, args[k]) : lit(LITS[k % LITS.length]))).join(', ')}]`);
@@ -1790,7 +1806,7 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
     });
     c.emit('}');
   };
-  switch (s.form % 8) {
+  switch (s.form) {
     case 0: {
       const n = lenChoice(c, s.n);
       filling(`const ${name} = [];`, n, () => `${name}.push(${value(s.q)});`);
@@ -1840,7 +1856,7 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
     case 6: {
       const w = pick(writable(c).filter((x) => !x.tup), s.s);
       if (!w) return;
-      const call = s.form % 8 === 5 ? `fill(${value(s.q)})` : 'reverse()';
+      const call = s.form === 5 ? `fill(${value(s.q)})` : 'reverse()';
       if (s.v % 2) {
         c.emit(`${w.name}.${call};`);
         use(w);
@@ -1851,6 +1867,82 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       c.arrs.push({ ...w, name });
       use(c.arrs[c.arrs.length - 1]);
       c.base.set(name, c.baseOf(w.name));
+      return;
+    }
+    case 8: {
+      // a shallow copy: its rows are the source's, so a write through the copy is seen by the source
+      const from = s.t % 2;
+      const value8 = value(s.q);
+      let m = pick(c.mats.filter((x) => x.rows > from), s.s);
+      const objects = s.v % 2 === 1;
+      if (!m && !objects) {
+        // no matrix in scope: one built here
+        m = { name: c.fresh('mx'), rows: 2, cols: 2 };
+        c.emit(`const ${m.name}: number[][] = [[${value(s.q + 1)}, 0.5], [-0.5, ${value(s.q + 2)}]];`);
+      }
+      let ps = pick(c.aobjs.filter((x) => x.len > from), s.s);
+      if (!ps && (objects || !m)) {
+        // no array of objects in scope: one built here
+        ps = { name: c.fresh('ps'), len: 2 };
+        c.emit(`const ${ps.name}: P[] = [{ u: ${value(s.q + 1)}, v: 0.5, w: 1 }, { u: -0.5, v: ${value(s.q + 2)}, w: 2 }];`);
+      }
+      if (ps && (objects || !m)) {
+        c.emit(`const ${name} = ${ps.name}.slice(${from ? from : ''});`, `${name}[0].u = ${value8};`, `${acc} = Math.tanh(${acc} + ${ps.name}[${from}].u * ${name}[${ps.len - from - 1}].v);`);
+        c.aobjs.push({ name, len: ps.len - from });
+        c.base.set(name, c.baseOf(ps.name));
+      } else if (m) {
+        c.emit(`const ${name} = ${m.name}.slice(${from ? from : ''});`, `${name}[0][0] = ${value8};`, `${acc} = Math.tanh(${acc} + ${m.name}[${from}][0] * ${name}[${m.rows - from - 1}][${m.cols - 1}]);`);
+        c.mats.push({ name, rows: m.rows - from, cols: m.cols });
+        c.base.set(name, c.baseOf(m.name));
+      }
+      return;
+    }
+    case 9: {
+      // the polygon-area loop: j trails i by one, wrapping around
+      const a = pick(srcs, s.s);
+      if (!a || a.len < 2) return;
+      const i = c.fresh('i'), j = c.fresh('j');
+      c.emit(`for (let ${i} = 0, ${j} = ${a.name}.length - 1; ${i} < ${a.name}.length; ${j} = ${i}++) {`);
+      c.block(() => {
+        c.ints.push({ name: i, U: a.len }, { name: j, U: a.len });
+        c.emit(`${acc} = Math.tanh(${acc} + ${a.name}[${i}] * ${a.name}[${j}] + ${value(s.q)});`);
+      });
+      c.emit('}');
+      return;
+    }
+    case 10: {
+      // a stack: two values popped and one pushed back while it holds two; popped to empty at the end
+      const a = pick(srcs, s.s);
+      if (!a) return;
+      const j = c.fresh('j'), u = c.fresh('u');
+      c.emit(`const ${name}: number[] = [];`, `for (let ${j} = 0; ${j} < ${a.name}.length; ${j}++) {`);
+      c.block(() => {
+        c.ints.push({ name: j, U: a.len });
+        c.emit(`${name}.push(${a.name}[${j}] * ${value(s.q)});`, `if (${name}.length >= 2) {`);
+        c.emit(`  const ${u} = ${name}.pop()!;`, s.t % 2 ? `  ${name}.push(0.5 * ${name}.pop()! + Math.tanh(${u}));` : `  ${name}[${name}.length - 1] = ${name}[${name}.length - 1] * ${u};`, '}');
+      });
+      c.emit('}', `${acc} = Math.tanh(${acc} + ${name}[0] * (${name}.pop() ?? 0.5));`);
+      if (s.v % 2) c.emit(`${name}.pop();`, `${acc} += 0.5 * ${name}.length;`);
+      return;
+    }
+    case 11: {
+      // truncation in place: of a fresh copy, or of one of the head's arrays that has no other name
+      const own = writable(c).filter((x) => !x.tup && !x.f64 && !x.row && x.name !== 'out' && x.len >= 2 && c.arrs.filter((y) => c.baseOf(y.name) === c.baseOf(x.name)).length === 1);
+      const inPlace = s.v % 3 === 2 ? pick(own, s.s) : undefined;
+      const a = inPlace ?? pick(srcs.filter((x) => x.len >= 2 && !x.f64), s.s);
+      if (!a) return;
+      const k = 1 + (s.t % (a.len - 1));
+      let t = a;
+      if (!inPlace) {
+        c.emit(`const ${name} = ${a.name}.slice();`);
+        t = { name, len: a.len, f64: false, ro: false };
+      }
+      c.emit(s.q % 2 ? `${t.name}.length = ${k};` : `${t.name}.length = Math.min(${t.name}.length, ${k});`);
+      if (inPlace) a.len = k;
+      c.emit(`${acc} = Math.tanh(${acc} + ${t.name}[${k - 1}] * ${value(s.q)} + ${t.name}.length);`);
+      if (!inPlace) {
+        c.emit(`${t.name}.length = 0;`, `${t.name}.push(${value(s.q + 1)});`, `${acc} = Math.tanh(${acc} + ${t.name}[0]);`);
+      }
       return;
     }
     default: {
@@ -2094,6 +2186,9 @@ function renderClasses(c: Ctx, x: ClassSpec): string {
     if (x.arr) {
       c.emit(`const ${s}: Body[] = [${b}, ${d}];`, `${s}[1].step(0.5);`, `${cl} = Math.tanh(${cl} + ${s}[0].energy - ${s}[1].pos);`);
     } else c.emit(`${d}.step(0.5);`, `${cl} = Math.tanh(${cl} + ${b}.energy * ${d}.energy);`);
+    c.emit(`${d}.push(${cl});`);
+    const xs = pick(c.arrs.filter((a) => !a.f64 && !a.row && !a.tup), x.q);
+    if (xs) c.emit(`${cl} = Math.tanh(${cl} + ${d}.weigh(${xs.name}) * ${d}.pos);`);
     // subclasses: a constructor calling super(…) and a method calling super.step, or the implicit constructor
     const sub = c.fresh('bd');
     if (x.q % 4 >= 2) c.emit(`const ${sub} = new Damped(${b}.vel, 0.5, 0.75);`, `${sub}.settle(0.25);`);
@@ -2167,9 +2262,13 @@ function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
     case 1:
       c.emit(`const ${t} = Array.from(${a.name}, (${x}) => ${value});`, `${acc} = Math.tanh(${acc} + ${t}[0] * ${t}[${a.len - 1}]);`);
       return;
-    case 2:
-      c.emit(`${a.name}.forEach((${x}, ${i}) => {`, `  if (${i} % 2 === ${s.v % 2}) return;`, `  ${acc} = Math.tanh(${acc} + ${value});`, '});');
+    case 2: {
+      // over the rows of a matrix: the outer callback's expression body is the inner forEach
+      const m = s.v % 4 >= 2 ? pick(c.mats, s.s) : undefined;
+      if (m) c.emit(`${m.name}.forEach((${t}, ${i}) => ${t}.forEach((${x}) => {`, `  ${acc} = Math.tanh(${acc} + ${value} * (${i} + 1));`, '}));');
+      else c.emit(`${a.name}.forEach((${x}, ${i}) => {`, `  if (${i} % 2 === ${s.v % 2}) return;`, `  ${acc} = Math.tanh(${acc} + ${value});`, '});');
       return;
+    }
     case 3:
       c.emit(s.v % 2 ? `${acc} = Math.tanh(${acc} + ${a.name}.map((${x}) => ${value}).reduce((s, y) => s + y * y, 0));` : `${acc} = Math.tanh(${acc} + ${a.name}.reduce((s, ${x}, ${i}) => s + ${value} * ${i}, 0.5));`);
       return;

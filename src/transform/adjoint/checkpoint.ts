@@ -2,7 +2,7 @@
 // backward sweep restores the state it saved, re-runs it with recording, then runs its adjoint.
 import { stmtCalls } from '../../analysis/activity.js';
 import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
-import { BOOL, declaredNames, forEachStmt, INT, isRef, NUM, rootVar, VOID } from '../../ir/util.js';
+import { BOOL, declaredNames, forEachStmt, INT, isRef, NUM, rootVar, VOID, WRITING_INTRINSICS } from '../../ir/util.js';
 import type { ProgramInfo } from '../context.js';
 import { declAsAssign } from './assign.js';
 import { type AdjointContext, aliasRep, hasB, hasDirective, type Pair, tapeOp } from './context.js';
@@ -133,7 +133,7 @@ function regionState(cx: AdjointContext, region: Stmt[], at: Stmt, index?: strin
       else if (single && r && !out.has(r)) out.set(`${r}[]`, st.target);
       else whole(r);
     }
-    if (st.k === 'expr' && st.e.k === 'intr' && ['push', 'restoreInto', 'addInto', 'zeroFill'].includes(st.e.fn)) whole(rootVar(st.e.args[0]));
+    if (st.k === 'expr' && st.e.k === 'intr' && WRITING_INTRINSICS.has(st.e.fn)) whole(rootVar(st.e.args[0]));
     for (const c of stmtCalls(st)) {
       const w = cx.info.activity.writes.get(c.fn);
       c.args.forEach((a, j) => {

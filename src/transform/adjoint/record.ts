@@ -7,7 +7,7 @@ import { computeSlotWrites } from '../../analysis/slot-writes.js';
 import { type Facts, type FlowResult, solveForward } from '../../analysis/dataflow.js';
 import { wholeArrayWrites } from '../../analysis/regions.js';
 import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
-import { BOOL, declaredNames, directiveArgs, exprEq, forEachExpr, forEachStmt, INT, isRef, mapExpr, NUM, rootVar, tyOf, VOID } from '../../ir/util.js';
+import { BOOL, declaredNames, directiveArgs, exprEq, forEachExpr, forEachStmt, INT, isRef, mapExpr, NUM, rootVar, tyOf, VOID, WRITING_INTRINSICS } from '../../ir/util.js';
 import { bref, declAsAssign, increments, invariantInLoop, linctx, linearizeAt, refAdjoint } from './assign.js';
 import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, positions, tapeOp, tyOfLocal, variedIn, zerosLike } from './context.js';
 import { firstPrivateDef } from './loops/fused-reduction.js';
@@ -224,8 +224,6 @@ export function cheapDefBefore(cx: AdjointContext, start: { list: Stmt[]; index:
   }
 }
 
-/** Intrinsics that write into their first argument. */
-const WRITING_INTRINSICS = new Set(['push', 'pop', 'restoreInto', 'addInto', 'zeroFill']);
 
 /**
  * Arrays and objects (alias representatives) whose contents the function changes anywhere: by an
@@ -405,6 +403,33 @@ export function push(cx: AdjointContext, s: Stmt, e: Extract<Expr, { k: 'intr' }
     // a pushed literal or copy: its adjoint, the last element of the adjoint array, flows back
     if (isRef(tyOf(v))) bwd.push(...freshValueAdjoint(cx, s, v, { k: 'idx', obj: ab, index: { k: 'bin', op: '-', a: { k: 'len', obj: ab }, b: { k: 'num', v: 1 }, ty: INT }, ty: adjointTy(cx, tyOf(v)) } as LValue));
     bwd.push(op('pop', [ab]));
+  }
+  return { fwd, bwd };
+}
+
+/**
+ * `a.pop()` as a statement (the front end reads a used value before it): the forward sweep records the
+ * element it removes and drops its adjoint; the backward sweep puts the element back with a zero adjoint,
+ * which what earlier statements wrote into it then accumulate into. Arrays of numbers only (the front end
+ * refuses a pop of rows or objects).
+ */
+export function pop(cx: AdjointContext, s: Stmt, e: Extract<Expr, { k: 'intr' }>): Pair {
+  const arr = e.args[0];
+  const root = rootVar(arr)!;
+  const ab = hasB(cx, root) ? bwhole(cx, arr) : null;
+  const op = (fn: string, args: Expr[]): Stmt => ({ k: 'expr', e: { k: 'intr', fn, args, ty: VOID } });
+  const last: Expr = { k: 'idx', obj: arr, index: { k: 'bin', op: '-', a: { k: 'len', obj: arr }, b: { k: 'num', v: 1 }, ty: INT }, ty: NUM };
+  const fwd: Stmt[] = [];
+  const bwd: Stmt[] = [];
+  if (mustRecord(cx, s, root, true)) {
+    cx.pushSites.push(`${cx.pushSites.length}:${root}`);
+    fwd.push({ k: 'expr', e: tapeOp(cx, 'pushF', [last]) });
+    bwd.push(op('push', [arr, tapeOp(cx, 'popF', [], NUM)]));
+  }
+  fwd.push(s);
+  if (ab) {
+    fwd.push(op('pop', [ab]));
+    bwd.push(op('push', [ab, { k: 'num', v: 0 }]));
   }
   return { fwd, bwd };
 }

@@ -12,7 +12,7 @@ import { checkpointedCall, checkpointRegion } from './checkpoint.js';
 import { type AdjointContext, hasDirective, joinPairs, type Pair, tapeOp } from './context.js';
 import { deadSignature, diffDead, readNames } from './liveness.js';
 import { loop } from './loops/reverse-loop.js';
-import { primalReads, push, tapePush, toBeRecorded } from './record.js';
+import { pop, primalReads, push, tapePush, toBeRecorded } from './record.js';
 import { ret } from './signature.js';
 
 // ---------- the two sweeps ----------
@@ -113,6 +113,7 @@ function stmtPair(cx: AdjointContext, s: Stmt): Pair {
     case 'expr':
       if (s.e.k === 'call') return call(cx, s, s.e, null);
       if (s.e.k === 'intr' && s.e.fn === 'push') return push(cx, s, s.e);
+      if (s.e.k === 'intr' && s.e.fn === 'pop') return pop(cx, s, s.e);
       if (s.e.k === 'intr' && (s.e.fn === 'tape.pushF' || s.e.fn === 'tape.pushR')) return tapePush(cx, s, s.e);
       return { fwd: [s], bwd: [] };
     case 'if':

@@ -119,3 +119,68 @@ export function stackedRowsNorm(A: number[][], B: number[][]): number {
   const scaled = r[0].slice().fill(0.5 * r[0][0]);
   return s + scaled[0] * scaled[scaled.length - 1];
 }
+
+/** Evaluates a polynomial written in reverse Polish notation (coefficients interleaved with "multiply by x, add") on a stack of numbers. */
+export function rpnPolynomial(coeffs: number[], x: number): number {
+  const stack: number[] = [];
+  for (let i = 0; i < coeffs.length; i++) {
+    stack.push(coeffs[i]);
+    if (stack.length === 2) {
+      const c = stack.pop()!;
+      const acc = stack.pop()!;
+      stack.push(acc * x + c);
+    }
+  }
+  return stack.pop() ?? 0;
+}
+
+/** Energy of a signal taken in blocks of four: a reusable buffer is emptied with `length = 0` after each block. */
+export function blockEnergy(xs: number[]): number {
+  const block: number[] = [];
+  let energy = 0;
+  for (const v of xs) {
+    block.push(Math.tanh(v));
+    if (block.length === 4) {
+      let s = 0;
+      for (let k = 0; k < block.length; k++) s += block[k] * block[(k + 1) % 4];
+      energy += s * s;
+      block.length = 0;
+    }
+  }
+  // what is left of the last, partial block
+  for (const b of block) energy += 0.5 * b * b;
+  return energy;
+}
+
+/** Keeps the first `keep` samples of a caller's array in place (the caller sees it shortened), then fits their mean. */
+export function truncatedMeanSquare(samples: number[], keep: number): number {
+  if (samples.length > keep) samples.length = keep;
+  let mean = 0;
+  for (const v of samples) mean += v / samples.length;
+  let ss = 0;
+  for (const v of samples) ss += (v - mean) ** 2;
+  return ss + mean * samples[samples.length - 1];
+}
+
+/** Undo history: each step pushes a state, a rejected step pops back to the previous one. */
+export function acceptedWalk(steps: number[], start: number): number {
+  const history = [start];
+  for (const d of steps) {
+    const prev = history[history.length - 1];
+    const next = prev + Math.sin(d) * 0.5;
+    history.push(next);
+    if (next * next > 1.5) history.pop();
+  }
+  let total = 0;
+  while (history.length > 1) total += history.pop()! * history.length;
+  return total + history[0];
+}
+
+/** Squares pushed on a stack, the last one replaced by a new value (a pop followed by a push). */
+export function replaceLastSquare(x: number[]): number {
+  const st: number[] = [];
+  for (let i = 0; i < x.length; i++) st.push(x[i] * x[i]);
+  st.pop();
+  st.push(3 * x[0]);
+  return st[st.length - 1] + st[0];
+}

@@ -2,7 +2,7 @@
 // (revolve schedule) and the iterations between them re-run forwards when the backward sweep reaches them.
 import { stmtCalls } from '../../../analysis/activity.js';
 import type { Expr, Stmt, Ty } from '../../../ir/types.js';
-import { BOOL, directiveArgs, forEachStmt, INT, isRef, NUM, rootVar, VOID } from '../../../ir/util.js';
+import { BOOL, directiveArgs, forEachStmt, INT, isRef, NUM, rootVar, VOID, WRITING_INTRINSICS } from '../../../ir/util.js';
 import { TransformError } from '../../tangent.js';
 import { type AdjointContext, type Pair, tapeOp } from '../context.js';
 import { primalReads } from '../record.js';
@@ -155,7 +155,7 @@ function loopState(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>): Extract<
       out.set(st.target.name, st.target.ty);
     }
     if (st.k === 'assign' && st.target.k !== 'var') contents(rootVar(st.target), st);
-    if (st.k === 'expr' && st.e.k === 'intr' && ['push', 'restoreInto', 'addInto', 'zeroFill'].includes(st.e.fn)) contents(rootVar(st.e.args[0]), st);
+    if (st.k === 'expr' && st.e.k === 'intr' && WRITING_INTRINSICS.has(st.e.fn)) contents(rootVar(st.e.args[0]), st);
     for (const c of stmtCalls(st)) {
       const w = cx.info.activity.writes.get(c.fn);
       c.args.forEach((a, j) => {

@@ -1,7 +1,7 @@
 // Selection loops (the last iteration whose condition holds picks the values, e.g. argmax): the
 // backward sweep re-runs only that iteration instead of reversing the whole loop.
 import type { Expr, LValue, Stmt } from '../../../ir/types.js';
-import { BOOL, forEachExpr, forEachStmt, INT, NUM, stmtExprs } from '../../../ir/util.js';
+import { BOOL, forEachExpr, forEachStmt, INT, NUM, stmtExprs, WRITING_INTRINSICS } from '../../../ir/util.js';
 import { calleeForwardRecords, primalOfForward } from '../calls.js';
 import { type AdjointContext, assignedIn, contains, hasB, isIntVar, type Pair, tapeOp, tyOfLocal } from '../context.js';
 import { mustRecord, primalReads } from '../record.js';
@@ -47,7 +47,7 @@ export function selectLastLoop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }
     let ok = true;
     forEachExpr(e, (x) => {
       if (x.k === 'call' && (cx.info.activity.writes.get(x.fn)?.size ?? 1) > 0) ok = false;
-      if (x.k === 'intr' && (x.fn.startsWith('tape.') || ['push', 'restoreInto', 'addInto', 'zeroFill'].includes(x.fn))) ok = false;
+      if (x.k === 'intr' && (x.fn.startsWith('tape.') || WRITING_INTRINSICS.has(x.fn))) ok = false;
     });
     return ok;
   };
