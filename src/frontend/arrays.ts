@@ -148,11 +148,16 @@ function evolvedType(h: ArrayHost, name: ts.Identifier): Ty | null {
       const t = h.convert(h.checker.getTypeAtLocation(n), n);
       if (t && t.k === 'arr') seen.push(t);
       const p = n.parent;
-      // `out.push(x)`, `out[i] = x`: evidence of the element type
+      // `out.push(x)`, `out[i] = x`: evidence of the element type (a value the checker types `any` is
+      // none: it is computed from the array's own elements, `st.push(st.pop() * x)`, which TypeScript
+      // cannot type; its lowering gives it its real type)
+      const evidence = (v: ts.Expression) => {
+        if (!(h.checker.getTypeAtLocation(v).flags & ts.TypeFlags.Any)) stored.push(h.typeAt(v) ?? { k: 'void' });
+      };
       if (ts.isPropertyAccessExpression(p) && p.name.text === 'push' && ts.isCallExpression(p.parent) && p.parent.expression === p)
-        for (const a of p.parent.arguments) if (!ts.isSpreadElement(a)) stored.push(h.typeAt(a) ?? { k: 'void' });
+        for (const a of p.parent.arguments) if (!ts.isSpreadElement(a)) evidence(a);
       if (ts.isElementAccessExpression(p) && p.expression === n && ts.isBinaryExpression(p.parent) && p.parent.left === p && p.parent.operatorToken.kind === ts.SyntaxKind.EqualsToken)
-        stored.push(h.typeAt(p.parent.right) ?? { k: 'void' });
+        evidence(p.parent.right);
     }
     n.forEachChild(visit);
   };

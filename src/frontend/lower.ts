@@ -2,7 +2,7 @@
 // then lowers the differentiable subset; everything else gets a located diagnostic that says what to write.
 import ts from 'typescript';
 import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, VOID, containsCall, directiveArgs, elemTy, fieldTy, hasDirectiveIn, isRef, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, VOID, containsCall, directiveArgs, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, tyOf } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
 import { ARRAY_FORMS, type ArrayHost, arrayMethod, arrOf, emptyLiteralType, fillLoop, isArrayOfLength, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
@@ -755,10 +755,13 @@ class FunctionLowering {
     }
     const sig = this.ctx.checker.getSignatureFromDeclaration(node);
     let ret: Ty | null = VOID;
+    // an unannotated function TypeScript types `any` (its result computed from an array it cannot type): typed by what it returns, below
+    let retFromBody = false;
     if (sig) {
       const rt = this.ctx.checker.getReturnTypeOfSignature(sig);
-      ret = rt.flags & ts.TypeFlags.Never ? VOID : this.ctx.convert(rt, node);
-      if (!ret) this.err(node.type ?? node.name ?? node, `the return type '${this.ctx.checker.typeToString(rt)}' of '${d.name}' is not supported`, 'return a number, an array or an object of numbers');
+      retFromBody = !node.type && !!(rt.flags & ts.TypeFlags.Any);
+      ret = rt.flags & ts.TypeFlags.Never ? VOID : retFromBody ? null : this.ctx.convert(rt, node);
+      if (!ret && !retFromBody) this.err(node.type ?? node.name ?? node, `the return type '${this.ctx.checker.typeToString(rt)}' of '${d.name}' is not supported`, 'return a number, an array or an object of numbers');
     }
     const body: Stmt[] = [...unpack];
     if (node.body && ts.isBlock(node.body)) {
@@ -773,8 +776,18 @@ class FunctionLowering {
       const e = this.expr(node.body as ts.Expression);
       body.push(...this.takePre(), { k: 'return', e, loc: this.ctx.locOf(node.body) });
     }
+    if (retFromBody && this.ok) ret = this.returnedType(body) ?? this.err(node.name ?? node, `the return type 'any' of '${d.name}' is not supported`, 'annotate its return type, e.g. `): number {`');
     if (!this.ok || !ret) return null;
     return { name: d.name, params, ret, body, exported: d.exported, loc: this.ctx.locOf(node), comments: this.comments(d.member ? node : d.stmt), ...(d.external ? { external: true } : {}) };
+  }
+
+  /** the one type every `return` of a lowered body gives (numbers only), or null */
+  private returnedType(body: Stmt[]): Ty | null {
+    const tys = new Set<string>();
+    forEachStmt(body, (s) => {
+      if (s.k === 'return') tys.add(s.e ? tyOf(s.e).k : 'void');
+    });
+    return tys.size === 1 && (tys.has('num') || tys.has('int')) ? NUM : null;
   }
 
   /** `C_new(…)`: builds the instance (src/frontend/classes.ts) and returns it */

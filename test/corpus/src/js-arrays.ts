@@ -126,8 +126,8 @@ export function rpnPolynomial(coeffs: number[], x: number): number {
   for (let i = 0; i < coeffs.length; i++) {
     stack.push(coeffs[i]);
     if (stack.length === 2) {
-      const c = stack.pop()!;
-      const acc = stack.pop()!;
+      const c = stack.pop() ?? 0;
+      const acc = stack.pop() ?? 0;
       stack.push(acc * x + c);
     }
   }
@@ -172,7 +172,7 @@ export function acceptedWalk(steps: number[], start: number): number {
     if (next * next > 1.5) history.pop();
   }
   let total = 0;
-  while (history.length > 1) total += history.pop()! * history.length;
+  while (history.length > 1) total += (history.pop() ?? 0) * history.length;
   return total + history[0];
 }
 
