@@ -699,11 +699,16 @@ class FunctionLowering {
     return this.tyOrErr(e, what);
   }
 
+  /** the comments written right above a declaration (a blank line detaches what is above it: a file's header) */
   private comments(node: ts.Node): string[] | undefined {
     const sf = node.getSourceFile();
     const ranges = ts.getLeadingCommentRanges(sf.text, node.getFullStart());
     if (!ranges?.length) return undefined;
-    return ranges.map((r) => sf.text.slice(r.pos, r.end));
+    let first = ranges.length;
+    let next = node.getStart();
+    while (first > 0 && !/\n[ \t]*\r?\n/.test(sf.text.slice(ranges[first - 1].end, next))) next = ranges[--first].pos;
+    const kept = ranges.slice(first);
+    return kept.length ? kept.map((r) => sf.text.slice(r.pos, r.end)) : undefined;
   }
 
   lowerFunction(): Func | null {
