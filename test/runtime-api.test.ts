@@ -713,3 +713,33 @@ declare const temp: number;
 declare const tape: number[];
 declare const zerosLike: number;
 declare const Tape: number[];
+
+describe('the compiled-derivative cache', () => {
+  // (it once keyed an array by its first element: a later call whose second element was undefined or
+  // lacked a field reused the code compiled for the first, and returned NaN without a word)
+  it('does not reuse code compiled for an array whose later elements had another shape', () => {
+    const weighted = new Function('ps', 'let s = 0; for (const p of ps) s += p.x * (p.z ?? 2); return s;') as (ps: { x: number; z?: number }[]) => number;
+    const vg = valueAndGrad(weighted);
+    const [v] = vg([{ x: 3, z: 1 }, { x: 2, z: 4 }, { x: 5, z: 0.5 }]);
+    expect(v).toBeCloseTo(13.5, 12);
+    for (const mixed of [[{ x: 3, z: 1 }, { x: 2, z: undefined }, { x: 5, z: 0.5 }], [{ x: 3, z: 1 }, { x: 2 }, { x: 5, z: 0.5 }]]) {
+      let value: number | undefined;
+      try {
+        [value] = vg(mixed);
+      } catch {
+        continue; // refused: fine; a value must otherwise be the function's own
+      }
+      expect(value).toBeCloseTo(weighted(mixed), 12);
+    }
+    const doubled = new Function('xs', 'let s = 0; for (const v of xs) s += (v ?? 1) * 2; return s;') as (xs: (number | undefined)[]) => number;
+    const hv = valueAndGrad(doubled);
+    expect(hv([1, 2, 3])[0]).toBe(12);
+    let held: number | undefined;
+    try {
+      [held] = hv([1, undefined, 3]);
+    } catch {
+      held = 10;
+    }
+    expect(held).toBe(10);
+  });
+});

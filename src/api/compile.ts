@@ -388,7 +388,7 @@ function tyText(t: Ty): string {
 
 function typeLiteral(t: Ty): string {
   if (t.k !== 'obj') return tyText(t);
-  return `{ ${t.fields.map((f) => `${f.name}: ${tyText(f.ty)}`).join('; ')} }`;
+  return `{ ${t.fields.map((f) => (f.optional ? `${f.name}?: ${tyText(f.ty.k === 'opt' ? f.ty.base : f.ty)}` : `${f.name}: ${tyText(f.ty)}`)).join('; ')} }`;
 }
 
 function describe(f: Func, mode: ManifestEntry['mode'], of: string): ManifestEntry {

@@ -56,9 +56,21 @@ export function shapeKey(v: unknown): string {
   if (typeof v === 'string') return 's';
   if (v instanceof Float64Array) return `F${v.length}`;
   if (ArrayBuffer.isView(v)) return `${v.constructor.name}${(v as Float32Array).length}`;
-  if (Array.isArray(v)) return `[${v.length}:${v.length ? shapeKey(v[0]) : ''}]`;
+  if (Array.isArray(v)) return arrayKey(v);
   if (typeof v === 'object' && v !== null) return `{${Object.keys(v).map((k) => `${k}:${shapeKey((v as Record<string, unknown>)[k])}`).join(',')}}`;
   return typeof v;
+}
+
+/**
+ * Every element counts: code compiled for an array of numbers (or of objects with a field) must not
+ * be reused for one whose later element is `undefined` or lacks the field (it would run, and give NaN).
+ */
+function arrayKey(v: unknown[]): string {
+  if (!v.length) return '[0:]';
+  const first = shapeKey(v[0]);
+  let same = true;
+  for (let i = 1; i < v.length && same; i++) same = first === 'n' ? typeof v[i] === 'number' : shapeKey(v[i]) === first;
+  return same ? `[${v.length}:${first}]` : `[${v.length}:${v.map(shapeKey).join('|')}]`;
 }
 
 /** What a value is, for messages: `a string ("abc")`, `an array of 2`, `null`. */

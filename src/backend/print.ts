@@ -41,7 +41,7 @@ export function printTy(t: Ty, tape = 'Tape'): string {
     case 'tuple':
       return `${t.ro ? 'readonly ' : ''}[${t.elems.map((e) => printTy(e, tape)).join(', ')}]`;
     case 'obj':
-      return t.name ?? `{ ${t.fields.map((f) => (f.optional && f.ty.k === 'opt' ? `${f.name}?: ${printTy(f.ty.base, tape)}` : `${f.name}: ${printTy(f.ty, tape)}`)).join('; ')} }`;
+      return t.name ?? `{ ${t.fields.map((f) => (f.optional ? `${f.name}?: ${printTy(f.ty.k === 'opt' ? f.ty.base : f.ty, tape)}` : `${f.name}: ${printTy(f.ty, tape)}`)).join('; ')} }`;
     case 'opt':
       return [printTy(t.base, tape), ...t.none].join(' | ');
   }

@@ -371,6 +371,24 @@ function buildByPush(h: ArrayHost, at: ts.Node, ty: ArrTy, parts: Part[], form: 
   return tv;
 }
 
+/**
+ * `a.concat(b, g(a))` evaluates every argument before it reads any array: a call among the arguments
+ * may write the arrays (or what the other arguments read). Each argument is then evaluated in order
+ * into a constant, unless it is a name or a literal; the arrays' contents are read after all of them.
+ */
+function argumentsFirst(h: ArrayHost, parts: Part[], loc: Loc): Part[] | null {
+  const values = parts.map((p) => p.pre ?? h.expr(p.node));
+  if (values.some((x) => !x)) return null;
+  if (!values.some((x) => containsCall(x!))) return parts.map((p, i) => ({ ...p, pre: values[i]! }));
+  return parts.map((p, i) => {
+    const x = values[i]!;
+    if (x.k === 'var' || x.k === 'global' || x.k === 'num') return { ...p, pre: x };
+    const t = h.fresh(p.spread ? 'src' : 'item');
+    h.emit({ k: 'decl', name: t, ty: tyOf(x), init: x, konst: true, loc });
+    return { ...p, pre: v(t, tyOf(x)) };
+  });
+}
+
 /** `[a, ...b, c]` */
 export function spreadLiteral(h: ArrayHost, e: ts.ArrayLiteralExpression): Expr | null {
   const ctxTy = h.checker.getContextualType(e);
@@ -468,7 +486,8 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
         else if (depth(at) === d - 1) parts.push({ spread: false, node: a });
         else return h.err(a, 'this argument of `concat` is neither an array of the same kind nor one element', 'concatenate arrays of the same type');
       }
-      return buildByPush(h, e, { ...ot, ro: false }, parts, 'array.concat', 'joined');
+      const evaluated = argumentsFirst(h, parts, loc);
+      return evaluated && buildByPush(h, e, { ...ot, ro: false }, evaluated, 'array.concat', 'joined');
     }
     case 'fill': {
       if (args.length !== 1) return h.err(e, args.length ? '`fill` with start/end is not supported' : '`fill` needs a value', 'write a loop');

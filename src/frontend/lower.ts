@@ -9,7 +9,7 @@ import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { DEFAULT_LIB, isStdLibPath, LIB_DIR, requireStdLib, STD_LIBS, stdLibSourceFile, stdLibText } from './stdlib.js';
 import { checkTreeDepth } from './limits.js';
 import { userTypeErrors } from './type-errors.js';
-import { checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isVarList, type VarBinding } from './var-scope.js';
+import { checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isPatternNameAssigned, isVarList, type VarBinding } from './var-scope.js';
 import { NULL, assignsNullable, inTest, isArrayTest, narrowRead, nestedNullable, nullableUnion, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
 import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
 import { Sequencing, type SequencingHost } from './sequencing.js';
@@ -1208,6 +1208,13 @@ class FunctionLowering {
     return [...pre, { k: 'assign', target: { k: 'var', name: v.name, ty: v.ty, loc: this.ctx.locOf(d.name) }, value, loc: this.ctx.locOf(d) }];
   }
 
+  /** a name bound by a parameter pattern (`f({ a, b }: Opts)`) that the body never assigns */
+  private isConstantPatternParam(name: ts.Identifier): boolean {
+    let n: ts.Node = name.parent;
+    while (ts.isBindingElement(n) || ts.isObjectBindingPattern(n) || ts.isArrayBindingPattern(n)) n = n.parent;
+    return ts.isParameter(n) && n.name !== name && !isPatternNameAssigned(name, (n.parent as ts.FunctionLikeDeclaration).body, this.ctx.checker);
+  }
+
   /** Declares the names of a binding (identifier or pattern) from `init`. */
   private bindTarget(name: ts.BindingName, init: Expr, konst: boolean, declNode: ts.Node): Stmt[] {
     const loc = this.ctx.locOf(declNode);
@@ -1217,7 +1224,7 @@ class FunctionLowering {
         this.silence(declNode as ts.VariableDeclaration);
         return [];
       }
-      if (ty.k === 'opt' && !konst) {
+      if (ty.k === 'opt' && !konst && !this.isConstantPatternParam(name)) {
         this.err(name, `the nullable variable '${name.text}' must be \`const\``, 'keep a number and test a separate flag, or write `const` and give each new value its own name');
         this.silence(declNode as ts.VariableDeclaration); // its uses are not reported again
         return [];
@@ -1723,7 +1730,11 @@ class FunctionLowering {
     const absent = ta.k === 'opt' ? e.left : tb.k === 'opt' ? e.right : null;
     if (absent && !['===', '!==', '==', '!='].includes(op)) {
       const t = this.ctx.checker.typeToString(this.ctx.checker.getTypeAtLocation(absent));
-      return this.err(absent, `'${absent.getText()}' has type '${t}' here: it may be absent where \`${op}\` uses it`, `test it first (\`if (${absent.getText()} !== undefined)\`), or give it a default: \`(${absent.getText()} ?? 0)\``);
+      // (a call, `st.pop()`, cannot be tested and then used: it would run twice)
+      const hint = ts.isCallExpression(skipParens(absent))
+        ? `give it a default: \`(${absent.getText()} ?? 0)\`, or in TypeScript assert it present: \`${absent.getText()}!\``
+        : `test it first (\`if (${absent.getText()} !== undefined)\`), or give it a default: \`(${absent.getText()} ?? 0)\``;
+      return this.err(absent, `'${absent.getText()}' has type '${t}' here: it may be absent where \`${op}\` uses it`, hint);
     }
     let ty: Ty;
     if (COMPARISONS.has(op)) ty = BOOL;

@@ -273,6 +273,26 @@ export function isNeverAssigned(d: ts.VariableDeclaration, files: readonly ts.So
   return !written;
 }
 
+/**
+ * Whether a name bound by a parameter pattern (`{ a, b }: Opts`) is assigned in the function's body: a
+ * name never assigned is a constant (a nullable one may then be tested and read like a `const`).
+ */
+export function isPatternNameAssigned(name: ts.Identifier, body: ts.Node | undefined, checker: ts.TypeChecker): boolean {
+  const sym = checker.getSymbolAtLocation(name);
+  if (!sym || !body) return !!body;
+  let written = false;
+  const visit = (n: ts.Node): void => {
+    if (written) return;
+    if (ts.isIdentifier(n)) {
+      if (n.text === name.text && isWriteTarget(n) && checker.getSymbolAtLocation(n) === sym) written = true;
+      return;
+    }
+    n.forEachChild(visit);
+  };
+  visit(body);
+  return written;
+}
+
 function isWriteTarget(id: ts.Identifier): boolean {
   let n: ts.Node = id;
   while (ts.isParenthesizedExpression(n.parent)) n = n.parent;

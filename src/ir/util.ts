@@ -6,6 +6,11 @@ export const INT: Ty = { k: 'int' };
 export const BOOL: Ty = { k: 'bool' };
 export const VOID: Ty = { k: 'void' };
 
+/** a read of an optional field (`o.z` with `z?: number`), narrowed or not */
+export function isOptionalRead(e: Expr): boolean {
+  return e.k === 'field' && (e.nn === true || tyOf(e).k === 'opt');
+}
+
 /** intrinsics that change the array their first argument names (its elements or its length) */
 export const WRITING_INTRINSICS: ReadonlySet<string> = new Set(['push', 'pop', 'restoreInto', 'addInto', 'zeroFill']);
 export const TAPE: Ty = { k: 'tape' };

@@ -164,7 +164,7 @@ export function derivTy(t: Ty, vec: boolean): Ty {
     case 'obj': {
       const kept = t.fields.filter((f) => hasFloat(f.ty));
       if (!vec && kept.length === t.fields.length && kept.every((f) => sameDeriv(f.ty))) return t;
-      return { k: 'obj', name: null, fields: kept.map((f) => ({ name: f.name, ty: derivTy(f.ty, vec) })) };
+      return { k: 'obj', name: null, fields: kept.map((f) => ({ name: f.name, ty: derivTy(f.ty, vec), ...(f.optional ? { optional: true } : {}) })) };
     }
     default:
       return t;

@@ -8,7 +8,7 @@ import type { FuncActivity } from '../analysis/activity.js';
 import { diffVars } from '../analysis/activity.js';
 import { solveBackward, type Facts } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, countedFor, declaredNames, fixForUpdates, hasFloat, isRef, stmtExprs, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, countedFor, declaredNames, fixForUpdates, hasFloat, isOptionalRead, isRef, stmtExprs, tyOf } from '../ir/util.js';
 import { DerivNames, derivTy, refNames, tapeNames, zeroFloat32Shadow, type ProgramInfo } from './context.js';
 import { customTangentFunc } from './custom.js';
 import { hoistInvariantLoads } from './licm.js';
@@ -132,10 +132,21 @@ class TangentBuilder {
     if (e.k === 'field') {
       const o = this.dwhole(e.obj);
       if (!o) return null;
-      const fld: Expr = { k: 'field', obj: o, name: e.name, ty: this.dty(e.ty) };
+      // (an optional field's derivative is optional too: read where the primal field is present, so asserted)
+      const fld: Expr = { k: 'field', obj: o, name: e.name, ty: this.dty(e.ty), ...(isOptionalRead(e) ? { nn: true } : {}) };
       return this.vec ? { k: 'idx', obj: fld, index: this.nd, ty: NUM } : fld;
     }
     return null;
+  }
+
+  /**
+   * The derivative a read of `e` contributes. An optional field absent from the primal object has no
+   * derivative array in vector mode: it is read only where the field is present.
+   */
+  private dread(e: Expr): Expr | null {
+    const d = this.dref(e);
+    if (!d || !this.vec || e.k !== 'field' || tyOf(e).k !== 'opt') return d;
+    return { k: 'cond', c: { k: 'bin', op: '!==', a: e, b: { k: 'undef' }, ty: BOOL }, a: d, b: this.zero(), ty: NUM };
   }
 
   private zero(): Expr {
@@ -173,7 +184,7 @@ class TangentBuilder {
   private lin(e: Expr, s: Stmt, pre: Stmt[]): { prim: Expr; d: Expr | null } {
     try {
       const n = linearize(e, this.linctx(s, pre));
-      return { prim: n.prim, d: tangentOf(n, (leaf) => this.dref(leaf)) };
+      return { prim: n.prim, d: tangentOf(n, (leaf) => this.dread(leaf)) };
     } catch (err) {
       if (err instanceof LinError) throw new TransformError(err.message, err.node.loc ? err.node : s);
       throw err;
@@ -537,11 +548,12 @@ class TangentBuilder {
       const V = this.currentVaried ?? EMPTY;
       if (!this.exprVaried(x, V)) return null;
       const n = linearize(x, { varied: (y) => this.exprVaried(y, V), pre: out, names: this.names });
-      return tangentOf(n, (leaf) => this.dref(leaf));
+      return tangentOf(n, (leaf) => this.dread(leaf));
     };
     if (!this.vec) {
       if (e.k === 'arrlit') return { k: 'arrlit', elems: e.elems.map((x) => (isRef(tyOf(x)) ? this.refDeriv(x, out) ?? this.zerosLike(x) : scalarD(x) ?? this.zero())), ty: t };
-      const fields = (e.ty.k === 'obj' ? e.ty.fields : []).filter((f) => hasFloat(f.ty));
+      // (an optional field the literal leaves out has no derivative either)
+      const fields = (e.ty.k === 'obj' ? e.ty.fields : []).filter((f) => hasFloat(f.ty) && e.fields.some((x) => x.name === f.name));
       return {
         k: 'objlit',
         fields: fields.map((f) => {
@@ -565,7 +577,7 @@ class TangentBuilder {
       return tv;
     }
     if (e.k === 'arrlit') return { k: 'arrlit', elems: e.elems.map((x) => this.refDeriv(x, out) ?? this.zerosLike(x)), ty: t };
-    const fields = (e.ty.k === 'obj' ? e.ty.fields : []).filter((f) => hasFloat(f.ty));
+    const fields = (e.ty.k === 'obj' ? e.ty.fields : []).filter((f) => hasFloat(f.ty) && e.fields.some((x) => x.name === f.name));
     const body: Stmt[] = [];
     const init: Expr = {
       k: 'objlit',
@@ -573,7 +585,7 @@ class TangentBuilder {
         const v = e.fields.find((x) => x.name === f.name)!.value;
         if (isRef(tyOf(v))) return { name: f.name, value: this.refDeriv(v, out) ?? this.zerosLike(v) };
         const d = scalarD(v);
-        if (d) body.push({ k: 'assign', target: { k: 'idx', obj: { k: 'field', obj: tv, name: f.name, ty: this.dty(NUM) }, index: this.nd, ty: NUM }, value: d });
+        if (d) body.push({ k: 'assign', target: { k: 'idx', obj: { k: 'field', obj: tv, name: f.name, ty: this.dty(NUM), ...(f.optional ? { nn: true } : {}) }, index: this.nd, ty: NUM }, value: d });
         return { name: f.name, value: { k: 'alloc', len: this.nb, fill: null, ty: this.dty(NUM) } };
       }),
       ty: t,

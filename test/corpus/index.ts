@@ -266,6 +266,7 @@ export const corpus: CorpusCase[] = [
   { name: 'js-arrays/block_energy', file: 'js-arrays.ts', head: 'blockEnergy', args: [vec(10, -1.5, 1.5)], tags: ['js', 'length-assign', 'buffer-reuse'] },
   { name: 'js-arrays/truncated_mean_square', file: 'js-arrays.ts', head: 'truncatedMeanSquare', args: [vec(6, -1, 1), int(4)], tags: ['js', 'length-assign', 'parameter-truncated'] },
   { name: 'js-arrays/replace_last_square', file: 'js-arrays.ts', head: 'replaceLastSquare', args: [vec(4, -1, 1)], tags: ['js', 'pop', 'pop-then-push'] },
+  { name: 'js-arrays/unit_twice_with_norm', file: 'js-arrays.ts', head: 'unitTwiceWithNorm', args: [vec(3, 0.5, 1.5)], tags: ['js', 'concat', 'argument-order', 'writes-argument'] },
   { name: 'js-arrays/accepted_walk', file: 'js-arrays.ts', head: 'acceptedWalk', args: [vec(6, -2, 2), num(-0.5, 0.5)], tags: ['js', 'pop', 'pop-value', 'while-pop'] },
 
   // -------------------------------------------------------------- js-nullable.ts
@@ -287,6 +288,8 @@ export const corpus: CorpusCase[] = [
   { name: 'js-nullable/clamped_sum', file: 'js-nullable.ts', head: 'clampedSum', args: [vec(4, -1.5, 1.5), vec(4, 0.2, 0.8)], wrt: ['xs'], tags: ['js', 'array-isarray', 'nullable-array'] },
   { name: 'js-nullable/spring_energy', file: 'js-nullable.ts', head: 'springEnergy', args: [num(0, 2), obj({ k: num(0.5, 2), rest: num(0.5, 1.5), damping: num(0.1, 0.5) })], tags: ['js', 'in-test', 'optional-field'] },
   { name: 'js-nullable/spring_energy_bare', file: 'js-nullable.ts', head: 'springEnergy', args: [num(0, 2), obj({ k: num(0.5, 2) })], tags: ['js', 'in-test', 'optional-field'] },
+  { name: 'js-nullable/two_step_energy', file: 'js-nullable.ts', head: 'twoStepEnergy', args: [vec(3, -1, 1), obj({ dt: num(0.2, 0.5), friction: num(0.1, 0.4) })], tags: ['js', 'optional-field', 'optional-field-literal'] },
+  { name: 'js-nullable/two_step_energy_frictionless', file: 'js-nullable.ts', head: 'twoStepEnergy', args: [vec(3, -1, 1), obj({ dt: num(0.2, 0.5) })], tags: ['js', 'optional-field', 'optional-field-absent', 'optional-field-literal'] },
 ];
 
 // ------------------------------------------------------------- js-exprs.ts

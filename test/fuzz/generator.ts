@@ -2114,7 +2114,10 @@ function renderObjRest(c: Ctx, s: ObjRestSpec, acc: string): void {
     const src = o ?? c.fresh('o');
     if (!o) c.emit(`const ${src}: P = { u: ${value()}, v: ${lit(LITS[s.q % LITS.length])}, w: 0.5 };`);
     const [f0, f1, f2] = [FIELDS[s.s % 3], FIELDS[(s.s + 1) % 3], FIELDS[(s.s + 2) % 3]];
-    c.emit(`const { ${f0}: ${head}, ...${rest} } = ${src};`);
+    // (P's optional z is taken out by name: a rest holding an optional field is refused)
+    const z = c.fresh('z');
+    c.emit(`const { ${f0}: ${head}, z: ${z}, ...${rest} } = ${src};`);
+    c.nums.push({ name: `(${z} ?? 0.25)`, w: false });
     // a fresh object: its fields are copies
     c.emit(`${rest}.${f1} = ${squash(s.q + 1, `${head} * ${rest}.${f2}`, false)};`);
     flow(`${head} * ${rest}.${f1} + ${src}.${f1} - ${rest}.${f2}`);
@@ -2785,7 +2788,7 @@ function mixTerm(c: Ctx): string {
 }
 
 export function render(spec: ProgSpec): Rendered {
-  const out: string[] = ['export interface P {', '  u: number;', '  v: number;', '  w: number;', '}', '', 'export interface Q {', '  a: number[];', '  s: number;', '}', ''];
+  const out: string[] = ['export interface P {', '  u: number;', '  v: number;', '  w: number;', '  z?: number;', '}', '', 'export interface Q {', '  a: number[];', '  s: number;', '}', ''];
   if (spec.gbl) out.push('const W: number[] = [0.5, -1.25, 2, 0.75];', '');
   const sigs: HelperSig[] = [];
   // a call focus declares its helper last (returning number[], number[][], P or [number, number])
@@ -2911,8 +2914,13 @@ export function render(spec: ProgSpec): Rendered {
     c.arrs.push({ name: 'b', len: spec.lb, f64: false, ro: false });
   }
   if (hp.p) {
-    add('p', 'P', { kind: 'obj', fields: { u: num(), v: num(), w: num() } });
+    // its optional field z: absent in one program of three, and read through `??` or a presence test
+    const zAbsent = (spec.la + spec.lb + spec.rows) % 3 === 0;
+    add('p', 'P', { kind: 'obj', fields: { u: num(), v: num(), w: num(), ...(zAbsent ? {} : { z: num() }) } });
     c.objs.push('p');
+    const pz = c.fresh('pz');
+    c.emit((spec.la + spec.rows) % 2 ? `const ${pz} = p.z ?? 0.5;` : `const ${pz} = p.z !== undefined ? p.z * 0.5 : 0.25;`);
+    c.nums.push({ name: pz, w: false });
   }
   if (hp.c) {
     add('c', 'Float64Array', { kind: 'vec', n: spec.lb, lo: -1.5, hi: 1.5, typed: true });

@@ -44,7 +44,8 @@ export function drawArg(spec: ArgSpec, r: () => number): unknown {
       return undefined;
     case 'obj': {
       const o: Record<string, unknown> = {};
-      for (const [k, s] of Object.entries(spec.fields)) o[k] = drawArg(s, r);
+      // an absent field is left out (not set to undefined), as a caller omits an optional field
+      for (const [k, s] of Object.entries(spec.fields)) if (s.kind !== 'absent') o[k] = drawArg(s, r);
       return o;
     }
   }

@@ -2,8 +2,8 @@
 // adjoints it reads, reset of the target's adjoint; array and object literals and whole-array
 // references.
 import { stmtCalls } from '../../analysis/activity.js';
-import type { Expr, LValue, Stmt } from '../../ir/types.js';
-import { BOOL, countedFor, exprEq, forEachExpr, forEachStmt, hasFloat, INT, isRef, NUM, rootVar, tyOf, VOID } from '../../ir/util.js';
+import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
+import { BOOL, countedFor, exprEq, forEachExpr, forEachStmt, hasFloat, INT, isOptionalRead, isRef, NUM, rootVar, tyOf, VOID } from '../../ir/util.js';
 import { adjointOf, hasSelect, type LinContext, linearize, LinError } from '../linearize.js';
 import { TransformError } from '../tangent.js';
 import { call, passiveCallSnapshots } from './calls.js';
@@ -123,7 +123,8 @@ export function bref(cx: AdjointContext, e: Expr): LValue | null {
   if (e.k === 'idx' || e.k === 'field') {
     const o = bwhole(cx, e.obj);
     if (!o) return null;
-    return e.k === 'idx' ? { k: 'idx', obj: o, index: e.index, ty: NUM } : { k: 'field', obj: o, name: e.name, ty: NUM };
+    // (an optional field's adjoint is optional too: read where the primal field is present, so asserted)
+    return e.k === 'idx' ? { k: 'idx', obj: o, index: e.index, ty: NUM } : { k: 'field', obj: o, name: e.name, ty: NUM, ...(isOptionalRead(e) ? { nn: true } : {}) };
   }
   return null;
 }
@@ -153,8 +154,14 @@ export function increments(cx: AdjointContext, lin: ReturnType<typeof linearizeA
 function pushIncrement(cx: AdjointContext, leaf: Expr, inc: Expr, out: Stmt[]): void {
   const lb = bref(cx, leaf);
   if (!lb) return;
-  if (inc.k === 'un' && inc.op === '-') out.push({ k: 'assign', target: lb, value: { k: 'bin', op: '-', a: lb, b: inc.a, ty: NUM }, op: '-' });
-  else out.push({ k: 'assign', target: lb, value: { k: 'bin', op: '+', a: lb, b: inc, ty: NUM }, op: '+' });
+  const st: Stmt =
+    inc.k === 'un' && inc.op === '-'
+      ? { k: 'assign', target: lb, value: { k: 'bin', op: '-', a: lb, b: inc.a, ty: NUM }, op: '-' }
+      : { k: 'assign', target: lb, value: { k: 'bin', op: '+', a: lb, b: inc, ty: NUM }, op: '+' };
+  // an optional field absent from the primal object has no adjoint to accumulate into (the caller's
+  // adjoint object mirrors the primal): only where it is present
+  if (leaf.k === 'field' && tyOf(leaf).k === 'opt') out.push({ k: 'if', c: { k: 'bin', op: '!==', a: leaf, b: { k: 'undef' }, ty: BOOL }, then: [st], else: [] });
+  else out.push(st);
 }
 
 /** Adjoint of `target = value` for a scalar location, in backward order. */
@@ -262,7 +269,8 @@ export function refAdjoint(cx: AdjointContext, e: Expr): Expr | null {
     case 'arrlit':
       return { k: 'arrlit', elems: e.elems.map((x) => (isRef(tyOf(x)) ? refAdjoint(cx, x) ?? zerosLike(cx, x) : { k: 'num', v: 0 })), ty: adjointTy(cx, e.ty) };
     case 'objlit': {
-      const fields = (e.ty.k === 'obj' ? e.ty.fields : []).filter((f) => hasFloat(f.ty));
+      // (an optional field the literal leaves out has no adjoint either)
+      const fields = (e.ty.k === 'obj' ? e.ty.fields : []).filter((f) => hasFloat(f.ty) && e.fields.some((x) => x.name === f.name));
       return {
         k: 'objlit',
         fields: fields.map((f) => {
@@ -278,11 +286,14 @@ export function refAdjoint(cx: AdjointContext, e: Expr): Expr | null {
 }
 
 /** `[x, y]` / `{ a: x }`: adjoints of the scalar parts flow from the literal's adjoint. */
+/** whether `name` is an optional field of the object type `t` (its adjoint is then an optional field too) */
+const optionalField = (t: Ty, name: string): boolean => t.k === 'obj' && t.fields.some((f) => f.name === name && f.optional === true);
+
 export function literalAdjoint(cx: AdjointContext, s: Stmt, lit: Extract<Expr, { k: 'arrlit' | 'objlit' }>, bt: LValue | null, reset = true): Stmt[] {
   if (!bt) return [];
   const out: Stmt[] = [];
   const V = variedIn(cx, s);
-  const parts = lit.k === 'arrlit' ? lit.elems.map((v, i) => ({ v, loc: { k: 'idx', obj: bt, index: { k: 'num', v: i }, ty: NUM } as LValue })) : lit.fields.map((f) => ({ v: f.value, loc: { k: 'field', obj: bt, name: f.name, ty: NUM } as LValue }));
+  const parts = lit.k === 'arrlit' ? lit.elems.map((v, i) => ({ v, loc: { k: 'idx', obj: bt, index: { k: 'num', v: i }, ty: NUM } as LValue })) : lit.fields.map((f) => ({ v: f.value, loc: { k: 'field', obj: bt, name: f.name, ty: NUM, ...(optionalField(lit.ty, f.name) ? { nn: true } : {}) } as LValue }));
   for (const p of parts) {
     // a nested literal has a fresh adjoint too (not an alias): its parts flow from bt[i]
     if ((p.v.k === 'arrlit' || p.v.k === 'objlit') && exprVaried(cx, p.v, V)) {

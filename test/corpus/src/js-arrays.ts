@@ -184,3 +184,20 @@ export function replaceLastSquare(x: number[]): number {
   st.push(3 * x[0]);
   return st[st.length - 1] + st[0];
 }
+
+/** Scales a vector to unit length in place and returns its old length. */
+function normalizeInPlace(v: number[]): number {
+  let n = 0;
+  for (const x of v) n += x * x;
+  n = Math.sqrt(n);
+  for (let i = 0; i < v.length; i++) v[i] /= n;
+  return n;
+}
+
+/** The unit vector, twice, then its old length: `concat` evaluates its arguments (normalising `xs`) before it reads any array. */
+export function unitTwiceWithNorm(xs: number[]): number {
+  const all = xs.concat(xs, normalizeInPlace(xs));
+  let s = 0;
+  for (let i = 0; i < all.length; i++) s += all[i] * (i + 1);
+  return s;
+}

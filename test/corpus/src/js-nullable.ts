@@ -122,3 +122,25 @@ export function smoothedPenalty(xs: number[], opts?: SmoothingOptions | null): n
   }
   return s;
 }
+
+export interface StepOptions {
+  dt: number;
+  friction?: number;
+}
+
+/** Kinetic energy after one step; the optional friction is read once, then tested where it is used. */
+function stepEnergy(x: number[], opts: StepOptions): number {
+  const friction = opts.friction;
+  let e = 0;
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i] * opts.dt;
+    e += friction !== undefined ? v * v * (1 - friction) : v * v;
+  }
+  return e;
+}
+
+/** The caller's options, and a second set built here that leaves the friction out. */
+export function twoStepEnergy(x: number[], opts: StepOptions): number {
+  const coarse: StepOptions = { dt: 2 * opts.dt };
+  return stepEnergy(x, opts) + 0.5 * stepEnergy(x, coarse);
+}
