@@ -530,3 +530,46 @@ describe('array methods with callbacks in plain JavaScript (jacobian, grad, vjp,
   for (const p of CALLBACK_PROGRAMS) it(p.name, () => run(p));
   for (const p of CALLBACK_PROGRAMS) it(`${p.name} (ES5 emit, let for var)`, () => run(p, es5(p.src).replace(/\bvar\b/g, 'let')));
 });
+
+// ---------------------------------------------------------------------------------------------------
+// typing from use (issue 16: the plain JavaScript of the corpus programs): what the values at the call
+// do not show is inferred from the source, and the strict front end checks it again
+
+const INFERRED_PROGRAMS: Program[] = [
+  {
+    name: 'a helper called with arrays built by push from [] (evolving arrays type its parameters)',
+    src: `
+function pivot(A, k) {
+  let p = k;
+  for (let i = k + 1; i < A.length; i++) if (Math.abs(A[i][k]) > Math.abs(A[p][k])) p = i;
+  const t = A[k];
+  A[k] = A[p];
+  A[p] = t;
+}
+function sqnorm(b) { let q = 0; for (const v of b) q += v * v; return q; }
+function det(A0) {
+  const A = [];
+  for (let i = 0; i < A0.length; i++) A.push(A0[i].slice());
+  const d = [];
+  for (let i = 0; i < A0.length; i++) d.push(A0[i][i] - 1);
+  let det = 1;
+  for (let k = 0; k < A.length; k++) {
+    pivot(A, k);
+    det *= A[k][k];
+    for (let i = k + 1; i < A.length; i++) {
+      const f = A[i][k] / A[k][k];
+      for (let j = k; j < A.length; j++) A[i][j] -= f * A[k][j];
+    }
+  }
+  return det + sqnorm(d);
+}`,
+    head: 'det',
+    helpers: ['pivot', 'sqnorm'],
+    args: [[[0.5, 2, 0.1], [3, -1, 0.4], [0.2, 0.7, 1.5]]],
+    wrt: [0],
+  },
+];
+
+describe('plain JavaScript typed from its use (jacobian, grad, vjp, jvp)', () => {
+  for (const p of INFERRED_PROGRAMS) it(p.name, () => run(p));
+});

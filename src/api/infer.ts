@@ -113,8 +113,10 @@ export function inferHelperTypes(prelude: readonly string[], helpers: readonly H
 
 function inferOnce(text: string, helpers: readonly Helper[], recursive: ReadonlySet<string>): HelperTypes {
   // the in-memory host of the front end: no file system, so this runs in a browser too
-  // null checks on, so that an argument that may be null (`opts ? opts.d : null`) types the parameter `number | null`
-  const program = createProgram(new Map([['m.ts', text]]), { strict: false, noImplicitAny: false, strictNullChecks: true });
+  // null checks on, so that an argument that may be null (`opts ? opts.d : null`) types the parameter `number | null`;
+  // noImplicitAny on, because TypeScript evolves `const a = []` (and `let y;`) from their pushes and
+  // assignments only then: off, an argument built by `a.push(row)` is `any[]` and types nothing
+  const program = createProgram(new Map([['m.ts', text]]), { strict: false, noImplicitAny: true, strictNullChecks: true });
   const sf = program.getSourceFile('/m.ts')!;
   const checker = program.getTypeChecker();
   const typeText = (e: ts.Expression) => checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(e)));
