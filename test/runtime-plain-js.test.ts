@@ -568,8 +568,44 @@ function det(A0) {
     args: [[[0.5, 2, 0.1], [3, -1, 0.4], [0.2, 0.7, 1.5]]],
     wrt: [0],
   },
+  {
+    name: '`let y;` assigned in the branches of a switch, and `let v;` given arrays in an if (typed by their values)',
+    src: `
+function unit(a, s) {
+  let v;
+  if (s > 0) v = [a[0] / s, a[1] / s];
+  else v = [a[0], a[1]];
+  return v;
+}
+function activate(x, kind) {
+  let y;
+  switch (kind) {
+    case 'relu':
+      y = x > 0 ? x : 0;
+      break;
+    case 'tanh':
+      y = Math.tanh(x);
+      break;
+    default:
+      y = x;
+  }
+  const u = unit([x, y], 2);
+  return y * x + u[1];
+}`,
+    head: 'activate',
+    helpers: ['unit'],
+    args: [0.7, 'tanh'],
+    wrt: [0],
+  },
 ];
 
 describe('plain JavaScript typed from its use (jacobian, grad, vjp, jvp)', () => {
   for (const p of INFERRED_PROGRAMS) it(p.name, () => run(p));
+
+  it('a bare `let y;` read where it may be unassigned, or given values of two types → a located error', () => {
+    const f = new Function('return function f(x) { let y; if (x > 0) y = x * x; return y * 2; };')();
+    expect(() => grad(f)(1.5)).toThrow(/function\.ts:1:\d+: error: Variable 'y' is used before being assigned/);
+    const g = new Function('return function g(x) { let y; if (x > 0) y = x * x; else y = [x]; return x; };')();
+    expect(() => grad(g)(1.5)).toThrow(/function\.ts:1:\d+: error: variable 'y' has type 'any'/);
+  });
 });

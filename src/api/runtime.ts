@@ -7,6 +7,7 @@ import { DiagnosticBag, formatDiagnostic, TsadError } from '../frontend/diagnost
 import { sizeParams } from '../analysis/ints.js';
 import { compileModule, defaultWrt, frontEnd, type ManifestParam } from './compile.js';
 import { inferHelperTypes, helperModule, untypedHelperHint, type Helper } from './infer.js';
+import { annotateLocals } from './locals.js';
 import { annotate, asDeclaration, mentions, readFunction, type FunctionSource } from './source.js';
 import { loadGenerated, type LoadedModule } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
@@ -239,7 +240,8 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
   parts.push(asDeclaration(head, annotate(info, argTypes, headRet)));
   // helpers are typed from their use: parameters from their call sites, results by TypeScript
   const helperTypes = inferHelperTypes(parts, helpers);
-  const module = helperModule(parts, helpers, helperTypes);
+  // bare locals (`let y;` assigned in a switch) are typed by the values assigned to them
+  const module = annotateLocals(helperModule(parts, helpers, helperTypes));
   const files = new Map([['function.ts', module]]);
   let front: ReturnType<typeof frontEnd>;
   try {
