@@ -597,6 +597,47 @@ function activate(x, kind) {
     args: [0.7, 'tanh'],
     wrt: [0],
   },
+  {
+    name: 'arguments left undefined: an options object, weights and an exponent, typed from their uses',
+    src: `
+function penalty(xs, opts, w, p) {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const scale = opts && opts.window > 1 ? 1 / opts.window : 1;
+    const wi = w !== undefined ? w[i] : 1;
+    const v = wi * scale * xs[i];
+    s += typeof p === 'number' ? Math.abs(v) ** p : v * v;
+  }
+  return s;
+}`,
+    head: 'penalty',
+    helpers: [],
+    args: [[0.5, -1.5, 2], undefined, undefined, undefined],
+    wrt: [0],
+  },
+  {
+    name: 'fields the body tests but the argument lacks (`opts.tol ?? 1e-10`, `\'rest\' in spring`) are optional fields',
+    src: `
+function newton(s, tol, maxIter) {
+  let x = s > 1 ? s : 1;
+  for (let k = 0; k < maxIter; k++) {
+    const next = 0.5 * (x + s / x);
+    if (Math.abs(next - x) < tol) { x = next; break; }
+    x = next;
+  }
+  return x;
+}
+function energy(x, spring, opts) {
+  const rest = 'rest' in spring && spring.rest !== undefined ? spring.rest : 1;
+  const e = 0.5 * spring.k * (x - rest) * (x - rest);
+  const damped = spring.damping !== undefined ? e * Math.exp(-spring.damping) : e;
+  return damped + (opts.scale ?? 1) * newton(x * x, opts.tol ?? 1e-10, opts.maxIter ?? 50);
+}`,
+    head: 'energy',
+    helpers: ['newton'],
+    args: [1.7, { k: 2.5 }, { scale: 1.5 }],
+    wrt: [0, 1, 2],
+  },
 ];
 
 describe('plain JavaScript typed from its use (jacobian, grad, vjp, jvp)', () => {
@@ -607,5 +648,13 @@ describe('plain JavaScript typed from its use (jacobian, grad, vjp, jvp)', () =>
     expect(() => grad(f)(1.5)).toThrow(/function\.ts:1:\d+: error: Variable 'y' is used before being assigned/);
     const g = new Function('return function g(x) { let y; if (x > 0) y = x * x; else y = [x]; return x; };')();
     expect(() => grad(g)(1.5)).toThrow(/function\.ts:1:\d+: error: variable 'y' has type 'any'/);
+  });
+
+  it('a field or argument that is absent and used without a test → a located error, not NaN', () => {
+    const f = new Function('return function f(x, o) { return x * o.k; };')();
+    expect(() => grad(f)(1.5, {})).toThrow(/function\.ts:1:\d+: error: 'o\.k' has type 'number \| undefined' here: it may be absent/);
+    expect(() => grad(f)(1.5, undefined)).toThrow(/function\.ts:1:\d+: error: property 'k' is not supported here/);
+    // present, the same function compiles (another shape, another compilation)
+    expect(grad(f)(1.5, { k: 3 })).toBe(3);
   });
 });

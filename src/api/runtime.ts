@@ -8,6 +8,7 @@ import { sizeParams } from '../analysis/ints.js';
 import { compileModule, defaultWrt, frontEnd, type ManifestParam } from './compile.js';
 import { inferHelperTypes, helperModule, untypedHelperHint, type Helper } from './infer.js';
 import { annotateLocals } from './locals.js';
+import { argumentType } from './absent.js';
 import { annotate, asDeclaration, mentions, readFunction, type FunctionSource } from './source.js';
 import { loadGenerated, type LoadedModule } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
@@ -211,10 +212,11 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
   const params = info.params.map((p, i) => (ts.isIdentifier(p.name) ? p.name.text : patternParamName(p, i)));
   const head = info.name && !/^(function|async)$/.test(info.name) ? info.name : f.name && /^[A-Za-z_$][\w$]*$/.test(f.name) ? f.name : 'f';
   checkArity(head, info, params, args.length);
+  // what a value does not show (an argument left `undefined`, a field it lacks) is typed from its uses
   const argTypes = args.map((a, i) => {
-    const t = tyOfValue(a);
+    const t = argumentType(info, i, a);
     if (!t) throw new Error(`tsad: argument ${i + 1} (${params[i]}) has a shape tsad cannot differentiate through`);
-    return typeText(t);
+    return t;
   });
   const parts: string[] = [];
   const helpers: Helper[] = [];
