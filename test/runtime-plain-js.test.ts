@@ -638,6 +638,16 @@ function energy(x, spring, opts) {
     args: [1.7, { k: 2.5 }, { scale: 1.5 }],
     wrt: [0, 1, 2],
   },
+  {
+    name: 'mutual recursion through the function differentiated (its result type comes from its value)',
+    src: `
+function oddTerm(x, n) { return n === 0 ? x : x - 0.5 * x * evenTerm(x, n - 1); }
+function evenTerm(x, n) { return n === 0 ? 1 : 1 + x * oddTerm(x, n - 1); }`,
+    head: 'evenTerm',
+    helpers: ['oddTerm'],
+    args: [0.7, 5],
+    wrt: [0],
+  },
 ];
 
 describe('plain JavaScript typed from its use (jacobian, grad, vjp, jvp)', () => {

@@ -6,10 +6,10 @@ import ts from 'typescript';
 import { DiagnosticBag, formatDiagnostic, TsadError } from '../frontend/diagnostics.js';
 import { sizeParams } from '../analysis/ints.js';
 import { compileModule, defaultWrt, frontEnd, type ManifestParam } from './compile.js';
-import { inferHelperTypes, helperModule, untypedHelperHint, type Helper } from './infer.js';
+import { inferHelperTypes, helperModule, recursiveHelpers, untypedHelperHint, type Helper } from './infer.js';
 import { annotateLocals } from './locals.js';
 import { argumentType } from './absent.js';
-import { annotate, asDeclaration, mentions, readFunction, type FunctionSource } from './source.js';
+import { annotate, asDeclaration, readFunction, type FunctionSource } from './source.js';
 import { loadGenerated, type LoadedModule } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
 import { assertNoAliasing, clone, dot, flatten, mapFloats, randomLike, rng } from './values.js';
@@ -238,7 +238,8 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
     }
   }
   // recursion needs a declared result type under strict checking: the head's comes from its value here
-  const headRet = mentions(info, head) ? resultType(f, args) : null;
+  // (recursion through helpers too: evenTerm calling oddTerm calling evenTerm)
+  const headRet = recursiveHelpers([{ name: head, fn: info }, ...helpers]).has(head) ? resultType(f, args) : null;
   parts.push(asDeclaration(head, annotate(info, argTypes, headRet)));
   // helpers are typed from their use: parameters from their call sites, results by TypeScript
   const helperTypes = inferHelperTypes(parts, helpers);
