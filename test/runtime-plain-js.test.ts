@@ -648,6 +648,42 @@ function evenTerm(x, n) { return n === 0 ? 1 : 1 + x * oddTerm(x, n - 1); }`,
     args: [0.7, 5],
     wrt: [0],
   },
+  {
+    name: 'an array literal used only as a spread argument (`lerp(...args)`) is a tuple',
+    src: `
+function lerp(a, b, t) { return a + (b - a) * t; }
+function blend(p, t, xs) {
+  const args = [p[0], p[1], t];
+  return lerp(...args) * Math.min(0.25, ...xs);
+}`,
+    head: 'blend',
+    helpers: ['lerp'],
+    args: [[0.3, 1.7], 0.4, [0.5, -0.2, 0.9]],
+    wrt: [0, 1, 2],
+  },
+  {
+    name: 'a named local arrow with untyped parameters passed to a helper that passes it on (RK4 of a damped oscillator)',
+    src: `
+function step(f, t, y, h) {
+  const k1 = f(t, y);
+  const k2 = f(t + h / 2, y.map((v, i) => v + (h / 2) * k1[i]));
+  return y.map((v, i) => v + h * k2[i]);
+}
+function integrate(rhs, y0, h, n) {
+  let y = y0.slice();
+  for (let s = 0; s < n; s++) y = step(rhs, s * h, y, h);
+  return y;
+}
+function oscillator(y0, stiffness, damping) {
+  const rhs = (t, y) => [y[1], -stiffness * y[0] - damping * y[1] + 0.1 * t];
+  const y = integrate(rhs, y0, 0.05, 8);
+  return y[0] * y[0] + 0.5 * y[1] * y[1];
+}`,
+    head: 'oscillator',
+    helpers: ['step', 'integrate'],
+    args: [[0.6, -0.3], 1.4, 0.3],
+    wrt: [0, 1, 2],
+  },
 ];
 
 describe('plain JavaScript typed from its use (jacobian, grad, vjp, jvp)', () => {
@@ -658,6 +694,16 @@ describe('plain JavaScript typed from its use (jacobian, grad, vjp, jvp)', () =>
     expect(() => grad(f)(1.5)).toThrow(/function\.ts:1:\d+: error: Variable 'y' is used before being assigned/);
     const g = new Function('return function g(x) { let y; if (x > 0) y = x * x; else y = [x]; return x; };')();
     expect(() => grad(g)(1.5)).toThrow(/function\.ts:1:\d+: error: variable 'y' has type 'any'/);
+  });
+
+  it('an array literal that is spread and also written stays number[]: the spread is a located error', () => {
+    const { f, lerp } = load(
+      `
+function lerp(a, b, t) { return a + (b - a) * t; }
+function f(x) { const args = [x, 1]; args.push(0.5); return lerp(...args); }`,
+      ['f', 'lerp'],
+    );
+    expect(() => grad(f, { scope: { lerp } })(0.3)).toThrow(/function\.ts:1:\d+: error: A spread argument must either have a tuple type or be passed to a rest parameter/);
   });
 
   it('a field or argument that is absent and used without a test → a located error, not NaN', () => {

@@ -6,6 +6,7 @@ import ts from 'typescript';
 import { TsadError } from '../frontend/diagnostics.js';
 import { createProgram } from '../frontend/lower.js';
 import { annotate, asDeclaration, mentions, type FunctionSource } from './source.js';
+import { annotateLocalFunctions, localKey, localName } from './local-functions.js';
 
 /** types that say nothing about a value: a recursive call's `any`, an empty literal's `undefined[]` or `never[]` */
 const UNKNOWN = /\b(any|never|undefined|null|void|unknown)\b/;
@@ -46,6 +47,8 @@ export interface HelperTypes {
   params: Map<string, (string | null)[]>;
   /** result types of recursive helpers (TypeScript cannot infer those: they depend on themselves) */
   results: Map<string, string>;
+  /** parameter types of named local functions passed to helpers, by localKey (see local-functions.ts) */
+  locals: Map<string, string[]>;
 }
 
 /**
@@ -74,7 +77,8 @@ export function recursiveHelpers(helpers: readonly Helper[]): Set<string> {
 
 /** The module text: data declarations, the head, the helpers annotated with what is known so far. */
 export function helperModule(prelude: readonly string[], helpers: readonly Helper[], types: HelperTypes): string {
-  return [...prelude, ...helpers.map((h) => asDeclaration(h.name, annotate(h.fn, types.params.get(h.name) ?? [], types.results.get(h.name) ?? null)))].join('\n');
+  const text = [...prelude, ...helpers.map((h) => asDeclaration(h.name, annotate(h.fn, types.params.get(h.name) ?? [], types.results.get(h.name) ?? null)))].join('\n');
+  return annotateLocalFunctions(text, types.locals);
 }
 
 /**
@@ -84,10 +88,11 @@ export function helperModule(prelude: readonly string[], helpers: readonly Helpe
  */
 export function inferHelperTypes(prelude: readonly string[], helpers: readonly Helper[]): HelperTypes {
   const recursive = recursiveHelpers(helpers);
-  let types: HelperTypes = { params: new Map(), results: new Map() };
+  let types: HelperTypes = { params: new Map(), results: new Map(), locals: new Map() };
   for (let round = 0; round < 6; round++) {
     const next = inferOnce(helperModule(prelude, helpers, types), helpers, recursive);
-    if (JSON.stringify([[...next.params], [...next.results]]) === JSON.stringify([[...types.params], [...types.results]])) break;
+    const key = (t: HelperTypes) => JSON.stringify([[...t.params], [...t.results], [...t.locals]]);
+    if (key(next) === key(types)) break;
     types = next;
   }
   // a function type still waiting for its result type (`(a0: number) => any`) is no type
@@ -122,6 +127,7 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
   const typeText = (e: ts.Expression) => checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(e)));
   const names = new Set(helpers.map((h) => h.name));
   const params = new Map<string, (string | null)[]>();
+  const locals = new Map<string, string[]>();
   /** a parameter's type from one more call site: kept if it is the first known one (or improves on a provisional one) */
   const learn = (helper: string, j: number, t: string | null) => {
     const list = params.get(helper) ?? [];
@@ -134,18 +140,36 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
   const visit = (n: ts.Node): void => {
     if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && names.has(n.expression.text)) {
       const helper = n.expression.text;
-      n.arguments.forEach((a, j) => {
-        const fn = skipParens(a);
-        const local = ts.isIdentifier(fn) && names.has(fn.text) ? null : localFunction(fn, checker);
-        if (local) learn(helper, j, functionArgType(local, callsOfParam(sf, helper, j), checker, typeText));
+      // `lerp(...args)` with a tuple `args` gives one argument per element; any other spread ends what is known
+      let j = 0;
+      for (const a of n.arguments) {
+        if (!ts.isSpreadElement(a)) learnArgument(helper, j++, a);
         else {
-          // a helper passed by name is typed like one called where its parameter is called
-          if (ts.isIdentifier(fn) && names.has(fn.text)) callsOfParam(sf, helper, j)[0]?.arguments.forEach((x, k) => learn(fn.text, k, typeText(x)));
-          learn(helper, j, typeText(a));
+          const t = checker.getTypeAtLocation(a.expression);
+          if (!checker.isTupleType(t)) break;
+          for (const e of checker.getTypeArguments(t as ts.TypeReference)) learn(helper, j++, checker.typeToString(checker.getBaseTypeOfLiteralType(e)));
         }
-      });
+      }
     }
     n.forEachChild(visit);
+  };
+  /** what argument `a`, at position `j` of a call of `helper`, says of its parameter */
+  const learnArgument = (helper: string, j: number, a: ts.Expression) => {
+    const fn = skipParens(a);
+    const local = ts.isIdentifier(fn) && names.has(fn.text) ? null : localFunction(fn, checker);
+    if (local) {
+      const calls = callsOfParam(sf, helper, j);
+      learn(helper, j, functionArgType(local, calls, checker, typeText));
+      // a named local function's parameters are annotated in the next round (its result depends on them)
+      const at = localName(local);
+      const args = calls[0]?.arguments.map(typeText);
+      if (at && args && !args.some(indefinite) && !locals.has(localKey(...at))) locals.set(localKey(...at), args);
+    }
+    else {
+      // a helper passed by name is typed like one called where its parameter is called
+      if (ts.isIdentifier(fn) && names.has(fn.text)) callsOfParam(sf, helper, j)[0]?.arguments.forEach((x, k) => learn(fn.text, k, typeText(x)));
+      learn(helper, j, typeText(a));
+    }
   };
   visit(sf);
   const results = new Map<string, string>();
@@ -156,7 +180,7 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
     const r = recursiveResult(d.initializer, typeText);
     if (r) results.set(d.name.text, r);
   }
-  return { params, results };
+  return { params, results, locals };
 }
 
 /**
@@ -195,8 +219,15 @@ const skipParens = (e: ts.Expression): ts.Expression => (ts.isParenthesizedExpre
 /** a function type whose result is not known yet: it types the argument's parameters in the next round */
 const provisional = (t: string) => /=> any$/.test(t);
 
-/** the calls of parameter `j` of `helper` in its body (`f(x)` in `const integrate = function (f, a, b) {…}`) */
-function callsOfParam(sf: ts.SourceFile, helper: string, j: number): ts.CallExpression[] {
+/**
+ * The calls of parameter `j` of `helper` in its body (`f(x)` in `const integrate = function (f, a, b) {…}`),
+ * and where it passes the parameter on to another helper (`rk4Step(f, t, y, h)`), that helper's calls of
+ * it (`seen` stops a helper passing it back).
+ */
+function callsOfParam(sf: ts.SourceFile, helper: string, j: number, seen = new Set<string>()): ts.CallExpression[] {
+  const key = `${helper}/${j}`;
+  if (seen.has(key)) return [];
+  seen.add(key);
   for (const st of sf.statements) {
     if (!ts.isVariableStatement(st)) continue;
     const d = st.declarationList.declarations[0];
@@ -208,7 +239,12 @@ function callsOfParam(sf: ts.SourceFile, helper: string, j: number): ts.CallExpr
     const name = p.name.text;
     const out: ts.CallExpression[] = [];
     const visit = (n: ts.Node): void => {
-      if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === name) out.push(n);
+      if (ts.isCallExpression(n) && ts.isIdentifier(n.expression)) {
+        if (n.expression.text === name) out.push(n);
+        else n.arguments.forEach((a, k) => {
+          if (ts.isIdentifier(skipParens(a)) && (skipParens(a) as ts.Identifier).text === name) out.push(...callsOfParam(sf, (n.expression as ts.Identifier).text, k, seen));
+        });
+      }
       n.forEachChild(visit);
     };
     visit(fn.body);

@@ -1,5 +1,7 @@
-// Types for the bare local declarations of plain JavaScript (`let y;` assigned in the branches of a
-// switch or an if): the one type of the values assigned to each. TypeScript types such a variable by
+// Types for the local declarations of plain JavaScript that TypeScript types too loosely: a bare `let y;`
+// (assigned in the branches of a switch or an if) gets the one type of the values assigned to it, and a
+// `const args = [a, b, t]` used only as `f(...args)` the tuple type its literal has (TypeScript says
+// `number[]`, which a call cannot spread into fixed parameters). TypeScript types such a variable by
 // flow only (its declaration is `any`), which the strict front end cannot take as it is; annotated
 // `let y: number;`, the strict front end checks every assignment and every read (a read before it is
 // assigned is its located error), so a wrong guess is a type error, never a wrong derivative.
@@ -12,15 +14,19 @@ function isBare(d: ts.VariableDeclaration): boolean {
   return ts.isIdentifier(d.name) && !d.type && !d.initializer && !ts.isForOfStatement(head) && !ts.isForInStatement(head);
 }
 
-function bareDeclarations(sf: ts.SourceFile): ts.VariableDeclaration[] {
+function declarations(sf: ts.SourceFile, which: (d: ts.VariableDeclaration) => boolean): ts.VariableDeclaration[] {
   const out: ts.VariableDeclaration[] = [];
   const visit = (n: ts.Node): void => {
-    if (ts.isVariableDeclaration(n) && isBare(n)) out.push(n);
+    if (ts.isVariableDeclaration(n) && which(n)) out.push(n);
     n.forEachChild(visit);
   };
   visit(sf);
   return out;
 }
+
+const bareDeclarations = (sf: ts.SourceFile) => declarations(sf, isBare);
+const spreadTuples = (sf: ts.SourceFile) => declarations(sf, isArrayLiteralConst);
+const candidates = (sf: ts.SourceFile) => declarations(sf, (d) => isBare(d) || isArrayLiteralConst(d));
 
 /** the right-hand sides of `name = e` for the variable `d` declares, anywhere in the file */
 function assignedValues(sf: ts.SourceFile, d: ts.VariableDeclaration, checker: ts.TypeChecker): ts.Expression[] {
@@ -38,6 +44,28 @@ function assignedValues(sf: ts.SourceFile, d: ts.VariableDeclaration, checker: t
   return out;
 }
 
+/** `const xs = [a, b, c]` with no annotation, of two or more elements, none of them spread */
+function isArrayLiteralConst(d: ts.VariableDeclaration): boolean {
+  const init = d.initializer;
+  return ts.isIdentifier(d.name) && !d.type && !!init && ts.isArrayLiteralExpression(init) && init.elements.length > 1 && !init.elements.some(ts.isSpreadElement) && !!(d.parent.flags & ts.NodeFlags.Const);
+}
+
+/** every use of the variable `d` declares is a spread argument of a call (`f(...xs)`): it is never written */
+function onlySpread(sf: ts.SourceFile, d: ts.VariableDeclaration, checker: ts.TypeChecker): boolean {
+  const sym = checker.getSymbolAtLocation(d.name);
+  let uses = 0;
+  let other = false;
+  const visit = (n: ts.Node): void => {
+    if (ts.isIdentifier(n) && n !== d.name && sym && checker.getSymbolAtLocation(n) === sym) {
+      uses++;
+      if (!(ts.isSpreadElement(n.parent) && ts.isCallExpression(n.parent.parent))) other = true;
+    }
+    n.forEachChild(visit);
+  };
+  visit(sf);
+  return uses > 0 && !other;
+}
+
 /** a type that says what a value holds (not `any`, `never`, `undefined`, `null` or a union with them) */
 const DEFINITE = (t: string) => !/\b(any|never|undefined|null|void|unknown)\b/.test(t);
 
@@ -47,8 +75,8 @@ const DEFINITE = (t: string) => !/\b(any|never|undefined|null|void|unknown)\b/.t
  * as they are (the front end then refuses them, located).
  */
 export function annotateLocals(text: string): string {
-  // most functions declare no bare local: they cost no program
-  if (!bareDeclarations(ts.createSourceFile('m.ts', text, ts.ScriptTarget.ES2020, true)).length) return text;
+  // most functions declare neither: they cost no program
+  if (!candidates(ts.createSourceFile('m.ts', text, ts.ScriptTarget.ES2020, true)).length) return text;
   const program = createProgram(new Map([['m.ts', text]]), { strict: false, noImplicitAny: true, strictNullChecks: true });
   const sf = program.getSourceFile('/m.ts')!;
   const checker = program.getTypeChecker();
@@ -57,6 +85,11 @@ export function annotateLocals(text: string): string {
     const types = new Set(assignedValues(sf, d, checker).map((v) => checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(v)))));
     const [type] = types;
     if (types.size === 1 && DEFINITE(type)) edits.push({ at: d.name.end, type });
+  }
+  for (const d of spreadTuples(sf)) {
+    if (!onlySpread(sf, d, checker)) continue;
+    const elems = (d.initializer as ts.ArrayLiteralExpression).elements.map((e) => checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(e))));
+    if (elems.every(DEFINITE)) edits.push({ at: d.name.end, type: `[${elems.join(', ')}]` });
   }
   // from the back, so that earlier offsets stay valid
   let out = text;

@@ -241,10 +241,13 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
   // (recursion through helpers too: evenTerm calling oddTerm calling evenTerm)
   const headRet = recursiveHelpers([{ name: head, fn: info }, ...helpers]).has(head) ? resultType(f, args) : null;
   parts.push(asDeclaration(head, annotate(info, argTypes, headRet)));
+  // locals TypeScript types too loosely (`let y;` assigned in a switch, `const args = [a, b, t]` only
+  // spread) are annotated (locals.ts): the head's before its calls type the helpers (`lerp(...args)`
+  // needs the tuple), the helpers' once their parameters are typed
+  const prelude = [annotateLocals(parts.join('\n'))];
   // helpers are typed from their use: parameters from their call sites, results by TypeScript
-  const helperTypes = inferHelperTypes(parts, helpers);
-  // bare locals (`let y;` assigned in a switch) are typed by the values assigned to them
-  const module = annotateLocals(helperModule(parts, helpers, helperTypes));
+  const helperTypes = inferHelperTypes(prelude, helpers);
+  const module = annotateLocals(helperModule(prelude, helpers, helperTypes));
   const files = new Map([['function.ts', module]]);
   let front: ReturnType<typeof frontEnd>;
   try {
