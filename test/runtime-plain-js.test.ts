@@ -684,6 +684,25 @@ function oscillator(y0, stiffness, damping) {
     args: [[0.6, -0.3], 1.4, 0.3],
     wrt: [0, 1, 2],
   },
+  {
+    name: 'an options object passed on to a helper that reads fields it lacks (`opts.tol ?? 1e-10` in the helper)',
+    src: `
+function newton(s, opts) {
+  const tol = opts.tol ?? 1e-10;
+  let x = s > 1 ? s : 1;
+  for (let k = 0; k < (opts.maxIter ?? 50); k++) {
+    const next = 0.5 * (x + s / x);
+    if (Math.abs(next - x) < tol) { x = next; break; }
+    x = next;
+  }
+  return (opts.scale ?? 1) * x;
+}
+function root(x, opts) { return newton(x * x + 1, opts) * x; }`,
+    head: 'root',
+    helpers: ['newton'],
+    args: [1.3, { scale: 1.5 }],
+    wrt: [0, 1],
+  },
 ];
 
 describe('plain JavaScript typed from its use (jacobian, grad, vjp, jvp)', () => {

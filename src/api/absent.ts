@@ -115,3 +115,15 @@ export function argumentType(fn: FunctionSource, i: number, v: unknown): string 
   const occ = p && ts.isIdentifier(p.name) ? occurrences(fn, p.name.text) : [];
   return typeOf(v, occ);
 }
+
+/**
+ * The fields parameter `i` of `fn` reads (`o.tol`, `'rest' in o`) that `present` lacks, as optional fields
+ * typed by their uses (`tol?: number`): an object a helper is passed, whose type (from the values of the
+ * call) does not have them because the value does not.
+ */
+export function missingFieldsRead(fn: FunctionSource, i: number, present: readonly string[]): string[] {
+  const p = fn.params[i];
+  if (!p || !ts.isIdentifier(p.name)) return [];
+  const uses = fieldUses(occurrences(fn, p.name.text));
+  return [...uses].filter(([k]) => k !== 'length' && !present.includes(k)).map(([k, at]) => `${k}?: ${typeOfUses(at)}`);
+}

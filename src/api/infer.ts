@@ -7,6 +7,7 @@ import { TsadError } from '../frontend/diagnostics.js';
 import { createProgram } from '../frontend/lower.js';
 import { annotate, asDeclaration, mentions, type FunctionSource } from './source.js';
 import { annotateLocalFunctions, localKey, localName } from './local-functions.js';
+import { missingFieldsRead } from './absent.js';
 
 /** types that say nothing about a value: a recursive call's `any`, an empty literal's `undefined[]` or `never[]` */
 const UNKNOWN = /\b(any|never|undefined|null|void|unknown)\b/;
@@ -126,6 +127,7 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
   const checker = program.getTypeChecker();
   const typeText = (e: ts.Expression) => checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(e)));
   const names = new Set(helpers.map((h) => h.name));
+  const byName = new Map(helpers.map((h) => [h.name, h.fn]));
   const params = new Map<string, (string | null)[]>();
   const locals = new Map<string, string[]>();
   /** a parameter's type from one more call site: kept if it is the first known one (or improves on a provisional one) */
@@ -168,8 +170,24 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
     else {
       // a helper passed by name is typed like one called where its parameter is called
       if (ts.isIdentifier(fn) && names.has(fn.text)) callsOfParam(sf, helper, j)[0]?.arguments.forEach((x, k) => learn(fn.text, k, typeText(x)));
-      learn(helper, j, typeText(a));
+      learn(helper, j, withFieldsRead(a, helper, j));
     }
+  };
+  /**
+   * The type of an object argument, with the fields the helper reads but the argument's type lacks added
+   * as optional fields (`newton(x, opts)` reading `opts.tol ?? 1e-10` when opts is `{ scale: number }`):
+   * the type comes from values that lack them.
+   */
+  const withFieldsRead = (a: ts.Expression, helper: string, j: number): string => {
+    const text = typeText(a);
+    const t = checker.getTypeAtLocation(a);
+    const fn = byName.get(helper);
+    const plainObject = t.flags & ts.TypeFlags.Object && !checker.isArrayType(t) && !checker.isTupleType(t) && !t.getCallSignatures().length && /^\{.*\}$/.test(text);
+    if (!fn || !plainObject) return text;
+    const extra = missingFieldsRead(fn, j, t.getProperties().map((p) => p.name));
+    if (!extra.length) return text;
+    const own = text.replace(/^\{\s*|;?\s*\}$/g, '');
+    return `{ ${[own, ...extra].filter(Boolean).join('; ')} }`;
   };
   visit(sf);
   const results = new Map<string, string>();
