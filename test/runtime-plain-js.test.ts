@@ -707,6 +707,10 @@ function root(x, opts) { return newton(x * x + 1, opts) * x; }`,
 
 describe('plain JavaScript typed from its use (jacobian, grad, vjp, jvp)', () => {
   for (const p of INFERRED_PROGRAMS) it(p.name, () => run(p));
+  // the ES5 emit too (`var y;` in the switch, `var A = []`), where the front end reads the down-levelled
+  // forms: not yet `??` (a nullable temporary), spread (`__spreadArray`) or a local function held in a `var`
+  const es5Forms = INFERRED_PROGRAMS.filter((p) => !/\?\?|\.\.\.|const rhs/.test(p.src));
+  for (const p of es5Forms) it(`${p.name} (ES5 emit)`, () => run(p, es5(p.src)));
 
   it('a bare `let y;` read where it may be unassigned, or given values of two types → a located error', () => {
     const f = new Function('return function f(x) { let y; if (x > 0) y = x * x; return y * 2; };')();
