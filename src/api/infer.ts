@@ -166,8 +166,7 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
       const at = localName(local);
       const args = calls[0]?.arguments.map(typeText);
       if (at && args && !args.some(indefinite) && !locals.has(localKey(...at))) locals.set(localKey(...at), args);
-    }
-    else {
+    } else {
       // a helper passed by name is typed like one called where its parameter is called
       if (ts.isIdentifier(fn) && names.has(fn.text)) callsOfParam(sf, helper, j)[0]?.arguments.forEach((x, k) => learn(fn.text, k, typeText(x)));
       learn(helper, j, withFieldsRead(a, helper, j));
@@ -258,10 +257,13 @@ function callsOfParam(sf: ts.SourceFile, helper: string, j: number, seen = new S
     const out: ts.CallExpression[] = [];
     const visit = (n: ts.Node): void => {
       if (ts.isCallExpression(n) && ts.isIdentifier(n.expression)) {
-        if (n.expression.text === name) out.push(n);
-        else n.arguments.forEach((a, k) => {
-          if (ts.isIdentifier(skipParens(a)) && (skipParens(a) as ts.Identifier).text === name) out.push(...callsOfParam(sf, (n.expression as ts.Identifier).text, k, seen));
-        });
+        const callee = n.expression.text;
+        if (callee === name) out.push(n);
+        else
+          n.arguments.forEach((a, k) => {
+            const x = skipParens(a);
+            if (ts.isIdentifier(x) && x.text === name) out.push(...callsOfParam(sf, callee, k, seen));
+          });
       }
       n.forEachChild(visit);
     };
