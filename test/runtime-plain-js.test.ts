@@ -530,3 +530,210 @@ describe('array methods with callbacks in plain JavaScript (jacobian, grad, vjp,
   for (const p of CALLBACK_PROGRAMS) it(p.name, () => run(p));
   for (const p of CALLBACK_PROGRAMS) it(`${p.name} (ES5 emit, let for var)`, () => run(p, es5(p.src).replace(/\bvar\b/g, 'let')));
 });
+
+// ---------------------------------------------------------------------------------------------------
+// typing from use (issue 16: the plain JavaScript of the corpus programs): what the values at the call
+// do not show is inferred from the source, and the strict front end checks it again
+
+const INFERRED_PROGRAMS: Program[] = [
+  {
+    name: 'a helper called with arrays built by push from [] (evolving arrays type its parameters)',
+    src: `
+function pivot(A, k) {
+  let p = k;
+  for (let i = k + 1; i < A.length; i++) if (Math.abs(A[i][k]) > Math.abs(A[p][k])) p = i;
+  const t = A[k];
+  A[k] = A[p];
+  A[p] = t;
+}
+function sqnorm(b) { let q = 0; for (const v of b) q += v * v; return q; }
+function det(A0) {
+  const A = [];
+  for (let i = 0; i < A0.length; i++) A.push(A0[i].slice());
+  const d = [];
+  for (let i = 0; i < A0.length; i++) d.push(A0[i][i] - 1);
+  let det = 1;
+  for (let k = 0; k < A.length; k++) {
+    pivot(A, k);
+    det *= A[k][k];
+    for (let i = k + 1; i < A.length; i++) {
+      const f = A[i][k] / A[k][k];
+      for (let j = k; j < A.length; j++) A[i][j] -= f * A[k][j];
+    }
+  }
+  return det + sqnorm(d);
+}`,
+    head: 'det',
+    helpers: ['pivot', 'sqnorm'],
+    args: [[[0.5, 2, 0.1], [3, -1, 0.4], [0.2, 0.7, 1.5]]],
+    wrt: [0],
+  },
+  {
+    name: '`let y;` assigned in the branches of a switch, and `let v;` given arrays in an if (typed by their values)',
+    src: `
+function unit(a, s) {
+  let v;
+  if (s > 0) v = [a[0] / s, a[1] / s];
+  else v = [a[0], a[1]];
+  return v;
+}
+function activate(x, kind) {
+  let y;
+  switch (kind) {
+    case 'relu':
+      y = x > 0 ? x : 0;
+      break;
+    case 'tanh':
+      y = Math.tanh(x);
+      break;
+    default:
+      y = x;
+  }
+  const u = unit([x, y], 2);
+  return y * x + u[1];
+}`,
+    head: 'activate',
+    helpers: ['unit'],
+    args: [0.7, 'tanh'],
+    wrt: [0],
+  },
+  {
+    name: 'arguments left undefined: an options object, weights and an exponent, typed from their uses',
+    src: `
+function penalty(xs, opts, w, p) {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const scale = opts && opts.window > 1 ? 1 / opts.window : 1;
+    const wi = w !== undefined ? w[i] : 1;
+    const v = wi * scale * xs[i];
+    s += typeof p === 'number' ? Math.abs(v) ** p : v * v;
+  }
+  return s;
+}`,
+    head: 'penalty',
+    helpers: [],
+    args: [[0.5, -1.5, 2], undefined, undefined, undefined],
+    wrt: [0],
+  },
+  {
+    name: 'fields the body tests but the argument lacks (`opts.tol ?? 1e-10`, `\'rest\' in spring`) are optional fields',
+    src: `
+function newton(s, tol, maxIter) {
+  let x = s > 1 ? s : 1;
+  for (let k = 0; k < maxIter; k++) {
+    const next = 0.5 * (x + s / x);
+    if (Math.abs(next - x) < tol) { x = next; break; }
+    x = next;
+  }
+  return x;
+}
+function energy(x, spring, opts) {
+  const rest = 'rest' in spring && spring.rest !== undefined ? spring.rest : 1;
+  const e = 0.5 * spring.k * (x - rest) * (x - rest);
+  const damped = spring.damping !== undefined ? e * Math.exp(-spring.damping) : e;
+  return damped + (opts.scale ?? 1) * newton(x * x, opts.tol ?? 1e-10, opts.maxIter ?? 50);
+}`,
+    head: 'energy',
+    helpers: ['newton'],
+    args: [1.7, { k: 2.5 }, { scale: 1.5 }],
+    wrt: [0, 1, 2],
+  },
+  {
+    name: 'mutual recursion through the function differentiated (its result type comes from its value)',
+    src: `
+function oddTerm(x, n) { return n === 0 ? x : x - 0.5 * x * evenTerm(x, n - 1); }
+function evenTerm(x, n) { return n === 0 ? 1 : 1 + x * oddTerm(x, n - 1); }`,
+    head: 'evenTerm',
+    helpers: ['oddTerm'],
+    args: [0.7, 5],
+    wrt: [0],
+  },
+  {
+    name: 'an array literal used only as a spread argument (`lerp(...args)`) is a tuple',
+    src: `
+function lerp(a, b, t) { return a + (b - a) * t; }
+function blend(p, t, xs) {
+  const args = [p[0], p[1], t];
+  return lerp(...args) * Math.min(0.25, ...xs);
+}`,
+    head: 'blend',
+    helpers: ['lerp'],
+    args: [[0.3, 1.7], 0.4, [0.5, -0.2, 0.9]],
+    wrt: [0, 1, 2],
+  },
+  {
+    name: 'a named local arrow with untyped parameters passed to a helper that passes it on (RK4 of a damped oscillator)',
+    src: `
+function step(f, t, y, h) {
+  const k1 = f(t, y);
+  const k2 = f(t + h / 2, y.map((v, i) => v + (h / 2) * k1[i]));
+  return y.map((v, i) => v + h * k2[i]);
+}
+function integrate(rhs, y0, h, n) {
+  let y = y0.slice();
+  for (let s = 0; s < n; s++) y = step(rhs, s * h, y, h);
+  return y;
+}
+function oscillator(y0, stiffness, damping) {
+  const rhs = (t, y) => [y[1], -stiffness * y[0] - damping * y[1] + 0.1 * t];
+  const y = integrate(rhs, y0, 0.05, 8);
+  return y[0] * y[0] + 0.5 * y[1] * y[1];
+}`,
+    head: 'oscillator',
+    helpers: ['step', 'integrate'],
+    args: [[0.6, -0.3], 1.4, 0.3],
+    wrt: [0, 1, 2],
+  },
+  {
+    name: 'an options object passed on to a helper that reads fields it lacks (`opts.tol ?? 1e-10` in the helper)',
+    src: `
+function newton(s, opts) {
+  const tol = opts.tol ?? 1e-10;
+  let x = s > 1 ? s : 1;
+  for (let k = 0; k < (opts.maxIter ?? 50); k++) {
+    const next = 0.5 * (x + s / x);
+    if (Math.abs(next - x) < tol) { x = next; break; }
+    x = next;
+  }
+  return (opts.scale ?? 1) * x;
+}
+function root(x, opts) { return newton(x * x + 1, opts) * x; }`,
+    head: 'root',
+    helpers: ['newton'],
+    args: [1.3, { scale: 1.5 }],
+    wrt: [0, 1],
+  },
+];
+
+describe('plain JavaScript typed from its use (jacobian, grad, vjp, jvp)', () => {
+  for (const p of INFERRED_PROGRAMS) it(p.name, () => run(p));
+  // the ES5 emit too (`var y;` in the switch, `var A = []`), where the front end reads the down-levelled
+  // forms: not yet `??` (a nullable temporary), spread (`__spreadArray`) or a local function held in a `var`
+  const es5Forms = INFERRED_PROGRAMS.filter((p) => !/\?\?|\.\.\.|const rhs/.test(p.src));
+  for (const p of es5Forms) it(`${p.name} (ES5 emit)`, () => run(p, es5(p.src)));
+
+  it('a bare `let y;` read where it may be unassigned, or given values of two types → a located error', () => {
+    const f = new Function('return function f(x) { let y; if (x > 0) y = x * x; return y * 2; };')();
+    expect(() => grad(f)(1.5)).toThrow(/function\.ts:1:\d+: error: Variable 'y' is used before being assigned/);
+    const g = new Function('return function g(x) { let y; if (x > 0) y = x * x; else y = [x]; return x; };')();
+    expect(() => grad(g)(1.5)).toThrow(/function\.ts:1:\d+: error: variable 'y' has type 'any'/);
+  });
+
+  it('an array literal that is spread and also written stays number[]: the spread is a located error', () => {
+    const { f, lerp } = load(
+      `
+function lerp(a, b, t) { return a + (b - a) * t; }
+function f(x) { const args = [x, 1]; args.push(0.5); return lerp(...args); }`,
+      ['f', 'lerp'],
+    );
+    expect(() => grad(f, { scope: { lerp } })(0.3)).toThrow(/function\.ts:1:\d+: error: A spread argument must either have a tuple type or be passed to a rest parameter/);
+  });
+
+  it('a field or argument that is absent and used without a test → a located error, not NaN', () => {
+    const f = new Function('return function f(x, o) { return x * o.k; };')();
+    expect(() => grad(f)(1.5, {})).toThrow(/function\.ts:1:\d+: error: 'o\.k' has type 'number \| undefined' here: it may be absent/);
+    expect(() => grad(f)(1.5, undefined)).toThrow(/function\.ts:1:\d+: error: property 'k' is not supported here/);
+    // present, the same function compiles (another shape, another compilation)
+    expect(grad(f)(1.5, { k: 3 })).toBe(3);
+  });
+});

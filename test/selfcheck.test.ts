@@ -251,11 +251,12 @@ describe('no false alarms over corpus functions called through the runtime API',
       if ((c as { of?: string[] }).of) continue; // outputs through arguments: the runtime API differentiates the result
       const mod = loadCorpusModule(c.file, caseSources(c.file));
       const f = mod[c.head] as (...a: unknown[]) => unknown;
-      const params = /\(([^)]*)\)/.exec(String(f))![1].split(',').map((p) => p.trim().split(/[=\s]/)[0]).filter(Boolean);
-      const wrt = c.wrt ?? params.filter((_, i) => c.args[i] && carriesFloats(c.args[i]));
+      // the independents by position (a destructured parameter has no name to give)
+      const wrt = c.wrt ?? c.args.flatMap((a, i) => (carriesFloats(a) ? [i] : []));
       const scope = Object.fromEntries(Object.entries(mod).filter(([k]) => k !== c.head));
-      // a fresh function object (closed over the module's names, as the original is): its first call compiles and checks
-      const fresh = new Function(...Object.keys(scope), `return (${String(f)});`)(...Object.values(scope)) as (...a: unknown[]) => unknown;
+      // a fresh function object (closed over the module's names, as the original is): its first call compiles and checks;
+      // bound to its name as in the module, so that an arrow (`const legendre = (n, x) => …`) keeps the name it recurses by
+      const fresh = new Function(...Object.keys(scope), `const ${c.head} = ${String(f)};\nreturn ${c.head};`)(...Object.values(scope)) as (...a: unknown[]) => unknown;
       seams.verdicts.length = 0;
       let compiled = true;
       try {

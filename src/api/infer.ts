@@ -6,6 +6,8 @@ import ts from 'typescript';
 import { TsadError } from '../frontend/diagnostics.js';
 import { createProgram } from '../frontend/lower.js';
 import { annotate, asDeclaration, mentions, type FunctionSource } from './source.js';
+import { annotateLocalFunctions, localKey, localName } from './local-functions.js';
+import { missingFieldsRead } from './absent.js';
 
 /** types that say nothing about a value: a recursive call's `any`, an empty literal's `undefined[]` or `never[]` */
 const UNKNOWN = /\b(any|never|undefined|null|void|unknown)\b/;
@@ -46,6 +48,8 @@ export interface HelperTypes {
   params: Map<string, (string | null)[]>;
   /** result types of recursive helpers (TypeScript cannot infer those: they depend on themselves) */
   results: Map<string, string>;
+  /** parameter types of named local functions passed to helpers, by localKey (see local-functions.ts) */
+  locals: Map<string, string[]>;
 }
 
 /**
@@ -74,7 +78,8 @@ export function recursiveHelpers(helpers: readonly Helper[]): Set<string> {
 
 /** The module text: data declarations, the head, the helpers annotated with what is known so far. */
 export function helperModule(prelude: readonly string[], helpers: readonly Helper[], types: HelperTypes): string {
-  return [...prelude, ...helpers.map((h) => asDeclaration(h.name, annotate(h.fn, types.params.get(h.name) ?? [], types.results.get(h.name) ?? null)))].join('\n');
+  const text = [...prelude, ...helpers.map((h) => asDeclaration(h.name, annotate(h.fn, types.params.get(h.name) ?? [], types.results.get(h.name) ?? null)))].join('\n');
+  return annotateLocalFunctions(text, types.locals);
 }
 
 /**
@@ -84,10 +89,11 @@ export function helperModule(prelude: readonly string[], helpers: readonly Helpe
  */
 export function inferHelperTypes(prelude: readonly string[], helpers: readonly Helper[]): HelperTypes {
   const recursive = recursiveHelpers(helpers);
-  let types: HelperTypes = { params: new Map(), results: new Map() };
+  let types: HelperTypes = { params: new Map(), results: new Map(), locals: new Map() };
   for (let round = 0; round < 6; round++) {
     const next = inferOnce(helperModule(prelude, helpers, types), helpers, recursive);
-    if (JSON.stringify([[...next.params], [...next.results]]) === JSON.stringify([[...types.params], [...types.results]])) break;
+    const key = (t: HelperTypes) => JSON.stringify([[...t.params], [...t.results], [...t.locals]]);
+    if (key(next) === key(types)) break;
     types = next;
   }
   // a function type still waiting for its result type (`(a0: number) => any`) is no type
@@ -113,13 +119,17 @@ export function inferHelperTypes(prelude: readonly string[], helpers: readonly H
 
 function inferOnce(text: string, helpers: readonly Helper[], recursive: ReadonlySet<string>): HelperTypes {
   // the in-memory host of the front end: no file system, so this runs in a browser too
-  // null checks on, so that an argument that may be null (`opts ? opts.d : null`) types the parameter `number | null`
-  const program = createProgram(new Map([['m.ts', text]]), { strict: false, noImplicitAny: false, strictNullChecks: true });
+  // null checks on, so that an argument that may be null (`opts ? opts.d : null`) types the parameter `number | null`;
+  // noImplicitAny on, because TypeScript evolves `const a = []` (and `let y;`) from their pushes and
+  // assignments only then: off, an argument built by `a.push(row)` is `any[]` and types nothing
+  const program = createProgram(new Map([['m.ts', text]]), { strict: false, noImplicitAny: true, strictNullChecks: true });
   const sf = program.getSourceFile('/m.ts')!;
   const checker = program.getTypeChecker();
   const typeText = (e: ts.Expression) => checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(e)));
   const names = new Set(helpers.map((h) => h.name));
+  const byName = new Map(helpers.map((h) => [h.name, h.fn]));
   const params = new Map<string, (string | null)[]>();
+  const locals = new Map<string, string[]>();
   /** a parameter's type from one more call site: kept if it is the first known one (or improves on a provisional one) */
   const learn = (helper: string, j: number, t: string | null) => {
     const list = params.get(helper) ?? [];
@@ -132,18 +142,51 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
   const visit = (n: ts.Node): void => {
     if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && names.has(n.expression.text)) {
       const helper = n.expression.text;
-      n.arguments.forEach((a, j) => {
-        const fn = skipParens(a);
-        const local = ts.isIdentifier(fn) && names.has(fn.text) ? null : localFunction(fn, checker);
-        if (local) learn(helper, j, functionArgType(local, callsOfParam(sf, helper, j), checker, typeText));
+      // `lerp(...args)` with a tuple `args` gives one argument per element; any other spread ends what is known
+      let j = 0;
+      for (const a of n.arguments) {
+        if (!ts.isSpreadElement(a)) learnArgument(helper, j++, a);
         else {
-          // a helper passed by name is typed like one called where its parameter is called
-          if (ts.isIdentifier(fn) && names.has(fn.text)) callsOfParam(sf, helper, j)[0]?.arguments.forEach((x, k) => learn(fn.text, k, typeText(x)));
-          learn(helper, j, typeText(a));
+          const t = checker.getTypeAtLocation(a.expression);
+          if (!checker.isTupleType(t)) break;
+          for (const e of checker.getTypeArguments(t as ts.TypeReference)) learn(helper, j++, checker.typeToString(checker.getBaseTypeOfLiteralType(e)));
         }
-      });
+      }
     }
     n.forEachChild(visit);
+  };
+  /** what argument `a`, at position `j` of a call of `helper`, says of its parameter */
+  const learnArgument = (helper: string, j: number, a: ts.Expression) => {
+    const fn = skipParens(a);
+    const local = ts.isIdentifier(fn) && names.has(fn.text) ? null : localFunction(fn, checker);
+    if (local) {
+      const calls = callsOfParam(sf, helper, j);
+      learn(helper, j, functionArgType(local, calls, checker, typeText));
+      // a named local function's parameters are annotated in the next round (its result depends on them)
+      const at = localName(local);
+      const args = calls[0]?.arguments.map(typeText);
+      if (at && args && !args.some(indefinite) && !locals.has(localKey(...at))) locals.set(localKey(...at), args);
+    } else {
+      // a helper passed by name is typed like one called where its parameter is called
+      if (ts.isIdentifier(fn) && names.has(fn.text)) callsOfParam(sf, helper, j)[0]?.arguments.forEach((x, k) => learn(fn.text, k, typeText(x)));
+      learn(helper, j, withFieldsRead(a, helper, j));
+    }
+  };
+  /**
+   * The type of an object argument, with the fields the helper reads but the argument's type lacks added
+   * as optional fields (`newton(x, opts)` reading `opts.tol ?? 1e-10` when opts is `{ scale: number }`):
+   * the type comes from values that lack them.
+   */
+  const withFieldsRead = (a: ts.Expression, helper: string, j: number): string => {
+    const text = typeText(a);
+    const t = checker.getTypeAtLocation(a);
+    const fn = byName.get(helper);
+    const plainObject = t.flags & ts.TypeFlags.Object && !checker.isArrayType(t) && !checker.isTupleType(t) && !t.getCallSignatures().length && /^\{.*\}$/.test(text);
+    if (!fn || !plainObject) return text;
+    const extra = missingFieldsRead(fn, j, t.getProperties().map((p) => p.name));
+    if (!extra.length) return text;
+    const own = text.replace(/^\{\s*|;?\s*\}$/g, '');
+    return `{ ${[own, ...extra].filter(Boolean).join('; ')} }`;
   };
   visit(sf);
   const results = new Map<string, string>();
@@ -154,7 +197,7 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
     const r = recursiveResult(d.initializer, typeText);
     if (r) results.set(d.name.text, r);
   }
-  return { params, results };
+  return { params, results, locals };
 }
 
 /**
@@ -193,8 +236,15 @@ const skipParens = (e: ts.Expression): ts.Expression => (ts.isParenthesizedExpre
 /** a function type whose result is not known yet: it types the argument's parameters in the next round */
 const provisional = (t: string) => /=> any$/.test(t);
 
-/** the calls of parameter `j` of `helper` in its body (`f(x)` in `const integrate = function (f, a, b) {…}`) */
-function callsOfParam(sf: ts.SourceFile, helper: string, j: number): ts.CallExpression[] {
+/**
+ * The calls of parameter `j` of `helper` in its body (`f(x)` in `const integrate = function (f, a, b) {…}`),
+ * and where it passes the parameter on to another helper (`rk4Step(f, t, y, h)`), that helper's calls of
+ * it (`seen` stops a helper passing it back).
+ */
+function callsOfParam(sf: ts.SourceFile, helper: string, j: number, seen = new Set<string>()): ts.CallExpression[] {
+  const key = `${helper}/${j}`;
+  if (seen.has(key)) return [];
+  seen.add(key);
   for (const st of sf.statements) {
     if (!ts.isVariableStatement(st)) continue;
     const d = st.declarationList.declarations[0];
@@ -206,7 +256,15 @@ function callsOfParam(sf: ts.SourceFile, helper: string, j: number): ts.CallExpr
     const name = p.name.text;
     const out: ts.CallExpression[] = [];
     const visit = (n: ts.Node): void => {
-      if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === name) out.push(n);
+      if (ts.isCallExpression(n) && ts.isIdentifier(n.expression)) {
+        const callee = n.expression.text;
+        if (callee === name) out.push(n);
+        else
+          n.arguments.forEach((a, k) => {
+            const x = skipParens(a);
+            if (ts.isIdentifier(x) && x.text === name) out.push(...callsOfParam(sf, callee, k, seen));
+          });
+      }
       n.forEachChild(visit);
     };
     visit(fn.body);

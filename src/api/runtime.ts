@@ -6,8 +6,10 @@ import ts from 'typescript';
 import { DiagnosticBag, formatDiagnostic, TsadError } from '../frontend/diagnostics.js';
 import { sizeParams } from '../analysis/ints.js';
 import { compileModule, defaultWrt, frontEnd, type ManifestParam } from './compile.js';
-import { inferHelperTypes, helperModule, untypedHelperHint, type Helper } from './infer.js';
-import { annotate, asDeclaration, mentions, readFunction, type FunctionSource } from './source.js';
+import { inferHelperTypes, helperModule, recursiveHelpers, untypedHelperHint, type Helper } from './infer.js';
+import { annotateLocals } from './locals.js';
+import { argumentType } from './absent.js';
+import { annotate, asDeclaration, readFunction, type FunctionSource } from './source.js';
 import { loadGenerated, type LoadedModule } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
 import { assertNoAliasing, clone, dot, flatten, mapFloats, randomLike, rng } from './values.js';
@@ -210,10 +212,11 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
   const params = info.params.map((p, i) => (ts.isIdentifier(p.name) ? p.name.text : patternParamName(p, i)));
   const head = info.name && !/^(function|async)$/.test(info.name) ? info.name : f.name && /^[A-Za-z_$][\w$]*$/.test(f.name) ? f.name : 'f';
   checkArity(head, info, params, args.length);
+  // what a value does not show (an argument left `undefined`, a field it lacks) is typed from its uses
   const argTypes = args.map((a, i) => {
-    const t = tyOfValue(a);
+    const t = argumentType(info, i, a);
     if (!t) throw new Error(`tsad: argument ${i + 1} (${params[i]}) has a shape tsad cannot differentiate through`);
-    return typeText(t);
+    return t;
   });
   const parts: string[] = [];
   const helpers: Helper[] = [];
@@ -235,11 +238,16 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
     }
   }
   // recursion needs a declared result type under strict checking: the head's comes from its value here
-  const headRet = mentions(info, head) ? resultType(f, args) : null;
+  // (recursion through helpers too: evenTerm calling oddTerm calling evenTerm)
+  const headRet = recursiveHelpers([{ name: head, fn: info }, ...helpers]).has(head) ? resultType(f, args) : null;
   parts.push(asDeclaration(head, annotate(info, argTypes, headRet)));
+  // locals TypeScript types too loosely (`let y;` assigned in a switch, `const args = [a, b, t]` only
+  // spread) are annotated (locals.ts): the head's before its calls type the helpers (`lerp(...args)`
+  // needs the tuple), the helpers' once their parameters are typed
+  const prelude = [annotateLocals(parts.join('\n'))];
   // helpers are typed from their use: parameters from their call sites, results by TypeScript
-  const helperTypes = inferHelperTypes(parts, helpers);
-  const module = helperModule(parts, helpers, helperTypes);
+  const helperTypes = inferHelperTypes(prelude, helpers);
+  const module = annotateLocals(helperModule(prelude, helpers, helperTypes));
   const files = new Map([['function.ts', module]]);
   let front: ReturnType<typeof frontEnd>;
   try {

@@ -1,0 +1,129 @@
+// Types for what an argument's value does not show: an argument passed as `undefined` (an optional one
+// left out) and the fields of an object argument that the body reads but the value lacks (`opts.tol ??
+// 1e-10` called with `{ scale: 2 }`). Those are typed from how the function's source uses them; they are
+// absent from every call these shapes compile for (the runtime API compiles per argument shapes), so
+// only the paths that test for them run, and a guess the uses contradict is a located type error of the
+// strict front end, never a wrong derivative.
+import ts from 'typescript';
+import { tyOfValue, typeText } from './shapes.js';
+import type { FunctionSource } from './source.js';
+
+const skipParens = (e: ts.Node): ts.Node => (ts.isParenthesizedExpression(e) ? skipParens(e.expression) : e);
+
+/** the expression an occurrence is part of, past parentheses and non-null assertions (`(p!).f`) */
+function outer(e: ts.Node): ts.Node {
+  let n = e;
+  while (ts.isParenthesizedExpression(n.parent) || ts.isNonNullExpression(n.parent)) n = n.parent;
+  return n;
+}
+
+/** The occurrences of a parameter in the body (by name: a nested function's own `p` is another variable). */
+function occurrences(fn: FunctionSource, name: string): ts.Node[] {
+  const out: ts.Node[] = [];
+  const visit = (n: ts.Node, shadowed: boolean): void => {
+    if (ts.isFunctionLike(n) && n !== fn.node) {
+      const own = n.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === name);
+      n.forEachChild((c) => visit(c, shadowed || own));
+      return;
+    }
+    if (!shadowed && ts.isIdentifier(n) && n.text === name) {
+      const p = n.parent;
+      const isPropertyName = (ts.isPropertyAccessExpression(p) && p.name === n) || (ts.isPropertyAssignment(p) && p.name === n);
+      if (!isPropertyName && !ts.isParameter(p)) out.push(n);
+    }
+    n.forEachChild((c) => visit(c, shadowed));
+  };
+  visit(fn.node.body, false);
+  return out;
+}
+
+/** field name → its occurrences (`p.f`, `p?.f`, `p['f']`), and `'f' in p` tests (a field with no read) */
+function fieldUses(occ: readonly ts.Node[]): Map<string, ts.Node[]> {
+  const fields = new Map<string, ts.Node[]>();
+  const add = (k: string, at: ts.Node | null) => {
+    const list = fields.get(k) ?? [];
+    fields.set(k, list);
+    if (at) list.push(at);
+  };
+  for (const o of occ) {
+    const e = outer(o);
+    const p = e.parent;
+    if (ts.isPropertyAccessExpression(p) && p.expression === e) add(p.name.text, p);
+    else if (ts.isElementAccessExpression(p) && p.expression === e && ts.isStringLiteral(p.argumentExpression)) add(p.argumentExpression.text, p);
+    else if (ts.isBinaryExpression(p) && p.right === e && p.operatorToken.kind === ts.SyntaxKind.InKeyword && ts.isStringLiteral(skipParens(p.left))) add((skipParens(p.left) as ts.StringLiteral).text, null);
+  }
+  return fields;
+}
+
+/** the occurrences indexed by a number (`p[i]`): the elements of an array */
+function elementUses(occ: readonly ts.Node[]): ts.Node[] {
+  return occ.flatMap((o) => {
+    const e = outer(o);
+    const p = e.parent;
+    return ts.isElementAccessExpression(p) && p.expression === e && !ts.isStringLiteral(p.argumentExpression) ? [p] : [];
+  });
+}
+
+/**
+ * The type of a value the source shows only by its uses: an object of the fields it reads, an array if it
+ * is indexed (or only its length is read), else a number (what tsad differentiates; a string or a function
+ * read here is a type error of the strict front end, located).
+ */
+function typeOfUses(occ: readonly ts.Node[]): string {
+  const fields = fieldUses(occ);
+  const elements = elementUses(occ);
+  const named = [...fields.keys()].filter((k) => k !== 'length');
+  if (named.length) return `{ ${named.map((k) => `${k}: ${typeOfUses(fields.get(k)!)}`).join('; ')} }`;
+  if (elements.length || fields.has('length')) {
+    const el = typeOfUses(elements);
+    return /[ |{]/.test(el) ? `(${el})[]` : `${el}[]`;
+  }
+  return 'number';
+}
+
+/**
+ * The type of an argument given its value and the occurrences of what holds it: the value's type, with
+ * the fields read but absent from an object added as optional fields typed by their uses; an absent
+ * value (`undefined`) is typed by its uses, `| undefined`. Null for a value of no usable shape.
+ */
+function typeOf(v: unknown, occ: readonly ts.Node[]): string | null {
+  if (v === undefined) return `${typeOfUses(occ)} | undefined`;
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v)) {
+    const t = tyOfValue(v);
+    return t ? typeText(t) : null;
+  }
+  const uses = fieldUses(occ);
+  const own = Object.keys(v);
+  const parts: string[] = [];
+  for (const k of own) {
+    const x = (v as Record<string, unknown>)[k];
+    // a field holding `undefined` is refused as before: `'k' in o` tells it from an absent one
+    const t = x === undefined ? null : typeOf(x, uses.get(k) ?? []);
+    if (!t) return null;
+    parts.push(`${k}: ${t}`);
+  }
+  for (const [k, at] of uses) if (!own.includes(k) && k !== 'length') parts.push(`${k}?: ${typeOfUses(at)}`);
+  return `{ ${parts.join('; ')} }`;
+}
+
+/**
+ * The type of argument `i` of `fn` with value `v`: its value's type, completed from the uses of its
+ * parameter where the value is absent (see typeOf). Null for a value of no usable shape.
+ */
+export function argumentType(fn: FunctionSource, i: number, v: unknown): string | null {
+  const p = fn.params[i];
+  const occ = p && ts.isIdentifier(p.name) ? occurrences(fn, p.name.text) : [];
+  return typeOf(v, occ);
+}
+
+/**
+ * The fields parameter `i` of `fn` reads (`o.tol`, `'rest' in o`) that `present` lacks, as optional fields
+ * typed by their uses (`tol?: number`): an object a helper is passed, whose type (from the values of the
+ * call) does not have them because the value does not.
+ */
+export function missingFieldsRead(fn: FunctionSource, i: number, present: readonly string[]): string[] {
+  const p = fn.params[i];
+  if (!p || !ts.isIdentifier(p.name)) return [];
+  const uses = fieldUses(occurrences(fn, p.name.text));
+  return [...uses].filter(([k]) => k !== 'length' && !present.includes(k)).map(([k, at]) => `${k}?: ${typeOfUses(at)}`);
+}
