@@ -647,6 +647,11 @@ const BAD: BadCase[] = [
   },
   // ---------------- typed arrays and rest elements (src/frontend/typed-arrays.ts, rest-elements.ts) ----------------
   {
+    name: 'nullable: an optional boolean field',
+    src: `export function f(x: number, opts: { on?: boolean; s?: number }): number {\n  const s = opts.s ?? 2;\n  return opts.on ? x * s : x;\n}\n`,
+    line: 1, col: 30, message: /an optional boolean is not supported/, rendered: /make it required/,
+  },
+  {
     // (it had no shadow: the tangent read one that did not exist, or a write through it was dropped)
     name: 'nullable: a helper returning `number[] | null` computed from the independents',
     src: `export function solve2(A: number[][], b: number[]): number[] | null {\n  const det = A[0][0] * A[1][1] - A[0][1] * A[1][0];\n  if (det === 0) return null;\n  return [(b[0] * A[1][1] - A[0][1] * b[1]) / det, (A[0][0] * b[1] - b[0] * A[1][0]) / det];\n}\nexport function f(A: number[][], b: number[]): number {\n  const x = solve2(A, b);\n  if (x === null) return 0;\n  return x[0] + 2 * x[1];\n}\n`,

@@ -80,6 +80,7 @@ function ensureBuilt(): void {
   if (!existsSync(CLI)) throw new Error(`build failed:\n${r.stdout}\n${r.stderr}`);
 }
 
+// (a build on a loaded machine takes longer than vitest's default hook timeout)
 beforeAll(() => {
   ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'tsad-readme-'));
@@ -89,7 +90,7 @@ beforeAll(() => {
   symlinkSync(join(ROOT, 'node_modules/@types'), join(dir, 'node_modules/@types'), 'dir');
   // the README's project is an ES-module package, as its text says
   writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-});
+}, 300_000);
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });

@@ -686,6 +686,9 @@ class FunctionLowering {
     }
     if (!t) {
       const shown = this.ctx.checker.typeToString(this.ctx.checker.getTypeAtLocation(node));
+      // (an optional boolean, `closed?: boolean`, is the one nullable tsad does not take yet)
+      if (/\bboolean \| undefined\b|\?: boolean\b/.test(shown))
+        return this.err(node, `${what} has type '${shown}': an optional boolean is not supported`, 'make it required (`flag: boolean`) and pass it, or, for a parameter, give it a default (`flag = false`)');
       return this.err(node, `${what} has type '${shown}', which tsad cannot differentiate through`, 'use number, boolean, string-literal flags, number[] (nested), Float64Array, Float32Array, Int32Array (and the other integer typed arrays), number tuples, or interfaces of these');
     }
     return t;
