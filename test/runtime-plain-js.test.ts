@@ -703,13 +703,33 @@ function root(x, opts) { return newton(x * x + 1, opts) * x; }`,
     args: [1.3, { scale: 1.5 }],
     wrt: [0, 1],
   },
+  {
+    // (typed from the first call alone, the second call's object lacked a required field: a type error)
+    name: 'a helper called with objects of different fields (the caller\'s options, and a literal leaving one out)',
+    src: `
+function stepEnergy(x, opts) {
+  const friction = opts.friction;
+  let e = 0;
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i] * opts.dt;
+    e += friction !== undefined ? v * v * (1 - friction) : v * v;
+  }
+  return e;
+}
+function twoStepEnergy(x, opts) { const coarse = { dt: 2 * opts.dt }; return stepEnergy(x, opts) + 0.5 * stepEnergy(x, coarse); }`,
+    head: 'twoStepEnergy',
+    helpers: ['stepEnergy'],
+    args: [[0.3, -0.2, 0.5], { dt: 0.3, friction: 0.2 }],
+    wrt: [0, 1],
+  },
 ];
 
 describe('plain JavaScript typed from its use (jacobian, grad, vjp, jvp)', () => {
   for (const p of INFERRED_PROGRAMS) it(p.name, () => run(p));
   // the ES5 emit too (`var y;` in the switch, `var A = []`), where the front end reads the down-levelled
-  // forms: not yet `??` (a nullable temporary), spread (`__spreadArray`) or a local function held in a `var`
-  const es5Forms = INFERRED_PROGRAMS.filter((p) => !/\?\?|\.\.\.|const rhs/.test(p.src));
+  // forms: not yet `??` (a nullable temporary), spread (`__spreadArray`), a local function held in a `var`,
+  // or a nullable `const` (`var friction = opts.friction;`: a nullable variable must be `const`)
+  const es5Forms = INFERRED_PROGRAMS.filter((p) => !/\?\?|\.\.\.|const rhs|const friction/.test(p.src));
   for (const p of es5Forms) it(`${p.name} (ES5 emit)`, () => run(p, es5(p.src)));
 
   it('a bare `let y;` read where it may be unassigned, or given values of two types → a located error', () => {

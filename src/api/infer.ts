@@ -170,7 +170,31 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
       // a helper passed by name is typed like one called where its parameter is called
       if (ts.isIdentifier(fn) && names.has(fn.text)) callsOfParam(sf, helper, j)[0]?.arguments.forEach((x, k) => learn(fn.text, k, typeText(x)));
       learn(helper, j, withFieldsRead(a, helper, j));
+      const t = checker.getTypeAtLocation(a);
+      if (isPlainObject(t, typeText(a))) objectSites.set(`${helper}#${j}`, [...(objectSites.get(`${helper}#${j}`) ?? []), t]);
     }
+  };
+  /** the object types passed at each position of each helper's calls */
+  const objectSites = new Map<string, ts.Type[]>();
+  const isPlainObject = (t: ts.Type, text: string) => !!(t.flags & ts.TypeFlags.Object) && !checker.isArrayType(t) && !checker.isTupleType(t) && !t.getCallSignatures().length && /^\{.*\}$/.test(text);
+  /**
+   * Calls passing objects of different fields (`step(x, opts)` and `step(x, { dt })`): one type with the
+   * fields some of them lack optional, when the fields they share have one type; null otherwise.
+   */
+  const mergedObjectType = (helper: string, j: number, sites: ts.Type[]): string | null => {
+    const fields = new Map<string, { type: string; optional: boolean }>();
+    for (const t of sites)
+      for (const p of t.getProperties()) {
+        const type = checker.typeToString(checker.getNonNullableType(checker.getTypeOfSymbol(p)));
+        const optional = !!(p.flags & ts.SymbolFlags.Optional);
+        const f = fields.get(p.name);
+        if (f && f.type !== type) return null;
+        fields.set(p.name, { type, optional: (f?.optional ?? false) || optional });
+      }
+    for (const [name, f] of fields) if (sites.some((t) => !t.getProperty(name))) f.optional = true;
+    const fn = byName.get(helper);
+    const extra = fn ? missingFieldsRead(fn, j, [...fields.keys()]) : [];
+    return `{ ${[...[...fields].map(([name, f]) => `${name}${f.optional ? '?' : ''}: ${f.type}`), ...extra].join('; ')} }`;
   };
   /**
    * The type of an object argument, with the fields the helper reads but the argument's type lacks added
@@ -189,6 +213,12 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
     return `{ ${[own, ...extra].filter(Boolean).join('; ')} }`;
   };
   visit(sf);
+  for (const [key, sites] of objectSites) {
+    const [helper, j] = [key.slice(0, key.lastIndexOf('#')), Number(key.slice(key.lastIndexOf('#') + 1))];
+    if (new Set(sites.map((t) => checker.typeToString(t))).size < 2) continue;
+    const merged = mergedObjectType(helper, j, sites);
+    if (merged) params.get(helper)![j] = merged;
+  }
   const results = new Map<string, string>();
   for (const st of sf.statements) {
     if (!ts.isVariableStatement(st)) continue;
