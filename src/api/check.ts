@@ -93,7 +93,8 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
     for (const o of of) {
       if (o === 'return') continue;
       const k = info.tangent.params.findIndex((p) => p.role === 'tangent' && p.of === o);
-      T.push(k >= 0 ? call[k] : zerosLike(args[info.params.indexOf(o)]));
+      // a passive output's tangent is zero, shaped as the call left it (a truncated array is shorter)
+      T.push(k >= 0 ? call[k] : zerosLike(c[info.params.indexOf(o)]));
     }
   }
   const plus = (s: number) => info.params.map((_, j) => (dirs[j] !== null ? axpy(args[j], s, dirs[j]) : args[j]));
