@@ -158,9 +158,12 @@ export function backward(cx: AdjointContext): Func {
   // adjoint scalars start at zero; adjoints of local arrays arrive with the handover
   const adjDecls = adjointDecls(cx, allBodies, paramNames, new Set(decls.map((d) => (d as { name: string }).name)));
   let fbody: Stmt[] = [...decls, ...adjDecls, ...body, ...seedStmts, ...allBodies[2]];
-  if (cx.info.options.merge !== false) fbody = refineLoops(cx, fbody);
+  // the return is in place before loops are refined: it reads the parameters' adjoints after every loop,
+  // so none of them is local to a loop's iteration (a parameter overwritten in a loop kept the last
+  // iteration's increment, its reset dropped as if nothing read it afterwards)
   if (scalarB.length === 1) fbody.push({ k: 'return', e: scalarB[0] });
   else if (scalarB.length > 1) fbody.push({ k: 'return', e: { k: 'arrlit', elems: scalarB, ty: { k: 'tuple', elems: scalarB.map(() => NUM), ro: false } } });
+  if (cx.info.options.merge !== false) fbody = refineLoops(cx, fbody);
   const ret: Ty = scalarB.length === 0 ? VOID : scalarB.length === 1 ? NUM : { k: 'tuple', elems: scalarB.map(() => NUM), ro: false };
   return { name: adjointNames(cx.info, cx.name).bwd, params, ret, body: fbody, exported: true, loc: cx.f.loc };
 }
