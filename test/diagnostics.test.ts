@@ -430,9 +430,10 @@ const BAD: BadCase[] = [
     line: 3, col: 10, message: /optional chaining/,
   },
   {
-    name: '`??` on a call (its left operand is tested and then used)',
-    src: `function g(x: number): number | null { return x > 0 ? x : null; }\n${fn('const y = g(x) ?? 1;', 'return y * 2;')}`,
-    line: 3, col: 13, message: /left operand of `\?\?` must be a variable or a field/, rendered: /name it first/,
+    // (a statement's own `g(x) ?? 1` freezes the call's value first; in a branch that would run it unconditionally)
+    name: '`??` on a call in a branch of `? :` (its left operand is tested and then used)',
+    src: `function g(x: number): number | null { return x > 0 ? x : null; }\n${fn('const y = x > 0.5 ? g(x) ?? 1 : 0;', 'return y * 2;')}`,
+    line: 3, col: 23, message: /left operand of `\?\?` must be a variable or a field/, rendered: /name it first/,
   },
   {
     name: 'a nullable `let`',
@@ -647,9 +648,9 @@ const BAD: BadCase[] = [
   },
   // ---------------- typed arrays and rest elements (src/frontend/typed-arrays.ts, rest-elements.ts) ----------------
   {
-    name: 'nullable: an optional boolean field',
-    src: `export function f(x: number, opts: { on?: boolean; s?: number }): number {\n  const s = opts.s ?? 2;\n  return opts.on ? x * s : x;\n}\n`,
-    line: 1, col: 30, message: /an optional boolean is not supported/, rendered: /make it required/,
+    name: 'nullable: an optional boolean with a number as its `??` fallback',
+    src: `export function f(x: number, opts: { on?: boolean; s?: number }): number {\n  const s = opts.s ?? 2;\n  const w = opts.on ?? 0;\n  return w ? x * s : x;\n}\n`,
+    line: 3, col: 24, message: /the fallback of `\?\?` on an optional boolean must be a boolean/, rendered: /flag \?\? false/,
   },
   {
     // (it had no shadow: the tangent read one that did not exist, or a write through it was dropped)

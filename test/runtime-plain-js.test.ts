@@ -749,6 +749,38 @@ function f(x) { const args = [x, 1]; args.push(0.5); return lerp(...args); }`,
     expect(() => grad(f, { scope: { lerp } })(0.3)).toThrow(/function\.ts:1:\d+: error: A spread argument must either have a tuple type or be passed to a rest parameter/);
   });
 
+  it('flags: an argument left out that the body tests, a helper called with and without its flag, absent boolean fields', () => {
+    const { pathCost, norm } = load(
+      `
+function norm(x, squared) { let s = 0; for (const v of x) s += v * v; return squared ? s : Math.sqrt(s); }
+function pathCost(x, opts, closed) {
+  let s = norm(x, opts.squared);
+  if (closed) s += Math.abs(x[0] - x[x.length - 1]);
+  if (!closed && opts.log === true) s = Math.log(1 + s);
+  const keep = opts.squared ?? true;
+  if (keep && closed !== undefined) s *= 1.5;
+  return s * (opts.scale ?? 1) + norm(x);
+}`,
+      ['pathCost', 'norm'],
+    );
+    const x = [0.3, 0.7, -1.2];
+    for (const args of [[x, { scale: 2, log: true }, true], [x, { squared: true }], [x, {}], [x, { log: true }, false]])
+      checkProgram(pathCost, args, [0], { norm });
+    // a parameter read without a test is still a missing argument
+    const g = new Function('return function g(x, k) { return x * k; };')();
+    expect(() => grad(g)(1.5)).toThrow(/'g' takes 2 arguments \(x, k\), but was called with 1/);
+  });
+
+  it('a helper with a rest parameter, called with values and with a spread array', () => {
+    const { score, lse } = load(
+      `
+function lse(...ts) { const m = Math.max(...ts); let s = 0; for (const t of ts) s += Math.exp(t - m); return m + Math.log(s); }
+function score(x) { return lse(x[0], x[1] * x[2], Math.sin(x[2])) + lse(...x); }`,
+      ['score', 'lse'],
+    );
+    checkProgram(score, [[0.3, -0.2, 0.9]], [0], { lse });
+  });
+
   it('a field or argument that is absent and used without a test → a located error, not NaN', () => {
     const f = new Function('return function f(x, o) { return x * o.k; };')();
     expect(() => grad(f)(1.5, {})).toThrow(/function\.ts:1:\d+: error: 'o\.k' has type 'number \| undefined' here: it may be absent/);

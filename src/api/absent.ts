@@ -78,7 +78,19 @@ function typeOfUses(occ: readonly ts.Node[]): string {
     const el = typeOfUses(elements);
     return /[ |{]/.test(el) ? `(${el})[]` : `${el}[]`;
   }
-  return 'number';
+  return occ.some(boolishUse) ? 'boolean' : 'number';
+}
+
+const isBooleanLiteral = (n: ts.Node) => n.kind === ts.SyntaxKind.TrueKeyword || n.kind === ts.SyntaxKind.FalseKeyword;
+const BOOLISH = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken, ts.SyntaxKind.QuestionQuestionToken]);
+
+/** a use that says the value is a flag: compared with `true`/`false`, or `?? true` */
+function boolishUse(at: ts.Node): boolean {
+  const e = outer(at);
+  const p = e.parent;
+  if (!ts.isBinaryExpression(p) || !BOOLISH.has(p.operatorToken.kind)) return false;
+  const other = p.left === e ? p.right : p.left;
+  return isBooleanLiteral(skipParens(other));
 }
 
 /**
@@ -126,4 +138,27 @@ export function missingFieldsRead(fn: FunctionSource, i: number, present: readon
   if (!p || !ts.isIdentifier(p.name)) return [];
   const uses = fieldUses(occurrences(fn, p.name.text));
   return [...uses].filter(([k]) => k !== 'length' && !present.includes(k)).map(([k, at]) => `${k}?: ${typeOfUses(at)}`);
+}
+
+/**
+ * Whether the body of `fn` allows parameter `i` to be left out: it tests it (`p === undefined`, `p ==
+ * null`, `p ?? d`, `typeof p`, `if (p)`, `!p`, `p ? a : b`, `p && …`, `p || …`). A parameter read
+ * without a test is a missing argument, reported as such.
+ */
+export function testsForAbsence(fn: FunctionSource, i: number): boolean {
+  const p = fn.params[i];
+  if (!p || !ts.isIdentifier(p.name)) return false;
+  return occurrences(fn, p.name.text).some((o) => {
+    const e = outer(o);
+    const parent = e.parent;
+    if (ts.isTypeOfExpression(parent) || (ts.isPrefixUnaryExpression(parent) && parent.operator === ts.SyntaxKind.ExclamationToken)) return true;
+    if ((ts.isIfStatement(parent) || ts.isWhileStatement(parent)) && parent.expression === e) return true;
+    if (ts.isConditionalExpression(parent) && parent.condition === e) return true;
+    if (!ts.isBinaryExpression(parent)) return false;
+    const op = parent.operatorToken.kind;
+    if (op === ts.SyntaxKind.QuestionQuestionToken || op === ts.SyntaxKind.AmpersandAmpersandToken || op === ts.SyntaxKind.BarBarToken) return parent.left === e;
+    if (!BOOLISH.has(op)) return false;
+    const other = skipParens(parent.left === e ? parent.right : parent.left);
+    return other.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(other) && other.text === 'undefined');
+  });
 }

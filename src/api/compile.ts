@@ -236,6 +236,8 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
     diags.error({ file: first, line: 1, col: 1 }, `head function '${options.head}' is not declared in the input`, `functions found: ${known}`);
     return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
   }
+  const rest = head.params.find((p) => p.rest);
+  if (rest) diags.error(head.loc, `'${head.name}' has a rest parameter ('...${rest.name}'): the function differentiated takes its arguments by name`, `take an array (\`${rest.name}: number[]\`) and call it with one; a helper it calls may keep its rest parameter`);
   const wrt = options.wrt ?? defaultWrt(mod, head);
   for (const w of wrt) {
     const p = head.params.find((x) => x.name === w);

@@ -50,6 +50,8 @@ export interface HelperTypes {
   results: Map<string, string>;
   /** parameter types of named local functions passed to helpers, by localKey (see local-functions.ts) */
   locals: Map<string, string[]>;
+  /** per helper, how many arguments every call passes: the parameters after those are optional (`squared?: boolean`) */
+  passed: Map<string, number>;
 }
 
 /**
@@ -78,7 +80,7 @@ export function recursiveHelpers(helpers: readonly Helper[]): Set<string> {
 
 /** The module text: data declarations, the head, the helpers annotated with what is known so far. */
 export function helperModule(prelude: readonly string[], helpers: readonly Helper[], types: HelperTypes): string {
-  const text = [...prelude, ...helpers.map((h) => asDeclaration(h.name, annotate(h.fn, types.params.get(h.name) ?? [], types.results.get(h.name) ?? null)))].join('\n');
+  const text = [...prelude, ...helpers.map((h) => asDeclaration(h.name, annotate(h.fn, types.params.get(h.name) ?? [], types.results.get(h.name) ?? null, types.passed.get(h.name))))].join('\n');
   return annotateLocalFunctions(text, types.locals);
 }
 
@@ -89,10 +91,10 @@ export function helperModule(prelude: readonly string[], helpers: readonly Helpe
  */
 export function inferHelperTypes(prelude: readonly string[], helpers: readonly Helper[]): HelperTypes {
   const recursive = recursiveHelpers(helpers);
-  let types: HelperTypes = { params: new Map(), results: new Map(), locals: new Map() };
+  let types: HelperTypes = { params: new Map(), results: new Map(), locals: new Map(), passed: new Map() };
   for (let round = 0; round < 6; round++) {
     const next = inferOnce(helperModule(prelude, helpers, types), helpers, recursive);
-    const key = (t: HelperTypes) => JSON.stringify([[...t.params], [...t.results], [...t.locals]]);
+    const key = (t: HelperTypes) => JSON.stringify([[...t.params], [...t.results], [...t.locals], [...t.passed]]);
     if (key(next) === key(types)) break;
     types = next;
   }
@@ -130,6 +132,7 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
   const byName = new Map(helpers.map((h) => [h.name, h.fn]));
   const params = new Map<string, (string | null)[]>();
   const locals = new Map<string, string[]>();
+  const passed = new Map<string, number>();
   /** a parameter's type from one more call site: kept if it is the first known one (or improves on a provisional one) */
   const learn = (helper: string, j: number, t: string | null) => {
     const list = params.get(helper) ?? [];
@@ -144,14 +147,17 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
       const helper = n.expression.text;
       // `lerp(...args)` with a tuple `args` gives one argument per element; any other spread ends what is known
       let j = 0;
+      let known = true;
       for (const a of n.arguments) {
         if (!ts.isSpreadElement(a)) learnArgument(helper, j++, a);
         else {
           const t = checker.getTypeAtLocation(a.expression);
-          if (!checker.isTupleType(t)) break;
+          known = checker.isTupleType(t);
+          if (!known) break;
           for (const e of checker.getTypeArguments(t as ts.TypeReference)) learn(helper, j++, checker.typeToString(checker.getBaseTypeOfLiteralType(e)));
         }
       }
+      if (known) passed.set(helper, Math.min(passed.get(helper) ?? j, j));
     }
     n.forEachChild(visit);
   };
@@ -227,7 +233,7 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
     const r = recursiveResult(d.initializer, typeText);
     if (r) results.set(d.name.text, r);
   }
-  return { params, results, locals };
+  return { params, results, locals, passed };
 }
 
 /**

@@ -8,7 +8,7 @@ import { sizeParams } from '../analysis/ints.js';
 import { compileModule, defaultWrt, frontEnd, type ManifestParam } from './compile.js';
 import { inferHelperTypes, helperModule, recursiveHelpers, untypedHelperHint, type Helper } from './infer.js';
 import { annotateLocals } from './locals.js';
-import { argumentType } from './absent.js';
+import { argumentType, testsForAbsence } from './absent.js';
 import { annotate, asDeclaration, readFunction, type FunctionSource } from './source.js';
 import { loadGenerated, type LoadedModule } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
@@ -145,9 +145,14 @@ function firstIndependent(front: ReturnType<typeof frontEnd>, head: string, para
   return i < 0 ? 0 : i;
 }
 
-/** Omitted arguments are fine where the parameter has a default; elsewhere say how many `f` takes. */
+/**
+ * Omitted arguments are fine where the parameter has a default, is marked optional, or is tested for
+ * absence by the body (`if (closed)`, `opts ?? {}`); elsewhere say how many `f` takes.
+ */
 function checkArity(head: string, info: FunctionSource, params: string[], given: number): void {
-  const required = info.params.filter((p) => !p.initializer && !p.questionToken && !p.dotDotDotToken).length;
+  let required = info.params.length;
+  const optional = (p: ts.ParameterDeclaration, i: number) => !!(p.initializer || p.questionToken || p.dotDotDotToken) || (!p.type && testsForAbsence(info, i));
+  while (required > 0 && optional(info.params[required - 1], required - 1)) required--;
   if (given < required) throw new TypeError(`tsad: '${head}' takes ${required === params.length ? '' : 'at least '}${required} argument${required === 1 ? '' : 's'} (${params.join(', ')}), but was called with ${given}`);
 }
 
@@ -218,6 +223,11 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
     if (!t) throw new Error(`tsad: argument ${i + 1} (${params[i]}) has a shape tsad cannot differentiate through`);
     return t;
   });
+  // an untyped parameter left out (checkArity let it: the body tests it) is typed from its uses, `| undefined`
+  for (let i = args.length; i < info.params.length; i++) {
+    const p = info.params[i];
+    if (!p.type && !p.initializer && !p.dotDotDotToken && !p.questionToken) argTypes[i] = argumentType(info, i, undefined)!;
+  }
   const parts: string[] = [];
   const helpers: Helper[] = [];
   const noSource: string[] = [];

@@ -70,7 +70,7 @@ export function mentions(fn: FunctionSource, name: string): boolean {
 }
 
 /** Source text of the function with a type annotation after each listed parameter, and its result type. */
-export function annotate(fn0: FunctionSource, types: readonly (string | null)[], ret: string | null = null): string {
+export function annotate(fn0: FunctionSource, types: readonly (string | null)[], ret: string | null = null, passed = Infinity): string {
   // `x => …` needs parentheses to take an annotation
   const bare = /^\s*(async\s+)?([A-Za-z_$][\w$]*)\s*=>/.exec(fn0.text);
   const fn = bare ? readFunction(fn0.text.replace(bare[0], `${bare[1] ?? ''}(${bare[2]}) =>`)) : fn0;
@@ -86,7 +86,11 @@ export function annotate(fn0: FunctionSource, types: readonly (string | null)[],
     const p = params[i];
     if (p.type || !types[i]) continue;
     const at = p.name.end - 1;
-    out = out.slice(0, at) + `: ${types[i]}` + out.slice(at);
+    // a parameter some call leaves out is optional (one with a default already is)
+    const left = i >= passed && !p.initializer && !p.questionToken && !p.dotDotDotToken;
+    // a rest parameter gathers its arguments: an array of the first one's type
+    const t = p.dotDotDotToken ? (/^[\w.]+$/.test(types[i]!) ? `${types[i]}[]` : `(${types[i]})[]`) : types[i];
+    out = out.slice(0, at) + `${left ? '?' : ''}: ${t}` + out.slice(at);
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // IR → formatted TypeScript (or JavaScript: the same text without type annotations).
 // Deterministic: output depends only on the IR, never on paths, time or hash order.
 import type { BinOp, Expr, Func, Stmt, Ty } from '../ir/types.js';
+import { forEachExpr } from '../ir/util.js';
 
 export interface PrintOptions {
   js?: boolean; // emit JavaScript: no type annotations
@@ -312,10 +313,23 @@ export class Printer {
 
 function needsAnnotation(t: Ty, init: Expr): boolean {
   if (init.k === 'arrlit' || init.k === 'objlit') return true;
+  // `c ? { u: a } : { u: b }` declared as an interface with optional fields: its literals lack them
+  if (init.k === 'cond' && (t.k === 'obj' || t.k === 'arr' || t.k === 'tuple')) return true;
   if (t.k === 'str') return true;
   if (init.k === 'undef') return true;
+  // `const branch = 'u' in p`: unannotated, TypeScript narrows `p` through it (to `never` where `u` is
+  // required), and derivative code reads `p` on both sides of the branch
+  if (t.k === 'bool' && hasTypeTest(init)) return true;
   if (init.k === 'intr' && init.fn === 'tape.popR') return true;
   return false;
+}
+
+function hasTypeTest(e: Expr): boolean {
+  let found = false;
+  forEachExpr(e, (x) => {
+    if (x.k === 'intr' && (x.fn === 'in' || x.fn === 'typeof' || x.fn === 'Array.isArray')) found = true;
+  });
+  return found;
 }
 
 export function printFunc(f: Func, opts: PrintOptions = {}): string {

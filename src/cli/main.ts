@@ -248,8 +248,10 @@ function readInput(path: string): unknown {
 /** The --input point as arguments of `head`: every parameter given, each of its type (else a usage error). */
 function inputArgs(path: string, head: Func): unknown[] {
   const data = readInput(path);
-  const sig = head.params.map((p) => `${p.name}: ${typeText(p.ty)}`).join(', ');
-  const required = head.params.filter((p) => !p.def).length;
+  const sig = head.params.map((p) => (p.optional && p.ty.k === 'opt' ? `${p.name}?: ${typeText(p.ty.base)}` : `${p.name}: ${typeText(p.ty)}`)).join(', ');
+  // trailing parameters with defaults or `?` may be left out
+  let required = head.params.length;
+  while (required > 0 && (head.params[required - 1].def || head.params[required - 1].optional)) required--;
   let values: unknown[];
   if (Array.isArray(data)) {
     if (data.length < required || data.length > head.params.length) {
@@ -261,13 +263,13 @@ function inputArgs(path: string, head: Func): unknown[] {
     const o = data as Record<string, unknown>;
     for (const k of Object.keys(o))
       if (!head.params.some((p) => p.name === k)) usage(`--input '${path}' names '${k}', which is not a parameter of '${head.name}': ${head.name}(${sig})`);
-    for (const p of head.params) if (!(p.name in o) && !p.def) usage(`--input '${path}' gives no value for parameter '${p.name}' (${typeText(p.ty)}): ${head.name}(${sig})`);
+    for (const p of head.params) if (!(p.name in o) && !p.def && !p.optional) usage(`--input '${path}' gives no value for parameter '${p.name}' (${typeText(p.ty)}): ${head.name}(${sig})`);
     values = head.params.map((p) => o[p.name]);
     while (values.length && values[values.length - 1] === undefined) values.pop();
   } else usage(`--input '${path}' must hold a JSON array of the arguments or an object keyed by parameter name, not ${JSON.stringify(data)}`);
   return values.map((v, j) => {
     const p = head.params[j];
-    if (v === undefined && p.def) return undefined;
+    if (v === undefined && (p.def || p.optional)) return undefined;
     const m = jsonMismatch(v, p.ty, p.name);
     if (m) usage(`--input '${path}': ${m.startsWith(`'${p.name}' `) ? 'parameter ' : ''}${m}`);
     return fromJson(v, p.ty);

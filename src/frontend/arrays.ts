@@ -20,6 +20,8 @@ export const ARRAY_FORMS = [
   'array.reverse', // `a.reverse()` (in place, the array itself)
   'array.search', // `a.indexOf(v)`, `a.includes(v)` (passive)
   'array.set', // `t.set(src, offset)` on a typed array (element stores, in place)
+  'array.rest', // a rest parameter's array (`function sum(...xs: number[])`), built at each call from its trailing arguments
+  'array.pushmany', // `out.push(a, b, …)`: one push per value, the values evaluated first
 ] as const;
 export type ArrayForm = (typeof ARRAY_FORMS)[number];
 
@@ -364,11 +366,21 @@ function buildByPush(h: ArrayHost, at: ts.Node, ty: ArrTy, parts: Part[], form: 
       x = v(s, xt);
     }
     const k = h.fresh('k');
-    const el: Expr = { k: 'idx', obj: x, index: v(k, INT), ty: xt.k === 'arr' ? xt.elem : NUM };
+    const el: Expr = { k: 'idx', obj: x, index: v(k, INT), ty: xt.k === 'arr' ? xt.elem : (xt.elems[0] ?? NUM) };
     if (xt.k === 'tuple' && !xt.elems.every((e) => JSON.stringify(e) === JSON.stringify(xt.elems[0]))) return h.err(p.node, 'spreading a tuple of mixed types is not supported', 'list its elements');
     h.emit(tag(countUp(k, int(0), { k: 'len', obj: x }, [push(tv, el)]), form, loc));
   }
   return tv;
+}
+
+/**
+ * The array a rest parameter receives: `sum(a, ...b, c)` passes one fresh array (named for the
+ * parameter), built by pushes from the trailing arguments in order, before the call.
+ */
+export function restArgument(h: ArrayHost, at: ts.Node, ty: Ty, name: string, nodes: readonly ts.Expression[]): Expr | null {
+  if (ty.k !== 'arr' || ty.typed) return h.err(at, `the rest parameter '${name}' must be an array (\`...${name}: number[]\`)`, 'declare it as an array of numbers, arrays or objects');
+  const parts = nodes.map((n): Part => (ts.isSpreadElement(n) ? { spread: true, node: n.expression } : { spread: false, node: n }));
+  return buildByPush(h, at, { ...ty, ro: false }, parts, 'array.rest', name);
 }
 
 /**

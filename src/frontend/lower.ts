@@ -4,15 +4,15 @@ import ts from 'typescript';
 import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, VOID, containsCall, directiveArgs, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, tyOf } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
-import { ARRAY_FORMS, type ArrayHost, arrayMethod, arrOf, emptyLiteralType, fillLoop, isArrayOfLength, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
+import { ARRAY_FORMS, type ArrayHost, arrayMethod, arrOf, emptyLiteralType, fillLoop, isArrayOfLength, restArgument, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { DEFAULT_LIB, isStdLibPath, LIB_DIR, requireStdLib, STD_LIBS, stdLibSourceFile, stdLibText } from './stdlib.js';
 import { checkTreeDepth } from './limits.js';
 import { userTypeErrors } from './type-errors.js';
 import { checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isPatternNameAssigned, isVarList, type VarBinding } from './var-scope.js';
-import { NULL, assignsNullable, inTest, isArrayTest, narrowRead, nestedNullable, nullableUnion, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
+import { NULL, assignsNullable, inTest, isArrayTest, isPlainRead, narrowRead, nestedNullable, nullableUnion, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
 import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
-import { Sequencing, type SequencingHost } from './sequencing.js';
+import { Sequencing, isEffectNode, type SequencingHost } from './sequencing.js';
 import { helperArgs, mathSpreadCall, type SpreadHost } from './spread.js';
 import { CUSTOM_FORMS, isBlackBoxDeclaration } from './custom-derivatives.js';
 import { CALLBACK_FORMS, Callbacks, isCallbackCall, type CallbackHost } from './callbacks.js';
@@ -61,6 +61,7 @@ export const FORMS = [
   'expr.typetest', // `typeof x === 'number'`, `'f' in o`, `Array.isArray(x)` on nullable values
   'expr.truthtest', // a number, nullable value or object as an operand of `&&`/`||` in a test: `if (opts && opts.k > 0)`
   'param.optional', // `y?: number` (nullable), `y = 0.5` (a default)
+  'param.optbool', // an optional boolean: a parameter `on?: boolean`, or an object parameter's field `{ on?: boolean }`
   'class.new', // `new C(…)`: a call of the constructor `C_new` (src/frontend/classes.ts)
   'class.method', // `o.m(…)`, `C.s(…)`, `o.x` through a getter, `o.x = v` through a setter: calls of `C_m`, `C_s`, `C_get_x`, `C_set_x`
   ...CUSTOM_FORMS, // calls of functions with hand-written derivatives or marked passive (src/frontend/custom-derivatives.ts)
@@ -220,6 +221,15 @@ interface FuncDecl {
   member?: ClassMember;
   /** `declare function f(…): T;`, a black box (src/frontend/custom-derivatives.ts) */
   external?: boolean;
+}
+
+const isMathCall = (n: ts.CallExpression) => ts.isPropertyAccessExpression(n.expression) && ts.isIdentifier(n.expression.expression) && n.expression.expression.text === 'Math';
+
+/** whether evaluating an expression may call a function (other than Math's) or assign a variable */
+function hasCallOrEffect(n: ts.Node): boolean {
+  if ((ts.isCallExpression(n) && !isMathCall(n)) || ts.isNewExpression(n) || isEffectNode(n)) return true;
+  if (ts.isFunctionLike(n)) return false;
+  return !!ts.forEachChild(n, (c) => hasCallOrEffect(c) || undefined);
 }
 
 /** the parameters a declaration's callers pass (an implicit constructor takes its base class's) */
@@ -734,8 +744,8 @@ class FunctionLowering {
         unpack.push(...this.bindTarget(p.name, { k: 'var', name, ty }, false, p));
         continue;
       }
-      if (!ts.isIdentifier(p.name) || p.dotDotDotToken) {
-        this.err(p, 'rest parameters are not supported', 'pass an array');
+      if (!ts.isIdentifier(p.name)) {
+        this.err(p, 'a destructured rest parameter is not supported', 'name it (`...xs: number[]`) and read its elements');
         continue;
       }
       const ty = this.tyOrErr(p.name, `parameter '${p.name.text}'`);
@@ -745,6 +755,13 @@ class FunctionLowering {
       }
       const name = this.declareVar(p, p.name.text, ty);
       const param: Param = { name, ty };
+      if (p.dotDotDotToken) {
+        if (ty.k !== 'arr' || ty.typed) {
+          this.err(p, `the rest parameter '${p.name.text}' must be an array (\`...${p.name.text}: number[]\`)`, 'declare it as an array of numbers, arrays or objects');
+          continue;
+        }
+        param.rest = true;
+      }
       if (p.questionToken) param.optional = true;
       if (p.initializer) {
         const def = this.expr(p.initializer);
@@ -1227,6 +1244,8 @@ class FunctionLowering {
         this.silence(declNode as ts.VariableDeclaration);
         return [];
       }
+      // a `let`/`var` that nothing assigns again (`var tol = opts === void 0 ? void 0 : opts.tol;`, down-levelled code) is a constant
+      if (ty.k === 'opt' && !konst && ts.isVariableDeclaration(declNode) && declNode.name === name && isNeverAssigned(declNode, [declNode.getSourceFile()], this.ctx.checker)) konst = true;
       if (ty.k === 'opt' && !konst && !this.isConstantPatternParam(name)) {
         this.err(name, `the nullable variable '${name.text}' must be \`const\``, 'keep a number and test a separate flag, or write `const` and give each new value its own name');
         this.silence(declNode as ts.VariableDeclaration); // its uses are not reported again
@@ -1447,10 +1466,32 @@ class FunctionLowering {
     if (!arr) return null;
     const at = tyOf(arr);
     if (at.k !== 'arr' || at.typed || at.ro) return this.err(e, '`push` is supported on `number[]` and arrays of arrays only', 'allocate the array with its final length');
-    if (e.arguments.length !== 1 || ts.isSpreadElement(e.arguments[0])) return this.err(e, '`push` takes exactly one value here', 'push the values one at a time');
-    const v = this.expr(e.arguments[0]);
-    if (!v) return null;
-    return { k: 'expr', e: { k: 'intr', fn: 'push', args: [arr, v], ty: VOID }, loc: this.ctx.locOf(e) };
+    const spread = e.arguments.find(ts.isSpreadElement);
+    if (spread) return this.err(spread, 'spreading into `push` is not supported', 'push the values in a loop: `for (const v of vs) a.push(v)`');
+    if (e.arguments.length === 0) return this.err(e, '`push()` with no value does nothing', 'remove it');
+    const loc = this.ctx.locOf(e);
+    const pushOf = (v: Expr): Stmt => ({ k: 'expr', e: { k: 'intr', fn: 'push', args: [arr, v], ty: VOID }, loc });
+    if (e.arguments.length === 1) {
+      const v = this.expr(e.arguments[0]);
+      return v && pushOf(v);
+    }
+    // `a.push(u, v)`: JavaScript evaluates every value before it pushes the first (a value may read
+    // `a`): each is frozen into a constant unless it is a literal, then the pushes follow
+    const values: Expr[] = [];
+    for (const a of e.arguments) {
+      let v = this.expr(a);
+      if (!v) return null;
+      if (v.k !== 'num') {
+        const name = this.fresh('item');
+        this.pre.push({ k: 'decl', name, ty: tyOf(v), init: v, konst: true, loc });
+        v = { k: 'var', name, ty: tyOf(v) };
+      }
+      values.push(v);
+    }
+    const pushes = values.map(pushOf);
+    pushes[0].origin = 'array.pushmany';
+    this.pre.push(...pushes.slice(0, -1));
+    return pushes[pushes.length - 1];
   }
 
   /**
@@ -1611,7 +1652,9 @@ class FunctionLowering {
       this.condDepth--;
       if (!c || !a || !b) return null;
       const ta = tyOf(a), tb = tyOf(b);
-      const ty = ta.k === 'int' && tb.k === 'int' ? INT : ta.k === 'int' ? tb : ta;
+      let ty = ta.k === 'int' && tb.k === 'int' ? INT : ta.k === 'int' ? tb : ta;
+      // `c ? null : x`, `c ? void 0 : x`: a nullable value, as the checker types it
+      if (ta.k === 'void' || tb.k === 'void') ty = this.ctx.typeAt(e) ?? ty;
       return { k: 'cond', c, a, b, ty };
     }
     if (ts.isCallExpression(e)) return this.call(e);
@@ -1713,6 +1756,13 @@ class FunctionLowering {
     }
     let a = this.expr(e.left);
     const short = op === '&&' || op === '||' || op === '??';
+    // `counts[k] || 0`, `(a && b) || 1`: the left operand is tested and then used, so a number that is
+    // not a plain read is evaluated once into a constant first (always evaluated: where the expression is)
+    if (a && short && !test && this.condDepth === 0 && !isPlainRead(a) && (op === '??' ? tyOf(a).k === 'opt' : ['num', 'int', 'opt'].includes(tyOf(a).k))) {
+      const name = this.fresh('lhs');
+      this.pre.push({ k: 'decl', name, ty: tyOf(a), init: a, konst: true, loc: this.ctx.locOf(e.left) });
+      a = { k: 'var', name, ty: tyOf(a) };
+    }
     if (short) this.condDepth++;
     let b = this.expr(e.right);
     if (short) this.condDepth--;
@@ -1925,14 +1975,18 @@ class FunctionLowering {
   private userCall(e: ts.CallExpression | ts.NewExpression, fn: string, self?: Expr): Expr | null {
     const decl = this.ctx.funcDecls.get(fn)!;
     const params = paramsOf(decl, this.ctx.checker);
-    const given = helperArgs(e, fn, this.hooks);
+    const restAt = params.findIndex((p) => p.dotDotDotToken);
+    const all = e.arguments ?? [];
+    const lead = restAt < 0 ? all : all.slice(0, restAt);
+    if (restAt >= 0 && lead.some(ts.isSpreadElement)) return this.err(e, `spread arguments before the rest parameter of '${fn}' are not supported`, 'pass the leading arguments one by one');
+    const given = helperArgs(e, fn, this.hooks, lead);
     if (!given) return null;
     const args: Expr[] = given;
     if (args.length > params.length) return this.err(e, `too many arguments to '${fn}'`);
     const ty = this.tyOrErr(e, `the result of '${fn}'`);
     if (!ty) return null;
     // Missing arguments take the callee's defaults, filled in at the call (the IR has no optional params).
-    for (let i = args.length; i < params.length; i++) {
+    for (let i = args.length; i < (restAt < 0 ? params.length : restAt); i++) {
       const p = params[i];
       if (p.questionToken && !p.initializer) {
         args.push({ k: 'undef' }); // an optional parameter left out is undefined
@@ -1947,8 +2001,32 @@ class FunctionLowering {
       if (!x) return null;
       args.push(x);
     }
+    if (restAt >= 0) {
+      const rest = this.restArray(e, params[restAt], args, all.slice(restAt));
+      if (!rest) return null;
+      args.push(rest);
+    }
     if (self) args.unshift(self);
     return { k: 'call', fn, args, ty };
+  }
+
+  /**
+   * The array a rest parameter receives, built before the call. JavaScript reads the leading arguments
+   * first: when the trailing ones hold a call or an effect (`g(x[0], h(x))`, `g(i, i++)`), the leading
+   * ones are frozen into constants before the array is built.
+   */
+  private restArray(e: ts.CallExpression | ts.NewExpression, p: ts.ParameterDeclaration, lead: Expr[], tail: readonly ts.Expression[]): Expr | null {
+    const ty = this.ctx.typeAt(p.name);
+    if (!ty) return null;
+    if (tail.some((t) => hasCallOrEffect(t)))
+      for (let i = 0; i < lead.length; i++) {
+        const x = lead[i];
+        if (x.k === 'num' || x.k === 'str' || x.k === 'bool' || x.k === 'undef') continue;
+        const name = this.fresh('arg');
+        this.pre.push({ k: 'decl', name, ty: tyOf(x), init: x, konst: true, loc: this.ctx.locOf(e) });
+        lead[i] = { k: 'var', name, ty: tyOf(x) };
+      }
+    return restArgument(this.hooks, e, ty, (p.name as ts.Identifier).text, tail);
   }
 
   /** `tape.freeF(b)` in generated code */

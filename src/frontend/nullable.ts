@@ -40,6 +40,10 @@ export function nullableUnion(parts: readonly ts.Type[], convert: (t: ts.Type) =
   }
   if (!none.length || !rest.length) return undefined;
   let base: Ty | null;
+  // `boolean | undefined` is `true | false | undefined` to the checker: false is a value of the boolean here
+  const isTrue = (p: ts.Type) => p.flags & ts.TypeFlags.BooleanLiteral && (p as { intrinsicName?: string }).intrinsicName === 'true';
+  if (rest.length === 1 && isTrue(rest[0]) && none.includes('false') && none.length > 1)
+    return { k: 'opt', base: BOOL, none: none.filter((n) => n !== 'false') };
   if (rest.every((p) => p.flags & (ts.TypeFlags.Number | ts.TypeFlags.NumberLiteral))) base = { k: 'num' };
   else if (rest.length === 1) base = convert(rest[0]);
   else return undefined;
@@ -74,7 +78,7 @@ export function narrowRead<E extends Extract<Expr, { k: 'var' } | { k: 'field' }
 }
 
 /** a plain read the short circuit may evaluate twice (test and value) */
-function isPlainRead(e: Expr): boolean {
+export function isPlainRead(e: Expr): boolean {
   if (e.k === 'var' || e.k === 'global' || e.k === 'num') return true;
   return e.k === 'field' && isPlainRead(e.obj);
 }
@@ -100,6 +104,21 @@ export function shortCircuit(h: NullableHost, e: ts.BinaryExpression, op: '&&' |
   const ta = tyOf(a), tb = tyOf(b);
   if (op !== '??' && ta.k === 'bool' && tb.k === 'bool') return undefined;
   const text = e.operatorToken.getText();
+  if (op === '??' && ta.k === 'bool') return a; // never null: the fallback is never evaluated
+  // `flag ?? true` on an optional boolean: the flag where it was given, else the fallback
+  if (op === '??' && ta.k === 'opt' && ta.base.k === 'bool') {
+    if (tb.k !== 'bool') return h.err(e.right, `the fallback of \`??\` on an optional boolean must be a boolean`, 'write `flag ?? false` or `flag ?? true`');
+    if (!isPlainRead(a)) return h.err(e.left, 'the left operand of `??` must be a variable or a field (it is tested and then used)', 'name it first: `const v = …;` then `v ?? …`');
+    return { k: 'cond', c: present(a, ta.none), a: narrowed(a), b, ty: BOOL, sc: op };
+  }
+  // `opts.on && x > 0`, `opts.on || fallback` with an optional boolean: a flag (or undefined)
+  const flag = (t: Ty) => t.k === 'bool' || (t.k === 'opt' && t.base.k === 'bool');
+  if (op !== '??' && flag(ta) && flag(tb)) {
+    const ty = h.typeAt(e);
+    if (!ty || !flag(ty)) return h.err(e, `the result of \`${text}\` here is not a boolean or an optional boolean`, 'compare explicitly and use `c ? a : b`');
+    if (!isPlainRead(a)) return h.err(e.left, `the left operand of \`${text}\` must be a variable or a field (it is tested and then used)`, `name it first: \`const v = …;\` then \`v ${text} …\``);
+    return op === '||' ? { k: 'cond', c: truthy(a), a: narrowed(a), b, ty, sc: op } : { k: 'cond', c: truthy(a), a: b, b: a, ty, sc: op };
+  }
   const numeric = (t: Ty) => t.k === 'num' || t.k === 'int' || (t.k === 'opt' && t.base.k === 'num');
   if (!numeric(ta) || !(numeric(tb) || (op === '&&' && tb.k === 'bool')))
     return h.err(e, `\`${text}\` is supported on numbers (and \`&&\`, \`||\` on booleans) only`, 'compare explicitly and use `c ? a : b`');

@@ -392,7 +392,8 @@ function readOf(t: LValue): Expr {
 }
 
 function isConstant(e: Expr): boolean {
-  return e.k === 'num' || e.k === 'bool' || e.k === 'str' || e.k === 'undef' || e.k === 'global';
+  // (`null` is a raw literal)
+  return e.k === 'num' || e.k === 'bool' || e.k === 'str' || e.k === 'undef' || e.k === 'global' || (e.k === 'raw' && e.text === 'null');
 }
 
 function containsCallExpr(e: Expr): boolean {

@@ -53,8 +53,8 @@ function expand(args: readonly ts.Expression[], host: SpreadHost): Arg[] | null 
 }
 
 /** the arguments of a call of a function of the compilation: spread tuples expanded, spread arrays refused */
-export function helperArgs(e: ts.CallExpression | ts.NewExpression, fn: string, host: SpreadHost): Expr[] | null {
-  const args = expand(e.arguments ?? [], host);
+export function helperArgs(e: ts.CallExpression | ts.NewExpression, fn: string, host: SpreadHost, list: readonly ts.Expression[] = e.arguments ?? []): Expr[] | null {
+  const args = expand(list, host);
   if (!args) return null;
   const arr = args.find((a) => a.k === 'array');
   if (arr) return host.err((arr as { node: ts.Node }).node, `spreading an array into '${fn}' is not supported: its length is not known before the call`, 'pass the array itself, or a tuple (`[number, number]`)');

@@ -109,6 +109,7 @@ export interface Param {
   ty: Ty;
   def?: Expr; // default value
   optional?: boolean; // `y?: T`: may be left out (its type is opt)
+  rest?: boolean; // `...xs: number[]`: its callers' trailing arguments, gathered into a fresh array at each call
   /** generated parameters: what they carry, and for which primal parameter */
   role?: 'tangent' | 'adjoint' | 'seed' | 'directions' | 'tape';
   of?: string;

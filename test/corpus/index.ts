@@ -262,6 +262,8 @@ export const corpus: CorpusCase[] = [
   { name: 'js-arrays/trimmed_mean_without_peak', file: 'js-arrays.ts', head: 'trimmedMeanWithoutPeak', args: [vec(6, -1, 1)], tags: ['js', 'slice-range', 'indexOf', 'includes'] },
   { name: 'js-arrays/spring_state_energy', file: 'js-arrays.ts', head: 'springStateEnergy', args: [vec(2, -1, 1), vec(2, -1, 1), num(0.5, 2)], tags: ['js', 'spread', 'self-rebind'] },
   { name: 'js-arrays/stacked_rows_norm', file: 'js-arrays.ts', head: 'stackedRowsNorm', args: [mat(2, 3, -1, 1), mat(2, 3, -1, 1)], tags: ['js', 'concat', 'reverse', 'alias', 'fill-value'] },
+  { name: 'js-arrays/soft_max_score', file: 'js-arrays.ts', head: 'softMaxScore', args: [num(-1, 1), num(-1, 1), vec(4, -1, 1)], tags: ['js', 'rest-parameter', 'spread'] },
+  { name: 'js-arrays/flattened_curve', file: 'js-arrays.ts', head: 'flattenedCurve', args: [vec(5, -1, 1), num(0.5, 2)], tags: ['js', 'push-many'] },
   { name: 'js-arrays/rpn_polynomial', file: 'js-arrays.ts', head: 'rpnPolynomial', args: [vec(5, -1, 1), num(-1.2, 1.2)], tags: ['js', 'pop', 'pop-value', 'stack'] },
   { name: 'js-arrays/block_energy', file: 'js-arrays.ts', head: 'blockEnergy', args: [vec(10, -1.5, 1.5)], tags: ['js', 'length-assign', 'buffer-reuse'] },
   { name: 'js-arrays/truncated_mean_square', file: 'js-arrays.ts', head: 'truncatedMeanSquare', args: [vec(6, -1, 1), int(4)], tags: ['js', 'length-assign', 'parameter-truncated'] },
@@ -290,6 +292,10 @@ export const corpus: CorpusCase[] = [
   { name: 'js-nullable/spring_energy_bare', file: 'js-nullable.ts', head: 'springEnergy', args: [num(0, 2), obj({ k: num(0.5, 2) })], tags: ['js', 'in-test', 'optional-field'] },
   { name: 'js-nullable/two_step_energy', file: 'js-nullable.ts', head: 'twoStepEnergy', args: [vec(3, -1, 1), obj({ dt: num(0.2, 0.5), friction: num(0.1, 0.4) })], tags: ['js', 'optional-field', 'optional-field-literal'] },
   { name: 'js-nullable/two_step_energy_frictionless', file: 'js-nullable.ts', head: 'twoStepEnergy', args: [vec(3, -1, 1), obj({ dt: num(0.2, 0.5) })], tags: ['js', 'optional-field', 'optional-field-absent', 'optional-field-literal'] },
+  { name: 'js-nullable/path_length_closed', file: 'js-nullable.ts', head: 'pathLength', args: [mat(4, 2, -1, 1), bool(true)], tags: ['js', 'optional-boolean'] },
+  { name: 'js-nullable/path_length_open', file: 'js-nullable.ts', head: 'pathLength', args: [mat(4, 2, -1, 1), { kind: 'absent' }], tags: ['js', 'optional-boolean', 'absent'] },
+  { name: 'js-nullable/smooth_norm_defaults', file: 'js-nullable.ts', head: 'smoothNorm', args: [vec(5, -1, 1), obj({ eps: num(0.01, 0.1) })], tags: ['js', 'optional-boolean', 'optional-field-absent'] },
+  { name: 'js-nullable/smooth_norm_flags', file: 'js-nullable.ts', head: 'smoothNorm', args: [vec(5, -1, 1), obj({ normalize: bool(false), squared: bool(true) })], tags: ['js', 'optional-boolean'] },
 ];
 
 // ------------------------------------------------------------- js-exprs.ts

@@ -85,6 +85,7 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'expr.typetest': { types: ['scalar'], effects: ['-'] },
   'expr.truthtest': { types: ['scalar'], effects: ['-'] },
   'param.optional': { types: ['scalar'], effects: ['-'] },
+  'param.optbool': { types: ['scalar', 'object'], effects: ['-'] },
   // classes (src/frontend/classes.ts): `new C(…)` builds an instance; a method, getter, setter or static
   // method gives a number, nothing, or an instance
   'class.new': { types: ['object'], effects: ['-'] },
@@ -112,6 +113,9 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'array.reverse': { types: ['array'], effects: ['-'] },
   'array.search': { types: ['array'], effects: ['-'] },
   'array.set': { types: ['array'], effects: ['-'] },
+  // a rest parameter's array, built at a call from its trailing arguments (numbers, or rows)
+  'array.rest': { types: ['array', 'array2'], effects: ['-'] },
+  'array.pushmany': { types: ['array'], effects: ['-'] },
   // array methods with callbacks (src/frontend/callbacks.ts), counted by the loop each lowers to
   'callback.map': { types: ['-'], effects: ['-'] },
   'callback.forEach': { types: ['-'], effects: ['-'] },
@@ -144,7 +148,7 @@ export function possible(c: Cell): boolean {
   // `continue` needs a loop
   if (c.form === 'stmt.continue' && c.strategy === 'straight') return false;
   // parameters are declared outside every loop
-  if (c.form === 'param.optional' && c.strategy !== 'straight') return false;
+  if ((c.form === 'param.optional' || c.form === 'param.optbool') && c.strategy !== 'straight') return false;
   return true;
 }
 
@@ -231,6 +235,10 @@ export function classifyModule(mod: Module): Counts {
       add(o, '-', '-', st);
       return;
     }
+    if (o === 'array.pushmany') {
+      if (s.k === 'expr') add(o, typeClass(tyOf((s.e as Extract<Expr, { k: 'intr' }>).args[0])), '-', st);
+      return;
+    }
     if (o.startsWith('callback.')) {
       if (s.k === 'for') add(o, '-', '-', st);
       return;
@@ -313,6 +321,9 @@ export function classifyModule(mod: Module): Counts {
     for (const p of f.params) {
       vars.set(p.name, p.ty);
       if (p.optional || p.def) add('param.optional', 'scalar', '-', 'straight');
+      const optBool = (t: Ty) => t.k === 'opt' && t.base.k === 'bool';
+      if (optBool(p.ty)) add('param.optbool', 'scalar', '-', 'straight');
+      else if (p.ty.k === 'obj' && p.ty.fields.some((fl) => optBool(fl.ty))) add('param.optbool', 'object', '-', 'straight');
     }
     walk(f.body, []);
   }

@@ -115,7 +115,11 @@ interface VarSpec { mode: number; b: number; c: Cond; e: Expr; f: Expr; q: numbe
  * an array of rows or of objects (a new array sharing the rows), 9 a `for` whose update moves a
  * second index (`for (let i = 0, j = n - 1; i < n; j = i++)`), 10 a stack of numbers (`push`, `pop()`
  * as a statement and as a value), 11 `length` assignments truncating an array (a fresh one, or an
- * array of the head's with no other name) and emptying it; loop 0 straight-line, 1 in a counted loop,
+ * array of the head's with no other name) and emptying it, 12 calls of helpers with rest parameters
+ * (numbers, a spread array, rows, none; a call writing an array among the trailing arguments), 13
+ * `push` of several values at once, 14 optional booleans (a parameter, an object's field: absent, given,
+ * computed), 15 `||`/`&&` whose left operand is computed (`a[k] || 0.5`), 16 a nullable `var`/`let` never
+ * assigned again; loop 0 straight-line, 1 in a counted loop,
  * 2 in a while, 3 two loops deep.
  */
 export interface JsArraySpec {
@@ -188,6 +192,8 @@ export interface ProgSpec {
   customs?: CustomSpec | null;
   /** local functions and functions passed to helpers, after the custom derivatives (drawn last) */
   closures?: ClosureSpec[];
+  /** helpers with rest parameters, `push` of several values, optional booleans (JsArraySpec forms 12-16), after the closures (drawn last) */
+  jsCalls?: JsArraySpec[];
 }
 
 /**
@@ -789,6 +795,11 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
   ),
   // (last: every field before it draws as it did before closures existed)
   closures: fc.array(fc.record({ form: fc.nat({ max: 5 }), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), v: sel, loop: fc.nat({ max: 3 }) }), { maxLength: 2 }),
+  // (last: every field before it draws as it did before rest parameters existed) JsArraySpec forms 12 to 16
+  jsCalls: fc.array(
+    fc.record({ form: fc.nat({ max: 4 }).map((f) => 12 + f), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
+    { maxLength: 3 },
+  ),
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -857,6 +868,8 @@ class Ctx {
   opts: { name: string; none: 'null' | 'undefined' }[] = [];
   /** a closure form passes functions to the module's `twice` and `euler` (declared then) */
   needsClosureHelpers = false;
+  needsRestHelpers = false;
+  needsFlagHelpers = false;
   constructor(
     /** what early returns look like: 0 `return <number>`, 1 none (arrays, objects), 2 `return;` */
     readonly ret: number,
@@ -1945,6 +1958,65 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       }
       return;
     }
+    case 12: {
+      // a helper with a rest parameter: numbers, a spread array, no argument, rows; and a call among
+      // the trailing arguments that writes what a leading one read (which JavaScript reads first)
+      const a = pick(srcs, s.s);
+      if (!a) return;
+      c.needsRestHelpers = true;
+      const w = pick(writable(c).filter((x) => !x.tup && !x.f64 && !x.ro), s.t);
+      const plain = a.f64 ? null : a;
+      const call = [
+        `restSq(${value(s.q)}, ${a.name}[0])`,
+        `restSq(${value(s.q)}, ...${a.name}) + restSq()`,
+        plain ? `restRows(${value(s.q)}, ${plain.name}, [${plain.name}[0], ${value(s.q + 1)}])` : `restRows(${value(s.q)})`,
+        w ? `restSq(${w.name}[0], bumpFirst(${w.name}), ${w.name}[0] * ${value(s.q)})` : `restSq(${value(s.q)})`,
+        `restRows(${value(s.q)}, ...${c.mats.length ? `${pick(c.mats, s.t)!.name}` : `[[${value(s.q + 1)}, 0.5]]`})`,
+      ][s.v % 5];
+      c.emit(`${acc} = Math.tanh(${acc} + ${call});`);
+      return;
+    }
+    case 13: {
+      // several values pushed at once, all evaluated first (the second reads the array's length before the push)
+      const n = lenChoice(c, s.n);
+      const per = s.v % 2 ? 2 : 3;
+      if (s.t % 3 === 0) {
+        // outside a loop of its own: in the spec's loop context as it is
+        c.emit(`const ${name}: number[] = [${value(s.q + 1)}];`, per === 2 ? `${name}.push(${value(s.q)}, ${name}.length * 0.5);` : `${name}.push(${value(s.q)}, 0.25, ${name}[0]);`);
+        c.arrs.push({ name, len: 1 + per, f64: false, ro: false });
+        use(c.arrs[c.arrs.length - 1]);
+        return;
+      }
+      filling(`const ${name}: number[] = [];`, n, () => (per === 2 ? `${name}.push(${value(s.q)}, ${name}.length * 0.5);` : `${name}.push(${value(s.q)}, 0.25, ${value(s.q + 1)});`));
+      c.arrs.push({ name, len: n.n * per, f64: false, ro: false });
+      use(c.arrs[c.arrs.length - 1]);
+      return;
+    }
+    case 14: {
+      // optional booleans: a flag left out, given, or computed; an object whose flag is absent, given or computed
+      c.needsFlagHelpers = true;
+      const fl = ['{}', '{ on: true }', `{ on: ${value(s.q + 1)} > 0.25, k: ${value(s.q + 2)} }`, '{ on: false, k: 1.5 }'][s.t % 4];
+      const call = [`scaledIf(${value(s.q)})`, `scaledIf(${value(s.q)}, ${s.t % 2 === 0})`, `scaledIf(${value(s.q)}, ${value(s.q + 1)} > 0.25)`, `flagged(${value(s.q)}, ${fl})`, `flagged(${value(s.q)}, ${fl}) + scaledIf(${value(s.q + 1)}, undefined)`][s.v % 5];
+      c.emit(`${acc} = Math.tanh(${acc} + ${call});`);
+      return;
+    }
+    case 15: {
+      // short circuits whose left operand is computed (`counts[k] || 0`, `(a && b) || 1`): evaluated once, first
+      const a = pick(srcs, s.s);
+      const left = a ? `${a.name}[${s.t % a.len}]` : value(s.q + 1);
+      const forms = [`(${left} || ${value(s.q)})`, `((${left} && ${value(s.q)}) || 0.5)`, `(${left} * ${value(s.q)} || 0.25)`, `(Math.round(${value(s.q)}) && ${left})`];
+      c.emit(`${acc} = Math.tanh(${acc} + ${forms[s.v % 4]});`);
+      return;
+    }
+    case 16: {
+      // a nullable `var`/`let` that nothing assigns again (down-levelled `opts?.tol`): a constant
+      const t = c.fresh('nv');
+      const kw = s.v % 2 ? 'var' : 'let';
+      const none = s.t % 2 ? 'void 0' : 'null';
+      c.emit(`${kw} ${t} = ${value(s.q + 1)} > 0.25 ? ${none} : ${value(s.q)};`);
+      c.emit(`${acc} = Math.tanh(${acc} + (${t} === ${none} ? 0.5 : ${t} * ${t}));`);
+      return;
+    }
     default: {
       const a = pick(srcs.filter((x) => !x.f64), s.s);
       const x = pick(c.nums.filter((n) => n.w), s.t);
@@ -2315,6 +2387,42 @@ const CLOSURE_HELPERS = [
   '}',
   'function decayRhs(s: number[]): number[] {',
   '  return s.map((v) => -0.5 * v);',
+  '}',
+  '',
+];
+
+/** the helpers with rest parameters that JsArraySpec form 12 calls (declared when used) */
+const REST_HELPERS = [
+  'function restSq(...xs: number[]): number {',
+  '  let s = 0;',
+  '  for (const x of xs) s += Math.tanh(x) * x;',
+  '  return s + 0.125 * xs.length;',
+  '}',
+  'function restRows(w: number, ...rows: number[][]): number {',
+  '  let s = 0;',
+  '  for (const r of rows) s += w * r[0] * r[r.length - 1];',
+  '  return s;',
+  '}',
+  'function bumpFirst(xs: number[]): number {',
+  '  xs[0] = Math.tanh(1.5 * xs[0]);',
+  '  return xs[0];',
+  '}',
+  '',
+];
+
+/** the helpers with optional booleans that JsArraySpec form 14 calls (declared when used) */
+const FLAG_HELPERS = [
+  'export interface Flags {',
+  '  on?: boolean;',
+  '  k?: number;',
+  '}',
+  'function scaledIf(x: number, on?: boolean): number {',
+  '  return on ? 2 * Math.tanh(x) : x;',
+  '}',
+  'function flagged(x: number, fl: Flags): number {',
+  '  const on = fl.on ?? false;',
+  '  const both = fl.on && x > 0;',
+  '  return (both ? x * (fl.k ?? 0.5) : Math.sin(x)) + (on === true ? 0.25 : 0) * x + (fl.on !== undefined ? 0.125 : 0);',
   '}',
   '',
 ];
@@ -2951,8 +3059,11 @@ export function render(spec: ProgSpec): Rendered {
   const cu = spec.customs ? renderCustoms(c, spec.customs) : '';
   if (spec.customs) out.push(...CUSTOM_BODY);
   const lc = spec.closures?.length ? renderClosures(c, spec.closures) : '';
+  const jc = spec.jsCalls?.length ? renderJsArrays(c, spec.jsCalls) : '';
   if (c.needsClosureHelpers) out.push(...CLOSURE_HELPERS);
-  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '') + (cu ? ` + 0.25 * Math.tanh(${cu})` : '') + (lc ? ` + 0.25 * Math.tanh(${lc})` : '');
+  if (c.needsRestHelpers) out.push(...REST_HELPERS);
+  if (c.needsFlagHelpers) out.push(...FLAG_HELPERS);
+  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '') + (cu ? ` + 0.25 * Math.tanh(${cu})` : '') + (lc ? ` + 0.25 * Math.tanh(${lc})` : '') + (jc ? ` + 0.25 * Math.tanh(${jc})` : '');
   if (ret === 0) c.emit(`return ${renderExpr(c, spec.retE)}${mix};`);
   else {
     const k = c.fresh('j');

@@ -201,3 +201,25 @@ export function unitTwiceWithNorm(xs: number[]): number {
   for (let i = 0; i < all.length; i++) s += all[i] * (i + 1);
   return s;
 }
+
+/** log Σ exp(t) over any number of terms, stabilised by the largest: a rest parameter. */
+function logSumExp(...terms: number[]): number {
+  const m = Math.max(...terms);
+  let s = 0;
+  for (const t of terms) s += Math.exp(t - m);
+  return m + Math.log(s);
+}
+
+/** A soft maximum of three smooth scores and of the entries of a vector, spread into the rest parameter. */
+export function softMaxScore(a: number, b: number, v: number[]): number {
+  return logSumExp(a * a, a * b, Math.sin(b)) + 0.5 * logSumExp(...v, a);
+}
+
+/** Interleaved coordinates of a curve (`out.push(x, y)`), then its squared chord lengths. */
+export function flattenedCurve(ts: number[], r: number): number {
+  const out: number[] = [];
+  for (const t of ts) out.push(r * Math.cos(t), r * Math.sin(t));
+  let s = 0;
+  for (let i = 2; i < out.length; i += 2) s += (out[i] - out[i - 2]) ** 2 + (out[i + 1] - out[i - 1]) ** 2;
+  return s;
+}

@@ -144,3 +144,30 @@ export function twoStepEnergy(x: number[], opts: StepOptions): number {
   const coarse: StepOptions = { dt: 2 * opts.dt };
   return stepEnergy(x, opts) + 0.5 * stepEnergy(x, coarse);
 }
+
+/** Length of a polyline through 2-D points, closed back to its start when asked: an optional boolean flag. */
+export function pathLength(pts: number[][], closed?: boolean): number {
+  let len = 0;
+  for (let i = 1; i < pts.length; i++) len += Math.hypot(pts[i][0] - pts[i - 1][0], pts[i][1] - pts[i - 1][1]);
+  if (closed) {
+    const last = pts[pts.length - 1];
+    len += Math.hypot(pts[0][0] - last[0], pts[0][1] - last[1]);
+  }
+  return len;
+}
+
+interface SmoothOptions {
+  eps?: number;
+  normalize?: boolean;
+  squared?: boolean;
+}
+
+/** A smoothed L1 norm whose flags default on (`normalize ?? true`) or off (an absent `squared`). */
+export function smoothNorm(x: number[], opts: SmoothOptions): number {
+  const eps = opts.eps ?? 1e-3;
+  const normalize = opts.normalize ?? true;
+  let s = 0;
+  for (const v of x) s += opts.squared === true ? v * v : Math.sqrt(v * v + eps);
+  if (!normalize) return s;
+  return s / x.length;
+}
