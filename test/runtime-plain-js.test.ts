@@ -772,13 +772,17 @@ function pathCost(x, opts, closed) {
   });
 
   it('a helper with a rest parameter, called with values and with a spread array', () => {
-    const { score, lse } = load(
+    const { score, lse, pieces, total } = load(
       `
 function lse(...ts) { const m = Math.max(...ts); let s = 0; for (const t of ts) s += Math.exp(t - m); return m + Math.log(s); }
-function score(x) { return lse(x[0], x[1] * x[2], Math.sin(x[2])) + lse(...x); }`,
-      ['score', 'lse'],
+function score(x) { return lse(x[0], x[1] * x[2], Math.sin(x[2])) + lse(...x); }
+function total(...xs) { let s = 0; for (const v of xs) s += v; return s; }
+function pieces(p) { const out = []; for (let i = 0; i + 1 < p.length; i++) out.push(p[i] * p[i + 1], p[i]); return total(...out); }`,
+      ['score', 'lse', 'pieces', 'total'],
     );
     checkProgram(score, [[0.3, -0.2, 0.9]], [0], { lse });
+    // only ever called with a spread array: typed from its elements
+    checkProgram(pieces, [[0.3, -0.2, 0.9, 0.4]], [0], { total });
   });
 
   it('a field or argument that is absent and used without a test → a located error, not NaN', () => {

@@ -153,6 +153,8 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
         else {
           const t = checker.getTypeAtLocation(a.expression);
           known = checker.isTupleType(t);
+          // an array spread into a rest parameter (`total(...out)`): its elements type it
+          if (!known && checker.isArrayType(t)) learn(helper, j, checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeArguments(t as ts.TypeReference)[0])));
           if (!known) break;
           for (const e of checker.getTypeArguments(t as ts.TypeReference)) learn(helper, j++, checker.typeToString(checker.getBaseTypeOfLiteralType(e)));
         }
