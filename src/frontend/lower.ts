@@ -1479,14 +1479,9 @@ class FunctionLowering {
     // `a`): each is frozen into a constant unless it is a literal, then the pushes follow
     const values: Expr[] = [];
     for (const a of e.arguments) {
-      let v = this.expr(a);
+      const v = this.expr(a);
       if (!v) return null;
-      if (v.k !== 'num') {
-        const name = this.fresh('item');
-        this.pre.push({ k: 'decl', name, ty: tyOf(v), init: v, konst: true, loc });
-        v = { k: 'var', name, ty: tyOf(v) };
-      }
-      values.push(v);
+      values.push(v.k === 'num' ? v : this.constant(v, 'item', loc));
     }
     const pushes = values.map(pushOf);
     pushes[0].origin = 'array.pushmany';
@@ -1759,9 +1754,7 @@ class FunctionLowering {
     // `counts[k] || 0`, `(a && b) || 1`: the left operand is tested and then used, so a number that is
     // not a plain read is evaluated once into a constant first (always evaluated: where the expression is)
     if (a && short && !test && this.condDepth === 0 && !isPlainRead(a) && (op === '??' ? tyOf(a).k === 'opt' : ['num', 'int', 'opt'].includes(tyOf(a).k))) {
-      const name = this.fresh('lhs');
-      this.pre.push({ k: 'decl', name, ty: tyOf(a), init: a, konst: true, loc: this.ctx.locOf(e.left) });
-      a = { k: 'var', name, ty: tyOf(a) };
+      a = this.constant(a, 'lhs', this.ctx.locOf(e.left));
     }
     if (short) this.condDepth++;
     let b = this.expr(e.right);
@@ -2022,11 +2015,16 @@ class FunctionLowering {
       for (let i = 0; i < lead.length; i++) {
         const x = lead[i];
         if (x.k === 'num' || x.k === 'str' || x.k === 'bool' || x.k === 'undef') continue;
-        const name = this.fresh('arg');
-        this.pre.push({ k: 'decl', name, ty: tyOf(x), init: x, konst: true, loc: this.ctx.locOf(e) });
-        lead[i] = { k: 'var', name, ty: tyOf(x) };
+        lead[i] = this.constant(x, 'arg', this.ctx.locOf(e));
       }
     return restArgument(this.hooks, e, ty, (p.name as ts.Identifier).text, tail);
+  }
+
+  /** `x` evaluated here, once, into a new constant (emitted before the current statement) */
+  private constant(x: Expr, base: string, loc: Loc): Expr {
+    const name = this.fresh(base);
+    this.pre.push({ k: 'decl', name, ty: tyOf(x), init: x, konst: true, loc });
+    return { k: 'var', name, ty: tyOf(x) };
   }
 
   /** `tape.freeF(b)` in generated code */
