@@ -74,7 +74,8 @@ export function dot(a: unknown, b: unknown): number {
 export function packDirections(dirs: unknown[], nb: number): unknown {
   const first = dirs[0];
   if (typeof first === 'number') return Float64Array.from(dirs as number[]);
-  if (first instanceof Float64Array || (Array.isArray(first) && (first.length === 0 || typeof first[0] === 'number'))) {
+  // (a tuple mixing numbers and arrays has one direction array per number, as derivTy lays it out)
+  if (first instanceof Float64Array || (Array.isArray(first) && first.every((x) => typeof x === 'number'))) {
     const n = (first as ArrayLike<number>).length;
     const out = first instanceof Float64Array ? new Float64Array(n * nb) : new Array<number>(n * nb).fill(0);
     for (let k = 0; k < nb; k++) {
@@ -98,7 +99,7 @@ export function packDirections(dirs: unknown[], nb: number): unknown {
 /** Direction k of a vector-mode value, in the primal shape of `like`. */
 export function unpackDirection(v: unknown, like: unknown, k: number, nb: number): unknown {
   if (typeof like === 'number') return (v as number[])[k];
-  if (like instanceof Float64Array || (Array.isArray(like) && (like.length === 0 || typeof like[0] === 'number'))) {
+  if (like instanceof Float64Array || (Array.isArray(like) && like.every((x) => typeof x === 'number'))) {
     const n = (like as ArrayLike<number>).length;
     const out = new Array<number>(n);
     for (let i = 0; i < n; i++) out[i] = (v as number[])[i * nb + k];

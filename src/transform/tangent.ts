@@ -126,6 +126,9 @@ class TangentBuilder {
     if (e.k === 'idx') {
       const o = this.dwhole(e.obj);
       if (!o) return null;
+      // a tuple mixing arrays and numbers keeps each number's directions in an array of its own (derivTy)
+      const objTy = tyOf(e.obj);
+      if (this.vec && objTy.k === 'tuple' && derivTy(objTy, true).k === 'tuple') return { k: 'idx', obj: { k: 'idx', obj: o, index: e.index, ty: this.dty(NUM) }, index: this.nd, ty: NUM };
       const index: Expr = this.vec ? { k: 'bin', op: '+', a: { k: 'bin', op: '*', a: e.index, b: this.nb, ty: INT }, b: this.nd, ty: INT } : e.index;
       return { k: 'idx', obj: o, index, ty: NUM };
     }
@@ -411,7 +414,8 @@ class TangentBuilder {
     }
     const op = (fn: string, x: Expr): Stmt => ({ k: 'expr', e: { k: 'intr', fn, args: [td, x], ty: { k: 'void' } } });
     if (e.fn === 'tape.pushR') {
-      out.push(op('tape.pushR', this.dwhole(v) ?? this.zerosLike(v)), s);
+      // (a checkpoint's `snapshot(m[i])` pushes the snapshot of the tangent beside it)
+      out.push(op('tape.pushR', this.refDeriv(v, out) ?? this.zerosLike(v)), s);
       return;
     }
     let d: Expr | null = null;
@@ -437,6 +441,16 @@ class TangentBuilder {
 
   /** Runtime calls of generated code: the same call on the derivatives. */
   private runtimeStmt(s: Stmt, e: Extract<Expr, { k: 'intr' }>, out: Stmt[]): void {
+    // `restoreInto(x, tape.popR())` (a checkpoint restored): the tangent's snapshot comes off the
+    // derivative tape, where tapePush put it, restored into x's tangent or dropped
+    const popped = e.fn === 'restoreInto' && e.args[1]?.k === 'intr' && e.args[1].fn === 'tape.popR' ? e.args[1] : null;
+    const td = popped ? this.dwhole(popped.args[0]) : null;
+    if (popped && td) {
+      const xd = this.dwhole(e.args[0]);
+      const pop: Expr = { k: 'intr', fn: 'tape.popR', args: [td], ty: this.dty(tyOf(e.args[0])) };
+      out.push({ k: 'expr', e: xd ? { ...e, args: [xd, pop] } : pop }, s);
+      return;
+    }
     const ds = e.args.map((a) => this.dwhole(a));
     if (ds.every((d) => d !== null)) out.push({ k: 'expr', e: { ...e, args: ds as Expr[] } });
     out.push(s);
@@ -576,9 +590,22 @@ class TangentBuilder {
       out.push(...this.dirLoop(body));
       return tv;
     }
-    if (e.k === 'arrlit') return { k: 'arrlit', elems: e.elems.map((x) => this.refDeriv(x, out) ?? this.zerosLike(x)), ty: t };
-    const fields = (e.ty.k === 'obj' ? e.ty.fields : []).filter((f) => hasFloat(f.ty) && e.fields.some((x) => x.name === f.name));
     const body: Stmt[] = [];
+    if (e.k === 'arrlit' && e.elems.every((x) => isRef(tyOf(x)))) return { k: 'arrlit', elems: e.elems.map((x) => this.refDeriv(x, out) ?? this.zerosLike(x)), ty: t };
+    if (e.k === 'arrlit') {
+      // a tuple mixing arrays and numbers: each number's directions are an array of their own
+      const elems = e.elems.map((x, k): Expr => {
+        if (isRef(tyOf(x))) return this.refDeriv(x, out) ?? this.zerosLike(x);
+        const d = scalarD(x);
+        const elemTy = t.k === 'tuple' ? t.elems[k] : this.dty(NUM);
+        if (d) body.push({ k: 'assign', target: { k: 'idx', obj: { k: 'idx', obj: tv, index: { k: 'num', v: k }, ty: elemTy }, index: this.nd, ty: NUM }, value: d });
+        return { k: 'alloc', len: this.nb, fill: null, ty: this.dty(NUM) };
+      });
+      out.push({ k: 'decl', name: tmp, ty: t, init: { k: 'arrlit', elems, ty: t }, konst: true });
+      out.push(...this.dirLoop(body));
+      return tv;
+    }
+    const fields = (e.ty.k === 'obj' ? e.ty.fields : []).filter((f) => hasFloat(f.ty) && e.fields.some((x) => x.name === f.name));
     const init: Expr = {
       k: 'objlit',
       fields: fields.map((f) => {

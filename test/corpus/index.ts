@@ -362,6 +362,8 @@ corpus.push(
   { name: 'js-exprs/penalized_residual', file: 'js-exprs.ts', head: 'penalizedResidual', args: [vec(3, -1, 1), obj({ rate: num(0.1, 0.5), decay: num(0.1, 0.3), weights: vec(3, -1, 1) })], tags: ['js', 'object-rest', 'shared-array-field'] },
   { name: 'js-exprs/shoelace_area', file: 'js-exprs.ts', head: 'shoelaceArea', args: [vec(5, -1, 1), vec(5, -1, 1)], tags: ['js', 'for-update-temp', 'continue'] },
   { name: 'js-exprs/scaled_first_row', file: 'js-exprs.ts', head: 'scaledFirstRow', args: [mat(2, 3, -1, 1), num(0.5, 1.5)], tags: ['js', 'shallow-slice', 'row-alias'] },
+  { name: 'js-exprs/normalised_spread', file: 'js-exprs.ts', head: 'normalisedSpread', args: [vec(4, 0.2, 1), num(0.5, 1.5)], tags: ['js', 'mixed-tuple'] },
+  { name: 'js-exprs/normalised_energy', file: 'js-exprs.ts', head: 'normalisedEnergy', args: [vec(4, 0.2, 1), num(0.5, 1.5)], tags: ['js', 'mixed-tuple'] },
 );
 // ------------------------------------------------------------- custom-derivatives.ts
 corpus.push(

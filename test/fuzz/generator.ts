@@ -119,8 +119,8 @@ interface VarSpec { mode: number; b: number; c: Cond; e: Expr; f: Expr; q: numbe
  * (numbers, a spread array, rows, none; a call writing an array among the trailing arguments), 13
  * `push` of several values at once, 14 optional booleans (a parameter, an object's field: absent, given,
  * computed), 15 `||`/`&&` whose left operand is computed (`a[k] || 0.5`), 16 a nullable `var`/`let` never
- * assigned again; loop 0 straight-line, 1 in a counted loop,
- * 2 in a while, 3 two loops deep.
+ * assigned again, 17 a tuple mixing an array and a number (a local one written through its parts, or a
+ * helper's result); loop 0 straight-line, 1 in a counted loop, 2 in a while, 3 two loops deep.
  */
 export interface JsArraySpec {
   form: number;
@@ -797,7 +797,7 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
   closures: fc.array(fc.record({ form: fc.nat({ max: 5 }), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), v: sel, loop: fc.nat({ max: 3 }) }), { maxLength: 2 }),
   // (last: every field before it draws as it did before rest parameters existed) JsArraySpec forms 12 to 16
   jsCalls: fc.array(
-    fc.record({ form: fc.nat({ max: 4 }).map((f) => 12 + f), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
+    fc.record({ form: fc.nat({ max: 5 }).map((f) => 12 + f), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
     { maxLength: 3 },
   ),
 });
@@ -870,6 +870,7 @@ class Ctx {
   needsClosureHelpers = false;
   needsRestHelpers = false;
   needsFlagHelpers = false;
+  needsTupleHelpers = false;
   constructor(
     /** what early returns look like: 0 `return <number>`, 1 none (arrays, objects), 2 `return;` */
     readonly ret: number,
@@ -2017,6 +2018,22 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       c.emit(`${acc} = Math.tanh(${acc} + (${t} === ${none} ? 0.5 : ${t} * ${t}));`);
       return;
     }
+    case 17: {
+      // a tuple mixing an array and a number (vector mode keeps the number's directions apart): a local
+      // one written through both parts, or a helper's result, read whole or by part
+      const t = c.fresh('mx');
+      if (s.v % 2 === 0) {
+        c.emit(`const ${t}: [number[], number] = [[${value(s.q)}, 0.5], ${value(s.q + 1)}];`);
+        c.emit(`${t}[1] = ${t}[1] * ${t}[0][0];`, `${t}[0][1] += ${t}[1];`);
+      } else {
+        const a = pick(srcs.filter((x) => !x.f64), s.s);
+        c.needsTupleHelpers = true;
+        c.emit(`const ${t} = splitFirst(${a ? a.name : `[${value(s.q + 1)}, 0.25]`}, ${value(s.q)});`);
+      }
+      const u = s.t % 2 ? `${t}[0][1] * ${t}[1]` : `${t}[1] + ${t}[0][0]`;
+      c.emit(`${acc} = Math.tanh(${acc} + ${u});`);
+      return;
+    }
     default: {
       const a = pick(srcs.filter((x) => !x.f64), s.s);
       const x = pick(c.nums.filter((n) => n.w), s.t);
@@ -2406,6 +2423,14 @@ const REST_HELPERS = [
   'function bumpFirst(xs: number[]): number {',
   '  xs[0] = Math.tanh(1.5 * xs[0]);',
   '  return xs[0];',
+  '}',
+  '',
+];
+
+/** the helper returning a tuple of an array and a number that JsArraySpec form 17 calls (declared when used) */
+const TUPLE_HELPERS = [
+  'function splitFirst(xs: number[], s: number): [number[], number] {',
+  '  return [[xs[0] * s, xs[xs.length - 1]], Math.sin(xs[0]) + s];',
   '}',
   '',
 ];
@@ -3063,6 +3088,7 @@ export function render(spec: ProgSpec): Rendered {
   if (c.needsClosureHelpers) out.push(...CLOSURE_HELPERS);
   if (c.needsRestHelpers) out.push(...REST_HELPERS);
   if (c.needsFlagHelpers) out.push(...FLAG_HELPERS);
+  if (c.needsTupleHelpers) out.push(...TUPLE_HELPERS);
   const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '') + (cu ? ` + 0.25 * Math.tanh(${cu})` : '') + (lc ? ` + 0.25 * Math.tanh(${lc})` : '') + (jc ? ` + 0.25 * Math.tanh(${jc})` : '');
   if (ret === 0) c.emit(`return ${renderExpr(c, spec.retE)}${mix};`);
   else {

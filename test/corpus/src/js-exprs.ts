@@ -179,3 +179,27 @@ export function scaledFirstRow(m: number[][], s: number): number {
   for (let k = 0; k < m[0].length; k++) t += m[0][k] * m[1][k];
   return t;
 }
+
+/** A helper returning the rescaled vector and its norm together, as a tuple `[number[], number]`. */
+function rescaled(v: number[], target: number): [number[], number] {
+  let n = 0;
+  for (const x of v) n += x * x;
+  n = Math.sqrt(n);
+  const out = v.map((x) => (x * target) / n);
+  return [out, n];
+}
+
+/** Reads both parts of a mixed tuple, and keeps one as its own result with a tuple of the same kind. */
+export function normalisedSpread(v: number[], target: number): [number, number[]] {
+  const [u, n] = rescaled(v, target);
+  const pair = rescaled(u, n);
+  pair[1] = pair[1] * u[0];
+  pair[0][1] += pair[1];
+  return [pair[1] + Math.log(n), pair[0]];
+}
+
+/** The scalar objective over the same tuple-returning helper. */
+export function normalisedEnergy(v: number[], target: number): number {
+  const r = rescaled(v, target);
+  return r[1] * r[0][0] + r[0][r[0].length - 1];
+}
