@@ -187,7 +187,7 @@ export class Printer {
   }
 
   private block(head: string, body: Stmt[], tail = '}'): void {
-    this.line(`${head} {`);
+    this.line(head ? `${head} {` : '{');
     this.depth++;
     this.stmts(body);
     this.depth--;

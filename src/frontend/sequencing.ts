@@ -12,7 +12,7 @@
 // A loop whose condition holds an effect is rewritten so that the effect runs at every test.
 import ts from 'typescript';
 import type { BinOp, Expr, LValue, Loc, Stmt, Ty } from '../ir/types.js';
-import { INT, NUM, tyOf } from '../ir/util.js';
+import { INT, NUM, settleForHeader, tyOf } from '../ir/util.js';
 
 /** What the lowering of a function lends this module. */
 export interface SequencingHost {
@@ -321,8 +321,8 @@ export class Sequencing {
 
   /** `for (init; c; update)` likewise: the test moves to the top of the body, where `continue` reaches it after the update */
   forLoop(label: string | undefined, init: Stmt[], pre: Stmt[], c: Expr | null, update: Stmt[], body: Stmt[], loc: Loc): Stmt {
-    if (!pre.length || !c) return { k: 'for', label, init, cond: c, update, body, loc };
-    return { k: 'for', label, init, cond: null, update, body: [...pre, exitUnless(c, loc), ...body], loc };
+    if (!pre.length || !c) return settleForHeader({ k: 'for', label, init, cond: c, update, body, loc });
+    return settleForHeader({ k: 'for', label, init, cond: null, update, body: [...pre, exitUnless(c, loc), ...body], loc });
   }
 
   /** `do body while (c)`: the statements go at the end of the body; a `continue` would skip them, so it is refused */

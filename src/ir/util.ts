@@ -430,12 +430,50 @@ function fixForUpdate(s: Stmt): Stmt {
     case 'for': {
       const body = fixForUpdates(s.body);
       const simple = s.update.every((u) => u.k === 'assign' || u.k === 'expr');
-      if (simple) return { ...s, body };
-      return { ...s, update: [], body: [...body, ...s.update] };
+      return simple ? { ...s, body } : updateIntoBody({ ...s, body });
     }
     default:
       return s;
   }
+}
+
+/** `for (…; …; update) body` with the update at the end of the body, and before each `continue` of the loop (which ran it) */
+export function updateIntoBody(s: Extract<Stmt, { k: 'for' }>): Extract<Stmt, { k: 'for' }> {
+  return { ...s, update: [], body: [...updateBeforeContinue(s.body, s.label, s.update, false), ...s.update] };
+}
+
+/** can these statements stand in a `for` header's initialiser: one statement, or `let` declarations only, or assignments only? */
+function fitsForHeader(init: Stmt[]): boolean {
+  const simple = (x: Stmt) => x.k === 'decl' || x.k === 'assign' || x.k === 'expr';
+  return init.length <= 1 ? init.every(simple) : init.every((x) => x.k === 'decl' && !x.konst) || init.every((x) => x.k === 'assign' || x.k === 'expr');
+}
+
+/**
+ * A `for` loop whose header holds what a header can: an initialiser that needs statements first
+ * (`Math.max(...b)` is a loop, a tangent in vector mode too, `x || 2` a constant) goes before the loop in
+ * a block of its own (for its scope); such an update goes to the end of the body.
+ */
+export function settleForHeader(s: Extract<Stmt, { k: 'for' }>): Stmt {
+  if (s.update.every((x) => x.k === 'assign' || x.k === 'expr')) return fitsForHeader(s.init) ? s : { k: 'block', body: [...s.init, { ...s, init: [] }], loc: s.loc };
+  // (the update may run in two places, before a `continue` too: its constants are declared once, before the loop)
+  const declared: Stmt[] = [];
+  const update = s.update.flatMap((x): Stmt[] => {
+    if (x.k !== 'decl') return [x];
+    declared.push({ k: 'decl', name: x.name, ty: x.ty, init: null, konst: false, loc: x.loc });
+    return x.init ? [{ k: 'assign', target: { k: 'var', name: x.name, ty: x.ty }, value: x.init, loc: x.loc }] : [];
+  });
+  const loop = updateIntoBody({ ...s, update });
+  if (fitsForHeader(loop.init) && !declared.length) return loop;
+  return fitsForHeader(loop.init) ? { k: 'block', body: [...declared, loop], loc: s.loc } : { k: 'block', body: [...declared, ...loop.init, { ...loop, init: [] }], loc: s.loc };
+}
+
+/** `list` with `update` before each `continue` that goes to the next iteration of the loop labelled `label` (the enclosing one when unlabelled) */
+function updateBeforeContinue(list: Stmt[], label: string | undefined, update: Stmt[], nested: boolean): Stmt[] {
+  return list.flatMap((x): Stmt[] => {
+    if (x.k === 'continue' && ((!x.label && !nested) || (x.label !== undefined && x.label === label))) return [...update, x];
+    const inner = x.k === 'for' || x.k === 'while' || x.k === 'do';
+    return [mapBodies(x, (b) => updateBeforeContinue(b, label, update, nested || inner))];
+  });
 }
 
 /**

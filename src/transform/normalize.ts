@@ -2,7 +2,7 @@
 // user calls nested in expressions are evaluated into temporaries (Tapenade's `result1`), so that each
 // differentiated call is a statement of its own; n-ary and spread min/max become binary ones.
 import type { Expr, Func, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, containsCall, declaredNames, exprEq, forEachExpr, isRef, mapExpr, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, containsCall, declaredNames, exprEq, forEachExpr, isRef, mapExpr, settleForHeader, tyOf } from '../ir/util.js';
 import { Names } from './linearize.js';
 
 export function normalizeFunc(f: Func): Func {
@@ -57,7 +57,8 @@ function normalizeStmt(s: Stmt, names: Names, out: Stmt[]): void {
       r = { ...s, disc: top(s.disc, false), cases: s.cases.map((c) => ({ tests: c.tests, body: normalizeBody(c.body, names) })) };
       break;
     case 'for':
-      r = { ...s, init: normalizeBody(s.init, names), cond: s.cond ? desugarInPlace(s.cond) : null, update: normalizeBody(s.update, names), body: normalizeBody(s.body, names) };
+      // (a spread min/max in the header is a loop before its statement: settleForHeader finds it a place)
+      r = settleForHeader({ ...s, init: normalizeBody(s.init, names), cond: s.cond ? desugarInPlace(s.cond) : null, update: normalizeBody(s.update, names), body: normalizeBody(s.body, names) });
       break;
     case 'while':
       r = { ...s, cond: desugarInPlace(s.cond), body: normalizeBody(s.body, names) };

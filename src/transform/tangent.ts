@@ -8,7 +8,7 @@ import type { FuncActivity } from '../analysis/activity.js';
 import { diffVars } from '../analysis/activity.js';
 import { solveBackward, type Facts } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, countedFor, declaredNames, fixForUpdates, hasFloat, isOptionalRead, isRef, stmtExprs, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, countedFor, declaredNames, fixForUpdates, hasFloat, isOptionalRead, isRef, settleForHeader, stmtExprs, tyOf } from '../ir/util.js';
 import { DerivNames, derivTy, refNames, tapeNames, zeroFloat32Shadow, type ProgramInfo } from './context.js';
 import { customTangentFunc } from './custom.js';
 import { hoistInvariantLoads } from './licm.js';
@@ -287,9 +287,7 @@ class TangentBuilder {
         out.push({ ...s, then: this.stmts(s.then), else: this.stmts(s.else) });
         return;
       case 'for':
-        this.loopDepth++;
-        out.push({ ...s, init: this.stmts(s.init), update: this.stmts(s.update), body: this.stmts(s.body) });
-        this.loopDepth--;
+        this.forLoop(s, out);
         return;
       case 'while':
       case 'do':
@@ -309,6 +307,21 @@ class TangentBuilder {
       default:
         out.push(s);
     }
+  }
+
+  /**
+   * A counted loop. The tangent of a float its header sets (`t = Math.tanh(c ? 0.5 : x)`) may need
+   * constants (`const branch = c`), and in vector mode is a loop over the directions, neither of which
+   * a header can hold: such an initialiser goes before the loop, in a block of its own (for its scope).
+   */
+  private forLoop(s: Extract<Stmt, { k: 'for' }>, out: Stmt[]): void {
+    this.loopDepth++;
+    const init = this.stmts(s.init);
+    const update = this.stmts(s.update);
+    const body = this.stmts(s.body);
+    this.loopDepth--;
+    const loop: Extract<Stmt, { k: 'for' }> = { ...s, init, update, body };
+    out.push(settleForHeader(loop));
   }
 
   private assignLike(s: Extract<Stmt, { k: 'decl' | 'assign' }>, out: Stmt[]): void {
@@ -802,4 +815,5 @@ function rootName(e: Expr): string | null {
       return null;
   }
 }
+
 

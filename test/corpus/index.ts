@@ -363,6 +363,7 @@ corpus.push(
   { name: 'js-exprs/shoelace_area', file: 'js-exprs.ts', head: 'shoelaceArea', args: [vec(5, -1, 1), vec(5, -1, 1)], tags: ['js', 'for-update-temp', 'continue'] },
   { name: 'js-exprs/scaled_first_row', file: 'js-exprs.ts', head: 'scaledFirstRow', args: [mat(2, 3, -1, 1), num(0.5, 1.5)], tags: ['js', 'shallow-slice', 'row-alias'] },
   { name: 'js-exprs/normalised_spread', file: 'js-exprs.ts', head: 'normalisedSpread', args: [vec(4, 0.2, 1), num(0.5, 1.5)], tags: ['js', 'mixed-tuple'] },
+  { name: 'js-exprs/header_stepped', file: 'js-exprs.ts', head: 'headerStepped', args: [vec(4, -1, 1), num(0.5, 1.5)], tags: ['js', 'for-header-statements', 'continue'] },
   { name: 'js-exprs/normalised_energy', file: 'js-exprs.ts', head: 'normalisedEnergy', args: [vec(4, 0.2, 1), num(0.5, 1.5)], tags: ['js', 'mixed-tuple'] },
 );
 // ------------------------------------------------------------- custom-derivatives.ts

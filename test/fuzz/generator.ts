@@ -120,7 +120,7 @@ interface VarSpec { mode: number; b: number; c: Cond; e: Expr; f: Expr; q: numbe
  * `push` of several values at once, 14 optional booleans (a parameter, an object's field: absent, given,
  * computed), 15 `||`/`&&` whose left operand is computed (`a[k] || 0.5`), 16 a nullable `var`/`let` never
  * assigned again, 17 a tuple mixing an array and a number (a local one written through its parts, or a
- * helper's result); loop 0 straight-line, 1 in a counted loop, 2 in a while, 3 two loops deep.
+ * helper's result), 18 a float the loop header sets and steps, with a `continue`; loop 0 straight-line, 1 in a counted loop, 2 in a while, 3 two loops deep.
  */
 export interface JsArraySpec {
   form: number;
@@ -797,7 +797,7 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
   closures: fc.array(fc.record({ form: fc.nat({ max: 5 }), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), v: sel, loop: fc.nat({ max: 3 }) }), { maxLength: 2 }),
   // (last: every field before it draws as it did before rest parameters existed) JsArraySpec forms 12 to 16
   jsCalls: fc.array(
-    fc.record({ form: fc.nat({ max: 5 }).map((f) => 12 + f), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
+    fc.record({ form: fc.nat({ max: 6 }).map((f) => 12 + f), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
     { maxLength: 3 },
   ),
 });
@@ -2032,6 +2032,20 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       }
       const u = s.t % 2 ? `${t}[0][1] * ${t}[1]` : `${t}[1] + ${t}[0][0]`;
       c.emit(`${acc} = Math.tanh(${acc} + ${u});`);
+      return;
+    }
+    case 18: {
+      // a float the loop's header sets and steps (`t = …, k = 0; …; t += …, k++`), an iteration skipped
+      // by `continue` (which still runs the update): its derivative is followed through the header
+      const t = c.fresh('ft');
+      const k = c.fresh('k');
+      const n = 2 + (s.n % 3);
+      c.emit(`for (let ${t} = ${value(s.q)}, ${k} = 0; ${k} < ${n}; ${t} += 0.5 * ${value(s.q + 1)}, ${k}++) {`);
+      c.block(() => {
+        if (s.v % 2 === 0) c.emit(`if (${k} === ${s.t % n}) continue;`);
+        c.emit(`${acc} = Math.tanh(${acc} + Math.sin(${t}) * ${value(s.q + 2)});`);
+      });
+      c.emit('}');
       return;
     }
     default: {

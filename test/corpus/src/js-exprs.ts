@@ -203,3 +203,16 @@ export function normalisedEnergy(v: number[], target: number): number {
   const r = rescaled(v, target);
   return r[1] * r[0][0] + r[0][r[0].length - 1];
 }
+
+/**
+ * A float the loop's header sets and steps, from the array's extremes (each a loop before its
+ * statement), with one iteration skipped by `continue`, which still runs the update.
+ */
+export function headerStepped(b: number[], x: number): number {
+  let s = 0;
+  for (let t = Math.max(...b) * x, k = 0; k < 4; t += Math.min(...b) * 0.5 + x * 0.1, k++) {
+    if (k === 1) continue;
+    s += Math.sin(t) * (x || 2);
+  }
+  return s;
+}
