@@ -127,6 +127,28 @@ describe.concurrent('code generation', () => {
     expect(r.stdout).not.toMatch(/function loss_dv\(/);
   });
 
+  it('--mode hvp generates the gradient and its tangents, type-checks, and passes --check', async () => {
+    const r = await tsad('model.ts', '--head', 'loss', '--mode', 'hvp');
+    expect(r.status).toBe(0);
+    for (const f of ['loss_b', 'loss_grad', 'loss_grad_d', 'loss_grad_dv']) expect(r.stdout).toMatch(new RegExp(`function ${f}\\(`));
+    expect(typecheckModules({ model_ad: r.stdout })).toEqual([]);
+    const c = await tsad('model.ts', '--head', 'loss', '--mode', 'hvp', '--check');
+    expect(c.stdout).toMatch(/check passed/);
+    expect(c.stdout).not.toMatch(/dot product|NaN/);
+    const mixed = await tsad('model.ts', '--head', 'loss', '--mode', 'hvp,reverse');
+    expect(mixed.status).toBe(2);
+    expect(mixed.stderr).toMatch(/--mode hvp is compiled on its own/);
+    const vec = await tsad('step.ts', '--head', 'step', '--mode', 'hvp');
+    expect(vec.status).toBe(1);
+    expect(vec.stderr).toMatch(/^step\.ts:1:1: error: 'step' does not return a single number/);
+  });
+
+  it('--mode vector --check compares against the scalar tangent it compiles beside', async () => {
+    const r = await tsad('model.ts', '--head', 'loss', '--mode', 'vector', '--check');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/vector vs scalar tangents +error 0/);
+  });
+
   it('--mode tangent,vector generates no adjoint and needs no tape', async () => {
     const r = await tsad('model.ts', '--head', 'loss', '--mode', 'tangent,vector');
     expect(r.status).toBe(0);

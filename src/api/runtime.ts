@@ -6,6 +6,7 @@ import ts from 'typescript';
 import { DiagnosticBag, formatDiagnostic, TsadError } from '../frontend/diagnostics.js';
 import { sizeParams } from '../analysis/ints.js';
 import { compileModule, defaultWrt, frontEnd, type ManifestParam } from './compile.js';
+import { compileHvp } from './hessian.js';
 import { inferHelperTypes, helperModule, recursiveHelpers, untypedHelperHint, type Helper } from './infer.js';
 import { annotateLocals } from './locals.js';
 import { argumentType, testsForAbsence } from './absent.js';
@@ -158,7 +159,7 @@ function checkArity(head: string, info: FunctionSource, params: string[], given:
 
 /** The compiled derivative for these arguments, self-checked on its first call (see RuntimeOptions.check). */
 function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
-  const c = lookupOrCompile(f, opts, args);
+  const c = lookupOrCompile(f, opts, args, 1);
   if (c.unchecked && opts.check !== false) runSelfCheck(c, f, opts, args);
   return c;
 }
@@ -203,10 +204,11 @@ function runDifferenceCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unkn
   c.unchecked = false;
 }
 
-function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
+/** order 1: the tangent and adjoint of `f`; order 2: the gradient and its tangent (hessian.ts) */
+function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: 1 | 2): Compiled {
   assertNoAliasing(args, args.map((_, i) => `argument ${i + 1}`));
   const scope = opts.scope ?? {};
-  const key = JSON.stringify([opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? String(scope[k]) : shapeKey(scope[k]))), rulesKey(opts.customDerivatives)]);
+  const key = JSON.stringify([order, opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? String(scope[k]) : shapeKey(scope[k]))), rulesKey(opts.customDerivatives)]);
   let perFn = cache.get(f);
   if (!perFn) cache.set(f, (perFn = new Map()));
   const hit = perFn.get(key);
@@ -276,7 +278,11 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
   const wrt = opts.wrt === undefined ? [firstIndependent(front, head, params)] : normalizeWrt(opts.wrt, params);
   // values come from the primal itself, gradients from f_b on copies: its forward sweep need not
   // keep the primal's results (diff-liveness at full strength)
-  const r = compileModule(blackBoxes(front, noSource), { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false }, modes: rulesModes(opts.customDerivatives), customDerivatives: compileOption(opts.customDerivatives) }, new DiagnosticBag(files));
+  if (order === 2 && noSource.length) throw new Error(`tsad: second derivatives of a black box ('${noSource[0]}') are not available: its hand-written rule gives first derivatives only`);
+  const r =
+    order === 1
+      ? compileModule(blackBoxes(front, noSource), { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false }, modes: rulesModes(opts.customDerivatives), customDerivatives: compileOption(opts.customDerivatives) }, new DiagnosticBag(files))
+      : compileHvp(Object.fromEntries(files), { head, wrt: wrt.map((i) => params[i]), modes: ['tangent'], js: true, runtimeImport: null, customDerivatives: compileOption(opts.customDerivatives) });
   if (r.diagnostics.length) throw new TsadError(r.diagnostics);
   const mod = loadGenerated(r.code, r.runtimeNames);
   const entry = (name: string) => r.manifest.find((m) => m.name === name)?.params ?? [];
@@ -286,9 +292,9 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled
     mod, head, params, wrt,
     scalarWrt: wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y),
     hasScope: !!mod.__bindScope,
-    scalarResult: seed?.type === 'number',
+    scalarResult: order === 2 || seed?.type === 'number',
     unchecked: true,
-    tangentParams: entry(`${head}_d`),
+    tangentParams: entry(order === 1 ? `${head}_d` : `${head}_grad_d`),
     adjointParams,
   };
   perFn.set(key, compiled);
@@ -373,6 +379,8 @@ const EXAMPLES: Record<string, string> = {
   valueAndGrad: 'valueAndGrad((x) => x * x)',
   jacobian: 'jacobian((x) => [x[0] * x[1], x[0]])',
   jvp: 'jvp((x) => x * x, [x], [dx])',
+  hvp: 'hvp((x) => x[0] * x[0] * x[1], [x], [v])',
+  hessian: 'hessian((x) => x[0] * x[0] * x[1])',
   vjp: 'vjp((x) => x * x, [x])',
 };
 
@@ -419,13 +427,13 @@ function checkArgList(api: string, name: string, v: unknown): void {
 }
 
 /** one tangent per independent, each shaped like it */
-function checkTangents(c: Compiled, primals: unknown[], tangents: unknown[]): void {
+function checkTangents(c: Compiled, primals: unknown[], tangents: unknown[], api = 'jvp'): void {
   if (tangents.length !== c.wrt.length)
-    throw new TypeError(`tsad: jvp needs one tangent per independent (${c.wrt.map((i) => c.params[i]).join(', ')}), in an array, but got ${tangents.length}`);
+    throw new TypeError(`tsad: ${api} needs one tangent per independent (${c.wrt.map((i) => c.params[i]).join(', ')}), in an array, but got ${tangents.length}`);
   c.wrt.forEach((i, k) => {
     const p = primals[i], t = tangents[k];
     if ((typeof p === 'number') !== (typeof t === 'number') || flatten(p).length !== flatten(t).length)
-      throw new TypeError(`tsad: jvp's tangent ${k + 1} must have the shape of '${c.params[i]}' (${typeof p === 'number' ? 'a number' : `${flatten(p).length} numbers`}), but is ${what(t)}${typeof t === 'object' && t !== null ? ` of ${flatten(t).length} numbers` : ''}`);
+      throw new TypeError(`tsad: ${api}'s tangent ${k + 1} must have the shape of '${c.params[i]}' (${typeof p === 'number' ? 'a number' : `${flatten(p).length} numbers`}), but is ${what(t)}${typeof t === 'object' && t !== null ? ` of ${flatten(t).length} numbers` : ''}`);
   });
 }
 
@@ -525,5 +533,98 @@ export function jacobian<F extends AnyFunction, const W extends Wrt | undefined 
         }
       }
       return J;
+    });
+}
+
+// ---- second derivatives: forward over reverse (hessian.ts) ----
+
+/** The gradient's tangent for these arguments, self-checked on its first call like the first-order derivatives. */
+function compileSecondOrder(api: string, f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
+  const c = lookupOrCompile(f, opts, args, 2);
+  if (!c.mod[`${c.head}_grad_d`]) throw new Error(`tsad: ${api}: no derivative of the gradient was generated`);
+  if (c.unchecked && opts.check !== false) runSecondOrderCheck(c, f, opts, args);
+  return c;
+}
+
+/** [gradient, H · tangents], each a list in `wrt` order */
+function gradientTangent(c: Compiled, opts: RuntimeOptions, args: unknown[], tangents: unknown[]): [unknown[], unknown[]] {
+  bind(c, opts);
+  const a = clone(args);
+  const call = derivativeArgs(c.tangentParams, a, (k) => {
+    const w = c.wrt.indexOf(k);
+    return w >= 0 ? clone(tangents[w]) : zerosLike(a[k]);
+  });
+  const [g, hv] = c.mod[`${c.head}_grad_d`](...call) as [unknown, unknown];
+  const list = (x: unknown) => (c.wrt.length === 1 ? [x] : (x as unknown[]));
+  return [list(g), list(hv)];
+}
+
+/**
+ * The first call's check of a Hessian-vector product: H·v against central differences of the
+ * generated gradient along v, and uᵀ(H·v) against vᵀ(H·u) (a Hessian is symmetric).
+ */
+function runSecondOrderCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unknown[]): void {
+  const R = rng(0x7ad5e2f);
+  const v = c.wrt.map((i) => randomLike(args[i], R));
+  const u = c.wrt.map((i) => randomLike(args[i], R));
+  const hv = gradientTangent(c, opts, args, v)[1].flatMap((x) => flatten(x));
+  const hu = gradientTangent(c, opts, args, u)[1].flatMap((x) => flatten(x));
+  bind(c, opts);
+  const dd = differenceTangent(c.mod[`${c.head}_grad`] as (...a: unknown[]) => unknown, args, c.wrt, v);
+  // near a kink, or where something is not finite, nothing is compared: the next call checks again
+  if (!dd || ![...dd[1], ...hv, ...hu].every(Number.isFinite)) return;
+  const uf = u.flatMap((x) => flatten(x));
+  const vf = v.flatMap((x) => flatten(x));
+  const uHv = uf.reduce((s, x, i) => s + x * hv[i], 0);
+  const vHu = vf.reduce((s, x, i) => s + x * hu[i], 0);
+  const at = `at ${c.params.map((p, i) => `${p} = ${JSON.stringify(typeof args[i] === 'number' ? args[i] : Array.from(flatten(args[i])))}`).join(', ')}`;
+  if (!agreesWithDifferences(hv, dd[1]))
+    throw new Error(`tsad: self-check failed for the second derivatives of '${c.head}': the Hessian-vector product disagrees with divided differences of the gradient (${JSON.stringify(hv.slice(0, 4))} vs ${JSON.stringify(dd[1].slice(0, 4).map((x) => +x.toPrecision(8)))}) ${at}. This is a bug in tsad: please report it with the function; { check: false } skips this check`);
+  if (!agreesWithDifferences([uHv], [vHu]))
+    throw new Error(`tsad: self-check failed for the second derivatives of '${c.head}': the Hessian it gives is not symmetric (uᵀHv = ${uHv}, vᵀHu = ${vHu}) ${at}. This is a bug in tsad: please report it with the function; { check: false } skips this check`);
+  c.unchecked = false;
+}
+
+/**
+ * Hessian-vector product of a scalar function: H · tangents, where H is the Hessian with respect to the
+ * `wrt` arguments and `tangents` holds one direction per independent (as jvp takes them). The result
+ * is shaped like the gradient (as grad gives it). Forward over reverse: about the cost of a few gradients.
+ */
+export function hvp<F extends (...args: any[]) => number, const W extends Wrt | undefined = undefined>(f: F, primals: Parameters<F>, tangents: Tangents<F, W>, options?: OptionsFor<F, W, RuntimeOptions<W>>): Gradient<F, W> {
+  const opts = (options ?? {}) as RuntimeOptions;
+  checkEntry('hvp', f, opts);
+  checkArgList('hvp', 'arguments', primals);
+  checkArgList('hvp', 'tangents', tangents);
+  return withErrors(() => {
+    const c = compileSecondOrder('hvp', f, opts, primals);
+    checkTangents(c, primals as unknown[], tangents as unknown[], 'hvp');
+    return unwrap(opts, gradientTangent(c, opts, primals as unknown[], tangents as unknown[])[1]) as Gradient<F, W>;
+  });
+}
+
+/**
+ * Dense Hessian of a scalar function: H[i][j] = ∂² f / ∂ input_i ∂ input_j over the floats of the `wrt`
+ * arguments in flattened order (as jacobian orders them). One Hessian-vector product per input.
+ */
+export function hessian<F extends (...args: any[]) => number, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => number[][] {
+  const opts = (options ?? {}) as RuntimeOptions;
+  checkEntry('hessian', f, opts);
+  return (...args) =>
+    withErrors(() => {
+      const c = compileSecondOrder('hessian', f, opts, args);
+      const inputs = c.wrt.map((i) => args[i]);
+      const n = inputs.reduce<number>((s, v) => s + flatten(v).length, 0);
+      const H = Array.from({ length: n }, () => new Array<number>(n).fill(0));
+      for (let j = 0; j < n; j++) {
+        let offset = 0;
+        const tangents = inputs.map((v) => {
+          const t = mapFloats(v, (_, k) => (k + offset === j ? 1 : 0));
+          offset += flatten(v).length;
+          return t;
+        });
+        const col = gradientTangent(c, opts, args as unknown[], tangents)[1].flatMap((x) => flatten(x));
+        for (let i = 0; i < n; i++) H[i][j] = col[i];
+      }
+      return H;
     });
 }

@@ -6,6 +6,7 @@ import { basename, join } from 'node:path';
 import { sizeParams } from '../analysis/ints.js';
 import { checkCompiled } from '../api/check.js';
 import { compile, frontEnd, normalizeModes, type Mode } from '../api/compile.js';
+import { compileHvp } from '../api/hessian.js';
 import { loadGenerated } from '../api/load.js';
 import { fromJson, jsonMismatch, readsPastEnd, sizedRandomArgs, typeText } from '../api/shapes.js';
 import { formatDiagnostic } from '../frontend/diagnostics.js';
@@ -15,7 +16,7 @@ const HELP = `tsad — source-to-source automatic differentiation for TypeScript
 
 Usage:
   tsad <files…> --head <function> [--wrt <params>] [--of <outputs>]
-       [--mode tangent|vector|reverse] [-o <dir>] [--js] [--check [--input <file.json | json>] [--stats]]
+       [--mode tangent|vector|reverse|hvp] [-o <dir>] [--js] [--check [--input <file.json | json>] [--stats]]
   tsad --version
 
 Examples:
@@ -23,6 +24,9 @@ Examples:
       tangent (loss_d), vector tangent (loss_dv) and adjoint (loss_b) of loss, printed to stdout
   tsad model.ts helpers.ts --head loss --wrt weights,bias --mode reverse -o gen/
       only the gradient with respect to weights and bias, written to gen/model_ad.ts
+  tsad model.ts --head loss --mode hvp
+      second derivatives: loss_grad (the gradient), loss_grad_d (gradient and Hessian-vector
+      product H·v) and loss_grad_dv (H·V for several directions: Hessian columns)
   tsad sim.ts --head step --of state --mode tangent
       derivatives of the output array parameter 'state' (for functions that write their result)
   tsad model.ts --head loss --check --input point.json
@@ -37,7 +41,8 @@ Options:
   --wrt <a,b>       independents (default: every parameter carrying numbers, except number
                     parameters used only as sizes or indices, like n in det(A, n))
   --of <a,b>        dependents: 'return' and/or output array/object parameters (default: return)
-  --mode <m,…>      tangent (or forward), vector, reverse (or adjoint) (default: all three)
+  --mode <m,…>      tangent (or forward), vector, reverse (or adjoint) (default: all three);
+                    or hvp alone: the gradient and its tangent, forward over reverse
   -o, --out <dir>   write <first-file>_ad.ts (or .js) into that directory (made if missing; an
                     existing file of that name in it is overwritten) instead of printing
   --js              emit JavaScript instead of TypeScript
@@ -60,6 +65,8 @@ interface Args {
   wrt?: string[];
   of?: string[];
   modes?: Mode[];
+  /** --mode hvp: second derivatives (api/hessian.ts) */
+  hvp?: boolean;
   out?: string;
   js: boolean;
   runtime?: string;
@@ -122,8 +129,14 @@ function parseArgs(argv: string[]): Args {
         a.of = nameList('--of', val());
         break;
       case '--mode': {
+        const list = val().split(',').map((m) => m.trim());
+        if (list.includes('hvp')) {
+          if (list.some((m) => m !== 'hvp')) usage(`--mode hvp is compiled on its own (its module holds the gradient too), not with ${list.filter((m) => m !== 'hvp').join(', ')}`);
+          a.hvp = true;
+          break;
+        }
         try {
-          a.modes = normalizeModes(val().split(',').map((m) => m.trim()));
+          a.modes = normalizeModes(list);
         } catch (e) {
           usage(`${(e as Error).message.replace(/^tsad: /, '')}`);
         }
@@ -205,7 +218,10 @@ function main(): void {
       usage(`cannot read '${f}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
   }
-  const r = compile(files, { head: args.head, wrt: args.wrt, of: args.of, modes: args.modes, js: args.js, runtimeImport: args.runtime });
+  if (args.hvp && args.of) usage('--of does not apply to --mode hvp: second derivatives are of the scalar result');
+  const r = args.hvp
+    ? compileHvp(files, { head: args.head, wrt: args.wrt, js: args.js, runtimeImport: args.runtime })
+    : compile(files, { head: args.head, wrt: args.wrt, of: args.of, modes: args.modes, js: args.js, runtimeImport: args.runtime });
   if (r.diagnostics.length) {
     process.stderr.write(r.diagnostics.map(formatDiagnostic).join('\n\n') + '\n');
     process.exit(1);
@@ -304,7 +320,9 @@ function compact(v: unknown): string {
 
 function runCheck(files: Record<string, string>, args: Args): boolean {
   // (the modes asked for: a hand-written rule alone gives some modes only)
-  const r = compile(files, { head: args.head!, wrt: args.wrt, of: args.of, modes: checkedModes(args.modes), js: true, runtimeImport: null });
+  const r = args.hvp
+    ? compileHvp(files, { head: args.head!, wrt: args.wrt, js: true, runtimeImport: null })
+    : compile(files, { head: args.head!, wrt: args.wrt, of: args.of, modes: checkedModes(args.modes), js: true, runtimeImport: null });
   const mod = frontEnd(files);
   // a black box (`declare function`) has no body to run here: say so instead of failing inside the check
   const boxes = [...mod.funcs.values()].filter((f) => f.external && new RegExp(`\\b${f.name}\\(`).test(r.code)).map((f) => f.name);
@@ -317,6 +335,8 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
   const headName = memberHeadName(args.head!, (n) => mod.funcs.has(n)); // `Class.method` (src/frontend/classes.ts)
   const head = mod.funcs.get(headName)!;
   const loaded = loadGenerated(r.code, r.runtimeNames);
+  // second derivatives are the tangent of the gradient function
+  const checked = args.hvp ? `${headName}_grad` : headName;
   let values: unknown[];
   let rep: ReturnType<typeof checkCompiled>;
   // a point where the divided differences disagree between step sizes cannot judge the tangent
@@ -324,7 +344,7 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
   if (args.input) {
     values = inputArgs(args.input, head);
     checkLengths(args.input, head, values, (a) => loaded[head.name](...a));
-    rep = checkCompiled(r, loaded, headName, values);
+    rep = checkCompiled(r, loaded, checked, values);
   } else {
     // size parameters get an integer, arrays the lengths the primal reads; near a kink, another point
     const sizes = sizeParams(mod, head.name);
@@ -332,14 +352,16 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
     let seed = 1;
     do {
       values = sizedRandomArgs(head.params.map((p) => p.ty), seed, at, (a) => loaded[head.name](...a));
-      rep = checkCompiled(r, loaded, headName, values);
+      rep = checkCompiled(r, loaded, checked, values);
     } while (inconclusive(rep) && ++seed <= 5);
   }
   const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(34)} ${v}\n`);
   line('tangent vs divided differences', `error ${rep.tangentError.toExponential(2)}  accuracy ${rep.accuracy.tangent.toFixed(1)} digits${rep.unstable ? '  (near a kink: steps disagree)' : ''}`);
-  line('adjoint vs tangent (dot product)', `${rep.dotLeft} vs ${rep.dotRight}  accuracy ${rep.accuracy.dot.toFixed(1)} digits`);
+  // (--mode hvp and a tangent-only rule generate no adjoint to compare)
+  const adjoint = Number.isFinite(rep.dotLeft);
+  if (adjoint) line('adjoint vs tangent (dot product)', `${rep.dotLeft} vs ${rep.dotRight}  accuracy ${rep.accuracy.dot.toFixed(1)} digits`);
   line('vector vs scalar tangents', `error ${rep.vectorError.toExponential(2)}`);
-  line('tape empty after adjoint', String(rep.tapeEmpty));
+  if (adjoint) line('tape empty after adjoint', String(rep.tapeEmpty));
   if (args.stats && rep.tape) {
     const t = rep.tape;
     line('tape pushes (floats/ints/refs)', `${t.pushes.floats} / ${t.pushes.ints} / ${t.pushes.refs}`);

@@ -473,7 +473,8 @@ class TangentBuilder {
   private tapePop(s: Extract<Stmt, { k: 'decl' | 'assign' }>, target: LValue, value: Extract<Expr, { k: 'intr' }>, out: Stmt[]): void {
     const td = this.dwhole(value.args[0])!;
     const root = target.k === 'var' ? target.name : rootName(target);
-    const active = !!root && this.hasD(root);
+    // (an integer typed array carries no float: its zero tangent comes off the derivative tape unused)
+    const active = !!root && this.hasD(root) && hasFloat(target.ty);
     const isF = value.fn === 'tape.popF';
     const pop = (ty: Ty): Expr => ({ k: 'intr', fn: isF && !this.vec ? 'tape.popF' : 'tape.popR', args: [td], ty });
     if (!active) out.push({ k: 'expr', e: pop(isF ? NUM : this.dty(target.ty)) });

@@ -1,0 +1,171 @@
+// Second derivatives (forward over reverse, src/api/hessian.ts): the gradient's tangent checked like any
+// derivative, against divided differences of the generated gradient, for symmetry (uᵀHv = vᵀHu), and
+// against Hessians worked out by hand; through compileHvp, the runtime API and the CLI.
+import { describe, expect, it } from 'vitest';
+import { checkCompiled } from '../src/api/check.js';
+import { compileHvp } from '../src/api/hessian.js';
+import { loadGenerated } from '../src/api/load.js';
+import { hessian, hvp } from '../src/api/runtime.js';
+import { flatten, randomLike, rng, zeros } from '../src/api/values.js';
+import { formatDiagnostic } from '../src/frontend/diagnostics.js';
+import { corpus } from './corpus/index.js';
+import type { CorpusCase } from './corpus/types.js';
+import { caseSources, compileCase, drawArgs } from './support/corpus.js';
+
+// every scalar function of the corpus with `HESSIAN_CORPUS=all` (a few minutes), else every third
+const ALL = process.env.HESSIAN_CORPUS === 'all';
+
+/** corpus heads returning one number (their adjoint's seed is a number) */
+function scalarCases(): CorpusCase[] {
+  return corpus.filter((c) => {
+    const r = compileCase(c, { modes: ['reverse'] });
+    const seed = r.manifest.find((m) => m.name === `${c.head}_b`)?.params.find((p) => p.role === 'seed');
+    return seed?.type === 'number' && !c.tags?.some((t) => SKIPPED_TAGS.has(t));
+  });
+}
+
+/**
+ * Left out: kinks and piecewise-constant functions (divided differences of the gradient straddle the
+ * jump); a bisection (the program's derivative treats the bracket as fixed, the divided differences see
+ * its steps); a function shortening its argument (the gradient's length follows the truncation).
+ */
+const SKIPPED_TAGS = new Set(['kink', 'piecewise-constant', 'bisection', 'parameter-truncated']);
+
+/** the line of the head's declaration in its file */
+function headLine(c: CorpusCase): number {
+  const lines = caseSources(c.file)[c.file].split('\n');
+  return lines.findIndex((l) => new RegExp(`(function\\s+${c.head}\\b|\\b${c.head}\\s*=)`).test(l)) + 1;
+}
+
+const refused: string[] = [];
+
+function hvpOfCase(c: CorpusCase) {
+  const plain = compileCase(c, { modes: ['reverse'] });
+  return compileHvp(caseSources(c.file), { head: c.head, wrt: plain.wrt, js: true, runtimeImport: null });
+}
+
+/** uᵀ H v through the generated `<head>_grad_d`, the independents' tangents from `dirs` */
+function bilinear(mod: ReturnType<typeof loadGenerated>, r: ReturnType<typeof compileHvp>, head: string, args: unknown[], u: unknown[], v: unknown[]): number {
+  const entry = r.manifest.find((m) => m.name === `${head}_grad_d`)!;
+  const primals = entry.params.filter((p) => p.role === 'primal').map((p) => p.name);
+  // (an argument that is not an independent may still have a tangent parameter: its tangent is zero)
+  const at = (name: string) => args[primals.indexOf(name)];
+  const call = entry.params.map((p) => (p.role === 'primal' ? structuredClone(at(p.name)) : r.wrt.includes(p.of!) ? structuredClone(v[r.wrt.indexOf(p.of!)]) : zeros(at(p.of!))));
+  const [, hv] = mod[`${head}_grad_d`](...call) as [unknown, unknown];
+  const hvList = r.wrt.length === 1 ? [hv] : (hv as unknown[]);
+  return hvList.reduce<number>((s, x, k) => s + flatten(x).reduce((t, y, i) => t + y * flatten(u[k])[i], 0), 0);
+}
+
+describe('Hessian-vector products of the corpus (forward over reverse)', () => {
+  const cases = scalarCases().filter((_, i) => ALL || i % 3 === 0);
+  it('has at least 60 scalar cases', () => expect(cases.length).toBeGreaterThanOrEqual(ALL ? 150 : 60));
+  for (const c of cases) {
+    it(c.name, () => {
+      const r = hvpOfCase(c);
+      // what the gradient code needs and tsad cannot differentiate again is one error, at the head
+      if (r.diagnostics.length) {
+        expect(r.diagnostics.map(formatDiagnostic)).toHaveLength(1);
+        const [d] = r.diagnostics;
+        expect(d.message).toMatch(new RegExp(`^second derivatives of '${c.head}' are not available: `));
+        expect([d.file, d.line]).toEqual([c.file, headLine(c)]);
+        refused.push(c.name);
+        return;
+      }
+      const mod = loadGenerated(r.code);
+      const primals = r.manifest.find((m) => m.name === `${c.head}_grad_d`)!.params.filter((p) => p.role === 'primal').map((p) => p.name);
+      let checked = 0;
+      for (let k = 0; checked < 2 && k < 8; k++) {
+        const args = drawArgs(c, 31 + k);
+        const rep = checkCompiled(r, r.code, `${c.head}_grad`, args, { seed: 31 + k });
+        if (rep.unstable && rep.tangentError > 1e-6) continue;
+        expect(rep.messages, `seed ${31 + k}`).toEqual([]);
+        const R = rng(7 + k);
+        const at = (name: string) => args[primals.indexOf(name)];
+        const u = r.wrt.map((w) => randomLike(at(w), R));
+        const v = r.wrt.map((w) => randomLike(at(w), R));
+        const uHv = bilinear(mod, r, c.head, args, u, v);
+        const vHu = bilinear(mod, r, c.head, args, v, u);
+        expect(Math.abs(uHv - vHu), `symmetry at seed ${31 + k}: ${uHv} vs ${vHu}`).toBeLessThanOrEqual(1e-8 * Math.max(1, Math.abs(uHv) + Math.abs(vHu)));
+        checked++;
+      }
+      expect(checked).toBe(2);
+    });
+  }
+});
+
+describe('Hessian-vector products: what is refused stays a minority', () => {
+  // (runs after the corpus cases above: vitest runs a file's tests in order)
+  it('at most a fifth of the scalar corpus is refused', () => {
+    expect(refused.length, refused.join(', ')).toBeLessThanOrEqual(Math.ceil(scalarCases().filter((_, i) => ALL || i % 3 === 0).length / 5));
+  });
+});
+
+describe('Hessians against hand-worked values', () => {
+  const rosen = (x: number[]) => {
+    let s = 0;
+    for (let i = 0; i + 1 < x.length; i++) s += 100 * (x[i + 1] - x[i] * x[i]) ** 2 + (1 - x[i]) ** 2;
+    return s;
+  };
+  /** ∂²/∂x_i∂x_j of the chained Rosenbrock function, by hand */
+  const rosenHessian = (x: number[]): number[][] => {
+    const n = x.length;
+    const H = Array.from({ length: n }, () => new Array<number>(n).fill(0));
+    for (let i = 0; i + 1 < n; i++) {
+      H[i][i] += 1200 * x[i] * x[i] - 400 * x[i + 1] + 2;
+      H[i][i + 1] += -400 * x[i];
+      H[i + 1][i] += -400 * x[i];
+      H[i + 1][i + 1] += 200;
+    }
+    return H;
+  };
+
+  it('the chained Rosenbrock function (runtime API, plain JavaScript)', () => {
+    const x = [0.3, -0.5, 1.2, 0.8, -1.1];
+    const H = hessian(rosen)(x);
+    const want = rosenHessian(x);
+    H.forEach((row, i) => row.forEach((h, j) => expect(h).toBeCloseTo(want[i][j], 10)));
+  });
+
+  it('hvp is the Hessian times the direction, for several independents', () => {
+    const f = (a: number, w: number[]) => a * a * w[0] + Math.sin(w[1] * a) + w[0] * w[1] * w[1];
+    const a = 0.7, w = [0.3, -1.1], va = 0.4, vw = [1, -2];
+    const H = hessian(f, { wrt: [0, 1] })(a, w);
+    const [ha, hw] = hvp(f, [a, w], [va, vw], { wrt: [0, 1] });
+    const v = [va, ...vw];
+    const Hv = H.map((row) => row.reduce((s, h, j) => s + h * v[j], 0));
+    expect([ha, ...hw].map((x) => +x.toFixed(12))).toEqual(Hv.map((x) => +x.toFixed(12)));
+    // ∂²f/∂a² = 2 w0 − w1² sin(w1 a), by hand
+    expect(H[0][0]).toBeCloseTo(2 * w[0] - w[1] * w[1] * Math.sin(w[1] * a), 12);
+  });
+
+  it('a function of a matrix and a vector: the quadratic form xᵀAx has Hessian A + Aᵀ in x', () => {
+    const quad = (x: number[], A: number[][]) => {
+      let s = 0;
+      for (let i = 0; i < x.length; i++) for (let j = 0; j < x.length; j++) s += x[i] * A[i][j] * x[j];
+      return s;
+    };
+    const A = [[1, 2, 0], [0.5, -1, 3], [4, 0, 2]];
+    const H = hessian(quad)([0.2, -0.4, 0.9], A);
+    H.forEach((row, i) => row.forEach((h, j) => expect(h).toBeCloseTo(A[i][j] + A[j][i], 12)));
+  });
+
+  it('compileHvp: the vector mode gives the Hessian columns in one call', () => {
+    const src = 'export function rosen(x: number[]): number {\n  let s = 0;\n  for (let i = 0; i + 1 < x.length; i++) s += 100 * (x[i + 1] - x[i] * x[i]) ** 2 + (1 - x[i]) ** 2;\n  return s;\n}\n';
+    const r = compileHvp(src, { head: 'rosen', js: true, runtimeImport: null });
+    expect(r.diagnostics).toEqual([]);
+    const mod = loadGenerated(r.code);
+    const x = [0.3, -0.5, 1.2, 0.8], n = x.length;
+    const dirs = new Array<number>(n * n).fill(0);
+    for (let k = 0; k < n; k++) dirs[k * n + k] = 1; // direction k of element i at [i * n + k]
+    const [, H] = mod.rosen_grad_dv(x, dirs, n) as [number[], number[]];
+    const want = rosenHessian(x);
+    for (let i = 0; i < n; i++) for (let k = 0; k < n; k++) expect(H[i * n + k]).toBeCloseTo(want[i][k], 10);
+  });
+
+  it('a function returning an array is refused at its declaration', () => {
+    const r = compileHvp('export function f(x: number[]): number[] {\n  return [x[0] * x[1], x[1]];\n}\n', { head: 'f' });
+    expect(r.diagnostics.map(formatDiagnostic)).toHaveLength(1);
+    expect(r.diagnostics[0]).toMatchObject({ file: 'input.ts', line: 1, col: 1 });
+    expect(r.diagnostics[0].message).toMatch(/does not return a single number/);
+  });
+});
