@@ -522,18 +522,22 @@ export function jacobian<F extends AnyFunction, const W extends Wrt | undefined 
         }
       } else {
         for (let j = 0; j < n; j++) {
-          let offset = 0;
-          const tangents = inputs.map((v) => {
-            const t = mapFloats(v, (_, k) => (k + offset === j ? 1 : 0));
-            offset += flatten(v).length;
-            return t;
-          });
-          const col = flatten(tangent(c, opts, args as unknown[], tangents)[1]);
+          const col = flatten(tangent(c, opts, args as unknown[], unitDirection(inputs, j))[1]);
           for (let i = 0; i < m; i++) J[i][j] = col[i];
         }
       }
       return J;
     });
+}
+
+/** one tangent per independent, shaped like it: 1 at float `j` of them all in flattened order, 0 elsewhere */
+function unitDirection(inputs: unknown[], j: number): unknown[] {
+  let offset = 0;
+  return inputs.map((v) => {
+    const t = mapFloats(v, (_, k) => (k + offset === j ? 1 : 0));
+    offset += flatten(v).length;
+    return t;
+  });
 }
 
 // ---- second derivatives: forward over reverse (hessian.ts) ----
@@ -616,13 +620,7 @@ export function hessian<F extends (...args: any[]) => number, const W extends Wr
       const n = inputs.reduce<number>((s, v) => s + flatten(v).length, 0);
       const H = Array.from({ length: n }, () => new Array<number>(n).fill(0));
       for (let j = 0; j < n; j++) {
-        let offset = 0;
-        const tangents = inputs.map((v) => {
-          const t = mapFloats(v, (_, k) => (k + offset === j ? 1 : 0));
-          offset += flatten(v).length;
-          return t;
-        });
-        const col = gradientTangent(c, opts, args as unknown[], tangents)[1].flatMap((x) => flatten(x));
+        const col = gradientTangent(c, opts, args as unknown[], unitDirection(inputs, j))[1].flatMap((x) => flatten(x));
         for (let i = 0; i < n; i++) H[i][j] = col[i];
       }
       return H;
