@@ -12,8 +12,8 @@
 // markdown to F), --coverage-only (generate and classify the programs, compile and check none).
 // Each failure is shrunk by fast-check and saved as test/fuzz/regressions/<property>-<hash>.ts (the
 // module) + .json (head, arguments, what was observed and expected); test/fuzz-regressions.test.ts replays them.
-import { resolve } from 'node:path';
-import { writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { PROPS, type Prop } from './checks.js';
 import { coverageTable, impossibleSeen, underCovered, type Counts } from './coverage.js';
 import { coverageCensus, runCampaign } from './harness.js';
@@ -42,6 +42,8 @@ function showCoverage(counts: Counts): void {
   const odd = impossibleSeen(counts);
   if (odd.length) console.log(`cells counted that the rules call impossible: ${odd.join(', ')}`);
   if (coverageMd) {
+    // (a campaign without failures has made no directory of its own)
+    mkdirSync(dirname(resolve(coverageMd)), { recursive: true });
     writeFileSync(coverageMd, `# tsad fuzz coverage: ${count} programs, seed ${seed}\n\n${coverageTable(counts, undefined, true)}`);
     console.log(`coverage table written to ${coverageMd}`);
   }
