@@ -427,18 +427,15 @@ function fixForUpdate(s: Stmt): Stmt {
       return { ...s, body: fixForUpdates(s.body) };
     case 'switch':
       return { ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: fixForUpdates(c.body) })) };
-    case 'for': {
-      const body = fixForUpdates(s.body);
-      const simple = s.update.every((u) => u.k === 'assign' || u.k === 'expr');
-      return simple ? { ...s, body } : updateIntoBody({ ...s, body });
-    }
+    case 'for':
+      return settleForHeader({ ...s, body: fixForUpdates(s.body) });
     default:
       return s;
   }
 }
 
 /** `for (…; …; update) body` with the update at the end of the body, and before each `continue` of the loop (which ran it) */
-export function updateIntoBody(s: Extract<Stmt, { k: 'for' }>): Extract<Stmt, { k: 'for' }> {
+function updateIntoBody(s: Extract<Stmt, { k: 'for' }>): Extract<Stmt, { k: 'for' }> {
   return { ...s, update: [], body: [...updateBeforeContinue(s.body, s.label, s.update, false), ...s.update] };
 }
 
