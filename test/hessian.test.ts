@@ -7,7 +7,8 @@ import { frontEnd } from '../src/api/compile.js';
 import { compileHvp } from '../src/api/hessian.js';
 import { loadGenerated } from '../src/api/load.js';
 import { hessian, hvp } from '../src/api/runtime.js';
-import { flatten, randomLike, rng, zeros } from '../src/api/values.js';
+import { flatten, packDirections, randomLike, rng, unpackDirection, zeros } from '../src/api/values.js';
+import { zerosLike } from '../src/runtime/arrays.js';
 import { formatDiagnostic } from '../src/frontend/diagnostics.js';
 import { corpus } from './corpus/index.js';
 import type { CorpusCase } from './corpus/types.js';
@@ -42,16 +43,37 @@ function hvpOfCase(c: CorpusCase) {
   return compileHvp(caseSources(c.file), { head: c.head, wrt: plain.wrt, js: true, runtimeImport: null });
 }
 
-/** uᵀ H v through the generated `<head>_grad_d`, the independents' tangents from `dirs` */
-function bilinear(mod: ReturnType<typeof loadGenerated>, r: ReturnType<typeof compileHvp>, head: string, args: unknown[], u: unknown[], v: unknown[]): number {
+/** H v through the generated `<head>_grad_d`, the independents' tangents from `v`, flattened */
+function hessianTimes(mod: ReturnType<typeof loadGenerated>, r: ReturnType<typeof compileHvp>, head: string, args: unknown[], v: unknown[]): number[] {
   const entry = r.manifest.find((m) => m.name === `${head}_grad_d`)!;
   const primals = entry.params.filter((p) => p.role === 'primal').map((p) => p.name);
   // (an argument that is not an independent may still have a tangent parameter: its tangent is zero)
   const at = (name: string) => args[primals.indexOf(name)];
   const call = entry.params.map((p) => (p.role === 'primal' ? structuredClone(at(p.name)) : r.wrt.includes(p.of!) ? structuredClone(v[r.wrt.indexOf(p.of!)]) : zeros(at(p.of!))));
   const [, hv] = mod[`${head}_grad_d`](...call) as [unknown, unknown];
-  const hvList = r.wrt.length === 1 ? [hv] : (hv as unknown[]);
-  return hvList.reduce<number>((s, x, k) => s + flatten(x).reduce((t, y, i) => t + y * flatten(u[k])[i], 0), 0);
+  return flatten(hv);
+}
+
+/** uᵀ H v */
+function bilinear(mod: ReturnType<typeof loadGenerated>, r: ReturnType<typeof compileHvp>, head: string, args: unknown[], u: unknown[], v: unknown[]): number {
+  const uf = u.flatMap((x) => flatten(x));
+  return hessianTimes(mod, r, head, args, v).reduce((s, y, i) => s + y * uf[i], 0);
+}
+
+/** H v for each direction of `dirs` in one call of the generated `<head>_grad_dv`, each flattened */
+function hessianTimesAll(mod: ReturnType<typeof loadGenerated>, r: ReturnType<typeof compileHvp>, head: string, args: unknown[], dirs: unknown[][]): number[][] {
+  const entry = r.manifest.find((m) => m.name === `${head}_grad_dv`)!;
+  const primals = entry.params.filter((p) => p.role === 'primal').map((p) => p.name);
+  const at = (name: string) => args[primals.indexOf(name)];
+  const nb = dirs.length;
+  const call = entry.params.map((p) => {
+    if (p.role === 'primal') return structuredClone(at(p.name));
+    if (p.role === 'directions') return nb;
+    const w = r.wrt.indexOf(p.of!);
+    return w >= 0 ? packDirections(dirs.map((d) => d[w]), nb) : zerosLike(at(p.of!) as number[], nb);
+  });
+  const [g, packed] = mod[`${head}_grad_dv`](...call) as [unknown, unknown];
+  return dirs.map((_, k) => flatten(unpackDirection(packed, g, k, nb)));
 }
 
 describe('Hessian-vector products of the corpus (forward over reverse)', () => {
@@ -83,6 +105,10 @@ describe('Hessian-vector products of the corpus (forward over reverse)', () => {
         const uHv = bilinear(mod, r, c.head, args, u, v);
         const vHu = bilinear(mod, r, c.head, args, v, u);
         expect(Math.abs(uHv - vHu), `symmetry at seed ${31 + k}: ${uHv} vs ${vHu}`).toBeLessThanOrEqual(1e-8 * Math.max(1, Math.abs(uHv) + Math.abs(vHu)));
+        // the vector mode: both directions in one call, as the tangent gives them one at a time
+        const both = hessianTimesAll(mod, r, c.head, args, [u, v]);
+        const one = [hessianTimes(mod, r, c.head, args, u), hessianTimes(mod, r, c.head, args, v)];
+        both.flat().forEach((x, i) => expect(x, `vector mode at seed ${31 + k}`).toBeCloseTo(one.flat()[i], 9));
         checked++;
       }
       expect(checked).toBe(2);
@@ -121,6 +147,13 @@ describe('Hessians against hand-worked values', () => {
     const H = hessian(rosen)(x);
     const want = rosenHessian(x);
     H.forEach((row, i) => row.forEach((h, j) => expect(h).toBeCloseTo(want[i][j], 10)));
+  });
+
+  it('more inputs than one vector sweep carries: the columns come in blocks', () => {
+    const x = Array.from({ length: 70 }, (_, i) => Math.sin(i) * 1.3);
+    const H = hessian(rosen)(x);
+    const want = rosenHessian(x);
+    H.forEach((row, i) => row.forEach((h, j) => expect(h).toBeCloseTo(want[i][j], 9)));
   });
 
   it('hvp is the Hessian times the direction, for several independents', () => {

@@ -5,7 +5,7 @@
 // differences computed here, independently of tsad's own validator.
 import { type AnyFn, deepClone, dividedJacobian, flat } from './support/numeric.js';
 import { describe, expect, it } from 'vitest';
-import { grad, jacobian, jvp, valueAndGrad, vjp } from '../src/index.js';
+import { grad, jacfwd, jacobian, jacrev, jvp, valueAndGrad, vjp } from '../src/index.js';
 
 // ---------------------------------------------------------------------------------------------------
 // independent numeric helpers
@@ -440,6 +440,55 @@ describe('jacobian', () => {
       const x2 = [rand(), rand()];
       expectClose(jacobian(tall)(x2), fdJacobian(tall, [x2]));
     }
+  });
+});
+
+describe('jacfwd and jacrev', () => {
+  // each function with a point and the options to take it at; both modes must give the divided differences
+  const cases: [string, (...a: never[]) => unknown, unknown[], { wrt?: number[] }][] = [
+    ['wide', (x: number[]) => [x[0] * x[1] * x[2], x[0] + Math.sin(x[2]), x[3] * x[3]], [[1.5, -2, 0.3, 4]], {}],
+    ['tall', (x: number[]) => [x[0] * x[1], Math.sin(x[0]), x[1] * x[1], Math.exp(x[1])], [[0.7, -1.1]], {}],
+    ['scalar in and out', (t: number) => Math.sin(t) * t, [0.4], {}],
+    ['a number and an array', (x: number[], y: number) => [x[0] * y, x[1] * y, y * y, x[0] * x[1]], [[2, 3], 5], { wrt: [0, 1] }],
+    ['matrix in, matrix out', (m: number[][]) => [[m[0][0] * m[1][1], m[0][1]], [m[1][0] * m[0][0], 2]], [[[1, 2], [3, 4]]], {}],
+    ['object fields', (q: { b: number; a: number }) => [q.b * 2, q.a * 3, q.a * q.b], [{ b: 1, a: 2 }], {}],
+    ['Float64Array', (x: Float64Array) => {
+      const r = new Float64Array(2);
+      r[0] = x[0] * x[1];
+      r[1] = Math.cos(x[1]);
+      return r;
+    }, [new Float64Array([1, 2])], {}],
+  ];
+  for (const [name, f, args, opts] of cases)
+    it(`${name}: both modes give the divided differences`, () => {
+      const want = fdJacobian(f as AnyFn, args, opts.wrt ?? [0]);
+      const fwd = jacfwd(f, opts as never)(...(args as never[]));
+      const rev = jacrev(f, opts as never)(...(args as never[]));
+      expectClose(fwd, want);
+      expectClose(rev, want);
+      expectClose(fwd, rev, 1e-12);
+    });
+
+  it('more inputs than one vector sweep carries (the columns come in blocks)', () => {
+    // a banded map of 75 inputs: ∂y_i/∂x_i = 2 x_i x_{i+1}, ∂y_i/∂x_{i+1} = x_i², the last y_i = x_i³
+    const f = (x: number[]) => x.map((v, i) => (i + 1 < x.length ? v * v * x[i + 1] : v * v * v));
+    const x = Array.from({ length: 75 }, (_, i) => Math.cos(i));
+    const J = jacfwd(f)(x);
+    expect([J.length, J[0].length]).toEqual([75, 75]);
+    for (let i = 0; i < 75; i++)
+      for (let j = 0; j < 75; j++) {
+        const want = i + 1 < 75 ? (j === i ? 2 * x[i] * x[i + 1] : j === i + 1 ? x[i] * x[i] : 0) : j === i ? 3 * x[i] * x[i] : 0;
+        expect(J[i][j]).toBeCloseTo(want, 12);
+      }
+    expectClose(jacrev(f)(x), J, 1e-12);
+  });
+
+  it('a helper with only a tangent rule gives jacfwd; jacrev says what is missing', () => {
+    const sq = (t: number) => t * t;
+    const f = (x: number[]) => [sq(x[0]) * x[1], x[1]];
+    const opts = { scope: { sq }, customDerivatives: { sq: { tangent: (t: number, td: number) => [t * t, 2 * t * td] } } };
+    expectClose(jacfwd(f, opts)([3, 2]), [[12, 9], [0, 1]]);
+    expect(() => jacrev(f, opts)([3, 2])).toThrow(/jacrev: 'f' has no adjoint .*use jacfwd/);
   });
 });
 

@@ -13,7 +13,7 @@ import { argumentType, testsForAbsence } from './absent.js';
 import { annotate, asDeclaration, readFunction, type FunctionSource } from './source.js';
 import { loadGenerated, type LoadedModule } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
-import { assertNoAliasing, clone, dot, flatten, mapFloats, randomLike, rng } from './values.js';
+import { assertNoAliasing, clone, dot, flatten, mapFloats, packDirections, randomLike, rng, unpackDirection } from './values.js';
 import { mismatchError, selfCheck, type Probe } from './selfcheck.js';
 import { zerosLike } from '../runtime/arrays.js';
 import { agreesWithDifferences, blackBoxes, checkRuntimeRules, compileOption, differenceTangent, hasNoSource, ruleBindings, rulesKey, rulesModes, standIn, type RuntimeRules } from './custom-rules.js';
@@ -63,7 +63,14 @@ interface Compiled {
   /** the parameters of the tangent `<head>_d` and of the adjoint `<head>_b`, as the manifest lists them */
   tangentParams: ManifestParam[];
   adjointParams: ManifestParam[];
+  /** the vector tangent (`<head>_dv`, or `<head>_grad_dv` for a Hessian): its name and parameters, if generated */
+  vector: { name: string; params: ManifestParam[] } | null;
+  /** the vector tangent has yet to be compared with the tangent at a finite point */
+  vectorUnchecked: boolean;
 }
+
+/** what a compilation is for: first derivatives, or the gradient's tangent (Hessian-vector products) alone or with its vector mode (Hessians) */
+type Order = 1 | 'hvp' | 'hessian';
 
 const cache = new WeakMap<Fn, Map<string, Compiled>>();
 
@@ -204,8 +211,8 @@ function runDifferenceCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unkn
   c.unchecked = false;
 }
 
-/** order 1: the tangent and adjoint of `f`; order 2: the gradient and its tangent (hessian.ts) */
-function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: 1 | 2): Compiled {
+/** order 1: the tangent, vector tangent and adjoint of `f`; 'hvp' and 'hessian': the gradient and its tangent, and its vector tangent for 'hessian' (hessian.ts) */
+function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Order): Compiled {
   assertNoAliasing(args, args.map((_, i) => `argument ${i + 1}`));
   const scope = opts.scope ?? {};
   const key = JSON.stringify([order, opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? String(scope[k]) : shapeKey(scope[k]))), rulesKey(opts.customDerivatives)]);
@@ -278,24 +285,27 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: 1 
   const wrt = opts.wrt === undefined ? [firstIndependent(front, head, params)] : normalizeWrt(opts.wrt, params);
   // values come from the primal itself, gradients from f_b on copies: its forward sweep need not
   // keep the primal's results (diff-liveness at full strength)
-  if (order === 2 && noSource.length) throw new Error(`tsad: second derivatives of a black box ('${noSource[0]}') are not available: its hand-written rule gives first derivatives only`);
+  if (order !== 1 && noSource.length) throw new Error(`tsad: second derivatives of a black box ('${noSource[0]}') are not available: its hand-written rule gives first derivatives only`);
   const r =
     order === 1
       ? compileModule(blackBoxes(front, noSource), { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false }, modes: rulesModes(opts.customDerivatives), customDerivatives: compileOption(opts.customDerivatives) }, new DiagnosticBag(files))
-      : compileHvp(Object.fromEntries(files), { head, wrt: wrt.map((i) => params[i]), modes: ['tangent'], js: true, runtimeImport: null, customDerivatives: compileOption(opts.customDerivatives) });
+      : compileHvp(Object.fromEntries(files), { head, wrt: wrt.map((i) => params[i]), modes: order === 'hessian' ? ['tangent', 'vector'] : ['tangent'], js: true, runtimeImport: null, customDerivatives: compileOption(opts.customDerivatives) });
   if (r.diagnostics.length) throw new TsadError(r.diagnostics);
   const mod = loadGenerated(r.code, r.runtimeNames);
   const entry = (name: string) => r.manifest.find((m) => m.name === name)?.params ?? [];
+  const vectorEntry = (name: string) => (mod[name] ? { name, params: entry(name) } : null);
   const adjointParams = entry(`${head}_b`);
   const seed = adjointParams.find((p) => p.role === 'seed');
   const compiled: Compiled = {
     mod, head, params, wrt,
     scalarWrt: wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y),
     hasScope: !!mod.__bindScope,
-    scalarResult: order === 2 || seed?.type === 'number',
+    scalarResult: order !== 1 || seed?.type === 'number',
     unchecked: true,
     tangentParams: entry(order === 1 ? `${head}_d` : `${head}_grad_d`),
     adjointParams,
+    vector: vectorEntry(order === 1 ? `${head}_dv` : `${head}_grad_dv`),
+    vectorUnchecked: true,
   };
   perFn.set(key, compiled);
   return compiled;
@@ -312,11 +322,12 @@ function bind(c: Compiled, opts: RuntimeOptions): void {
  * shadow parameter for every argument it reads or writes actively, not only for the independents: a
  * gl-matrix `scale(out, a, s)` differentiated with respect to `a` and `s` still takes `out`'s shadow.
  */
-function derivativeArgs(params: readonly ManifestParam[], args: unknown[], shadow: (argument: number) => unknown, seed?: unknown): unknown[] {
+function derivativeArgs(params: readonly ManifestParam[], args: unknown[], shadow: (argument: number) => unknown, seed?: unknown, nbdirs?: number): unknown[] {
   const primals = params.filter((p) => p.role === 'primal').map((p) => p.name);
   return params.map((p) => {
     if (p.role === 'primal') return args[primals.indexOf(p.name)];
     if (p.role === 'seed') return seed;
+    if (p.role === 'directions') return nbdirs;
     const k = primals.indexOf(p.of ?? '');
     if (k < 0) throw new Error(`tsad: internal error: the derivative's parameter '${p.name}' belongs to no argument`);
     return shadow(k);
@@ -378,6 +389,8 @@ const EXAMPLES: Record<string, string> = {
   grad: 'grad((x) => x * x)',
   valueAndGrad: 'valueAndGrad((x) => x * x)',
   jacobian: 'jacobian((x) => [x[0] * x[1], x[0]])',
+  jacfwd: 'jacfwd((x) => [x[0] * x[1], x[0]])',
+  jacrev: 'jacrev((x) => [x[0] * x[1], x[0]])',
   jvp: 'jvp((x) => x * x, [x], [dx])',
   hvp: 'hvp((x) => x[0] * x[0] * x[1], [x], [v])',
   hessian: 'hessian((x) => x[0] * x[0] * x[1])',
@@ -499,35 +512,108 @@ export function vjp<F extends AnyFunction, const W extends Wrt | undefined = und
 /**
  * Jacobian of f at the arguments, as rows: J[i][j] = ∂ output_i / ∂ input_j, where outputs and inputs
  * are the floats of the result and of the wrt arguments in flattened order (arrays by index, object
- * fields by sorted name). Uses one adjoint per output when outputs ≤ inputs, else one tangent per input.
+ * fields by sorted name). Chooses by shape: reverse (jacrev) when outputs ≤ inputs, else forward (jacfwd).
  */
 export function jacobian<F extends AnyFunction, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => number[][] {
-  const opts = (options ?? {}) as RuntimeOptions;
-  checkEntry('jacobian', f, opts);
+  return jacobianBy('jacobian', f, options as RuntimeOptions | undefined, 'auto');
+}
+
+/** The Jacobian (as jacobian lays it out) by forward mode: the vector tangent, with many input directions per sweep. */
+export function jacfwd<F extends AnyFunction, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => number[][] {
+  return jacobianBy('jacfwd', f, options as RuntimeOptions | undefined, 'forward');
+}
+
+/** The Jacobian (as jacobian lays it out) by reverse mode: one adjoint sweep per output. */
+export function jacrev<F extends AnyFunction, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => number[][] {
+  return jacobianBy('jacrev', f, options as RuntimeOptions | undefined, 'reverse');
+}
+
+function jacobianBy(api: string, f: AnyFunction, options: RuntimeOptions | undefined, how: 'auto' | 'forward' | 'reverse'): (...args: unknown[]) => number[][] {
+  const opts = options ?? {};
+  checkEntry(api, f, opts);
   return (...args) =>
     withErrors(() => {
       const c = compileFor(f, opts, args);
       bind(c, opts);
-      const y = (c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(args as unknown[]));
+      const y = (c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(args));
       const m = flatten(y).length;
       const inputs = c.wrt.map((i) => args[i]);
       const n = inputs.reduce<number>((s, v) => s + flatten(v).length, 0);
-      const J = Array.from({ length: m }, () => new Array<number>(n).fill(0));
       // (a hand-written rule may give one mode only)
-      if (c.mod[`${c.head}_b`] && (m <= n || !c.mod[`${c.head}_d`])) {
+      const hasReverse = !!c.mod[`${c.head}_b`], hasForward = !!c.mod[`${c.head}_d`];
+      if (how === 'reverse' && !hasReverse) throw new Error(`tsad: ${api}: '${c.head}' has no adjoint (a helper's hand-written derivative gives a tangent rule only); use jacfwd`);
+      if (how === 'forward' && !hasForward) throw new Error(`tsad: ${api}: '${c.head}' has no tangent (a helper's hand-written derivative gives an adjoint rule only); use jacrev`);
+      const reverseMode = how === 'reverse' || (how === 'auto' && hasReverse && (m <= n || !hasForward));
+      if (reverseMode) {
+        const J: number[][] = [];
         for (let i = 0; i < m; i++) {
           const seed = typeof y === 'number' ? 1 : mapFloats(y, (_, k) => (k === i ? 1 : 0));
-          const g = reverse(c, opts, args as unknown[], seed)[1];
-          J[i] = g.flatMap((gi) => flatten(gi));
+          J.push(reverse(c, opts, args, seed)[1].flatMap((gi) => flatten(gi)));
         }
-      } else {
-        for (let j = 0; j < n; j++) {
-          const col = flatten(tangent(c, opts, args as unknown[], unitDirection(inputs, j))[1]);
-          for (let i = 0; i < m; i++) J[i][j] = col[i];
-        }
+        return J;
       }
-      return J;
+      const columns = (js: number[]) => tangentColumns(c, opts, args, inputs, js, (a, dirs) => tangent(c, opts, a, dirs)[1]);
+      return fromColumns(columns, m, n);
     });
+}
+
+/** the most directions one vector-mode sweep carries (every active intermediate holds them all) */
+const MAX_DIRECTIONS = 32;
+
+/** a matrix with m rows built from its n columns, computed a block of at most MAX_DIRECTIONS columns at a time */
+function fromColumns(columns: (js: number[]) => number[][], m: number, n: number): number[][] {
+  const M = Array.from({ length: m }, () => new Array<number>(n).fill(0));
+  for (let j0 = 0; j0 < n; j0 += MAX_DIRECTIONS) {
+    const js = Array.from({ length: Math.min(MAX_DIRECTIONS, n - j0) }, (_, k) => j0 + k);
+    columns(js).forEach((col, k) => {
+      for (let i = 0; i < m; i++) M[i][js[k]] = col[i];
+    });
+  }
+  return M;
+}
+
+/**
+ * The derivative's columns along the unit directions `js` (float indices of the independents): one sweep
+ * of the vector tangent for them all where it was generated (it is compared with the tangent `one` on
+ * its first use), else one tangent `one` per direction.
+ */
+function tangentColumns(c: Compiled, opts: RuntimeOptions, args: unknown[], inputs: unknown[], js: number[], one: (args: unknown[], dirs: unknown[]) => unknown): number[][] {
+  const dirs = js.map((j) => unitDirection(inputs, j));
+  if (!c.vector) return dirs.map((d) => flatten(one(args, d)));
+  if (c.vectorUnchecked && opts.check !== false) checkVector(c, opts, args, inputs, one);
+  const [value, packed] = vectorTangent(c, opts, args, dirs);
+  return js.map((_, k) => flatten(unpackDirection(packed, value, k, js.length)));
+}
+
+/** Runs the vector tangent with the given directions (one list per direction, one entry per independent); returns [value, packed result directions]. */
+function vectorTangent(c: Compiled, opts: RuntimeOptions, args: unknown[], dirs: unknown[][]): [unknown, unknown] {
+  const v = c.vector!;
+  bind(c, opts);
+  const nb = dirs.length;
+  const a = clone(args);
+  const call = derivativeArgs(v.params, a, (k) => {
+    const w = c.wrt.indexOf(k);
+    return w >= 0 ? packDirections(dirs.map((d) => d[w]), nb) : zerosLike(a[k], nb);
+  }, undefined, nb);
+  const r = c.mod[v.name](...call) as [unknown, unknown] | undefined;
+  return r ? [r[0], r[1]] : [undefined, undefined];
+}
+
+/**
+ * The first use of a vector tangent: two random directions in one sweep against one (self-checked)
+ * tangent each. Throws if they disagree; at a non-finite point checks nothing (the next use tries again).
+ */
+function checkVector(c: Compiled, opts: RuntimeOptions, args: unknown[], inputs: unknown[], one: (args: unknown[], dirs: unknown[]) => unknown): void {
+  const R = rng(0x7ad5e3f);
+  const dirs = [inputs.map((v) => randomLike(v, R)), inputs.map((v) => randomLike(v, R))];
+  const [value, packed] = vectorTangent(c, opts, args, dirs);
+  const vector = dirs.flatMap((_, k) => flatten(unpackDirection(packed, value, k, dirs.length)));
+  const single = dirs.flatMap((d) => flatten(one(args, d)));
+  if (![...vector, ...single].every(Number.isFinite)) return;
+  const same = vector.length === single.length && vector.every((x, i) => Math.abs(x - single[i]) <= 1e-9 * (1 + Math.abs(single[i])));
+  if (!same)
+    throw new Error(`tsad: self-check failed for '${c.vector!.name}': the vector tangent disagrees with the tangent along the same directions (${JSON.stringify(vector.slice(0, 4))} vs ${JSON.stringify(single.slice(0, 4))}) at ${c.params.map((p, i) => `${p} = ${JSON.stringify(typeof args[i] === 'number' ? args[i] : Array.from(flatten(args[i])))}`).join(', ')}. This is a bug in tsad: please report it with the function; { check: false } skips this check`);
+  c.vectorUnchecked = false;
 }
 
 /** one tangent per independent, shaped like it: 1 at float `j` of them all in flattened order, 0 elsewhere */
@@ -544,7 +630,7 @@ function unitDirection(inputs: unknown[], j: number): unknown[] {
 
 /** The gradient's tangent for these arguments, self-checked on its first call like the first-order derivatives. */
 function compileSecondOrder(api: string, f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
-  const c = lookupOrCompile(f, opts, args, 2);
+  const c = lookupOrCompile(f, opts, args, api === 'hessian' ? 'hessian' : 'hvp');
   if (!c.mod[`${c.head}_grad_d`]) throw new Error(`tsad: ${api}: no derivative of the gradient was generated`);
   if (c.unchecked && opts.check !== false) runSecondOrderCheck(c, f, opts, args);
   return c;
@@ -608,7 +694,8 @@ export function hvp<F extends (...args: any[]) => number, const W extends Wrt | 
 
 /**
  * Dense Hessian of a scalar function: H[i][j] = ∂² f / ∂ input_i ∂ input_j over the floats of the `wrt`
- * arguments in flattened order (as jacobian orders them). One Hessian-vector product per input.
+ * arguments in flattened order (as jacobian orders them). Its columns come from the gradient's vector
+ * tangent, many per sweep.
  */
 export function hessian<F extends (...args: any[]) => number, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => number[][] {
   const opts = (options ?? {}) as RuntimeOptions;
@@ -618,11 +705,7 @@ export function hessian<F extends (...args: any[]) => number, const W extends Wr
       const c = compileSecondOrder('hessian', f, opts, args);
       const inputs = c.wrt.map((i) => args[i]);
       const n = inputs.reduce<number>((s, v) => s + flatten(v).length, 0);
-      const H = Array.from({ length: n }, () => new Array<number>(n).fill(0));
-      for (let j = 0; j < n; j++) {
-        const col = gradientTangent(c, opts, args as unknown[], unitDirection(inputs, j))[1].flatMap((x) => flatten(x));
-        for (let i = 0; i < n; i++) H[i][j] = col[i];
-      }
-      return H;
+      const columns = (js: number[]) => tangentColumns(c, opts, args as unknown[], inputs, js, (a, dirs) => gradientTangent(c, opts, a, dirs)[1]);
+      return fromColumns(columns, n, n);
     });
 }
