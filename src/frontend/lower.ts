@@ -71,6 +71,8 @@ export type Form = (typeof FORMS)[number];
 
 let libSourceFile: ts.SourceFile | undefined;
 
+/** values an element or field read cannot read in place: a literal, a copy or an allocation made for the read */
+const FRESH_KINDS: ReadonlySet<Expr['k']> = new Set(['arrlit', 'objlit', 'intr', 'alloc']);
 const OPTIONS: ts.CompilerOptions = {
   strict: true,
   target: ts.ScriptTarget.ES2020,
@@ -1491,15 +1493,13 @@ class FunctionLowering {
 
   /**
    * `a.pop()`, its value unused: `if (a.length > 0) a.pop()` (the IR's pop needs an element to take off,
-   * so that the adjoint can put it back). Arrays of numbers only: a popped row or object would take
-   * its shadow with it, which nothing records yet.
+   * so that the adjoint can put it back). A popped row or object takes its shadow with it: the adjoint
+   * records both and puts them back (adjoint/record.ts).
    */
   private popStmt(e: ts.Node, arr: Expr): Stmt | null {
     const at = tyOf(arr);
     if (at.k !== 'arr' || at.typed || at.ro)
-      return this.err(e, '`pop` is supported on arrays of numbers (`number[]`) only', 'keep a count of the elements in use instead of shortening the array');
-    if (isRef(at.elem))
-      return this.err(e, 'taking a row or an object off an array with `pop` (or a `length` assignment) is not supported', 'read it with `a[a.length - 1]` and keep a count of the rows in use instead of shortening the array');
+      return this.err(e, '`pop` is supported on arrays (`number[]`, arrays of rows or of objects) only', 'keep a count of the elements in use instead of shortening the array');
     const loc = this.ctx.locOf(e);
     const pop: Stmt = { k: 'expr', e: { k: 'intr', fn: 'pop', args: [arr], ty: VOID }, loc };
     return { k: 'if', c: { k: 'bin', op: '>', a: { k: 'len', obj: arr }, b: { k: 'num', v: 0 }, ty: BOOL }, then: [pop], else: [], loc };
@@ -1655,8 +1655,8 @@ class FunctionLowering {
     if (ts.isCallExpression(e)) return this.call(e);
     if (ts.isNewExpression(e)) return this.newExpr(e);
     if (ts.isElementAccessExpression(e)) {
-      const obj = this.expr(e.expression);
-      const index = this.expr(e.argumentExpression);
+      const obj = this.placed(e.expression, this.expr(e.expression));
+      const index = obj && this.expr(e.argumentExpression);
       if (!obj || !index) return null;
       const ot = tyOf(obj);
       if (ot.k !== 'arr' && ot.k !== 'tuple') return this.err(e, 'dynamic keys (`obj[key]`) on objects are not supported', 'use a field name, or store the values in an array');
@@ -1809,10 +1809,12 @@ class FunctionLowering {
     if (e.questionDotToken) return this.err(e, 'optional chaining is not supported', 'test the value first: `o !== undefined ? o.f : …`');
     const viaAccessor = accessorRead(this.hooks, e);
     if (viaAccessor !== undefined) return viaAccessor;
-    const obj = this.expr(e.expression);
+    const value = this.expr(e.expression);
+    if (!value) return null;
+    const ot = tyOf(value);
+    if (name === 'length' && (ot.k === 'arr' || ot.k === 'tuple')) return { k: 'len', obj: value };
+    const obj = this.placed(e.expression, value);
     if (!obj) return null;
-    const ot = tyOf(obj);
-    if (name === 'length' && (ot.k === 'arr' || ot.k === 'tuple')) return { k: 'len', obj };
     if (ot.k === 'obj') {
       if (!ot.fields.some((f) => f.name === name)) return this.err(e, `unknown field '${name}'`);
       return narrowRead(this.hooks, e, { k: 'field', obj, name, ty: fieldTy(ot, name) });
@@ -2021,6 +2023,12 @@ class FunctionLowering {
   }
 
   /** `x` evaluated here, once, into a new constant (emitted before the current statement) */
+  /** what an element or field read reads from: a fresh literal or copy is named first (Sequencing.nameFresh) */
+  private placed(e: ts.Expression, obj: Expr | null): Expr | null {
+    if (!obj || !FRESH_KINDS.has(obj.k)) return obj;
+    return this.seq.nameFresh(e, obj);
+  }
+
   private constant(x: Expr, base: string, loc: Loc): Expr {
     const name = this.fresh(base);
     this.pre.push({ k: 'decl', name, ty: tyOf(x), init: x, konst: true, loc });

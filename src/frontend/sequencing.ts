@@ -183,6 +183,20 @@ export class Sequencing {
     return w;
   }
 
+  /**
+   * A fresh array or object read at once (`[a, b][i]`, `({ p: x }).p`, `a.slice()[i]`), named by a
+   * constant before its statement: derivatives follow values through names, and a literal indexed in
+   * place would read without its derivative. Where the constant would run when JavaScript does not
+   * evaluate the literal (a branch of `?:`, `&&`, `||`), refused.
+   */
+  nameFresh(e: ts.Expression, r: Expr): Expr | null {
+    const root = fullExpression(e);
+    const p = outer(root).parent;
+    if (this.branchBetween(e, root) || (p && (ts.isCaseClause(p) || ts.isParameter(p))))
+      return this.host.err(e, 'an array or object literal (or a copy) read at once, inside a branch, a `case` test or a parameter default, is not supported', 'name it first: `const t = [a, b];` before the statement, then read `t[i]`');
+    return this.freeze(r, e, 'fresh');
+  }
+
   /** whether a `?:` branch or the right operand of `&&`/`||`/`??` lies between `n` and `root` */
   private branchBetween(n: ts.Node, root: ts.Node): ts.Node | null {
     let c = n;

@@ -504,6 +504,10 @@ class TangentBuilder {
       return;
     }
     const pushD = (x: Expr): Stmt => ({ k: 'expr', e: { k: 'intr', fn: 'push', args: [ad, x], ty: { k: 'void' } } });
+    if (v.k === 'intr' && (v.fn === 'tape.popF' || v.fn === 'tape.popR') && v.args[0].k === 'var' && this.hasD(v.args[0].name)) {
+      this.pushTapePop(s, v, pushD, out);
+      return;
+    }
     if (isRef(tyOf(v))) {
       this.currentVaried = this.variedIn(s);
       const d = this.refDeriv(v, out) ?? this.zerosLike(v);
@@ -523,13 +527,34 @@ class TangentBuilder {
     out.push({ ...s, e: { ...e, args: [arr, prim] } } as Stmt);
   }
 
+  /**
+   * `a.push(tape.popF())` / `a.push(tape.popR())` (an adjoint putting back what a `pop` took): the
+   * element's tangent comes off the derivative tape, as in `x = tape.popF()` (tapePop). The pop is
+   * never evaluated twice.
+   */
+  private pushTapePop(s: Stmt, v: Extract<Expr, { k: 'intr' }>, pushD: (x: Expr) => Stmt, out: Stmt[]): void {
+    const td = this.dwhole(v.args[0])!;
+    const vty = tyOf(v);
+    if (isRef(vty)) out.push(pushD({ k: 'intr', fn: 'tape.popR', args: [td], ty: this.dty(vty) }));
+    else if (!this.vec) out.push(pushD({ k: 'intr', fn: 'tape.popF', args: [td], ty: NUM }));
+    else {
+      const t = this.dty(NUM);
+      const tmp = this.names.fresh('popd');
+      out.push({ k: 'decl', name: tmp, ty: t, init: { k: 'intr', fn: 'tape.popR', args: [td], ty: t }, konst: true });
+      out.push(...this.dirLoop([pushD({ k: 'idx', obj: { k: 'var', name: tmp, ty: t }, index: this.nd, ty: NUM })]));
+    }
+    out.push(s);
+  }
+
   /** `a.pop()` (a statement: its value, if used, was read before it): the derivative array shrinks with it. */
   private pop(s: Stmt, e: Extract<Expr, { k: 'intr' }>, out: Stmt[]): void {
     const root = rootName(e.args[0]);
     const ad = root && this.hasD(root) ? this.dwhole(e.args[0]) : null;
     if (ad) {
       const popD: Stmt = { k: 'expr', e: { k: 'intr', fn: 'pop', args: [ad], ty: { k: 'void' } } };
-      out.push(...(this.vec && !isRef(e.ty) ? this.dirLoop([popD]) : [popD]));
+      // (vector mode: a number has nbdirs entries to take off, a row or object one shadow)
+      const at = tyOf(e.args[0]);
+      out.push(...(this.vec && !(at.k === 'arr' && isRef(at.elem)) ? this.dirLoop([popD]) : [popD]));
     }
     out.push(s);
   }

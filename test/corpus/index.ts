@@ -270,6 +270,9 @@ export const corpus: CorpusCase[] = [
   { name: 'js-arrays/replace_last_square', file: 'js-arrays.ts', head: 'replaceLastSquare', args: [vec(4, -1, 1)], tags: ['js', 'pop', 'pop-then-push'] },
   { name: 'js-arrays/unit_twice_with_norm', file: 'js-arrays.ts', head: 'unitTwiceWithNorm', args: [vec(3, 0.5, 1.5)], tags: ['js', 'concat', 'argument-order', 'writes-argument'] },
   { name: 'js-arrays/accepted_walk', file: 'js-arrays.ts', head: 'acceptedWalk', args: [vec(6, -2, 2), num(-0.5, 0.5)], tags: ['js', 'pop', 'pop-value', 'while-pop'] },
+  { name: 'js-arrays/undone_steps', file: 'js-arrays.ts', head: 'undoneSteps', args: [vec(2, -1, 1), num(0.05, 0.2)], tags: ['js', 'pop', 'pop-row', 'pop-value'] },
+  { name: 'js-arrays/popped_centre_of_mass', file: 'js-arrays.ts', head: 'poppedCentreOfMass', args: [{ kind: 'list', n: 4, of: { kind: 'obj', fields: { m: num(0.5, 2), x: num(-1, 1) } } }, num(0.5, 1.5)], tags: ['js', 'pop', 'pop-object', 'while-pop'] },
+  { name: 'js-arrays/trimmed_rows_product', file: 'js-arrays.ts', head: 'trimmedRowsProduct', args: [mat(4, 2, -1, 1), int(2)], tags: ['js', 'length-assign', 'pop-row'] },
 
   // -------------------------------------------------------------- js-nullable.ts
   { name: 'js-nullable/smoothed_penalty', file: 'js-nullable.ts', head: 'smoothedPenalty', args: [vec(5, -1, 1), obj({ window: int(3), decay: num(0.4, 0.8) })], wrt: ['xs'], tags: ['js', 'truthiness'] },
@@ -365,6 +368,7 @@ corpus.push(
   { name: 'js-exprs/normalised_spread', file: 'js-exprs.ts', head: 'normalisedSpread', args: [vec(4, 0.2, 1), num(0.5, 1.5)], tags: ['js', 'mixed-tuple'] },
   { name: 'js-exprs/header_stepped', file: 'js-exprs.ts', head: 'headerStepped', args: [vec(4, -1, 1), num(0.5, 1.5)], tags: ['js', 'for-header-statements', 'continue'] },
   { name: 'js-exprs/normalised_energy', file: 'js-exprs.ts', head: 'normalisedEnergy', args: [vec(4, 0.2, 1), num(0.5, 1.5)], tags: ['js', 'mixed-tuple'] },
+  { name: 'js-exprs/picked_components', file: 'js-exprs.ts', head: 'pickedComponents', args: [vec(3, -1, 1), vec(3, -1, 1), num(0.5, 1.5)], tags: ['js', 'literal-read'] },
 );
 // ------------------------------------------------------------- custom-derivatives.ts
 corpus.push(

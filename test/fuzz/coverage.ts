@@ -71,9 +71,9 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'assign.field': { types: ['object', 'arrobj'], effects: ['store'] },
   'assign.row': { types: ['array2', 'arrobj', 'object'], effects: ['row', 'swap'] },
   'intr.push': { types: ['array', 'array2', 'arrobj'], effects: ['-'] },
-  // pops and length assignments take numbers off (rows and objects are refused)
-  'intr.pop': { types: ['array'], effects: ['-'] },
-  'assign.length': { types: ['array'], effects: ['-'] },
+  // pops and length assignments take numbers, rows and objects off
+  'intr.pop': { types: ['array', 'array2', 'arrobj'], effects: ['-'] },
+  'assign.length': { types: ['array', 'array2', 'arrobj'], effects: ['-'] },
   'call.helper': { types: ['scalar', 'array', 'object', 'tuple', 'array2', '-'], effects: ['-'] },
   'expr.arrlit': { types: ['array', 'array2', 'arrobj', 'tuple'], effects: ['-'] },
   'expr.objlit': { types: ['object'], effects: ['-'] },
@@ -291,7 +291,11 @@ export function classifyModule(mod: Module): Counts {
         }
         case 'while':
         case 'do':
-          if (s.origin === 'assign.length') add('assign.length', 'array', '-', st);
+          if (s.origin === 'assign.length') {
+            // (the class of the array truncated: the one its loop pops)
+            const pop = s.body.find((x) => x.k === 'expr' && x.e.k === 'intr' && x.e.fn === 'pop');
+            add('assign.length', pop && pop.k === 'expr' && pop.e.k === 'intr' ? typeClass(tyOf(pop.e.args[0])) : 'array', '-', st);
+          }
           else add(s.k === 'while' ? 'stmt.while' : 'stmt.do', '-', '-', st);
           walk(s.body, [...loops, 'while']);
           break;

@@ -120,7 +120,9 @@ interface VarSpec { mode: number; b: number; c: Cond; e: Expr; f: Expr; q: numbe
  * `push` of several values at once, 14 optional booleans (a parameter, an object's field: absent, given,
  * computed), 15 `||`/`&&` whose left operand is computed (`a[k] || 0.5`), 16 a nullable `var`/`let` never
  * assigned again, 17 a tuple mixing an array and a number (a local one written through its parts, or a
- * helper's result), 18 a float the loop header sets and steps, with a `continue`; loop 0 straight-line, 1 in a counted loop, 2 in a while, 3 two loops deep.
+ * helper's result), 18 a float the loop header sets and steps, with a `continue`, 19 rows or objects taken off a stack
+ * (`pop()` as a value and as a statement, in a `while`, `length` assignments), 20 a fresh array or
+ * object read at once (`[a, b][i]`, `({ u: a }).u`, `a.slice()[i]`, `[...a, b][i]`); loop 0 straight-line, 1 in a counted loop, 2 in a while, 3 two loops deep.
  */
 export interface JsArraySpec {
   form: number;
@@ -795,9 +797,9 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
   ),
   // (last: every field before it draws as it did before closures existed)
   closures: fc.array(fc.record({ form: fc.nat({ max: 5 }), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), v: sel, loop: fc.nat({ max: 3 }) }), { maxLength: 2 }),
-  // (last: every field before it draws as it did before rest parameters existed) JsArraySpec forms 12 to 16
+  // (last: every field before it draws as it did before rest parameters existed) JsArraySpec forms 12 to 20
   jsCalls: fc.array(
-    fc.record({ form: fc.nat({ max: 6 }).map((f) => 12 + f), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
+    fc.record({ form: fc.nat({ max: 8 }).map((f) => 12 + f), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
     { maxLength: 3 },
   ),
 });
@@ -2046,6 +2048,44 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
         c.emit(`${acc} = Math.tanh(${acc} + Math.sin(${t}) * ${value(s.q + 2)});`);
       });
       c.emit('}');
+      return;
+    }
+    case 19: {
+      // rows or objects taken off a stack: `pop()` as a value (a name kept past the pop and written
+      // through), as a statement, in a `while`, and a `length` assignment; their shadows leave and come back
+      const a = pick(srcs, s.s);
+      const from = a ? a.name : `[${value(s.q + 2)}, 0.5, -0.25]`;
+      const j = c.fresh('j');
+      if (s.v % 2 === 0) {
+        const top = c.fresh('top');
+        c.emit(`const ${name}: number[][] = [];`, `for (let ${j} = 0; ${j} < ${from}.length; ${j}++) ${name}.push([${from}[${j}] * ${value(s.q)}, 0.5 + ${from}[${j}]]);`);
+        c.emit(`const ${top} = ${name}.pop()!;`, `${top}[1] = ${top}[1] * ${value(s.q + 1)};`);
+        c.emit(`if (${name}.length > 1) ${name}.pop();`, `${name}.length = Math.min(${name}.length, 1);`);
+        c.emit(`${acc} = Math.tanh(${acc} + ${top}[0] * ${top}[1] + (${name}.length > 0 ? ${name}[0][1] : 0.5));`);
+      } else {
+        const keep = c.fresh('keep'), f = c.fresh('f'), o = c.fresh('o');
+        c.emit(`const ${name}: P[] = [];`, `for (let ${j} = 0; ${j} < ${from}.length; ${j}++) ${name}.push({ u: ${from}[${j}] * ${value(s.q)}, v: 0.25 * ${from}[${j}], w: 1 });`);
+        c.emit(`const ${keep} = ${name}[0];`, `${name}.push({ u: ${value(s.q + 1)}, v: 0.5, w: 2 });`, `${name}.pop();`, `let ${f} = 0.5;`);
+        c.emit(`while (${name}.length > 1) {`, `  const ${o} = ${name}.pop()!;`, `  ${f} = Math.tanh(${f} * ${o}.u + ${o}.v);`, '}');
+        c.emit(`${keep}.v = ${keep}.v * ${f};`, `${name}.length = 0;`);
+        c.emit(`${acc} = Math.tanh(${acc} + ${keep}.u * ${keep}.v + ${f} + ${name}.length);`);
+      }
+      return;
+    }
+    case 20: {
+      // a fresh array or object read at once: a literal indexed (by a loop counter or a constant), an
+      // object literal's field, a copy or a spread literal indexed (the front end names each first)
+      const a = pick(srcs, s.s);
+      const ix = pick(c.ints, s.t);
+      const k = ix ? `${ix.name} % 3` : `${s.t % 3}`;
+      const arr = a ? a.name : `[${value(s.q + 1)}, 0.25]`;
+      const reads = [
+        `[${value(s.q)}, ${arr}[0] * ${value(s.q + 1)}, 0.5][${k}]`,
+        `({ u: ${value(s.q)}, v: ${arr}[0] }).${s.t % 2 ? 'u' : 'v'} * ${value(s.q + 1)}`,
+        `${arr}.slice()[${arr}.length - 1] * ${value(s.q)}`,
+        `[...${arr}, ${value(s.q)}][${arr}.length]`,
+      ];
+      c.emit(`${acc} = Math.tanh(${acc} + ${reads[s.v % 4]});`);
       return;
     }
     default: {

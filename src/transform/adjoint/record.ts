@@ -409,25 +409,32 @@ export function push(cx: AdjointContext, s: Stmt, e: Extract<Expr, { k: 'intr' }
 
 /**
  * `a.pop()` as a statement (the front end reads a used value before it): the forward sweep records the
- * element it removes and drops its adjoint; the backward sweep puts the element back with a zero adjoint,
- * which what earlier statements wrote into it then accumulate into. Arrays of numbers only (the front end
- * refuses a pop of rows or objects).
+ * element it removes and drops its adjoint; the backward sweep puts the element back. A number comes
+ * back with a zero adjoint, which what earlier statements wrote into it then accumulate into. A row or
+ * object comes back as the same reference, and so does its shadow (recorded too): another name may
+ * still hold the row, and its adjoint must be the one that name's accumulated into.
  */
 export function pop(cx: AdjointContext, s: Stmt, e: Extract<Expr, { k: 'intr' }>): Pair {
   const arr = e.args[0];
   const root = rootVar(arr)!;
   const ab = hasB(cx, root) ? bwhole(cx, arr) : null;
+  const at = tyOf(arr);
+  const elem = at.k === 'arr' ? at.elem : NUM;
   const op = (fn: string, args: Expr[]): Stmt => ({ k: 'expr', e: { k: 'intr', fn, args, ty: VOID } });
-  const last: Expr = { k: 'idx', obj: arr, index: { k: 'bin', op: '-', a: { k: 'len', obj: arr }, b: { k: 'num', v: 1 }, ty: INT }, ty: NUM };
+  const lastOf = (a: Expr, ty: Ty): Expr => ({ k: 'idx', obj: a, index: { k: 'bin', op: '-', a: { k: 'len', obj: a }, b: { k: 'num', v: 1 }, ty: INT }, ty });
   const fwd: Stmt[] = [];
   const bwd: Stmt[] = [];
   if (mustRecord(cx, s, root, true)) {
     cx.pushSites.push(`${cx.pushSites.length}:${root}`);
-    fwd.push({ k: 'expr', e: tapeOp(cx, 'pushF', [last]) });
-    bwd.push(op('push', [arr, tapeOp(cx, 'popF', [], NUM)]));
+    fwd.push({ k: 'expr', e: tapeOp(cx, isRef(elem) ? 'pushR' : 'pushF', [lastOf(arr, elem)]) });
+    bwd.push(op('push', [arr, tapeOp(cx, isRef(elem) ? 'popR' : 'popF', [], elem)]));
   }
   fwd.push(s);
-  if (ab) {
+  if (ab && isRef(elem)) {
+    const elemB = adjointTy(cx, elem);
+    fwd.push({ k: 'expr', e: tapeOp(cx, 'pushR', [lastOf(ab, elemB)]) }, op('pop', [ab]));
+    bwd.unshift(op('push', [ab, tapeOp(cx, 'popR', [], elemB)]));
+  } else if (ab) {
     fwd.push(op('pop', [ab]));
     bwd.push(op('push', [ab, { k: 'num', v: 0 }]));
   }

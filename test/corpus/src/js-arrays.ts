@@ -223,3 +223,44 @@ export function flattenedCurve(ts: number[], r: number): number {
   for (let i = 2; i < out.length; i += 2) s += (out[i] - out[i - 2]) ** 2 + (out[i + 1] - out[i - 1]) ** 2;
   return s;
 }
+
+/** A history of [position, velocity] states, two steps undone with `pop`: the last one popped is still used, and written through. */
+export function undoneSteps(x0: number[], h: number): number {
+  const history = [[x0[0], x0[1]]];
+  for (let k = 0; k < 5; k++) {
+    const [p, v] = history[history.length - 1];
+    history.push([p + h * v, v - h * Math.sin(p)]);
+  }
+  history.pop();
+  const undone = history.pop()!;
+  undone[1] *= 0.5;
+  const last = history[history.length - 1];
+  return last[0] * last[1] + undone[0] * undone[1] + history.length;
+}
+
+interface Body { m: number; x: number }
+
+/** Bodies taken off a copied list one by one (`pop` of objects), each folded into a running centre of mass; the first stays in use. */
+export function poppedCentreOfMass(bodies: Body[], g: number): number {
+  const queue = bodies.slice();
+  const first = queue[0];
+  let mass = 0;
+  let moment = 0;
+  while (queue.length > 0) {
+    const b = queue.pop()!;
+    mass += b.m;
+    moment += b.m * b.x * g;
+  }
+  return moment / mass + first.x * first.m;
+}
+
+/** The first rows of a copied matrix kept by a `length` assignment, then one of the original rows pushed back. */
+export function trimmedRowsProduct(m: number[][], k: number): number {
+  const rows = m.slice();
+  const dropped = rows[rows.length - 1];
+  rows.length = k;
+  rows.push(m[0]);
+  let s = 0;
+  for (const r of rows) s += r[0] * r[1];
+  return s + dropped[1] * rows.length;
+}

@@ -216,3 +216,17 @@ export function headerStepped(b: number[], x: number): number {
   }
   return s;
 }
+
+/**
+ * Reads of values made for the read: a component picked from a literal by the axis index, an object
+ * literal's field, the last element of a copy and of a spread literal.
+ */
+export function pickedComponents(p: number[], q: number[], s: number): number {
+  let total = 0;
+  for (let axis = 0; axis < 3; axis++) {
+    const d = [p[0] - q[0], p[1] - q[1], s * (p[2] - q[2])][axis];
+    total += d * d * [1, 2, 0.5][axis];
+  }
+  const weight = ({ near: s * s, far: 1 / (1 + s) }).far;
+  return weight * total + p.slice()[p.length - 1] * [...q, s][q.length];
+}
