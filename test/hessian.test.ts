@@ -192,6 +192,28 @@ describe('Hessians against hand-worked values', () => {
     for (let i = 0; i < n; i++) for (let k = 0; k < n; k++) expect(H[i * n + k]).toBeCloseTo(want[i][k], 10);
   });
 
+  it('a `$ad binomial-ckp` loop: recorded in the gradient that is differentiated again', () => {
+    const src = [
+      'export function spring(x0: number, v0: number, k: number): number {',
+      '  let x = x0;',
+      '  let v = v0;',
+      '  // $ad binomial-ckp 3',
+      '  for (let t = 0; t < 20; t++) {',
+      '    v -= 0.05 * k * Math.sin(x);',
+      '    x += 0.05 * v;',
+      '  }',
+      '  return x * x + v * k;',
+      '}',
+      '',
+    ].join('\n');
+    const r = compileHvp(src, { head: 'spring', js: true, runtimeImport: null });
+    expect(r.diagnostics).toEqual([]);
+    expect(r.code).not.toMatch(/ckpBegin/);
+    const rep = checkCompiled(r, r.code, 'spring_grad', [0.3, -0.2, 1.7], { seed: 5 });
+    expect(rep.messages).toEqual([]);
+    expect(rep.tangentError).toBeLessThan(1e-6);
+  });
+
   it('a function returning an array is refused at its declaration', () => {
     const r = compileHvp('export function f(x: number[]): number[] {\n  return [x[0] * x[1], x[1]];\n}\n', { head: 'f' });
     expect(r.diagnostics.map(formatDiagnostic)).toHaveLength(1);

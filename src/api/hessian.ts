@@ -29,7 +29,8 @@ const failed = (r: CompileResult): CompileResult => ({ ...r, code: '', manifest:
  * its adjoint `<head>_b`, the gradient `<head>_grad` and the derivatives of the gradient.
  */
 export function compileHvp(input: SourceInput, options: HvpOptions): CompileResult {
-  const first = compile(input, { head: options.head, wrt: options.wrt, modes: ['reverse'], runtimeImport: 'tsad/runtime', customDerivatives: options.customDerivatives });
+  // (a Revolve schedule's snapshots are not differentiated again: its loop is recorded instead)
+  const first = compile(input, { head: options.head, wrt: options.wrt, modes: ['reverse'], runtimeImport: 'tsad/runtime', customDerivatives: options.customDerivatives, adjoint: { binomial: false } });
   if (first.diagnostics.some((d) => d.severity === 'error') || !first.code) return failed(first);
   const entry = first.manifest.find((m) => m.name === `${options.head}_b`);
   const seed = entry?.params.find((p) => p.role === 'seed');

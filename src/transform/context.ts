@@ -54,6 +54,8 @@ export interface AdjointOptions {
   fuseLoops?: boolean;
   /** joint mode for every differentiated call: checkpointed, re-run in the backward sweep (default false) */
   checkpointCalls?: boolean;
+  /** `$ad binomial-ckp` loops use Revolve's snapshots (default true); false records them like any loop (second derivatives: the tangent of a Revolve schedule is not generated) */
+  binomial?: boolean;
 }
 
 export const DEFAULT_ADJOINT: AdjointOptions = { tbr: true };

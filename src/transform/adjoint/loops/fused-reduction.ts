@@ -55,7 +55,7 @@ export function atFusedTop(cx: AdjointContext, s: Stmt): boolean {
  * tape, and the loop is never run backwards (the hand-written gradient of a sum over data points).
  */
 export function fusedReduction(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>): Pair | null {
-  if (cx.loopDepth > 0 || cx.info.options.fuseReductions === false || binomialDirective(s) !== null || storeForced(cx, s)) return null;
+  if (cx.loopDepth > 0 || cx.info.options.fuseReductions === false || (cx.info.options.binomial !== false && binomialDirective(s) !== null) || storeForced(cx, s)) return null;
   const counted = countedLoop(cx, s);
   if (!counted) return null;
   // worth it when an iteration holds a loop nest (per-iteration state the reversal would record or

@@ -18,7 +18,7 @@ import { selectLastLoop } from './select-last.js';
 import { staticTape } from './static-tape.js';
 
 export function loop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' | 'while' | 'do' }>): Pair {
-  const slots = binomialDirective(s);
+  const slots = cx.info.options.binomial === false ? null : binomialDirective(s);
   // (a loop storing references runs with a tape instead: its shadows must follow, see references.ts)
   if (slots !== null && !storesReferences(cx.info, s.body)) return binomialLoop(cx, s, slots);
   if (s.k === 'for' && cx.info.options.recompute !== false && !hasDirective(s, 'ii-loop')) {
