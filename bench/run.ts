@@ -36,12 +36,14 @@ import { particleClassSim } from './workloads/particles-class.js';
 import { gmmClassObjective } from './workloads/gmm-class.js';
 import { gmmFunctionalObjective } from './workloads/gmm-functional.js';
 import { selfCheckBench, selfCheckTable } from './selfcheck.js';
+import { secondOrderBench, secondOrderTable } from './second-order.js';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const DV64 = argv.includes('--dv64');
 const SELFCHECK_ONLY = argv.includes('--selfcheck-only');
 const STYLES_ONLY = argv.includes('--styles-only');
+const SECOND_ONLY = argv.includes('--second-only');
 const ND = 16; // directions of the vector tangent
 const log = (s: string) => process.stderr.write(s + '\n');
 
@@ -549,6 +551,10 @@ function main(): void {
     console.log(selfCheckTable(selfCheckBench(QUICK)));
     return;
   }
+  if (SECOND_ONLY) {
+    console.log(secondOrderTable(secondOrderBench({ quick: QUICK, gmm: gmmValues(10, 25, 1000, 31337), log })));
+    return;
+  }
   const started = performance.now();
   const date = new Date().toISOString().slice(0, 10);
   const cpus = os.cpus();
@@ -629,6 +635,7 @@ function main(): void {
     for (const r of styles) console.log(`checks ${r.label}: primal vs loop version ${r.checks.primalVsLoop.toExponential(1)}, gradient vs loop version ${r.checks.gradientVsLoop.toExponential(1)}`);
     return;
   }
+  const second = secondOrderBench({ quick: QUICK, gmm: gmmW.values, log });
   log('tape micro-benchmark');
   const micro = tapeMicro(QUICK ? 1e6 : 1e7, QUICK ? 1 : 3, QUICK ? 3 : 10);
   log('runtime API self-check');
@@ -674,6 +681,8 @@ function main(): void {
   out.push(table(['workload', 'variant', 'median', 'min', 'ratio med', 'ratio min', 'of', 'target', ''], rows));
   out.push('');
   out.push(styleTable(styles));
+  out.push('');
+  out.push(secondOrderTable(second));
   out.push('');
   out.push(
     table(
@@ -728,6 +737,7 @@ function main(): void {
     golden,
     tapeMicro: micro,
     selfCheck,
+    secondOrder: second.map((r) => ({ ...r, timings: Object.fromEntries(Object.entries(r.timings).map(([k, s]) => [k, { ...s, samples: s.samples.map((x) => +x.toFixed(4)) }])) })),
     styles: styles.map((r) => ({ ...r, timings: Object.fromEntries(Object.entries(r.timings).map(([k, s]) => [k, { ...s, samples: s.samples.map((x) => +x.toFixed(4)) }])) })),
     workloads: results.map((r) => ({ ...r, timings: Object.fromEntries(Object.entries(r.timings).map(([k, s]) => [k, { ...s, samples: s.samples.map((x) => +x.toFixed(4)) }])) })),
     totalSeconds: elapsed,
