@@ -4,19 +4,24 @@
 // Chunks start small (a tape per nested adjoint call must be cheap) and double up to MAX_CHUNK.
 import { LoopCheckpoints } from './revolve.js';
 
-const FIRST_CHUNK = 1 << 10;
+const FIRST_CHUNK = 1 << 6;
 const MAX_CHUNK = 1 << 16;
 const MAX_FREE_BUFFERS = 256; // per capacity class
-const chunkSize = (index: number) => Math.min(MAX_CHUNK, FIRST_CHUNK << Math.min(index, 6));
+const chunkSize = (index: number) => Math.min(MAX_CHUNK, FIRST_CHUNK << Math.min(index, 10));
+const NO_FLOATS = new Float64Array(0);
+const NO_INTS = new Int32Array(0);
 
 export class Tape {
-  private fChunks: Float64Array[] = [new Float64Array(FIRST_CHUNK)];
-  private fi = 0;
-  private f: Float64Array = this.fChunks[0];
+  // A new tape allocates nothing until its first push (a nested adjoint keeps one tape per call alive
+  // from its forward sweep to its backward sweep); its chunks then grow from 64 entries to 64 Ki.
+  // Chunk index -1: none yet.
+  private fChunks: Float64Array[] = [];
+  private fi = -1;
+  private f: Float64Array = NO_FLOATS;
   private fp = 0;
-  private iChunks: Int32Array[] = [new Int32Array(FIRST_CHUNK)];
-  private ii = 0;
-  private i: Int32Array = this.iChunks[0];
+  private iChunks: Int32Array[] = [];
+  private ii = -1;
+  private i: Int32Array = NO_INTS;
   private ip = 0;
   private refs: unknown[] = [];
   private rp = 0;
@@ -90,7 +95,7 @@ export class Tape {
   }
 
   private prevF(): void {
-    if (this.fi === 0) throw new Error('tsad: float tape underflow (a pop without its push)');
+    if (this.fi <= 0) throw new Error('tsad: float tape underflow (a pop without its push)');
     this.notePeak();
     this.fi--;
     this.f = this.fChunks[this.fi];
@@ -108,7 +113,7 @@ export class Tape {
   }
 
   private prevI(): void {
-    if (this.ii === 0) throw new Error('tsad: int tape underflow (a pop without its push)');
+    if (this.ii <= 0) throw new Error('tsad: int tape underflow (a pop without its push)');
     this.notePeak();
     this.ii--;
     this.i = this.iChunks[this.ii];
@@ -202,17 +207,17 @@ export class Tape {
   }
 
   get empty(): boolean {
-    return this.ckp === null && this.fi === 0 && this.fp === 0 && this.ii === 0 && this.ip === 0 && this.rp === 0 && this.staticFloats === 0;
+    return this.ckp === null && this.fi <= 0 && this.fp === 0 && this.ii <= 0 && this.ip === 0 && this.rp === 0 && this.staticFloats === 0;
   }
 
   reset(): void {
-    this.fi = 0;
-    this.f = this.fChunks[0];
+    this.fi = this.fChunks.length ? 0 : -1;
+    this.f = this.fChunks[0] ?? NO_FLOATS;
     this.fp = 0;
     this.fBase = 0;
     this.iBase = 0;
-    this.ii = 0;
-    this.i = this.iChunks[0];
+    this.ii = this.iChunks.length ? 0 : -1;
+    this.i = this.iChunks[0] ?? NO_INTS;
     this.ip = 0;
     for (let k = 0; k < this.rp; k++) this.refs[k] = undefined;
     this.rp = 0;
