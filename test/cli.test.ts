@@ -143,6 +143,29 @@ describe.concurrent('code generation', () => {
     expect(vec.stderr).toMatch(/^step\.ts:1:1: error: 'step' does not return a single number/);
   });
 
+  it('--jacobian and --hessian print the matrix at the --input point as JSON rows', async () => {
+    write('fields.ts', 'export function fields(x: number[], y: number): number[] {\n  return [x[0] * y, Math.sin(x[1]) * x[2], y * y];\n}\n');
+    write('rosen.ts', 'export function rosen(x: number[]): number {\n  let s = 0;\n  for (let i = 0; i + 1 < x.length; i++) s += 100 * (x[i + 1] - x[i] * x[i]) ** 2 + (1 - x[i]) ** 2;\n  return s;\n}\n');
+    const want = [[0.5, 0, 0, 1], [0, 3 * Math.cos(2), Math.sin(2), 0], [0, 0, 0, 1]];
+    for (const mode of [[], ['--mode', 'reverse'], ['--mode', 'tangent,vector']]) {
+      const r = await tsad('fields.ts', '--head', 'fields', '--jacobian', '--input', '[[1, 2, 3], 0.5]', ...mode);
+      expect(r.status, r.stderr).toBe(0);
+      const J = JSON.parse(r.stdout) as number[][];
+      J.forEach((row, i) => row.forEach((v, j) => expect(v).toBeCloseTo(want[i][j], 12)));
+      expect(r.stderr).toMatch(/the Jacobian of 'fields' at x = \[1, 2, 3\], y = 0\.5 \(3 × 4; columns: the floats of x, y in order\)/);
+    }
+    // by hand: H = [[1200 x0² − 400 x1 + 2, −400 x0, 0], [−400 x0, 200 + 1200 x1² − 400 x2 + 2, −400 x1], [0, −400 x1, 200]]
+    const h = await tsad('rosen.ts', '--head', 'rosen', '--hessian', '--input', '[[0.3, -0.5, 1.2]]');
+    expect(h.status, h.stderr).toBe(0);
+    expect(JSON.parse(h.stdout)).toEqual([[310, -120, 0], [-120, 22, 200], [0, 200, 200]].map((r) => r.map((v) => expect.closeTo(v, 9))));
+    const both = await tsad('rosen.ts', '--head', 'rosen', '--hessian', '--check');
+    expect(both.status).toBe(2);
+    expect(both.stderr).toMatch(/--hessian prints a matrix: it does not combine with --check/);
+    const vec = await tsad('fields.ts', '--head', 'fields', '--hessian');
+    expect(vec.status).toBe(1);
+    expect(vec.stderr).toMatch(/'fields' does not return a single number/);
+  });
+
   it('--mode vector --check compares against the scalar tangent it compiles beside', async () => {
     const r = await tsad('model.ts', '--head', 'loss', '--mode', 'vector', '--check');
     expect(r.status).toBe(0);

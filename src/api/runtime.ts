@@ -5,15 +5,16 @@ import { patternParamName } from '../frontend/destructuring.js';
 import ts from 'typescript';
 import { DiagnosticBag, formatDiagnostic, TsadError } from '../frontend/diagnostics.js';
 import { sizeParams } from '../analysis/ints.js';
-import { compileModule, defaultWrt, frontEnd, type ManifestParam } from './compile.js';
+import { compileModule, defaultWrt, frontEnd } from './compile.js';
 import { compileHvp } from './hessian.js';
 import { inferHelperTypes, helperModule, recursiveHelpers, untypedHelperHint, type Helper } from './infer.js';
 import { annotateLocals } from './locals.js';
 import { argumentType, testsForAbsence } from './absent.js';
 import { annotate, asDeclaration, readFunction, type FunctionSource } from './source.js';
-import { loadGenerated, type LoadedModule } from './load.js';
+import { loadGenerated } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
-import { assertNoAliasing, clone, dot, flatten, mapFloats, packDirections, randomLike, rng, unpackDirection } from './values.js';
+import { assertNoAliasing, clone, dot, flatten, randomLike, rng } from './values.js';
+import { fromColumns, independentCount, jacobianAt, runAdjoint, runTangent, runVector, tangentColumns, type Entry, type Generated } from './sweeps.js';
 import { mismatchError, selfCheck, type Probe } from './selfcheck.js';
 import { zerosLike } from '../runtime/arrays.js';
 import { agreesWithDifferences, blackBoxes, checkRuntimeRules, compileOption, differenceTangent, hasNoSource, ruleBindings, rulesKey, rulesModes, standIn, type RuntimeRules } from './custom-rules.js';
@@ -49,22 +50,14 @@ export interface RuntimeOptions<W = Wrt> {
   customDerivatives?: RuntimeRules;
 }
 
-interface Compiled {
-  mod: LoadedModule;
+interface Compiled extends Generated {
   head: string;
   params: string[];
-  wrt: number[];
-  scalarWrt: number[];
   hasScope: boolean;
   /** does the function return a single number (what grad and valueAndGrad need)? */
   scalarResult: boolean;
   /** the self-check has yet to pass at a finite point */
   unchecked: boolean;
-  /** the parameters of the tangent `<head>_d` and of the adjoint `<head>_b`, as the manifest lists them */
-  tangentParams: ManifestParam[];
-  adjointParams: ManifestParam[];
-  /** the vector tangent (`<head>_dv`, or `<head>_grad_dv` for a Hessian): its name and parameters, if generated */
-  vector: { name: string; params: ManifestParam[] } | null;
   /** the vector tangent has yet to be compared with the tangent at a finite point */
   vectorUnchecked: boolean;
 }
@@ -292,19 +285,19 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
       : compileHvp(Object.fromEntries(files), { head, wrt: wrt.map((i) => params[i]), modes: order === 'hessian' ? ['tangent', 'vector'] : ['tangent'], js: true, runtimeImport: null, customDerivatives: compileOption(opts.customDerivatives) });
   if (r.diagnostics.length) throw new TsadError(r.diagnostics);
   const mod = loadGenerated(r.code, r.runtimeNames);
-  const entry = (name: string) => r.manifest.find((m) => m.name === name)?.params ?? [];
-  const vectorEntry = (name: string) => (mod[name] ? { name, params: entry(name) } : null);
-  const adjointParams = entry(`${head}_b`);
-  const seed = adjointParams.find((p) => p.role === 'seed');
+  // (a hand-written rule may give one mode only)
+  const entry = (name: string): Entry | null => (mod[name] ? { name, params: r.manifest.find((m) => m.name === name)?.params ?? [] } : null);
+  const seed = entry(`${head}_b`)?.params.find((p) => p.role === 'seed');
   const compiled: Compiled = {
     mod, head, params, wrt,
+    primal: order === 1 ? head : `${head}_grad`,
     scalarWrt: wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y),
     hasScope: !!mod.__bindScope,
     scalarResult: order !== 1 || seed?.type === 'number',
     unchecked: true,
-    tangentParams: entry(order === 1 ? `${head}_d` : `${head}_grad_d`),
-    adjointParams,
-    vector: vectorEntry(order === 1 ? `${head}_dv` : `${head}_grad_dv`),
+    tangent: entry(order === 1 ? `${head}_d` : `${head}_grad_d`),
+    vector: entry(order === 1 ? `${head}_dv` : `${head}_grad_dv`),
+    adjoint: order === 1 ? entry(`${head}_b`) : null,
     vectorUnchecked: true,
   };
   perFn.set(key, compiled);
@@ -315,58 +308,18 @@ function bind(c: Compiled, opts: RuntimeOptions): void {
   if (c.hasScope) c.mod.__bindScope({ ...opts.scope, ...ruleBindings(opts.customDerivatives) });
 }
 
-/**
- * The argument list of a generated derivative, built from its manifest entry: the k-th primal parameter
- * takes argument k (undefined where the caller omitted a defaulted one), each tangent or adjoint
- * parameter what `shadow` gives for the argument it belongs to, the seed `seed`. The derivative has a
- * shadow parameter for every argument it reads or writes actively, not only for the independents: a
- * gl-matrix `scale(out, a, s)` differentiated with respect to `a` and `s` still takes `out`'s shadow.
- */
-function derivativeArgs(params: readonly ManifestParam[], args: unknown[], shadow: (argument: number) => unknown, seed?: unknown, nbdirs?: number): unknown[] {
-  const primals = params.filter((p) => p.role === 'primal').map((p) => p.name);
-  return params.map((p) => {
-    if (p.role === 'primal') return args[primals.indexOf(p.name)];
-    if (p.role === 'seed') return seed;
-    if (p.role === 'directions') return nbdirs;
-    const k = primals.indexOf(p.of ?? '');
-    if (k < 0) throw new Error(`tsad: internal error: the derivative's parameter '${p.name}' belongs to no argument`);
-    return shadow(k);
-  });
-}
-
 /** Runs the adjoint with seed `seed`; returns [value, gradients per wrt argument]. */
 function reverse(c: Compiled, opts: RuntimeOptions, args: unknown[], seed: unknown): [unknown, unknown[]] {
   bind(c, opts);
-  if (!c.mod[`${c.head}_b`]) throw new Error(opts.customDerivatives ? `tsad: '${c.head}' has no adjoint: a helper's hand-written derivative in customDerivatives gives no adjoint rule; add one, or use jvp` : 'tsad: no adjoint was generated');
-  const value = (c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(args));
-  const a = clone(args);
-  // every array or object shadow starts at zero; those of the independents are the gradients
-  const adj = new Map<number, unknown>();
-  const call = derivativeArgs(c.adjointParams, a, (k) => {
-    const z = zerosLike(a[k]);
-    adj.set(k, z);
-    return z;
-  }, seed);
-  const res = c.mod[`${c.head}_b`](...call);
-  // scalar adjoints are returned, in parameter order (a tuple if several)
-  const scalarOnes = c.scalarWrt.length;
-  c.scalarWrt.forEach((i, k) => adj.set(i, scalarOnes === 1 ? res : (res as number[])[k]));
-  return [value, c.wrt.map((i) => adj.get(i) ?? zerosLike(args[i]))];
+  if (!c.adjoint) throw new Error(opts.customDerivatives ? `tsad: '${c.head}' has no adjoint: a helper's hand-written derivative in customDerivatives gives no adjoint rule; add one, or use jvp` : 'tsad: no adjoint was generated');
+  return runAdjoint(c, args, seed);
 }
 
 /** Runs the tangent with directions `tangents` for the wrt arguments; returns [value, its tangent]. */
 function tangent(c: Compiled, opts: RuntimeOptions, args: unknown[], tangents: unknown[]): [unknown, unknown] {
   bind(c, opts);
-  const a = clone(args);
-  // the independents move along their directions; other active arguments (an `out` written before it is read) do not
-  const call = derivativeArgs(c.tangentParams, a, (k) => {
-    const w = c.wrt.indexOf(k);
-    return w >= 0 ? clone(tangents[w]) : zerosLike(a[k]);
-  });
-  if (!c.mod[`${c.head}_d`]) throw new Error(`tsad: '${c.head}' has no tangent: a helper's hand-written derivative in customDerivatives gives no tangent rule; add one, or use grad, vjp or jacobian`);
-  const r = c.mod[`${c.head}_d`](...call) as [unknown, unknown] | undefined;
-  // a function without a result (one that only writes into its arguments) has no result tangent either
-  return r ? [r[0], r[1]] : [undefined, undefined];
+  if (!c.tangent) throw new Error(`tsad: '${c.head}' has no tangent: a helper's hand-written derivative in customDerivatives gives no tangent rule; add one, or use grad, vjp or jacobian`);
+  return runTangent(c, args, tangents);
 }
 
 function unwrap(opts: RuntimeOptions, grads: unknown[]): unknown {
@@ -535,80 +488,30 @@ function jacobianBy(api: string, f: AnyFunction, options: RuntimeOptions | undef
     withErrors(() => {
       const c = compileFor(f, opts, args);
       bind(c, opts);
-      const y = (c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(args));
-      const m = flatten(y).length;
-      const inputs = c.wrt.map((i) => args[i]);
-      const n = inputs.reduce<number>((s, v) => s + flatten(v).length, 0);
       // (a hand-written rule may give one mode only)
-      const hasReverse = !!c.mod[`${c.head}_b`], hasForward = !!c.mod[`${c.head}_d`];
-      if (how === 'reverse' && !hasReverse) throw new Error(`tsad: ${api}: '${c.head}' has no adjoint (a helper's hand-written derivative gives a tangent rule only); use jacfwd`);
-      if (how === 'forward' && !hasForward) throw new Error(`tsad: ${api}: '${c.head}' has no tangent (a helper's hand-written derivative gives an adjoint rule only); use jacrev`);
-      const reverseMode = how === 'reverse' || (how === 'auto' && hasReverse && (m <= n || !hasForward));
-      if (reverseMode) {
-        const J: number[][] = [];
-        for (let i = 0; i < m; i++) {
-          const seed = typeof y === 'number' ? 1 : mapFloats(y, (_, k) => (k === i ? 1 : 0));
-          J.push(reverse(c, opts, args, seed)[1].flatMap((gi) => flatten(gi)));
-        }
-        return J;
-      }
-      const columns = (js: number[]) => tangentColumns(c, opts, args, inputs, js, (a, dirs) => tangent(c, opts, a, dirs)[1]);
-      return fromColumns(columns, m, n);
+      if (how === 'reverse' && !c.adjoint) throw new Error(`tsad: ${api}: '${c.head}' has no adjoint (a helper's hand-written derivative gives a tangent rule only); use jacfwd`);
+      if (how === 'forward' && !c.tangent) throw new Error(`tsad: ${api}: '${c.head}' has no tangent (a helper's hand-written derivative gives an adjoint rule only); use jacrev`);
+      return jacobianAt(c, args, how, (js) => checkedColumns(c, opts, args, js));
     });
 }
 
-/** the most directions one vector-mode sweep carries (every active intermediate holds them all) */
-const MAX_DIRECTIONS = 32;
-
-/** a matrix with m rows built from its n columns, computed a block of at most MAX_DIRECTIONS columns at a time */
-function fromColumns(columns: (js: number[]) => number[][], m: number, n: number): number[][] {
-  const M = Array.from({ length: m }, () => new Array<number>(n).fill(0));
-  for (let j0 = 0; j0 < n; j0 += MAX_DIRECTIONS) {
-    const js = Array.from({ length: Math.min(MAX_DIRECTIONS, n - j0) }, (_, k) => j0 + k);
-    columns(js).forEach((col, k) => {
-      for (let i = 0; i < m; i++) M[i][js[k]] = col[i];
-    });
-  }
-  return M;
-}
-
-/**
- * The derivative's columns along the unit directions `js` (float indices of the independents): one sweep
- * of the vector tangent for them all where it was generated (it is compared with the tangent `one` on
- * its first use), else one tangent `one` per direction.
- */
-function tangentColumns(c: Compiled, opts: RuntimeOptions, args: unknown[], inputs: unknown[], js: number[], one: (args: unknown[], dirs: unknown[]) => unknown): number[][] {
-  const dirs = js.map((j) => unitDirection(inputs, j));
-  if (!c.vector) return dirs.map((d) => flatten(one(args, d)));
-  if (c.vectorUnchecked && opts.check !== false) checkVector(c, opts, args, inputs, one);
-  const [value, packed] = vectorTangent(c, opts, args, dirs);
-  return js.map((_, k) => flatten(unpackDirection(packed, value, k, js.length)));
-}
-
-/** Runs the vector tangent with the given directions (one list per direction, one entry per independent); returns [value, packed result directions]. */
-function vectorTangent(c: Compiled, opts: RuntimeOptions, args: unknown[], dirs: unknown[][]): [unknown, unknown] {
-  const v = c.vector!;
+/** tangentColumns (sweeps.ts), the vector tangent compared with the tangent on its first use */
+function checkedColumns(c: Compiled, opts: RuntimeOptions, args: unknown[], js: number[]): number[][] {
   bind(c, opts);
-  const nb = dirs.length;
-  const a = clone(args);
-  const call = derivativeArgs(v.params, a, (k) => {
-    const w = c.wrt.indexOf(k);
-    return w >= 0 ? packDirections(dirs.map((d) => d[w]), nb) : zerosLike(a[k], nb);
-  }, undefined, nb);
-  const r = c.mod[v.name](...call) as [unknown, unknown] | undefined;
-  return r ? [r[0], r[1]] : [undefined, undefined];
+  if (c.vector && c.vectorUnchecked && opts.check !== false) checkVector(c, opts, args);
+  return tangentColumns(c, args, js);
 }
 
 /**
  * The first use of a vector tangent: two random directions in one sweep against one (self-checked)
  * tangent each. Throws if they disagree; at a non-finite point checks nothing (the next use tries again).
  */
-function checkVector(c: Compiled, opts: RuntimeOptions, args: unknown[], inputs: unknown[], one: (args: unknown[], dirs: unknown[]) => unknown): void {
+function checkVector(c: Compiled, opts: RuntimeOptions, args: unknown[]): void {
   const R = rng(0x7ad5e3f);
+  const inputs = c.wrt.map((i) => args[i]);
   const dirs = [inputs.map((v) => randomLike(v, R)), inputs.map((v) => randomLike(v, R))];
-  const [value, packed] = vectorTangent(c, opts, args, dirs);
-  const vector = dirs.flatMap((_, k) => flatten(unpackDirection(packed, value, k, dirs.length)));
-  const single = dirs.flatMap((d) => flatten(one(args, d)));
+  const vector = runVector(c, args, dirs)[1].flat();
+  const single = dirs.flatMap((d) => flatten(runTangent(c, args, d)[1]));
   if (![...vector, ...single].every(Number.isFinite)) return;
   const same = vector.length === single.length && vector.every((x, i) => Math.abs(x - single[i]) <= 1e-9 * (1 + Math.abs(single[i])));
   if (!same)
@@ -616,22 +519,12 @@ function checkVector(c: Compiled, opts: RuntimeOptions, args: unknown[], inputs:
   c.vectorUnchecked = false;
 }
 
-/** one tangent per independent, shaped like it: 1 at float `j` of them all in flattened order, 0 elsewhere */
-function unitDirection(inputs: unknown[], j: number): unknown[] {
-  let offset = 0;
-  return inputs.map((v) => {
-    const t = mapFloats(v, (_, k) => (k + offset === j ? 1 : 0));
-    offset += flatten(v).length;
-    return t;
-  });
-}
-
 // ---- second derivatives: forward over reverse (hessian.ts) ----
 
 /** The gradient's tangent for these arguments, self-checked on its first call like the first-order derivatives. */
 function compileSecondOrder(api: string, f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
   const c = lookupOrCompile(f, opts, args, api === 'hessian' ? 'hessian' : 'hvp');
-  if (!c.mod[`${c.head}_grad_d`]) throw new Error(`tsad: ${api}: no derivative of the gradient was generated`);
+  if (!c.tangent) throw new Error(`tsad: ${api}: no derivative of the gradient was generated`);
   if (c.unchecked && opts.check !== false) runSecondOrderCheck(c, f, opts, args);
   return c;
 }
@@ -639,12 +532,7 @@ function compileSecondOrder(api: string, f: Fn, opts: RuntimeOptions, args: unkn
 /** [gradient, H · tangents], each a list in `wrt` order */
 function gradientTangent(c: Compiled, opts: RuntimeOptions, args: unknown[], tangents: unknown[]): [unknown[], unknown[]] {
   bind(c, opts);
-  const a = clone(args);
-  const call = derivativeArgs(c.tangentParams, a, (k) => {
-    const w = c.wrt.indexOf(k);
-    return w >= 0 ? clone(tangents[w]) : zerosLike(a[k]);
-  });
-  const [g, hv] = c.mod[`${c.head}_grad_d`](...call) as [unknown, unknown];
+  const [g, hv] = runTangent(c, args, tangents);
   const list = (x: unknown) => (c.wrt.length === 1 ? [x] : (x as unknown[]));
   return [list(g), list(hv)];
 }
@@ -703,9 +591,7 @@ export function hessian<F extends (...args: any[]) => number, const W extends Wr
   return (...args) =>
     withErrors(() => {
       const c = compileSecondOrder('hessian', f, opts, args);
-      const inputs = c.wrt.map((i) => args[i]);
-      const n = inputs.reduce<number>((s, v) => s + flatten(v).length, 0);
-      const columns = (js: number[]) => tangentColumns(c, opts, args as unknown[], inputs, js, (a, dirs) => gradientTangent(c, opts, a, dirs)[1]);
-      return fromColumns(columns, n, n);
+      const n = independentCount(c, args);
+      return fromColumns((js) => checkedColumns(c, opts, args, js), n, n);
     });
 }

@@ -8,6 +8,7 @@ import { checkCompiled } from '../api/check.js';
 import { compile, frontEnd, normalizeModes, type Mode } from '../api/compile.js';
 import { compileHvp } from '../api/hessian.js';
 import { loadGenerated } from '../api/load.js';
+import { fromColumns, generatedOf, independentCount, jacobianAt, tangentColumns } from '../api/sweeps.js';
 import { fromJson, jsonMismatch, readsPastEnd, sizedRandomArgs, typeText } from '../api/shapes.js';
 import { formatDiagnostic } from '../frontend/diagnostics.js';
 import type { Func } from '../ir/types.js';
@@ -17,6 +18,7 @@ const HELP = `tsad — source-to-source automatic differentiation for TypeScript
 Usage:
   tsad <files…> --head <function> [--wrt <params>] [--of <outputs>]
        [--mode tangent|vector|reverse|hvp] [-o <dir>] [--js] [--check [--input <file.json | json>] [--stats]]
+       [--jacobian | --hessian] [--input <file.json | json>]
   tsad --version
 
 Examples:
@@ -35,6 +37,11 @@ Examples:
       dot-product test, empty tape. Without --input the arguments are drawn at random.
   tsad model.ts --head loss --check --stats
       the same, and the adjoint's tape: pushes per stack, peak bytes, traffic (Tapenade's columns)
+  tsad model.ts --head residuals --jacobian --input point.json
+      the Jacobian at that point, printed as JSON rows (J[i][j] = d output_i / d input_j over the
+      floats of the result and of the independents); --mode reverse or tangent picks the mode
+  tsad model.ts --head loss --hessian --input point.json
+      the dense Hessian of a scalar function at that point (forward over reverse), as JSON rows
 
 Options:
   --head <f>        function to differentiate (required)
@@ -50,6 +57,8 @@ Options:
   --check           validate the derivatives (see above); exits 1 if a check fails
   --input <json>    arguments for --check: a JSON file, or the JSON itself
   --stats           with --check: the adjoint's tape pushes per stack, peak and traffic in bytes
+  --jacobian        print the Jacobian at --input (or at random arguments) as JSON rows
+  --hessian         print the Hessian of a scalar function at --input (or random arguments)
   -h, --help        this text
   -v, --version     the version of tsad
 
@@ -73,6 +82,8 @@ interface Args {
   check: boolean;
   stats?: boolean;
   input?: string;
+  /** --jacobian / --hessian: print the matrix at the --input point */
+  matrix?: 'jacobian' | 'hessian';
 }
 
 function usage(msg: string): never {
@@ -100,7 +111,7 @@ function parseArgs(argv: string[]): Args {
     if (eq > 0) {
       inline = x.slice(eq + 1);
       x = x.slice(0, eq);
-      if (!VALUED.has(x) && (x === '--help' || x === '--version' || x === '--js' || x === '--check' || x === '--stats')) usage(`${x} takes no value`);
+      if (!VALUED.has(x) && (x === '--help' || x === '--version' || x === '--js' || x === '--check' || x === '--stats' || x === '--jacobian' || x === '--hessian')) usage(`${x} takes no value`);
     }
     const val = () => {
       if (inline !== undefined) return inline;
@@ -161,6 +172,11 @@ function parseArgs(argv: string[]): Args {
       case '--input':
         a.input = val();
         break;
+      case '--jacobian':
+      case '--hessian':
+        if (a.matrix && a.matrix !== x.slice(2)) usage('--jacobian and --hessian print one matrix each: give one of them');
+        a.matrix = x.slice(2) as 'jacobian' | 'hessian';
+        break;
       default:
         if (x.startsWith('-')) usage(`unknown option '${argv[i]}'`);
         a.files.push(x);
@@ -219,6 +235,11 @@ function main(): void {
     }
   }
   if (args.hvp && args.of) usage('--of does not apply to --mode hvp: second derivatives are of the scalar result');
+  if (args.matrix) {
+    if (args.check || args.out || args.hvp) usage(`--${args.matrix} prints a matrix: it does not combine with ${args.check ? '--check' : args.out ? '-o' : '--mode hvp'}`);
+    if (args.matrix === 'hessian' && (args.modes || args.of)) usage(`--hessian is forward over reverse, of the scalar result: it takes no ${args.modes ? '--mode' : '--of'}`);
+    process.exit(printMatrix(files, args));
+  }
   const r = args.hvp
     ? compileHvp(files, { head: args.head, wrt: args.wrt, js: args.js, runtimeImport: args.runtime })
     : compile(files, { head: args.head, wrt: args.wrt, of: args.of, modes: args.modes, js: args.js, runtimeImport: args.runtime });
@@ -237,6 +258,40 @@ function main(): void {
     process.stderr.write(`tsad: wrote ${name}\n`);
   } else if (!args.check) process.stdout.write(r.code);
   if (args.check) process.exit(runCheck(files, args) ? 0 : 1);
+}
+
+/**
+ * --jacobian / --hessian: the matrix at the --input point (random arguments sized as the primal reads
+ * them without one), as JSON rows on stdout; what it is of, on stderr. Returns the exit status.
+ */
+function printMatrix(files: Record<string, string>, args: Args): number {
+  const hessian = args.matrix === 'hessian';
+  const r = hessian
+    ? compileHvp(files, { head: args.head!, wrt: args.wrt, js: true, runtimeImport: null })
+    : compile(files, { head: args.head!, wrt: args.wrt, of: args.of, modes: args.modes, js: true, runtimeImport: null });
+  if (r.diagnostics.length) {
+    process.stderr.write(r.diagnostics.map(formatDiagnostic).join('\n\n') + '\n');
+    return 1;
+  }
+  const mod = frontEnd(files);
+  const headName = memberHeadName(args.head!, (n) => mod.funcs.has(n));
+  const head = mod.funcs.get(headName)!;
+  const loaded = loadGenerated(r.code, r.runtimeNames);
+  const values = args.input ? inputArgs(args.input, head) : sizedRandomArgs(head.params.map((p) => p.ty), 1, new Set(head.params.flatMap((p, j) => (sizeParams(mod, head.name).has(p.name) ? [j] : []))), (a) => loaded[head.name](...a));
+  if (args.input) checkLengths(args.input, head, values, (a) => loaded[head.name](...a));
+  const params = head.params.map((p) => p.name);
+  const names = hessian
+    ? { primal: `${headName}_grad`, tangent: `${headName}_grad_d`, vector: `${headName}_grad_dv` }
+    : { primal: headName, tangent: `${headName}_d`, vector: `${headName}_dv`, adjoint: `${headName}_b` };
+  const g = generatedOf(r.manifest, r.wrt, loaded, params, values, names);
+  const modes = args.modes ?? [];
+  const how = modes.length && modes.every((m) => m === 'reverse') ? 'reverse' : modes.length && !modes.includes('reverse') ? 'forward' : 'auto';
+  const n = independentCount(g, values);
+  const M = hessian ? fromColumns((js) => tangentColumns(g, values, js), n, n) : jacobianAt(g, values, how);
+  const point = head.params.map((p, j) => `${p.name} = ${compact(values[j])}`).join(', ');
+  process.stderr.write(`tsad: the ${hessian ? 'Hessian' : 'Jacobian'} of '${headName}' at ${point} (${M.length} × ${n}; columns: the floats of ${r.wrt.join(', ')} in order)\n`);
+  process.stdout.write('[\n' + M.map((row) => '  ' + JSON.stringify(row)).join(',\n') + '\n]\n');
+  return 0;
 }
 
 /** the modes --check compiles: the vector mode is checked against the scalar tangent, which comes with it */

@@ -1,0 +1,164 @@
+// Running generated derivatives on values, and the matrices built from them: argument lists read from
+// the manifest, one tangent, vector-tangent or adjoint sweep, and Jacobians and Hessians assembled from
+// sweeps. The runtime API (runtime.ts) and the CLI (`--jacobian`, `--hessian`) share these.
+import type { ManifestEntry, ManifestParam } from './compile.js';
+import type { LoadedModule } from './load.js';
+import { clone, flatten, mapFloats, packDirections, unpackDirection } from './values.js';
+import { zerosLike } from '../runtime/arrays.js';
+
+/** a generated function and its parameters, as the manifest lists them */
+export interface Entry {
+  name: string;
+  params: readonly ManifestParam[];
+}
+
+/** The derivatives generated for one head, loaded, and which arguments are the independents. */
+export interface Generated {
+  mod: LoadedModule;
+  /** the function whose value the sweeps return (the head, or `<head>_grad` for second derivatives) */
+  primal: string;
+  /** argument positions of the independents, in `wrt` order */
+  wrt: number[];
+  /** those of them that are numbers, in parameter order (their adjoints are returned, not accumulated) */
+  scalarWrt: number[];
+  tangent: Entry | null;
+  vector: Entry | null;
+  adjoint: Entry | null;
+}
+
+/**
+ * The Generated of a compile result (the CLI's): `primal` and the derivatives named, those the module
+ * holds; independents by the result's `wrt` names among the head's parameters.
+ */
+export function generatedOf(manifest: readonly ManifestEntry[], wrtNames: readonly string[], mod: LoadedModule, params: readonly string[], args: unknown[], names: { primal: string; tangent: string; vector: string; adjoint?: string }): Generated {
+  const entry = (name: string | undefined): Entry | null => (name && mod[name] ? { name, params: manifest.find((m) => m.name === name)?.params ?? [] } : null);
+  const wrt = wrtNames.map((w) => params.indexOf(w)).filter((i) => i >= 0);
+  return { mod, primal: names.primal, wrt, scalarWrt: wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y), tangent: entry(names.tangent), vector: entry(names.vector), adjoint: entry(names.adjoint) };
+}
+
+/** the most directions one vector-mode sweep carries (every active intermediate holds them all) */
+export const MAX_DIRECTIONS = 32;
+
+/**
+ * The argument list of a generated derivative, built from its manifest entry: the k-th primal parameter
+ * takes argument k (undefined where the caller omitted a defaulted one), each tangent or adjoint
+ * parameter what `shadow` gives for the argument it belongs to, the seed `seed`. The derivative has a
+ * shadow parameter for every argument it reads or writes actively, not only for the independents: a
+ * gl-matrix `scale(out, a, s)` differentiated with respect to `a` and `s` still takes `out`'s shadow.
+ */
+export function derivativeArgs(params: readonly ManifestParam[], args: unknown[], shadow: (argument: number) => unknown, seed?: unknown, nbdirs?: number): unknown[] {
+  const primals = params.filter((p) => p.role === 'primal').map((p) => p.name);
+  return params.map((p) => {
+    if (p.role === 'primal') return args[primals.indexOf(p.name)];
+    if (p.role === 'seed') return seed;
+    if (p.role === 'directions') return nbdirs;
+    const k = primals.indexOf(p.of ?? '');
+    if (k < 0) throw new Error(`tsad: internal error: the derivative's parameter '${p.name}' belongs to no argument`);
+    return shadow(k);
+  });
+}
+
+/** Runs the adjoint with seed `seed` on copies of the arguments; returns [value, gradients per independent]. */
+export function runAdjoint(g: Generated, args: unknown[], seed: unknown): [unknown, unknown[]] {
+  const e = g.adjoint!;
+  const value = (g.mod[g.primal] as (...x: unknown[]) => unknown)(...clone(args));
+  const a = clone(args);
+  // every array or object shadow starts at zero; those of the independents are the gradients
+  const adj = new Map<number, unknown>();
+  const call = derivativeArgs(e.params, a, (k) => {
+    const z = zerosLike(a[k]);
+    adj.set(k, z);
+    return z;
+  }, seed);
+  const res = g.mod[e.name](...call);
+  // scalar adjoints are returned, in parameter order (a tuple if several)
+  const scalarOnes = g.scalarWrt.length;
+  g.scalarWrt.forEach((i, k) => adj.set(i, scalarOnes === 1 ? res : (res as number[])[k]));
+  return [value, g.wrt.map((i) => adj.get(i) ?? zerosLike(args[i]))];
+}
+
+/** Runs the tangent with one direction per independent on copies of the arguments; returns [value, its tangent]. */
+export function runTangent(g: Generated, args: unknown[], dirs: unknown[]): [unknown, unknown] {
+  const e = g.tangent!;
+  const a = clone(args);
+  // the independents move along their directions; other active arguments (an `out` written before it is read) do not
+  const call = derivativeArgs(e.params, a, (k) => {
+    const w = g.wrt.indexOf(k);
+    return w >= 0 ? clone(dirs[w]) : zerosLike(a[k]);
+  });
+  const r = g.mod[e.name](...call) as [unknown, unknown] | undefined;
+  // a function without a result (one that only writes into its arguments) has no result tangent either
+  return r ? [r[0], r[1]] : [undefined, undefined];
+}
+
+/** Runs the vector tangent with several directions (each one list, an entry per independent); returns [value, each direction's tangent, flattened]. */
+export function runVector(g: Generated, args: unknown[], dirs: unknown[][]): [unknown, number[][]] {
+  const e = g.vector!;
+  const nb = dirs.length;
+  const a = clone(args);
+  const call = derivativeArgs(e.params, a, (k) => {
+    const w = g.wrt.indexOf(k);
+    return w >= 0 ? packDirections(dirs.map((d) => d[w]), nb) : zerosLike(a[k], nb);
+  }, undefined, nb);
+  const r = g.mod[e.name](...call) as [unknown, unknown] | undefined;
+  if (!r) return [undefined, dirs.map(() => [])];
+  return [r[0], dirs.map((_, k) => flatten(unpackDirection(r[1], r[0], k, nb)))];
+}
+
+/** one direction per independent, shaped like it: 1 at float `j` of them all in flattened order, 0 elsewhere */
+export function unitDirection(inputs: unknown[], j: number): unknown[] {
+  let offset = 0;
+  return inputs.map((v) => {
+    const t = mapFloats(v, (_, k) => (k + offset === j ? 1 : 0));
+    offset += flatten(v).length;
+    return t;
+  });
+}
+
+/**
+ * The derivative's columns along the unit directions `js` (float indices of the independents): one
+ * vector sweep for them all where it was generated, else one tangent sweep per direction.
+ */
+export function tangentColumns(g: Generated, args: unknown[], js: number[]): number[][] {
+  const inputs = g.wrt.map((i) => args[i]);
+  const dirs = js.map((j) => unitDirection(inputs, j));
+  if (!g.vector) return dirs.map((d) => flatten(runTangent(g, args, d)[1]));
+  return runVector(g, args, dirs)[1];
+}
+
+/** a matrix with m rows built from its n columns, computed a block of at most MAX_DIRECTIONS columns at a time */
+export function fromColumns(columns: (js: number[]) => number[][], m: number, n: number): number[][] {
+  const M = Array.from({ length: m }, () => new Array<number>(n).fill(0));
+  for (let j0 = 0; j0 < n; j0 += MAX_DIRECTIONS) {
+    const js = Array.from({ length: Math.min(MAX_DIRECTIONS, n - j0) }, (_, k) => j0 + k);
+    columns(js).forEach((col, k) => {
+      for (let i = 0; i < m; i++) M[i][js[k]] = col[i];
+    });
+  }
+  return M;
+}
+
+/** the number of floats of the independents */
+export function independentCount(g: Generated, args: unknown[]): number {
+  return g.wrt.reduce((s, i) => s + flatten(args[i]).length, 0);
+}
+
+/**
+ * The Jacobian at `args`, as rows: J[i][j] = ∂ output_i / ∂ input_j over the floats of the result and of
+ * the independents in flattened order (arrays by index, object fields by sorted name). Reverse: one
+ * adjoint sweep per output; forward: the tangent columns (tangentColumns); auto: whichever runs fewer
+ * sweeps among those generated.
+ */
+export function jacobianAt(g: Generated, args: unknown[], how: 'auto' | 'forward' | 'reverse', columns: (js: number[]) => number[][] = (js) => tangentColumns(g, args, js)): number[][] {
+  const y = (g.mod[g.primal] as (...x: unknown[]) => unknown)(...clone(args));
+  const m = flatten(y).length;
+  const n = independentCount(g, args);
+  const reverse = how === 'reverse' || (how === 'auto' && !!g.adjoint && (m <= n || !g.tangent));
+  if (!reverse) return fromColumns(columns, m, n);
+  const J: number[][] = [];
+  for (let i = 0; i < m; i++) {
+    const seed = typeof y === 'number' ? 1 : mapFloats(y, (_, k) => (k === i ? 1 : 0));
+    J.push(runAdjoint(g, args, seed)[1].flatMap((gi) => flatten(gi)));
+  }
+  return J;
+}
