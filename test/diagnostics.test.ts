@@ -425,6 +425,11 @@ const BAD: BadCase[] = [
     line: 2, col: 18, message: /an array or object literal \(or a copy\) read at once, inside a branch.*is not supported/, rendered: /name it first/,
   },
   {
+    name: 'a nullable `let` assigned in a branch only',
+    src: fn('let y: number | undefined;', 'if (x > 1) y = x * x;', 'return y === undefined ? 0 : y;'),
+    line: 2, col: 7, message: /the nullable variable 'y' must be `const` with an initializer/, rendered: /assign it once, in the block that declares it/,
+  },
+  {
     name: 'optional chaining',
     src: `interface P { a: number }\nexport function f(p: P): number {\n  return p?.a * 2;\n}\n`,
     line: 3, col: 10, message: /optional chaining/,

@@ -9,7 +9,7 @@ import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { DEFAULT_LIB, isStdLibPath, LIB_DIR, requireStdLib, STD_LIBS, stdLibSourceFile, stdLibText } from './stdlib.js';
 import { checkTreeDepth } from './limits.js';
 import { userTypeErrors } from './type-errors.js';
-import { checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isPatternNameAssigned, isVarList, type VarBinding } from './var-scope.js';
+import { assignedOnceLater, checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isPatternNameAssigned, isVarList, type VarBinding } from './var-scope.js';
 import { NULL, assignsNullable, inTest, isArrayTest, isPlainRead, narrowRead, nestedNullable, nullableUnion, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
 import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
 import { Sequencing, isEffectNode, type SequencingHost } from './sequencing.js';
@@ -563,6 +563,8 @@ class FunctionLowering {
   private refused = new Set<ts.Symbol>();
   /** effects inside expressions (src/frontend/sequencing.ts) */
   private seq: Sequencing;
+  /** `x = e;` statements that give a nullable `let x;` its one value (assignedOnceLater) */
+  private nullableInits = new Map<ts.Node, { name: string; ty: Ty; decl: ts.VariableDeclaration }>();
   /** destructuring assignment (src/frontend/destructuring.ts) */
   private destructuring: DestructuringAssignment;
 
@@ -994,6 +996,13 @@ class FunctionLowering {
     }
     if (ts.isExpressionStatement(s)) {
       if (this.isFreeF(s.expression)) return; // giving a static-tape buffer back: nothing to differentiate
+      const nullable = this.nullableInits.get(s);
+      if (nullable) {
+        const init = this.initExpr((skipParens(s.expression) as ts.BinaryExpression).right, nullable.name);
+        out.push(...this.takePre());
+        if (init) push({ k: 'decl', name: nullable.name, ty: nullable.ty, init, konst: true, loc: this.ctx.locOf(nullable.decl) });
+        return;
+      }
       const st = this.exprStmt(s.expression);
       if (st) push(st);
       else out.push(...this.takePre());
@@ -1172,8 +1181,14 @@ class FunctionLowering {
           this.silence(d);
           continue;
         }
+        const later = ty.k === 'opt' ? assignedOnceLater(d, this.ctx.checker) : null;
+        if (later) {
+          // declared where it takes its one value (the statement `x = e` lowers as `const x = e`)
+          this.nullableInits.set(later, { name: this.declareVar(d, d.name.text, ty), ty, decl: d });
+          continue;
+        }
         if (ty.k === 'opt') {
-          this.err(d.name, `the nullable variable '${d.name.text}' must be \`const\` with an initializer`, 'keep a number and test a separate flag');
+          this.err(d.name, `the nullable variable '${d.name.text}' must be \`const\` with an initializer`, 'keep a number and test a separate flag, or assign it once, in the block that declares it');
           this.silence(d);
           continue;
         }

@@ -274,6 +274,41 @@ export function isNeverAssigned(d: ts.VariableDeclaration, files: readonly ts.So
 }
 
 /**
+ * `let x: T | undefined;` (or `let x!: …`) followed, in the same block, by one `x = e;` statement that
+ * is the variable's only write, every other use coming after it: that statement, where the variable
+ * takes its one value (a constant from there on, as tsad's own generated code declares its locals).
+ * Null when the declaration is of another kind.
+ */
+export function assignedOnceLater(d: ts.VariableDeclaration, checker: ts.TypeChecker): ts.ExpressionStatement | null {
+  const list = d.parent, st = list.parent;
+  if (!ts.isIdentifier(d.name) || d.initializer || !ts.isVariableDeclarationList(list) || list.declarations.length !== 1 || !ts.isVariableStatement(st)) return null;
+  if (!(list.flags & ts.NodeFlags.Let) || ts.getModifiers(st)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) return null;
+  const block = st.parent;
+  if (!ts.isBlock(block)) return null;
+  const sym = checker.getSymbolAtLocation(d.name);
+  if (!sym || (sym.declarations?.length ?? 0) !== 1) return null;
+  const name = d.name.text;
+  const uses: ts.Identifier[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isIdentifier(n)) {
+      if (n.text === name && n !== d.name && checker.getSymbolAtLocation(n) === sym) uses.push(n);
+      return;
+    }
+    n.forEachChild(visit);
+  };
+  visit(block);
+  const writes = uses.filter(isWriteTarget);
+  if (writes.length !== 1) return null;
+  const w = writes[0];
+  const assign = w.parent;
+  if (!ts.isBinaryExpression(assign) || assign.left !== w || assign.operatorToken.kind !== ts.SyntaxKind.EqualsToken) return null;
+  const stmt = assign.parent;
+  if (!ts.isExpressionStatement(stmt) || stmt.parent !== block || stmt.pos < st.end) return null;
+  // the value itself and everything before it must not read the variable
+  return uses.every((u) => u === w || u.pos >= stmt.end) ? stmt : null;
+}
+
+/**
  * Whether a name bound by a parameter pattern (`{ a, b }: Opts`) is assigned in the function's body: a
  * name never assigned is a constant (a nullable one may then be tested and read like a `const`).
  */

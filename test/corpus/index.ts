@@ -299,6 +299,8 @@ export const corpus: CorpusCase[] = [
   { name: 'js-nullable/path_length_open', file: 'js-nullable.ts', head: 'pathLength', args: [mat(4, 2, -1, 1), { kind: 'absent' }], tags: ['js', 'optional-boolean', 'absent'] },
   { name: 'js-nullable/smooth_norm_defaults', file: 'js-nullable.ts', head: 'smoothNorm', args: [vec(5, -1, 1), obj({ eps: num(0.01, 0.1) })], tags: ['js', 'optional-boolean', 'optional-field-absent'] },
   { name: 'js-nullable/smooth_norm_flags', file: 'js-nullable.ts', head: 'smoothNorm', args: [vec(5, -1, 1), obj({ normalize: bool(false), squared: bool(true) })], tags: ['js', 'optional-boolean'] },
+  { name: 'js-nullable/soft_clamped_both', file: 'js-nullable.ts', head: 'softClamped', args: [vec(4, -1, 1), obj({ lo: num(-0.5, -0.2), hi: num(0.2, 0.5) })], tags: ['js', 'nullable-let-later'] },
+  { name: 'js-nullable/soft_clamped_low', file: 'js-nullable.ts', head: 'softClamped', args: [vec(4, -1, 1), obj({ lo: num(-0.5, -0.2) })], tags: ['js', 'nullable-let-later', 'optional-field-absent'] },
 ];
 
 // ------------------------------------------------------------- js-exprs.ts

@@ -119,7 +119,7 @@ interface VarSpec { mode: number; b: number; c: Cond; e: Expr; f: Expr; q: numbe
  * (numbers, a spread array, rows, none; a call writing an array among the trailing arguments), 13
  * `push` of several values at once, 14 optional booleans (a parameter, an object's field: absent, given,
  * computed), 15 `||`/`&&` whose left operand is computed (`a[k] || 0.5`), 16 a nullable `var`/`let` never
- * assigned again, 17 a tuple mixing an array and a number (a local one written through its parts, or a
+ * assigned again (or declared without a value and assigned once later in its block), 17 a tuple mixing an array and a number (a local one written through its parts, or a
  * helper's result), 18 a float the loop header sets and steps, with a `continue`, 19 rows or objects taken off a stack
  * (`pop()` as a value and as a statement, in a `while`, `length` assignments), 20 a fresh array or
  * object read at once (`[a, b][i]`, `({ u: a }).u`, `a.slice()[i]`, `[...a, b][i]`); loop 0 straight-line, 1 in a counted loop, 2 in a while, 3 two loops deep.
@@ -2016,7 +2016,10 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       const t = c.fresh('nv');
       const kw = s.v % 2 ? 'var' : 'let';
       const none = s.t % 2 ? 'void 0' : 'null';
-      c.emit(`${kw} ${t} = ${value(s.q + 1)} > 0.25 ? ${none} : ${value(s.q)};`);
+      if (s.v % 4 === 2) {
+        // declared without a value, given its one value later in the block (as tsad's own output declares locals)
+        c.emit(`let ${t}: number | ${s.t % 2 ? 'undefined' : 'null'};`, `${acc} = 0.5 * ${acc};`, `${t} = ${value(s.q + 1)} > 0.25 ? ${none} : ${value(s.q)};`);
+      } else c.emit(`${kw} ${t} = ${value(s.q + 1)} > 0.25 ? ${none} : ${value(s.q)};`);
       c.emit(`${acc} = Math.tanh(${acc} + (${t} === ${none} ? 0.5 : ${t} * ${t}));`);
       return;
     }
@@ -2567,7 +2570,11 @@ function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
       if (s.v % 2) c.emit(`const ${r} = euler(decayRhs, ${a.name}, 0.1, 2);`);
       else {
         const st = c.fresh('st');
-        c.emit(`const ${g} = (${st}: number[]): number[] => ${st}.map((${x}) => Math.tanh(${value}));`, `const ${r} = euler(${g}, ${a.name}, 0.1, 2);`);
+        // (a right-hand side that reads the array it is given as s0, through a helper that may write it,
+        // would give euler's copy one array under two names: tsad refuses that, so s0 is then a copy)
+        const base = c.baseOf(a.name);
+        const shared = [...c.base.keys(), a.name].some((n) => c.baseOf(n) === base && new RegExp(`\\b${n}\\b`).test(value));
+        c.emit(`const ${g} = (${st}: number[]): number[] => ${st}.map((${x}) => Math.tanh(${value}));`, `const ${r} = euler(${g}, ${a.name}${shared ? '.slice()' : ''}, 0.1, 2);`);
       }
       c.emit(`${acc} = Math.tanh(${acc} + ${r}[0]);`);
       return;

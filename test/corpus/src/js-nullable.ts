@@ -171,3 +171,24 @@ export function smoothNorm(x: number[], opts: SmoothOptions): number {
   if (!normalize) return s;
   return s / x.length;
 }
+
+interface Limits {
+  lo?: number;
+  hi?: number;
+}
+
+/** A soft clamp whose bounds are read into `let`s declared first and assigned once below (as compiled TypeScript and tsad's own output write locals). */
+export function softClamped(x: number[], limits: Limits): number {
+  let lo: number | undefined;
+  let hi: number | undefined;
+  let s = 0;
+  lo = limits.lo;
+  hi = limits.hi;
+  for (const v of x) {
+    let y = v;
+    if (lo !== undefined) y = lo + Math.log1p(Math.exp(y - lo));
+    if (hi !== undefined) y = hi - Math.log1p(Math.exp(hi - y));
+    s += y * y;
+  }
+  return s;
+}
