@@ -430,6 +430,16 @@ const BAD: BadCase[] = [
     line: 2, col: 7, message: /the nullable variable 'y' must be `const` with an initializer/, rendered: /assign it once, in the block that declares it/,
   },
   {
+    name: 'writing into module-level data (an element)',
+    src: `const W = [1, 2];\nexport function f(x: number): number {\n  W[0] = x;\n  return W[0] * W[0];\n}\n`,
+    line: 3, col: 3, message: /'f' writes into the module constant 'W': tsad treats module-level data as constant/, rendered: /allocate the buffer inside the function, or pass it as a parameter/,
+  },
+  {
+    name: 'writing into module-level data (through a local name, and by a helper given it)',
+    src: `const BUF = [0, 0];\nfunction put(out: number[], x: number): void {\n  out[0] = x;\n}\nexport function f(x: number): number {\n  const b = BUF;\n  put(b, x);\n  return b[0] * x;\n}\n`,
+    line: 7, col: 3, message: /'f' writes into the module constant 'BUF'/,
+  },
+  {
     name: 'optional chaining',
     src: `interface P { a: number }\nexport function f(p: P): number {\n  return p?.a * 2;\n}\n`,
     line: 3, col: 10, message: /optional chaining/,

@@ -17,6 +17,7 @@ import { inlineLeafCalls } from '../transform/inline.js';
 import { normalizeFunc } from '../transform/normalize.js';
 import { bindReturnedArguments } from '../transform/returned-args.js';
 import { refuseAliasedWrittenArguments } from '../transform/call-aliasing.js';
+import { refuseWritesToModuleData } from '../transform/module-data.js';
 import { refuseUnsupportedOps } from '../transform/unsupported.js';
 import { TransformError, tangentFunc } from '../transform/tangent.js';
 import { applyCustomDerivatives, checkCustomOption, ruleFunctions, type CustomDerivativeOption } from '../frontend/custom-derivatives.js';
@@ -263,10 +264,15 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
   let modD: Module;
   try {
     refuseAliasedWrittenArguments(mod);
+    refuseWritesToModuleData(mod);
     modD = bindReturnedArguments(mod);
   } catch (e) {
     if (!(e instanceof TransformError)) throw e;
-    const hint = e.message.includes('under another name') ? 'pass a copy for one of them (`w.slice()`), or write the result into a fresh array' : 'return a fresh array (a copy: `v.slice()`), or always return the same parameter (`return out`)';
+    const hint = e.message.includes('under another name')
+      ? 'pass a copy for one of them (`w.slice()`), or write the result into a fresh array'
+      : e.message.includes('module constant')
+        ? 'allocate the buffer inside the function, or pass it as a parameter'
+        : 'return a fresh array (a copy: `v.slice()`), or always return the same parameter (`return out`)';
     diags.error(e.node?.loc, e.message, hint);
     return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
   }

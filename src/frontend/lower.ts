@@ -2,7 +2,7 @@
 // then lowers the differentiable subset; everything else gets a located diagnostic that says what to write.
 import ts from 'typescript';
 import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, VOID, containsCall, directiveArgs, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, VOID, containsCall, directiveArgs, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, rootVar, tyOf } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
 import { ARRAY_FORMS, type ArrayHost, arrayMethod, arrOf, emptyLiteralType, fillLoop, isArrayOfLength, restArgument, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
@@ -12,7 +12,7 @@ import { userTypeErrors } from './type-errors.js';
 import { assignedOnceLater, checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isPatternNameAssigned, isVarList, type VarBinding } from './var-scope.js';
 import { NULL, assignsNullable, inTest, isArrayTest, isPlainRead, narrowRead, nestedNullable, nullableUnion, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
 import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
-import { Sequencing, isEffectNode, type SequencingHost } from './sequencing.js';
+import { Sequencing, isConstant, isEffectNode, type SequencingHost } from './sequencing.js';
 import { helperArgs, mathSpreadCall, type SpreadHost } from './spread.js';
 import { CUSTOM_FORMS, isBlackBoxDeclaration } from './custom-derivatives.js';
 import { CALLBACK_FORMS, Callbacks, isCallbackCall, type CallbackHost } from './callbacks.js';
@@ -579,6 +579,7 @@ class FunctionLowering {
       typeAt: (n) => this.ctx.typeAt(n),
       locOf: (n) => this.ctx.locOf(n),
       expr: (e) => this.expr(e),
+      named: (e, x) => (rootVar(x) !== null ? x : this.seq.nameFresh(e, x)),
       lvalue: (e) => this.lvalue(e),
       exprStmt: (e) => this.exprStmt(e),
       markTarget: (n) => this.seq.markTarget(n),
@@ -1860,8 +1861,8 @@ class FunctionLowering {
         if (isTypedCtor(objNode.text) && m === 'from') return newTypedArray(this.hooks, e, objNode.text, true);
         if (objNode.text === 'console') return this.err(e, 'console output is not supported in differentiated code', 'log outside the differentiated function');
       }
-      if (m === 'fill' && ts.isNewExpression(objNode) && ts.isIdentifier(objNode.expression) && isTypedCtor(objNode.expression.text) && !this.resolve(objNode.expression)) return newTypedArrayFill(this.hooks, objNode, e, objNode.expression.text);
-      if (m === 'fill' && (ts.isNewExpression(objNode) || isArrayOfLength(objNode))) return this.newArrayFill(objNode, e);
+      if (m === 'fill' && ts.isNewExpression(objNode) && ts.isIdentifier(objNode.expression) && isTypedCtor(objNode.expression.text) && !this.resolve(objNode.expression)) return this.filled(e, newTypedArrayFill(this.hooks, objNode, e, objNode.expression.text));
+      if (m === 'fill' && (ts.isNewExpression(objNode) || isArrayOfLength(objNode))) return this.filled(e, this.newArrayFill(objNode, e));
       const method = methodCall(this.hooks, e);
       if (method !== undefined) return method;
       if (ts.isIdentifier(objNode) && this.runtimeName(objNode) === 'Tape' && (m === 'acquire' || m === 'release')) {
@@ -2074,6 +2075,29 @@ class FunctionLowering {
     }
     if (c === 'Error' || c === 'RangeError' || c === 'TypeError') return this.err(e, 'errors can only be thrown', 'write `throw new Error(…)`');
     return this.err(e, `\`new ${c}\` is not supported`, 'use Float64Array, arrays and object literals');
+  }
+
+  /**
+   * `new Array(n).fill(v)` with a computed `v`: allocated with zeros, then filled by a loop (v evaluated
+   * once, first), so that every transformation sees the stores that carry v's derivative.
+   */
+  private filled(call: ts.CallExpression, alloc: Expr | null): Expr | null {
+    if (!alloc || alloc.k !== 'alloc' || !alloc.fill || isConstant(alloc.fill)) return alloc;
+    if (!this.seq.placeable(call, '`new Array(n).fill(v)` with a computed value', 'fill it before the statement: `const a = new Array(n).fill(v);`')) return null;
+    const loc = this.ctx.locOf(call);
+    const v = this.constant(alloc.fill, 'fillValue', loc);
+    const a = this.constant({ ...alloc, fill: { k: 'num', v: 0 } }, 'filled', loc);
+    const i = this.fresh('i');
+    const iv: Expr = { k: 'var', name: i, ty: INT };
+    this.pre.push({
+      k: 'for',
+      init: [{ k: 'decl', name: i, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
+      cond: { k: 'bin', op: '<', a: iv, b: { k: 'len', obj: a }, ty: BOOL },
+      update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
+      body: [{ k: 'assign', target: { k: 'idx', obj: a, index: iv, ty: NUM }, value: v }],
+      loc,
+    });
+    return a;
   }
 
   private newArrayFill(n: ts.NewExpression | ts.CallExpression, call: ts.CallExpression): Expr | null {

@@ -190,11 +190,20 @@ export class Sequencing {
    * evaluate the literal (a branch of `?:`, `&&`, `||`), refused.
    */
   nameFresh(e: ts.Expression, r: Expr): Expr | null {
+    if (!this.placeable(e, 'an array or object literal (or a copy) read at once', 'name it first: `const t = [a, b];` before the statement, then read `t[i]`')) return null;
+    return this.freeze(r, e, 'fresh');
+  }
+
+  /**
+   * May statements computing `e` run before its statement? Not where JavaScript may not evaluate it (a
+   * branch of `?:`, `&&`, `||`), nor in a `case` test or a parameter default: there, a located error.
+   */
+  placeable(e: ts.Expression, what: string, hint: string): boolean {
     const root = fullExpression(e);
     const p = outer(root).parent;
-    if (this.branchBetween(e, root) || (p && (ts.isCaseClause(p) || ts.isParameter(p))))
-      return this.host.err(e, 'an array or object literal (or a copy) read at once, inside a branch, a `case` test or a parameter default, is not supported', 'name it first: `const t = [a, b];` before the statement, then read `t[i]`');
-    return this.freeze(r, e, 'fresh');
+    if (!this.branchBetween(e, root) && !(p && (ts.isCaseClause(p) || ts.isParameter(p)))) return true;
+    this.host.err(e, `${what}, inside a branch, a \`case\` test or a parameter default, is not supported`, hint);
+    return false;
   }
 
   /** whether a `?:` branch or the right operand of `&&`/`||`/`??` lies between `n` and `root` */
@@ -405,7 +414,7 @@ function readOf(t: LValue): Expr {
   return t;
 }
 
-function isConstant(e: Expr): boolean {
+export function isConstant(e: Expr): boolean {
   // (`null` is a raw literal)
   return e.k === 'num' || e.k === 'bool' || e.k === 'str' || e.k === 'undef' || e.k === 'global' || (e.k === 'raw' && e.text === 'null');
 }

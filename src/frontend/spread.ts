@@ -13,6 +13,8 @@ import { INT, NUM, elemTy, tyOf } from '../ir/util.js';
 
 export interface SpreadHost {
   expr(e: ts.Expression): Expr | null;
+  /** an array a loop will read by index, named first unless it is a variable or one of its elements or fields */
+  named(e: ts.Expression, x: Expr): Expr | null;
   err(node: ts.Node, msg: string, hint?: string): null;
   fresh(base: string): string;
   emit(s: Stmt): void;
@@ -39,6 +41,16 @@ function expand(args: readonly ts.Expression[], host: SpreadHost): Arg[] | null 
       continue;
     }
     if (t.k !== 'tuple') return host.err(a, 'only arrays and tuples can be spread', 'pass the values one by one');
+    if (x.k === 'arrlit') {
+      // `...[a, b]`: the literal's values themselves (an element read in place would lose its derivative)
+      for (const v of x.elems) out.push({ k: 'value', e: v });
+      continue;
+    }
+    if (x.k !== 'var' && x.k !== 'global' && t.elems.length === 1) {
+      const named = host.named(a.expression, x);
+      if (!named) return null;
+      x = named;
+    }
     if (x.k !== 'var' && x.k !== 'global' && t.elems.length > 1) {
       const name = host.fresh('args');
       host.emit({ k: 'decl', name, ty: t, init: x, konst: true, loc: host.locOf(a.expression) });
@@ -68,16 +80,26 @@ const ARITY: Record<string, number> = { atan2: 2, pow: 2 };
 export function mathSpreadCall(e: ts.CallExpression, m: string, host: SpreadHost): Expr | null {
   const only = e.arguments.length === 1 ? e.arguments[0] : null;
   if (only && ts.isSpreadElement(only) && NARY.has(m)) {
-    // one spread array or tuple: the n-ary form over it
+    // one spread array or tuple: the n-ary form over it (a literal or a copy named first: the loop it
+    // becomes reads its elements by index, derivatives included)
     const x = host.expr(only.expression);
-    return x && { k: 'intr', fn: `Math.${m}Of`, args: [x], ty: NUM };
+    const arr = x && host.named(only.expression, x);
+    return arr && { k: 'intr', fn: `Math.${m}Of`, args: [arr], ty: NUM };
   }
   const args = expand(e.arguments ?? [], host);
   if (!args) return null;
   const arrays = args.filter((a) => a.k === 'array');
   if (arrays.length && !NARY.has(m)) return host.err(arrays[0].node, `spreading an array into Math.${m} is not supported`, `Math.${m} takes ${ARITY[m] ?? 1} argument(s): pass them, or spread a tuple`);
   if (arrays.length && m === 'hypot') return host.err(arrays[0].node, 'Math.hypot with a spread array among other arguments is not supported (nesting hypot rounds differently)', 'put every value in one array and write Math.hypot(...xs)');
-  const list = args.map((a): Expr => (a.k === 'array' ? { k: 'intr', fn: `Math.${m}Of`, args: [a.e], ty: NUM } : a.e));
+  const list: Expr[] = [];
+  for (const a of args) {
+    if (a.k !== 'array') list.push(a.e);
+    else {
+      const arr = host.named(a.node.expression, a.e);
+      if (!arr) return null;
+      list.push({ k: 'intr', fn: `Math.${m}Of`, args: [arr], ty: NUM });
+    }
+  }
   if (!NARY.has(m) && list.length !== (ARITY[m] ?? 1)) return host.err(e, `Math.${m} expects ${ARITY[m] ?? 1} argument(s), the spread gives ${list.length}`);
   const integral = m === 'floor' || m === 'ceil' || m === 'round' || m === 'trunc' || m === 'sign';
   return { k: 'intr', fn: `Math.${m}`, args: list, ty: integral ? INT : NUM };

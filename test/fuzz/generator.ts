@@ -122,7 +122,8 @@ interface VarSpec { mode: number; b: number; c: Cond; e: Expr; f: Expr; q: numbe
  * assigned again (or declared without a value and assigned once later in its block), 17 a tuple mixing an array and a number (a local one written through its parts, or a
  * helper's result), 18 a float the loop header sets and steps, with a `continue`, 19 rows or objects taken off a stack
  * (`pop()` as a value and as a statement, in a `while`, `length` assignments), 20 a fresh array or
- * object read at once (`[a, b][i]`, `({ u: a }).u`, `a.slice()[i]`, `[...a, b][i]`); loop 0 straight-line, 1 in a counted loop, 2 in a while, 3 two loops deep.
+ * object read at once (`[a, b][i]`, `({ u: a }).u`, `a.slice()[i]`, `[...a, b][i]`, `new Array(n).fill(v)[i]` with a computed v, literals spread into `Math.max`/`min`/`hypot`), 21 a number rebuilt from its old value by a call (`y = relax(y, k)`, a method, a
+ * static method, a loop header's update, a number of the head's); loop 0 straight-line, 1 in a counted loop, 2 in a while, 3 two loops deep.
  */
 export interface JsArraySpec {
   form: number;
@@ -797,9 +798,9 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
   ),
   // (last: every field before it draws as it did before closures existed)
   closures: fc.array(fc.record({ form: fc.nat({ max: 5 }), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), v: sel, loop: fc.nat({ max: 3 }) }), { maxLength: 2 }),
-  // (last: every field before it draws as it did before rest parameters existed) JsArraySpec forms 12 to 20
+  // (last: every field before it draws as it did before rest parameters existed) JsArraySpec forms 12 to 21
   jsCalls: fc.array(
-    fc.record({ form: fc.nat({ max: 8 }).map((f) => 12 + f), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
+    fc.record({ form: fc.nat({ max: 9 }).map((f) => 12 + f), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
     { maxLength: 3 },
   ),
 });
@@ -873,6 +874,7 @@ class Ctx {
   needsRestHelpers = false;
   needsFlagHelpers = false;
   needsTupleHelpers = false;
+  needsRebindHelpers = false;
   constructor(
     /** what early returns look like: 0 `return <number>`, 1 none (arrays, objects), 2 `return;` */
     readonly ret: number,
@@ -2053,6 +2055,36 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       c.emit('}');
       return;
     }
+    case 21: {
+      // a number rebuilt from its own old value by a call (`y = relax(y, k)`, `k = f(a, k)`, a method, a
+      // static method, a loop header's update, a writable number in scope): the callee's backward sweep
+      // must see the old value
+      c.needsRebindHelpers = true;
+      const y = c.fresh('y');
+      const own = pick(c.nums.filter((n) => n.w), s.t);
+      switch (s.v % 5) {
+        case 0:
+          c.emit(`let ${y} = ${value(s.q)};`, `${y} = relax(${y}, 1.5);`, `${acc} = Math.tanh(${acc} + ${y});`);
+          return;
+        case 1:
+          c.emit(`let ${y} = ${value(s.q)};`, `${y} = relax(0.5, ${y}) + relax(${y}, ${y});`, `${acc} = Math.tanh(${acc} + ${y});`);
+          return;
+        case 2: {
+          const k = c.fresh('k');
+          c.emit(`for (let ${k} = 0, ${y} = ${value(s.q)}; ${k} < 3; ${k}++, ${y} = relax(${y}, 1.25)) ${acc} = Math.tanh(${acc} + ${y});`);
+          return;
+        }
+        case 3: {
+          const dm = c.fresh('dm');
+          c.emit(`let ${y} = ${value(s.q)};`, `const ${dm} = new Damper(0.75);`, `${y} = ${dm}.apply(${y});`, `${y} = Damper.halve(${y});`, `${acc} = Math.tanh(${acc} + ${y});`);
+          return;
+        }
+        default:
+          if (own) c.emit(`${own.name} = relax(${own.name}, ${value(s.q)});`, `${acc} = Math.tanh(${acc} + ${own.name});`);
+          else c.emit(`${acc} = relax(${acc}, ${value(s.q)});`);
+          return;
+      }
+    }
     case 19: {
       // rows or objects taken off a stack: `pop()` as a value (a name kept past the pop and written
       // through), as a statement, in a `while`, and a `length` assignment; their shadows leave and come back
@@ -2087,8 +2119,14 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
         `({ u: ${value(s.q)}, v: ${arr}[0] }).${s.t % 2 ? 'u' : 'v'} * ${value(s.q + 1)}`,
         `${arr}.slice()[${arr}.length - 1] * ${value(s.q)}`,
         `[...${arr}, ${value(s.q)}][${arr}.length]`,
+        // (an allocation filled with a computed value: the value's derivative reaches every element)
+        `new Array(3).fill(${value(s.q)})[${k}] * ${arr}[0]`,
+        `new Float64Array(2).fill(${value(s.q)}).map((v) => v * ${value(s.q + 1)})[1]`,
+        // (a literal spread into Math.min/max/hypot: its values, not a copy read without derivatives)
+        `Math.hypot(...[${value(s.q)}, ${arr}[0], 0.5])`,
+        `Math.max(...[${arr}[0]], ...[${value(s.q)}]) * Math.min(...(${value(s.q + 1)} > 0.25 ? ${arr} : [${value(s.q)}]))`,
       ];
-      c.emit(`${acc} = Math.tanh(${acc} + ${reads[s.v % 4]});`);
+      c.emit(`${acc} = Math.tanh(${acc} + ${reads[s.v % 8]});`);
       return;
     }
     default: {
@@ -2488,6 +2526,26 @@ const REST_HELPERS = [
 const TUPLE_HELPERS = [
   'function splitFirst(xs: number[], s: number): [number[], number] {',
   '  return [[xs[0] * s, xs[xs.length - 1]], Math.sin(xs[0]) + s];',
+  '}',
+  '',
+];
+
+/** the function, method and static method JsArraySpec form 21 rebinds numbers with (declared when used) */
+const REBIND_HELPERS = [
+  'function relax(t: number, k: number): number {',
+  '  return t - 0.25 * Math.sin(t * k);',
+  '}',
+  'class Damper {',
+  '  c: number;',
+  '  constructor(c: number) {',
+  '    this.c = c;',
+  '  }',
+  '  apply(t: number): number {',
+  '    return t * this.c + 0.1 * Math.sin(t);',
+  '  }',
+  '  static halve(t: number): number {',
+  '    return 0.5 * t + 0.1 * t * t;',
+  '  }',
   '}',
   '',
 ];
@@ -3150,6 +3208,7 @@ export function render(spec: ProgSpec): Rendered {
   if (c.needsRestHelpers) out.push(...REST_HELPERS);
   if (c.needsFlagHelpers) out.push(...FLAG_HELPERS);
   if (c.needsTupleHelpers) out.push(...TUPLE_HELPERS);
+  if (c.needsRebindHelpers) out.push(...REBIND_HELPERS);
   const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '') + (cu ? ` + 0.25 * Math.tanh(${cu})` : '') + (lc ? ` + 0.25 * Math.tanh(${lc})` : '') + (jc ? ` + 0.25 * Math.tanh(${jc})` : '');
   if (ret === 0) c.emit(`return ${renderExpr(c, spec.retE)}${mix};`);
   else {

@@ -171,7 +171,9 @@ export function call(cx: AdjointContext, s: Stmt, c: Extract<Expr, { k: 'call' }
   // `a[i] = g(a)`: the element is overwritten after the callee ran (it may write a[i] itself), and the
   // callee's backward sweep must see a[i] as the call left it: its old value is recorded after the
   // call and restored before the callee's backward sweep, and the seed a̅[i] is taken out before it
-  const element = !!target && target.k !== 'var' && !isRef(target.ty);
+  // `x = g(x)`, `k = g(a, k)`: likewise for a number rebuilt from its own old value (the callee's
+  // backward sweep reads its arguments at the call's pre-state)
+  const element = !!target && !isRef(target.ty) && (target.k !== 'var' || (!!root && save.bwd.length > 0 && rebuildsFromOld(root, c.args)));
   // `v = g(v)` with v an array or object: likewise the old reference is recorded after the call, and
   // the backward sweep holds the new value's shadow while it puts the old one back (references.ts),
   // so that the callee's backward sweep sees its arguments as they were

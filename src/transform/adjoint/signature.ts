@@ -1,7 +1,7 @@
 // The generated functions: f_fwd and f_bwd (parameters, local and adjoint declarations, the values
 // the forward sweep hands over to the backward one), the head's f_b, and the return statement's seed.
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../../ir/types.js';
-import { BOOL, declaredNames, forEachExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, tyOf, VOID } from '../../ir/util.js';
+import { BOOL, declaredNames, fixForUpdates, forEachExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, tyOf, VOID } from '../../ir/util.js';
 import { fuseLoops } from '../fuse.js';
 import { iterationLocalArrays } from '../locarrays.js';
 import { iterationLocalScalars, mergeIncrements } from '../merge.js';
@@ -80,7 +80,8 @@ export function forward(cx: AdjointContext): Func {
   const r = cx.retStmt;
   if (r && r.e) body.push({ k: 'return', e: r.e });
   // (fused iterations run adjoint code in the forward sweep)
-  const fbody = cx.info.options.merge !== false ? refineLoops(cx, body) : body;
+  // (a loop update that became statements, `y = g(y)` recorded around its call, moves into the body)
+  const fbody = fixForUpdates(cx.info.options.merge !== false ? refineLoops(cx, body) : body);
   return { name: adjointNames(cx.info, cx.name).fwd, params, ret: cx.f.ret, body: fbody, exported: true, loc: cx.f.loc, comments: cx.f.comments };
 }
 
@@ -164,6 +165,7 @@ export function backward(cx: AdjointContext): Func {
   if (scalarB.length === 1) fbody.push({ k: 'return', e: scalarB[0] });
   else if (scalarB.length > 1) fbody.push({ k: 'return', e: { k: 'arrlit', elems: scalarB, ty: { k: 'tuple', elems: scalarB.map(() => NUM), ro: false } } });
   if (cx.info.options.merge !== false) fbody = refineLoops(cx, fbody);
+  fbody = fixForUpdates(fbody);
   const ret: Ty = scalarB.length === 0 ? VOID : scalarB.length === 1 ? NUM : { k: 'tuple', elems: scalarB.map(() => NUM), ro: false };
   return { name: adjointNames(cx.info, cx.name).bwd, params, ret, body: fbody, exported: true, loc: cx.f.loc };
 }
