@@ -440,6 +440,16 @@ const BAD: BadCase[] = [
     line: 7, col: 3, message: /'f' writes into the module constant 'BUF'/,
   },
   {
+    name: 'an optional array field holding active values',
+    src: `interface Opt { w?: number[] }\nexport function f(x: number): number {\n  const o: Opt = { w: [x, 2] };\n  return o.w ? o.w[0] * o.w[1] : 0;\n}\n`,
+    line: 3, col: 9, message: /'o' has the optional field 'w', an array or object that may be absent, and its numbers depend on the independents/, rendered: /make the field required/,
+  },
+  {
+    name: 'a variable declared inside a checkpoint region and used after it',
+    src: fn('// $ad checkpoint-start', 'const z = Math.sin(x);', '// $ad checkpoint-end', 'return z * x;'),
+    line: 3, col: 9, message: /'z' is declared inside a '\$ad checkpoint-start' … '\$ad checkpoint-end' region and used after it/, rendered: /declare it before the region/,
+  },
+  {
     name: 'optional chaining',
     src: `interface P { a: number }\nexport function f(p: P): number {\n  return p?.a * 2;\n}\n`,
     line: 3, col: 10, message: /optional chaining/,

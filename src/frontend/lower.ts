@@ -2,7 +2,7 @@
 // then lowers the differentiable subset; everything else gets a located diagnostic that says what to write.
 import ts from 'typescript';
 import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, VOID, containsCall, directiveArgs, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, rootVar, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, VOID, containsCall, directiveArgs, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, rootVar, stmtExprs, tyOf, varsRead } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
 import { ARRAY_FORMS, type ArrayHost, arrayMethod, arrOf, emptyLiteralType, fillLoop, isArrayOfLength, restArgument, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
@@ -924,9 +924,11 @@ class FunctionLowering {
     }
     const out: Stmt[] = [];
     let open: Stmt[] | null = null;
+    const regions: { at: number; decls: Extract<Stmt, { k: 'decl' }>[] }[] = [];
     const close = () => {
       if (!open) return;
       this.checkRegionExits(open, block);
+      regions.push({ at: out.length, decls: open.filter((st): st is Extract<Stmt, { k: 'decl' }> => st.k === 'decl') });
       out.push({ k: 'block', body: open, comments: ['// $ad checkpoint-region'], loc: open[0]?.loc });
       open = null;
     };
@@ -946,6 +948,17 @@ class FunctionLowering {
     if (open) {
       if (directiveArgs(this.blockTail(block), 'checkpoint-end') !== null) close();
       else this.err(block, "'$ad checkpoint-start' without a matching '$ad checkpoint-end' in the same block", "add '// $ad checkpoint-end' after the last statement of the region");
+    }
+    // a region is a block: what it declares ends with it
+    for (const r of regions) {
+      const later = new Set<string>();
+      forEachStmt(out.slice(r.at + 1), (st) => {
+        if (st.k === 'assign' && st.target.k === 'var') later.add(st.target.name);
+        for (const e of stmtExprs(st)) for (const n of varsRead(e)) later.add(n);
+      });
+      const d = r.decls.find((x) => later.has(x.name));
+      if (d) this.ctx.diags.error(d.loc, `'${d.name}' is declared inside a '$ad checkpoint-start' … '$ad checkpoint-end' region and used after it`, `declare it before the region (\`let ${d.name} = 0;\`) and assign it inside`);
+      if (d) this.ok = false;
     }
     return out;
   }

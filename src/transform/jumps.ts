@@ -2,7 +2,7 @@
 // sequences and if-chains, so that the reversal only has to handle if/else and loops with trip counts.
 // Loops without jumps keep their exact form (and stay counted loops).
 import type { Expr, Func, Stmt } from '../ir/types.js';
-import { BOOL, declaredNames, hasDirectiveIn } from '../ir/util.js';
+import { BOOL, declaredNames, hasDirectiveIn, tyOf } from '../ir/util.js';
 import { Names } from './linearize.js';
 import { TransformError } from './tangent.js';
 
@@ -223,7 +223,8 @@ class JumpLowering {
     let disc = s.disc;
     if (disc.k !== 'var' && disc.k !== 'num' && disc.k !== 'str') {
       const n = this.names.fresh('selector');
-      this.decls.push({ k: 'decl', name: n, ty: disc.k === 'bin' || disc.k === 'un' ? { k: 'num' } : (disc as { ty: Func['ret'] }).ty, init: null, konst: false });
+      // (`switch (true)` has a literal selector, typed by tyOf)
+      this.decls.push({ k: 'decl', name: n, ty: disc.k === 'bin' || disc.k === 'un' ? { k: 'num' } : tyOf(disc), init: null, konst: false });
       pre.push({ k: 'assign', target: { k: 'var', name: n, ty: { k: 'num' } }, value: disc });
       disc = { k: 'var', name: n, ty: { k: 'num' } };
     }

@@ -371,6 +371,7 @@ corpus.push(
   { name: 'js-exprs/header_stepped', file: 'js-exprs.ts', head: 'headerStepped', args: [vec(4, -1, 1), num(0.5, 1.5)], tags: ['js', 'for-header-statements', 'continue'] },
   { name: 'js-exprs/normalised_energy', file: 'js-exprs.ts', head: 'normalisedEnergy', args: [vec(4, 0.2, 1), num(0.5, 1.5)], tags: ['js', 'mixed-tuple'] },
   { name: 'js-exprs/picked_components', file: 'js-exprs.ts', head: 'pickedComponents', args: [vec(3, -1, 1), vec(3, -1, 1), num(0.5, 1.5)], tags: ['js', 'literal-read'] },
+  { name: 'js-exprs/regime_rate', file: 'js-exprs.ts', head: 'regimeRate', args: [vec(5, -1, 1), num(0.5, 1.5)], tags: ['js', 'switch-true', 'kink'] },
 );
 // ------------------------------------------------------------- custom-derivatives.ts
 corpus.push(

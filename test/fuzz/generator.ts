@@ -1690,6 +1690,11 @@ function renderStmt(c: Ctx, s: Stmt): void {
       const n = s.cases.length;
       const i = pick(c.ints, s.s);
       const scrut = i ? `${i.name} % ${n + 1}` : `((Math.abs(Math.tanh(${renderExpr(c, s.e)})) * ${n + 0.5}) | 0)`;
+      // (one in five: `switch (true)` with the comparisons as the case tests)
+      const truthy = s.s % 5 === 4;
+      const sel = truthy ? c.fresh('sel') : '';
+      if (truthy) c.emit(`const ${sel} = ${scrut};`);
+      const test = (k: number) => (truthy ? `${sel} === ${k}` : `${k}`);
       const label = c.fresh('L');
       const t: Target = { label, used: false, kind: 'switch' };
       const start = c.lines.length;
@@ -1699,14 +1704,14 @@ function renderStmt(c: Ctx, s: Stmt): void {
         s.cases.forEach((body, k) => {
           // fall-through only from an empty case (tsad's adjoint rejects it from a non-empty one)
           const fall = s.ft > 0 && k === s.ft - 1 && k < n - 1;
-          if (fall) return c.emit(`case ${k}:`);
-          c.emit(k === n - 1 && n > 1 ? 'default: {' : `case ${k}: {`);
+          if (fall) return c.emit(`case ${test(k)}:`);
+          c.emit(k === n - 1 && n > 1 ? 'default: {' : `case ${test(k)}: {`);
           c.block(() => renderStmts(c, body));
           c.emit('} break;');
         });
       });
       c.targets.pop();
-      c.lines[start] = '  '.repeat(c.ind) + (t.used ? `${label}: ` : '') + `switch (${scrut}) {`;
+      c.lines[start] = '  '.repeat(c.ind) + (t.used ? `${label}: ` : '') + `switch (${truthy ? 'true' : scrut}) {`;
       c.emit('}');
       return;
     }

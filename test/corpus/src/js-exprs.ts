@@ -230,3 +230,21 @@ export function pickedComponents(p: number[], q: number[], s: number): number {
   const weight = ({ near: s * s, far: 1 / (1 + s) }).far;
   return weight * total + p.slice()[p.length - 1] * [...q, s][q.length];
 }
+
+/** A piecewise rate chosen by `switch (true)` over comparisons (a style some codebases use instead of if-chains). */
+export function regimeRate(x: number[], k: number): number {
+  let s = 0;
+  for (const v of x) {
+    switch (true) {
+      case v < -0.5:
+        s += k * v * v;
+        break;
+      case v < 0.5:
+        s += Math.sin(k * v);
+        break;
+      default:
+        s += Math.exp(-k * v);
+    }
+  }
+  return s;
+}
