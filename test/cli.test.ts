@@ -134,6 +134,8 @@ describe.concurrent('code generation', () => {
     expect(typecheckModules({ model_ad: r.stdout })).toEqual([]);
     const c = await tsad('model.ts', '--head', 'loss', '--mode', 'hvp', '--check');
     expect(c.stdout).toMatch(/check passed/);
+    // the gradient itself is compared with divided differences of the function (its tangent only with the gradient)
+    expect(c.stdout).toMatch(/gradient vs divided differences +(-?[\d.e+-]+) vs (-?[\d.e+-]+)/);
     expect(c.stdout).not.toMatch(/dot product|NaN/);
     const mixed = await tsad('model.ts', '--head', 'loss', '--mode', 'hvp,reverse');
     expect(mixed.status).toBe(2);

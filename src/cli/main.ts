@@ -7,7 +7,9 @@ import { sizeParams } from '../analysis/ints.js';
 import { checkCompiled } from '../api/check.js';
 import { compile, frontEnd, normalizeModes, type Mode } from '../api/compile.js';
 import { compileHvp } from '../api/hessian.js';
-import { loadGenerated } from '../api/load.js';
+import { loadGenerated, type LoadedModule } from '../api/load.js';
+import { agreesWithDifferences, differenceTangent } from '../api/custom-rules.js';
+import { clone, dot, randomLike, rng } from '../api/values.js';
 import { fromColumns, generatedOf, independentCount, jacobianAt, tangentColumns } from '../api/sweeps.js';
 import { fromJson, jsonMismatch, readsPastEnd, sizedRandomArgs, typeText } from '../api/shapes.js';
 import { formatDiagnostic } from '../frontend/diagnostics.js';
@@ -361,6 +363,22 @@ function checkLengths(path: string, head: Func, values: unknown[], run: (a: unkn
   }
 }
 
+/**
+ * gᵀv from the generated `<head>_grad` against the central difference of the head along a random v
+ * (null near a kink: the differences disagree between step sizes).
+ */
+function gradientCheck(loaded: LoadedModule, primal: LoadedModule, head: string, wrt: number[], values: unknown[]): { left: number; right: number; ok: boolean } | null {
+  const R = rng(0x7ad5e4f);
+  const dirs = wrt.map((i) => randomLike(values[i], R));
+  const dd = differenceTangent(primal[head] as (...a: unknown[]) => unknown, values, wrt, dirs);
+  if (!dd) return null;
+  const g = (loaded[`${head}_grad`] as (...a: unknown[]) => unknown)(...clone(values));
+  const grads = wrt.length === 1 ? [g] : (g as unknown[]);
+  const left = grads.reduce<number>((s, gi, k) => s + dot(gi, dirs[k]), 0);
+  const right = dd[1][0];
+  return { left, right, ok: agreesWithDifferences([left], [right]) };
+}
+
 /** A value in a few characters: numbers to 4 digits, arrays past 6 entries elided with their length. */
 function compact(v: unknown): string {
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(4)));
@@ -411,6 +429,16 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
     } while (inconclusive(rep) && ++seed <= 5);
   }
   const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(34)} ${v}\n`);
+  // --mode hvp checks the gradient too: what its tangent is compared with is the gradient itself
+  if (args.hvp) {
+    // (the module of second derivatives holds the gradient's sweeps, not the primal: it comes from a compile of its own)
+    const primal = loadGenerated(compile(files, { head: args.head!, wrt: args.wrt, modes: ['tangent'], js: true, runtimeImport: null }).code);
+    const g = gradientCheck(loaded, primal, head.name, r.wrt.map((w) => head.params.findIndex((p) => p.name === w)), values);
+    if (g) {
+      line('gradient vs divided differences', `${g.left} vs ${g.right}`);
+      if (!g.ok) rep = { ...rep, ok: false, messages: [...rep.messages, `the gradient disagrees with divided differences of '${head.name}' along a random direction (${g.left} vs ${g.right})`] };
+    }
+  }
   line('tangent vs divided differences', `error ${rep.tangentError.toExponential(2)}  accuracy ${rep.accuracy.tangent.toFixed(1)} digits${rep.unstable ? '  (near a kink: steps disagree)' : ''}`);
   // (--mode hvp and a tangent-only rule generate no adjoint to compare)
   const adjoint = Number.isFinite(rep.dotLeft);
