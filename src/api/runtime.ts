@@ -556,6 +556,14 @@ function runSecondOrderCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unk
   const uHv = uf.reduce((s, x, i) => s + x * hv[i], 0);
   const vHu = vf.reduce((s, x, i) => s + x * hu[i], 0);
   const at = `at ${c.params.map((p, i) => `${p} = ${JSON.stringify(typeof args[i] === 'number' ? args[i] : Array.from(flatten(args[i])))}`).join(', ')}`;
+  // the gradient itself against the function: what its tangent was compared with must be right too
+  const fd = differenceTangent(f as (...a: unknown[]) => unknown, args, c.wrt, v);
+  if (fd && Number.isFinite(fd[1][0])) {
+    const [g] = gradientTangent(c, opts, args, v);
+    const gv = g.reduce<number>((s, gi, k) => s + dot(gi, v[k]), 0);
+    if (!agreesWithDifferences([gv], [fd[1][0]]))
+      throw new Error(`tsad: self-check failed for the gradient of '${c.head}' behind its second derivatives: it disagrees with divided differences of the function (${gv} vs ${fd[1][0]}) ${at}. This is a bug in tsad: please report it with the function; { check: false } skips this check`);
+  }
   if (!agreesWithDifferences(hv, dd[1]))
     throw new Error(`tsad: self-check failed for the second derivatives of '${c.head}': the Hessian-vector product disagrees with divided differences of the gradient (${JSON.stringify(hv.slice(0, 4))} vs ${JSON.stringify(dd[1].slice(0, 4).map((x) => +x.toPrecision(8)))}) ${at}. This is a bug in tsad: please report it with the function; { check: false } skips this check`);
   if (!agreesWithDifferences([uHv], [vHu]))
