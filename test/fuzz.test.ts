@@ -10,7 +10,7 @@ import { listRegressions, runCampaign, type CampaignReport } from './fuzz/harnes
 import { KNOWN_FAILING } from './fuzz/known-failing.js';
 
 const SEED = 20_240_611;
-const COUNT = Number(process.env.TSAD_FUZZ_COUNT ?? 300);
+const COUNT = Number(process.env.TSAD_FUZZ_COUNT ?? 400);
 
 const regressions = listRegressions();
 const knownSignatures = new Set(
@@ -38,7 +38,7 @@ describe('fuzz: random programs', () => {
   }, 1_200_000); // (about 60-90 s alone on 2 cores; a loaded machine stretches it several times)
   // every form × type class × reference effect × loop strategy the front end accepts (test/fuzz/coverage.ts)
   // is produced at least MIN_PER_CELL times by the fixed-seed run (not checked on a shorter run)
-  it.runIf(COUNT >= 300)(`the ${COUNT} programs cover every accepted cell at least ${MIN_PER_CELL} times`, () => {
+  it.runIf(COUNT >= 400)(`the ${COUNT} programs cover every accepted cell at least ${MIN_PER_CELL} times`, () => {
     expect(r, 'the fixed-seed run did not finish').toBeDefined();
     const under = underCovered(r.coverage).map(({ cell, n }) => `${cell.form} × ${cell.type} × ${cell.effect} × ${cell.strategy}: ${n}`);
     if (under.length) console.log(coverageTable(r.coverage));

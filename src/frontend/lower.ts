@@ -2,7 +2,7 @@
 // then lowers the differentiable subset; everything else gets a located diagnostic that says what to write.
 import ts from 'typescript';
 import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, VOID, containsCall, directiveArgs, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, rootVar, stmtExprs, tyOf, varsRead } from '../ir/util.js';
+import { BOOL, INT, NUM, VOID, containsCall, directiveArgs, hasFloat, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, stmtExprs, tyOf, varsRead } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
 import { ARRAY_FORMS, type ArrayHost, arrayMethod, arrOf, emptyLiteralType, fillLoop, isArrayOfLength, restArgument, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
@@ -579,7 +579,13 @@ class FunctionLowering {
       typeAt: (n) => this.ctx.typeAt(n),
       locOf: (n) => this.ctx.locOf(n),
       expr: (e) => this.expr(e),
-      named: (e, x) => (rootVar(x) !== null ? x : this.seq.nameFresh(e, x)),
+      named: (e, x) => {
+        if (!FRESH_KINDS.has(x.k) && x.k !== 'cond') return x;
+        const [ta, tb] = x.k === 'cond' ? [tyOf(x.a), tyOf(x.b)] : [null, null];
+        if (ta?.k === 'arr' && tb?.k === 'arr' && !!ta.typed !== !!tb.typed)
+          return this.err(e, 'a condition choosing between a typed array and a plain array is not supported here', 'convert one of them first (`Float64Array.from(a)` or `Array.from(t)`)');
+        return this.seq.nameFresh(e, x);
+      },
       lvalue: (e) => this.lvalue(e),
       exprStmt: (e) => this.exprStmt(e),
       markTarget: (n) => this.seq.markTarget(n),
@@ -2095,7 +2101,8 @@ class FunctionLowering {
    * once, first), so that every transformation sees the stores that carry v's derivative.
    */
   private filled(call: ts.CallExpression, alloc: Expr | null): Expr | null {
-    if (!alloc || alloc.k !== 'alloc' || !alloc.fill || isConstant(alloc.fill)) return alloc;
+    // (an integer typed array carries no derivative: its fill stays one call)
+    if (!alloc || alloc.k !== 'alloc' || !alloc.fill || isConstant(alloc.fill) || !hasFloat(alloc.ty)) return alloc;
     if (!this.seq.placeable(call, '`new Array(n).fill(v)` with a computed value', 'fill it before the statement: `const a = new Array(n).fill(v);`')) return null;
     const loc = this.ctx.locOf(call);
     const v = this.constant(alloc.fill, 'fillValue', loc);

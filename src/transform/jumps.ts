@@ -1,7 +1,7 @@
 // Structuring for the adjoint: break, continue, early return and switch become boolean flags, guarded
 // sequences and if-chains, so that the reversal only has to handle if/else and loops with trip counts.
 // Loops without jumps keep their exact form (and stay counted loops).
-import type { Expr, Func, Stmt } from '../ir/types.js';
+import type { Expr, Func, Stmt, Ty } from '../ir/types.js';
 import { BOOL, declaredNames, hasDirectiveIn, tyOf } from '../ir/util.js';
 import { Names } from './linearize.js';
 import { TransformError } from './tangent.js';
@@ -224,9 +224,11 @@ class JumpLowering {
     if (disc.k !== 'var' && disc.k !== 'num' && disc.k !== 'str') {
       const n = this.names.fresh('selector');
       // (`switch (true)` has a literal selector, typed by tyOf)
-      this.decls.push({ k: 'decl', name: n, ty: disc.k === 'bin' || disc.k === 'un' ? { k: 'num' } : tyOf(disc), init: null, konst: false });
-      pre.push({ k: 'assign', target: { k: 'var', name: n, ty: { k: 'num' } }, value: disc });
-      disc = { k: 'var', name: n, ty: { k: 'num' } };
+      const ty: Ty = disc.k === 'bin' || disc.k === 'un' ? { k: 'num' } : tyOf(disc);
+      const selTy: Ty = ty.k === 'bool' ? ty : { k: 'num' };
+      this.decls.push({ k: 'decl', name: n, ty, init: null, konst: false });
+      pre.push({ k: 'assign', target: { k: 'var', name: n, ty: selTy }, value: disc });
+      disc = { k: 'var', name: n, ty: selTy };
     }
     const esc = new Set<string>();
     const lowered = groups.map((g) => {

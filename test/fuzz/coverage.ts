@@ -78,7 +78,7 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'expr.arrlit': { types: ['array', 'array2', 'arrobj', 'tuple'], effects: ['-'] },
   'expr.objlit': { types: ['object'], effects: ['-'] },
   'expr.cond': { types: ['scalar'], effects: ['-'] },
-  'expr.condref': { types: ['object'], effects: ['-'] },
+  'expr.condref': { types: ['object', 'array'], effects: ['-'] },
   'expr.alloc': { types: ['array'], effects: ['-'] },
   'expr.copy': { types: ['array'], effects: ['-'] },
   'expr.short': { types: ['scalar'], effects: ['-'] },

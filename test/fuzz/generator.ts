@@ -2129,9 +2129,13 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
         `new Float64Array(2).fill(${value(s.q)}).map((v) => v * ${value(s.q + 1)})[1]`,
         // (a literal spread into Math.min/max/hypot: its values, not a copy read without derivatives)
         `Math.hypot(...[${value(s.q)}, ${arr}[0], 0.5])`,
-        `Math.max(...[${arr}[0]], ...[${value(s.q)}]) * Math.min(...(${value(s.q + 1)} > 0.25 ? ${arr} : [${value(s.q)}]))`,
+        `Math.max(...[${arr}[0]], ...[${value(s.q)}])`,
       ];
       c.emit(`${acc} = Math.tanh(${acc} + ${reads[s.v % 8]});`);
+      // and an array chosen by a condition, spread (named first: a conditional of arrays; tsad refuses
+      // one mixing a Float64Array and a plain array)
+      const plain = pick(srcs.filter((x) => !x.f64), s.s);
+      c.emit(`${acc} = Math.tanh(${acc} + Math.min(...(${value(s.q + 1)} > 0.25 ? ${plain ? plain.name : '[0.25, 0.75]'} : [${value(s.q)}, 0.5])));`);
       return;
     }
     default: {
