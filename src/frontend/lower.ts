@@ -2,7 +2,7 @@
 // then lowers the differentiable subset; everything else gets a located diagnostic that says what to write.
 import ts from 'typescript';
 import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, VOID, containsCall, directiveArgs, hasFloat, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, stmtExprs, tyOf, varsRead } from '../ir/util.js';
+import { BOOL, INT, NUM, VOID, containsCall, countedFor, directiveArgs, hasFloat, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, stmtExprs, tyOf, varsRead } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
 import { ARRAY_FORMS, type ArrayHost, arrayMethod, arrOf, emptyLiteralType, fillLoop, isArrayOfLength, restArgument, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
@@ -1393,14 +1393,7 @@ class FunctionLowering {
     this.pre.push({ k: 'decl', name: t, ty, init: { k: 'alloc', len, fill: simpleFill ? value : elem.k === 'num' ? { k: 'num', v: 0 } : null, ty }, konst: false, loc });
     if (!simpleFill) {
       const iv: Expr = { k: 'var', name: i, ty: INT };
-      this.pre.push({
-        k: 'for',
-        init: [{ k: 'decl', name: i, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
-        cond: { k: 'bin', op: '<', a: iv, b: { k: 'len', obj: tv }, ty: BOOL },
-        update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
-        body: [...inner, { k: 'assign', target: { k: 'idx', obj: tv, index: iv, ty: elem }, value }],
-        loc,
-      });
+      this.pre.push({ ...countedFor(i, { k: 'len', obj: tv }, [...inner, { k: 'assign', target: { k: 'idx', obj: tv, index: iv, ty: elem }, value }]), loc });
     }
     return tv;
   }
@@ -2108,15 +2101,8 @@ class FunctionLowering {
     const v = this.constant(alloc.fill, 'fillValue', loc);
     const a = this.constant({ ...alloc, fill: { k: 'num', v: 0 } }, 'filled', loc);
     const i = this.fresh('i');
-    const iv: Expr = { k: 'var', name: i, ty: INT };
-    this.pre.push({
-      k: 'for',
-      init: [{ k: 'decl', name: i, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
-      cond: { k: 'bin', op: '<', a: iv, b: { k: 'len', obj: a }, ty: BOOL },
-      update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
-      body: [{ k: 'assign', target: { k: 'idx', obj: a, index: iv, ty: NUM }, value: v }],
-      loc,
-    });
+    const store: Stmt = { k: 'assign', target: { k: 'idx', obj: a, index: { k: 'var', name: i, ty: INT }, ty: NUM }, value: v };
+    this.pre.push({ ...countedFor(i, { k: 'len', obj: a }, [store]), loc });
     return a;
   }
 
