@@ -145,6 +145,16 @@ describe.concurrent('code generation', () => {
     expect(vec.stderr).toMatch(/^step\.ts:1:1: error: 'step' does not return a single number/);
   });
 
+  it('--check and --jacobian at an --input point that leaves a defaulted parameter out', async () => {
+    write('scaled.ts', 'export function scaled(x: number, k: number = 2): number {\n  return x * Math.sin(k) + k * x * x;\n}\n');
+    const c = await tsad('scaled.ts', '--head', 'scaled', '--check', '--input', '[1.3]');
+    expect(c.status, c.stdout + c.stderr).toBe(0);
+    expect(c.stdout).toMatch(/check passed/);
+    const j = await tsad('scaled.ts', '--head', 'scaled', '--jacobian', '--input', '[1.3]');
+    expect(j.status, j.stderr).toBe(0);
+    expect(JSON.parse(j.stdout)).toEqual([[expect.closeTo(Math.sin(2) + 4 * 1.3, 12)]]);
+  });
+
   it('--jacobian and --hessian print the matrix at the --input point as JSON rows', async () => {
     write('fields.ts', 'export function fields(x: number[], y: number): number[] {\n  return [x[0] * y, Math.sin(x[1]) * x[2], y * y];\n}\n');
     write('rosen.ts', 'export function rosen(x: number[]): number {\n  let s = 0;\n  for (let i = 0; i + 1 < x.length; i++) s += 100 * (x[i + 1] - x[i] * x[i]) ** 2 + (1 - x[i]) ** 2;\n  return s;\n}\n');

@@ -450,6 +450,11 @@ const BAD: BadCase[] = [
     line: 3, col: 9, message: /'z' is declared inside a '\$ad checkpoint-start' … '\$ad checkpoint-end' region and used after it/, rendered: /declare it before the region/,
   },
   {
+    name: 'a parameter default computed from another parameter',
+    src: `export function f(x: number, y: number = x * 2): number {\n  return x * y;\n}\n`,
+    line: 1, col: 42, message: /the default value of 'y' reads 'x': tsad does not differentiate through parameter defaults/, rendered: /y \?\? x \* 2/,
+  },
+  {
     name: 'optional chaining',
     src: `interface P { a: number }\nexport function f(p: P): number {\n  return p?.a * 2;\n}\n`,
     line: 3, col: 10, message: /optional chaining/,

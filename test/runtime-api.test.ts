@@ -443,6 +443,22 @@ describe('jacobian', () => {
   });
 });
 
+describe('defaulted parameters left out', () => {
+  it('take a zero derivative in every mode (the tangent of a number defaulted in the signature is 0, not undefined)', () => {
+    const g = (x: number, k = 2) => x * Math.sin(k) + k * x * x;
+    const want = Math.sin(2) + 4 * 1.3;
+    expect(grad(g)(1.3)).toBeCloseTo(want, 12);
+    expect(jvp(g, [1.3], [1])[1]).toBeCloseTo(want, 12);
+    expectClose(jacfwd(g)(1.3), [[want]], 1e-12);
+  });
+  it('a default computed from another parameter is refused, with what to write instead', () => {
+    function f(x: number, y = x * 2) {
+      return x * y;
+    }
+    expect(() => grad(f)(1.3)).toThrow(/the default value of 'y' reads 'x'[\s\S]*y \?\? x \* 2/);
+  });
+});
+
 describe('jacfwd and jacrev', () => {
   // each function with a point and the options to take it at; both modes must give the divided differences
   const cases: [string, (...a: never[]) => unknown, unknown[], { wrt?: number[] }][] = [

@@ -6,6 +6,7 @@ import { loadGenerated, type LoadedModule } from './load.js';
 import { Tape } from '../runtime/tape.js';
 import { addInto, zerosLike } from '../runtime/arrays.js';
 import { assertNoAliasing, axpy, clone, dot, flatten, packDirections, randomLike, rng, unpackDirection } from './values.js';
+import { zeroShadow } from './sweeps.js';
 
 export interface CheckOptions {
   seed?: number;
@@ -73,7 +74,8 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
     return outputsOf(y, c, info.params, of);
   };
   assertNoAliasing(args, info.params);
-  const dirs = info.params.map((p, j) => (wrt.includes(p) ? randomLike(args[j], R) : null));
+  // (an independent whose argument is left out takes its default: it has no direction)
+  const dirs = info.params.map((p, j) => (wrt.includes(p) && args[j] !== undefined ? randomLike(args[j], R) : null));
 
   // ---- tangent ----
   let T: unknown[] = [];
@@ -83,7 +85,7 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
     for (const p of info.tangent.params) {
       const j = info.params.indexOf(p.of ?? p.name);
       if (p.role === 'primal') call.push(c[j]);
-      else if (p.role === 'tangent') call.push(dirs[j] !== null ? clone(dirs[j]) : zerosLike(args[j]));
+      else if (p.role === 'tangent') call.push(dirs[j] !== null ? clone(dirs[j]) : zeroShadow(args[j], p));
     }
     const res = mod[info.tangent.name](...call);
     // a null result (`number | null`) has no derivative: its tangent (0) is left out, as its value is
@@ -199,13 +201,13 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
   let vectorError = 0;
   if (info.vector && info.tangent) {
     const nb = opts.directions ?? 3;
-    const perDir = Array.from({ length: nb }, () => info.params.map((_, j) => (wrt.includes(info.params[j]) ? randomLike(args[j], R) : null)));
+    const perDir = Array.from({ length: nb }, () => info.params.map((_, j) => (wrt.includes(info.params[j]) && args[j] !== undefined ? randomLike(args[j], R) : null)));
     const c = clone(args);
     const call: unknown[] = [];
     for (const p of info.vector.params) {
       const j = info.params.indexOf(p.of ?? p.name);
       if (p.role === 'primal') call.push(c[j]);
-      else if (p.role === 'tangent') call.push(perDir[0][j] !== null ? packDirections(perDir.map((d) => d[j]), nb) : zerosLike(args[j], nb));
+      else if (p.role === 'tangent') call.push(perDir[0][j] !== null ? packDirections(perDir.map((d) => d[j]), nb) : zeroShadow(args[j], p, nb));
       else if (p.role === 'directions') call.push(nb);
     }
     const res = mod[info.vector.name](...call);
@@ -215,7 +217,7 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
       for (const p of info.tangent.params) {
         const j = info.params.indexOf(p.of ?? p.name);
         if (p.role === 'primal') call1.push(c1[j]);
-        else if (p.role === 'tangent') call1.push(perDir[k][j] !== null ? clone(perDir[k][j]) : zerosLike(args[j]));
+        else if (p.role === 'tangent') call1.push(perDir[k][j] !== null ? clone(perDir[k][j]) : zeroShadow(args[j], p));
       }
       const r1 = mod[info.tangent.name](...call1);
       const want: unknown[] = [];

@@ -32,8 +32,23 @@ export interface Generated {
  */
 export function generatedOf(manifest: readonly ManifestEntry[], wrtNames: readonly string[], mod: LoadedModule, params: readonly string[], args: unknown[], names: { primal: string; tangent: string; vector: string; adjoint?: string }): Generated {
   const entry = (name: string | undefined): Entry | null => (name && mod[name] ? { name, params: manifest.find((m) => m.name === name)?.params ?? [] } : null);
-  const wrt = wrtNames.map((w) => params.indexOf(w)).filter((i) => i >= 0);
-  return { mod, primal: names.primal, wrt, scalarWrt: wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y), tangent: entry(names.tangent), vector: entry(names.vector), adjoint: entry(names.adjoint) };
+  const all = wrtNames.map((w) => params.indexOf(w)).filter((i) => i >= 0);
+  // (an independent whose argument is left out takes its default: no row or column is its, but the
+  // adjoint still returns its number among the others)
+  const wrt = all.filter((i) => args[i] !== undefined);
+  const scalarWrt = all.filter((i) => typeof args[i] === 'number' || args[i] === undefined).sort((x, y) => x - y);
+  return { mod, primal: names.primal, wrt, scalarWrt, tangent: entry(names.tangent), vector: entry(names.vector), adjoint: entry(names.adjoint) };
+}
+
+/**
+ * The zero shadow of an argument, for the derivative parameter `p` (nbdirs directions in vector mode). A
+ * defaulted argument left out (undefined) still takes a zero derivative: a number's is 0, or nbdirs zeros.
+ */
+export function zeroShadow(arg: unknown, p: ManifestParam, nbdirs?: number): unknown {
+  if (arg !== undefined) return nbdirs === undefined ? zerosLike(arg) : zerosLike(arg, nbdirs);
+  if (p.type === 'number') return 0;
+  if (p.type.startsWith('Float64Array')) return new Float64Array(nbdirs ?? 0);
+  return undefined;
 }
 
 /** the most directions one vector-mode sweep carries (every active intermediate holds them all) */
@@ -46,7 +61,7 @@ export const MAX_DIRECTIONS = 32;
  * shadow parameter for every argument it reads or writes actively, not only for the independents: a
  * gl-matrix `scale(out, a, s)` differentiated with respect to `a` and `s` still takes `out`'s shadow.
  */
-export function derivativeArgs(params: readonly ManifestParam[], args: unknown[], shadow: (argument: number) => unknown, seed?: unknown, nbdirs?: number): unknown[] {
+export function derivativeArgs(params: readonly ManifestParam[], args: unknown[], shadow: (argument: number, p: ManifestParam) => unknown, seed?: unknown, nbdirs?: number): unknown[] {
   const primals = params.filter((p) => p.role === 'primal').map((p) => p.name);
   return params.map((p) => {
     if (p.role === 'primal') return args[primals.indexOf(p.name)];
@@ -54,7 +69,7 @@ export function derivativeArgs(params: readonly ManifestParam[], args: unknown[]
     if (p.role === 'directions') return nbdirs;
     const k = primals.indexOf(p.of ?? '');
     if (k < 0) throw new Error(`tsad: internal error: the derivative's parameter '${p.name}' belongs to no argument`);
-    return shadow(k);
+    return shadow(k, p);
   });
 }
 
@@ -65,8 +80,8 @@ export function runAdjoint(g: Generated, args: unknown[], seed: unknown): [unkno
   const a = clone(args);
   // every array or object shadow starts at zero; those of the independents are the gradients
   const adj = new Map<number, unknown>();
-  const call = derivativeArgs(e.params, a, (k) => {
-    const z = zerosLike(a[k]);
+  const call = derivativeArgs(e.params, a, (k, p) => {
+    const z = zeroShadow(a[k], p);
     adj.set(k, z);
     return z;
   }, seed);
@@ -82,9 +97,9 @@ export function runTangent(g: Generated, args: unknown[], dirs: unknown[]): [unk
   const e = g.tangent!;
   const a = clone(args);
   // the independents move along their directions; other active arguments (an `out` written before it is read) do not
-  const call = derivativeArgs(e.params, a, (k) => {
+  const call = derivativeArgs(e.params, a, (k, p) => {
     const w = g.wrt.indexOf(k);
-    return w >= 0 ? clone(dirs[w]) : zerosLike(a[k]);
+    return w >= 0 ? clone(dirs[w]) : zeroShadow(a[k], p);
   });
   const r = g.mod[e.name](...call) as [unknown, unknown] | undefined;
   // a function without a result (one that only writes into its arguments) has no result tangent either
@@ -96,9 +111,9 @@ export function runVector(g: Generated, args: unknown[], dirs: unknown[][]): [un
   const e = g.vector!;
   const nb = dirs.length;
   const a = clone(args);
-  const call = derivativeArgs(e.params, a, (k) => {
+  const call = derivativeArgs(e.params, a, (k, p) => {
     const w = g.wrt.indexOf(k);
-    return w >= 0 ? packDirections(dirs.map((d) => d[w]), nb) : zerosLike(a[k], nb);
+    return w >= 0 ? packDirections(dirs.map((d) => d[w]), nb) : zeroShadow(a[k], p, nb);
   }, undefined, nb);
   const r = g.mod[e.name](...call) as [unknown, unknown] | undefined;
   if (!r) return [undefined, dirs.map(() => [])];

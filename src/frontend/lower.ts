@@ -776,7 +776,11 @@ class FunctionLowering {
       if (p.questionToken) param.optional = true;
       if (p.initializer) {
         const def = this.expr(p.initializer);
-        if (def) param.def = def;
+        // (a default is filled in where the argument is missing, in the derivatives' signatures too:
+        // one computed from other parameters would carry no derivative)
+        const reads = def ? [...varsRead(def)] : [];
+        if (reads.length) this.err(p.initializer, `the default value of '${p.name.getText()}' reads '${reads[0]}': tsad does not differentiate through parameter defaults`, `compute it in the body: \`const ${p.name.getText()}Value = ${p.name.getText()} ?? ${p.initializer.getText()};\` with the parameter declared optional`);
+        else if (def) param.def = def;
       }
       params.push(param);
     }

@@ -123,7 +123,8 @@ interface VarSpec { mode: number; b: number; c: Cond; e: Expr; f: Expr; q: numbe
  * helper's result), 18 a float the loop header sets and steps, with a `continue`, 19 rows or objects taken off a stack
  * (`pop()` as a value and as a statement, in a `while`, `length` assignments), 20 a fresh array or
  * object read at once (`[a, b][i]`, `({ u: a }).u`, `a.slice()[i]`, `[...a, b][i]`, `new Array(n).fill(v)[i]` with a computed v, literals spread into `Math.max`/`min`/`hypot`), 21 a number rebuilt from its old value by a call (`y = relax(y, k)`, a method, a
- * static method, a loop header's update, a number of the head's); loop 0 straight-line, 1 in a counted loop, 2 in a while, 3 two loops deep.
+ * static method, a loop header's update, a number of the head's), 22 an array or object written again through a name rebound to it (a pool
+ * picked per iteration, a double buffer swapped, one array bound twice); loop 0 straight-line, 1 in a counted loop, 2 in a while, 3 two loops deep.
  */
 export interface JsArraySpec {
   form: number;
@@ -798,9 +799,9 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
   ),
   // (last: every field before it draws as it did before closures existed)
   closures: fc.array(fc.record({ form: fc.nat({ max: 5 }), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), v: sel, loop: fc.nat({ max: 3 }) }), { maxLength: 2 }),
-  // (last: every field before it draws as it did before rest parameters existed) JsArraySpec forms 12 to 21
+  // (last: every field before it draws as it did before rest parameters existed) JsArraySpec forms 12 to 22
   jsCalls: fc.array(
-    fc.record({ form: fc.nat({ max: 9 }).map((f) => 12 + f), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
+    fc.record({ form: fc.nat({ max: 10 }).map((f) => 12 + f), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
     { maxLength: 3 },
   ),
 });
@@ -2059,6 +2060,31 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       });
       c.emit('}');
       return;
+    }
+    case 22: {
+      // one array or object written again through a name rebound to it (a pool picked per iteration, a
+      // double buffer swapped, the same array bound twice): the backward sweep still reads its old values
+      const k = c.fresh('k'), cur = c.fresh('cur'), pool = c.fresh('pool');
+      switch (s.v % 4) {
+        case 0:
+          c.emit(`const ${pool} = [[0.5, 0], [0.25, 0]];`, `for (let ${k} = 0; ${k} < 3; ${k}++) {`, `  const ${cur} = ${pool}[${k} % 2];`, `  ${cur}[0] = ${value(s.q)} + 0.125 * ${k};`, `  ${cur}[1] += ${cur}[0] * ${cur}[0];`, '}');
+          c.emit(`${acc} = Math.tanh(${acc} + ${pool}[0][1] - ${pool}[1][1]);`);
+          return;
+        case 1:
+          c.emit(`const ${pool}: P[] = [{ u: 0, v: 0, w: 1 }, { u: 0, v: 0, w: 2 }];`, `for (let ${k} = 0; ${k} < 3; ${k}++) {`, `  const ${cur} = ${value(s.q + 1)} > 0.25 * ${k} ? ${pool}[0] : ${pool}[1];`, `  ${cur}.u = ${value(s.q)} * ${cur}.w;`, `  ${cur}.v += ${cur}.u * ${cur}.u;`, '}');
+          c.emit(`${acc} = Math.tanh(${acc} + ${pool}[0].v + 0.5 * ${pool}[1].v);`);
+          return;
+        case 2: {
+          const b = c.fresh('buf');
+          c.emit(`let ${cur} = [${value(s.q)}, 0.5];`, `let ${b} = [0, 0];`, `for (let ${k} = 0; ${k} < 2; ${k}++) {`, `  ${b}[0] = ${cur}[0] * ${cur}[0] + ${cur}[1];`, `  ${b}[1] = Math.sin(${cur}[0]);`, `  const ${pool} = ${cur};`, `  ${cur} = ${b};`, `  ${b} = ${pool};`, '}');
+          c.emit(`${acc} = Math.tanh(${acc} + ${cur}[0] * ${cur}[1]);`);
+          return;
+        }
+        default:
+          c.emit(`const ${pool} = [0, 0];`, `let ${cur} = ${pool};`, `${cur}[0] = ${value(s.q)};`, `${cur}[1] = ${cur}[0] * ${cur}[0];`, `${cur} = ${pool};`, `${cur}[0] = ${value(s.q + 1)};`);
+          c.emit(`${acc} = Math.tanh(${acc} + ${pool}[1] + ${cur}[0]);`);
+          return;
+      }
     }
     case 21: {
       // a number rebuilt from its own old value by a call (`y = relax(y, k)`, `k = f(a, k)`, a method, a

@@ -29,7 +29,10 @@ export function toBeRecorded(cx: AdjointContext): FlowResult {
     // a declaration without a value changes nothing in the generated code (declarations are hoisted)
     // a statement diff-liveness removed from the forward sweep overwrites nothing there
     const def = cx.dead.has(st) ? null : st.k === 'decl' ? (st.init ? st.name : null) : st.k === 'assign' && st.target.k === 'var' && !cx.inverted.has(st) ? st.target.name : null;
-    if (def && out.has(def)) {
+    // (a name rebound to an array or object does not end the object it held: another name, or the
+    // same name again, may write into it while the backward sweep still reads its old values)
+    const rebindsRef = st.k === 'decl' ? isRef(st.ty) : st.k === 'assign' && isRef(st.target.ty);
+    if (def && out.has(def) && !rebindsRef) {
       if (out === f) out = new Set(f);
       out.delete(def);
     }
