@@ -222,9 +222,10 @@ export class Tape {
     for (let k = 0; k < this.rp; k++) this.refs[k] = undefined;
     this.rp = 0;
     this.staticFloats = 0;
-    this.staticSizes.length = 0;
+    // (a nested adjoint resets two tapes per inner call: nothing is written that is already empty)
+    if (this.staticSizes.length) this.staticSizes.length = 0;
     this.peak = 0;
-    this.ckps = [];
+    if (this.ckps.length) this.ckps = [];
     this.ckp = null;
     this.ckpPeak = 0;
   }
