@@ -155,6 +155,16 @@ describe.concurrent('code generation', () => {
     expect(JSON.parse(j.stdout)).toEqual([[expect.closeTo(Math.sin(2) + 4 * 1.3, 12)]]);
   });
 
+  it('--mode hvp --check and --hessian size arrays by what the primal reads', async () => {
+    write('tail.ts', 'export function tail3(x: number[]): number {\n  return x[0] * x[1] * x[5] + Math.sin(x[5]);\n}\n');
+    const short = await tsad('tail.ts', '--head', 'tail3', '--mode', 'hvp', '--check', '--input', '[[1, 2]]');
+    expect(short.status).toBe(2);
+    expect(short.stderr).toMatch(/reads x\[5\], past the end of the array given; make it at least 6 long/);
+    const h = await tsad('tail.ts', '--head', 'tail3', '--hessian');
+    expect(h.status, h.stderr).toBe(0);
+    expect(JSON.parse(h.stdout)).toHaveLength(6);
+  });
+
   it('--jacobian and --hessian print the matrix at the --input point as JSON rows', async () => {
     write('fields.ts', 'export function fields(x: number[], y: number): number[] {\n  return [x[0] * y, Math.sin(x[1]) * x[2], y * y];\n}\n');
     write('rosen.ts', 'export function rosen(x: number[]): number {\n  let s = 0;\n  for (let i = 0; i + 1 < x.length; i++) s += 100 * (x[i + 1] - x[i] * x[i]) ** 2 + (1 - x[i]) ** 2;\n  return s;\n}\n');

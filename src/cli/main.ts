@@ -13,7 +13,7 @@ import { clone, dot, randomLike, rng } from '../api/values.js';
 import { fromColumns, generatedOf, independentCount, jacobianAt, tangentColumns } from '../api/sweeps.js';
 import { fromJson, jsonMismatch, readsPastEnd, sizedRandomArgs, typeText } from '../api/shapes.js';
 import { formatDiagnostic } from '../frontend/diagnostics.js';
-import type { Func } from '../ir/types.js';
+import type { Func, Module } from '../ir/types.js';
 
 const HELP = `tsad — source-to-source automatic differentiation for TypeScript
 
@@ -279,8 +279,8 @@ function printMatrix(files: Record<string, string>, args: Args): number {
   const headName = memberHeadName(args.head!, (n) => mod.funcs.has(n));
   const head = mod.funcs.get(headName)!;
   const loaded = loadGenerated(r.code, r.runtimeNames);
-  const values = args.input ? inputArgs(args.input, head) : sizedRandomArgs(head.params.map((p) => p.ty), 1, new Set(head.params.flatMap((p, j) => (sizeParams(mod, head.name).has(p.name) ? [j] : []))), (a) => loaded[head.name](...a));
-  if (args.input) checkLengths(args.input, head, values, (a) => loaded[head.name](...a));
+  const primal = primalModule(files, args, loaded, hessian);
+  const values = pointFor(args, mod, head, primal, 1);
   const params = head.params.map((p) => p.name);
   const names = hessian
     ? { primal: `${headName}_grad`, tangent: `${headName}_grad_d`, vector: `${headName}_grad_dv` }
@@ -294,6 +294,29 @@ function printMatrix(files: Record<string, string>, args: Args): number {
   process.stderr.write(`tsad: the ${hessian ? 'Hessian' : 'Jacobian'} of '${headName}' at ${point} (${M.length} × ${n}; columns: the floats of ${r.wrt.join(', ')} in order)\n`);
   process.stdout.write('[\n' + M.map((row) => '  ' + JSON.stringify(row)).join(',\n') + '\n]\n');
   return 0;
+}
+
+/**
+ * The arguments to evaluate at: the --input point (its arrays long enough for what the primal reads, else
+ * a usage error), or random ones, size parameters an integer and arrays the lengths the primal reads.
+ */
+function pointFor(args: Args, mod: Module, head: Func, primal: LoadedModule, seed: number): unknown[] {
+  const run = (a: unknown[]) => primal[head.name](...a);
+  if (args.input) {
+    const values = inputArgs(args.input, head);
+    checkLengths(args.input, head, values, run);
+    return values;
+  }
+  const sizes = sizeParams(mod, head.name);
+  return sizedRandomArgs(head.params.map((p) => p.ty), seed, new Set(head.params.flatMap((p, j) => (sizes.has(p.name) ? [j] : []))), run);
+}
+
+/**
+ * The module holding the head's primal, which sizes random arguments and checks --input lengths: the
+ * compile's own, or for second derivatives (whose module holds the gradient's sweeps only) one compiled for it.
+ */
+function primalModule(files: Record<string, string>, args: Args, loaded: LoadedModule, second: boolean): LoadedModule {
+  return second ? loadGenerated(compile(files, { head: args.head!, wrt: args.wrt, modes: ['tangent'], js: true, runtimeImport: null }).code) : loaded;
 }
 
 /** the modes --check compiles: the vector mode is checked against the scalar tangent, which comes with it */
@@ -408,31 +431,22 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
   const headName = memberHeadName(args.head!, (n) => mod.funcs.has(n)); // `Class.method` (src/frontend/classes.ts)
   const head = mod.funcs.get(headName)!;
   const loaded = loadGenerated(r.code, r.runtimeNames);
+  const primal = primalModule(files, args, loaded, !!args.hvp);
   // second derivatives are the tangent of the gradient function
   const checked = args.hvp ? `${headName}_grad` : headName;
   let values: unknown[];
   let rep: ReturnType<typeof checkCompiled>;
   // a point where the divided differences disagree between step sizes cannot judge the tangent
   const inconclusive = (x: typeof rep) => x.ok && x.unstable && x.tangentError > 1e-6;
-  if (args.input) {
-    values = inputArgs(args.input, head);
-    checkLengths(args.input, head, values, (a) => loaded[head.name](...a));
+  // near a kink, another random point (an --input point is the one point)
+  let seed = 1;
+  do {
+    values = pointFor(args, mod, head, primal, seed);
     rep = checkCompiled(r, loaded, checked, values);
-  } else {
-    // size parameters get an integer, arrays the lengths the primal reads; near a kink, another point
-    const sizes = sizeParams(mod, head.name);
-    const at = new Set(head.params.flatMap((p, j) => (sizes.has(p.name) ? [j] : [])));
-    let seed = 1;
-    do {
-      values = sizedRandomArgs(head.params.map((p) => p.ty), seed, at, (a) => loaded[head.name](...a));
-      rep = checkCompiled(r, loaded, checked, values);
-    } while (inconclusive(rep) && ++seed <= 5);
-  }
+  } while (!args.input && inconclusive(rep) && ++seed <= 5);
   const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(34)} ${v}\n`);
   // --mode hvp checks the gradient too: what its tangent is compared with is the gradient itself
   if (args.hvp) {
-    // (the module of second derivatives holds the gradient's sweeps, not the primal: it comes from a compile of its own)
-    const primal = loadGenerated(compile(files, { head: args.head!, wrt: args.wrt, modes: ['tangent'], js: true, runtimeImport: null }).code);
     const g = gradientCheck(loaded, primal, head.name, r.wrt.map((w) => head.params.findIndex((p) => p.name === w)), values);
     if (g) {
       line('gradient vs divided differences', `${g.left} vs ${g.right}`);
