@@ -502,6 +502,11 @@ function checkedColumns(c: Compiled, opts: RuntimeOptions, args: unknown[], js: 
   return tangentColumns(c, args, js);
 }
 
+/** `at x = 1.5, v = [0.1, 2]`: the point a self-check failed at, for its message */
+function pointText(c: Compiled, args: unknown[]): string {
+  return `at ${c.params.map((p, i) => `${p} = ${JSON.stringify(typeof args[i] === 'number' ? args[i] : Array.from(flatten(args[i])))}`).join(', ')}`;
+}
+
 /**
  * The first use of a vector tangent: two random directions in one sweep against one (self-checked)
  * tangent each. Throws if they disagree; at a non-finite point checks nothing (the next use tries again).
@@ -515,7 +520,7 @@ function checkVector(c: Compiled, opts: RuntimeOptions, args: unknown[]): void {
   if (![...vector, ...single].every(Number.isFinite)) return;
   const same = vector.length === single.length && vector.every((x, i) => Math.abs(x - single[i]) <= 1e-9 * (1 + Math.abs(single[i])));
   if (!same)
-    throw new Error(`tsad: self-check failed for '${c.vector!.name}': the vector tangent disagrees with the tangent along the same directions (${JSON.stringify(vector.slice(0, 4))} vs ${JSON.stringify(single.slice(0, 4))}) at ${c.params.map((p, i) => `${p} = ${JSON.stringify(typeof args[i] === 'number' ? args[i] : Array.from(flatten(args[i])))}`).join(', ')}. This is a bug in tsad: please report it with the function; { check: false } skips this check`);
+    throw new Error(`tsad: self-check failed for '${c.vector!.name}': the vector tangent disagrees with the tangent along the same directions (${JSON.stringify(vector.slice(0, 4))} vs ${JSON.stringify(single.slice(0, 4))}) ${pointText(c, args)}. This is a bug in tsad: please report it with the function; { check: false } skips this check`);
   c.vectorUnchecked = false;
 }
 
@@ -545,7 +550,8 @@ function runSecondOrderCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unk
   const R = rng(0x7ad5e2f);
   const v = c.wrt.map((i) => randomLike(args[i], R));
   const u = c.wrt.map((i) => randomLike(args[i], R));
-  const hv = gradientTangent(c, opts, args, v)[1].flatMap((x) => flatten(x));
+  const [g, hvList] = gradientTangent(c, opts, args, v);
+  const hv = hvList.flatMap((x) => flatten(x));
   const hu = gradientTangent(c, opts, args, u)[1].flatMap((x) => flatten(x));
   bind(c, opts);
   const dd = differenceTangent(c.mod[`${c.head}_grad`] as (...a: unknown[]) => unknown, args, c.wrt, v);
@@ -555,11 +561,10 @@ function runSecondOrderCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unk
   const vf = v.flatMap((x) => flatten(x));
   const uHv = uf.reduce((s, x, i) => s + x * hv[i], 0);
   const vHu = vf.reduce((s, x, i) => s + x * hu[i], 0);
-  const at = `at ${c.params.map((p, i) => `${p} = ${JSON.stringify(typeof args[i] === 'number' ? args[i] : Array.from(flatten(args[i])))}`).join(', ')}`;
+  const at = pointText(c, args);
   // the gradient itself against the function: what its tangent was compared with must be right too
   const fd = differenceTangent(f as (...a: unknown[]) => unknown, args, c.wrt, v);
   if (fd && Number.isFinite(fd[1][0])) {
-    const [g] = gradientTangent(c, opts, args, v);
     const gv = g.reduce<number>((s, gi, k) => s + dot(gi, v[k]), 0);
     if (!agreesWithDifferences([gv], [fd[1][0]]))
       throw new Error(`tsad: self-check failed for the gradient of '${c.head}' behind its second derivatives: it disagrees with divided differences of the function (${gv} vs ${fd[1][0]}) ${at}. This is a bug in tsad: please report it with the function; { check: false } skips this check`);

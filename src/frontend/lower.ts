@@ -579,13 +579,7 @@ class FunctionLowering {
       typeAt: (n) => this.ctx.typeAt(n),
       locOf: (n) => this.ctx.locOf(n),
       expr: (e) => this.expr(e),
-      named: (e, x) => {
-        if (!FRESH_KINDS.has(x.k) && x.k !== 'cond') return x;
-        const [ta, tb] = x.k === 'cond' ? [tyOf(x.a), tyOf(x.b)] : [null, null];
-        if (ta?.k === 'arr' && tb?.k === 'arr' && !!ta.typed !== !!tb.typed)
-          return this.err(e, 'a condition choosing between a typed array and a plain array is not supported here', 'convert one of them first (`Float64Array.from(a)` or `Array.from(t)`)');
-        return this.seq.nameFresh(e, x);
-      },
+      named: (e, x) => this.placed(e, x, true),
       lvalue: (e) => this.lvalue(e),
       exprStmt: (e) => this.exprStmt(e),
       markTarget: (n) => this.seq.markTarget(n),
@@ -967,8 +961,10 @@ class FunctionLowering {
         for (const e of stmtExprs(st)) for (const n of varsRead(e)) later.add(n);
       });
       const d = r.decls.find((x) => later.has(x.name));
-      if (d) this.ctx.diags.error(d.loc, `'${d.name}' is declared inside a '$ad checkpoint-start' … '$ad checkpoint-end' region and used after it`, `declare it before the region (\`let ${d.name} = 0;\`) and assign it inside`);
-      if (d) this.ok = false;
+      if (d) {
+        this.ctx.diags.error(d.loc, `'${d.name}' is declared inside a '$ad checkpoint-start' … '$ad checkpoint-end' region and used after it`, `declare it before the region (\`let ${d.name} = 0;\`) and assign it inside`);
+        this.ok = false;
+      }
     }
     return out;
   }
@@ -2055,9 +2051,17 @@ class FunctionLowering {
   }
 
   /** `x` evaluated here, once, into a new constant (emitted before the current statement) */
-  /** what an element or field read reads from: a fresh literal or copy is named first (Sequencing.nameFresh) */
-  private placed(e: ts.Expression, obj: Expr | null): Expr | null {
-    if (!obj || !FRESH_KINDS.has(obj.k)) return obj;
+  /**
+   * What an element or field read reads from: a fresh literal or copy is named first
+   * (Sequencing.nameFresh); with `conds`, a conditional too (a spread array, read by index in a loop).
+   */
+  private placed(e: ts.Expression, obj: Expr | null, conds = false): Expr | null {
+    if (!obj || !(FRESH_KINDS.has(obj.k) || (conds && obj.k === 'cond'))) return obj;
+    if (obj.k === 'cond') {
+      const ta = tyOf(obj.a), tb = tyOf(obj.b);
+      if (ta.k === 'arr' && tb.k === 'arr' && !!ta.typed !== !!tb.typed)
+        return this.err(e, 'a condition choosing between a typed array and a plain array is not supported here', 'convert one of them first (`Float64Array.from(a)` or `Array.from(t)`)');
+    }
     return this.seq.nameFresh(e, obj);
   }
 

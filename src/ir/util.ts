@@ -408,30 +408,23 @@ export function cloneExpr<T extends Expr>(e: T): T {
 }
 
 /**
- * A `for` whose update is no longer a list of simple statements (derivative code added declarations or
- * loops to it) gets its update moved to the end of its body. Only valid without `continue` to that loop,
- * which holds for generated code: jumps are lowered before the adjoint, and tangents of user updates
- * are simple.
+ * Every `for` of `body` whose header no longer holds only what a header can (derivative code added
+ * declarations or loops to its initialiser or update) settled by settleForHeader. Walks once to find
+ * such a loop: most bodies have none and come back as they are.
  */
 export function fixForUpdates(body: Stmt[]): Stmt[] {
-  return body.map((s) => fixForUpdate(s));
+  let unsettled = false;
+  forEachStmt(body, (s) => {
+    if (s.k === 'for' && settleForHeader(s) !== s) unsettled = true;
+  });
+  return unsettled ? settleAll(body) : body;
 }
 
-function fixForUpdate(s: Stmt): Stmt {
-  switch (s.k) {
-    case 'if':
-      return { ...s, then: fixForUpdates(s.then), else: fixForUpdates(s.else) };
-    case 'while':
-    case 'do':
-    case 'block':
-      return { ...s, body: fixForUpdates(s.body) };
-    case 'switch':
-      return { ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: fixForUpdates(c.body) })) };
-    case 'for':
-      return settleForHeader({ ...s, body: fixForUpdates(s.body) });
-    default:
-      return s;
-  }
+function settleAll(body: Stmt[]): Stmt[] {
+  return body.map((s) => {
+    const t = mapBodies(s, settleAll);
+    return t.k === 'for' ? settleForHeader(t) : t;
+  });
 }
 
 /** `for (…; …; update) body` with the update at the end of the body, and before each `continue` of the loop (which ran it) */
