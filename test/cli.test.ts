@@ -174,7 +174,17 @@ describe.concurrent('code generation', () => {
       expect(r.status, r.stderr).toBe(0);
       const J = JSON.parse(r.stdout) as number[][];
       J.forEach((row, i) => row.forEach((v, j) => expect(v).toBeCloseTo(want[i][j], 12)));
-      expect(r.stderr).toMatch(/the Jacobian of 'fields' at x = \[1, 2, 3\], y = 0\.5 \(3 × 4; columns: the floats of x, y in order\)/);
+      expect(r.stderr).toMatch(/the Jacobian of 'fields' at x = \[1, 2, 3\], y = 0\.5 \(3 × 4; rows: the result; columns: the floats of x, y in order\)/);
+    }
+    // output arrays named by --of are rows too (they were left out: a 1 × 5 matrix of the result alone)
+    write('scale.ts', 'export function scale(a: number, x: number[], y: number[]): number {\n  for (let i = 0; i < x.length; i++) y[i] = a * x[i];\n  return a * a;\n}\nexport function axpy(a: number, x: number[], y: number[]): void {\n  for (let i = 0; i < x.length; i++) y[i] += a * x[i];\n}\n');
+    for (const mode of [[], ['--mode', 'reverse'], ['--mode', 'tangent']]) {
+      const s = await tsad('scale.ts', '--head', 'scale', '--of', 'return,y', '--jacobian', '--input', '[2, [1, 2], [3, 4]]', ...mode);
+      expect(s.status, s.stderr).toBe(0);
+      expect(JSON.parse(s.stdout)).toEqual([[4, 0, 0, 0, 0], [1, 2, 0, 0, 0], [2, 0, 2, 0, 0]]);
+      expect(s.stderr).toMatch(/\(3 × 5; rows: the result, then the floats of y;/);
+      const v = await tsad('scale.ts', '--head', 'axpy', '--jacobian', '--input', '[2, [1, 2], [3, 4]]', ...mode);
+      expect(JSON.parse(v.stdout)).toEqual([[1, 2, 0, 1, 0], [2, 0, 2, 0, 1]]);
     }
     // by hand: H = [[1200 x0² − 400 x1 + 2, −400 x0, 0], [−400 x0, 200 + 1200 x1² − 400 x2 + 2, −400 x1], [0, −400 x1, 200]]
     const h = await tsad('rosen.ts', '--head', 'rosen', '--hessian', '--input', '[[0.3, -0.5, 1.2]]');

@@ -168,6 +168,16 @@ describe('Hessians against hand-worked values', () => {
     expect(H[0][0]).toBeCloseTo(2 * w[0] - w[1] * w[1] * Math.sin(w[1] * a), 12);
   });
 
+  it('independents named out of parameter order: rows and columns follow `wrt`', () => {
+    // (the gradient took scalar adjoints by `wrt` position from a tuple in parameter order)
+    const f = (a: number, b: number, c: number) => a * a * b + b * b * b + c * a;
+    const want = (i: number, j: number) => [[2 * 2, 2 * 1.5, 1], [2 * 1.5, 6 * 2, 0], [1, 0, 0]][i][j];
+    const order = [2, 0, 1];
+    const H = hessian(f, { wrt: order })(1.5, 2, 0.5);
+    expect(H).toEqual(order.map((i) => order.map((j) => want(i, j))));
+    expect(hvp(f, [1.5, 2, 0.5], [1, 0, 0], { wrt: order })).toEqual(order.map((i) => want(i, 2)));
+  });
+
   it('a function of a matrix and a vector: the quadratic form xᵀAx has Hessian A + Aᵀ in x', () => {
     const quad = (x: number[], A: number[][]) => {
       let s = 0;

@@ -206,7 +206,10 @@ describe('the comparison', () => {
     // below the floor a wrong derivative is not seen; above it, it is
     expect(dotTest([1], [0.9e-14], 0, 1).kind).toBe('pass');
     expect(dotTest([1], [2e-14], 0, 1).kind).toBe('mismatch');
-    expect(dotTest([1], [NaN], 3, 2).kind).toBe('nonfinite');
+    // a NaN adjoint beside a finite tangent: one of them is wrong (a dropped store replayed, say)
+    expect(dotTest([1], [NaN], 3, 2).kind).toBe('mismatch');
+    // …but not where an argument the function shortened has an adjoint of another length
+    expect(dotTest([[1, 1]], [[2]], 3, 2).kind).toBe('nonfinite');
     expect(dotTest([1], [1], [Infinity], [1]).kind).toBe('nonfinite');
     // terms finite, their sum overflows
     expect(dotTest([[1e308, 1e308]], [[1e308, 1e308]], 0, 0).kind).toBe('nonfinite');

@@ -7,7 +7,7 @@
 // transform/adjoint/loops/fused-reduction.ts); this module finds such loops.
 
 import type { Expr, Func, Stmt, Ty } from '../ir/types.js';
-import { forEachExpr, forEachStmt, isRef, rootVar, stmtExprs, WRITING_INTRINSICS } from '../ir/util.js';
+import { forEachChild, forEachExpr, forEachStmt, isRef, rootVar, stmtExprs, WRITING_INTRINSICS } from '../ir/util.js';
 import { stmtCalls } from './activity.js';
 import { wholeArrayWrites } from './regions.js';
 
@@ -311,50 +311,4 @@ function readsOutside(fbody: Stmt[], loop: Stmt, names: Set<string>, key: (name:
       });
   });
   return found;
-}
-
-function forEachChild(e: Expr, f: (x: Expr) => void): void {
-  switch (e.k) {
-    case 'bin':
-      f(e.a);
-      f(e.b);
-      break;
-    case 'un':
-      f(e.a);
-      break;
-    case 'cond':
-      f(e.c);
-      f(e.a);
-      f(e.b);
-      break;
-    case 'call':
-    case 'intr':
-      e.args.forEach(f);
-      break;
-    case 'idx':
-      f(e.obj);
-      f(e.index);
-      break;
-    case 'field':
-    case 'len':
-      f(e.obj);
-      break;
-    case 'arrlit':
-      e.elems.forEach(f);
-      break;
-    case 'objlit':
-      e.fields.forEach((x) => f(x.value));
-      break;
-    case 'alloc':
-      f(e.len);
-      if (e.fill) f(e.fill);
-      break;
-    case 'sub':
-      f(e.obj);
-      f(e.start);
-      if (e.end) f(e.end);
-      break;
-    default:
-      break;
-  }
 }

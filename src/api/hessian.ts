@@ -78,7 +78,8 @@ function gradientSource(head: string, params: ManifestParam[], returns: string, 
   for (let k = 0; taken.has(res); k++) res = `result${k}`;
   const lines: string[] = [];
   for (const s of shadows) lines.push(`  const ${s.name}: ${s.type} = zerosLike(${s.of});`);
-  const scalarWrt = wrt.filter((w) => !shadows.some((s) => s.of === w));
+  // (the adjoint returns scalar adjoints in parameter order, whatever the order of `wrt`)
+  const scalarWrt = primals.map((p) => p.name).filter((n) => wrt.includes(n) && !shadows.some((s) => s.of === n));
   const call = `${head}_b(${params.map((p) => (p.role === 'seed' ? '1' : p.name)).join(', ')})`;
   lines.push(returns === 'void' ? `  ${call};` : `  const ${res} = ${call};`);
   // a scalar independent's adjoint is the adjoint's result (one) or an entry of it (several)

@@ -62,9 +62,17 @@ function allFinite(v: unknown): boolean {
  */
 export function dotTest(xdot: unknown[], xbar: unknown[], ydot: unknown, ybar: unknown): DotTest {
   let left = 0, right = 0, terms = 0, seedNorm = 0, dirNorm = 0;
+  let shapeDiffers = false;
   /** adds Σ aᵢbᵢ to `left` or `right`, Σ|aᵢbᵢ| to the terms and Σ|aᵢ| to the seed's or the direction's norm; false at a non-finite float */
   const add = (a: unknown, b: unknown, toLeft: boolean): boolean => {
+    // (an argument left out, or a null result, contributes nothing)
+    if (a === undefined || a === null || b === undefined || b === null) return true;
     const fa = flatten(a), fb = flatten(b);
+    // (an argument the function shortened or grew has an adjoint of another length: nothing to compare)
+    if (fa.length !== fb.length) {
+      shapeDiffers = true;
+      return false;
+    }
     let sum = 0, norm = 0;
     for (let i = 0; i < fa.length; i++) {
       if (!Number.isFinite(fa[i]) || !Number.isFinite(fb[i])) return false;
@@ -82,7 +90,9 @@ export function dotTest(xdot: unknown[], xbar: unknown[], ydot: unknown, ybar: u
     }
     return true;
   };
-  if (!add(ybar, ydot, true) || !xdot.every((d, k) => add(xbar[k], d, false))) return { kind: 'nonfinite' };
+  if (!add(ybar, ydot, true)) return { kind: 'nonfinite' };
+  // a finite tangent in a random direction with a NaN or infinite adjoint: the two cannot both be right
+  if (!xdot.every((d, k) => add(xbar[k], d, false))) return Number.isFinite(left) && !shapeDiffers ? { kind: 'mismatch', left, right: NaN, scale: Math.max(terms, UNIT_FLOOR * seedNorm) } : { kind: 'nonfinite' };
   const scale = Math.max(terms, UNIT_FLOOR * seedNorm * dirNorm);
   // (a sum can overflow where its terms did not)
   if (!Number.isFinite(left) || !Number.isFinite(right) || !Number.isFinite(scale)) return { kind: 'nonfinite' };

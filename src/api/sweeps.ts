@@ -24,20 +24,35 @@ export interface Generated {
   tangent: Entry | null;
   vector: Entry | null;
   adjoint: Entry | null;
+  /**
+   * What a Jacobian's rows are of (the CLI's `--of`): the result, unless left out, then the final
+   * contents of these argument positions. Absent: the result alone.
+   */
+  outputs?: { result: boolean; params: number[] };
 }
 
 /**
  * The Generated of a compile result (the CLI's): `primal` and the derivatives named, those the module
  * holds; independents by the result's `wrt` names among the head's parameters.
  */
-export function generatedOf(manifest: readonly ManifestEntry[], wrtNames: readonly string[], mod: LoadedModule, params: readonly string[], args: unknown[], names: { primal: string; tangent: string; vector: string; adjoint?: string }): Generated {
+export function generatedOf(manifest: readonly ManifestEntry[], wrtNames: readonly string[], mod: LoadedModule, params: readonly string[], args: unknown[], names: { primal: string; tangent: string; vector: string; adjoint?: string }, of?: readonly string[]): Generated {
   const entry = (name: string | undefined): Entry | null => (name && mod[name] ? { name, params: manifest.find((m) => m.name === name)?.params ?? [] } : null);
   const all = wrtNames.map((w) => params.indexOf(w)).filter((i) => i >= 0);
   // (an independent whose argument is left out takes its default: no row or column is its, but the
   // adjoint still returns its number among the others)
   const wrt = all.filter((i) => args[i] !== undefined);
   const scalarWrt = all.filter((i) => typeof args[i] === 'number' || args[i] === undefined).sort((x, y) => x - y);
-  return { mod, primal: names.primal, wrt, scalarWrt, tangent: entry(names.tangent), vector: entry(names.vector), adjoint: entry(names.adjoint) };
+  const outputs = of ? { result: of.includes('return'), params: of.map((o) => params.indexOf(o)).filter((i) => i >= 0) } : undefined;
+  return { mod, primal: names.primal, wrt, scalarWrt, tangent: entry(names.tangent), vector: entry(names.vector), adjoint: entry(names.adjoint), outputs };
+}
+
+/** the outputs of one primal run on copies of `args`, flattened: the result, then the output arguments */
+function primalOutputs(g: Generated, args: unknown[]): number[] {
+  const a = clone(args);
+  const y = (g.mod[g.primal] as (...x: unknown[]) => unknown)(...a);
+  const out = g.outputs;
+  if (!out) return flatten(y);
+  return [...(out.result ? flatten(y) : []), ...out.params.flatMap((k) => flatten(a[k]))];
 }
 
 /**
@@ -74,14 +89,15 @@ export function derivativeArgs(params: readonly ManifestParam[], args: unknown[]
 }
 
 /** Runs the adjoint with seed `seed` on copies of the arguments; returns [value, gradients per independent]. */
-export function runAdjoint(g: Generated, args: unknown[], seed: unknown): [unknown, unknown[]] {
+export function runAdjoint(g: Generated, args: unknown[], seed: unknown, outputSeeds: ReadonlyMap<number, unknown> = new Map()): [unknown, unknown[]] {
   const e = g.adjoint!;
   const value = (g.mod[g.primal] as (...x: unknown[]) => unknown)(...clone(args));
   const a = clone(args);
-  // every array or object shadow starts at zero; those of the independents are the gradients
+  // every array or object shadow starts at zero, an output argument's at its seed; those of the
+  // independents are the gradients
   const adj = new Map<number, unknown>();
   const call = derivativeArgs(e.params, a, (k, p) => {
-    const z = zeroShadow(a[k], p);
+    const z = outputSeeds.has(k) ? clone(outputSeeds.get(k)) : zeroShadow(a[k], p);
     adj.set(k, z);
     return z;
   }, seed);
@@ -94,16 +110,33 @@ export function runAdjoint(g: Generated, args: unknown[], seed: unknown): [unkno
 
 /** Runs the tangent with one direction per independent on copies of the arguments; returns [value, its tangent]. */
 export function runTangent(g: Generated, args: unknown[], dirs: unknown[]): [unknown, unknown] {
+  const [value, tangent] = tangentRun(g, args, dirs);
+  return [value, tangent];
+}
+
+/** runTangent, also giving the tangent shadows of the arguments after the sweep (by argument position) */
+function tangentRun(g: Generated, args: unknown[], dirs: unknown[]): [unknown, unknown, Map<number, unknown>] {
   const e = g.tangent!;
   const a = clone(args);
+  const shadows = new Map<number, unknown>();
   // the independents move along their directions; other active arguments (an `out` written before it is read) do not
   const call = derivativeArgs(e.params, a, (k, p) => {
     const w = g.wrt.indexOf(k);
-    return w >= 0 ? clone(dirs[w]) : zeroShadow(a[k], p);
+    const d = w >= 0 ? clone(dirs[w]) : zeroShadow(a[k], p);
+    shadows.set(k, d);
+    return d;
   });
   const r = g.mod[e.name](...call) as [unknown, unknown] | undefined;
   // a function without a result (one that only writes into its arguments) has no result tangent either
-  return r ? [r[0], r[1]] : [undefined, undefined];
+  return r ? [r[0], r[1], shadows] : [undefined, undefined, shadows];
+}
+
+/** the tangents of the outputs (see Generated.outputs) along one direction per independent, flattened */
+function outputTangent(g: Generated, args: unknown[], dirs: unknown[]): number[] {
+  const [, t, shadows] = tangentRun(g, args, dirs);
+  const out = g.outputs;
+  if (!out) return flatten(t);
+  return [...(out.result ? flatten(t) : []), ...out.params.flatMap((k) => flatten(shadows.get(k) ?? zerosLike(args[k])))];
 }
 
 /** Runs the vector tangent with several directions (each one list, an entry per independent); returns [value, each direction's tangent, flattened]. */
@@ -137,7 +170,8 @@ export function unitDirection(inputs: unknown[], j: number): unknown[] {
 export function tangentColumns(g: Generated, args: unknown[], js: number[]): number[][] {
   const inputs = g.wrt.map((i) => args[i]);
   const dirs = js.map((j) => unitDirection(inputs, j));
-  if (!g.vector) return dirs.map((d) => flatten(runTangent(g, args, d)[1]));
+  // (output arguments are read from one tangent sweep per direction)
+  if (!g.vector || g.outputs?.params.length) return dirs.map((d) => outputTangent(g, args, d));
   return runVector(g, args, dirs)[1];
 }
 
@@ -165,15 +199,25 @@ export function independentCount(g: Generated, args: unknown[]): number {
  * sweeps among those generated.
  */
 export function jacobianAt(g: Generated, args: unknown[], how: 'auto' | 'forward' | 'reverse', columns: (js: number[]) => number[][] = (js) => tangentColumns(g, args, js)): number[][] {
-  const y = (g.mod[g.primal] as (...x: unknown[]) => unknown)(...clone(args));
-  const m = flatten(y).length;
+  const m = primalOutputs(g, args).length;
+  if (m === 0 && !g.outputs) throw new Error(`tsad: '${g.primal}' returns no number: its Jacobian would have no rows. Return what it computes (the array it writes into, say)`);
   const n = independentCount(g, args);
   const reverse = how === 'reverse' || (how === 'auto' && !!g.adjoint && (m <= n || !g.tangent));
   if (!reverse) return fromColumns(columns, m, n);
+  const y = (g.mod[g.primal] as (...x: unknown[]) => unknown)(...clone(args));
+  const resultRows = !g.outputs || g.outputs.result ? flatten(y).length : 0;
   const J: number[][] = [];
   for (let i = 0; i < m; i++) {
-    const seed = typeof y === 'number' ? 1 : mapFloats(y, (_, k) => (k === i ? 1 : 0));
-    J.push(runAdjoint(g, args, seed)[1].flatMap((gi) => flatten(gi)));
+    // row i seeds one float of the result, or of an output argument (the others at zero)
+    const unit = (v: unknown, offset: number) => mapFloats(v, (_, k) => (k + offset === i ? 1 : 0));
+    const seed = resultRows === 0 ? (typeof y === 'number' ? 0 : y === undefined ? undefined : unit(y, -Infinity)) : typeof y === 'number' ? (i === 0 ? 1 : 0) : unit(y, 0);
+    const outputSeeds = new Map<number, unknown>();
+    let offset = resultRows;
+    for (const k of g.outputs?.params ?? []) {
+      outputSeeds.set(k, unit(args[k], offset));
+      offset += flatten(args[k]).length;
+    }
+    J.push(runAdjoint(g, args, seed, outputSeeds)[1].flatMap((gi) => flatten(gi)));
   }
   return J;
 }

@@ -140,17 +140,25 @@ function overlap(a: Float64Array, b: Float64Array): boolean {
  * Float64Array views sharing memory, would make derivatives silently wrong. Throws a clear error instead.
  */
 export function assertNoAliasing(args: unknown[], names: string[]): void {
-  const per = args.map((a, i) => {
+  // (within one argument too: two rows of a matrix that are one array get one shadow each, which
+  // the derivative code cannot join again)
+  const seen = new Map<object, string>();
+  const views = new Map<ArrayBufferLike, { path: string; a: Float64Array }[]>();
+  const clash = (p: string, q: string) => {
+    throw new Error(`tsad: '${p}' and '${q}' share memory, but generated derivative code assumes that distinct arrays among the arguments do not alias; pass a copy (e.g. Float64Array.from(a), a.slice() or rows.map((r) => r.slice()))`);
+  };
+  args.forEach((a, i) => {
     const out: { path: string; a: object }[] = [];
     arraysOf(a, names[i] ?? `argument ${i + 1}`, out);
-    return out;
+    for (const x of out) {
+      const before = seen.get(x.a);
+      if (before !== undefined) clash(before, x.path);
+      seen.set(x.a, x.path);
+      if (!(x.a instanceof Float64Array)) continue;
+      const list = views.get(x.a.buffer) ?? [];
+      for (const y of list) if (overlap(x.a, y.a)) clash(y.path, x.path);
+      list.push({ path: x.path, a: x.a });
+      views.set(x.a.buffer, list);
+    }
   });
-  for (let i = 0; i < per.length; i++)
-    for (let j = i + 1; j < per.length; j++)
-      for (const x of per[i])
-        for (const y of per[j]) {
-          const same = x.a === y.a || (x.a instanceof Float64Array && y.a instanceof Float64Array && overlap(x.a, y.a));
-          if (same)
-            throw new Error(`tsad: '${x.path}' and '${y.path}' share memory, but generated derivative code assumes that distinct array arguments do not alias; pass a copy (e.g. Float64Array.from(a) or a.slice())`);
-        }
 }

@@ -13,6 +13,7 @@ import { clone, dot, randomLike, rng } from '../api/values.js';
 import { fromColumns, generatedOf, independentCount, jacobianAt, tangentColumns } from '../api/sweeps.js';
 import { fromJson, jsonMismatch, readsPastEnd, sizedRandomArgs, typeText } from '../api/shapes.js';
 import { formatDiagnostic } from '../frontend/diagnostics.js';
+import { playgroundCommand } from './playground.js';
 import type { Func, Module } from '../ir/types.js';
 
 const HELP = `tsad — source-to-source automatic differentiation for TypeScript
@@ -21,6 +22,7 @@ Usage:
   tsad <files…> --head <function> [--wrt <params>] [--of <outputs>]
        [--mode tangent|vector|reverse|hvp] [-o <dir>] [--js] [--check [--input <file.json | json>] [--stats]]
        [--jacobian | --hessian] [--input <file.json | json>]
+  tsad playground [--port N]      serve the browser playground (derivatives as you type) on localhost
   tsad --version
 
 Examples:
@@ -221,6 +223,7 @@ function outputDir(dir: string): void {
 
 function main(): void {
   const argv = process.argv.slice(2);
+  if (argv[0] === 'playground') return playgroundCommand(argv.slice(1));
   if (!argv.length) {
     process.stdout.write(HELP + '\n');
     process.exit(1);
@@ -262,6 +265,11 @@ function main(): void {
   if (args.check) process.exit(runCheck(files, args) ? 0 : 1);
 }
 
+/** what a Jacobian's rows are of: the result and the `--of` arrays, in order */
+function rowsText(of: readonly string[]): string {
+  return of.map((o) => (o === 'return' ? 'the result' : `the floats of ${o}`)).join(', then ');
+}
+
 /**
  * --jacobian / --hessian: the matrix at the --input point (random arguments sized as the primal reads
  * them without one), as JSON rows on stdout; what it is of, on stderr. Returns the exit status.
@@ -285,13 +293,13 @@ function printMatrix(files: Record<string, string>, args: Args): number {
   const names = hessian
     ? { primal: `${headName}_grad`, tangent: `${headName}_grad_d`, vector: `${headName}_grad_dv` }
     : { primal: headName, tangent: `${headName}_d`, vector: `${headName}_dv`, adjoint: `${headName}_b` };
-  const g = generatedOf(r.manifest, r.wrt, loaded, params, values, names);
+  const g = generatedOf(r.manifest, r.wrt, loaded, params, values, names, hessian ? undefined : r.of);
   const modes = args.modes ?? [];
   const how = modes.length && modes.every((m) => m === 'reverse') ? 'reverse' : modes.length && !modes.includes('reverse') ? 'forward' : 'auto';
   const n = independentCount(g, values);
   const M = hessian ? fromColumns((js) => tangentColumns(g, values, js), n, n) : jacobianAt(g, values, how);
   const point = head.params.map((p, j) => `${p.name} = ${compact(values[j])}`).join(', ');
-  process.stderr.write(`tsad: the ${hessian ? 'Hessian' : 'Jacobian'} of '${headName}' at ${point} (${M.length} × ${n}; columns: the floats of ${r.wrt.join(', ')} in order)\n`);
+  process.stderr.write(`tsad: the ${hessian ? 'Hessian' : 'Jacobian'} of '${headName}' at ${point} (${M.length} × ${n}; rows: ${hessian ? 'as the columns' : rowsText(r.of)}; columns: the floats of ${r.wrt.join(', ')} in order)\n`);
   process.stdout.write('[\n' + M.map((row) => '  ' + JSON.stringify(row)).join(',\n') + '\n]\n');
   return 0;
 }

@@ -306,9 +306,15 @@ export class Callbacks {
       init = h.expr(last.call.arguments[1]);
       if (!init) return null;
     }
-    // the length, read once before the loop when a callback may change it (a push, a helper)
+    // removing elements while the method runs makes JavaScript skip the positions removed: not followed
+    for (const fn of inlineFns) {
+      const at = shrinkingCall(fn.body, h.checker, srcId);
+      if (at) return h.err(at, `the callback of \`${m}\` removes elements from the array \`${m}\` runs over: JavaScript then skips the positions removed, which tsad does not follow`, 'iterate over a copy (`xs.slice().forEach(…)`), or write a `for` loop');
+    }
+    // the length, read once before the loop when a callback may change it (a push, a store past the
+    // end, a helper)
     let len: Expr = { k: 'len', obj: src };
-    if (inlineFns.some((fn) => containsHelperCall(fn.body)) || stages.some((s) => s.cb.k === 'helper')) {
+    if (inlineFns.some((fn) => containsHelperCall(fn.body) || outerWrites(fn, h.checker).length > 0) || stages.some((s) => s.cb.k === 'helper')) {
       const n = h.fresh('n');
       h.emit({ k: 'decl', name: n, ty: INT, init: len, konst: true, loc });
       len = v(n, INT);
@@ -672,6 +678,27 @@ function containsHelperCall(n: ts.Node, hoisted = false): boolean {
         found = true;
         return;
       }
+    }
+    x.forEachChild(visit);
+  };
+  visit(n);
+  return found;
+}
+
+/** a `pop`, `shift`, `splice` or `length` store in `n` on the array `src` (on any array where `src` is unknown) */
+function shrinkingCall(n: ts.Node, checker: ts.TypeChecker, src: ts.Symbol | undefined): ts.Node | null {
+  let found: ts.Node | null = null;
+  const rootIs = (e: ts.Expression): boolean => {
+    let x = skip(e);
+    while (ts.isPropertyAccessExpression(x) || ts.isElementAccessExpression(x)) x = skip(x.expression);
+    return !src || (ts.isIdentifier(x) && checker.getSymbolAtLocation(x) === src);
+  };
+  const visit = (x: ts.Node): void => {
+    if (found) return;
+    if (ts.isCallExpression(x) && ts.isPropertyAccessExpression(x.expression) && ['pop', 'shift', 'splice'].includes(x.expression.name.text) && rootIs(x.expression.expression)) found = x;
+    else if (ts.isBinaryExpression(x) && x.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && x.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
+      const l = skip(x.left);
+      if (ts.isPropertyAccessExpression(l) && l.name.text === 'length' && rootIs(l.expression)) found = x;
     }
     x.forEachChild(visit);
   };

@@ -61,6 +61,6 @@ declare module 'tsad/runtime' {
   export function zeroFill(x: unknown): void;
   export function snapshot<T>(x: T): T;
   export function restoreInto<T>(dst: T, src: T): void;
-  export function addInto<T>(dst: T, src: T): void;
+  export function addInto<T>(dst: T, src: T | Float64Array | readonly number[]): void;
 }
 `;

@@ -10,10 +10,10 @@ import { DEFAULT_LIB, isStdLibPath, LIB_DIR, requireStdLib, STD_LIBS, stdLibSour
 import { checkTreeDepth } from './limits.js';
 import { userTypeErrors } from './type-errors.js';
 import { assignedOnceLater, checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isPatternNameAssigned, isVarList, type VarBinding } from './var-scope.js';
-import { NULL, assignsNullable, inTest, isArrayTest, isPlainRead, narrowRead, nestedNullable, nullableUnion, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
+import { NULL, assignsNullable, inTest, isArrayTest, isPlainRead, narrowRead, nestedNullable, nullableUnion, mayBePastEnd, pastEndBinding, pastEndFallback, pastEndTest, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
 import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
 import { Sequencing, isConstant, isEffectNode, type SequencingHost } from './sequencing.js';
-import { helperArgs, mathSpreadCall, type SpreadHost } from './spread.js';
+import { helperArgs, type LiteralField, mathSpreadCall, objectSpreadFields, type SpreadHost } from './spread.js';
 import { CUSTOM_FORMS, isBlackBoxDeclaration } from './custom-derivatives.js';
 import { CALLBACK_FORMS, Callbacks, isCallbackCall, type CallbackHost } from './callbacks.js';
 import { REST_FORMS, objectRest, restElement, type RestHost } from './rest-elements.js';
@@ -644,8 +644,36 @@ class FunctionLowering {
 
   /** Module-level names are shared (not copied per function: that would be quadratic in module size). */
   private taken(n: string): boolean {
-    return this.names.has(n) || this.ctx.funcDecls.has(n) || this.ctx.globalNames.has(n);
+    return this.names.has(n) || this.callsFunctionNamed(n) || this.ctx.globalNames.has(n);
   }
+
+  /**
+   * Is `n` a function of the compilation that this function's generated code may call? A parameter or
+   * local of that name would shadow it, so it is renamed; a top-level function this one never names
+   * leaves the user's name alone (`loss(w, sigma)` beside a function `sigma`).
+   */
+  private callsFunctionNamed(n: string): boolean {
+    const fd = this.ctx.funcDecls.get(n);
+    if (!fd) return false;
+    if (fd.member || !this.d || ts.isClassDeclaration(this.d.node)) return true;
+    if (!this.namedFunctions) {
+      const found = new Set<string>();
+      const checker = this.ctx.checker;
+      const visit = (x: ts.Node): void => {
+        if (ts.isIdentifier(x)) {
+          for (const decl of checker.getSymbolAtLocation(x)?.declarations ?? []) {
+            const name = this.ctx.funcByDecl.get(decl);
+            if (name) found.add(name);
+          }
+        }
+        x.forEachChild(visit);
+      };
+      visit(this.d.node);
+      this.namedFunctions = found;
+    }
+    return this.namedFunctions.has(n);
+  }
+  private namedFunctions: Set<string> | null = null;
 
   /** what src/frontend/nullable.ts needs of this lowering */
   /**
@@ -1276,11 +1304,13 @@ class FunctionLowering {
   private bindTarget(name: ts.BindingName, init: Expr, konst: boolean, declNode: ts.Node): Stmt[] {
     const loc = this.ctx.locOf(declNode);
     if (ts.isIdentifier(name)) {
-      const ty = untypedReadType(this.hooks, name, init) ?? this.tyOrErr(name, `variable '${name.text}'`);
+      let ty = untypedReadType(this.hooks, name, init) ?? this.tyOrErr(name, `variable '${name.text}'`);
       if (!ty) {
         this.silence(declNode as ts.VariableDeclaration);
         return [];
       }
+      const past = pastEndBinding(this.hooks, name, init, ty);
+      if (past) ({ init, ty } = past);
       // a `let`/`var` that nothing assigns again (`var tol = opts === void 0 ? void 0 : opts.tol;`, down-levelled code) is a constant
       if (ty.k === 'opt' && !konst && ts.isVariableDeclaration(declNode) && declNode.name === name && isNeverAssigned(declNode, [declNode.getSourceFile()], this.ctx.checker)) konst = true;
       if (ty.k === 'opt' && !konst && !this.isConstantPatternParam(name)) {
@@ -1711,20 +1741,18 @@ class FunctionLowering {
       return { k: 'arrlit', elems, ty };
     }
     if (ts.isObjectLiteralExpression(e)) {
-      const fields: { name: string; value: Expr }[] = [];
-      for (const p of e.properties) {
-        if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name))) {
-          const v = this.expr(p.initializer);
-          if (!v) return null;
-          fields.push({ name: p.name.text, value: v });
-        } else if (ts.isShorthandPropertyAssignment(p)) {
-          const v = this.identifier(p.name);
-          if (!v) return null;
-          fields.push({ name: p.name.text, value: v });
-        } else {
-          return this.err(p, 'only `name: value` and shorthand fields are supported in object literals', 'spell out each field');
+      let fields: LiteralField[] | null = [];
+      if (e.properties.some(ts.isSpreadAssignment)) {
+        fields = objectSpreadFields(this.hooks, e, (p) => this.literalField(p), hasCallOrEffect, (n) => isClassInstance(this.ctx.checker.getTypeAtLocation(n)), (n) =>
+          this.ctx.checker.getPropertiesOfType(this.ctx.checker.getTypeAtLocation(n)).map((p) => p.name),
+        );
+        if (!fields) return null;
+      } else
+        for (const p of e.properties) {
+          const f = this.literalField(p);
+          if (!f) return null;
+          fields.push(f);
         }
-      }
       const ty = this.literalType(e, 'object literal');
       if (!ty) return null;
       return { k: 'objlit', fields, ty };
@@ -1738,6 +1766,19 @@ class FunctionLowering {
     if (ts.isVoidExpression(e) && ts.isNumericLiteral(skipParens(e.expression))) return { k: 'undef' };
     if (ts.isDeleteExpression(e) || ts.isVoidExpression(e)) return this.err(e, `\`${e.getText().split(' ')[0]}\` is not supported`, 'types are known statically here: drop the run-time type test');
     return this.err(e, `${ts.SyntaxKind[e.kind]} is not supported in differentiated code`, 'see the README for the supported subset');
+  }
+
+  /** `name: value` or a shorthand `name` of an object literal */
+  private literalField(p: ts.ObjectLiteralElementLike): LiteralField | null {
+    if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name))) {
+      const v = this.expr(p.initializer);
+      return v && { name: p.name.text, value: v };
+    }
+    if (ts.isShorthandPropertyAssignment(p)) {
+      const v = this.identifier(p.name);
+      return v && { name: p.name.text, value: v };
+    }
+    return this.err(p, 'only `name: value`, shorthand fields and spreads (`...o`) are supported in object literals', 'spell out each field');
   }
 
   private identifier(id: ts.Identifier): Expr | null {
@@ -1779,6 +1820,12 @@ class FunctionLowering {
     }
     let a = this.expr(e.left);
     const short = op === '&&' || op === '||' || op === '??';
+    if (a && (op === '??' || op === '||') && !test && mayBePastEnd(a)) {
+      this.condDepth++;
+      const fallback = this.expr(e.right);
+      this.condDepth--;
+      return fallback && pastEndFallback(this.hooks, e, op, a, fallback);
+    }
     // `counts[k] || 0`, `(a && b) || 1`: the left operand is tested and then used, so a number that is
     // not a plain read is evaluated once into a constant first (always evaluated: where the expression is)
     if (a && short && !test && this.condDepth === 0 && !isPlainRead(a) && (op === '??' ? tyOf(a).k === 'opt' : ['num', 'int', 'opt'].includes(tyOf(a).k))) {
@@ -1798,6 +1845,8 @@ class FunctionLowering {
       if (sc !== undefined || op === '??') return sc ?? null;
     }
     const ta = tyOf(a), tb = tyOf(b);
+    const none = pastEndTest(this.hooks, e, op, a, b);
+    if (none !== undefined) return none;
     if ((ta.k === 'str' || tb.k === 'str') && !COMPARISONS.has(op)) return this.err(e, 'string operations are not supported', 'strings are passive flags only');
     // a value that may be absent is only tested (===, !==, ==, !=): arithmetic or an order on it is
     // NaN or false where it is absent, which strict TypeScript (the generated code) does not accept

@@ -13,13 +13,14 @@
 // be a plain read (a variable or a field); anything else is refused with a hint to name it first.
 import ts from 'typescript';
 import type { Expr, NoneKind, Ty } from '../ir/types.js';
-import { BOOL, tyOf } from '../ir/util.js';
+import { BOOL, WRITING_INTRINSICS, forEachExpr, tyOf } from '../ir/util.js';
 
 /** What the lowering of one function lends to this module. */
 export interface NullableHost {
   expr(e: ts.Expression): Expr | null;
   err(node: ts.Node, msg: string, hint?: string): null;
   typeAt(node: ts.Node): Ty | null;
+  checker: ts.TypeChecker;
 }
 
 export const NULL: Expr = { k: 'raw', text: 'null', ty: { k: 'void' } };
@@ -139,6 +140,119 @@ export function shortCircuit(h: NullableHost, e: ts.BinaryExpression, op: '&&' |
   // `a || b`: a where a is truthy (a is then a number, so narrowed), else b; `a && b`: the other way round
   if (op === '||') return { k: 'cond', c: truthy(a), a: narrowed(a), b, ty: resTy, sc: op };
   return { k: 'cond', c: truthy(a), a: b, b: a, ty: resTy, sc: op };
+}
+
+/**
+ * `u[i + 1] ?? 1`, `u[i - 1] || 0`: an element read of an array, typed a number, is undefined past
+ * either end — what such a fallback is written for. The read is taken (and differentiated) only where
+ * the index lies inside the array; elsewhere the value is the fallback. Null when `a` is no such read.
+ */
+export function pastEndFallback(h: NullableHost, e: ts.BinaryExpression, op: '||' | '??', a: Extract<Expr, { k: 'idx' }>, b: Expr): Expr | null {
+  const tb = tyOf(b);
+  if (tb.k !== 'num' && tb.k !== 'int') return h.err(e.right, `the fallback of \`${op}\` on an array element must be a number`, 'write a number, or test the index: `i + 1 < u.length ? u[i + 1] : …`');
+  const inside = insideTest(a);
+  // (`||` also falls back on 0 and NaN)
+  const c: Expr = op === '??' ? inside : { k: 'bin', op: '&&', a: inside, b: truthy(a), ty: BOOL };
+  return { k: 'cond', c, a, b, ty: { k: 'num' } };
+}
+
+/**
+ * `u[k] === undefined`, `u[k] != null`: for an array of numbers, whether k lies past either end. A
+ * number variable compared with undefined that holds such a read (`const r = u[i + 1]`) is refused:
+ * its derivative would be taken at an element that does not exist. Undefined: not such a comparison.
+ */
+export function pastEndTest(h: NullableHost, e: ts.BinaryExpression, op: string, a: Expr, b: Expr): Expr | null | undefined {
+  const loose = op === '==' || op === '!=';
+  if (!loose && op !== '===' && op !== '!==') return undefined;
+  const nothing = (x: Expr) => x.k === 'undef' || (loose && x.k === 'raw' && x.text === 'null');
+  if (!nothing(a) && !nothing(b)) return undefined;
+  const [x, node] = nothing(a) ? [b, e.right] : [a, e.left];
+  const t = tyOf(x);
+  // (a nullable variable TypeScript reads as a number: the comparison is the test it needs)
+  if ((t.k !== 'num' && t.k !== 'int') || (x.k === 'var' && x.nn)) return undefined;
+  if (mayBePastEnd(x)) {
+    const inside = insideTest(x);
+    return op === '!==' || op === '!=' ? inside : { k: 'un', op: '!', a: inside, ty: BOOL };
+  }
+  const held = heldElementRead(h, node);
+  if (held) return h.err(node, `'${node.getText()}' holds \`${held}\`, which is undefined only past the end of the array: tsad does not follow that through a variable`, `test the read itself: \`${held} ?? 0\`, or the index: \`k < u.length\``);
+  return undefined;
+}
+
+/** `k >= 0 && k < a.length` for the element read `a[k]` (the first test left out for a literal index) */
+function insideTest(a: Extract<Expr, { k: 'idx' }>): Expr {
+  const index = a.index;
+  const below: Expr = { k: 'bin', op: '<', a: index, b: { k: 'len', obj: a.obj }, ty: BOOL };
+  if (index.k === 'num' && index.v >= 0) return below;
+  return { k: 'bin', op: '&&', a: { k: 'bin', op: '>=', a: index, b: { k: 'num', v: 0 }, ty: BOOL }, b: below, ty: BOOL };
+}
+
+/**
+ * `const r = u[i + 1]` where `r` is later compared with undefined (`r === void 0 ? 0 : r`, as
+ * down-levelled destructuring defaults read): the variable may hold undefined, so it becomes a
+ * nullable one that holds the element only where the index lies inside the array. Null otherwise.
+ */
+export function pastEndBinding(h: NullableHost, name: ts.Identifier, init: Expr, ty: Ty): { init: Expr; ty: Ty } | null {
+  if ((ty.k !== 'num' && ty.k !== 'int') || !mayBePastEnd(init) || !testedForAbsence(h.checker, name)) return null;
+  return { init: { k: 'cond', c: insideTest(init), a: init, b: { k: 'undef' }, ty: { k: 'opt', base: ty, none: ['undefined'] } }, ty: { k: 'opt', base: ty, none: ['undefined'] } };
+}
+
+/** is the variable `name` declares compared with undefined or null, or given a `??` fallback, anywhere in its scope? */
+function testedForAbsence(checker: ts.TypeChecker, name: ts.Identifier): boolean {
+  const sym = checker.getSymbolAtLocation(name);
+  if (!sym) return false;
+  let scope: ts.Node = name;
+  while (scope.parent && !ts.isFunctionLike(scope) && !ts.isSourceFile(scope)) scope = scope.parent;
+  const nothing = (e: ts.Expression) => {
+    const x = skipParensOf(e);
+    return (ts.isIdentifier(x) && x.text === 'undefined') || x.kind === ts.SyntaxKind.NullKeyword || (ts.isVoidExpression(x) && ts.isNumericLiteral(skipParensOf(x.expression)));
+  };
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (ts.isIdentifier(n) && n !== name && checker.getSymbolAtLocation(n) === sym) {
+      let at: ts.Node = n;
+      while (at.parent && ts.isParenthesizedExpression(at.parent)) at = at.parent;
+      const p = at.parent;
+      if (p && ts.isBinaryExpression(p)) {
+        const k = p.operatorToken.kind;
+        const eq = k === ts.SyntaxKind.EqualsEqualsEqualsToken || k === ts.SyntaxKind.ExclamationEqualsEqualsToken || k === ts.SyntaxKind.EqualsEqualsToken || k === ts.SyntaxKind.ExclamationEqualsToken;
+        if (eq && nothing(p.left === at ? p.right : p.left)) found = true;
+        if (k === ts.SyntaxKind.QuestionQuestionToken && p.left === at) found = true;
+      }
+    }
+    n.forEachChild(visit);
+  };
+  visit(scope);
+  return found;
+}
+
+function skipParensOf(e: ts.Expression): ts.Expression {
+  while (ts.isParenthesizedExpression(e)) e = e.expression;
+  return e;
+}
+
+/** the element read (its source text) a variable was declared with, if it was */
+function heldElementRead(h: NullableHost, node: ts.Expression): string | null {
+  while (ts.isParenthesizedExpression(node)) node = node.expression;
+  if (!ts.isIdentifier(node)) return null;
+  const decl = h.checker.getSymbolAtLocation(node)?.valueDeclaration;
+  if (!decl || !ts.isVariableDeclaration(decl) || !decl.initializer) return null;
+  let init = decl.initializer;
+  while (ts.isParenthesizedExpression(init) || ts.isAsExpression(init) || ts.isNonNullExpression(init)) init = init.expression;
+  return ts.isElementAccessExpression(init) ? init.getText() : null;
+}
+
+/** an element of an array (not a tuple) read at an index with no call in it (read twice, safely) */
+export function mayBePastEnd(a: Expr): a is Extract<Expr, { k: 'idx' }> {
+  if (a.k !== 'idx') return false;
+  const t = tyOf(a.obj);
+  if (t.k !== 'arr' || (t.elem.k !== 'num' && t.elem.k !== 'int')) return false;
+  let call = false;
+  forEachExpr(a, (x) => {
+    if (x.k === 'call' || (x.k === 'intr' && WRITING_INTRINSICS.has(x.fn))) call = true;
+  });
+  return !call;
 }
 
 /** `typeof x` (compared to a string literal by the caller): a passive test of a nullable value */

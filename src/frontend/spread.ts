@@ -19,6 +19,7 @@ export interface SpreadHost {
   fresh(base: string): string;
   emit(s: Stmt): void;
   locOf(n: ts.Node): Loc;
+  inCondition(): boolean;
 }
 
 /** an argument list with spread tuples expanded; a spread array is kept whole (`array`) for the caller to place */
@@ -103,4 +104,71 @@ export function mathSpreadCall(e: ts.CallExpression, m: string, host: SpreadHost
   if (!NARY.has(m) && list.length !== (ARITY[m] ?? 1)) return host.err(e, `Math.${m} expects ${ARITY[m] ?? 1} argument(s), the spread gives ${list.length}`);
   const integral = m === 'floor' || m === 'ceil' || m === 'round' || m === 'trunc' || m === 'sign';
   return { k: 'intr', fn: `Math.${m}`, args: list, ty: integral ? INT : NUM };
+}
+
+/** a field of an object literal, lowered */
+export interface LiteralField {
+  name: string;
+  value: Expr;
+}
+
+/**
+ * The fields of an object literal with spreads (`{ ...o, u: 2 }`, `{ ...base, ...extra }`). A spread
+ * source of a known object type gives each of its fields, read where the spread stands (the source is
+ * named first unless it is a variable or one of its elements or fields). A field given again replaces
+ * the value and keeps its first position, as JavaScript's keys do. Before a part that calls a function
+ * or assigns, the values gathered so far are named (`const`), so that they are read before it, as
+ * JavaScript reads them, wherever the lowered literal puts them.
+ */
+export function objectSpreadFields(
+  host: SpreadHost,
+  e: ts.ObjectLiteralExpression,
+  field: (p: ts.ObjectLiteralElementLike) => LiteralField | null,
+  hasEffect: (n: ts.Node) => boolean,
+  isInstance: (n: ts.Expression) => boolean,
+  propertyNames: (n: ts.Expression) => string[],
+): LiteralField[] | null {
+  const out: LiteralField[] = [];
+  const set = (f: LiteralField) => {
+    const k = out.findIndex((g) => g.name === f.name);
+    if (k < 0) out.push(f);
+    else out[k] = f;
+  };
+  for (const p of e.properties) {
+    if (hasEffect(p) && out.some((f) => !isConstantValue(f.value))) {
+      if (host.inCondition()) return host.err(p, 'an object literal with a spread and a call after it, inside a condition, is not supported', 'build the object in a statement of its own');
+      for (const f of out) {
+        if (isConstantValue(f.value)) continue;
+        const name = host.fresh(f.name);
+        host.emit({ k: 'decl', name, ty: tyOf(f.value), init: f.value, konst: true, loc: host.locOf(p) });
+        f.value = { k: 'var', name, ty: tyOf(f.value) };
+      }
+    }
+    if (!ts.isSpreadAssignment(p)) {
+      const f = field(p);
+      if (!f) return null;
+      set(f);
+      continue;
+    }
+    let inner: ts.Expression = p.expression;
+    while (ts.isParenthesizedExpression(inner)) inner = inner.expression;
+    if (ts.isObjectLiteralExpression(inner)) return host.err(p, 'spreading an object literal into another is not supported', 'write its fields in the outer literal');
+    if (isInstance(p.expression)) return host.err(p, 'spreading a class instance is not supported (it copies the fields but not the methods or getters)', 'spell out the fields: `{ x: p.x, y: p.y }`');
+    const x = host.expr(p.expression);
+    const src = x && host.named(p.expression, x);
+    if (!src) return null;
+    const t = tyOf(src);
+    // (the fields the value has by its own type, not by the literal's context)
+    const own = propertyNames(p.expression).sort().join();
+    if (t.k !== 'obj' || own !== t.fields.map((g) => g.name).sort().join()) return host.err(p, 'only objects of a known type can be spread into an object literal', 'spell out the fields');
+    // an optional field is absent from the result when absent from the source: a literal would always have it
+    const optional = t.fields.find((g) => g.ty.k === 'opt' || g.optional);
+    if (optional) return host.err(p, `the spread would copy the optional field '${optional.name}'`, `spell out the fields: \`{ ${optional.name}: o.${optional.name}, … }\``);
+    for (const g of t.fields) set({ name: g.name, value: { k: 'field', obj: src, name: g.name, ty: g.ty } });
+  }
+  return out;
+}
+
+function isConstantValue(e: Expr): boolean {
+  return e.k === 'num' || e.k === 'bool' || e.k === 'str' || e.k === 'undef';
 }

@@ -121,45 +121,50 @@ export function idx(obj: Expr, index: Expr, ty: Ty = NUM): Expr & { k: 'idx' } {
 // ---------- traversal ----------
 export function forEachExpr(e: Expr, f: (e: Expr) => void): void {
   f(e);
+  forEachChild(e, (c) => forEachExpr(c, f));
+}
+
+/** the direct subexpressions of `e`, in evaluation order */
+export function forEachChild(e: Expr, f: (c: Expr) => void): void {
   switch (e.k) {
     case 'bin':
-      forEachExpr(e.a, f);
-      forEachExpr(e.b, f);
+      f(e.a);
+      f(e.b);
       break;
     case 'un':
-      forEachExpr(e.a, f);
+      f(e.a);
       break;
     case 'cond':
-      forEachExpr(e.c, f);
-      forEachExpr(e.a, f);
-      forEachExpr(e.b, f);
+      f(e.c);
+      f(e.a);
+      f(e.b);
       break;
     case 'call':
     case 'intr':
-      e.args.forEach((a) => forEachExpr(a, f));
+      e.args.forEach(f);
       break;
     case 'idx':
-      forEachExpr(e.obj, f);
-      forEachExpr(e.index, f);
+      f(e.obj);
+      f(e.index);
       break;
     case 'field':
     case 'len':
-      forEachExpr(e.obj, f);
+      f(e.obj);
       break;
     case 'arrlit':
-      e.elems.forEach((a) => forEachExpr(a, f));
+      e.elems.forEach(f);
       break;
     case 'objlit':
-      e.fields.forEach((a) => forEachExpr(a.value, f));
+      e.fields.forEach((x) => f(x.value));
       break;
     case 'alloc':
-      forEachExpr(e.len, f);
-      if (e.fill) forEachExpr(e.fill, f);
+      f(e.len);
+      if (e.fill) f(e.fill);
       break;
     case 'sub':
-      forEachExpr(e.obj, f);
-      forEachExpr(e.start, f);
-      if (e.end) forEachExpr(e.end, f);
+      f(e.obj);
+      f(e.start);
+      if (e.end) f(e.end);
       break;
     default:
       break;

@@ -3,6 +3,7 @@
 // writes other arrays (they might be the same memory); tsad can, because the arrays the loop writes are
 // fresh allocations of this function, distinct from every other array.
 import type { Expr, Func, Stmt } from '../ir/types.js';
+import { escapingArrays } from '../analysis/escaping.js';
 import { NUM, declaredNames, exprEq, forEachExpr, forEachStmt, mapBodies, mapExpr, mapStmts, stmtExprs } from '../ir/util.js';
 import { Names } from './linearize.js';
 
@@ -287,89 +288,6 @@ function freshArrays(f: Func): Set<string> {
   for (const p of f.params) defs.set(p.name, (defs.get(p.name) ?? 0) + 1);
   const escaped = escapingArrays(f);
   return new Set([...allocated].filter((n) => defs.get(n) === 1 && !escaped.has(n)));
-}
-
-/** arrays used other than by indexing or `.length` (passed, stored, aliased): they may gain other names */
-function escapingArrays(f: Func): Set<string> {
-  const out = new Set<string>();
-  const visit = (e: Expr, direct: boolean): void => {
-    switch (e.k) {
-      case 'var':
-        if (!direct) out.add(e.name);
-        return;
-      case 'idx':
-        visit(e.obj, true);
-        visit(e.index, false);
-        return;
-      case 'len':
-        visit(e.obj, true);
-        return;
-      default:
-        forEachChild(e, (c) => visit(c, false));
-    }
-  };
-  forEachStmt(f.body, (s) => {
-    if (s.k === 'decl' && s.init) visit(s.init, s.init.k === 'alloc');
-    else if (s.k === 'assign') {
-      visit(s.value, false);
-      if (s.target.k !== 'var') visit(s.target, true);
-    } else if (s.k === 'expr') {
-      // handing a buffer back to the tape's free list gives it no other name
-      if (!(s.e.k === 'intr' && s.e.fn === 'tape.freeF')) visit(s.e, false);
-    } else if (s.k === 'return' && s.e) visit(s.e, false);
-    else if (s.k === 'if') visit(s.c, false);
-    else if ((s.k === 'while' || s.k === 'do') && s.cond) visit(s.cond, false);
-    else if (s.k === 'for' && s.cond) visit(s.cond, false);
-    else if (s.k === 'switch') visit(s.disc, false);
-  });
-  return out;
-}
-
-/** the direct subexpressions of `e` */
-function forEachChild(e: Expr, f: (c: Expr) => void): void {
-  switch (e.k) {
-    case 'bin':
-      f(e.a);
-      f(e.b);
-      return;
-    case 'un':
-      f(e.a);
-      return;
-    case 'cond':
-      f(e.c);
-      f(e.a);
-      f(e.b);
-      return;
-    case 'call':
-    case 'intr':
-      e.args.forEach(f);
-      return;
-    case 'idx':
-      f(e.obj);
-      f(e.index);
-      return;
-    case 'field':
-    case 'len':
-      f(e.obj);
-      return;
-    case 'arrlit':
-      e.elems.forEach(f);
-      return;
-    case 'objlit':
-      e.fields.forEach((x) => f(x.value));
-      return;
-    case 'sub':
-      f(e.obj);
-      f(e.start);
-      if (e.end) f(e.end);
-      return;
-    case 'alloc':
-      f(e.len);
-      if (e.fill) f(e.fill);
-      return;
-    default:
-      return;
-  }
 }
 
 function rewrite(body: Stmt[], swap: (e: Expr) => Expr): Stmt[] {

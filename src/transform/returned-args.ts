@@ -5,7 +5,7 @@
 // through a local alias, a row of it) is refused at the call that binds its result.
 import { computeAliases, stmtCalls } from '../analysis/activity.js';
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
-import { declaredNames, forEachStmt, isRef, mapBodies, rootVar, tyOf } from '../ir/util.js';
+import { bodiesOf, declaredNames, forEachStmt, isRef, mapBodies, rootVar, tyOf } from '../ir/util.js';
 import { Names } from './linearize.js';
 import { TransformError } from './tangent.js';
 
@@ -194,26 +194,63 @@ function refuseFloatWritesThroughHeldArguments(mod: Module, known: Map<string, R
       const b = boundCall(s);
       if (b && holding.has(b.call.fn)) for (const a of b.call.args) if (isRef(tyOf(a)) && rootVar(a)) al.union(b.name, rootVar(a)!);
     });
-    const written = new Set<string>();
+    // the float stores of each object (by alias class), where they stand
+    const written = new Map<string, { s: Stmt; root: string }[]>();
+    const note = (root: string, s: Stmt) => written.set(al.rep(root), [...(written.get(al.rep(root)) ?? []), { s, root }]);
     forEachStmt(f.body, (s) => {
       const r = floatStoreRoot(s);
-      if (r) written.add(al.rep(r));
+      if (r) note(r, s);
       for (const c of stmtCalls(s))
         c.args.forEach((a, j) => {
           const ar = rootVar(a);
-          if (ar && writes.get(c.fn)?.has(j)) written.add(al.rep(ar));
+          if (ar && writes.get(c.fn)?.has(j)) note(ar, s);
         });
     });
+    const at = positions(f.body);
+    const declOf = new Map<string, Stmt>();
+    forEachStmt(f.body, (s) => void (s.k === 'decl' && declOf.set(s.name, s)));
     forEachStmt(f.body, (s) => {
       const b = boundCall(s);
-      if (!b || !holding.has(b.call.fn) || !written.has(al.rep(b.name))) return;
+      // (a store before the call, `d[0] = …; new M(d)`, is over before the two share the object)
+      if (!b || !holding.has(b.call.fn) || !(written.get(al.rep(b.name)) ?? []).some((w) => mayRunAfter(at, w.s, s, declOf.get(w.root)))) return;
       const call = b.call;
-      throw new TransformError(
-        `'${call.fn}' returns an array or object that holds one it was given, and this function writes numbers into them: tsad cannot yet follow the objects they share (return a copy from '${call.fn}', \`a.slice()\`, or write into a copy here)`,
-        call.loc ? call : s,
-      );
+      const message =
+        call.origin === 'class.new'
+          ? `the instance \`new ${call.fn.replace(/_new$/, '')}(…)\` keeps an array or object it was given, and this function writes numbers into it afterwards: tsad cannot yet follow the objects they share (keep a copy in the instance, \`this.d = d.slice()\`, or write into a copy here)`
+          : `'${call.fn}' returns an array or object that holds one it was given, and this function writes numbers into them afterwards: tsad cannot yet follow the objects they share (return a copy from '${call.fn}', \`a.slice()\`, or write into a copy here)`;
+      throw new TransformError(message, call.loc ? call : s);
     });
   }
+}
+
+/** each statement's place in the order of the text, and the loops around it */
+function positions(body: Stmt[]): Map<Stmt, { order: number; loops: Stmt[] }> {
+  const out = new Map<Stmt, { order: number; loops: Stmt[] }>();
+  const walk = (list: Stmt[], loops: Stmt[]) => {
+    for (const s of list) {
+      out.set(s, { order: out.size, loops });
+      const inner = s.k === 'for' || s.k === 'while' || s.k === 'do' ? [...loops, s] : loops;
+      // (a store in a `for` header's update is not placed: it counts as after everything)
+      if (s.k === 'for') walk(s.init, loops);
+      for (const b of bodiesOf(s)) walk(b, inner);
+    }
+  };
+  walk(body, []);
+  return out;
+}
+
+/**
+ * May the store `w` reach the object after `s`: later in the text, or in a loop around both — unless
+ * the object is made anew in each pass of those loops (`decl`, the written variable's declaration, is
+ * inside them all), when a pass's store comes before that pass's `s` only.
+ */
+function mayRunAfter(at: Map<Stmt, { order: number; loops: Stmt[] }>, w: Stmt, s: Stmt, decl: Stmt | undefined): boolean {
+  const pw = at.get(w), ps = at.get(s);
+  if (!pw || !ps) return true;
+  if (pw.order > ps.order) return true;
+  const shared = pw.loops.filter((l) => ps.loops.includes(l));
+  const pd = decl && at.get(decl);
+  return shared.length > 0 && !(pd && shared.every((l) => pd.loops.includes(l)));
 }
 
 /** `x = g(…)` or `const x = g(…)`: the variable and the call */

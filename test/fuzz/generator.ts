@@ -84,7 +84,8 @@ export type Stmt =
   | { k: 'red'; b: number; b2: number; e1: Expr; e2: Expr; e3: Expr; e4: Expr; q: number }
   | { k: 'block'; body: Stmt[]; c: Cond }
   // a state variable rebound, in a loop or once: kind 0 number[], 1 [number, number], 2 P, 3 number[][], 4 P[];
-  // mode 0 to a literal built from its own old value, 1 to a fresh literal, 2 to another variable (alias);
+  // mode 0 to a literal built from its own old value, 1 to a fresh literal, 2 to another variable (alias),
+  // 3 to a copy of itself (`s = s.slice()`; a tuple or an object aliases instead);
   // loop 0 none, 1 counted, 2 while
   | { k: 'state'; kind: number; mode: number; loop: number; n: number; e: Expr; q: number; s: number }
   // a second name for an array, matrix, object or tuple in scope (`const b = a`), then a write through it
@@ -93,7 +94,8 @@ export type Stmt =
   | { k: 'rows'; s: number; i: Idx; j: Idx; mode: number; e: Expr; q: number; loop: number }
   // an array of objects P[]: a literal, or pushed in a loop
   | { k: 'aobj'; n: number; e: Expr; q: number; push: boolean; loop: number }
-  // an object with an array field (Q), its field rebound to a literal of its old elements when `rebind`
+  // an object with an array field (Q), its field rebound to a literal of its old elements when `rebind`;
+  // a third of them also spread into a copy sharing the array (`{ ...q, s: … }`), written through the copy
   | { k: 'qobj'; e: Expr; f: Expr; q: number; rebind: boolean; loop: number }
   // Gaussian elimination with partial pivoting (row swaps by reference) of a 3×3 matrix near a
   // well-conditioned base: its determinant, or (solve) the solution of a linear system
@@ -110,7 +112,7 @@ interface VarSpec { mode: number; b: number; c: Cond; e: Expr; f: Expr; q: numbe
 
 /**
  * Arrays as JavaScript writes them (src/frontend/arrays.ts), written at the end of the head: form 0
- * `const t = []` + pushes, 1 `new Array(n)` filled by the loop after it, 2 spread literal, 3 `slice(a,
+ * `const t = []` + pushes, 1 `new Array(n)` (or `[]`) filled by the loop after it, 2 spread literal, 3 `slice(a,
  * b)`, 4 `concat`, 5 `fill` as a value, 6 `reverse`, 7 `indexOf`/`includes`, 8 `slice()`/`slice(1)` of
  * an array of rows or of objects (a new array sharing the rows), 9 a `for` whose update moves a
  * second index (`for (let i = 0, j = n - 1; i < n; j = i++)`), 10 a stack of numbers (`push`, `pop()`
@@ -118,7 +120,8 @@ interface VarSpec { mode: number; b: number; c: Cond; e: Expr; f: Expr; q: numbe
  * array of the head's with no other name) and emptying it, 12 calls of helpers with rest parameters
  * (numbers, a spread array, rows, none; a call writing an array among the trailing arguments), 13
  * `push` of several values at once, 14 optional booleans (a parameter, an object's field: absent, given,
- * computed), 15 `||`/`&&` whose left operand is computed (`a[k] || 0.5`), 16 a nullable `var`/`let` never
+ * computed), 15 `||`/`&&` whose left operand is computed (`a[k] || 0.5`), or reads past either end of
+ * an array with their fallbacks (`a[j + 1] ?? c`, `a[j - 1] === undefined ? c : a[j - 1]`), 16 a nullable `var`/`let` never
  * assigned again (or declared without a value and assigned once later in its block), 17 a tuple mixing an array and a number (a local one written through its parts, or a
  * helper's result), 18 a float the loop header sets and steps, with a `continue`, 19 rows or objects taken off a stack
  * (`pop()` as a value and as a statement, in a `while`, `length` assignments), 20 a fresh array or
@@ -433,6 +436,17 @@ const CLASS_BODY = [
   '}',
   '',
   'export class Drift extends Body {}',
+  '',
+  // an instance that keeps the array it was given (a polynomial of its coefficients)
+  'export class Poly {',
+  '  constructor(readonly cs: number[]) {}',
+  '',
+  '  at(t: number): number {',
+  '    let v = 0;',
+  '    for (let k = this.cs.length - 1; k >= 0; k--) v = v * t + this.cs[k];',
+  '    return v;',
+  '  }',
+  '}',
   '',
 ];
 
@@ -1663,6 +1677,12 @@ function renderStmt(c: Ctx, s: Stmt): void {
         if (s.q % 2 === 0) c.emit(`${name}.a[${s.q % 4 === 0 ? 0 : 1}] = 0.5 * ${name}.a[1] + 0.25 * ${squash(s.q, renderExpr(c, s.e), false)};`);
         if (s.rebind) c.emit(`${name}.a = [${name}.a[1] + 0.5 * ${name}.s, ${name}.a[0] - 0.25 * ${name}.a[1]];`);
       });
+      if (s.q % 3 === 1) {
+        // a spread copy: a new object sharing the array field, one field replaced, written through the copy
+        const copy = c.fresh('q');
+        c.emit(`const ${copy}: Q = { ...${name}, s: 0.5 * ${name}.s + ${squash(s.q + 3, renderExpr(c, s.e), false)} };`, `${copy}.a[1] = ${copy}.a[0] * ${copy}.s;`);
+        c.nums.push({ name: `${copy}.s`, w: false });
+      }
       c.arrs.push({ name: `${name}.a`, len: 2, f64: false, ro: false, row: true });
       c.nums.push({ name: `${name}.s`, w: true });
       return;
@@ -1810,8 +1830,8 @@ function renderJsArrays(c: Ctx, specs: JsArraySpec[]): string {
 }
 
 /**
- * Arrays as JavaScript writes them: untyped `[]` filled by pushes, `new Array(n)` filled by the loop
- * right after it, spread literals, `slice(a, b)` (negative bounds too), `concat`, `fill`/`reverse` (in
+ * Arrays as JavaScript writes them: untyped `[]` filled by pushes, `new Array(n)` (or `[]`) filled by
+ * the loop right after it, spread literals, `slice(a, b)` (negative bounds too), `concat`, `fill`/`reverse` (in
  * place: the result is a second name of the array), `indexOf`/`includes` (passive). The result is a new
  * array in scope of a length known here.
  */
@@ -1840,7 +1860,8 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
     }
     case 1: {
       const n = lenChoice(c, s.n);
-      filling(`const ${name} = ${s.v % 2 ? 'new ' : ''}Array(${n.text});`, n, (j) => `${name}[${j}] = ${value(s.q)};`);
+      // (or an empty literal the loop grows by storing past its end)
+      filling(s.v % 3 === 2 ? `const ${name}: number[] = [];` : `const ${name} = ${s.v % 2 ? 'new ' : ''}Array(${n.text});`, n, (j) => `${name}[${j}] = ${value(s.q)};`);
       c.arrs.push({ name, len: n.n, f64: false, ro: false });
       use(c.arrs[c.arrs.length - 1]);
       return;
@@ -2016,6 +2037,16 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       const a = pick(srcs, s.s);
       const left = a ? `${a.name}[${s.t % a.len}]` : value(s.q + 1);
       const forms = [`(${left} || ${value(s.q)})`, `((${left} && ${value(s.q)}) || 0.5)`, `(${left} * ${value(s.q)} || 0.25)`, `(Math.round(${value(s.q)}) && ${left})`];
+      if (s.v % 6 >= 4 && a) {
+        // reads past either end of an array, and their fallbacks (`u[j + 1] ?? c`, `u[j - 1] === undefined`)
+        // (or named first, as down-levelled destructuring defaults read: `const r = a[j + 1]; r === void 0 ? c : r`)
+        const j = c.fresh('j'), r = c.fresh('r');
+        const past = s.v % 6 === 4
+          ? `${a.name}[${j}] * (${a.name}[${j} + 1] ?? ${value(s.q)}) + (${a.name}[${j} - 1] || 0.5)`
+          : `(${a.name}[${j} - 1] === undefined ? ${value(s.q)} : ${a.name}[${j} - 1]) * (${r} != null ? ${r} : 0.25) + (${r} === void 0 ? 0.5 : ${r})`;
+        c.emit(`for (let ${j} = 0; ${j} < ${a.name}.length; ${j}++) {`, ...(s.v % 6 === 5 ? [`  const ${r} = ${a.name}[${j} + 1];`] : []), `  ${acc} = Math.tanh(${acc} + ${past});`, '}');
+        return;
+      }
       c.emit(`${acc} = Math.tanh(${acc} + ${forms[s.v % 4]});`);
       return;
     }
@@ -2416,6 +2447,11 @@ function renderClasses(c: Ctx, x: ClassSpec): string {
     if (x.q % 4 >= 2) c.emit(`const ${sub} = new Damped(${b}.vel, 0.5, 0.75);`, `${sub}.settle(0.25);`);
     else c.emit(`const ${sub} = new Drift(${d}.pos, 0.5);`, `${sub}.step(0.25);`);
     c.emit(`${cl} = Math.tanh(${cl} + ${sub}.energy);`);
+    if (x.q % 3 === 1) {
+      // an array written, then kept by an instance and read through it
+      const [cs, p] = [c.fresh('cs'), c.fresh('py')];
+      c.emit(`const ${cs} = [${b}.pos, ${cl}, 0.5];`, `${cs}[2] = ${cs}[0] * ${squash(x.q + 1, renderExpr(c, x.e2), false)};`, `const ${p} = new Poly(${cs});`, `${cl} = Math.tanh(${cl} + ${p}.at(0.5) + ${p}.cs[1]);`);
+    }
   };
   c.scoped(() => {
     if (x.loop % 4 === 3 && c.loopDepth + 2 <= MAX_LOOP_DEPTH) ownLoop(c, 1, 2, () => ownLoop(c, 2, 2, body));
@@ -2693,8 +2729,9 @@ function ownLoop(c: Ctx, loop: number, n: number, body: () => void): void {
 
 /**
  * A state variable rebound (the shape of an explicit integrator): `let s = [..]; for (…) s = [s[0] +
- * 0.1 * s[1], …]`, for number[], [number, number], P and number[][]; or rebound to a fresh literal, or
- * to another variable of its kind (then both names hold one value and writes go through either).
+ * 0.1 * s[1], …]`, for number[], [number, number], P and number[][]; or rebound to a fresh literal, to
+ * a copy of itself, or to another variable of its kind (then both names hold one value and writes go
+ * through either).
  */
 function renderState(c: Ctx, s: Extract<Stmt, { k: 'state' }>): void {
   const kind = s.kind % 5;
@@ -2711,8 +2748,10 @@ function renderState(c: Ctx, s: Extract<Stmt, { k: 'state' }>): void {
           : kind === 3
             ? c.mats.filter((m) => m.rows === 2 && m.cols === 2).map((m) => ({ name: m.name, len: 2 }))
             : c.aobjs.filter((a) => a.len === 2);
-  let other = s.mode % 4 >= 2 ? pick(others, s.s) : undefined;
-  const mode = s.mode % 4 >= 2 ? 2 : s.mode % 4;
+  // (mode 3: a copy of its own old value, `s = s.slice()`; a tuple or an object, which have no such copy
+  // here, alias — P's optional field keeps it from being spread: qobj spreads a Q)
+  const mode = s.mode % 4 === 3 && (kind === 0 || kind >= 3) ? 3 : s.mode % 4 >= 2 ? 2 : s.mode % 4;
+  let other = mode === 2 ? pick(others, s.s) : undefined;
   const L = kind === 0 ? (other ? other.len : 2 + (s.q % 2)) : 2;
   if (mode === 2 && !other) {
     // nothing of its kind in scope: a second variable to alias
@@ -2733,6 +2772,7 @@ function renderState(c: Ctx, s: Extract<Stmt, { k: 'state' }>): void {
   else c.emit(`let ${name}: P[] = [{ u: ${e()}, v: 0.5, w: 1 }, { u: -0.5, v: ${lit(LITS[s.q % LITS.length])}, w: 0.25 }];`);
   const rhs = (): string => {
     if (mode === 2) return other!.name;
+    if (mode === 3) return `${name}.slice()`;
     const x = `0.1 * ${e()}`;
     if (mode === 1) {
       // a fresh literal, not reading the old value
@@ -3245,7 +3285,14 @@ export function render(spec: ProgSpec): Rendered {
   if (c.needsTupleHelpers) out.push(...TUPLE_HELPERS);
   if (c.needsRebindHelpers) out.push(...REBIND_HELPERS);
   const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '') + (cu ? ` + 0.25 * Math.tanh(${cu})` : '') + (lc ? ` + 0.25 * Math.tanh(${lc})` : '') + (jc ? ` + 0.25 * Math.tanh(${jc})` : '');
-  if (ret === 0) c.emit(`return ${renderExpr(c, spec.retE)}${mix};`);
+  // a third of the programs reset a number after its last use (`x = 1` before the return): a store the
+  // forward sweep drops, which the backward sweep must not replay
+  const reset = c.nums.filter((v) => v.w && !v.name.includes('.') && !v.name.includes('['));
+  const resetAt = JSON.stringify(spec.retE).length % 3 === 0 && reset.length ? reset[JSON.stringify(spec.retE).length % reset.length].name : null;
+  if (ret === 0 && resetAt) {
+    const res = c.fresh('res');
+    c.emit(`const ${res} = ${renderExpr(c, spec.retE)}${mix};`, `${resetAt} = ${lit(LITS[JSON.stringify(spec.retE).length % LITS.length])};`, `return ${res};`);
+  } else if (ret === 0) c.emit(`return ${renderExpr(c, spec.retE)}${mix};`);
   else {
     const k = c.fresh('j');
     let body = '';

@@ -54,7 +54,8 @@ function probeOf(js: CompileResult, mod: LoadedModule, head: string, params: str
       });
       const ret = mod[eB.name](...call);
       // scalar adjoints come back in parameter order: one alone, several as an array
-      const scalars = params.map((_, j) => j).filter((j) => typeof args[j] === 'number' && eT.params.some((p) => p.role === 'tangent' && p.of === params[j]));
+      // (a number left out, `y?: number`, still has its place among them)
+      const scalars = params.map((_, j) => j).filter((j) => (typeof args[j] === 'number' || args[j] === undefined) && eT.params.some((p) => p.role === 'tangent' && p.of === params[j]));
       scalars.forEach((j, k) => adj.set(j, scalars.length === 1 ? ret : (ret as number[])[k]));
       return wrt.map((j) => adj.get(j) ?? zerosLike(args[j]));
     },

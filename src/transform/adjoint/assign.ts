@@ -43,8 +43,9 @@ function assignValue(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign'
     if (bt) fwd.push({ k: 'assign', target: bt, value: bv ?? zerosLike(cx, target) });
     // an adjoint tape lives until the backward sweep is back where it was acquired
     if (bt && value.k === 'intr' && value.fn === 'Tape.acquire') bwd.push({ k: 'expr', e: { k: 'intr', fn: 'Tape.release', args: [bt], ty: VOID } });
-    if (bt && save.bwd.length && (value.k === 'arrlit' || value.k === 'objlit') && rebuildsFromOld(root, [value])) {
-      // `s = [s[1], s[0] * 2]`: the old references come back before the literal's adjoint reads them
+    if (bt && save.bwd.length && builtFresh(value) && rebuildsFromOld(root, [value])) {
+      // `s = [s[1], s[0] * 2]`, `s = s.slice()`: the old references come back before the new value's
+      // adjoint flows into them
       const { decl, held } = holdShadow(cx, bt);
       bwd.push(decl, ...save.bwd, ...freshValueAdjoint(cx, s, value, held));
       return { fwd, bwd };
@@ -62,8 +63,42 @@ function assignValue(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign'
       bwd.push(...kept.adj);
     } else bwd.push(...adj);
   }
+  fwd.push(...growShadow(cx, target));
   // restore the pre-state first, then the adjoint statements (which read the pre-state)
   return { fwd, bwd: [...save.bwd, ...bwd] };
+}
+
+/** a new array or object made from parts (a literal, a copy), whose adjoint flows back into them */
+function builtFresh(v: Expr): boolean {
+  return v.k === 'arrlit' || v.k === 'objlit' || (v.k === 'cond' && (builtFresh(v.a) || builtFresh(v.b))) || (v.k === 'intr' && (v.fn === 'copy' || v.fn === 'snapshot'));
+}
+
+/**
+ * `out[i] = …` into an array that began as a literal (`const out: number[] = []`) may store past its
+ * end, growing it: its shadow grows with it in the forward sweep (a zero where the primal stored), so
+ * that the backward sweep finds the element it accumulates into.
+ */
+function growShadow(cx: AdjointContext, target: LValue): Stmt[] {
+  if (target.k !== 'idx' || target.obj.k !== 'var' || isRef(target.ty) || !bornLiteral(cx).has(aliasRep(cx, target.obj.name))) return [];
+  const ob = bwhole(cx, target.obj);
+  if (!ob) return [];
+  const slot: LValue = { k: 'idx', obj: ob, index: target.index, ty: NUM };
+  return [{ k: 'if', c: { k: 'bin', op: '>=', a: target.index, b: { k: 'len', obj: ob }, ty: BOOL }, then: [{ k: 'assign', target: slot, value: { k: 'num', v: 0 } }], else: [] }];
+}
+
+/** alias classes (by representative) of arrays that some variable takes from an array literal */
+const literalCache = new WeakMap<AdjointContext, Set<string>>();
+function bornLiteral(cx: AdjointContext): Set<string> {
+  let out = literalCache.get(cx);
+  if (out) return out;
+  out = new Set();
+  forEachStmt(cx.f.body, (st) => {
+    const name = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
+    const v = st.k === 'decl' ? st.init : st.k === 'assign' ? st.value : null;
+    if (name && v && v.k === 'arrlit') out!.add(aliasRep(cx, name));
+  });
+  literalCache.set(cx, out);
+  return out;
 }
 
 /** does `e` read only what the innermost enclosing loop leaves unchanged? */

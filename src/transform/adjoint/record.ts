@@ -3,6 +3,7 @@
 // instead of recording them (and expensive values stored instead of recomputed), and the adjoints of
 // tape operations already in the source.
 import { stmtCalls } from '../../analysis/activity.js';
+import { escapingArrays } from '../../analysis/escaping.js';
 import { computeSlotWrites } from '../../analysis/slot-writes.js';
 import { type Facts, type FlowResult, solveForward } from '../../analysis/dataflow.js';
 import { wholeArrayWrites } from '../../analysis/regions.js';
@@ -19,6 +20,7 @@ import { assignsVar } from './util.js';
  * reads its current value somewhere since its last definition. Only then must a kill push it.
  */
 export function toBeRecorded(cx: AdjointContext): FlowResult {
+  const escaping = escapingArrays(cx.f);
   const transfer = (st: Stmt, f: Facts): Facts => {
     const r = cx.readsAt.get(st);
     let out = f;
@@ -32,7 +34,9 @@ export function toBeRecorded(cx: AdjointContext): FlowResult {
     // (a name rebound to an array or object does not end the object it held: another name, or the
     // same name again, may write into it while the backward sweep still reads its old values)
     const rebindsRef = st.k === 'decl' ? isRef(st.ty) : st.k === 'assign' && isRef(st.target.ty);
-    if (def && out.has(def) && !rebindsRef) {
+    // (…except when the name was the array's only one and now holds a new array: nothing can reach the
+    // old one any more, and the new one's values are read by no backward statement yet)
+    if (def && out.has(def) && (!rebindsRef || (!escaping.has(def) && freshValue(st)))) {
       if (out === f) out = new Set(f);
       out.delete(def);
     }
@@ -65,6 +69,12 @@ export function toBeRecorded(cx: AdjointContext): FlowResult {
     return out;
   };
   return solveForward(cx.f.body, new Set(), transfer, atHead, afterLoop);
+}
+
+/** does `st` bind its variable to a newly made array (an allocation, a literal, a copy)? */
+function freshValue(st: Stmt): boolean {
+  const v = st.k === 'decl' ? st.init : st.k === 'assign' && !st.op ? st.value : null;
+  return !!v && (v.k === 'alloc' || v.k === 'arrlit' || (v.k === 'intr' && (v.fn === 'copy' || v.fn === 'snapshot' || v.fn === 'zerosLike')));
 }
 
 /** Must the value `root` holds before `s` be recorded? */
@@ -211,6 +221,9 @@ export function cheapDefBefore(cx: AdjointContext, start: { list: Stmt[]; index:
     if (!pos) return null;
     for (let k = pos.index - 1; k >= 0; k--) {
       const t = pos.list[k];
+      // (a statement diff-liveness dropped from the forward sweep assigns nothing there: the backward
+      // sweep sees the values the forward sweep left)
+      if (cx.dead.has(t)) continue;
       const def = t.k === 'decl' ? (t.init ? t.init : null) : t.k === 'assign' && t.target.k === 'var' && t.target.name === name ? t.value : null;
       if ((t.k === 'decl' && t.name === name) || (t.k === 'assign' && t.target.k === 'var' && t.target.name === name)) {
         if (!def || !cheap(def) || storeForced(cx, t)) return null;

@@ -1,0 +1,41 @@
+// Arrays that may have more than one name: used other than by indexing or `.length` (passed to a
+// call, stored, aliased, returned). An array that does not escape is reached only through its own
+// variable, so rebinding that variable ends every access to the array it held.
+import type { Expr, Func } from '../ir/types.js';
+import { forEachChild, forEachStmt } from '../ir/util.js';
+
+/** arrays used other than by indexing or `.length` (passed, stored, aliased): they may gain other names */
+export function escapingArrays(f: Func): Set<string> {
+  const out = new Set<string>();
+  const visit = (e: Expr, direct: boolean): void => {
+    switch (e.k) {
+      case 'var':
+        if (!direct) out.add(e.name);
+        return;
+      case 'idx':
+        visit(e.obj, true);
+        visit(e.index, false);
+        return;
+      case 'len':
+        visit(e.obj, true);
+        return;
+      default:
+        forEachChild(e, (c) => visit(c, false));
+    }
+  };
+  forEachStmt(f.body, (s) => {
+    if (s.k === 'decl' && s.init) visit(s.init, s.init.k === 'alloc');
+    else if (s.k === 'assign') {
+      visit(s.value, false);
+      if (s.target.k !== 'var') visit(s.target, true);
+    } else if (s.k === 'expr') {
+      // handing a buffer back to the tape's free list gives it no other name
+      if (!(s.e.k === 'intr' && s.e.fn === 'tape.freeF')) visit(s.e, false);
+    } else if (s.k === 'return' && s.e) visit(s.e, false);
+    else if (s.k === 'if') visit(s.c, false);
+    else if ((s.k === 'while' || s.k === 'do') && s.cond) visit(s.cond, false);
+    else if (s.k === 'for' && s.cond) visit(s.cond, false);
+    else if (s.k === 'switch') visit(s.disc, false);
+  });
+  return out;
+}
