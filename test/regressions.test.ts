@@ -216,3 +216,41 @@ it('the self-check fails on a NaN adjoint where the tangent is finite', async ()
   expect(dotTest([1], [2], NaN, 1).kind).toBe('nonfinite');
   expect(dotTest([1], [2], 2, 1).kind).toBe('pass');
 });
+
+it('classes as people write them: a layer stack whose predict may return its input, fluent methods, updates through accessors', async () => {
+  await checkAll(`class Layer {
+  constructor(public w: number[][], public b: number[]) {}
+  forward(x: number[]): number[] {
+    return this.w.map((row, i) => Math.tanh(row.reduce((s, wij, j) => s + wij * x[j], this.b[i])));
+  }
+}
+class Net {
+  constructor(public layers: Layer[]) {}
+  predict(x: number[]): number[] {
+    let h = x;
+    for (const l of this.layers) h = l.forward(h);
+    return h;
+  }
+}
+class Acc {
+  private total = 0;
+  add(v: number): this { this.total += v * v; return this; }
+  get value(): number { return this.total; }
+  set value(v: number) { this.total = Math.tanh(v); }
+}
+export function loss(w1: number[][], b1: number[], x: number[], t: number): number {
+  const y = new Net([new Layer(w1, b1)]).predict(x);
+  const same = new Net([]).predict(x);
+  const a = new Acc().add(y[0]).add(same[1]);
+  a.value += t;
+  a.value++;
+  return (y[0] - t) ** 2 + a.value;
+}`, 'loss', [[[0.1, 0.2], [0.3, -0.4]], [0.1, 0.2], [0.7, -0.2], 0.5]);
+});
+
+it('a one-argument Math function as a callback: `xs.map(Math.exp)`', async () => {
+  await checkAll(`export function f(x: number[]): number {
+  const e = x.map(Math.exp);
+  return Math.log(e.reduce((a, v) => a + v, 0)) + x.map(Math.abs).filter(Math.round).map(Math.log1p).reduce((a, v) => a + v * v, 0);
+}`, 'f', [[0.3, -1.7, 2.2]]);
+});

@@ -242,8 +242,8 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
   const wrt = options.wrt ?? defaultWrt(mod, head);
   for (const w of wrt) {
     const p = head.params.find((x) => x.name === w);
-    if (!p) diags.error(head.loc, `--wrt names '${w}', which is not a parameter of '${head.name}'`, `parameters: ${head.params.map((x) => x.name).join(', ')}`);
-    else if (!hasFloat(p.ty)) diags.error(head.loc, `--wrt names '${w}', which carries no floating-point value`, 'independents must be numbers or arrays/objects of numbers');
+    if (!p) diags.error(head.loc, `the independents (--wrt, or wrt in the runtime API) name '${w}', which is not a parameter of '${head.name}'`, `parameters: ${head.params.map((x) => x.name).join(', ')}`);
+    else if (!hasFloat(p.ty)) diags.error(head.loc, `the independents (--wrt, or wrt in the runtime API) name '${w}', which carries no floating-point value`, 'independents must be numbers or arrays/objects of numbers');
   }
   // default dependents: the result, or for a function that returns nothing, the arrays it writes
   const written = computeWrites(mod).get(head.name) ?? new Set<number>();

@@ -331,6 +331,10 @@ function withErrors<T>(fn: () => T): T {
     return fn();
   } catch (e) {
     if (e instanceof TsadError) throw new Error('tsad: ' + e.diagnostics.map(formatDiagnostic).join('\n'));
+    // a recursion deep enough for the function can be too deep for its derivative, whose frames are
+    // larger (and, in reverse mode, two sweeps deep)
+    if (e instanceof RangeError && /call stack/i.test(e.message))
+      throw new RangeError('tsad: the derivative ran out of call stack: its recursion is deeper than the stack allows (derivative frames are larger than the function\'s); write the recursion as a loop, or raise the stack size (node --stack-size=…)', { cause: e });
     throw e;
   }
 }

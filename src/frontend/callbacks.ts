@@ -20,6 +20,7 @@ import ts from 'typescript';
 import type { Expr, LValue, Loc, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, VOID, countReturns, forEachExpr, mapBodies, tyOf } from '../ir/util.js';
 import { isLocalFunctionDecl, writesOutside } from './closures.js';
+import { MATH_BINARY, MATH_FUNCS, MATH_INTEGRAL, MATH_NARY } from './math.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
 export const CALLBACK_FORMS = [
@@ -62,7 +63,7 @@ export interface CallbackHost {
 }
 
 type Fn = ts.ArrowFunction | ts.FunctionExpression | (ts.FunctionDeclaration & { body: ts.Block });
-type Callback = { k: 'inline'; fn: Fn; at: ts.Node } | { k: 'helper'; name: string; arity: number; ret: Ty; at: ts.Node };
+type Callback = { k: 'inline'; fn: Fn; at: ts.Node } | { k: 'helper'; name: string; arity: number; ret: Ty; at: ts.Node } | { k: 'math'; fn: string; at: ts.Node };
 
 interface Stage {
   method: Method;
@@ -175,6 +176,12 @@ export class Callbacks {
   private callback(node: ts.Expression, m: Method): Callback | null {
     const e = skip(node);
     if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) return this.checkFn(e) && this.checkParams(e, m) ? { k: 'inline', fn: e, at: e } : null;
+    // `xs.map(Math.exp)`: a one-argument Math function ignores the index and array passed after the value
+    if (ts.isPropertyAccessExpression(e) && ts.isIdentifier(e.expression) && e.expression.text === 'Math' && MATH_FUNCS.has(e.name.text)) {
+      const f = e.name.text;
+      if (isReduce(m) || MATH_NARY.has(f) || MATH_BINARY.has(f)) return this.h.err(e, `\`${m}\` would pass \`Math.${f}\` ${isReduce(m) ? 'the accumulator, ' : ''}the index and the array as well as the value`, `pass an arrow function: \`${isReduce(m) ? '(a, v) => …' : `(v) => Math.${f}(v)`}\``);
+      return { k: 'math', fn: `Math.${f}`, at: e };
+    }
     if (ts.isIdentifier(e)) {
       const sym = this.h.checker.getSymbolAtLocation(e);
       // (a nested `function g(…) { … }` too: src/frontend/closures.ts checks it where it is declared)
@@ -524,6 +531,7 @@ export class Callbacks {
       const call: Expr = { k: 'call', fn: cb.name, args: passed.slice(0, cb.arity), ty: cb.ret };
       return this.deliver(call, sink, body, loc);
     }
+    if (cb.k === 'math') return this.deliver({ k: 'intr', fn: cb.fn, args: [value], ty: MATH_INTEGRAL.has(cb.fn.slice(5)) ? INT : NUM }, sink, body, loc);
     const fn = cb.fn;
     if (fn.parameters.length > passed.length) return h.err(fn.parameters[passed.length], 'this callback parameter reads the intermediate array of a chain, which is not built', 'call the method on an array of its own');
     // the parameters: bound to the values passed, or copies of them when the body assigns the parameter

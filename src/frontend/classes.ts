@@ -19,8 +19,8 @@
 // outside the class and cannot read them), static fields (module state), generic and abstract classes,
 // polymorphic calls, a field the constructor may read before it is assigned.
 import ts from 'typescript';
-import type { Expr, Field, Loc, Stmt, Ty } from '../ir/types.js';
-import { VOID, containsCall, tyOf } from '../ir/util.js';
+import type { BinOp, Expr, Field, Loc, Stmt, Ty } from '../ir/types.js';
+import { INT, NUM, VOID, containsCall, tyOf } from '../ir/util.js';
 
 export type MemberKind = 'ctor' | 'method' | 'get' | 'set' | 'static';
 
@@ -99,6 +99,8 @@ export function collectClass(
     if (hasModifier(m, ts.SyntaxKind.AbstractKeyword)) continue; // in an abstract class, refused above
     if (ts.isPropertyDeclaration(m)) {
       if (isStatic) refuse(m, `static fields ('static ${memberName}') are not supported: they are module state`, `a module-level \`const\` (or a static method returning the value)`);
+      else if (m.initializer && (ts.isArrowFunction(m.initializer) || ts.isFunctionExpression(m.initializer)))
+        refuse(m, `a function held in a field ('${memberName} = (…) => …') is not supported`, `write it as a method: \`${memberName}(…) { … }\` (called the same way, \`obj.${memberName}(…)\`)`);
       continue;
     }
     if (ts.isConstructorDeclaration(m)) {
@@ -283,6 +285,44 @@ export function accessorWrite(h: ClassHost, target: ts.Expression, value: ts.Exp
   const v = obj && h.expr(value);
   if (!obj || !v) return null;
   return { k: 'expr', e: { k: 'call', fn: acc.set, args: [obj, v], ty: VOID, origin: 'class.method' }, loc: h.locOf(at) };
+}
+
+/**
+ * `o.x += v`, `o.x++` as statements, `x` an accessor with a getter and a setter: `C_set_x(o, C_get_x(o) + v)`
+ * (o read twice: it must be a variable or a field of one). undefined when `x` is not an accessor.
+ */
+export function accessorUpdate(h: ClassHost, target: ts.Expression, op: BinOp, rhs: ts.Expression | null, at: ts.Node): Stmt | null | undefined {
+  if (!ts.isPropertyAccessExpression(target)) return undefined;
+  const acc = accessors(h, target);
+  if (!acc) return undefined;
+  if (!acc.set || !acc.get) return h.err(at, `'${target.name.text}' needs a getter and a setter to be updated in place`, acc.set ? 'add a getter' : 'add a setter, or update the field the getter reads');
+  if (refusePolymorphic(h, target.expression, target.name.text, at)) return null;
+  const obj = h.expr(target.expression);
+  if (!obj) return null;
+  if (!isPlainObjectRead(obj)) return h.err(target.expression, `an update through the setter '${target.name.text}' needs the object as a variable`, `name it first: \`const o = ${target.expression.getText()};\``);
+  const ty = h.typeAt(target);
+  if (!ty || (ty.k !== 'num' && ty.k !== 'int')) return h.err(at, `an update through the accessor '${target.name.text}' is supported on numbers only`, `write \`${target.getText()} = …;\``);
+  let read: Expr = { k: 'call', fn: acc.get, args: [obj], ty, origin: 'class.method' };
+  // (the getter runs before the right-hand side, as in JavaScript: first, when that side calls or assigns)
+  if (rhs && hasCallOrAssignment(rhs)) {
+    const n = h.fresh(target.name.text);
+    h.emit({ k: 'decl', name: n, ty, init: read, konst: true, loc: h.locOf(at) });
+    read = { k: 'var', name: n, ty };
+  }
+  const v: Expr | null = rhs ? h.expr(rhs) : { k: 'num', v: 1 };
+  if (!v) return null;
+  const value: Expr = { k: 'bin', op, a: read, b: v, ty: op === '|' ? INT : NUM };
+  return { k: 'expr', e: { k: 'call', fn: acc.set, args: [obj, value], ty: VOID, origin: 'class.method' }, loc: h.locOf(at) };
+}
+
+function hasCallOrAssignment(n: ts.Node): boolean {
+  if (ts.isCallExpression(n) || ts.isNewExpression(n) || (ts.isBinaryExpression(n) && n.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && n.operatorToken.kind <= ts.SyntaxKind.LastAssignment)) return true;
+  if ((ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) && (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken)) return true;
+  return !!ts.forEachChild(n, (c) => hasCallOrAssignment(c) || undefined);
+}
+
+function isPlainObjectRead(e: Expr): boolean {
+  return e.k === 'var' || (e.k === 'field' && isPlainObjectRead(e.obj));
 }
 
 /** `new C(…)`: the call `C_new(…)`. undefined when `C` is not a class of the compilation. */

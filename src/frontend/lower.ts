@@ -4,6 +4,7 @@ import ts from 'typescript';
 import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, VOID, containsCall, countedFor, directiveArgs, hasFloat, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, stmtExprs, tyOf, varsRead } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
+import { MATH_BINARY, MATH_CONSTS, MATH_FUNCS, MATH_INTEGRAL, MATH_NARY } from './math.js';
 import { ARRAY_FORMS, type ArrayHost, arrayMethod, arrOf, emptyLiteralType, fillLoop, isArrayOfLength, restArgument, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { DEFAULT_LIB, isStdLibPath, LIB_DIR, requireStdLib, STD_LIBS, stdLibSourceFile, stdLibText } from './stdlib.js';
@@ -19,7 +20,7 @@ import { CALLBACK_FORMS, Callbacks, isCallbackCall, type CallbackHost } from './
 import { REST_FORMS, objectRest, restElement, type RestHost } from './rest-elements.js';
 import { TYPED_FORMS, isTypedCtor, newTypedArray, newTypedArrayFill, typedArrayTy, type TypedArrayHost } from './typed-arrays.js';
 import { CLOSURE_FORMS, Closures, takesFunctions, type ClosureHost, type Specialisation } from './closures.js';
-import { accessorRead, accessorWrite, classFields, collectClass, constructorBody, inheritedParams, isClassInstance, methodCall, newInstance, type ClassHost, type ClassMember } from './classes.js';
+import { accessorRead, accessorUpdate, accessorWrite, classFields, collectClass, constructorBody, inheritedParams, isClassInstance, methodCall, newInstance, type ClassHost, type ClassMember } from './classes.js';
 
 /**
  * The statement and expression forms this lowering accepts, named as they appear in the IR it produces
@@ -165,12 +166,6 @@ export function createProgram(files: Map<string, string>, extra: ts.CompilerOpti
   return program;
 }
 
-const MATH_FUNCS = new Set([
-  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh',
-  'exp', 'expm1', 'log', 'log1p', 'log2', 'log10', 'sqrt', 'cbrt', 'pow', 'abs', 'sign', 'min', 'max',
-  'hypot', 'floor', 'ceil', 'round', 'trunc', 'fround',
-]);
-const MATH_CONSTS = new Set(['E', 'LN10', 'LN2', 'LOG2E', 'LOG10E', 'PI', 'SQRT1_2', 'SQRT2']);
 const NUMBER_CONSTS = new Set([
   'EPSILON', 'MAX_SAFE_INTEGER', 'MAX_VALUE', 'MIN_SAFE_INTEGER', 'MIN_VALUE', 'NaN', 'NEGATIVE_INFINITY',
   'POSITIVE_INFINITY',
@@ -378,6 +373,11 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
   }
   function convertTypeUncached(t: ts.Type, at: ts.Node): Ty | null {
     const f = t.flags;
+    // `this` as a type (a fluent method's `return this`): the class it stands for
+    if (f & ts.TypeFlags.TypeParameter && (t as ts.TypeParameter & { isThisType?: boolean }).isThisType) {
+      const c = checker.getBaseConstraintOfType(t);
+      return c && c !== t ? convertType(c, at) : null;
+    }
     if (f & (ts.TypeFlags.Number | ts.TypeFlags.NumberLiteral)) return NUM;
     if (f & (ts.TypeFlags.Boolean | ts.TypeFlags.BooleanLiteral)) return BOOL;
     if (f & (ts.TypeFlags.Void | ts.TypeFlags.Undefined)) return VOID;
@@ -547,7 +547,6 @@ interface Ctx {
   specialise(callerCtx: Ctx, helper: string, label: string, key: string, spec: Specialisation): string | null;
 }
 
-const MATH_NARY = new Set(['min', 'max', 'hypot']);
 
 class FunctionLowering {
   pre: Stmt[] = [];
@@ -1478,6 +1477,10 @@ class FunctionLowering {
         return { k: 'assign', target, value, loc };
       }
       const op = COMPOUND_OPS[k];
+      if (op) {
+        const viaAccessors = accessorUpdate(this.hooks, e.left, op, e.right, e);
+        if (viaAccessors !== undefined) return viaAccessors;
+      }
       if (op && this.seq.rhsHasEffects(e)) return this.seq.compound(e, op);
       if (op) {
         const target = this.lvalue(e.left);
@@ -1495,6 +1498,8 @@ class FunctionLowering {
       }
     }
     if ((ts.isPrefixUnaryExpression(e) || ts.isPostfixUnaryExpression(e)) && (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken)) {
+      const viaAccessors = accessorUpdate(this.hooks, e.operand, e.operator === ts.SyntaxKind.PlusPlusToken ? '+' : '-', null, e);
+      if (viaAccessors !== undefined) return viaAccessors;
       const target = this.lvalue(e.operand);
       if (!target) return null;
       this.checkSimpleTarget(e.operand, target);
@@ -2038,10 +2043,9 @@ class FunctionLowering {
       if (!x) return null;
       args.push(x);
     }
-    const arity: Record<string, number> = { atan2: 2, pow: 2 };
-    if (!MATH_NARY.has(m) && args.length !== (arity[m] ?? 1)) return this.err(e, `Math.${m} expects ${arity[m] ?? 1} argument(s)`);
-    const integral = m === 'floor' || m === 'ceil' || m === 'round' || m === 'trunc' || m === 'sign';
-    return { k: 'intr', fn: `Math.${m}`, args, ty: integral ? INT : NUM };
+    const arity = MATH_BINARY.has(m) ? 2 : 1;
+    if (!MATH_NARY.has(m) && args.length !== arity) return this.err(e, `Math.${m} expects ${arity} argument(s)`);
+    return { k: 'intr', fn: `Math.${m}`, args, ty: MATH_INTEGRAL.has(m) ? INT : NUM };
   }
 
   private userCall(e: ts.CallExpression | ts.NewExpression, fn: string, self?: Expr): Expr | null {

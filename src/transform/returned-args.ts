@@ -5,7 +5,7 @@
 // through a local alias, a row of it) is refused at the call that binds its result.
 import { computeAliases, stmtCalls } from '../analysis/activity.js';
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
-import { bodiesOf, declaredNames, forEachStmt, isRef, mapBodies, rootVar, tyOf } from '../ir/util.js';
+import { bodiesOf, declaredNames, forEachExpr, forEachStmt, isRef, mapBodies, rootVar, stmtExprs, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
 import { Names } from './linearize.js';
 import { TransformError } from './tangent.js';
 
@@ -48,11 +48,19 @@ function mayBeParamObject(e: Expr, f: Func, al: ReturnType<typeof computeAliases
   return f.params.some((p) => isRef(p.ty) && al.rep(p.name) === al.rep(r));
 }
 
-/** `w = g(y, …)` with g returning its parameter: the call as a statement, then `w = y`. */
-function rewriteCalls(body: Stmt[], known: Map<string, Returned>, names: Names): Stmt[] {
+/**
+ * `w = g(y, …)` with g returning its parameter: the call as a statement, then `w = y`. A call that
+ * may or may not return a parameter's object is kept as it is where nothing is written afterwards into
+ * its result or its arguments (`unshared`): then which object the result is makes no difference.
+ */
+function rewriteCalls(body: Stmt[], known: Map<string, Returned>, names: Names, unshared: ReadonlySet<Stmt> = new Set()): Stmt[] {
   const out: Stmt[] = [];
   for (const s0 of body) {
-    const s = mapBodies(s0, (list) => rewriteCalls(list, known, names));
+    if (unshared.has(s0)) {
+      out.push(s0);
+      continue;
+    }
+    const s = mapBodies(s0, (list) => rewriteCalls(list, known, names, unshared));
     const value = s.k === 'decl' ? s.init : s.k === 'assign' ? s.value : s.k === 'return' ? s.e : null;
     const kind = value?.k === 'call' ? known.get(value.fn) : undefined;
     if (!value || value.k !== 'call' || kind === undefined || kind === 'fresh') {
@@ -71,8 +79,9 @@ function rewriteCalls(body: Stmt[], known: Map<string, Returned>, names: Names):
       arg = bound;
     }
     if (!arg) {
+      const shown = value.origin === 'class.method' ? `the method '${value.fn.replace(/^[^_]+_/, '')}'` : `'${value.fn}'`;
       throw new TransformError(
-        `'${value.fn}' may return an array or object it was given, and this call keeps its result: tsad cannot tell which object the result is`,
+        `${shown} may return an array or object it was given, and this function stores into its result or that object afterwards: tsad cannot tell which object the stores reach (copy the result before storing into it: \`.slice()\`)`,
         value.loc ? value : s,
       );
     }
@@ -120,9 +129,91 @@ export function bindReturnedArguments(mod: Module): Module {
   }
   refuseFloatWritesThroughHeldArguments(mod, known);
   if (![...known.values()].some((r) => r !== 'fresh')) return mod;
+  const writes = writtenParams(mod);
   const funcs = new Map<string, Func>();
-  for (const [n, f] of mod.funcs) funcs.set(n, { ...f, body: rewriteCalls(f.body, known, new Names(declaredNames(f))) });
+  for (const [n, f] of mod.funcs) funcs.set(n, { ...f, body: rewriteCalls(f.body, known, new Names(declaredNames(f)), unsharedCalls(f, known, writes)) });
   return { ...mod, funcs };
+}
+
+/**
+ * The statements `w = g(…)` / `const w = g(…)` of `f` whose g may return a parameter's object, after
+ * which nothing stores into w's object or an argument's (elements, fields, rows, pushes, a callee that
+ * writes them): the result may be taken as a value of its own.
+ */
+function unsharedCalls(f: Func, known: Map<string, Returned>, writes: Map<string, Set<number>>): Set<Stmt> {
+  const out = new Set<Stmt>();
+  const maybe = (s: Stmt) => {
+    const b = boundCall(s);
+    return b && known.get(b.call.fn) === 'maybe-param' ? b : null;
+  };
+  let any = false;
+  forEachStmt(f.body, (s) => void (maybe(s) && (any = true)));
+  if (!any) return out;
+  const al = computeAliases(f, true);
+  const stores: { s: Stmt; root: string }[] = [];
+  forEachStmt(f.body, (s) => {
+    if (s.k === 'assign' && s.target.k !== 'var') {
+      const r = rootVar(s.target);
+      if (r) stores.push({ s, root: r });
+    }
+    for (const e of stmtExprs(s))
+      forEachExpr(e, (x) => {
+        if (x.k === 'intr' && WRITING_INTRINSICS.has(x.fn) && x.args[0]) {
+          const r = rootVar(x.args[0]);
+          if (r) stores.push({ s, root: r });
+        }
+        if (x.k === 'call')
+          x.args.forEach((a, j) => {
+            const r = rootVar(a);
+            if (r && isRef(tyOf(a)) && writes.get(x.fn)?.has(j)) stores.push({ s, root: r });
+          });
+      });
+  });
+  const at = positions(f.body);
+  const declOf = new Map<string, Stmt>();
+  forEachStmt(f.body, (s) => void (s.k === 'decl' && declOf.set(s.name, s)));
+  forEachStmt(f.body, (s) => {
+    const b = maybe(s);
+    if (!b) return;
+    const classes = new Set([al.rep(b.name), ...b.call.args.filter((a) => isRef(tyOf(a))).flatMap((a) => (rootVar(a) ? [al.rep(rootVar(a)!)] : []))]);
+    if (!stores.some((w) => classes.has(al.rep(w.root)) && mayRunAfter(at, w.s, s, declOf.get(w.root)))) out.add(s);
+  });
+  return out;
+}
+
+/**
+ * Parameters (by index) each function stores anything into (numbers, rows, pushes), directly, through
+ * an alias or through the functions it passes them to (to a fixed point over the module).
+ */
+function writtenParams(mod: Module): Map<string, Set<number>> {
+  const out = new Map<string, Set<number>>([...mod.funcs.keys()].map((n) => [n, new Set<number>()]));
+  const aliases = new Map([...mod.funcs].map(([n, f]) => [n, computeAliases(f, true)]));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [n, f] of mod.funcs) {
+      const al = aliases.get(n)!;
+      const mine = out.get(n)!;
+      const mark = (r: string | null) => {
+        if (r)
+          f.params.forEach((p, j) => {
+            if (isRef(p.ty) && al.rep(p.name) === al.rep(r) && !mine.has(j)) {
+              mine.add(j);
+              changed = true;
+            }
+          });
+      };
+      forEachStmt(f.body, (s) => {
+        if (s.k === 'assign' && s.target.k !== 'var') mark(rootVar(s.target));
+        for (const e of stmtExprs(s))
+          forEachExpr(e, (x) => {
+            if (x.k === 'intr' && WRITING_INTRINSICS.has(x.fn) && x.args[0]) mark(rootVar(x.args[0]));
+            // (a function outside the module: anything it is given may be written)
+            if (x.k === 'call') x.args.forEach((a, j) => isRef(tyOf(a)) && (!out.has(x.fn) || out.get(x.fn)!.has(j)) && mark(rootVar(a)));
+          });
+      });
+    }
+  }
+  return out;
 }
 
 /** the rewrite while the summaries are still growing: refusals wait for the final round */

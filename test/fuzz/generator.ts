@@ -357,7 +357,7 @@ export interface TypedArraySpec {
 
 /**
  * Array methods with callbacks (src/frontend/callbacks.ts), written at the end of the head: form 0
- * `map`, 1 `Array.from(a, fn)`, 2 `forEach` writing a variable of the head, 3 `reduce` with an initial
+ * `map` (sometimes after `map(Math.tanh)`), 1 `Array.from(a, fn)`, 2 `forEach` writing a variable of the head, 3 `reduce` with an initial
  * value (sometimes after a `map`, fused), 4 `reduce` without one or `reduceRight`, 5 `filter` (its result
  * summed by a reduce), 6 `some`/`every`, 7 `findIndex`/`find`, 8 `flatMap`, 9 a local `const f = (x) =>
  * …` passed to `map`; loop as for JsArraySpec.
@@ -406,6 +406,15 @@ const CLASS_BODY = [
   '    this.vel = Math.sin(v);',
   '  }',
   '',
+  // a getter and a setter of one property, updated in place (`b.x += e`, `b.x++`)
+  '  get x(): number {',
+  '    return this.pos;',
+  '  }',
+  '',
+  '  set x(v: number) {',
+  '    this.pos = Math.tanh(v);',
+  '  }',
+  '',
   '  scaled(s: number): Body {',
   '    return new Body(this.pos * s, this.k);',
   '  }',
@@ -417,6 +426,12 @@ const CLASS_BODY = [
   '',
   '  weigh(xs: readonly number[]): number {',
   '    return xs.reduce((s, x) => s + this.k * Math.tanh(x * this.pos), 0);',
+  '  }',
+  '',
+  // a fluent method: returns the instance itself (its type is `this`)
+  '  nudge(d: number): this {',
+  '    this.pos += 0.25 * Math.tanh(d);',
+  '    return this;',
   '  }',
   '',
   '  static at(x: number): Body {',
@@ -445,6 +460,17 @@ const CLASS_BODY = [
   '    let v = 0;',
   '    for (let k = this.cs.length - 1; k >= 0; k--) v = v * t + this.cs[k];',
   '    return v;',
+  '  }',
+  '',
+  // returns the array it was given, or a new one, by the number of coefficients (a layer stack's `predict`)
+  '  through(x: number[]): number[] {',
+  '    let h = x;',
+  '    for (let k = 3; k < this.cs.length; k++) {',
+  '      const next: number[] = [];',
+  '      for (const v of h) next.push(v * this.cs[k]);',
+  '      h = next;',
+  '    }',
+  '    return h;',
   '  }',
   '}',
   '',
@@ -2434,7 +2460,8 @@ function renderClasses(c: Ctx, x: ClassSpec): string {
   const body = () => {
     const [b, d, s] = [c.fresh('bd'), c.fresh('bd'), c.fresh('bs')];
     c.emit(`const ${b} = new Body(${squash(x.q, renderExpr(c, x.e), false)}, 0.75);`);
-    c.emit(`${b}.speed = ${renderExpr(c, x.e2)};`, `${b}.step(0.25);`);
+    c.emit(`${b}.speed = ${renderExpr(c, x.e2)};`, x.q % 5 === 2 ? `${b}.nudge(${cl}).nudge(0.5).step(0.25);` : `${b}.step(0.25);`);
+    if (x.q % 5 === 4) c.emit(x.q % 2 ? `${b}.x += ${cl} * ${b}.vel;` : `${b}.x++;`);
     c.emit(`const ${d} = ${x.q % 2 ? `${b}.scaled(0.5)` : `Body.at(${b}.pos + ${cl})`};`);
     if (x.arr) {
       c.emit(`const ${s}: Body[] = [${b}, ${d}];`, `${s}[1].step(0.5);`, `${cl} = Math.tanh(${cl} + ${s}[0].energy - ${s}[1].pos);`);
@@ -2451,6 +2478,12 @@ function renderClasses(c: Ctx, x: ClassSpec): string {
       // an array written, then kept by an instance and read through it
       const [cs, p] = [c.fresh('cs'), c.fresh('py')];
       c.emit(`const ${cs} = [${b}.pos, ${cl}, 0.5];`, `${cs}[2] = ${cs}[0] * ${squash(x.q + 1, renderExpr(c, x.e2), false)};`, `const ${p} = new Poly(${cs});`, `${cl} = Math.tanh(${cl} + ${p}.at(0.5) + ${p}.cs[1]);`);
+      const src = pick(c.arrs.filter((a) => !a.f64 && !a.row && !a.tup && !a.ro), x.q + 2);
+      if (src) {
+        const ys = c.fresh('ys');
+        // (a copy: the program may store into the array later, which tsad refuses after such a call)
+        c.emit(`const ${ys} = ${p}.through(${src.name}.slice());`, `${cl} = Math.tanh(${cl} + ${ys}[0] * ${ys}[${ys}.length - 1]);`);
+      }
     }
   };
   c.scoped(() => {
@@ -2515,7 +2548,9 @@ function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
   const fold = (arr: string) => `${acc} = Math.tanh(${acc} + ${arr}.reduce((s, y) => s + y, 0));`;
   switch (s.form % 10) {
     case 0:
-      c.emit(`const ${t} = ${a.name}.map((${x}, ${i}) => ${value} + 0.125 * ${i});`, fold(t));
+      // (a quarter of them map a one-argument Math function, `xs.map(Math.tanh)`, first)
+      if (s.v % 4 === 3) c.emit(`const ${t} = ${a.name}.map(Math.${['tanh', 'atan', 'sin', 'cbrt'][s.q % 4]}).map((${x}, ${i}) => ${value} + 0.125 * ${i});`, fold(t));
+      else c.emit(`const ${t} = ${a.name}.map((${x}, ${i}) => ${value} + 0.125 * ${i});`, fold(t));
       return;
     case 1:
       c.emit(`const ${t} = Array.from(${a.name}, (${x}) => ${value});`, `${acc} = Math.tanh(${acc} + ${t}[0] * ${t}[${a.len - 1}]);`);

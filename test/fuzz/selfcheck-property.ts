@@ -5,7 +5,7 @@
 import type { CompileResult, ManifestEntry } from '../../src/api/compile.js';
 import type { LoadedModule } from '../../src/api/load.js';
 import { selfCheck, type DotTest, type Probe } from '../../src/api/selfcheck.js';
-import { clone } from '../../src/api/values.js';
+import { clone, flatten } from '../../src/api/values.js';
 import { zerosLike } from '../../src/runtime/arrays.js';
 
 /**
@@ -62,12 +62,20 @@ function probeOf(js: CompileResult, mod: LoadedModule, head: string, params: str
   };
 }
 
-/** The self-check's verdict on one compiled program at one point (`null`: no tangent or no adjoint to compare). */
+/**
+ * The self-check's verdict on one compiled program at one point (`null`: no tangent or no adjoint to
+ * compare, or an output array the function shortens or grows: its seed, shaped like the output, does
+ * not fit the shadow the adjoint takes, shaped like the argument — the runtime API has no such outputs).
+ */
 export function selfCheckProgram(js: CompileResult, mod: LoadedModule, head: string, args: unknown[]): DotTest | null {
   const eT = js.manifest.find((m) => m.of === head && m.mode === 'tangent');
   if (!eT) return null;
   const params = eT.params.filter((p) => p.role === 'primal').map((p) => p.name);
   const wrt = js.wrt.map((w) => params.indexOf(w));
   const probe = probeOf(js, mod, head, params, wrt);
-  return probe && selfCheck(probe, args, wrt);
+  if (!probe) return null;
+  const after = clone(args);
+  (mod[head] as (...a: unknown[]) => unknown)(...after);
+  if (js.of.some((o) => o !== 'return' && flatten(after[params.indexOf(o)]).length !== flatten(args[params.indexOf(o)]).length)) return null;
+  return selfCheck(probe, args, wrt);
 }
