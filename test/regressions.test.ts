@@ -254,3 +254,21 @@ it('a one-argument Math function as a callback: `xs.map(Math.exp)`', async () =>
   return Math.log(e.reduce((a, v) => a + v, 0)) + x.map(Math.abs).filter(Math.round).map(Math.log1p).reduce((a, v) => a + v * v, 0);
 }`, 'f', [[0.3, -1.7, 2.2]]);
 });
+
+it('a function passed on inside a closure, two helpers deep (an expectation integrated by quadrature)', async () => {
+  // the inner copy could not see what the outer copy's function parameter held: the head vanished
+  // ("not declared") with no diagnostic
+  await checkAll(`function integrate(f: (t: number) => number, a: number, b: number, n: number): number {
+  const h = (b - a) / n;
+  let s = 0.5 * (f(a) + f(b));
+  for (let i = 1; i < n; i++) s += f(a + i * h);
+  return s * h;
+}
+function expectation(g: (t: number) => number, mu: number, sigma: number): number {
+  const pdf = (t: number) => Math.exp(-0.5 * ((t - mu) / sigma) ** 2) / (sigma * Math.sqrt(2 * Math.PI));
+  return integrate((t) => g(t) * pdf(t), mu - 4 * sigma, mu + 4 * sigma, 64);
+}
+export function price(mu: number, sigma: number): number {
+  return expectation((s) => Math.log(1 + Math.exp(s - 1)), mu, sigma) + expectation((s) => Math.tanh(s), mu, sigma);
+}`, 'price', [0.3, 0.8]);
+});

@@ -231,6 +231,12 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
     diags.error(constant.loc, `'${options.head}' is a constant, not a function`, `differentiate a function: ${mod.order.join(', ') || '(none declared)'}`);
     return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
   }
+  if (!head && mod.failed.has(options.head)) {
+    // (lowering failed and said nothing: a gap in tsad's diagnostics, not a missing function)
+    const first = [...diags.sources.keys()][0] ?? '<input>';
+    diags.error({ file: first, line: 1, col: 1 }, `tsad could not lower '${options.head}' and has no more precise diagnostic for it (a bug in tsad's diagnostics: please report it with the function)`, 'simplify what it passes to helpers taking functions, or call them directly');
+    return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
+  }
   if (!head) {
     const known = mod.order.join(', ') || '(none)';
     const first = [...diags.sources.keys()][0] ?? '<input>';

@@ -567,7 +567,10 @@ function runSecondOrderCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unk
   const vHu = vf.reduce((s, x, i) => s + x * hu[i], 0);
   const at = pointText(c, args);
   // the gradient itself against the function: what its tangent was compared with must be right too
-  const fd = differenceTangent(f as (...a: unknown[]) => unknown, args, c.wrt, v);
+  // (the function as compiled, bound to `scope`: the caller's closure may read names only scope gives)
+  const primal = lookupOrCompile(f, opts, args, 1);
+  bind(primal, opts);
+  const fd = differenceTangent(primal.mod[primal.head] as (...a: unknown[]) => unknown, args, c.wrt, v);
   if (fd && Number.isFinite(fd[1][0])) {
     const gv = g.reduce<number>((s, gi, k) => s + dot(gi, v[k]), 0);
     if (!agreesWithDifferences([gv], [fd[1][0]]))

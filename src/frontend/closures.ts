@@ -134,7 +134,7 @@ export class Closures {
   private fnValue(id: ts.Identifier): FnValue | null {
     const decl = this.declOf(id);
     if (!decl) return null;
-    const bound = this.spec?.bound.get(decl);
+    const bound = this.boundFn(decl);
     if (bound) return bound;
     const local = this.localFn(decl);
     if (local) return this.closureValue(local, id.text);
@@ -160,7 +160,7 @@ export class Closures {
           const decl = sym?.declarations?.[0];
           // (what the root function declares is its own, even where a function nested in it reads it)
           if (sym && decl && !inside(decl, f) && !inside(decl, fn)) {
-            const bound = this.spec?.bound.get(decl);
+            const bound = this.boundFn(decl);
             const local = this.localFn(decl);
             if (bound) env.set(decl, bound);
             else if (local) visit(local);
@@ -247,7 +247,7 @@ export class Closures {
     if (!decl) return undefined;
     const sub = this.substituted.get(decl);
     if (sub) return sub;
-    const bound = this.spec?.bound.get(decl);
+    const bound = this.boundFn(decl);
     const local = this.localFn(decl);
     if (!bound && !local) return undefined;
     if (this.h.refused(id)) return null;
@@ -264,6 +264,34 @@ export class Closures {
     return this.h.err(e, 'a function expression is supported as a local `const f = (…) => …`, an argument of a helper of the compilation or an array method\'s callback, not here', 'name it with `const` and call it, or pass it directly as an argument');
   }
 
+  /**
+   * The function a function parameter holds in this copy: bound by the specialisation, or by the
+   * environment of a closure bound to it (`integrate((t) => g(t) * t, …)` in a copy where g is known).
+   */
+  private boundFn(decl: ts.Node): FnValue | undefined {
+    const spec = this.spec;
+    if (!spec) return undefined;
+    const direct = spec.bound.get(decl);
+    if (direct) return direct;
+    const search = (v: FnValue, seen: Set<FnValue>): FnValue | undefined => {
+      if (v.k !== 'closure' || seen.has(v)) return undefined;
+      seen.add(v);
+      const hit = v.env.get(decl);
+      if (hit) return hit;
+      for (const w of v.env.values()) {
+        const r = search(w, seen);
+        if (r) return r;
+      }
+      return undefined;
+    };
+    const seen = new Set<FnValue>();
+    for (const v of spec.bound.values()) {
+      const r = search(v, seen);
+      if (r) return r;
+    }
+    return undefined;
+  }
+
   // ---------- calls ----------
 
   /**
@@ -275,7 +303,7 @@ export class Closures {
     if (!ts.isIdentifier(callee)) return undefined;
     const decl = this.declOf(callee);
     if (!decl) return undefined;
-    const bound = this.spec?.bound.get(decl);
+    const bound = this.boundFn(decl);
     const local = bound ? null : this.localFn(decl);
     if (local && this.h.refused(callee)) return null;
     if (bound?.k === 'top') {
@@ -391,13 +419,13 @@ export class Closures {
     if (e.arguments.some(ts.isSpreadElement)) return h.err(e, `spread arguments to the local function '${name}' are not supported`, 'pass each argument');
     if (e.arguments.length !== fn.parameters.length)
       return h.err(e, `the local function '${name}' takes ${fn.parameters.length} argument${fn.parameters.length === 1 ? '' : 's'}, and is called with ${e.arguments.length}`, 'pass exactly one argument per parameter');
-    const writes = writesOutside(fn, h.checker, (d) => !!this.localFn(d) || !!this.spec?.bound.get(d));
+    const writes = writesOutside(fn, h.checker, (d) => !!this.localFn(d) || !!this.boundFn(d));
     if (writes.length && !statementPosition(e))
       return h.err(e, `the local function '${name}' assigns '${writes[0].getText()}', a variable of the enclosing function, and is called inside a larger expression`, `call it in a statement of its own (\`${name}(…);\`, \`const r = ${name}(…);\` or \`r = ${name}(…);\`), so that its assignment happens where JavaScript makes it`);
     // (a call inside a body inlined in a branch is in that branch too)
     const branch = inBranch(e) || this.stack.some((s) => s.branch);
     // an argument's variable names the parameter unless the body (or a function it calls) may reassign it
-    const rebound = new Set(rebinds(fn, h.checker, (d) => !!this.localFn(d) || !!this.spec?.bound.get(d)).map((id) => {
+    const rebound = new Set(rebinds(fn, h.checker, (d) => !!this.localFn(d) || !!this.boundFn(d)).map((id) => {
       const d = this.declOf(id);
       return (d && h.declVar(d)?.name) ?? id.text;
     }));
@@ -503,7 +531,7 @@ export class Closures {
         const c = skip(x.expression);
         const builtin = ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression) && (c.expression.text === 'Math' || c.expression.text === 'Number');
         const d = ts.isIdentifier(c) ? this.declOf(c) : undefined;
-        const local = !!d && (!!this.localFn(d) || this.spec?.bound.get(d)?.k === 'closure');
+        const local = !!d && (!!this.localFn(d) || this.boundFn(d)?.k === 'closure');
         const method = ts.isPropertyAccessExpression(c) && ['map', 'forEach', 'reduce', 'reduceRight', 'filter', 'some', 'every', 'find', 'findIndex', 'flatMap'].includes(c.name.text);
         if (!builtin && !local && !method) found = true;
       }

@@ -280,6 +280,14 @@ function refuseFloatWritesThroughHeldArguments(mod: Module, known: Map<string, R
   const writes = new Map([...mod.funcs].map(([n, f]) => [n, floatWrittenParams(f)]));
   for (const f of mod.funcs.values()) {
     const al = computeAliases(f, true);
+    // each side apart, before the call joins them: which names reach the result, which the arguments
+    const apart = computeAliases(f, true);
+    const mentions = new Map<Stmt, Set<string>>();
+    forEachStmt(f.body, (t) => {
+      const names = new Set<string>();
+      for (const e of stmtExprs(t)) forEachExpr(e, (x) => void (x.k === 'var' && names.add(apart.rep(x.name))));
+      mentions.set(t, names);
+    });
     // the result and the objects it was given are reached through each other
     forEachStmt(f.body, (s) => {
       const b = boundCall(s);
@@ -304,6 +312,11 @@ function refuseFloatWritesThroughHeldArguments(mod: Module, known: Map<string, R
       const b = boundCall(s);
       // (a store before the call, `d[0] = …; new M(d)`, is over before the two share the object)
       if (!b || !holding.has(b.call.fn) || !(written.get(al.rep(b.name)) ?? []).some((w) => mayRunAfter(at, w.s, s, declOf.get(w.root)))) return;
+      // (used afterwards through one side only — the result, or what it was given — the two shadows
+      // never disagree: a fresh array handed to a constructor, `new Poly([0, 0])`, then used through p.c)
+      const usedAfter = (root: string) => [...mentions].some(([t, names]) => t !== s && names.has(apart.rep(root)) && mayRunAfter(at, t, s, declOf.get(root)));
+      const argRoots = b.call.args.filter((a) => isRef(tyOf(a))).flatMap((a) => (rootVar(a) ? [rootVar(a)!] : []));
+      if (!usedAfter(b.name) || !argRoots.some(usedAfter)) return;
       const call = b.call;
       const message =
         call.origin === 'class.new'

@@ -209,7 +209,8 @@ export interface ProgSpec {
  * variables, called on an element and on a literal; 1 a nested `function g(v: number[])` with a loop and
  * an early return, called before its declaration (hoisted); 2 a local function assigning a variable of the
  * head (`tot += …`), called in a loop and once more; 3 a local function storing into a captured array;
- * 4 an arrow literal passed to the module's `twice(g, v)`, which calls it (a copy `twice__lambda`); 5 a
+ * 4 an arrow literal passed to the module's `twice(g, v)`, which calls it (a copy `twice__lambda`), or to
+ * `damped(g, v)`, which passes it on inside a closure of its own; 5 a
  * local right-hand side passed to the module's `euler(rhs, s0, h, n)` (a copy `euler__rhs`), or a
  * top-level function when `v` is odd. Their values flow into a number the head's result adds.
  */
@@ -2478,6 +2479,9 @@ function renderClasses(c: Ctx, x: ClassSpec): string {
       // an array written, then kept by an instance and read through it
       const [cs, p] = [c.fresh('cs'), c.fresh('py')];
       c.emit(`const ${cs} = [${b}.pos, ${cl}, 0.5];`, `${cs}[2] = ${cs}[0] * ${squash(x.q + 1, renderExpr(c, x.e2), false)};`, `const ${p} = new Poly(${cs});`, `${cl} = Math.tanh(${cl} + ${p}.at(0.5) + ${p}.cs[1]);`);
+      // a fresh array handed to a constructor, then written and read through the instance only
+      const p2 = c.fresh('py');
+      c.emit(`const ${p2} = new Poly([0.5, ${cl}, 0.25]);`, `${p2}.cs[0] = ${p2}.cs[1] * ${squash(x.q + 2, renderExpr(c, x.e), false)};`, `${cl} = Math.tanh(${cl} + ${p2}.at(0.25));`);
       const src = pick(c.arrs.filter((a) => !a.f64 && !a.row && !a.tup && !a.ro), x.q + 2);
       if (src) {
         const ys = c.fresh('ys');
@@ -2594,6 +2598,10 @@ function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
 const CLOSURE_HELPERS = [
   'function twice(g: (v: number) => number, v: number): number {',
   '  return 0.5 * g(g(v) * 0.5);',
+  '}',
+  // a function passed on inside a closure of its own (two levels deep: `twice__lambda` calling g)
+  'function damped(g: (v: number) => number, v: number): number {',
+  '  return twice((u) => 0.75 * g(u) + 0.25 * u, v);',
   '}',
   'function euler(rhs: (s: number[]) => number[], s0: number[], h: number, n: number): number[] {',
   '  let s = s0.slice();',
@@ -2726,7 +2734,7 @@ function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
     }
     case 4:
       c.needsClosureHelpers = true;
-      c.emit(`${acc} = Math.tanh(${acc} + twice((${x}) => Math.tanh(${value}), ${last}));`);
+      c.emit(`${acc} = Math.tanh(${acc} + ${s.v % 3 === 2 ? 'damped' : 'twice'}((${x}) => Math.tanh(${value}), ${last}));`);
       return;
     default: {
       c.needsClosureHelpers = true;
