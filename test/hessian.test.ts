@@ -168,6 +168,21 @@ describe('Hessians against hand-worked values', () => {
     expect(H[0][0]).toBeCloseTo(2 * w[0] - w[1] * w[1] * Math.sin(w[1] * a), 12);
   });
 
+  it('a helper given one array twice (`dot(x, x)`, `v.dot(v)`): its backward sweep adds into one shadow twice', () => {
+    // (the gradient code passes the same adjoint array for both parameters; it was refused when
+    // differentiated again, with the generated names of the backward sweep)
+    const dot = (a: number[], b: number[]) => {
+      let s = 0;
+      for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+      return s;
+    };
+    const energy = (x: number[]) => 0.5 * dot(x, x) + Math.log(1 + dot(x, x));
+    const x = [0.5, -1, 2];
+    const r = dot(x, x);
+    const H = hessian(energy, { scope: { dot } })(x);
+    H.forEach((row, i) => row.forEach((h, j) => expect(h).toBeCloseTo((i === j ? 1 + 2 / (1 + r) : 0) - (4 * x[i] * x[j]) / (1 + r) ** 2, 12)));
+  });
+
   it('independents named out of parameter order: rows and columns follow `wrt`', () => {
     // (the gradient took scalar adjoints by `wrt` position from a tuple in parameter order)
     const f = (a: number, b: number, c: number) => a * a * b + b * b * b + c * a;

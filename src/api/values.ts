@@ -162,3 +162,15 @@ export function assertNoAliasing(args: unknown[], names: string[]): void {
     }
   });
 }
+
+/** A value in a few characters: numbers to 4 digits, arrays past 6 entries elided with their length (points in messages). */
+export function compact(v: unknown): string {
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(4)));
+  if (v instanceof Float64Array) return compact([...v]);
+  if (Array.isArray(v)) {
+    const head = v.slice(0, 6).map(compact).join(', ');
+    return v.length > 6 ? `[${head}, … (${v.length} entries)]` : `[${head}]`;
+  }
+  if (typeof v === 'object' && v !== null) return `{ ${Object.entries(v).map(([k, x]) => `${k}: ${compact(x)}`).join(', ')} }`;
+  return JSON.stringify(v) ?? 'undefined';
+}

@@ -9,7 +9,7 @@ import { compile, frontEnd, normalizeModes, type Mode } from '../api/compile.js'
 import { compileHvp } from '../api/hessian.js';
 import { loadGenerated, type LoadedModule } from '../api/load.js';
 import { agreesWithDifferences, differenceTangent } from '../api/custom-rules.js';
-import { clone, dot, randomLike, rng } from '../api/values.js';
+import { clone, compact, dot, randomLike, rng } from '../api/values.js';
 import { fromColumns, generatedOf, independentCount, jacobianAt, tangentColumns } from '../api/sweeps.js';
 import { fromJson, jsonMismatch, readsPastEnd, sizedRandomArgs, typeText } from '../api/shapes.js';
 import { formatDiagnostic } from '../frontend/diagnostics.js';
@@ -408,18 +408,6 @@ function gradientCheck(loaded: LoadedModule, primal: LoadedModule, head: string,
   const left = grads.reduce<number>((s, gi, k) => s + dot(gi, dirs[k]), 0);
   const right = dd[1][0];
   return { left, right, ok: agreesWithDifferences([left], [right]) };
-}
-
-/** A value in a few characters: numbers to 4 digits, arrays past 6 entries elided with their length. */
-function compact(v: unknown): string {
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(4)));
-  if (v instanceof Float64Array) return compact([...v]);
-  if (Array.isArray(v)) {
-    const head = v.slice(0, 6).map(compact).join(', ');
-    return v.length > 6 ? `[${head}, … (${v.length} entries)]` : `[${head}]`;
-  }
-  if (typeof v === 'object' && v !== null) return `{ ${Object.entries(v).map(([k, x]) => `${k}: ${compact(x)}`).join(', ')} }`;
-  return JSON.stringify(v) ?? 'undefined';
 }
 
 function runCheck(files: Record<string, string>, args: Args): boolean {

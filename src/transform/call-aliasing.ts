@@ -3,8 +3,8 @@
 // name's old values after the write has changed them. tsad assumes the arrays a function writes are
 // not also given to it under another name, so such a call is refused where it is written.
 import { computeAliases, computeWrites, stmtCalls } from '../analysis/activity.js';
-import type { Module } from '../ir/types.js';
-import { forEachStmt, isRef, rootVar } from '../ir/util.js';
+import type { Expr, Func, Module } from '../ir/types.js';
+import { exprEq, forEachExpr, forEachStmt, isRef, rootVar, stmtExprs } from '../ir/util.js';
 import { TransformError } from './tangent.js';
 
 export function refuseAliasedWrittenArguments(mod: Module): void {
@@ -26,6 +26,9 @@ export function refuseAliasedWrittenArguments(mod: Module): void {
           for (let k = j + 1; k < roots.length; k++) {
             const a = roots[j], b = roots[k];
             if (!a || !b || !same(a, b) || !(written.has(j) || written.has(k))) continue;
+            // (two parameters the callee only adds into, `ab[i] += …; bb[i] += …` as a backward sweep
+            // does for `dot(x, x)`: the additions commute, one array may take both)
+            if (accumulatedOnly(callee, j) && accumulatedOnly(callee, k)) continue;
             const [w, o] = written.has(j) ? [j, k] : [k, j];
             throw new TransformError(
               `'${c.fn}' is given one array as both '${callee.params[w].name}', which it writes, and '${callee.params[o].name}': tsad assumes an array a function writes is not also passed to it under another name`,
@@ -35,4 +38,27 @@ export function refuseAliasedWrittenArguments(mod: Module): void {
       }
     });
   }
+}
+
+/** Is parameter `j` of `f` used only as the target of additions into its elements (`p[i] += e`, `p[i] -= e`)? */
+function accumulatedOnly(f: Func, j: number): boolean {
+  const name = f.params[j]?.name;
+  if (!name) return false;
+  const mentions = (e: Expr) => {
+    let hit = false;
+    forEachExpr(e, (x) => void (x.k === 'var' && x.name === name && (hit = true)));
+    return hit;
+  };
+  let ok = true;
+  forEachStmt(f.body, (s) => {
+    if (!ok) return;
+    if (s.k === 'assign' && (s.op === '+' || s.op === '-') && s.target.k !== 'var' && rootVar(s.target) === name) {
+      const v = s.value;
+      const indexReads = s.target.k === 'idx' ? mentions(s.target.index) : false;
+      if (indexReads || v.k !== 'bin' || !exprEq(v.a, s.target) || mentions(v.b)) ok = false;
+      return;
+    }
+    for (const e of stmtExprs(s)) if (mentions(e)) ok = false;
+  });
+  return ok;
 }

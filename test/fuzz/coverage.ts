@@ -87,9 +87,9 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'param.optional': { types: ['scalar'], effects: ['-'] },
   'param.optbool': { types: ['scalar', 'object'], effects: ['-'] },
   // classes (src/frontend/classes.ts): `new C(…)` builds an instance; a method, getter, setter or static
-  // method gives a number, nothing, or an instance
+  // method gives a number, an array, nothing, or an instance
   'class.new': { types: ['object'], effects: ['-'] },
-  'class.method': { types: ['scalar', 'object', '-'], effects: ['-'] },
+  'class.method': { types: ['scalar', 'array', 'object', '-'], effects: ['-'] },
   // calls of a function with a hand-written derivative, or of a passive one (src/frontend/custom-derivatives.ts): a number
   'call.custom': { types: ['scalar'], effects: ['-'] },
   'call.passive': { types: ['scalar'], effects: ['-'] },

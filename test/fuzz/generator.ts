@@ -453,6 +453,12 @@ const CLASS_BODY = [
   '',
   'export class Drift extends Body {}',
   '',
+  // a helper that only adds into two arrays, given one array for both (as `dot(x, x)`'s backward sweep is)
+  'function addBoth(a: number[], b: number[], v: number): void {',
+  '  a[0] += v;',
+  '  b[1] -= 0.5 * v;',
+  '}',
+  '',
   // an instance that keeps the array it was given (a polynomial of its coefficients)
   'export class Poly {',
   '  constructor(readonly cs: number[]) {}',
@@ -2478,7 +2484,7 @@ function renderClasses(c: Ctx, x: ClassSpec): string {
     if (x.q % 3 === 1) {
       // an array written, then kept by an instance and read through it
       const [cs, p] = [c.fresh('cs'), c.fresh('py')];
-      c.emit(`const ${cs} = [${b}.pos, ${cl}, 0.5];`, `${cs}[2] = ${cs}[0] * ${squash(x.q + 1, renderExpr(c, x.e2), false)};`, `const ${p} = new Poly(${cs});`, `${cl} = Math.tanh(${cl} + ${p}.at(0.5) + ${p}.cs[1]);`);
+      c.emit(`const ${cs} = [${b}.pos, ${cl}, 0.5];`, `${cs}[2] = ${cs}[0] * ${squash(x.q + 1, renderExpr(c, x.e2), false)};`, `addBoth(${cs}, ${cs}, ${b}.vel);`, `const ${p} = new Poly(${cs});`, `${cl} = Math.tanh(${cl} + ${p}.at(0.5) + ${p}.cs[1]);`);
       // a fresh array handed to a constructor, then written and read through the instance only
       const p2 = c.fresh('py');
       c.emit(`const ${p2} = new Poly([0.5, ${cl}, 0.25]);`, `${p2}.cs[0] = ${p2}.cs[1] * ${squash(x.q + 2, renderExpr(c, x.e), false)};`, `${cl} = Math.tanh(${cl} + ${p2}.at(0.25));`);

@@ -3,7 +3,8 @@
 // the scalar tangent, an empty tape after the adjoint), at the user's point or at random ones.
 import { checkCompiled, compile, loadGenerated, type CheckReport } from '../../../src/index.js';
 import type { CheckSummary } from '../protocol.js';
-import { compact, headFunc, pointFor } from './point.js';
+import { compact } from '../../../src/api/values.js';
+import { headFunc, pointFor } from './point.js';
 import { diagnosticsError } from './generate.js';
 
 /** random points tried before a check near a kink is called inconclusive (as the CLI does) */

@@ -2,11 +2,11 @@
 // generated tangent code (one tangent sweep per sample, the direction v on the independents).
 import { compile, loadGenerated } from '../../../src/index.js';
 import { generatedOf, runTangent } from '../../../src/api/sweeps.js';
-import { axpy, flatten, randomLike, rng } from '../../../src/api/values.js';
+import { axpy, compact, flatten, randomLike, rng } from '../../../src/api/values.js';
 import type { Param } from '../../../src/ir/types.js';
 import type { PlotData } from '../protocol.js';
 import { diagnosticsError } from './generate.js';
-import { argumentFromJson, compact, headFunc, parseJson, pointFor } from './point.js';
+import { argumentFromJson, headFunc, parseJson, pointFor } from './point.js';
 
 const SAMPLES = 81;
 
