@@ -5,7 +5,8 @@
 //   * the `tsad` command on a model file (npx tsad model.ts --head loss -o gen);
 //   * the generated module imported from TypeScript and type-checked (tsc --strict, nodenext and bundler
 //     resolution), with `tsad` and `tsad/runtime` imported from an ES module and from a CommonJS one;
-//   * the runtime API (`grad`) from an ES module (.mjs) and from CommonJS (.cjs, Node's require(esm)).
+//   * the runtime API (`grad`) from an ES module (.mjs) and from CommonJS (.cjs, Node's require(esm));
+//   * the bundler plugin (`tsad/plugin`), loaded from an ES module, its types checked.
 
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -63,7 +64,7 @@ describe('npm package', () => {
     const outside = packed.filter((p) => !p.startsWith('dist/src/') && !['package.json', 'README.md', 'LICENSE'].includes(p));
     expect(outside).toEqual([]);
     expect(packed.filter((p) => /(^|\/)(test|bench|evals|examples|golden|generated)(\/|$)|\.test\.|gradbench/.test(p))).toEqual([]);
-    for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/runtime/index.js', 'dist/src/runtime/index.d.ts', 'dist/src/cli/main.js', 'LICENSE']) {
+    for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/runtime/index.js', 'dist/src/runtime/index.d.ts', 'dist/src/plugin/index.js', 'dist/src/plugin/index.d.ts', 'dist/src/cli/main.js', 'LICENSE']) {
       expect(packed).toContain(f);
     }
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
@@ -146,5 +147,16 @@ console.log(JSON.stringify({ gw, gx, pkg: typeof version }));
     }
     // the CLI's own bin entry is executable through the installed package too
     expect(execFileSync(process.execPath, [join(project, 'node_modules/tsad/dist/src/cli/main.js'), '--help'], { encoding: 'utf8' })).toContain('--head');
+  }, SLOW);
+
+  it('the bundler plugin (tsad/plugin) loads and type-checks', () => {
+    writeFileSync(join(project, 'plugin.mjs'), `import tsad, { vite, rollup, esbuild } from 'tsad/plugin';\nconsole.log([typeof tsad.vite, typeof vite, typeof rollup, typeof esbuild, esbuild().name].join(' '));\n`);
+    const r = run(process.execPath, ['plugin.mjs'], project);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('function function function function tsad');
+    writeFileSync(join(project, 'plugin-types.ts'), `import { rollup, type TsadPluginOptions } from 'tsad/plugin';\nconst options: TsadPluginOptions = { dts: false, runtime: 'tsad/runtime' };\nexport const plugin = rollup(options);\n`);
+    const base = { strict: true, noEmit: true, target: 'ES2022', lib: ['ES2022'], types: [], skipLibCheck: true, module: 'nodenext', moduleResolution: 'nodenext' };
+    writeFileSync(join(project, 'tsconfig.plugin.json'), JSON.stringify({ compilerOptions: base, files: ['plugin-types.ts'] }));
+    ok(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.plugin.json'], project);
   }, SLOW);
 });

@@ -88,6 +88,8 @@ beforeAll(() => {
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(ROOT, join(dir, 'node_modules/tsad'), 'dir');
   symlinkSync(join(ROOT, 'node_modules/@types'), join(dir, 'node_modules/@types'), 'dir');
+  // the bundler plugin's example builds with esbuild, as a project that installed it would
+  symlinkSync(join(ROOT, 'node_modules/esbuild'), join(dir, 'node_modules/esbuild'), 'dir');
   // the README's project is an ES-module package, as its text says
   writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
 }, 300_000);

@@ -4,6 +4,7 @@ import { memberHeadName } from '../frontend/classes.js';
 import { analyzeActivity, computeWrites, stmtCalls } from '../analysis/activity.js';
 import { inferInts, sizeParams } from '../analysis/ints.js';
 import { Printer } from '../backend/print.js';
+import { sourceMapOf, type SourceMapV3 } from '../backend/source-map.js';
 import { DiagnosticBag, TsadError, type Diagnostic } from '../frontend/diagnostics.js';
 import { createProgram, lowerProgram } from '../frontend/lower.js';
 import { checkBracketDepth } from '../frontend/limits.js';
@@ -87,6 +88,8 @@ export interface CompileOptions {
    * at run time (`__bindScope`)
    */
   customDerivatives?: Record<string, CustomDerivativeOption>;
+  /** also return `map`, a source map (v3) of `code` to the input files, statement by statement */
+  sourceMap?: boolean;
 }
 
 export interface ManifestParam {
@@ -116,6 +119,8 @@ export interface CompileResult {
   of: string[];
   /** local names the code gives the runtime's exports (they differ where the input uses those names) */
   runtimeNames?: Record<string, string>;
+  /** with `sourceMap: true`: each generated statement's line mapped to the source statement it comes from */
+  map?: SourceMapV3;
 }
 
 export type SourceInput = string | Record<string, string>;
@@ -368,15 +373,17 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
   for (const n of mod.order.filter((x) => reach.has(x))) {
     const f = mod.funcs.get(n)!;
     if (f.external) continue;
-    p.raw(funcText({ ...f, exported: true }, options.js, rt).trimEnd());
+    p.func({ ...f, exported: true });
     p.line('');
     primals.push(n);
   }
   for (const f of out) {
-    p.raw(funcText(f, options.js, rt).trimEnd());
+    p.func({ ...f, exported: true });
     p.line('');
   }
-  return { code: p.text().replace(/\n+$/, '\n'), manifest, diagnostics: diags.list, primals, wrt, of, runtimeNames: rt };
+  const code = p.text().replace(/\n+$/, '\n');
+  const map = options.sourceMap ? { map: sourceMapOf(code, p.lineOrigins(), diags.sources) } : {};
+  return { code, manifest, diagnostics: diags.list, primals, wrt, of, runtimeNames: rt, ...map };
 }
 
 const RUNTIME_EXPORTS = ['Tape', 'zerosLike', 'zeroFill', 'snapshot', 'restoreInto', 'addInto'];

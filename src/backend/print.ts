@@ -1,6 +1,6 @@
 // IR → formatted TypeScript (or JavaScript: the same text without type annotations).
 // Deterministic: output depends only on the IR, never on paths, time or hash order.
-import type { BinOp, Expr, Func, Stmt, Ty } from '../ir/types.js';
+import type { BinOp, Expr, Func, Loc, Stmt, Ty } from '../ir/types.js';
 import { forEachExpr } from '../ir/util.js';
 
 export interface PrintOptions {
@@ -59,6 +59,9 @@ function numText(e: Extract<Expr, { k: 'num' }>): string {
 
 export class Printer {
   private out: string[] = [];
+  /** the source position of the statement (or function) each line of `out` was printed from */
+  private origins: (Loc | undefined)[] = [];
+  private at: Loc | undefined;
   private depth = 0;
   private ind: string;
 
@@ -72,6 +75,16 @@ export class Printer {
 
   line(s: string): void {
     this.out.push(s === '' ? '' : this.ind.repeat(this.depth) + s);
+    this.origins.push(s === '' ? undefined : this.at);
+  }
+
+  /**
+   * The source position each line of text() came from: that of the statement printed there, or of the
+   * nearest enclosing one (a generated statement without a position of its own sits in the primal
+   * statement it differentiates), the function's for its header; undefined for lines of no statement.
+   */
+  lineOrigins(): (Loc | undefined)[] {
+    return this.origins.slice();
   }
 
   raw(s: string): void {
@@ -218,6 +231,16 @@ export class Printer {
   }
 
   stmt(s: Stmt): void {
+    const outer = this.at;
+    this.at = s.loc ?? outer;
+    try {
+      this.stmtAt(s);
+    } finally {
+      this.at = outer;
+    }
+  }
+
+  private stmtAt(s: Stmt): void {
     if (s.comments) for (const c of s.comments) this.raw(c);
     const label = 'label' in s && s.label ? `${s.label}: ` : '';
     switch (s.k) {
@@ -298,6 +321,16 @@ export class Printer {
   }
 
   func(f: Func): void {
+    const outer = this.at;
+    this.at = f.loc;
+    try {
+      this.funcAt(f);
+    } finally {
+      this.at = outer;
+    }
+  }
+
+  private funcAt(f: Func): void {
     if (f.comments) for (const c of f.comments) this.raw(c);
     // `y?: T` stays optional where only optional or defaulted parameters follow it (as TypeScript requires);
     // elsewhere (before a derivative parameter) it is written `y: T | undefined` and passed explicitly

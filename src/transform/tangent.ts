@@ -265,7 +265,12 @@ class TangentBuilder {
 
   private stmts(body: Stmt[]): Stmt[] {
     const out: Stmt[] = [];
-    for (const s of body) this.stmt(s, out);
+    for (const s of body) {
+      const at = out.length;
+      this.stmt(s, out);
+      // (source maps) what a statement became sits at its position, unless placed otherwise; a copy, never the object
+      if (s.loc) for (const x of out.slice(at)) x.loc ??= { ...s.loc };
+    }
     return out;
   }
 

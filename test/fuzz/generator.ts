@@ -1183,14 +1183,16 @@ function assign(c: Ctx, target: string, op: number, e: Expr, q: number): void {
 
 function loopBounds(c: Ctx): { text: string; n: number }[] {
   const out = [2, 3, 4].map((n) => ({ text: `${n}`, n }));
-  for (const a of c.arrs) out.push({ text: `${a.name}.length`, n: a.len });
+  // (an array in scope written as a literal is parenthesized: `j < [a > b ? …].length` would read as type arguments)
+  for (const a of c.arrs) out.push({ text: `${/^[\w$.[\]]+$/.test(a.name) ? a.name : `(${a.name})`}.length`, n: a.len });
   for (const m of c.mats) out.push({ text: `${m.name}.length`, n: m.rows }, { text: `${m.name}[0].length`, n: m.cols });
   return out;
 }
 
 function lenChoice(c: Ctx, s: number): { text: string; n: number } {
   const out = [1, 2, 3, 4].map((n) => ({ text: `${n}`, n }));
-  for (const a of c.arrs) out.push({ text: `${a.name}.length`, n: a.len });
+  // (an array in scope written as a literal is parenthesized: `j < [a > b ? …].length` would read as type arguments)
+  for (const a of c.arrs) out.push({ text: `${/^[\w$.[\]]+$/.test(a.name) ? a.name : `(${a.name})`}.length`, n: a.len });
   return out[s % out.length];
 }
 

@@ -99,6 +99,8 @@ export function stmtPairs(cx: AdjointContext, ss: Stmt[]): Pair[] {
 
 function stmt(cx: AdjointContext, s: Stmt): Pair {
   const p = cx.dead.has(s) ? deadAssign(cx, s as Extract<Stmt, { k: 'decl' | 'assign' }>) : stmtPair(cx, s);
+  // (source maps) both sweeps' statements sit at the statement they differentiate, unless placed otherwise; a copy, never the object
+  if (s.loc) for (const x of [...p.fwd, ...p.bwd]) x.loc ??= { ...s.loc };
   if (s.k === 'decl' || s.k === 'assign' || s.k === 'expr' || s.k === 'return') cx.readsAt.set(s, primalReads(cx, p.bwd));
   return p;
 }
