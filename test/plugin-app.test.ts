@@ -71,7 +71,7 @@ describe('the example app built with the plugin', () => {
       const page = context.pages()[0] ?? (await context.newPage());
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
-      await page.goto(`http://127.0.0.1:${port}/index.html`);
+      await page.goto(`http://127.0.0.1:${port}/`);
       await page.waitForSelector('#result[data-done="true"]', { timeout: 30_000 });
       const r = JSON.parse((await page.textContent('#result')) ?? '{}') as { first: number; last: number; w: number[]; b: number };
       mkdirSync(SHOTS, { recursive: true });
