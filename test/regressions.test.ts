@@ -272,3 +272,13 @@ export function price(mu: number, sigma: number): number {
   return expectation((s) => Math.log(1 + Math.exp(s - 1)), mu, sigma) + expectation((s) => Math.tanh(s), mu, sigma);
 }`, 'price', [0.3, 0.8]);
 });
+
+it("a field named by a string literal (`o['rate']`) is that field, read and written", async () => {
+  await checkAll(`interface Opts { rate: number; decay: number; w: number[] }
+export function f(x: number[], o: Opts): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += o['rate'] * x[i] * o['w'][i];
+  o['decay'] = o['decay'] * s;
+  return s * o['decay'];
+}`, 'f', [[1, 2], { rate: 0.5, decay: 0.9, w: [0.3, 0.4] }]);
+});

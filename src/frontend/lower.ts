@@ -1722,6 +1722,8 @@ class FunctionLowering {
       const index = obj && this.expr(e.argumentExpression);
       if (!obj || !index) return null;
       const ot = tyOf(obj);
+      // `o['rate']`: a field named by a string literal is that field
+      if (ot.k === 'obj' && index.k === 'str' && ot.fields.some((f) => f.name === index.v)) return { k: 'field', obj, name: index.v, ty: fieldTy(ot, index.v) };
       if (ot.k !== 'arr' && ot.k !== 'tuple') return this.err(e, 'dynamic keys (`obj[key]`) on objects are not supported', 'use a field name, or store the values in an array');
       if (tyOf(index).k === 'str') return this.err(e.argumentExpression, 'string keys are not supported', 'index arrays with numbers');
       return { k: 'idx', obj, index, ty: elemTy(ot, index) };

@@ -1715,7 +1715,8 @@ function renderStmt(c: Ctx, s: Stmt): void {
       if (s.q % 3 === 1) {
         // a spread copy: a new object sharing the array field, one field replaced, written through the copy
         const copy = c.fresh('q');
-        c.emit(`const ${copy}: Q = { ...${name}, s: 0.5 * ${name}.s + ${squash(s.q + 3, renderExpr(c, s.e), false)} };`, `${copy}.a[1] = ${copy}.a[0] * ${copy}.s;`);
+        // (its field read with a string key once: `q['s']`)
+        c.emit(`const ${copy}: Q = { ...${name}, s: 0.5 * ${name}.s + ${squash(s.q + 3, renderExpr(c, s.e), false)} };`, `${copy}.a[1] = ${copy}.a[0] * ${copy}['s'];`);
         c.nums.push({ name: `${copy}.s`, w: false });
       }
       c.arrs.push({ name: `${name}.a`, len: 2, f64: false, ro: false, row: true });
