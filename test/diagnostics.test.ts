@@ -71,6 +71,12 @@ const BAD: BadCase[] = [
     line: 6, col: 5, message: /the callback of `forEach` removes elements from the array `forEach` runs over/,
     rendered: /iterate over a copy/,
   },
+  {
+    name: "classes: a getter read with a string key (`a['mean']`)",
+    src: `class Acc {\n  total = 0;\n  get mean(): number { return this.total; }\n}\nexport function f(x: number): number {\n  const a = new Acc();\n  a.total = x;\n  return a['mean'];\n}\n`,
+    line: 8, col: 10, message: /'mean' is not a data field of this object/,
+    rendered: /write `a\.mean`/,
+  },
   // ---------------- syntax errors ----------------
   {
     name: 'syntax: missing closing parenthesis',

@@ -1724,6 +1724,8 @@ class FunctionLowering {
       const ot = tyOf(obj);
       // `o['rate']`: a field named by a string literal is that field
       if (ot.k === 'obj' && index.k === 'str' && ot.fields.some((f) => f.name === index.v)) return { k: 'field', obj, name: index.v, ty: fieldTy(ot, index.v) };
+      if (ot.k === 'obj' && index.k === 'str' && /^[A-Za-z_$][\w$]*$/.test(index.v))
+        return this.err(e, `'${index.v}' is not a data field of this object (a getter or a method is read by name only)`, `write \`${e.expression.getText()}.${index.v}\``);
       if (ot.k !== 'arr' && ot.k !== 'tuple') return this.err(e, 'dynamic keys (`obj[key]`) on objects are not supported', 'use a field name, or store the values in an array');
       if (tyOf(index).k === 'str') return this.err(e.argumentExpression, 'string keys are not supported', 'index arrays with numbers');
       return { k: 'idx', obj, index, ty: elemTy(ot, index) };
