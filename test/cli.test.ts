@@ -1,36 +1,18 @@
 // The built `tsad` command (dist/src/cli/main.js) on temporary files: help, output to stdout and to a
 // directory, modes, --wrt/--of, --js (valid and runnable JavaScript), --check with and without --input,
 // and the exit status and located diagnostics of bad usage and bad input.
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDistBuilt } from './support/build.js';
 import { typecheckModules } from './support/typecheck.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist/src/cli/main.js');
 const RUNTIME_URL = pathToFileURL(join(ROOT, 'dist/src/runtime/index.js')).href;
-
-function newestMtime(dir: string): number {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return t;
-}
-
-/** Builds dist/ if it is missing or older than any source file. */
-function ensureBuilt(): void {
-  const built = [CLI, join(ROOT, 'dist/src/runtime/index.js')];
-  const fresh = built.every((f) => existsSync(f)) && Math.min(...built.map((f) => statSync(f).mtimeMs)) >= newestMtime(join(ROOT, 'src'));
-  if (fresh) return;
-  const r = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: ROOT, encoding: 'utf8' });
-  // tsc emits even with type errors (the sources may be mid-edit); only a missing output is fatal
-  if (!existsSync(CLI)) throw new Error(`build failed:\n${r.stdout}\n${r.stderr}`);
-}
 
 interface Run {
   status: number | null;
@@ -80,7 +62,7 @@ const BAD = `export function g(x: number): number {
 `;
 
 beforeAll(() => {
-  ensureBuilt();
+  ensureDistBuilt();
   dir = mkdtempSync(join(tmpdir(), 'tsad-cli-'));
   write('model.ts', MODEL);
   write('step.ts', STEP);

@@ -10,13 +10,14 @@
 // particle and saddle use their fastest instance with min_runs 1 (the rr variants take seconds).
 
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeMismatches, loadGoldenFile, type GoldenFile } from '../evals/golden.js';
 import { goldenDir } from '../evals/paths.js';
+import { newestMtime } from './support/build.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BUILT = join(ROOT, 'dist/src/cli/gradbench.js');
@@ -25,15 +26,6 @@ const TOL = 1e-8;
 /** The tool under test: dist/src/cli/gradbench.js, or a private build of it (see ensureBuilt). */
 let TOOL = BUILT;
 let privateBuild: string | null = null;
-
-function newestMtime(dir: string): number {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return t;
-}
 
 /**
  * Uses dist/src/cli/gradbench.js when it is newer than every file under src/ and evals/. Otherwise builds

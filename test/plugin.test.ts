@@ -4,7 +4,7 @@
 // it; its source map takes a backward-sweep line of the adjoint back to the model's statement. Also:
 // a diagnostic becomes a build error at its file:line:col with the code frame, and the declarations the
 // plugin writes type the imports exactly (a wrong call is a type error).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -16,6 +16,7 @@ import ts from 'typescript';
 import { build as viteBuild } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import tsadPlugin from '../src/plugin/index.js';
+import { ensureDistBuilt } from './support/build.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 let dir = '';
@@ -73,21 +74,9 @@ function differences(args: [number[], number[], number], k: 0 | 1 | 2): number[]
   });
 }
 
-function newestMtime(d: string): number {
-  let t = 0;
-  for (const e of readdirSync(d, { withFileTypes: true })) {
-    const p = join(d, e.name);
-    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return t;
-}
-
 beforeAll(() => {
   // the bundles import `tsad/runtime` as an installed package would: from the build of src/
-  const built = join(ROOT, 'dist/src/runtime/index.js');
-  if (!existsSync(built) || statSync(built).mtimeMs < newestMtime(join(ROOT, 'src/runtime'))) {
-    spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: ROOT });
-  }
+  ensureDistBuilt();
   dir = mkdtempSync(join(tmpdir(), 'tsad-plugin-'));
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(ROOT, join(dir, 'node_modules/tsad'), 'dir');

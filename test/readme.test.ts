@@ -11,8 +11,8 @@
 //   <!-- test: no REASON -->           not runnable here (installs, recursive npm scripts): says why
 // and the troubleshooting table (<!-- test: diagnostics -->) is compiled row by row against its messages.
 // Blocks share one scratch project, in document order. A block without a marker fails the test.
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tsad from '../src/index.js';
 import * as runtime from '../src/runtime/index.js';
 import { randomArgs } from '../src/api/shapes.js';
+import { ensureDistBuilt } from './support/build.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist/src/cli/main.js');
@@ -62,27 +63,9 @@ function option(b: Block, key: string): string | undefined {
 
 let dir: string;
 
-function newestMtime(d: string): number {
-  let t = 0;
-  for (const e of readdirSync(d, { withFileTypes: true })) {
-    const p = join(d, e.name);
-    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return t;
-}
-
-/** Builds dist/ if it is missing or older than any source file (the CLI and `tsad/runtime` run from it). */
-function ensureBuilt(): void {
-  const built = [CLI, join(ROOT, 'dist/src/runtime/index.js')];
-  const fresh = built.every((f) => existsSync(f)) && Math.min(...built.map((f) => statSync(f).mtimeMs)) >= newestMtime(join(ROOT, 'src'));
-  if (fresh) return;
-  const r = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: ROOT, encoding: 'utf8' });
-  if (!existsSync(CLI)) throw new Error(`build failed:\n${r.stdout}\n${r.stderr}`);
-}
-
 // (a build on a loaded machine takes longer than vitest's default hook timeout)
 beforeAll(() => {
-  ensureBuilt();
+  ensureDistBuilt();
   dir = mkdtempSync(join(tmpdir(), 'tsad-readme-'));
   // the project depends on tsad as an installed package would: node_modules/tsad is this repository
   mkdirSync(join(dir, 'node_modules'));

@@ -46,13 +46,13 @@ export function generatedOf(manifest: readonly ManifestEntry[], wrtNames: readon
   return { mod, primal: names.primal, wrt, scalarWrt, tangent: entry(names.tangent), vector: entry(names.vector), adjoint: entry(names.adjoint), outputs };
 }
 
-/** the outputs of one primal run on copies of `args`, flattened: the result, then the output arguments */
-function primalOutputs(g: Generated, args: unknown[]): number[] {
+/** one primal run on copies of `args`: its result, and the number of outputs (the result's floats, then the output arguments') */
+function primalOutputs(g: Generated, args: unknown[]): { y: unknown; count: number } {
   const a = clone(args);
   const y = (g.mod[g.primal] as (...x: unknown[]) => unknown)(...a);
   const out = g.outputs;
-  if (!out) return flatten(y);
-  return [...(out.result ? flatten(y) : []), ...out.params.flatMap((k) => flatten(a[k]))];
+  if (!out) return { y, count: flatten(y).length };
+  return { y, count: (out.result ? flatten(y).length : 0) + out.params.reduce((s, k) => s + flatten(a[k]).length, 0) };
 }
 
 /**
@@ -199,18 +199,18 @@ export function independentCount(g: Generated, args: unknown[]): number {
  * sweeps among those generated.
  */
 export function jacobianAt(g: Generated, args: unknown[], how: 'auto' | 'forward' | 'reverse', columns: (js: number[]) => number[][] = (js) => tangentColumns(g, args, js)): number[][] {
-  const m = primalOutputs(g, args).length;
+  const { y, count: m } = primalOutputs(g, args);
   if (m === 0 && !g.outputs) throw new Error(`tsad: '${g.primal}' returns no number: its Jacobian would have no rows. Return what it computes (the array it writes into, say)`);
   const n = independentCount(g, args);
   const reverse = how === 'reverse' || (how === 'auto' && !!g.adjoint && (m <= n || !g.tangent));
   if (!reverse) return fromColumns(columns, m, n);
-  const y = (g.mod[g.primal] as (...x: unknown[]) => unknown)(...clone(args));
   const resultRows = !g.outputs || g.outputs.result ? flatten(y).length : 0;
   const J: number[][] = [];
   for (let i = 0; i < m; i++) {
     // row i seeds one float of the result, or of an output argument (the others at zero)
     const unit = (v: unknown, offset: number) => mapFloats(v, (_, k) => (k + offset === i ? 1 : 0));
-    const seed = resultRows === 0 ? (typeof y === 'number' ? 0 : y === undefined ? undefined : unit(y, -Infinity)) : typeof y === 'number' ? (i === 0 ? 1 : 0) : unit(y, 0);
+    // (a result that is not a row of the Jacobian is seeded with zeros)
+    const seed = typeof y === 'number' ? (resultRows && i === 0 ? 1 : 0) : y === undefined ? undefined : resultRows ? unit(y, 0) : mapFloats(y, () => 0);
     const outputSeeds = new Map<number, unknown>();
     let offset = resultRows;
     for (const k of g.outputs?.params ?? []) {

@@ -3,7 +3,7 @@
 // shadow: `w = g(y, c)` is differentiated as `g(y, c); w = y`, an alias the analyses and every mode
 // already follow. A helper that may return a parameter's object in any other way (on one branch only,
 // through a local alias, a row of it) is refused at the call that binds its result.
-import { computeAliases, stmtCalls } from '../analysis/activity.js';
+import { computeAliases, computeWrites, stmtCalls } from '../analysis/activity.js';
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
 import { bodiesOf, declaredNames, forEachExpr, forEachStmt, isRef, mapBodies, rootVar, stmtExprs, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
 import { Names } from './linearize.js';
@@ -129,7 +129,7 @@ export function bindReturnedArguments(mod: Module): Module {
   }
   refuseFloatWritesThroughHeldArguments(mod, known);
   if (![...known.values()].some((r) => r !== 'fresh')) return mod;
-  const writes = writtenParams(mod);
+  const writes = computeWrites(mod);
   const funcs = new Map<string, Func>();
   for (const [n, f] of mod.funcs) funcs.set(n, { ...f, body: rewriteCalls(f.body, known, new Names(declaredNames(f)), unsharedCalls(f, known, writes)) });
   return { ...mod, funcs };
@@ -178,41 +178,6 @@ function unsharedCalls(f: Func, known: Map<string, Returned>, writes: Map<string
     const classes = new Set([al.rep(b.name), ...b.call.args.filter((a) => isRef(tyOf(a))).flatMap((a) => (rootVar(a) ? [al.rep(rootVar(a)!)] : []))]);
     if (!stores.some((w) => classes.has(al.rep(w.root)) && mayRunAfter(at, w.s, s, declOf.get(w.root)))) out.add(s);
   });
-  return out;
-}
-
-/**
- * Parameters (by index) each function stores anything into (numbers, rows, pushes), directly, through
- * an alias or through the functions it passes them to (to a fixed point over the module).
- */
-function writtenParams(mod: Module): Map<string, Set<number>> {
-  const out = new Map<string, Set<number>>([...mod.funcs.keys()].map((n) => [n, new Set<number>()]));
-  const aliases = new Map([...mod.funcs].map(([n, f]) => [n, computeAliases(f, true)]));
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (const [n, f] of mod.funcs) {
-      const al = aliases.get(n)!;
-      const mine = out.get(n)!;
-      const mark = (r: string | null) => {
-        if (r)
-          f.params.forEach((p, j) => {
-            if (isRef(p.ty) && al.rep(p.name) === al.rep(r) && !mine.has(j)) {
-              mine.add(j);
-              changed = true;
-            }
-          });
-      };
-      forEachStmt(f.body, (s) => {
-        if (s.k === 'assign' && s.target.k !== 'var') mark(rootVar(s.target));
-        for (const e of stmtExprs(s))
-          forEachExpr(e, (x) => {
-            if (x.k === 'intr' && WRITING_INTRINSICS.has(x.fn) && x.args[0]) mark(rootVar(x.args[0]));
-            // (a function outside the module: anything it is given may be written)
-            if (x.k === 'call') x.args.forEach((a, j) => isRef(tyOf(a)) && (!out.has(x.fn) || out.get(x.fn)!.has(j)) && mark(rootVar(a)));
-          });
-      });
-    }
-  }
   return out;
 }
 

@@ -2471,7 +2471,8 @@ function renderClasses(c: Ctx, x: ClassSpec): string {
     const [b, d, s] = [c.fresh('bd'), c.fresh('bd'), c.fresh('bs')];
     c.emit(`const ${b} = new Body(${squash(x.q, renderExpr(c, x.e), false)}, 0.75);`);
     c.emit(`${b}.speed = ${renderExpr(c, x.e2)};`, x.q % 5 === 2 ? `${b}.nudge(${cl}).nudge(0.5).step(0.25);` : `${b}.step(0.25);`);
-    if (x.q % 5 === 4) c.emit(x.q % 2 ? `${b}.x += ${cl} * ${b}.vel;` : `${b}.x++;`);
+    // (half of the `+=` ones call a method on the right: the getter then runs first, into a name)
+    if (x.q % 5 === 4) c.emit(x.q % 2 ? `${b}.x += ${cl} * ${x.q % 4 === 1 ? `${b}.scaled(0.5).pos` : `${b}.vel`};` : `${b}.x++;`);
     c.emit(`const ${d} = ${x.q % 2 ? `${b}.scaled(0.5)` : `Body.at(${b}.pos + ${cl})`};`);
     if (x.arr) {
       c.emit(`const ${s}: Body[] = [${b}, ${d}];`, `${s}[1].step(0.5);`, `${cl} = Math.tanh(${cl} + ${s}[0].energy - ${s}[1].pos);`);
