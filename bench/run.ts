@@ -5,6 +5,7 @@
 //   node dist/bench/run.js --dv64      also time f_dv(16) vs 16 f_d at d=64 (adds several minutes)
 //   npm run bench -- --selfcheck-only  only the runtime API's self-check cost (bench/selfcheck.ts)
 //   npm run bench -- --styles-only     only the class and map/reduce versions against the loop versions
+//   npm run bench -- --compile-only    only the compiler's own speed (bench/compile-time.ts)
 //
 // Workloads: the GMM objective of evals/gmm (d=10,K=25,N=1000 and d=64,K=100,N=1000) and a
 // scalar-loop-heavy particle simulation (bench/workloads/particles.ts), and the same two written with
@@ -37,6 +38,7 @@ import { gmmClassObjective } from './workloads/gmm-class.js';
 import { gmmFunctionalObjective } from './workloads/gmm-functional.js';
 import { selfCheckBench, selfCheckTable } from './selfcheck.js';
 import { secondOrderBench, secondOrderTable } from './second-order.js';
+import { compileTimeBench, compileTimeTable } from './compile-time.js';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -44,6 +46,7 @@ const DV64 = argv.includes('--dv64');
 const SELFCHECK_ONLY = argv.includes('--selfcheck-only');
 const STYLES_ONLY = argv.includes('--styles-only');
 const SECOND_ONLY = argv.includes('--second-only');
+const COMPILE_ONLY = argv.includes('--compile-only');
 const ND = 16; // directions of the vector tangent
 const log = (s: string) => process.stderr.write(s + '\n');
 
@@ -551,6 +554,11 @@ function main(): void {
     console.log(selfCheckTable(selfCheckBench(QUICK)));
     return;
   }
+  if (COMPILE_ONLY) {
+    const c = compileTimeBench(QUICK, log);
+    console.log(compileTimeTable(c.sizes, c.corpus, c.gmm));
+    return;
+  }
   if (SECOND_ONLY) {
     console.log(secondOrderTable(secondOrderBench({ quick: QUICK, gmm: gmmValues(10, 25, 1000, 31337), log })));
     return;
@@ -641,6 +649,7 @@ function main(): void {
   log('runtime API self-check');
   const selfCheck = selfCheckBench(QUICK);
   results.push(runWorkload(big)); // last: its tape (GiBs) stays in the tape pool
+  const compileTime = compileTimeBench(QUICK, log);
 
   // ---- report
   const out: string[] = [];
@@ -703,6 +712,8 @@ function main(): void {
   out.push('');
   out.push(selfCheckTable(selfCheck));
   out.push('');
+  out.push(compileTimeTable(compileTime.sizes, compileTime.corpus, compileTime.gmm));
+  out.push('');
   out.push(
     `tape micro (${fmtCount(micro.n)} floats): push ${micro.pushNs.median.toFixed(2)} ns (min ${micro.pushNs.min.toFixed(2)}), ` +
       `pop ${micro.popNs.median.toFixed(2)} ns (min ${micro.popNs.min.toFixed(2)}); ` +
@@ -737,6 +748,7 @@ function main(): void {
     golden,
     tapeMicro: micro,
     selfCheck,
+    compileTime,
     secondOrder: second.map((r) => ({ ...r, timings: Object.fromEntries(Object.entries(r.timings).map(([k, s]) => [k, { ...s, samples: s.samples.map((x) => +x.toFixed(4)) }])) })),
     styles: styles.map((r) => ({ ...r, timings: Object.fromEntries(Object.entries(r.timings).map(([k, s]) => [k, { ...s, samples: s.samples.map((x) => +x.toFixed(4)) }])) })),
     workloads: results.map((r) => ({ ...r, timings: Object.fromEntries(Object.entries(r.timings).map(([k, s]) => [k, { ...s, samples: s.samples.map((x) => +x.toFixed(4)) }])) })),

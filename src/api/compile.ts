@@ -1,5 +1,6 @@
 // The library entry point: source(s) in, derivative module + manifest + diagnostics out.
 // Uses an in-memory compiler host and no Node built-ins, so it also runs in a browser.
+
 import { memberHeadName } from '../frontend/classes.js';
 import { analyzeActivity, computeWrites, stmtCalls } from '../analysis/activity.js';
 import { inferInts, sizeParams } from '../analysis/ints.js';
@@ -9,6 +10,7 @@ import { DiagnosticBag, TsadError, type Diagnostic } from '../frontend/diagnosti
 import { createProgram, lowerProgram } from '../frontend/lower.js';
 import { checkBracketDepth } from '../frontend/limits.js';
 import type { Func, Module, Ty } from '../ir/types.js';
+import { timed } from '../ir/timing.js';
 import { declaredNames, deepCopy, forEachStmt, hasFloat, isRef } from '../ir/util.js';
 import { adjointFuncs } from '../transform/adjoint/index.js';
 import { DEFAULT_ADJOINT, DEFAULT_NAMING, ProgramInfo, type AdjointOptions, type Naming } from '../transform/context.js';
@@ -169,7 +171,7 @@ export function frontEnd(input: SourceInput): Module {
   if (key.length <= MAX_KEPT_INPUT) recentFrontEnds.set(key, hit);
   if (recentFrontEnds.size > RECENT_FRONT_ENDS) recentFrontEnds.delete(recentFrontEnds.keys().next().value!);
   if ('diagnostics' in hit) throw new TsadError(deepCopy(hit.diagnostics));
-  return deepCopy(hit.mod);
+  return timed('copy', () => deepCopy(hit.mod));
 }
 
 function lowerFiles(input: SourceInput): Module {
@@ -177,12 +179,15 @@ function lowerFiles(input: SourceInput): Module {
   const diags = new DiagnosticBag(files);
   for (const [name, text] of files) checkBracketDepth(name, text, diags);
   diags.throwIfErrors();
-  const mod = lowerProgram(createProgram(files), new Set(files.keys()), diags, files);
+  const program = timed('parse', () => createProgram(files));
+  const mod = timed('lower', () => lowerProgram(program, new Set(files.keys()), diags, files));
   diags.throwIfErrors();
-  for (const f of mod.funcs.values()) inferInts(f);
-  for (const n of mod.order) mod.funcs.set(n, normalizeFunc(mod.funcs.get(n)!));
+  timed('normalize', () => {
+    for (const f of mod.funcs.values()) inferInts(f);
+    for (const n of mod.order) mod.funcs.set(n, normalizeFunc(mod.funcs.get(n)!));
+  });
   // rules declared in the source (companions, directives); compileModule adds compile()'s option
-  const ruled = applyCustomDerivatives(mod, undefined, diags);
+  const ruled = timed('lower', () => applyCustomDerivatives(mod, undefined, diags));
   diags.throwIfErrors();
   return ruled;
 }
@@ -287,7 +292,7 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
     diags.error(e.node?.loc, e.message, hint);
     return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
   }
-  const activity = analyzeActivity(modD, head.name, wrt, dependents);
+  const activity = timed('activity', () => analyzeActivity(modD, head.name, wrt, dependents));
   const info = new ProgramInfo(modD, activity, head.name, new Set(wrt), naming);
   // the adjoint works on a structured copy: jumps and switches lowered to flags and if-chains
   let infoB = info;
@@ -296,9 +301,11 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
       const adj = { ...DEFAULT_ADJOINT, ...options.adjoint };
       // (inlining serves fused reductions; joint mode keeps every call a call, to checkpoint it)
       const inline = adj.inlineCalls !== false && adj.fuseReductions !== false && adj.checkpointCalls !== true;
-      const modI = inline ? inlineLeafCalls(modD) : modD;
-      const modB: Module = { ...modI, funcs: new Map([...modI.funcs].map(([n, f]) => [n, lowerJumps(f)])) };
-      infoB = new ProgramInfo(modB, analyzeActivity(modB, head.name, wrt, dependents), head.name, new Set(wrt), naming, { ...DEFAULT_ADJOINT, ...options.adjoint });
+      const modB: Module = timed('normalize', () => {
+        const modI = inline ? inlineLeafCalls(modD) : modD;
+        return { ...modI, funcs: new Map([...modI.funcs].map(([n, f]) => [n, lowerJumps(f)])) };
+      });
+      infoB = new ProgramInfo(modB, timed('activity', () => analyzeActivity(modB, head.name, wrt, dependents)), head.name, new Set(wrt), naming, { ...DEFAULT_ADJOINT, ...options.adjoint });
     } catch (e) {
       if (e instanceof TransformError) {
         diags.error(e.node?.loc, e.message, 'rewrite this part with supported operations (see the README)');
@@ -318,11 +325,11 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
   try {
     for (const inf of new Set([info, infoB])) for (const n of diffOrder(inf)) refuseUnsupportedOps(inf.func(n), inf.act(n));
     // callers first: their questions about a callee build its adjoint once, which it then takes (calls.ts)
-    const adjoints = modes.includes('reverse') ? new Map(diffOrder(infoB).reverse().map((n) => [n, adjointFuncs(infoB, n)])) : null;
+    const adjoints = modes.includes('reverse') ? timed('reverse', () => new Map(diffOrder(infoB).reverse().map((n) => [n, adjointFuncs(infoB, n)]))) : null;
     for (const mode of modes) {
       for (const n of diffOrder(mode === 'reverse' ? infoB : info)) {
         if (mode === 'tangent' || mode === 'vector') {
-          const g = tangentFunc(info, n, mode === 'tangent' ? 'scalar' : 'vector');
+          const g = timed(mode, () => tangentFunc(info, n, mode === 'tangent' ? 'scalar' : 'vector'));
           out.push(g);
           manifest.push(describe(g, mode, n));
         } else {
@@ -340,6 +347,11 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
     }
     throw e;
   }
+  return timed('print', () => printModule(mod, reach, out, options, diags, { manifest, wrt, of }));
+}
+
+/** the module's text: runtime import, types, data, primal copies of what the head reaches, then the derivatives */
+function printModule(mod: Module, reach: Set<string>, out: Func[], options: CompileOptions, diags: DiagnosticBag, parts: Pick<CompileResult, 'manifest' | 'wrt' | 'of'>): CompileResult {
   const rt = runtimeNames(mod);
   const p = new Printer({ js: options.js, runtime: rt });
   p.line('// Generated by tsad. Do not edit: regenerate from the source instead.');
@@ -383,7 +395,7 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
   }
   const code = p.text().replace(/\n+$/, '\n');
   const map = options.sourceMap ? { map: sourceMapOf(code, p.lineOrigins(), diags.sources) } : {};
-  return { code, manifest, diagnostics: diags.list, primals, wrt, of, runtimeNames: rt, ...map };
+  return { code, manifest: parts.manifest, diagnostics: diags.list, primals, wrt: parts.wrt, of: parts.of, runtimeNames: rt, ...map };
 }
 
 const RUNTIME_EXPORTS = ['Tape', 'zerosLike', 'zeroFill', 'snapshot', 'restoreInto', 'addInto'];

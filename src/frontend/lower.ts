@@ -1,6 +1,7 @@
 // TypeScript → tsad IR. Parses and type-checks with the TypeScript compiler API over an in-memory host,
 // then lowers the differentiable subset; everything else gets a located diagnostic that says what to write.
 import ts from 'typescript';
+import { timed } from '../ir/timing.js';
 import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, VOID, containsCall, countedFor, directiveArgs, hasFloat, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, stmtExprs, tyOf, varsRead } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
@@ -268,7 +269,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     );
   };
   const strictOnly: ts.Diagnostic[] = [];
-  for (const { d, strictOnly: so } of userTypeErrors(program, (d) => !!d.file && d.file.fileName !== LIB_FILE)) {
+  for (const { d, strictOnly: so } of timed('check', () => userTypeErrors(program, (d) => !!d.file && d.file.fileName !== LIB_FILE))) {
     if (so) strictOnly.push(d);
     else reportTsError(diags, d, false);
   }

@@ -44,39 +44,75 @@ function propagateCopies(list: Stmt[]): Stmt[] {
 
 /**
  * A fresh array whose elements nothing reads any more (every read was forwarded to a local) loses
- * its stores, and its allocation when nothing else mentions it.
+ * its stores, and its allocation when nothing else mentions it. The arrays are taken in turn, and
+ * what one loses no longer reads the next: one walk counts, per statement, the fresh arrays it reads
+ * and mentions, and dropping a statement takes its counts away.
  */
 function dropWriteOnlyArrays(body: Stmt[], fresh: Set<string>): Stmt[] {
-  let out = body;
-  for (const arr of fresh) {
-    let read = false;
-    let impure = false;
-    forEachStmt(out, (s) => {
-      const isStore = s.k === 'assign' && s.target.k === 'idx' && s.target.obj.k === 'var' && s.target.obj.name === arr;
-      const exprs = isStore ? [s.value, (s.target as Extract<Expr, { k: 'idx' }>).index] : stmtExprs(s);
-      for (const e of exprs) {
-        forEachExpr(e, (x) => {
-          if ((x.k === 'idx' && x.obj.k === 'var' && x.obj.name === arr) || (x.k === 'len' && x.obj.k === 'var' && x.obj.name === arr)) read = true;
-          if (isStore && (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.')))) impure = true;
-        });
-      }
-      if (s.k === 'assign' && s.target.k === 'idx' && rootOf(s.target) === arr && !isStore) read = true;
-    });
-    if (read || impure) continue;
-    const isStore = (s: Stmt) => s.k === 'assign' && s.target.k === 'idx' && s.target.obj.k === 'var' && s.target.obj.name === arr;
-    out = filterStmts(out, (s) => !isStore(s));
-    let mentioned = false;
-    forEachStmt(out, (s) => {
-      for (const e of stmtExprs(s)) {
-        if (s.k === 'assign' && s.target.k === 'var' && s.target.name === arr && e === s.target) continue;
-        forEachExpr(e, (x) => {
-          if (x.k === 'var' && x.name === arr) mentioned = true;
-        });
-      }
-    });
-    if (!mentioned) out = filterStmts(out, (s) => !((s.k === 'decl' && s.name === arr) || (s.k === 'assign' && s.target.k === 'var' && s.target.name === arr)));
+  if (fresh.size === 0) return body;
+  const units = freshArrayUses(body, fresh);
+  const reads = new Map<string, number>();
+  const mentions = new Map<string, number>();
+  const add = (m: Map<string, number>, names: Set<string>, k: number) => names.forEach((n) => m.set(n, (m.get(n) ?? 0) + k));
+  for (const u of units) {
+    add(reads, u.reads, 1);
+    add(mentions, u.mentions, 1);
   }
-  return out;
+  const dropped = new Set<Stmt>();
+  const drop = (u: FreshArrayUse) => {
+    if (dropped.has(u.s)) return;
+    dropped.add(u.s);
+    add(reads, u.reads, -1);
+    add(mentions, u.mentions, -1);
+  };
+  for (const arr of fresh) {
+    const stores = units.filter((u) => u.storeOf === arr);
+    if ((reads.get(arr) ?? 0) > 0 || stores.some((u) => u.impure)) continue;
+    stores.forEach(drop);
+    if ((mentions.get(arr) ?? 0) === 0) units.filter((u) => u.defines === arr).forEach(drop);
+  }
+  return dropped.size ? filterStmts(body, (s) => !dropped.has(s)) : body;
+}
+
+interface FreshArrayUse {
+  s: Stmt;
+  /** fresh arrays whose elements or length it reads (a store's own target not counted) */
+  reads: Set<string>;
+  /** fresh arrays it names at all, but as the target of `a = …` */
+  mentions: Set<string>;
+  /** `a[i] = v`: the fresh array a */
+  storeOf: string | null;
+  /** a store whose value or index calls a function (its effect must stay) */
+  impure: boolean;
+  /** `const a = …` or `a = …` */
+  defines: string | null;
+}
+
+function freshArrayUses(body: Stmt[], fresh: Set<string>): FreshArrayUse[] {
+  const units: FreshArrayUse[] = [];
+  forEachStmt(body, (s) => {
+    const storeOf = s.k === 'assign' && s.target.k === 'idx' && s.target.obj.k === 'var' && fresh.has(s.target.obj.name) ? s.target.obj.name : null;
+    const defines = s.k === 'decl' ? s.name : s.k === 'assign' && s.target.k === 'var' ? s.target.name : null;
+    const u: FreshArrayUse = { s, reads: new Set(), mentions: new Set(), storeOf, impure: false, defines: defines && fresh.has(defines) ? defines : null };
+    const exprs = storeOf ? [(s as Extract<Stmt, { k: 'assign' }>).value, ((s as Extract<Stmt, { k: 'assign' }>).target as Extract<Expr, { k: 'idx' }>).index] : stmtExprs(s);
+    for (const e of exprs)
+      forEachExpr(e, (x) => {
+        if ((x.k === 'idx' || x.k === 'len') && x.obj.k === 'var' && fresh.has(x.obj.name)) u.reads.add(x.obj.name);
+        if (storeOf && (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.')))) u.impure = true;
+      });
+    if (!storeOf && s.k === 'assign' && s.target.k === 'idx') {
+      const root = rootOf(s.target);
+      if (root && fresh.has(root)) u.reads.add(root);
+    }
+    for (const e of stmtExprs(s)) {
+      if (s.k === 'assign' && s.target.k === 'var' && e === s.target) continue;
+      forEachExpr(e, (x) => {
+        if (x.k === 'var' && fresh.has(x.name)) u.mentions.add(x.name);
+      });
+    }
+    units.push(u);
+  });
+  return units;
 }
 
 /** `list` without the statements (anywhere inside) that `keep` rejects */

@@ -139,12 +139,34 @@ function touchesRoot(s: Stmt, root: string): boolean {
  * after the loop reads the scalar. (Only the sign of a zero can differ: `0 + -0` is `+0`.)
  */
 export function iterationLocalScalars(body: Stmt[]): Stmt[] {
-  let out = body;
-  for (const d of body) {
-    if (d.k !== 'decl' || d.ty.k !== 'num' || !d.init || d.init.k !== 'num' || d.init.v !== 0) continue;
-    out = rewriteIterationLocal(out, d.name) ?? out;
+  const candidates: string[] = [];
+  for (const d of body) if (d.k === 'decl' && d.ty.k === 'num' && d.init && d.init.k === 'num' && d.init.v === 0) candidates.push(d.name);
+  if (!candidates.length) return body;
+  // which statements of the body touch each candidate, from one walk (a rewrite changes only its own name's statements)
+  const wanted = new Set(candidates);
+  const touching = new Map<string, number[]>();
+  body.forEach((s, i) => namesTouched(s, wanted).forEach((n) => touching.set(n, [...(touching.get(n) ?? []), i])));
+  const out = body.slice();
+  for (const name of candidates) {
+    const at = (touching.get(name) ?? []).filter((i) => !(out[i].k === 'decl' && (out[i] as { name: string }).name === name && (out[i] as { init: Expr | null }).init?.k === 'num'));
+    if (at.length !== 1) continue;
+    const rewritten = rewriteIterationLocal([out[at[0]]], name);
+    if (rewritten) out[at[0]] = rewritten[0];
   }
   return out;
+}
+
+/** the names of `wanted` that `s` declares or mentions, anywhere inside */
+function namesTouched(s: Stmt, wanted: Set<string>): Set<string> {
+  const found = new Set<string>();
+  forEachStmtDeep(s, (x) => {
+    if (x.k === 'decl' && wanted.has(x.name)) found.add(x.name);
+    for (const e of stmtExprs(x))
+      forEachExpr(e, (y) => {
+        if (y.k === 'var' && wanted.has(y.name)) found.add(y.name);
+      });
+  });
+  return found;
 }
 
 function touches(s: Stmt, name: string): boolean {

@@ -4,6 +4,7 @@
 // innermost direction dimension (scalars: Float64Array(nbdirs); innermost number arrays: flat with
 // stride nbdirs, element i direction nd at [i * nbdirs + nd]) and derivative statements run in a
 // loop over directions `nd`.
+import { timed } from '../ir/timing.js';
 import type { FuncActivity } from '../analysis/activity.js';
 import { diffVars } from '../analysis/activity.js';
 import { solveBackward, type Facts } from '../analysis/dataflow.js';
@@ -29,7 +30,8 @@ const EMPTY: Facts = new Set();
 
 export function tangentFunc(info: ProgramInfo, name: string, mode: TangentMode): Func {
   if (info.func(name).custom) return customTangentFunc(info, name, mode); // a hand-written rule (custom.ts)
-  return hoistInvariantLoads(new TangentBuilder(info, name, mode).build());
+  const built = new TangentBuilder(info, name, mode).build();
+  return timed('licm', () => hoistInvariantLoads(built));
 }
 
 export function tangentName(info: ProgramInfo, name: string, mode: TangentMode): string {

@@ -8,12 +8,12 @@ import type { ArgSpec, CorpusCase } from '../corpus/types.js';
 
 export const CORPUS_SRC = join(dirname(fileURLToPath(import.meta.url)), '..', 'corpus', 'src');
 
-/** The case's module and every corpus module it imports, transitively. */
-export function caseSources(file: string): Record<string, string> {
+/** The case's module and every corpus module it imports, transitively (`dir`: where the corpus sources are). */
+export function caseSources(file: string, dir = CORPUS_SRC): Record<string, string> {
   const out: Record<string, string> = {};
   const visit = (f: string) => {
     if (out[f] !== undefined) return;
-    const text = readFileSync(join(CORPUS_SRC, f), 'utf8');
+    const text = readFileSync(join(dir, f), 'utf8');
     out[f] = text;
     for (const m of text.matchAll(/from '\.\/([\w-]+)\.js'/g)) visit(`${m[1]}.ts`);
   };

@@ -4,6 +4,7 @@
 // head's f_b runs both on one tape. Every value the backward sweep reads is restored to what it was at
 // the mirrored point of the forward sweep, so the adjoint of each statement sees its own pre-state.
 // Entry point: each concern lives in its own module next to this one (loops/ for the loop strategies).
+import { timed } from '../../ir/timing.js';
 import type { Func } from '../../ir/types.js';
 import type { ProgramInfo } from '../context.js';
 import { customAdjointFuncs } from '../custom.js';
@@ -20,7 +21,7 @@ export function adjointFuncs(info: ProgramInfo, name: string): AdjointOutput[] {
   if (info.func(name).custom) return customAdjointFuncs(info, name); // a hand-written rule (../custom.ts)
   const cx = adjointContext(info, name); // (built once: its callers asked about it first)
   const out: AdjointOutput[] = [
-    { func: hoistInvariantLoads(forward(cx)), role: 'forward' },
+    { func: timed('licm', () => hoistInvariantLoads(forward(cx))), role: 'forward' },
     { func: backward(cx), role: 'backward' },
   ];
   if (name === info.head) out.push({ func: head(cx), role: 'reverse' });

@@ -1,5 +1,6 @@
 // The generated functions: f_fwd and f_bwd (parameters, local and adjoint declarations, the values
 // the forward sweep hands over to the backward one), the head's f_b, and the return statement's seed.
+import { timed } from '../../ir/timing.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../../ir/types.js';
 import { BOOL, declaredNames, fixForUpdates, forEachExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, tyOf, VOID } from '../../ir/util.js';
 import { fuseLoops } from '../fuse.js';
@@ -153,7 +154,7 @@ export function backward(cx: AdjointContext): Func {
     if (sig.derivParams[i] && !isRef(p.ty)) scalarB.push({ k: 'var', name: cx.b.of(p.name), ty: NUM });
   });
   // statement-level optimizations of the backward sweep: merged increments, then scalar replacement
-  const optimized = cx.info.options.merge === false ? bwd : scalarizeLoops(mergeIncrements(bwd, storageClasses(cx)), storageClasses(cx), (base) => cx.names.fresh(base));
+  const optimized = cx.info.options.merge === false ? bwd : timed('merge', () => scalarizeLoops(mergeIncrements(bwd, storageClasses(cx)), storageClasses(cx), (base) => cx.names.fresh(base)));
   const allBodies = [body, seedStmts, optimized];
   const decls = localDecls(cx, allBodies, paramNames);
   // adjoint scalars start at zero; adjoints of local arrays arrive with the handover
@@ -164,7 +165,7 @@ export function backward(cx: AdjointContext): Func {
   // iteration's increment, its reset dropped as if nothing read it afterwards)
   if (scalarB.length === 1) fbody.push({ k: 'return', e: scalarB[0] });
   else if (scalarB.length > 1) fbody.push({ k: 'return', e: { k: 'arrlit', elems: scalarB, ty: { k: 'tuple', elems: scalarB.map(() => NUM), ro: false } } });
-  if (cx.info.options.merge !== false) fbody = refineLoops(cx, fbody);
+  if (cx.info.options.merge !== false) fbody = timed('merge', () => refineLoops(cx, fbody));
   fbody = fixForUpdates(fbody);
   const ret: Ty = scalarB.length === 0 ? VOID : scalarB.length === 1 ? NUM : { k: 'tuple', elems: scalarB.map(() => NUM), ro: false };
   return { name: adjointNames(cx.info, cx.name).bwd, params, ret, body: fbody, exported: true, loc: cx.f.loc };

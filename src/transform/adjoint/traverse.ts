@@ -1,6 +1,7 @@
 // Traversal and dispatch: builds both sweeps of a statement list, sending each statement kind to the
 // module that differentiates it (assignments, calls, loops, returns, checkpointed regions); branches
 // are reversed here (the condition recorded on the tape).
+import { timed } from '../../ir/timing.js';
 import type { Expr, Stmt } from '../../ir/types.js';
 import { BOOL, declaredNames, INT } from '../../ir/util.js';
 import { DerivNames } from '../context.js';
@@ -59,7 +60,7 @@ export function build(cx: AdjointContext): void {
     const deadStable = !cx.diffLiveness || (iter > 0 && deadSig === lastDead && deadSignature(cx, diffDead(cx, cx.readsAt)) === deadSig);
     lastDead = deadSig;
     if (cx.info.options.tbr) {
-      cx.tbr = toBeRecorded(cx);
+      cx.tbr = timed('tbr', () => toBeRecorded(cx));
       const pushes = cx.pushSites.join(',');
       if (!grew && pushes === lastPushes && iter > 0 && deadStable) return;
       lastPushes = pushes;
