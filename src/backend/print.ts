@@ -78,6 +78,22 @@ export class Printer {
     this.origins.push(s === '' ? undefined : this.at);
   }
 
+  /** how many lines are printed so far (a position for textFrom and insertLine) */
+  lineCount(): number {
+    return this.out.length;
+  }
+
+  /** the text printed since line `index` */
+  textFrom(index: number): string {
+    return this.out.slice(index).join('\n');
+  }
+
+  /** a top-level line put in at `index`, once what it depends on is printed (the runtime import) */
+  insertLine(index: number, s: string): void {
+    this.out.splice(index, 0, s);
+    this.origins.splice(index, 0, undefined);
+  }
+
   /**
    * The source position each line of text() came from: that of the statement printed there, or of the
    * nearest enclosing one (a generated statement without a position of its own sits in the primal

@@ -121,7 +121,50 @@ export function idx(obj: Expr, index: Expr, ty: Ty = NUM): Expr & { k: 'idx' } {
 // ---------- traversal ----------
 export function forEachExpr(e: Expr, f: (e: Expr) => void): void {
   f(e);
-  forEachChild(e, (c) => forEachExpr(c, f));
+  // (forEachChild's order, written out: the hottest walk of the compiler makes no closure per node)
+  switch (e.k) {
+    case 'bin':
+      forEachExpr(e.a, f);
+      forEachExpr(e.b, f);
+      break;
+    case 'un':
+      forEachExpr(e.a, f);
+      break;
+    case 'cond':
+      forEachExpr(e.c, f);
+      forEachExpr(e.a, f);
+      forEachExpr(e.b, f);
+      break;
+    case 'call':
+    case 'intr':
+      for (const a of e.args) forEachExpr(a, f);
+      break;
+    case 'idx':
+      forEachExpr(e.obj, f);
+      forEachExpr(e.index, f);
+      break;
+    case 'field':
+    case 'len':
+      forEachExpr(e.obj, f);
+      break;
+    case 'arrlit':
+      for (const x of e.elems) forEachExpr(x, f);
+      break;
+    case 'objlit':
+      for (const x of e.fields) forEachExpr(x.value, f);
+      break;
+    case 'alloc':
+      forEachExpr(e.len, f);
+      if (e.fill) forEachExpr(e.fill, f);
+      break;
+    case 'sub':
+      forEachExpr(e.obj, f);
+      forEachExpr(e.start, f);
+      if (e.end) forEachExpr(e.end, f);
+      break;
+    default:
+      break;
+  }
 }
 
 /** the direct subexpressions of `e`, in evaluation order */
@@ -375,6 +418,7 @@ function sameTree(a: unknown, b: unknown): boolean {
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameTree(x, b[i]));
   if (Array.isArray(b)) return false;
   const ra = a as Record<string, unknown>, rb = b as Record<string, unknown>;
+  if (ra.k !== rb.k) return false; // (most comparisons end here, before any key list is made)
   const keys = (r: Record<string, unknown>) => Object.keys(r).filter((k) => k !== 'loc' && k !== 'ty' && r[k] !== undefined);
   const ka = keys(ra);
   return ka.length === keys(rb).length && ka.every((k) => sameTree(ra[k], rb[k]));

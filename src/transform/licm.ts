@@ -53,7 +53,7 @@ function dropWriteOnlyArrays(body: Stmt[], fresh: Set<string>): Stmt[] {
   const units = freshArrayUses(body, fresh);
   const reads = new Map<string, number>();
   const mentions = new Map<string, number>();
-  const add = (m: Map<string, number>, names: Set<string>, k: number) => names.forEach((n) => m.set(n, (m.get(n) ?? 0) + k));
+  const add = (m: Map<string, number>, names: Set<string> | null, k: number) => names?.forEach((n) => m.set(n, (m.get(n) ?? 0) + k));
   for (const u of units) {
     add(reads, u.reads, 1);
     add(mentions, u.mentions, 1);
@@ -76,10 +76,10 @@ function dropWriteOnlyArrays(body: Stmt[], fresh: Set<string>): Stmt[] {
 
 interface FreshArrayUse {
   s: Stmt;
-  /** fresh arrays whose elements or length it reads (a store's own target not counted) */
-  reads: Set<string>;
-  /** fresh arrays it names at all, but as the target of `a = …` */
-  mentions: Set<string>;
+  /** fresh arrays whose elements or length it reads (a store's own target not counted); null: none */
+  reads: Set<string> | null;
+  /** fresh arrays it names at all, but as the target of `a = …`; null: none */
+  mentions: Set<string> | null;
   /** `a[i] = v`: the fresh array a */
   storeOf: string | null;
   /** a store whose value or index calls a function (its effect must stay) */
@@ -93,24 +93,24 @@ function freshArrayUses(body: Stmt[], fresh: Set<string>): FreshArrayUse[] {
   forEachStmt(body, (s) => {
     const storeOf = s.k === 'assign' && s.target.k === 'idx' && s.target.obj.k === 'var' && fresh.has(s.target.obj.name) ? s.target.obj.name : null;
     const defines = s.k === 'decl' ? s.name : s.k === 'assign' && s.target.k === 'var' ? s.target.name : null;
-    const u: FreshArrayUse = { s, reads: new Set(), mentions: new Set(), storeOf, impure: false, defines: defines && fresh.has(defines) ? defines : null };
+    const u: FreshArrayUse = { s, reads: null, mentions: null, storeOf, impure: false, defines: defines && fresh.has(defines) ? defines : null };
     const exprs = storeOf ? [(s as Extract<Stmt, { k: 'assign' }>).value, ((s as Extract<Stmt, { k: 'assign' }>).target as Extract<Expr, { k: 'idx' }>).index] : stmtExprs(s);
     for (const e of exprs)
       forEachExpr(e, (x) => {
-        if ((x.k === 'idx' || x.k === 'len') && x.obj.k === 'var' && fresh.has(x.obj.name)) u.reads.add(x.obj.name);
+        if ((x.k === 'idx' || x.k === 'len') && x.obj.k === 'var' && fresh.has(x.obj.name)) (u.reads ??= new Set()).add(x.obj.name);
         if (storeOf && (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.')))) u.impure = true;
       });
     if (!storeOf && s.k === 'assign' && s.target.k === 'idx') {
       const root = rootOf(s.target);
-      if (root && fresh.has(root)) u.reads.add(root);
+      if (root && fresh.has(root)) (u.reads ??= new Set()).add(root);
     }
     for (const e of stmtExprs(s)) {
       if (s.k === 'assign' && s.target.k === 'var' && e === s.target) continue;
       forEachExpr(e, (x) => {
-        if (x.k === 'var' && fresh.has(x.name)) u.mentions.add(x.name);
+        if (x.k === 'var' && fresh.has(x.name)) (u.mentions ??= new Set()).add(x.name);
       });
     }
-    units.push(u);
+    if (u.reads || u.mentions || u.storeOf || u.defines) units.push(u);
   });
   return units;
 }

@@ -2,10 +2,10 @@
 // backward sweep restores the state it saved, re-runs it with recording, then runs its adjoint.
 import { stmtCalls } from '../../analysis/activity.js';
 import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
-import { BOOL, declaredNames, forEachStmt, INT, isRef, NUM, rootVar, VOID, WRITING_INTRINSICS } from '../../ir/util.js';
+import { BOOL, forEachStmt, INT, isRef, NUM, rootVar, VOID, WRITING_INTRINSICS } from '../../ir/util.js';
 import type { ProgramInfo } from '../context.js';
 import { declAsAssign } from './assign.js';
-import { type AdjointContext, aliasRep, hasB, hasDirective, type Pair, tapeOp } from './context.js';
+import { type AdjointContext, aliasRep, primalNames, hasB, hasDirective, type Pair, tapeOp } from './context.js';
 import { primalReads } from './record.js';
 import { storesReferences } from './references.js';
 import { seq } from './traverse.js';
@@ -40,7 +40,7 @@ export function checkpointRegion(cx: AdjointContext, region: Stmt[], at: Stmt, i
   // adjoints of arrays the region creates are allocated once, by the forward sweep (the backward
   // sweep accumulates into them before the region runs again); anything subtler stays in split mode
   const adjointRefs = new Set<string>();
-  for (const n of declaredNames(cx.f)) if (hasB(cx, n)) adjointRefs.add(cx.b.of(n));
+  for (const n of primalNames(cx)) if (hasB(cx, n)) adjointRefs.add(cx.b.of(n));
   const allocates = (x: Stmt) => x.k === 'assign' && x.target.k === 'var' && adjointRefs.has(x.target.name);
   const hoisted = inner.fwd.filter(allocates);
   const rerun = inner.fwd.filter((x) => !allocates(x));

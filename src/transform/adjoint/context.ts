@@ -78,6 +78,15 @@ export interface Pair {
 
 export const EMPTY: Facts = new Set();
 
+const primalNameSets = new WeakMap<AdjointContext, ReadonlySet<string>>();
+
+/** the names the primal function declares (parameters and locals), found once: the builder asks often */
+export function primalNames(cx: AdjointContext): ReadonlySet<string> {
+  let names = primalNameSets.get(cx);
+  if (!names) primalNameSets.set(cx, (names = declaredNames(cx.f)));
+  return names;
+}
+
 /** The context of `name`'s adjoint, with both sweeps built (the analyses that need them read `built`). */
 export function createContext(info: ProgramInfo, name: string): AdjointContext {
   const f = info.func(name);

@@ -8,9 +8,9 @@ import { computeSlotWrites } from '../../analysis/slot-writes.js';
 import { type Facts, type FlowResult, solveForward } from '../../analysis/dataflow.js';
 import { wholeArrayWrites } from '../../analysis/regions.js';
 import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
-import { BOOL, declaredNames, directiveArgs, exprEq, forEachExpr, forEachStmt, INT, isRef, mapExpr, NUM, rootVar, tyOf, VOID, WRITING_INTRINSICS } from '../../ir/util.js';
+import { BOOL, directiveArgs, exprEq, forEachExpr, forEachStmt, INT, isRef, mapExpr, NUM, rootVar, tyOf, VOID, WRITING_INTRINSICS } from '../../ir/util.js';
 import { bref, declAsAssign, increments, invariantInLoop, linctx, linearizeAt, refAdjoint } from './assign.js';
-import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, positions, tapeOp, tyOfLocal, variedIn, zerosLike } from './context.js';
+import { type AdjointContext, adjointTy, primalNames, aliasRep, bwhole, exprVaried, hasB, type Pair, positions, tapeOp, tyOfLocal, variedIn, zerosLike } from './context.js';
 import { firstPrivateDef } from './loops/fused-reduction.js';
 import { freshValueAdjoint, isRowStore, shadowIsRestored } from './references.js';
 import { assignsVar } from './util.js';
@@ -103,7 +103,7 @@ function aliasMembers(cx: AdjointContext): Map<string, string[]> {
   let m = membersCache.get(cx);
   if (m) return m;
   m = new Map();
-  for (const n of new Set([...declaredNames(cx.f), ...cx.f.params.map((p) => p.name)])) {
+  for (const n of new Set([...primalNames(cx), ...cx.f.params.map((p) => p.name)])) {
     const rep = aliasRep(cx, n);
     m.set(rep, [...(m.get(rep) ?? []), n]);
   }
@@ -113,7 +113,7 @@ function aliasMembers(cx: AdjointContext): Map<string, string[]> {
 
 /** primal variables read by backward-sweep statements */
 export function primalReads(cx: AdjointContext, bwd: Stmt[]): Set<string> {
-  const primal = declaredNames(cx.f);
+  const primal = primalNames(cx);
   const reads = new Set<string>();
   const visit = (e: Expr) =>
     forEachExpr(e, (x) => {
@@ -486,7 +486,7 @@ export function recomputableDecls(cx: AdjointContext, body: Stmt[], index: strin
     if (st.k === 'decl') assignedInLoop.add(st.name);
     if (st.k === 'assign' && st.target.k === 'var') assignedInLoop.add(st.target.name);
   });
-  const local = declaredNames(cx.f);
+  const local = primalNames(cx);
   const chosen = new Set<string>();
   const stable = (v: string) =>
     v === index || chosen.has(v) || (params.has(v) ? !defs.has(v) : defs.get(v) === 1 && topLevel.has(v)) || (local.has(v) && !assignedInLoop.has(v) && !cx.tapes.has(v));

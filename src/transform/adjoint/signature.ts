@@ -2,13 +2,13 @@
 // the forward sweep hands over to the backward one), the head's f_b, and the return statement's seed.
 import { timed } from '../../ir/timing.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../../ir/types.js';
-import { BOOL, declaredNames, fixForUpdates, forEachExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, tyOf, VOID } from '../../ir/util.js';
+import { BOOL, fixForUpdates, forEachExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, tyOf, VOID } from '../../ir/util.js';
 import { fuseLoops } from '../fuse.js';
 import { iterationLocalArrays } from '../locarrays.js';
 import { iterationLocalScalars, mergeIncrements } from '../merge.js';
 import { scalarizeLoops } from '../scalarize.js';
 import { increments, linctx, linearizeAt, literalAdjoint } from './assign.js';
-import { type AdjointContext, adjointNames, adjointTy, aliasRep, bwhole, endsWithReturnInside, exprVaried, hasB, type Pair, tapeOp, tapeVar, variedIn } from './context.js';
+import { type AdjointContext, adjointNames, primalNames, adjointTy, aliasRep, bwhole, endsWithReturnInside, exprVaried, hasB, type Pair, tapeOp, tapeVar, variedIn } from './context.js';
 import { cheapDefBefore } from './record.js';
 import { storesReferences } from './references.js';
 
@@ -88,7 +88,7 @@ export function forward(cx: AdjointContext): Func {
 
 export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' | 'R'; again?: Expr }[] {
   const out: { v: Expr; kind: 'F' | 'I' | 'R'; again?: Expr }[] = [];
-  const locals = declaredNames(cx.f);
+  const locals = primalNames(cx);
   const needed = [...cx.readsInBwd].filter((n) => locals.has(n) && !cx.loopScoped.has(n)).sort();
   const tyOfName = new Map<string, Ty>();
   cx.f.params.forEach((p) => tyOfName.set(p.name, p.ty));
@@ -177,7 +177,7 @@ function refineLoops(cx: AdjointContext, body: Stmt[]): Stmt[] {
   const local = iterationLocalScalars(iterationLocalArrays(body, (base) => cx.names.fresh(base)));
   const known = storageClasses(cx);
   const names = new Set<string>();
-  for (const n of declaredNames(cx.f)) {
+  for (const n of primalNames(cx)) {
     names.add(n);
     if (hasB(cx, n)) names.add(cx.b.of(n));
   }
@@ -186,7 +186,7 @@ function refineLoops(cx: AdjointContext, body: Stmt[]): Stmt[] {
 
 export function storageClasses(cx: AdjointContext): (name: string) => string {
   const cls = new Map<string, string>();
-  for (const n of declaredNames(cx.f)) {
+  for (const n of primalNames(cx)) {
     const rep = aliasRep(cx, n);
     cls.set(n, rep);
     if (hasB(cx, n)) cls.set(cx.b.of(n), `${rep}'b`);
@@ -199,7 +199,7 @@ function adjointDecls(cx: AdjointContext, bodies: Stmt[][], skip: Set<string>, d
   const seen = new Set([...skip, ...declared]);
   const bnames = new Map<string, Ty>();
   // every adjoint variable mentioned in the sweeps
-  const primal = declaredNames(cx.f);
+  const primal = primalNames(cx);
   const tyOfName = new Map<string, Ty>();
   cx.f.params.forEach((p) => tyOfName.set(p.name, p.ty));
   forEachStmt(cx.f.body, (s) => {

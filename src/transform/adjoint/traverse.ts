@@ -3,14 +3,14 @@
 // are reversed here (the condition recorded on the tape).
 import { timed } from '../../ir/timing.js';
 import type { Expr, Stmt } from '../../ir/types.js';
-import { BOOL, declaredNames, INT } from '../../ir/util.js';
+import { BOOL, INT } from '../../ir/util.js';
 import { DerivNames } from '../context.js';
 import { Names } from '../linearize.js';
 import { TransformError } from '../tangent.js';
 import { assign, deadAssign } from './assign.js';
 import { arrayValueReads, call, usesTape } from './calls.js';
 import { checkpointedCall, checkpointRegion } from './checkpoint.js';
-import { type AdjointContext, hasDirective, joinPairs, type Pair, tapeOp } from './context.js';
+import { type AdjointContext, hasDirective, primalNames, joinPairs, type Pair, tapeOp } from './context.js';
 import { deadSignature, diffDead, readNames } from './liveness.js';
 import { loop } from './loops/reverse-loop.js';
 import { pop, primalReads, push, tapePush, toBeRecorded } from './record.js';
@@ -33,7 +33,7 @@ export function build(cx: AdjointContext): void {
     cx.fusedBwds = [];
     cx.bwdLocals.clear();
     cx.loopDepth = 0;
-    cx.names = new Names(declaredNames(cx.f));
+    cx.names = new Names(primalNames(cx));
     for (const n of cx.info.mod.order) cx.names.add(n);
     for (const n of cx.info.mod.globals.keys()) cx.names.add(n);
     cx.tapeName = cx.names.fresh('tape');

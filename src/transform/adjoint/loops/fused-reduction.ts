@@ -4,11 +4,11 @@
 import { stmtCalls } from '../../../analysis/activity.js';
 import { reductionLoop } from '../../../analysis/reduction.js';
 import type { Expr, LValue, Stmt, Ty } from '../../../ir/types.js';
-import { BOOL, countedFor, declaredNames, elemTy, forEachExpr, forEachStmt, INT, loopNestDepth, mapStmts, NUM, rootVar, stmtExprs } from '../../../ir/util.js';
+import { BOOL, countedFor, elemTy, forEachExpr, forEachStmt, INT, loopNestDepth, mapStmts, NUM, rootVar, stmtExprs } from '../../../ir/util.js';
 import { mergeIncrements } from '../../merge.js';
 import { scalarizeLoops } from '../../scalarize.js';
 import { calleeForwardRecords } from '../calls.js';
-import { type AdjointContext, adjointTy, aliasRep, bwhole, hasB, type Pair, tapeOp, tyOfLocal, zerosLike } from '../context.js';
+import { type AdjointContext, adjointTy, primalNames, aliasRep, bwhole, hasB, type Pair, tapeOp, tyOfLocal, zerosLike } from '../context.js';
 import { storeForced } from '../record.js';
 import { storageClasses } from '../signature.js';
 import { seq } from '../traverse.js';
@@ -85,7 +85,7 @@ export function fusedReduction(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }
   cx.loops.pop();
   const accB = cx.b.of(red.acc);
   // the iteration's adjoint may put back only what the iteration starts afresh, and never acc
-  const primal = declaredNames(cx.f);
+  const primal = primalNames(cx);
   let ok = true;
   forEachStmt(body.bwd, (st) => {
     const r = st.k === 'assign' ? rootVar(st.target) : null;
