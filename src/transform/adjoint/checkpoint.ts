@@ -21,9 +21,9 @@ export function checkpointedCall(cx: AdjointContext, s: Stmt): boolean {
   if (!c || c.k !== 'call' || !cx.info.differentiated(c.fn)) return false;
   const callee = cx.info.func(c.fn);
   if (hasDirective(s, 'nocheckpoint') || hasDirective(callee, 'nocheckpoint')) return false;
+  if (!(hasDirective(s, 'checkpoint') || hasDirective(callee, 'checkpoint') || cx.info.options.checkpointCalls === true)) return false;
   // calls inside a recursion cycle stay in split mode
-  if (reaches(cx.info, c.fn, cx.name)) return false;
-  return hasDirective(s, 'checkpoint') || hasDirective(callee, 'checkpoint') || cx.info.options.checkpointCalls === true;
+  return !reaches(cx.info, c.fn, cx.name);
 }
 
 /**

@@ -284,16 +284,17 @@ export function joinPairs(pairs: Pair[]): Pair {
   return { fwd, bwd };
 }
 
-/** does any function of the module call `name` (itself included)? */
+const calledNames = new WeakMap<ProgramInfo, Set<string>>();
+
+/** does any function of the module call `name` (itself included)? (the called names are gathered once per program) */
 function calledAnywhere(info: ProgramInfo, name: string): boolean {
-  for (const n of info.mod.order) {
-    let found = false;
-    forEachStmt(info.mod.funcs.get(n)!.body, (st) => {
-      if (!found && stmtCalls(st).some((c) => c.fn === name)) found = true;
-    });
-    if (found) return true;
+  let called = calledNames.get(info);
+  if (!called) {
+    called = new Set<string>();
+    for (const n of info.mod.order) forEachStmt(info.mod.funcs.get(n)!.body, (st) => stmtCalls(st).forEach((c) => called!.add(c.fn)));
+    calledNames.set(info, called);
   }
-  return false;
+  return called.has(name);
 }
 
 /** a `// $ad <word>` directive among the comments of a statement or function */
