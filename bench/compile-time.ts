@@ -16,6 +16,7 @@ import { compile, type Mode } from '../src/api/compile.js';
 import { collectStages } from '../src/ir/timing.js';
 import { corpus } from '../test/corpus/index.js';
 import { caseSources } from '../test/support/corpus.js';
+import { repoRoot } from '../evals/paths.js';
 import { syntheticModule } from './synthetic.js';
 
 const ALL: Mode[] = ['tangent', 'vector', 'reverse'];
@@ -113,8 +114,7 @@ export function compileTimeBench(quick: boolean, log: (s: string) => void): { si
     sizes.push(JSON.parse(out) as SizeResult);
   }
   log('compile time: corpus and GMM');
-  const root = join(self, '..', '..', '..');
-  return { sizes, corpus: compileCorpus(root), gmm: compileGmm(root) };
+  return { sizes, corpus: compileCorpus(repoRoot), gmm: compileGmm(repoRoot) };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--size')) {

@@ -30,8 +30,8 @@ function unflat<T>(v: T, fs: number[]): T {
 }
 
 /** central divided differences: J[i][j] = ∂ flat(f)_i / ∂ (flattened wrt args)_j */
-function fdJacobian(f: AnyFn, args: unknown[], wrt: number[] = [0]): number[][] {
-  return dividedJacobian(f, args, wrt, 1e-5);
+function fdJacobian(f: AnyFn, args: unknown[], wrt: number[] = [0], own = false): number[][] {
+  return dividedJacobian(f, args, wrt, 1e-5, own);
 }
 
 /** divided-difference gradient of a scalar f with respect to argument a, shaped like args[a] */
@@ -355,7 +355,7 @@ describe('jacobian', () => {
     expect(J.length).toBe(3);
     expect(J.every((r) => r.length === 4)).toBe(true);
     expectClose(J, wideJ(x));
-    expectClose(J, fdJacobian(wide, [x]));
+    expectClose(J, fdJacobian(wide, [x], [0], true));
   });
 
   it('m > n (tangent columns): J[i][j] = ∂out_i/∂in_j', () => {
@@ -364,7 +364,7 @@ describe('jacobian', () => {
     expect(J.length).toBe(5);
     expect(J.every((r) => r.length === 2)).toBe(true);
     expectClose(J, tallJ(x));
-    expectClose(J, fdJacobian(tall, [x]));
+    expectClose(J, fdJacobian(tall, [x], [0], true));
   });
 
   it('square and scalar-output Jacobians', () => {
@@ -414,10 +414,12 @@ describe('jacobian', () => {
     expectClose(jacobian(h)([1, 2, 3]), [[2, 1, 0], [0, 0, 1]]);
   });
 
-  it('object input: fields in sorted-name order, both paths', () => {
+  it("object input: fields in the argument's own key order, both paths", () => {
     const p = { b: 1, a: 2 };
-    expectClose(jacobian((q: { b: number; a: number }) => [q.b * 2 + q.a * 3])(p), [[3, 2]]);
-    expectClose(jacobian((q: { b: number; a: number }) => [q.b * 2, q.a * 3, q.a * q.b])(p), [[0, 2], [3, 0], [1, 2]]);
+    expectClose(jacobian((q: { b: number; a: number }) => [q.b * 2 + q.a * 3])(p), [[2, 3]]);
+    expectClose(jacobian((q: { b: number; a: number }) => [q.b * 2, q.a * 3, q.a * q.b])(p), [[2, 0], [0, 3], [2, 1]]);
+    // (the order the caller wrote, whatever the order the function's type declares)
+    expectClose(jacobian((q: { a: number; b: number }) => [q.b * 2 + q.a * 3])({ b: 1, a: 2 }), [[2, 3]]);
   });
 
   it('Float64Array input and output', () => {
@@ -436,9 +438,9 @@ describe('jacobian', () => {
     const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
     for (let k = 0; k < 5; k++) {
       const x4 = [rand(), rand(), rand(), rand()];
-      expectClose(jacobian(wide)(x4), fdJacobian(wide, [x4]));
+      expectClose(jacobian(wide)(x4), fdJacobian(wide, [x4], [0], true));
       const x2 = [rand(), rand()];
-      expectClose(jacobian(tall)(x2), fdJacobian(tall, [x2]));
+      expectClose(jacobian(tall)(x2), fdJacobian(tall, [x2], [0], true));
     }
   });
 });
@@ -477,7 +479,7 @@ describe('jacfwd and jacrev', () => {
   ];
   for (const [name, f, args, opts] of cases)
     it(`${name}: both modes give the divided differences`, () => {
-      const want = fdJacobian(f as AnyFn, args, opts.wrt ?? [0]);
+      const want = fdJacobian(f as AnyFn, args, opts.wrt ?? [0], true);
       const fwd = jacfwd(f, opts as never)(...(args as never[]));
       const rev = jacrev(f, opts as never)(...(args as never[]));
       expectClose(fwd, want);

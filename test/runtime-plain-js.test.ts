@@ -45,7 +45,8 @@ function checkProgram(f: AnyFn, args: unknown[], wrt: number[], scope: Record<st
   const D = divided(f, args, wrt);
   const y = f(...deepClone(args));
   const opts = { wrt, scope };
-  close(jacobian(f, opts)(...args).flat(), D.flat(), 'jacobian');
+  // (jacobian orders an object's fields as the caller wrote them; the other checks flatten by sorted name)
+  close(jacobian(f, opts)(...args).flat(), dividedJacobian(f, args, wrt, 1e-6, true).flat(), 'jacobian');
   if (typeof y === 'number') close(flat(grad(f, opts)(...args)), D[0], 'grad');
   // vjp: uᵀ·J for a cotangent u shaped like the result
   const u = direction(y, 7);

@@ -20,6 +20,7 @@ import { inlineLeafCalls } from '../transform/inline.js';
 import { normalizeFunc } from '../transform/normalize.js';
 import { bindReturnedArguments } from '../transform/returned-args.js';
 import { refuseAliasedWrittenArguments } from '../transform/call-aliasing.js';
+import { refuseLinkingCalls } from '../transform/linking-calls.js';
 import { refuseWritesToModuleData } from '../transform/module-data.js';
 import { refuseUnsupportedOps } from '../transform/unsupported.js';
 import { TransformError, tangentFunc } from '../transform/tangent.js';
@@ -61,11 +62,33 @@ export function normalizeModes(names: readonly unknown[]): Mode[] {
  * The independents of a default signature: every parameter carrying floats, except number parameters
  * used only as sizes or indices (`n` in `det(A: number[][], n: number)`), unless nothing else is left.
  */
-export function defaultWrt(mod: Module, head: Func): string[] {
+export function defaultWrt(mod: Module, head: Func, of?: readonly string[]): string[] {
   const all = head.params.filter((p) => hasFloat(p.ty)).map((p) => p.name);
   const sizes = sizeParams(mod, head.name);
   const rest = all.filter((n) => !sizes.has(n));
-  return rest.length ? rest : all;
+  if (rest.length < 2) return rest.length ? rest : all;
+  // nor arrays whose numbers reach the result only as indices, labels compared or sizes (`z[k[0]]`,
+  // `y[i] === 1`): no derivative flows from them, and a check perturbing them would read past the ends
+  try {
+    const written = computeWrites(mod).get(head.name) ?? new Set<number>();
+    const deps = of ?? defaultOf(head, written);
+    const dependents = { result: deps.includes('return') && hasFloat(head.ret), params: deps.filter((o) => o !== 'return') };
+    const fa = analyzeActivity(mod, head.name, rest, dependents).funcs.get(head.name);
+    if (!fa) return rest;
+    // (an array the function writes stays: it may be an output, its columns zeros or not)
+    const live = rest.filter((n) => {
+      const j = head.params.findIndex((p) => p.name === n);
+      return !isRef(head.params[j].ty) || written.has(j) || fa.active.has(fa.aliases.rep(n));
+    });
+    return live.length ? live : rest;
+  } catch {
+    return rest;
+  }
+}
+
+/** the default dependents: the result, or for a function that returns nothing, the arrays it writes */
+function defaultOf(head: Func, written: ReadonlySet<number>): string[] {
+  return hasFloat(head.ret) ? ['return'] : head.params.filter((_, i) => written.has(i)).map((p) => p.name);
 }
 
 export interface CompileOptions {
@@ -255,15 +278,14 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
   }
   const rest = head.params.find((p) => p.rest);
   if (rest) diags.error(head.loc, `'${head.name}' has a rest parameter ('...${rest.name}'): the function differentiated takes its arguments by name`, `take an array (\`${rest.name}: number[]\`) and call it with one; a helper it calls may keep its rest parameter`);
-  const wrt = options.wrt ?? defaultWrt(mod, head);
+  const written = computeWrites(mod).get(head.name) ?? new Set<number>();
+  const of = options.of ?? defaultOf(head, written);
+  const wrt = options.wrt ?? defaultWrt(mod, head, of);
   for (const w of wrt) {
     const p = head.params.find((x) => x.name === w);
     if (!p) diags.error(head.loc, `the independents (--wrt, or wrt in the runtime API) name '${w}', which is not a parameter of '${head.name}'`, `parameters: ${head.params.map((x) => x.name).join(', ')}`);
     else if (!hasFloat(p.ty)) diags.error(head.loc, `the independents (--wrt, or wrt in the runtime API) name '${w}', which carries no floating-point value`, 'independents must be numbers or arrays/objects of numbers');
   }
-  // default dependents: the result, or for a function that returns nothing, the arrays it writes
-  const written = computeWrites(mod).get(head.name) ?? new Set<number>();
-  const of = options.of ?? (hasFloat(head.ret) ? ['return'] : head.params.filter((_, i) => written.has(i)).map((p) => p.name));
   const ofParams = of.filter((o) => o !== 'return');
   for (const o of ofParams) {
     const p = head.params.find((x) => x.name === o);
@@ -282,9 +304,15 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
     refuseAliasedWrittenArguments(mod);
     refuseWritesToModuleData(mod);
     modD = bindReturnedArguments(mod);
+    // (a result bound as the argument it returns, `const r = mul(out, a, b)`, is that argument: passed
+    // again beside it, `mul(out, r, b)`, it is one array under two names)
+    refuseAliasedWrittenArguments(modD);
+    refuseLinkingCalls(mod, reach);
   } catch (e) {
     if (!(e instanceof TransformError)) throw e;
-    const hint = e.message.includes('under another name')
+    const hint = e.message.includes('shared across a call')
+      ? 'keep a copy where it is stored (`this.w = w.slice()`, `ps.push({ ...p })`), or after the call write through one name only'
+      : e.message.includes('under another name')
       ? 'pass a copy for one of them (`w.slice()`), or write the result into a fresh array'
       : e.message.includes('module constant')
         ? 'allocate the buffer inside the function, or pass it as a parameter'
@@ -323,7 +351,7 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
   // the adjoint's activity is that of its jump-lowered copy, which may differentiate other callees
   const diffOrder = (inf: ProgramInfo) => mod.order.filter((n) => inf.activity.funcs.has(n) && (n === head.name || inf.differentiated(n)));
   try {
-    for (const inf of new Set([info, infoB])) for (const n of diffOrder(inf)) refuseUnsupportedOps(inf.func(n), inf.act(n));
+    for (const inf of new Set([info, infoB])) for (const n of diffOrder(inf)) refuseUnsupportedOps(inf.func(n), inf.act(n), (g) => inf.mod.funcs.get(g));
     // callers first: their questions about a callee build its adjoint once, which it then takes (calls.ts)
     const adjoints = modes.includes('reverse') ? timed('reverse', () => new Map(diffOrder(infoB).reverse().map((n) => [n, adjointFuncs(infoB, n)]))) : null;
     for (const mode of modes) {

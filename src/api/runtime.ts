@@ -14,7 +14,7 @@ import { annotate, asDeclaration, readFunction, type FunctionSource } from './so
 import { loadGenerated } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
 import { assertNoAliasing, clone, dot, flatten, randomLike, rng } from './values.js';
-import { fromColumns, independentCount, jacobianAt, runAdjoint, runTangent, runVector, tangentColumns, type Entry, type Generated } from './sweeps.js';
+import { hessianAt, jacobianAt, runAdjoint, runTangent, runVector, tangentColumns, type Entry, type Generated } from './sweeps.js';
 import { mismatchError, selfCheck, type Probe } from './selfcheck.js';
 import { zerosLike } from '../runtime/arrays.js';
 import { agreesWithDifferences, blackBoxes, checkRuntimeRules, compileOption, differenceTangent, hasNoSource, ruleBindings, rulesKey, rulesModes, standIn, type RuntimeRules } from './custom-rules.js';
@@ -611,7 +611,6 @@ export function hessian<F extends (...args: any[]) => number, const W extends Wr
   return (...args) =>
     withErrors(() => {
       const c = compileSecondOrder('hessian', f, opts, args);
-      const n = independentCount(c, args);
-      return fromColumns((js) => checkedColumns(c, opts, args, js), n, n);
+      return hessianAt(c, args, (js) => checkedColumns(c, opts, args, js));
     });
 }

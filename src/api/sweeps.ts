@@ -187,6 +187,13 @@ export function fromColumns(columns: (js: number[]) => number[][], m: number, n:
   return M;
 }
 
+/** the Hessian at `args` from its columns (the gradient's tangents), rows and columns in the independents' own key order */
+export function hessianAt(g: Generated, args: unknown[], columns: (js: number[]) => number[][]): number[][] {
+  const n = independentCount(g, args);
+  const own = ownOrder(g.wrt.map((i) => args[i]));
+  return inOwnOrder(fromColumns(columns, n, n), own, own);
+}
+
 /** the number of floats of the independents */
 export function independentCount(g: Generated, args: unknown[]): number {
   return g.wrt.reduce((s, i) => s + flatten(args[i]).length, 0);
@@ -194,7 +201,7 @@ export function independentCount(g: Generated, args: unknown[]): number {
 
 /**
  * The Jacobian at `args`, as rows: J[i][j] = ∂ output_i / ∂ input_j over the floats of the result and of
- * the independents in flattened order (arrays by index, object fields by sorted name). Reverse: one
+ * the independents in flattened order (arrays by index, object fields in the order of the caller's own keys). Reverse: one
  * adjoint sweep per output; forward: the tangent columns (tangentColumns); auto: whichever runs fewer
  * sweeps among those generated.
  */
@@ -203,7 +210,41 @@ export function jacobianAt(g: Generated, args: unknown[], how: 'auto' | 'forward
   if (m === 0 && !g.outputs) throw new Error(`tsad: '${g.primal}' returns no number: its Jacobian would have no rows. Return what it computes (the array it writes into, say)`);
   const n = independentCount(g, args);
   const reverse = how === 'reverse' || (how === 'auto' && !!g.adjoint && (m <= n || !g.tangent));
-  if (!reverse) return fromColumns(columns, m, n);
+  const J = reverse ? reverseRows(g, args, y, m) : fromColumns(columns, m, n);
+  const outputs = [...(!g.outputs || g.outputs.result ? [y] : []), ...(g.outputs?.params ?? []).map((k) => args[k])];
+  return inOwnOrder(J, ownOrder(outputs), ownOrder(g.wrt.map((i) => args[i])));
+}
+
+/**
+ * Where each float of `values`, taken in their own key order (the order the caller wrote the fields),
+ * sits in the flattened order the sweeps use (fields by sorted name, the same for every object of a
+ * type whatever order its fields were made in).
+ */
+export function ownOrder(values: readonly unknown[]): number[] {
+  const out: number[] = [];
+  let offset = 0;
+  for (const v of values) {
+    const own = (x: unknown): void => {
+      if (typeof x === 'number') out.push(x);
+      else if (x instanceof Float64Array) for (const e of x) out.push(e);
+      else if (Array.isArray(x)) x.forEach(own);
+      else if (typeof x === 'object' && x !== null) for (const k of Object.keys(x)) own((x as Record<string, unknown>)[k]);
+    };
+    own(mapFloats(v, (_, k) => offset + k));
+    offset += flatten(v).length;
+  }
+  return out;
+}
+
+/** `M` with its rows and columns in the values' own key order (ownOrder) */
+export function inOwnOrder(M: number[][], rows: readonly number[], cols: readonly number[]): number[][] {
+  const same = (p: readonly number[]) => p.every((k, i) => k === i);
+  if (same(rows) && same(cols)) return M;
+  return rows.map((r) => cols.map((c) => M[r][c]));
+}
+
+/** the Jacobian's rows, one adjoint sweep each */
+function reverseRows(g: Generated, args: unknown[], y: unknown, m: number): number[][] {
   const resultRows = !g.outputs || g.outputs.result ? flatten(y).length : 0;
   const J: number[][] = [];
   for (let i = 0; i < m; i++) {

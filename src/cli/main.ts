@@ -10,7 +10,7 @@ import { compileHvp } from '../api/hessian.js';
 import { loadGenerated, type LoadedModule } from '../api/load.js';
 import { agreesWithDifferences, differenceTangent } from '../api/custom-rules.js';
 import { clone, compact, dot, randomLike, rng } from '../api/values.js';
-import { fromColumns, generatedOf, independentCount, jacobianAt, tangentColumns } from '../api/sweeps.js';
+import { generatedOf, hessianAt, independentCount, jacobianAt, tangentColumns } from '../api/sweeps.js';
 import { fromJson, jsonMismatch, readsPastEnd, sizedRandomArgs, typeText } from '../api/shapes.js';
 import { formatDiagnostic } from '../frontend/diagnostics.js';
 import { playgroundCommand } from './playground.js';
@@ -297,9 +297,9 @@ function printMatrix(files: Record<string, string>, args: Args): number {
   const modes = args.modes ?? [];
   const how = modes.length && modes.every((m) => m === 'reverse') ? 'reverse' : modes.length && !modes.includes('reverse') ? 'forward' : 'auto';
   const n = independentCount(g, values);
-  const M = hessian ? fromColumns((js) => tangentColumns(g, values, js), n, n) : jacobianAt(g, values, how);
+  const M = hessian ? hessianAt(g, values, (js) => tangentColumns(g, values, js)) : jacobianAt(g, values, how);
   const point = head.params.map((p, j) => `${p.name} = ${compact(values[j])}`).join(', ');
-  process.stderr.write(`tsad: the ${hessian ? 'Hessian' : 'Jacobian'} of '${headName}' at ${point} (${M.length} × ${n}; rows: ${hessian ? 'as the columns' : rowsText(r.of)}; columns: the floats of ${r.wrt.join(', ')} in order)\n`);
+  process.stderr.write(`tsad: the ${hessian ? 'Hessian' : 'Jacobian'} of '${headName}' at ${point} (${M.length} × ${n}; rows: ${hessian ? 'as the columns' : rowsText(r.of)}; columns: the floats of ${r.wrt.join(', ')} in order${r.wrt.some((w) => hasObject(values[params.indexOf(w)])) ? ", an object's fields in the order of the input" : ''})\n`);
   process.stdout.write('[\n' + M.map((row) => '  ' + JSON.stringify(row)).join(',\n') + '\n]\n');
   return 0;
 }
@@ -482,3 +482,9 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
 }
 
 main();
+
+/** does a value hold an object (fields, not an array) at some depth? */
+function hasObject(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(hasObject);
+  return typeof v === 'object' && v !== null && !ArrayBuffer.isView(v);
+}

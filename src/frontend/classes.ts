@@ -359,6 +359,29 @@ function fieldAssignment(s: ts.Statement): { field: string; value: ts.Expression
 }
 
 /**
+ * Does the constructor body, from statement `from` on, assign `this.field` by a statement of its own
+ * before anything could read it? Until then, `this` may only be used for other fields (`this.g`, read
+ * or assigned): a method, an accessor or `this` passed on could read the field.
+ */
+function assignedBeforeRead(stmts: readonly ts.Statement[], from: number, field: string, fields: ReadonlySet<string>): boolean {
+  const plainUse = (n: ts.Node): boolean => {
+    if (n.kind === ts.SyntaxKind.SuperKeyword) return false;
+    if (n.kind === ts.SyntaxKind.ThisKeyword) {
+      const use = n.parent;
+      return ts.isPropertyAccessExpression(use) && use.expression === n && ts.isIdentifier(use.name) && use.name.text !== field && fields.has(use.name.text) && !(ts.isCallExpression(use.parent) && use.parent.expression === use);
+    }
+    if (ts.isFunctionDeclaration(n) || ts.isFunctionExpression(n) || ts.isClassLike(n)) return true;
+    return !ts.forEachChild(n, (c) => !plainUse(c) || undefined);
+  };
+  for (let k = from; k < stmts.length; k++) {
+    const fa = fieldAssignment(stmts[k]);
+    if (fa?.field === field) return plainUse(fa.value);
+    if (!plainUse(stmts[k])) return false;
+  }
+  return false;
+}
+
+/**
  * The body of `C_new`: the object is built once each of its fields has a value, then the rest of the
  * constructor runs with `this` as that object, which is returned.
  *
@@ -429,6 +452,12 @@ export function constructorBody(h: ClassHost, cls: ts.ClassDeclaration, ctor: ts
     h.stmt(s, out);
   }
   settle(pending.some((p) => containsCall(p.value))); // calls keep their order (a call may write what a value reads)
+  // a number or boolean field the body assigns later, before anything can read it (`this.b = this.a * 2`
+  // after `this.a = x`), starts as 0 or false: a value no one sees
+  const plainFields = new Set(ty.fields.map((f) => f.name));
+  for (const f of ty.fields)
+    if (!values.has(f.name) && !f.optional && (f.ty.k === 'num' || f.ty.k === 'int' || f.ty.k === 'bool') && assignedBeforeRead(stmts, i, f.name, plainFields))
+      values.set(f.name, f.ty.k === 'bool' ? { k: 'bool', v: false } : { k: 'num', v: 0 });
   const missing = ty.fields.filter((f) => !values.has(f.name) && !f.optional);
   if (missing.length) {
     const at = stmts[i] ?? ctor ?? cls;

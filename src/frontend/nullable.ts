@@ -73,7 +73,7 @@ export function narrowRead<E extends Extract<Expr, { k: 'var' } | { k: 'field' }
   const here = h.typeAt(node);
   if (!here) return h.err(node, 'this read of a nullable value has a type tsad cannot follow', 'test it against null or undefined first, or give it a default with `??`');
   if (here.k === 'opt') return x;
-  if (here.k === 'void' || (here.k === 'bool' && x.ty.base.k !== 'num'))
+  if (here.k === 'void' || (here.k === 'bool' && x.ty.base.k !== 'num' && x.ty.base.k !== 'bool'))
     return h.err(node, `'${node.getText()}' is always ${x.ty.none.join(' or ')} here`, 'write the literal instead');
   return { ...x, ty: x.ty.base, nn: true };
 }

@@ -2,7 +2,7 @@
 // user calls nested in expressions are evaluated into temporaries (Tapenade's `result1`), so that each
 // differentiated call is a statement of its own; n-ary and spread min/max become binary ones.
 import type { Expr, Func, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, containsCall, declaredNames, exprEq, forEachExpr, isRef, mapExpr, settleForHeader, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, containsCall, declaredNames, exprEq, forEachExpr, isRef, mapExpr, rootVar, settleForHeader, tyOf } from '../ir/util.js';
 import { Names } from './linearize.js';
 
 export function normalizeFunc(f: Func): Func {
@@ -98,6 +98,14 @@ function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr 
     pre.push({ k: 'decl', name, ty, init, konst: false });
     return { k: 'var', name, ty };
   };
+  // an array made where it stands and copied or viewed at once (`Float64Array.from(x).subarray(1)`) is
+  // named first: a copy's or a view's derivative is that of a named array
+  const named = (e: Expr): Expr => {
+    if (!isRef(tyOf(e)) || rootVar(e)) return e;
+    const name = names.fresh('made');
+    pre.push({ k: 'decl', name, ty: tyOf(e), init: e, konst: true, loc: e.loc });
+    return { k: 'var', name, ty: tyOf(e) };
+  };
   const visit = (x: Expr, isTop: boolean, conditional: boolean): Expr => {
     switch (x.k) {
       case 'call': {
@@ -119,7 +127,7 @@ function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr 
         return { k: 'var', name, ty: x.ty };
       }
       case 'bin':
-        if ((x.op === '&&' || x.op === '||') && !conditional && containsCall(x.b)) {
+        if ((x.op === '&&' || x.op === '||') && !conditional && (containsCall(x.b) || refChoiceBelow(x.b))) {
           // the call runs only when the left side allows it: a statement under that test
           const t = temporary(x.ty, visit(x.a, false, false));
           const rest: Stmt[] = [];
@@ -135,7 +143,8 @@ function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr 
       case 'un':
         return { ...x, a: visit(x.a, false, conditional) };
       case 'cond':
-        if (!conditional && (containsCall(x.a) || containsCall(x.b))) {
+        // (so is a branch choosing an array it then indexes: `c ? (d ? a : b)[i] : 0`, named in its branch)
+        if (!conditional && (containsCall(x.a) || containsCall(x.b) || refChoiceBelow(x.a) || refChoiceBelow(x.b))) {
           // a call on one branch only: an if/else assigning a temporary
           const c = visit(x.c, false, false);
           const t = temporary(x.ty, null);
@@ -145,9 +154,26 @@ function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr 
           pre.push({ k: 'if', c, then, else: els, loc: x.loc });
           return t;
         }
-        return { ...x, c: visit(x.c, false, conditional), a: visit(x.a, false, true), b: visit(x.b, false, true) };
-      case 'intr':
-        return { ...x, args: operands(x.args, conditional) };
+        {
+          const v: Expr = { ...x, c: visit(x.c, false, conditional), a: visit(x.a, false, true), b: visit(x.b, false, true) };
+          // an array or object chosen by a test and used where it stands (`(c ? a : b)[i]`, `(c ? p : q).y`,
+          // an argument, a returned value) is named first: derivatives follow a named reference's aliases
+          // (not a Float64Array beside a plain array: no one type holds both; unsupported.ts refuses it)
+          if (!isRef(x.ty) || conditional || (isTop && allowTopCall) || !oneKind(x)) return v;
+          const name = names.fresh('chosen');
+          pre.push({ k: 'decl', name, ty: x.ty, init: v, konst: true, loc: x.loc });
+          return { k: 'var', name, ty: x.ty };
+        }
+      case 'intr': {
+        const args = operands(x.args, conditional);
+        // a copy of something made where it stands (`[x].slice()`, `x.slice().slice()`) is that thing:
+        // no one else holds it
+        // (of the same kind: `Uint8Array.from([v])` converts its values, `Float64Array.from(x.slice())` its kind)
+        if (x.fn === 'copy' && (args[0].k === 'arrlit' || (args[0].k === 'intr' && args[0].fn === 'copy')) && sameArrayKind(x.ty, tyOf(args[0]))) return args[0];
+        // (and a copy or view of anything else made where it stands is of a named array)
+        if ((x.fn === 'copy' || x.fn === 'snapshot') && !conditional) return { ...x, args: [named(args[0]), ...args.slice(1)] };
+        return { ...x, args };
+      }
       case 'idx':
         return { ...x, obj: visit(x.obj, false, conditional), index: visit(x.index, false, conditional) };
       case 'field':
@@ -159,8 +185,10 @@ function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr 
         const values = operands(x.fields.map((f) => f.value), conditional);
         return { ...x, fields: x.fields.map((f, i) => ({ name: f.name, value: values[i] })) };
       }
-      case 'sub':
-        return { ...x, obj: visit(x.obj, false, conditional), start: visit(x.start, false, conditional), end: x.end ? visit(x.end, false, conditional) : null };
+      case 'sub': {
+        const sub = { ...x, obj: visit(x.obj, false, conditional), start: visit(x.start, false, conditional), end: x.end ? visit(x.end, false, conditional) : null };
+        return conditional ? sub : { ...sub, obj: named(sub.obj) };
+      }
       case 'alloc':
         return { ...x, len: visit(x.len, false, conditional), fill: x.fill ? visit(x.fill, false, conditional) : null };
       default:
@@ -168,6 +196,28 @@ function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr 
     }
   };
   return visit(e, true, false);
+}
+
+/** the choices of a conditional (through nested ones) all of one type kind */
+export function oneKind(e: Expr): boolean {
+  const leaves: Ty[] = [];
+  const walk = (x: Expr): void => (x.k === 'cond' ? (walk(x.a), walk(x.b)) : void leaves.push(tyOf(x)));
+  walk(e);
+  return leaves.every((t) => t.k !== 'arr' || sameArrayKind(t, leaves[0]));
+}
+
+/** two array types of one kind: both plain arrays, or typed arrays of one constructor */
+function sameArrayKind(a: Ty, b: Ty): boolean {
+  return a.k === 'arr' && b.k === 'arr' && a.typed === b.typed && a.ctor === b.ctor;
+}
+
+/** an array or object chosen by a test somewhere below the top of `e` (the top itself is a plain alias) */
+function refChoiceBelow(e: Expr): boolean {
+  let found = false;
+  forEachExpr(e, (x) => {
+    if (x !== e && x.k === 'cond' && isRef(x.ty)) found = true;
+  });
+  return found;
 }
 
 /**

@@ -223,7 +223,7 @@ function floatStoreRoot(s: Stmt): string | null {
 }
 
 /** Parameters (by index) a function stores floats into, directly or through a local alias. */
-function floatWrittenParams(f: Func): Set<number> {
+export function floatWrittenParams(f: Func): Set<number> {
   const al = computeAliases(f, true);
   const out = new Set<number>();
   forEachStmt(f.body, (s) => {
@@ -293,7 +293,7 @@ function refuseFloatWritesThroughHeldArguments(mod: Module, known: Map<string, R
 }
 
 /** each statement's place in the order of the text, and the loops around it */
-function positions(body: Stmt[]): Map<Stmt, { order: number; loops: Stmt[] }> {
+export function positions(body: Stmt[]): Map<Stmt, { order: number; loops: Stmt[] }> {
   const out = new Map<Stmt, { order: number; loops: Stmt[] }>();
   const walk = (list: Stmt[], loops: Stmt[]) => {
     for (const s of list) {
@@ -313,7 +313,7 @@ function positions(body: Stmt[]): Map<Stmt, { order: number; loops: Stmt[] }> {
  * the object is made anew in each pass of those loops (`decl`, the written variable's declaration, is
  * inside them all), when a pass's store comes before that pass's `s` only.
  */
-function mayRunAfter(at: Map<Stmt, { order: number; loops: Stmt[] }>, w: Stmt, s: Stmt, decl: Stmt | undefined): boolean {
+export function mayRunAfter(at: Map<Stmt, { order: number; loops: Stmt[] }>, w: Stmt, s: Stmt, decl: Stmt | undefined): boolean {
   const pw = at.get(w), ps = at.get(s);
   if (!pw || !ps) return true;
   if (pw.order > ps.order) return true;
@@ -323,7 +323,7 @@ function mayRunAfter(at: Map<Stmt, { order: number; loops: Stmt[] }>, w: Stmt, s
 }
 
 /** `x = g(…)` or `const x = g(…)`: the variable and the call */
-function boundCall(s: Stmt): { name: string; call: Extract<Expr, { k: 'call' }> } | null {
+export function boundCall(s: Stmt): { name: string; call: Extract<Expr, { k: 'call' }> } | null {
   const b = s.k === 'decl' ? { name: s.name, value: s.init } : s.k === 'assign' && s.target.k === 'var' ? { name: s.target.name, value: s.value } : null;
   return b?.value?.k === 'call' ? { name: b.name, call: b.value } : null;
 }

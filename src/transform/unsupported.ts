@@ -2,13 +2,48 @@
 // before any derivative is built: passed through, they would leave an array and its shadow with
 // different lengths, or read a shadow that was never made, and the derivative would be wrong.
 import type { FuncActivity } from '../analysis/activity.js';
-import type { Func, Loc, Ty } from '../ir/types.js';
-import { forEachStmt, hasFloat, isRef } from '../ir/util.js';
+import { stmtCalls } from '../analysis/activity.js';
+import type { Expr, Func, Loc, Ty } from '../ir/types.js';
+import { forEachExpr, forEachStmt, hasFloat, isRef, rootVar, stmtExprs } from '../ir/util.js';
+import { oneKind } from './normalize.js';
 import { TransformError } from './tangent.js';
 
 /** throws a located TransformError at the first operation of `f` that no mode can differentiate */
-export function refuseUnsupportedOps(f: Func, fa: FuncActivity | undefined): void {
-  if (fa) refuseVariedNullableRefs(f, fa);
+export function refuseUnsupportedOps(f: Func, fa: FuncActivity | undefined, callee: (name: string) => Func | undefined): void {
+  if (!fa) return;
+  refuseVariedNullableRefs(f, fa);
+  refuseVariedArgumentsToNullableRefs(f, fa, callee);
+  refuseUnnamedReferences(f);
+}
+
+/**
+ * Normalization names an array chosen by a test or made where it is copied (normalize.ts); inside a
+ * branch taken only sometimes it cannot, and there such a value would carry no derivative.
+ */
+function refuseUnnamedReferences(f: Func): void {
+  forEachStmt(f.body, (s) => {
+    const top = s.k === 'decl' ? s.init : s.k === 'assign' && s.target.k === 'var' ? s.value : null;
+    for (const e of stmtExprs(s))
+      forEachExpr(e, (x) => {
+        const chosen = x.k === 'cond' && isRef(x.ty) && x !== top && !isChoiceOf(top, x);
+        const made = (x.k === 'sub' && !rootVar(x.obj)) || (x.k === 'intr' && (x.fn === 'copy' || x.fn === 'snapshot') && x.args[0] && !rootVar(x.args[0]) && x.args[0].k !== 'arrlit');
+        if (chosen || made)
+          throw new TransformError(
+            chosen && !oneKind(x)
+              ? 'this test chooses between a typed array and a plain array: tsad follows derivatives through arrays of one kind only; convert one of them (`Float64Array.from(a)`, `Array.from(t)`)'
+              : chosen
+              ? 'tsad does not follow derivatives through an array or object chosen by a test where it is used: name it first (`const a = c ? p : q;`, then `a[i]`)'
+              : 'tsad does not follow derivatives through a copy or view of an array made where it stands: name the array first (`const t = …;`, then `t.slice()`)',
+            x.loc ? x : s,
+          );
+      });
+  });
+}
+
+/** is `x` a branch, at any depth, of the conditional `top` (`c ? (d ? a : b) : e` names a choice of choices)? */
+function isChoiceOf(top: Expr | null, x: Expr): boolean {
+  if (!top || top.k !== 'cond') return false;
+  return top.a === x || top.b === x || isChoiceOf(top.a, x) || isChoiceOf(top.b, x);
 }
 
 /** an array or object of numbers that may be null or undefined: such values carry no derivative (yet) */
@@ -67,5 +102,33 @@ function refuseVariedNullableRefs(f: Func, fa: FuncActivity): void {
                   'return an array in every case (an empty one for no result) or throw instead of returning null, and for `find` on rows use `findIndex` and index the array',
             loc ? { loc } : s,
           );
+  });
+}
+
+/**
+ * A helper's parameter that may be absent (`x?: number[]`, `x: number[] | null`) carries no
+ * derivative; a call passing numbers that depend on the independents there would lose theirs.
+ */
+function refuseVariedArgumentsToNullableRefs(f: Func, fa: FuncActivity, callee: (name: string) => Func | undefined): void {
+  forEachStmt(f.body, (s) => {
+    const varied = fa.varied.inOf.get(s);
+    if (!varied) return;
+    for (const c of stmtCalls(s)) {
+      const g = callee(c.fn);
+      if (!g) continue;
+      c.args.forEach((a, j) => {
+        const p = g.params[j];
+        const root = rootVar(a);
+        if (!p || !root || !varied.has(fa.aliases.rep(root))) return;
+        const field = nullableRef(p.ty) ? null : nullableRefField(p.ty);
+        if (!nullableRef(p.ty) && !field) return;
+        const what = field ? `'${p.name}', whose field '${field}' may be absent,` : `'${p.name}' as an array or object that may be absent,`;
+        throw new TransformError(
+          `'${g.name}' takes ${what} and this call passes numbers there that depend on the independents: tsad does not differentiate through nullable arrays and objects yet; ` +
+            `make the parameter${field ? "'s field" : ''} required (pass an empty array where there is nothing), or call a helper without it where it is left out`,
+          c.loc ? c : s,
+        );
+      });
+    }
   });
 }

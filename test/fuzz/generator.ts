@@ -2212,6 +2212,8 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       const ix = pick(c.ints, s.t);
       const k = ix ? `${ix.name} % 3` : `${s.t % 3}`;
       const arr = a ? a.name : `[${value(s.q + 1)}, 0.25]`;
+      // (a conditional of arrays of one kind: tsad refuses a Float64Array beside a plain array)
+      const plainArr = a && !a.f64 ? a.name : `[${value(s.q + 1)}, 0.25]`;
       const reads = [
         `[${value(s.q)}, ${arr}[0] * ${value(s.q + 1)}, 0.5][${k}]`,
         `({ u: ${value(s.q)}, v: ${arr}[0] }).${s.t % 2 ? 'u' : 'v'} * ${value(s.q + 1)}`,
@@ -2223,8 +2225,15 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
         // (a literal spread into Math.min/max/hypot: its values, not a copy read without derivatives)
         `Math.hypot(...[${value(s.q)}, ${arr}[0], 0.5])`,
         `Math.max(...[${arr}[0]], ...[${value(s.q)}])`,
+        // (an array chosen by a test and indexed where it stands, also inside a branch taken sometimes)
+        `(${value(s.q)} > 0.25 ? ${plainArr} : [${value(s.q + 1)}, 0.5])[0] * ${value(s.q)}`,
+        `(${value(s.q + 1)} > 0 ? (${value(s.q)} > 0.25 ? ${plainArr} : [0.5, ${value(s.q + 1)}])[${plainArr}.length - 1] : 0.5)`,
+        // (copies and views of arrays made where they stand)
+        `[${value(s.q)}, ${arr}[0]].slice()[1] * ${value(s.q + 1)}`,
+        `${arr}.slice().slice()[0] * ${value(s.q)}`,
+        `Float64Array.from(${arr}).subarray(0, 1)[0] * ${value(s.q)}`,
       ];
-      c.emit(`${acc} = Math.tanh(${acc} + ${reads[s.v % 8]});`);
+      c.emit(`${acc} = Math.tanh(${acc} + ${reads[s.v % 13]});`);
       // and an array chosen by a condition, spread (named first: a conditional of arrays; tsad refuses
       // one mixing a Float64Array and a plain array)
       const plain = pick(srcs.filter((x) => !x.f64), s.s);
@@ -2661,11 +2670,14 @@ const REBIND_HELPERS = [
   '}',
   'class Damper {',
   '  c: number;',
+  '  c2: number;',
+  // a field computed from one the constructor assigned just before (`this.c2 = this.c * this.c`)
   '  constructor(c: number) {',
   '    this.c = c;',
+  '    this.c2 = this.c * this.c;',
   '  }',
   '  apply(t: number): number {',
-  '    return t * this.c + 0.1 * Math.sin(t);',
+  '    return t * this.c + 0.1 * Math.sin(t) + 0.01 * this.c2 * t;',
   '  }',
   '  static halve(t: number): number {',
   '    return 0.5 * t + 0.1 * t * t;',
@@ -2686,7 +2698,9 @@ const FLAG_HELPERS = [
   'function flagged(x: number, fl: Flags): number {',
   '  const on = fl.on ?? false;',
   '  const both = fl.on && x > 0;',
-  '  return (both ? x * (fl.k ?? 0.5) : Math.sin(x)) + (on === true ? 0.25 : 0) * x + (fl.on !== undefined ? 0.125 : 0);',
+  // the optional boolean read where a test has narrowed it (`fl.on === undefined ? true : fl.on`)
+  '  const dflt = fl.on === undefined ? true : fl.on;',
+  '  return (both ? x * (fl.k ?? 0.5) : Math.sin(x)) + (on === true ? 0.25 : 0) * x + (fl.on !== undefined ? 0.125 : 0) + (dflt ? 0.0625 * x : 0);',
   '}',
   '',
 ];
@@ -3213,14 +3227,17 @@ export function render(spec: ProgSpec): Rendered {
       // gl-matrix style, every third one: written into its array argument, which it returns (the result is
       // that very array, shared with the caller's); otherwise a fresh array
       const into = h.q % 3 === 0 ? params.find((p) => p.kind === 'vec' && p.len === h.retLen) : undefined;
-      if (into) {
+      // a copy returned where it is made: of a parameter (`return v.slice()`), or of the local result
+      const copied = h.q % 5 === 1 ? params.find((p) => (p.kind === 'vec' || p.kind === 'rovec') && p.len === h.retLen) : undefined;
+      if (copied && !into) c.emit(`return ${copied.name}.slice();`);
+      else if (into) {
         c.emit(`for (let ${k} = 0; ${k} < ${h.retLen}; ${k}++) ${into.name}[${k}] = ${body};`);
         c.emit(`return ${into.name};`);
       } else {
         // (`Array.from` is accepted only as the initializer of a variable)
         const r = c.fresh('r');
         c.emit(`const ${r} = Array.from({ length: ${h.retLen} }, (_, ${k}) => ${body});`);
-        c.emit(`return ${r};`);
+        c.emit(h.q % 5 === 2 ? `return ${r}.slice();` : `return ${r};`);
       }
     } else if (ret === 4) {
       // a 2×2 matrix: a copy of a matrix parameter's rows (the caller may swap them), or a literal

@@ -12,6 +12,15 @@ export function flat(v: unknown, out: number[] = []): number[] {
   return out;
 }
 
+/** the floats of a value as jacobian and hessian order them: objects by their own key order (the caller's) */
+export function ownFlat(v: unknown, out: number[] = []): number[] {
+  if (typeof v === 'number') out.push(v);
+  else if (v instanceof Float64Array) out.push(...v);
+  else if (Array.isArray(v)) for (const x of v) ownFlat(x, out);
+  else if (v && typeof v === 'object') for (const k of Object.keys(v)) ownFlat((v as Record<string, unknown>)[k], out);
+  return out;
+}
+
 export function deepClone<T>(v: T): T {
   if (v instanceof Float64Array) return Float64Array.from(v) as T;
   if (Array.isArray(v)) return v.map(deepClone) as T;
@@ -19,8 +28,8 @@ export function deepClone<T>(v: T): T {
   return v;
 }
 
-/** the value with float number k (flat order) replaced by g(old) */
-export function mapAt<T>(v: T, k: number, g: (x: number) => number): T {
+/** the value with float number k (flat order; ownFlat's with `own`) replaced by g(old) */
+export function mapAt<T>(v: T, k: number, g: (x: number) => number, own = false): T {
   let i = 0;
   const walk = (x: unknown): unknown => {
     if (typeof x === 'number') return i++ === k ? g(x) : x;
@@ -28,7 +37,8 @@ export function mapAt<T>(v: T, k: number, g: (x: number) => number): T {
     if (Array.isArray(x)) return x.map(walk);
     if (x && typeof x === 'object') {
       const r: Record<string, unknown> = {};
-      for (const key of Object.keys(x).sort()) r[key] = walk((x as Record<string, unknown>)[key]);
+      const keys = own ? Object.keys(x) : Object.keys(x).sort();
+      for (const key of keys) r[key] = walk((x as Record<string, unknown>)[key]);
       return Object.fromEntries(Object.keys(x).map((key) => [key, r[key]]));
     }
     return x;
@@ -37,20 +47,21 @@ export function mapAt<T>(v: T, k: number, g: (x: number) => number): T {
 }
 
 /**
- * Central divided differences: J[i][j] = ∂ flat(f)_i / ∂ (the wrt arguments' floats)_j, with step
+ * Central divided differences: J[i][j] = ∂ flat(f)_i / ∂ (the wrt arguments' floats)_j (ownFlat's order with `own`: as jacobian orders them), with step
  * `rel`·max(1, |x|); f runs on copies.
  */
-export function dividedJacobian(f: AnyFn, args: unknown[], wrt: number[], rel: number): number[][] {
-  const m = flat(f(...deepClone(args))).length;
+export function dividedJacobian(f: AnyFn, args: unknown[], wrt: number[], rel: number, own = false): number[][] {
+  const fl = own ? ownFlat : flat;
+  const m = fl(f(...deepClone(args))).length;
   const cols: number[][] = [];
   for (const a of wrt) {
-    const n = flat(args[a]).length;
+    const n = fl(args[a]).length;
     for (let j = 0; j < n; j++) {
-      const h = rel * Math.max(1, Math.abs(flat(args[a])[j]));
+      const h = rel * Math.max(1, Math.abs(fl(args[a])[j]));
       const plus = deepClone(args), minus = deepClone(args);
-      plus[a] = mapAt(plus[a], j, (x) => x + h);
-      minus[a] = mapAt(minus[a], j, (x) => x - h);
-      const fp = flat(f(...plus)), fm = flat(f(...minus));
+      plus[a] = mapAt(plus[a], j, (x) => x + h, own);
+      minus[a] = mapAt(minus[a], j, (x) => x - h, own);
+      const fp = fl(f(...plus)), fm = fl(f(...minus));
       cols.push(fp.map((_, i) => (fp[i] - fm[i]) / (2 * h)));
     }
   }

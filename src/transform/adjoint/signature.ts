@@ -1,6 +1,7 @@
 // The generated functions: f_fwd and f_bwd (parameters, local and adjoint declarations, the values
 // the forward sweep hands over to the backward one), the head's f_b, and the return statement's seed.
 import { timed } from '../../ir/timing.js';
+import { TransformError } from '../tangent.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../../ir/types.js';
 import { BOOL, fixForUpdates, forEachExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, tyOf, VOID } from '../../ir/util.js';
 import { fuseLoops } from '../fuse.js';
@@ -20,7 +21,11 @@ export function ret(cx: AdjointContext, s: Extract<Stmt, { k: 'return' }>): Pair
   const sv: Expr = { k: 'var', name: seed, ty: adjointTy(cx, cx.f.ret) };
   if (isRef(cx.f.ret)) {
     if (s.e.k === 'arrlit' || s.e.k === 'objlit') return { fwd: [], bwd: literalAdjoint(cx, s, s.e, sv as LValue, false) };
-    const rb = bwhole(cx, s.e);
+    // a copy returned (`return w.slice()`) passes its adjoint on to what it copied
+    const source = s.e.k === 'intr' && (s.e.fn === 'copy' || s.e.fn === 'snapshot') ? s.e.args[0] : s.e;
+    const rb = bwhole(cx, source);
+    if (!rb && source.k !== 'alloc' && exprVaried(cx, source, variedIn(cx, s)))
+      throw new TransformError("tsad does not differentiate this returned array or object where it stands: name it first (`const r = …; return r;`)", s);
     return { fwd: [], bwd: rb ? [{ k: 'expr', e: { k: 'intr', fn: 'addInto', args: [rb, sv], ty: VOID } }] : [] };
   }
   if (!exprVaried(cx, s.e, variedIn(cx, s))) return { fwd: [], bwd: [] };

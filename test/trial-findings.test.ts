@@ -1,0 +1,148 @@
+// Bugs two new-user trials found (2026-11-27), each with its smallest reproduction: wrong derivatives
+// tsad returned for code it accepted, now right or refused where they are written, and refusals that
+// were wrong. Programs are checked by checkCompiled (divided differences, dot-product test) at the
+// given point; refusals by file:line:col and message.
+import { describe, expect, it } from 'vitest';
+import { checkCompiled } from '../src/api/check.js';
+import { compile } from '../src/api/compile.js';
+import { grad, hessian, jacobian } from '../src/index.js';
+
+function checks(src: string, head: string, args: unknown[]): void {
+  const r = compile(src, { head, js: true, runtimeImport: null });
+  expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+  const rep = checkCompiled(r, r.code, head, args);
+  expect(rep.messages).toEqual([]);
+  expect(rep.ok).toBe(true);
+}
+
+function refused(src: string, head: string, line: number, col: number, message: RegExp): void {
+  const r = compile(src, { head });
+  const errors = r.diagnostics.filter((d) => d.severity === 'error');
+  expect(errors.map((d) => `${d.line}:${d.col} ${d.message}`)).toEqual([expect.stringMatching(new RegExp(`^${line}:${col} .*${message.source}`))]);
+}
+
+describe('derivatives that were silently wrong', () => {
+  it('a copy returned where it is made (`return w.slice()`), also of a literal or chosen by a test', () => {
+    checks(`function snap(w: number[]): number[] { return w.slice(); }
+function lit(w: number[]): number[] { return [w[0], w[1]].slice(); }
+function pick(w: number[], v: number[], c: boolean): number[] { return c ? w.slice() : v.slice(); }
+export function f(x: number[], y: number[]): number {
+  const s = snap(x), t = lit(y), u = pick(x, y, x[0] > 0);
+  return s[0] * s[1] + t[0] * t[1] + u[0] * u[1];
+}`, 'f', [[1.5, 0.5], [2, 3]]);
+  });
+
+  it('copies and views of arrays made where they stand', () => {
+    checks(`export function f(x: number[]): number {
+  const a = [x[0]].slice();
+  const b = x.slice().slice();
+  const c = Float64Array.from(x).subarray(1, 2);
+  const d = new Float64Array(x).slice(0, 2);
+  return a[0] * b[1] + c[0] * c[0] + d[0] * d[1];
+}`, 'f', [[1.5, 0.5, 0.7]]);
+    // (a typed copy of a literal still converts its values)
+    const r = compile(`export function f(x: number): number { const b = Uint8Array.from([x * 100 - 300]); return b[0] + x; }`, { head: 'f', js: true, runtimeImport: null });
+    expect(r.code).toMatch(/Uint8Array\.from/);
+  });
+
+  it('an array or object chosen by a test and used where it stands', () => {
+    checks(`interface P { x: number; y: number }
+export function f(x: number[], p: P, q: P): number {
+  const a = (x[0] > 0 ? x : [1, 2])[1];
+  const b = (p.x > 0 ? p : q).y;
+  const c = x[1] > 0 ? (p.y > 0 ? x : [0.5, 0.25])[0] : 1;
+  return a * b + c * x[0];
+}`, 'f', [[1.5, 0.5], { x: 1, y: 2 }, { x: 3, y: 4 }]);
+    checks(`class P { x: number; v: number; constructor(x: number, v: number) { this.x = x; this.v = v; }
+  get e(): number { return this.v * this.v; }
+  energy(): number { return this.x * this.v; } }
+export function best(a: number[], b: number[]): number {
+  const pa = new P(a[0], a[1]), pb = new P(b[0], b[1]);
+  return (pa.e < pb.e ? pa : pb).energy() + (pa.x > pb.x ? pa : pb).e + (pa.x > 0 ? pa : pb).x;
+}`, 'best', [[1.5, 0.5], [2, 3]]);
+    refused(`export function f(x: number[], t: Float64Array): number {\n  return (x[0] > 0 ? x : t)[0] * x[1];\n}\n`, 'f', 2, 11, /typed array and a plain array/);
+  });
+
+  it("a helper's optional array or object parameter given numbers that depend on the independents: refused at the call", () => {
+    refused(`function h(y: number, x?: number[]): number { return x ? x[0] * y : y; }\nexport function f(y: number, x: number[]): number { return h(y) + h(y, x); }\n`, 'f', 2, 67, /'h' takes 'x' as an array or object that may be absent/);
+    refused(`interface O { k: number }\nfunction h(y: number, o?: O): number { return o ? o.k * y : y; }\nexport function f(y: number, o: O): number { return h(y, o); }\n`, 'f', 3, 53, /'h' takes 'o'/);
+    // a passive array there is fine
+    checks(`function h(y: number, x?: number[]): number { return x ? x[0] * y : y; }\nexport function f(y: number): number { return h(y) + h(y, [2]); }\n`, 'f', [1.5]);
+  });
+
+  it('objects linked inside a callee and written afterwards by the caller: refused at the call', () => {
+    const cases: [string, number, number, RegExp][] = [
+      // the callee keeps what it was given: in a field, in the result, through a factory or a subclass
+      [`class L { w: number[]; constructor(w: number[]) { this.w = w; } }\nfunction make(w: number[]): L { return new L(w); }\nexport function f(w: number[], k: number): number { const a = make(w); a.w[0] *= k; return w[0]; }\n`, 3, 63, /'make' keeps an array or object it was given/],
+      [`interface O { data: number[] }\nfunction attach(o: O, v: number[]): void { o.data = v; }\nexport function f(x: number): number { const o: O = { data: [0] }; const v = [x]; attach(o, v); v[0] = v[0] * 3; return o.data[0]; }\n`, 3, 83, /'attach' keeps/],
+      [`class Pt { x: number; constructor(x: number) { this.x = x; } }\nclass World { ps: Pt[] = []; add(p: Pt): void { this.ps.push(p); } }\nexport function f(x: number): number { const p = new Pt(1); const w = new World(); w.add(p); p.x = x; return w.ps[0].x * x; }\n`, 3, 84, /the method 'add' keeps/],
+      // the callee puts one object in two places
+      [`function mk(): { a: number[]; b: number[] } { const arr = [0]; return { a: arr, b: arr }; }\nexport function f(x: number): number { const buf = mk(); buf.a[0] = x; return buf.b[0] * x; }\n`, 2, 52, /'mk' puts one array or object in two places/],
+      [`function init(o: { p: number[]; q: number[] }): void { const a = [0, 0]; o.p = a; o.q = a; }\nexport function f(x: number[]): number { const o = { p: [1, 1], q: [2, 2] }; init(o); o.p[0] = x[0] * x[1]; return o.q[0] * x[0]; }\n`, 2, 78, /'init' puts one/],
+      [`function maybeLink(o: { a: number[]; b: number[] }, c: number): void { if (c > 0) o.b = o.a; }\nexport function f(x: number[]): number { const o = { a: [0], b: [1] }; maybeLink(o, x[1]); o.a[0] = x[0] * x[0]; return o.b[0] * x[1]; }\n`, 2, 72, /'maybeLink' puts one/],
+    ];
+    for (const [src, line, col, message] of cases) refused(src, 'f', line, col, message);
+  });
+
+  it('a result that is the argument it returns (gl-matrix `out`), passed again beside it: refused', () => {
+    refused(`function mul2(out: number[], a: number[], b: number[]): number[] {
+  out[0] = a[0] * b[0] + a[1] * b[1];
+  out[1] = a[1] * b[0] - a[0] * b[1];
+  return out;
+}
+export function chain(m: number[], n: number[]): number {
+  const out = [0, 0];
+  const r = mul2(out, m, n);
+  mul2(out, r, n);
+  return out[0] + 2 * out[1];
+}
+`, 'chain', 9, 3, /'mul2' is given one array as both 'out', which it writes, and 'a'/);
+  });
+
+  it('Jacobian and Hessian columns follow the order the caller wrote the fields in', () => {
+    const g = (p: { zeta: number; alpha: number; mid: number }) => [p.zeta * 1, p.alpha * 2, p.mid * 3];
+    expect(jacobian(g)({ zeta: 1, alpha: 1, mid: 1 })).toEqual([[1, 0, 0], [0, 2, 0], [0, 0, 3]]);
+    const f = (p: { slope: number; intercept: number }) => 3 * p.slope * p.slope + p.intercept;
+    expect(hessian(f)({ slope: 2, intercept: 1 })).toEqual([[6, 0], [0, 0]]);
+    expect(hessian(f)({ intercept: 1, slope: 2 })).toEqual([[0, 0], [0, 6]]);
+  });
+});
+
+describe('code that was refused for no reason', () => {
+  it('a constructor computing a field from one it assigned just before', () => {
+    checks(`class S { a: number; b: number; c: number;
+  constructor(x: number) { this.a = x; this.c = this.a + 1; this.b = this.a * this.c; } }
+export function f(x: number): number { const s = new S(x); return s.b + s.c; }`, 'f', [1.5]);
+    // (a method called before a field has its value could read it: still refused)
+    refused(`class T { a: number; b: number; constructor(x: number) { this.a = x; this.show(); this.b = 2; } show(): number { return this.b; } }\nexport function g(x: number): number { return new T(x).a; }\n`, 'g', 1, 70, /field 'b' of 'T' has no value yet/);
+  });
+
+  it('an optional boolean field read where a test has narrowed it', () => {
+    checks(`export interface Opts { flag?: boolean }
+export function f(x: number, o: Opts): number {
+  const b = o.flag === undefined ? true : o.flag;
+  const c = typeof o.flag === 'boolean' ? o.flag : false;
+  return (b ? x * x : x) + (c ? x : 0);
+}`, 'f', [2, { flag: false }]);
+  });
+
+  it('helpers that swap rows of what they are given, or keep an argument the caller no longer uses', () => {
+    checks(`function swapRows(A: number[][], i: number, j: number): void { [A[i], A[j]] = [A[j], A[i]]; }
+export function f(x: number[][]): number { swapRows(x, 0, 1); x[0][0] *= 2; return x[0][0] * x[1][1] + x[0][1]; }`, 'f', [[[1, 2], [3, 4]]]);
+    checks(`class P { x: number; constructor(x: number) { this.x = x; } }
+class World { ps: P[] = []; add(p: P): void { this.ps.push(p); } }
+export function f(xs: number[]): number {
+  const w = new World();
+  for (let i = 0; i < xs.length; i++) w.add(new P(xs[i]));
+  for (const p of w.ps) p.x = p.x * p.x;
+  return w.ps[0].x + w.ps[1].x;
+}`, 'f', [[1.5, 0.5]]);
+  });
+
+  it('the default independents leave out arrays used only as indices or labels (--check perturbed them)', () => {
+    const r = compile(`export function f(z: number[], k: number[]): number { return z[k[0]] * 2; }\nexport function g(w: number, y: number[]): number { let s = 0; for (let i = 0; i < y.length; i++) s += y[i] === 1 ? Math.log(w) : Math.log(1 - w); return s; }\n`, { head: 'f' });
+    expect(r.wrt).toEqual(['z']);
+    expect(compile(`export function g(w: number, y: number[]): number { let s = 0; for (let i = 0; i < y.length; i++) s += y[i] === 1 ? Math.log(w) : Math.log(1 - w); return s; }\n`, { head: 'g' }).wrt).toEqual(['w']);
+    expect((grad((z: number[], k: number[]) => z[k[0]] * 2) as (z: number[], k: number[]) => number[])([1, 2, 3], [1])).toEqual([0, 2, 0]);
+  });
+});
