@@ -117,6 +117,20 @@ export function f(x: number): number { const s = new S(x); return s.b + s.c; }`,
     refused(`class T { a: number; b: number; constructor(x: number) { this.a = x; this.show(); this.b = 2; } show(): number { return this.b; } }\nexport function g(x: number): number { return new T(x).a; }\n`, 'g', 1, 70, /field 'b' of 'T' has no value yet/);
   });
 
+  it('an optional string-literal flag (a field or a parameter)', () => {
+    checks(`export interface O { units?: 'km' | 'mi' }
+function conv(d: number, units?: 'km' | 'mi'): number { return units === 'mi' ? d * 0.621371 : d; }
+export function f(x: number[], o: O): number {
+  let s = 0;
+  for (const v of x) s += conv(v * v, o.units);
+  return o.units === undefined ? 2 * s : s;
+}`, 'f', [[1, 2], { units: 'mi' }]);
+  });
+
+  it('a compound assignment tsad has no form of says how to write it', () => {
+    refused(`export function f(x: number, n: number): number {\n  let r = 1, k = n;\n  while (k > 0) { r *= x; k >>= 1; }\n  return r;\n}\n`, 'f', 3, 27, /the compound assignment `>>=` is not supported/);
+  });
+
   it('an optional boolean field read where a test has narrowed it', () => {
     checks(`export interface Opts { flag?: boolean }
 export function f(x: number, o: Opts): number {

@@ -1522,6 +1522,11 @@ class FunctionLowering {
       if (x.k === 'var' || x.k === 'undef') return null; // `a.reverse();`, `xs.forEach(…);`: its effect is in the statements lowered before it
       return { k: 'expr', e: x, loc };
     }
+    // (a compound assignment with an operator tsad has no compound form of: `k >>= 1`, `m &= 3`)
+    if (ts.isBinaryExpression(e) && e.operatorToken.kind >= ts.SyntaxKind.FirstCompoundAssignment && e.operatorToken.kind <= ts.SyntaxKind.LastCompoundAssignment) {
+      const op = ts.tokenToString(e.operatorToken.kind) ?? '';
+      return this.err(e, `the compound assignment \`${op}\` is not supported`, `write it out: \`${e.left.getText()} = ${e.left.getText()} ${op.slice(0, -1)} ${e.right.getText()}\``);
+    }
     return this.err(e, 'this expression statement has no effect tsad can differentiate', 'write an assignment or a call');
   }
 

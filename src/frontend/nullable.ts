@@ -46,9 +46,11 @@ export function nullableUnion(parts: readonly ts.Type[], convert: (t: ts.Type) =
   if (rest.length === 1 && isTrue(rest[0]) && none.includes('false') && none.length > 1)
     return { k: 'opt', base: BOOL, none: none.filter((n) => n !== 'false') };
   if (rest.every((p) => p.flags & (ts.TypeFlags.Number | ts.TypeFlags.NumberLiteral))) base = { k: 'num' };
+  else if (rest.every((p) => p.flags & ts.TypeFlags.StringLiteral)) base = { k: 'str', lits: rest.map((p) => (p as ts.StringLiteralType).value) };
   else if (rest.length === 1) base = convert(rest[0]);
   else return undefined;
-  if (!base || !(base.k === 'num' || base.k === 'arr' || base.k === 'obj' || base.k === 'tuple')) return undefined;
+  // (an optional string-literal flag, `units?: 'km' | 'mi'`, is passive: only tested)
+  if (!base || !(base.k === 'num' || base.k === 'arr' || base.k === 'obj' || base.k === 'tuple' || base.k === 'str')) return undefined;
   const order: NoneKind[] = ['null', 'undefined', 'false'];
   return { k: 'opt', base, none: order.filter((n) => none.includes(n)) };
 }

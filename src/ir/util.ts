@@ -580,3 +580,16 @@ export function countReturns(list: Stmt[]): number {
   visit(list);
   return n;
 }
+
+/**
+ * A call as the user wrote it, for messages: \`new C(…)\` for a constructor, the getter, setter or method
+ * by its own name for a member (the front end names them `C_new`, `C_get_x`, `C_set_x`, `C_m`), the
+ * function's name otherwise.
+ */
+export function calleeText(c: Extract<Expr, { k: 'call' }>): string {
+  if (c.origin === 'class.new') return `\`new ${c.fn.replace(/_new$/, '')}(…)\``;
+  if (c.origin !== 'class.method') return `'${c.fn}'`;
+  const member = c.fn.replace(/^[^_]+_/, '');
+  const accessor = /^(get|set)_(.+)$/.exec(member);
+  return accessor ? `the ${accessor[1] === 'get' ? 'getter' : 'setter'} '${accessor[2]}'` : `the method '${member}'`;
+}

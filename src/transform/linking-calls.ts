@@ -8,7 +8,7 @@
 // (or the callee put one object in two places, where one name suffices).
 import { computeAliases, stmtCalls } from '../analysis/activity.js';
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
-import { bodiesOf, exprEq, forEachExpr, forEachStmt, isRef, rootVar, stmtExprs, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
+import { bodiesOf, calleeText, exprEq, forEachExpr, forEachStmt, isRef, rootVar, stmtExprs, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
 import { boundCall, floatWrittenParams, mayRunAfter, positions } from './returned-args.js';
 import { TransformError } from './tangent.js';
 
@@ -252,7 +252,7 @@ function checkCalls(f: Func, summaries: Map<string, Linking>, writes: Map<string
       const usedAfter = (root: string) => stmts.some((t) => after(t, root) && [...usedNames(t)].some((u) => apart.rep(u) === apart.rep(root)));
       if (sides.filter(usedAfter).length < 2) continue;
     }
-    const shown = c.origin === 'class.new' ? `\`new ${c.fn.replace(/_new$/, '')}(…)\`` : c.origin === 'class.method' ? `the method '${c.fn.replace(/^[^_]+_/, '')}'` : `'${c.fn}'`;
+    const shown = calleeText(c);
     const what = l.twice ? 'puts one array or object in two places' : 'keeps an array or object it was given inside another (a field, an element, a pushed item, its result)';
     throw new TransformError(
       `${shown} ${what}, and this function writes numbers into them afterwards: tsad cannot yet follow objects shared across a call`,

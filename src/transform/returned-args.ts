@@ -5,7 +5,7 @@
 // through a local alias, a row of it) is refused at the call that binds its result.
 import { computeAliases, computeWrites, stmtCalls } from '../analysis/activity.js';
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
-import { bodiesOf, declaredNames, forEachExpr, forEachStmt, isRef, mapBodies, rootVar, stmtExprs, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
+import { bodiesOf, calleeText, declaredNames, forEachExpr, forEachStmt, isRef, mapBodies, rootVar, stmtExprs, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
 import { Names } from './linearize.js';
 import { TransformError } from './tangent.js';
 
@@ -79,7 +79,7 @@ function rewriteCalls(body: Stmt[], known: Map<string, Returned>, names: Names, 
       arg = bound;
     }
     if (!arg) {
-      const shown = value.origin === 'class.method' ? `the method '${value.fn.replace(/^[^_]+_/, '')}'` : `'${value.fn}'`;
+      const shown = calleeText(value);
       throw new TransformError(
         `${shown} may return an array or object it was given, and this function stores into its result or that object afterwards: tsad cannot tell which object the stores reach (copy the result before storing into it: \`.slice()\`)`,
         value.loc ? value : s,

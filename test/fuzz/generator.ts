@@ -2063,7 +2063,7 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
     case 14: {
       // optional booleans: a flag left out, given, or computed; an object whose flag is absent, given or computed
       c.needsFlagHelpers = true;
-      const fl = ['{}', '{ on: true }', `{ on: ${value(s.q + 1)} > 0.25, k: ${value(s.q + 2)} }`, '{ on: false, k: 1.5 }'][s.t % 4];
+      const fl = ['{}', "{ on: true, unit: 'b' }", `{ on: ${value(s.q + 1)} > 0.25, k: ${value(s.q + 2)} }`, "{ on: false, k: 1.5, unit: 'a' }"][s.t % 4];
       const call = [`scaledIf(${value(s.q)})`, `scaledIf(${value(s.q)}, ${s.t % 2 === 0})`, `scaledIf(${value(s.q)}, ${value(s.q + 1)} > 0.25)`, `flagged(${value(s.q)}, ${fl})`, `flagged(${value(s.q)}, ${fl}) + scaledIf(${value(s.q + 1)}, undefined)`][s.v % 5];
       c.emit(`${acc} = Math.tanh(${acc} + ${call});`);
       return;
@@ -2691,6 +2691,8 @@ const FLAG_HELPERS = [
   'export interface Flags {',
   '  on?: boolean;',
   '  k?: number;',
+  // an optional string-literal flag (passive, only tested)
+  "  unit?: 'a' | 'b';",
   '}',
   'function scaledIf(x: number, on?: boolean): number {',
   '  return on ? 2 * Math.tanh(x) : x;',
@@ -2700,6 +2702,7 @@ const FLAG_HELPERS = [
   '  const both = fl.on && x > 0;',
   // the optional boolean read where a test has narrowed it (`fl.on === undefined ? true : fl.on`)
   '  const dflt = fl.on === undefined ? true : fl.on;',
+  "  if (fl.unit === 'b') x = 0.5 * x;",
   '  return (both ? x * (fl.k ?? 0.5) : Math.sin(x)) + (on === true ? 0.25 : 0) * x + (fl.on !== undefined ? 0.125 : 0) + (dflt ? 0.0625 * x : 0);',
   '}',
   '',
