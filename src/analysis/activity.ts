@@ -155,7 +155,23 @@ export interface ModuleSummary {
   writes: Map<string, Set<number>>;
 }
 
+/** the last answer per function table, with the functions it was computed from (a table changed in place is computed again) */
+const writesMemo = new WeakMap<Module['funcs'], { order: readonly string[]; funcs: Func[]; writes: Map<string, Set<number>> }>();
+
+/**
+ * Reference parameters each function may write, transitively. Several passes ask it of one module:
+ * answered once per module, each caller getting its own copy of the sets.
+ */
 export function computeWrites(mod: Module): Map<string, Set<number>> {
+  const memo = writesMemo.get(mod.funcs);
+  const funcs = mod.order.map((n) => mod.funcs.get(n)!);
+  const same = memo && memo.order.length === mod.order.length && memo.order.every((n, i) => n === mod.order[i]) && memo.funcs.every((f, i) => f === funcs[i]);
+  const writes = same ? memo.writes : computeWritesOnce(mod);
+  if (!same) writesMemo.set(mod.funcs, { order: [...mod.order], funcs, writes });
+  return new Map([...writes].map(([n, w]) => [n, new Set(w)]));
+}
+
+function computeWritesOnce(mod: Module): Map<string, Set<number>> {
   const writes = new Map<string, Set<number>>();
   for (const n of mod.order) writes.set(n, new Set());
   for (let changed = true; changed; ) {

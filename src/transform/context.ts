@@ -62,6 +62,8 @@ export const DEFAULT_ADJOINT: AdjointOptions = { tbr: true };
 
 export class ProgramInfo {
   readonly sigs = new Map<string, DiffSignature>();
+  /** the module's function and data names, which no generated local may take */
+  readonly moduleNames: ReadonlySet<string>;
   /** functions that put arrays on a tape, themselves or through callees (see refTapeFunctions) */
   readonly refTapes: Set<string>;
 
@@ -73,6 +75,7 @@ export class ProgramInfo {
     readonly naming: Naming,
     readonly options: AdjointOptions = DEFAULT_ADJOINT,
   ) {
+    this.moduleNames = new Set([...mod.order, ...mod.globals.keys()]);
     const refTapes = (this.refTapes = refTapeFunctions(mod));
     for (const [name, fa] of activity.funcs) {
       const f = mod.funcs.get(name)!;

@@ -34,10 +34,7 @@ function zeroOf(p: Param, nb: Expr | null = null): Expr {
 }
 
 function names(info: ProgramInfo, f: Func): Names {
-  const n = new Names(declaredNames(f));
-  for (const m of info.mod.order) n.add(m);
-  for (const g of info.mod.globals.keys()) n.add(g);
-  return n;
+  return new Names(declaredNames(f), info.moduleNames);
 }
 
 function primalCall(f: Func): Expr {

@@ -21,25 +21,29 @@ export interface LinNode {
 /** Fresh-name source for one generated function. */
 export class Names {
   private used: Set<string>;
-  constructor(used: Iterable<string>) {
+  /** `reserved`: names taken module-wide (its functions and data), shared by every function's Names, not copied */
+  constructor(
+    used: Iterable<string>,
+    private readonly reserved: ReadonlySet<string> = new Set(),
+  ) {
     this.used = new Set(used);
   }
   /** `base`, else `base0`, `base1`, … (Tapenade's conflict rule) */
   fresh(base: string): string {
-    if (!this.used.has(base)) {
+    if (!this.has(base)) {
       this.used.add(base);
       return base;
     }
     for (let i = 0; ; i++) {
       const n = `${base}${i}`;
-      if (!this.used.has(n)) {
+      if (!this.has(n)) {
         this.used.add(n);
         return n;
       }
     }
   }
   has(n: string): boolean {
-    return this.used.has(n);
+    return this.used.has(n) || this.reserved.has(n);
   }
   add(n: string): void {
     this.used.add(n);

@@ -57,9 +57,7 @@ class TangentBuilder {
     this.f = info.func(name);
     this.fa = info.act(name)!;
     this.vec = mode === 'vector';
-    this.names = new Names(declaredNames(this.f));
-    for (const n of info.mod.order) this.names.add(n);
-    for (const n of info.mod.globals.keys()) this.names.add(n);
+    this.names = new Names(declaredNames(this.f), info.moduleNames);
     if (this.vec) {
       this.nb = { k: 'var', name: this.names.fresh('nbdirs'), ty: INT };
       this.nd = { k: 'var', name: this.names.fresh('nd'), ty: INT };

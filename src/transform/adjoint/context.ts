@@ -90,9 +90,7 @@ export function primalNames(cx: AdjointContext): ReadonlySet<string> {
 /** The context of `name`'s adjoint, with both sweeps built (the analyses that need them read `built`). */
 export function createContext(info: ProgramInfo, name: string): AdjointContext {
   const f = info.func(name);
-  const names = new Names(declaredNames(f));
-  for (const n of info.mod.order) names.add(n);
-  for (const n of info.mod.globals.keys()) names.add(n);
+  const names = new Names(declaredNames(f), info.moduleNames);
   const tapeName = names.fresh('tape');
   const cx: AdjointContext = {
     info,

@@ -457,25 +457,44 @@ export function pop(cx: AdjointContext, s: Stmt, e: Extract<Expr, { k: 'intr' }>
   return { fwd, bwd };
 }
 
+const bodyFactsOf = new WeakMap<AdjointContext, { defs: Map<string, number>; writtenFrom: (top: number, slotsOnly: boolean) => Set<string> }>();
+
+/** what recomputableDecls asks of the whole body for each loop and round, found once per function */
+function bodyFacts(cx: AdjointContext): { defs: Map<string, number>; writtenFrom: (top: number, slotsOnly: boolean) => Set<string> } {
+  let facts = bodyFactsOf.get(cx);
+  if (facts) return facts;
+  const defs = new Map<string, number>();
+  forEachStmt(cx.f.body, (st) => {
+    const name = st.k === 'decl' ? (st.init ? st.name : null) : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
+    if (name) defs.set(name, (defs.get(name) ?? 0) + 1);
+  });
+  const written = new Map<string, Set<string>>();
+  const writtenFrom = (top: number, slotsOnly: boolean) => {
+    const key = `${top}|${slotsOnly}`;
+    let w = written.get(key);
+    if (!w) written.set(key, (w = writtenIn(cx, cx.f.body.slice(top), slotsOnly)));
+    return w;
+  };
+  bodyFactsOf.set(cx, (facts = { defs, writtenFrom }));
+  return facts;
+}
+
 /**
  * Recomputation instead of recording (Tapenade §4.9, ERA's local slices): a constant declared at the
  * top of a counted loop's body from the index and values that never change (`const row = m[i]`) is
  * evaluated again at the start of each reversed iteration, instead of being pushed and popped.
  */
 export function recomputableDecls(cx: AdjointContext, body: Stmt[], index: string): Extract<Stmt, { k: 'decl' }>[] {
-  const defs = new Map<string, number>();
-  forEachStmt(cx.f.body, (st) => {
-    const name = st.k === 'decl' ? (st.init ? st.name : null) : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
-    if (name) defs.set(name, (defs.get(name) ?? 0) + 1);
-  });
+  const facts = bodyFacts(cx);
+  const defs = facts.defs;
   // a store through an alias (`const t = b; t[0] = …`) or a call writes b too; stores made by the
   // top-level statements before the loop's are undone only after the reversed loop has run (the
   // backward sweep reverses them later), so during it the arrays hold what the forward loop read
   const top = cx.f.body.findIndex((st) => containsBody(st, body));
-  const written = top > 0 ? writtenIn(cx, cx.f.body.slice(top)) : writtenArrays(cx);
+  const written = top > 0 ? facts.writtenFrom(top, false) : writtenArrays(cx);
   // a reference taken from a container (`const a = particles[i]`) is the same object again while no
   // reference in the container changes, whatever numbers are stored into the objects
-  const slotsWritten = writtenIn(cx, top > 0 ? cx.f.body.slice(top) : cx.f.body, true);
+  const slotsWritten = facts.writtenFrom(Math.max(top, 0), true);
   const params = new Set(cx.f.params.map((p) => p.name));
   const topLevel = new Set(cx.f.body.filter((st) => st.k === 'decl').map((st) => (st as { name: string }).name));
   // a variable the loop never assigns holds, in each reversed iteration, the value the forward

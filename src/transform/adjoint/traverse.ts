@@ -33,9 +33,7 @@ export function build(cx: AdjointContext): void {
     cx.fusedBwds = [];
     cx.bwdLocals.clear();
     cx.loopDepth = 0;
-    cx.names = new Names(primalNames(cx));
-    for (const n of cx.info.mod.order) cx.names.add(n);
-    for (const n of cx.info.mod.globals.keys()) cx.names.add(n);
+    cx.names = new Names(primalNames(cx), cx.info.moduleNames);
     cx.tapeName = cx.names.fresh('tape');
     cx.b = new DerivNames(cx.info.naming.adjointSuffix, (x) => cx.names.fresh(x));
     cx.seedVar = cx.info.sigs.get(cx.name)!.derivResult ? cx.names.fresh('resultb') : null;
