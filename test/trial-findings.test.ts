@@ -131,6 +131,13 @@ export function f(x: number[], o: O): number {
     refused(`export function f(x: number, n: number): number {\n  let r = 1, k = n;\n  while (k > 0) { r *= x; k >>= 1; }\n  return r;\n}\n`, 'f', 3, 27, /the compound assignment `>>=` is not supported/);
   });
 
+  it('the runtime API on plain JavaScript with an options default (`options = {}`): fields the default lacks are optional', () => {
+    const scaled = new Function('x', 'options = {}', 'const s = options.scale ?? 1; return s * x * x;') as (x: number, o?: { scale?: number }) => number;
+    expect(grad(scaled)(2, { scale: 3 })).toBe(12);
+    const powered = new Function('x', 'options = { n: 2 }', 'return (options.scale ?? 1) * x ** options.n;') as (x: number, o?: { scale?: number; n: number }) => number;
+    expect(grad(powered)(2, { scale: 3, n: 3 })).toBeCloseTo(36, 12);
+  });
+
   it('an optional boolean field read where a test has narrowed it', () => {
     checks(`export interface Opts { flag?: boolean }
 export function f(x: number, o: Opts): number {

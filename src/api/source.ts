@@ -89,10 +89,41 @@ export function annotate(fn0: FunctionSource, types: readonly (string | null)[],
     // a parameter some call leaves out is optional (one with a default already is)
     const left = i >= passed && !p.initializer && !p.questionToken && !p.dotDotDotToken;
     // a rest parameter gathers its arguments: an array of the first one's type
-    const t = p.dotDotDotToken ? (/^[\w.]+$/.test(types[i]!) ? `${types[i]}[]` : `(${types[i]})[]`) : types[i];
+    let t = p.dotDotDotToken ? (/^[\w.]+$/.test(types[i]!) ? `${types[i]}[]` : `(${types[i]})[]`) : types[i]!;
+    // `options = {}`: the fields the argument has but the default lacks are optional (`options.scale ?? 1`)
+    if (p.initializer && ts.isObjectLiteralExpression(p.initializer)) t = optionalBeyond(t, p.initializer);
     out = out.slice(0, at) + `${left ? '?' : ''}: ${t}` + out.slice(at);
   }
   return out;
+}
+
+/**
+ * An object type's text with each field the default `literal` does not give marked optional
+ * (`{ scale: number; n: number }` with default `{ n: 3 }` → `{ scale?: number; n: number }`).
+ */
+function optionalBeyond(type: string, literal: ts.ObjectLiteralExpression): string {
+  const m = /^\{ (.*) \}$/.exec(type);
+  if (!m) return type;
+  const given = new Set(literal.properties.flatMap((q) => (q.name && (ts.isIdentifier(q.name) || ts.isStringLiteral(q.name)) ? [q.name.text] : [])));
+  // the top-level fields: split at '; ' outside brackets
+  const fields: string[] = [];
+  let depth = 0, start = 0;
+  const body = m[1];
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === '{' || c === '[' || c === '(') depth++;
+    else if (c === '}' || c === ']' || c === ')') depth--;
+    else if (c === ';' && depth === 0) {
+      fields.push(body.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  fields.push(body.slice(start).trim());
+  const marked = fields.filter(Boolean).map((f) => {
+    const name = /^([\w$]+)(\??):/.exec(f);
+    return name && !name[2] && !given.has(name[1]) ? f.replace(/^([\w$]+):/, '$1?:') : f;
+  });
+  return `{ ${marked.join('; ')} }`;
 }
 
 /** `const name = <function>;`: one declaration form for heads and helpers of every form */
