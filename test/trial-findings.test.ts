@@ -138,6 +138,18 @@ export function f(x: number[], o: O): number {
     expect(grad(powered)(2, { scale: 3, n: 3 })).toBeCloseTo(36, 12);
   });
 
+  it('`for (const [i, x] of xs.entries())`: a counted loop, no pair made per pass', () => {
+    const src = `export function f(xs: number[], w: number[]): number {
+  let s = 0;
+  for (const [i, x] of xs.entries()) s += w[i] * x * x;
+  for (const [, x] of w.entries()) s += x;
+  for (let [j, v] of xs.entries()) { v = v * 2; s += j + v; }
+  return s;
+}`;
+    checks(src, 'f', [[1.5, 0.5, 2], [0.3, 0.7, 1.1]]);
+    expect(compile(src, { head: 'f', modes: ['tangent'] }).code).toMatch(/const i = xIndex;\n\s*const xd = xsd\[xIndex\];/);
+  });
+
   it('an optional boolean field read where a test has narrowed it', () => {
     checks(`export interface Opts { flag?: boolean }
 export function f(x: number, o: Opts): number {

@@ -1179,19 +1179,36 @@ class FunctionLowering {
       this.refuse(d, 'a `for…of` `var` used outside its loop (or declared again) is not supported', 'write `for (const x of xs)` and copy the value into a variable declared before the loop where it is needed after it');
       return;
     }
-    let arr = this.expr(s.expression);
+    // `for (const [i, x] of xs.entries())`: the index and the element of a counted loop over xs
+    const source = skipParens(s.expression);
+    const entries = ts.isCallExpression(source) && source.arguments.length === 0 && ts.isPropertyAccessExpression(source.expression) && source.expression.name.text === 'entries' && ts.isArrayBindingPattern(d.name);
+    let arr = this.expr(entries ? (source.expression as ts.PropertyAccessExpression).expression : s.expression);
     if (!arr) return;
+    if (entries && tyOf(arr).k !== 'arr' && tyOf(arr).k !== 'tuple') {
+      this.err(source, '`.entries()` is supported on arrays only', 'iterate with an indexed `for` loop');
+      return;
+    }
     const pre: Stmt[] = this.takePre();
     if (arr.k !== 'var' && arr.k !== 'global') {
       const t = this.fresh('items');
       pre.push({ k: 'decl', name: t, ty: tyOf(arr), init: arr, konst: true, loc: this.ctx.locOf(s.expression) });
       arr = { k: 'var', name: t, ty: tyOf(arr) };
     }
-    const base = ts.isIdentifier(d.name) ? d.name.text : 'item';
+    const second = entries ? (d.name as ts.ArrayBindingPattern).elements[1] : undefined;
+    const base = ts.isIdentifier(d.name) ? d.name.text : second && ts.isBindingElement(second) && ts.isIdentifier(second.name) ? second.name.text : 'item';
     const i = this.fresh(`${base}Index`);
     const iv: Expr = { k: 'var', name: i, ty: INT };
     const elem: Expr = { k: 'idx', obj: arr, index: iv, ty: elemTy(tyOf(arr)) };
-    const bodyHead = this.bindTarget(d.name, elem, (init.flags & ts.NodeFlags.Const) !== 0, d);
+    const konst = (init.flags & ts.NodeFlags.Const) !== 0;
+    let bodyHead: Stmt[];
+    const parts = entries ? (d.name as ts.ArrayBindingPattern).elements : null;
+    if (parts && parts.length <= 2 && parts.every((x) => ts.isOmittedExpression(x) || (ts.isIdentifier(x.name) && !x.initializer && !x.dotDotDotToken))) {
+      // (each name bound on its own: `const i = index; const x = xs[index];`, no pair made per pass)
+      bodyHead = parts.flatMap((x, k) => (ts.isOmittedExpression(x) ? [] : this.bindTarget(x.name, k === 0 ? iv : elem, konst, x)));
+    } else {
+      const pair: Expr = { k: 'arrlit', elems: [iv, elem], ty: { k: 'tuple', elems: [INT, elemTy(tyOf(arr))], ro: true } };
+      bodyHead = this.bindTarget(d.name, entries ? pair : elem, konst, d);
+    }
     const body = [...bodyHead, ...this.stmts(s.statement)];
     for (const p of pre) push(p);
     push({

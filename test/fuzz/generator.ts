@@ -1403,11 +1403,14 @@ function renderStmt(c: Ctx, s: Stmt): void {
       const a = pick(c.arrs, s.s);
       if (!a) return renderStmt(c, { k: 'for', b: s.s, form: 0, body: s.body });
       const x = c.fresh('e');
+      // every fourth one with its index too: `for (const [k, e] of a.entries())`
+      const k = s.s % 4 === 2 ? c.fresh('k') : null;
       renderLoop(
         c,
-        () => `for (const ${x} of ${a.name}) {`,
+        () => (k ? `for (const [${k}, ${x}] of ${a.name}.entries()) {` : `for (const ${x} of ${a.name}) {`),
         (real) => {
           if (real) c.nums.push({ name: x, w: false });
+          if (real && k) c.ints.push({ name: k, U: a.len });
           renderStmts(c, s.body);
         },
       );
