@@ -150,6 +150,29 @@ export function f(x: number[], o: O): number {
     expect(compile(src, { head: 'f', modes: ['tangent'] }).code).toMatch(/const i = xIndex;\n\s*const xd = xsd\[xIndex\];/);
   });
 
+  it("a getter, method or helper returning a field of what it is given (`get weights() { return this.w; }`), stored into by the caller", () => {
+    checks(`class Layer {
+  w: number[];
+  constructor(n: number) { this.w = new Array(n).fill(0.5); }
+  get weights(): number[] { return this.w; }
+  row(): number[] { return this.w; }
+}
+function firstOf(o: { a: number[]; b: number }): number[] { return o.a; }
+export function f(x: number[]): number {
+  const L = new Layer(x.length);
+  const W = L.weights;
+  for (let i = 0; i < x.length; i++) W[i] = x[i] * 2;
+  const R = L.row();
+  R[0] += x[0];
+  const o = { a: [1, 2], b: 3 };
+  const A = firstOf(o);
+  A[1] = x[1] * x[0];
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += L.w[i] * x[i];
+  return s + o.a[1];
+}`, 'f', [[1.5, 0.5]]);
+  });
+
   it('an optional boolean field read where a test has narrowed it', () => {
     checks(`export interface Opts { flag?: boolean }
 export function f(x: number, o: Opts): number {

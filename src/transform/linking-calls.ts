@@ -16,6 +16,8 @@ import { TransformError } from './tangent.js';
 interface Linking {
   params: Set<number>;
   twice: boolean;
+  /** what the links reach: parameters by position, and 'result' (the caller's names for these are the sides of a call) */
+  sides: Set<number | 'result'>;
 }
 
 /** an object put in a place: stored in an element or field, pushed, held by a literal, or handed to a callee that keeps it */
@@ -40,13 +42,13 @@ export function refuseLinkingCalls(mod: Module, reach: ReadonlySet<string>): voi
 
 /** every function's Linking, to a fixed point over the calls (a helper calling one that links, links) */
 function linkingSummaries(mod: Module): Map<string, Linking> {
-  const out = new Map<string, Linking>([...mod.funcs.keys()].map((n) => [n, { params: new Set<number>(), twice: false }]));
+  const out = new Map<string, Linking>([...mod.funcs.keys()].map((n) => [n, { params: new Set<number>(), twice: false, sides: new Set<number | 'result'>() }]));
   for (let round = 0; round <= mod.order.length; round++) {
     let changed = false;
     for (const [n, f] of mod.funcs) {
       const next = linkingOf(f, out);
       const old = out.get(n)!;
-      if (next.twice !== old.twice || next.params.size !== old.params.size) {
+      if (next.twice !== old.twice || next.params.size !== old.params.size || next.sides.size !== old.sides.size) {
         out.set(n, next);
         changed = true;
       }
@@ -71,7 +73,20 @@ function linkingOf(f: Func, known: Map<string, Linking>): Linking {
   const declOf = new Map<string, Stmt>();
   forEachStmt(f.body, (s) => void (s.k === 'decl' && declOf.set(s.name, s)));
   let twice = false;
+  const sides = new Set<number | 'result'>();
+  const returned = new Set<string>();
+  forEachStmt(f.body, (s) => {
+    if (s.k === 'return' && s.e) for (const r of refRoots(s.e)) returned.add(held.rep(r));
+  });
+  const involve = (name: string | null) => {
+    if (name === null || name === RESULT) return void sides.add('result');
+    const r = held.rep(name);
+    for (const { p, j } of refParams) if (held.rep(p.name) === r) sides.add(j);
+    if (returned.has(r)) sides.add('result');
+  };
   placements.forEach((pl, k) => {
+    involve(pl.root);
+    involve(pl.into);
     const rep = al.rep(pl.root);
     for (const { p, j } of refParams) if (al.rep(p.name) === rep) params.add(j);
     // (one object placed twice: the same place, or places that may overlap, `m` and `m[0]`, `m[i]` and `m[j]`)
@@ -86,9 +101,17 @@ function linkingOf(f: Func, known: Map<string, Linking>): Linking {
     if (outside.some((l) => !indexedByCounter(pl.path, l))) twice = true;
   });
   forEachStmt(f.body, (s) => {
-    for (const c of stmtCalls(s)) if (known.get(c.fn)?.twice) twice = true;
+    for (const c of stmtCalls(s)) {
+      const l = known.get(c.fn);
+      if (!l?.twice) continue;
+      twice = true;
+      // (what the callee linked, as this function's names for it)
+      c.args.forEach((a, j) => l.sides.has(j) && rootVar(a) && involve(rootVar(a)));
+      const b = boundCall(s);
+      if (l.sides.has('result') && b && b.call === c) involve(b.name);
+    }
   });
-  return { params, twice };
+  return { params, twice, sides };
 }
 
 /** the steps from a variable to the placed object: field names, literal indices, or null for a computed index */
@@ -238,7 +261,8 @@ function checkCalls(f: Func, summaries: Map<string, Linking>, writes: Map<string
   forEachStmt(f.body, (s) => void stmts.push(s));
   for (const { s, c, l } of calls) {
     const bound = boundCall(s);
-    const sides = [...new Set([...c.args.filter((a) => isRef(tyOf(a))).flatMap((a) => (rootVar(a) ? [rootVar(a)!] : [])), ...(bound && bound.call === c && isRef(tyOf(c)) ? [bound.name] : [])])];
+    // (the caller's names for what the callee linked: those arguments, the bound result)
+    const sides = [...new Set([...c.args.flatMap((a, j) => (l.sides.has(j) && isRef(tyOf(a)) && rootVar(a) ? [rootVar(a)!] : [])), ...(l.sides.has('result') && bound && bound.call === c && isRef(tyOf(c)) ? [bound.name] : [])])];
     if (!sides.length) continue;
     // what the call joins: every side, and what each side's class holds
     const al = computeAliases(f, true);

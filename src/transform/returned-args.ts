@@ -4,13 +4,24 @@
 // already follow. A helper that may return a parameter's object in any other way (on one branch only,
 // through a local alias, a row of it) is refused at the call that binds its result.
 import { computeAliases, computeWrites, stmtCalls } from '../analysis/activity.js';
-import type { Expr, Func, Module, Stmt } from '../ir/types.js';
+import type { Expr, Func, Module, Stmt, Ty } from '../ir/types.js';
 import { bodiesOf, calleeText, declaredNames, forEachExpr, forEachStmt, isRef, mapBodies, rootVar, stmtExprs, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
 import { Names } from './linearize.js';
 import { TransformError } from './tangent.js';
 
-/** What a function returns of its parameters: always parameter `j` itself, or maybe some parameter's object. */
-type Returned = { always: number } | 'maybe-param' | 'fresh';
+/**
+ * What a function returns of its parameters: always parameter `j` itself, or always the object one of
+ * its fields holds (`path`: a getter's `return this.w`, `return o.a`), or maybe some parameter's object.
+ */
+type Returned = { always: number; path?: { name: string; ty: Ty }[] } | 'maybe-param' | 'fresh';
+
+/** `p.a.b` as the parameter p and the fields a, b (null for anything else) */
+function fieldPath(e: Expr): { root: string; path: { name: string; ty: Ty }[] } | null {
+  if (e.k === 'var') return { root: e.name, path: [] };
+  if (e.k !== 'field') return null;
+  const inner = fieldPath(e.obj);
+  return inner && { root: inner.root, path: [...inner.path, { name: e.name, ty: e.ty }] };
+}
 
 function returnedOf(f: Func, known: Map<string, Returned>): Returned {
   if (!isRef(f.ret)) return 'fresh';
@@ -21,21 +32,27 @@ function returnedOf(f: Func, known: Map<string, Returned>): Returned {
   forEachStmt(f.body, (s) => {
     if (s.k === 'assign' && s.target.k === 'var') reassigned.add(s.target.name);
   });
-  let param: number | null = null; // the parameter every plain `return p` so far returns
+  // the parameter (and field path) every plain `return p` / `return p.f` so far returns
+  let param: { i: number; key: string; path: { name: string; ty: Ty }[] } | null = null;
   let fresh = false; // some return gives a fresh value
   let maybe = false; // some return may give a parameter's object some other way
   forEachStmt(f.body, (s) => {
     if (s.k !== 'return' || !s.e) return;
     const e = s.e;
-    const direct = e.k === 'var' ? refParams.find(({ p }) => p.name === e.name && !reassigned.has(p.name)) : undefined;
-    if (direct) {
-      if (param === null) param = direct.i;
-      else if (param !== direct.i) maybe = true;
+    const fp = fieldPath(e);
+    const direct = fp ? refParams.find(({ p }) => p.name === fp.root && !reassigned.has(p.name)) : undefined;
+    if (direct && fp) {
+      const key = `${direct.i}.${fp.path.map((x) => x.name).join('.')}`;
+      if (param === null) param = { i: direct.i, key, path: fp.path };
+      else if (param.key !== key) maybe = true;
     } else if (mayBeParamObject(e, f, al, known)) maybe = true;
     else fresh = true;
   });
   if (maybe || (param !== null && fresh)) return 'maybe-param';
-  if (param !== null) return { always: param };
+  if (param !== null) {
+    const { i, path } = param as { i: number; path: { name: string; ty: Ty }[] };
+    return path.length ? { always: i, path } : { always: i };
+  }
   return 'fresh';
 }
 
@@ -86,9 +103,11 @@ function rewriteCalls(body: Stmt[], known: Map<string, Returned>, names: Names, 
       );
     }
     out.push({ k: 'expr', e: call, loc: s.loc, comments: s.comments });
-    if (s.k === 'decl') out.push({ ...s, init: arg, comments: undefined });
-    else if (s.k === 'assign') out.push({ ...s, value: arg, comments: undefined });
-    else if (s.k === 'return') out.push({ ...s, e: arg, comments: undefined });
+    // (a field path of the argument, read after the call: the object the callee returned)
+    const result = ((kind as { path?: { name: string; ty: Ty }[] }).path ?? []).reduce<Expr>((o, fl) => ({ k: 'field', obj: o, name: fl.name, ty: fl.ty }), arg);
+    if (s.k === 'decl') out.push({ ...s, init: result, comments: undefined });
+    else if (s.k === 'assign') out.push({ ...s, value: result, comments: undefined });
+    else if (s.k === 'return') out.push({ ...s, e: result, comments: undefined });
   }
   return out;
 }

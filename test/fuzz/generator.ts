@@ -469,6 +469,10 @@ const CLASS_BODY = [
   '    return v;',
   '  }',
   '',
+  '  get coefs(): number[] {',
+  '    return this.cs;',
+  '  }',
+  '',
   // returns the array it was given, or a new one, by the number of coefficients (a layer stack's `predict`)
   '  through(x: number[]): number[] {',
   '    let h = x;',
@@ -2504,6 +2508,9 @@ function renderClasses(c: Ctx, x: ClassSpec): string {
       // a fresh array handed to a constructor, then written and read through the instance only
       const p2 = c.fresh('py');
       c.emit(`const ${p2} = new Poly([0.5, ${cl}, 0.25]);`, `${p2}.cs[0] = ${p2}.cs[1] * ${squash(x.q + 2, renderExpr(c, x.e), false)};`, `${cl} = Math.tanh(${cl} + ${p2}.at(0.25));`);
+      // (a getter returning the array field, stored into by the caller: the instance's own array)
+      const cs2 = c.fresh('cs');
+      c.emit(`const ${cs2} = ${p2}.coefs;`, `${cs2}[2] = ${cs2}[0] * ${cl};`, `${cl} = Math.tanh(${cl} + ${p2}.at(0.5));`);
       const src = pick(c.arrs.filter((a) => !a.f64 && !a.row && !a.tup && !a.ro), x.q + 2);
       if (src) {
         const ys = c.fresh('ys');
