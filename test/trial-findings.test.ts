@@ -173,6 +173,17 @@ export function f(x: number[]): number {
 }`, 'f', [[1.5, 0.5]]);
   });
 
+  it('`rows.flat()`: a fresh array of the rows\' elements', () => {
+    checks(`export function f(m: number[][], w: number[]): number {
+  const xs = m.flat();
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += w[i % w.length] * xs[i] * xs[i];
+  const ys = [[w[0], 0.5], m[1]].flat(1);
+  return s + ys[2] * ys[0];
+}`, 'f', [[[1, 2], [3, 0.5]], [0.3, 0.7]]);
+    refused(`export function f(m: number[][][]): number {\n  return m.flat(2)[0];\n}\n`, 'f', 2, 10, /`flat\(\)` is supported with depth 1 only/);
+  });
+
   it('an optional boolean field read where a test has narrowed it', () => {
     checks(`export interface Opts { flag?: boolean }
 export function f(x: number, o: Opts): number {

@@ -22,6 +22,7 @@ export const ARRAY_FORMS = [
   'array.set', // `t.set(src, offset)` on a typed array (element stores, in place)
   'array.rest', // a rest parameter's array (`function sum(...xs: number[])`), built at each call from its trailing arguments
   'array.pushmany', // `out.push(a, b, …)`: one push per value, the values evaluated first
+  'array.flat', // `rows.flat()`: a fresh array of the rows' elements, in order (depth 1)
 ] as const;
 export type ArrayForm = (typeof ARRAY_FORMS)[number];
 
@@ -482,6 +483,23 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       h.emit(tag({ k: 'decl', name: t, ty: fresh, init: { k: 'arrlit', elems: [], ty: fresh }, konst: true }, 'array.slice', loc));
       const k = h.fresh('k');
       h.emit(tag(countUp(k, v(lo, INT), v(hi, INT), [push(tv, { k: 'idx', obj: src, index: v(k, INT), ty: ot.elem })]), 'array.slice', loc));
+      return tv;
+    }
+    case 'flat': {
+      const row = ot.elem;
+      if (row.k !== 'arr' || row.typed) return h.err(e, '`flat()` is supported on an array of plain arrays only', 'flatten with two loops and `push`');
+      if (args.length > 1 || (args[0] && !(ts.isNumericLiteral(args[0]) && args[0].text === '1'))) return h.err(e, '`flat()` is supported with depth 1 only', 'flatten deeper levels with loops and `push`');
+      if (h.inCondition()) return h.err(e, '`flat()` inside a condition is not supported', 'assign it to a variable first');
+      const src = named();
+      const fresh: ArrTy = { k: 'arr', elem: row.elem, typed: false, ro: false };
+      const t = h.fresh('flat');
+      const tv = v(t, fresh);
+      h.emit(tag({ k: 'decl', name: t, ty: fresh, init: { k: 'arrlit', elems: [], ty: fresh }, konst: true }, 'array.flat', loc));
+      const r = h.fresh('r');
+      const k = h.fresh('k');
+      const rowOf: Expr = { k: 'idx', obj: src, index: v(r, INT), ty: row };
+      const inner = countUp(k, int(0), { k: 'len', obj: rowOf }, [push(tv, { k: 'idx', obj: rowOf, index: v(k, INT), ty: row.elem })]);
+      h.emit(tag(countUp(r, int(0), { k: 'len', obj: src }, [inner]), 'array.flat', loc));
       return tv;
     }
     case 'concat': {

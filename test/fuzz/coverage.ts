@@ -116,6 +116,7 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   // a rest parameter's array, built at a call from its trailing arguments (numbers, or rows)
   'array.rest': { types: ['array', 'array2'], effects: ['-'] },
   'array.pushmany': { types: ['array'], effects: ['-'] },
+  'array.flat': { types: ['array'], effects: ['-'] },
   // array methods with callbacks (src/frontend/callbacks.ts), counted by the loop each lowers to
   'callback.map': { types: ['-'], effects: ['-'] },
   'callback.forEach': { types: ['-'], effects: ['-'] },

@@ -875,6 +875,8 @@ interface MatVar {
   name: string;
   rows: number;
   cols: number;
+  /** a helper's parameter: its caller's matrix */
+  param?: boolean;
 }
 interface IntVar {
   name: string;
@@ -913,6 +915,8 @@ class Ctx {
   targets: Target[] = [];
   loopDepth = 0;
   fround = false;
+  /** rendering a helper (its array parameters are its caller's objects) */
+  helper = false;
   lines: string[] = [];
   ind = 1;
   counter = 0;
@@ -1392,6 +1396,19 @@ function renderStmt(c: Ctx, s: Stmt): void {
     }
     case 'forof': {
       const m = s.s % 2 === 1 ? pick(c.mats, s.s >> 1) : undefined;
+      if (m && (s.s % 4 === 3 || s.s % 8 === 1)) {
+        // over the matrix's elements, flattened: `for (const e of m.flat())`
+        const x = c.fresh('e');
+        renderLoop(
+          c,
+          () => `for (const ${x} of ${m.name}.flat()) {`,
+          (real) => {
+            if (real) c.nums.push({ name: x, w: false });
+            renderStmts(c, s.body);
+          },
+        );
+        return;
+      }
       if (m) {
         const row = c.fresh('row');
         renderLoop(
@@ -1540,7 +1557,8 @@ function renderStmt(c: Ctx, s: Stmt): void {
       if (wl) c.emit(`let ${i} = 0;`, `while (${i} < 2) {`);
       else c.emit(`for (let ${i} = 0; ${i} < 2; ${i}++) {`);
       c.block(() => {
-        c.ints.push({ name: i, U: 2 });
+        // (a while loop's counter is incremented first: 1 and 2)
+        c.ints.push({ name: i, U: wl ? 3 : 2 });
         if (wl) c.emit(`${i}++;`);
         let body = '';
         c.scoped(() => {
@@ -1836,7 +1854,9 @@ function renderRows(c: Ctx, s: Extract<Stmt, { k: 'rows' }>, name: string, n: nu
   const i = renderIdx(c, s.i, n, `${name}.length`);
   let j = renderIdx(c, s.j, n, `${name}.length`);
   if (j === i) j = `(${i} + 1) % ${n}`;
-  const mode = s.mode % 3;
+  // (in a helper, a row of a parameter stored as another row would link rows of its caller's matrix,
+  // which tsad refuses where the caller writes afterwards: helpers swap those instead)
+  const mode = c.helper && !useObj && (t as MatVar).param && s.mode % 3 === 1 ? 0 : s.mode % 3;
   if (mode === 0) {
     const tmp = c.fresh('r');
     c.emit(`const ${tmp} = ${name}[${i}];`, `${name}[${i}] = ${name}[${j}];`, `${name}[${j}] = ${tmp};`);
@@ -2241,6 +2261,8 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
         `Float64Array.from(${arr}).subarray(0, 1)[0] * ${value(s.q)}`,
       ];
       c.emit(`${acc} = Math.tanh(${acc} + ${reads[s.v % 13]});`);
+      // and rows flattened into a fresh array
+      c.emit(`${acc} = Math.tanh(${acc} + [[${value(s.q)}, 0.5], ${plainArr}].flat()[2] * ${value(s.q + 1)});`);
       // and an array chosen by a condition, spread (named first: a conditional of arrays; tsad refuses
       // one mixing a Float64Array and a plain array)
       const plain = pick(srcs.filter((x) => !x.f64), s.s);
@@ -3179,7 +3201,7 @@ function paramDecl(p: { kind: PKind; len: number; name: string }): string {
 function pushParam(c: Ctx, p: { kind: PKind; len: number; name: string }, rows = 2, cols = 2): void {
   if (p.kind === 'num') c.nums.push({ name: p.name, w: true });
   else if (p.kind === 'vec' || p.kind === 'rovec') c.arrs.push({ name: p.name, len: p.len, f64: false, ro: p.kind === 'rovec' });
-  else if (p.kind === 'mat') c.mats.push({ name: p.name, rows, cols });
+  else if (p.kind === 'mat') c.mats.push({ name: p.name, rows, cols, param: c.helper });
   else c.objs.push(p.name);
 }
 
@@ -3214,6 +3236,7 @@ export function render(spec: ProgSpec): Rendered {
     // early returns: with a value (number), none (arrays, objects), bare (void)
     const c = new Ctx(ret === 0 ? 0 : ret === 2 ? 2 : 1, sigs.slice());
     c.fround = spec.fround;
+    c.helper = true;
     for (const p of params) pushParam(c, p);
     if (spec.gbl) c.arrs.push({ name: 'W', len: 4, f64: false, ro: true });
     if (h.rec) c.emit(`if (d <= 0) return ${squash(h.q, renderExpr(c, h.base), false)};`);
