@@ -171,6 +171,6 @@ export function compact(v: unknown): string {
     const head = v.slice(0, 6).map(compact).join(', ');
     return v.length > 6 ? `[${head}, … (${v.length} entries)]` : `[${head}]`;
   }
-  if (typeof v === 'object' && v !== null) return `{ ${Object.entries(v).map(([k, x]) => `${k}: ${compact(x)}`).join(', ')} }`;
+  if (typeof v === 'object' && v !== null) return Object.keys(v).length ? `{ ${Object.entries(v).map(([k, x]) => `${k}: ${compact(x)}`).join(', ')} }` : '{}';
   return JSON.stringify(v) ?? 'undefined';
 }
