@@ -136,6 +136,16 @@ export function f(x: number[], o: O): number {
     expect(grad(scaled)(2, { scale: 3 })).toBe(12);
     const powered = new Function('x', 'options = { n: 2 }', 'return (options.scale ?? 1) * x ** options.n;') as (x: number, o?: { scale?: number; n: number }) => number;
     expect(grad(powered)(2, { scale: 3, n: 3 })).toBeCloseTo(36, 12);
+    // a field the argument lacks, read through a constant (`const w = options.weights; w ? w[i] : 1`)
+    const std = new Function('xs', 'options = {}', `const w = options.weights; const ddof = options.ddof ?? 0;
+      let sw = 0, m = 0;
+      for (let i = 0; i < xs.length; i++) { const wi = w ? w[i] : 1; sw += wi; m += wi * xs[i]; }
+      m /= sw;
+      let v = 0;
+      for (let i = 0; i < xs.length; i++) { const wi = w ? w[i] : 1; v += wi * (xs[i] - m) ** 2; }
+      return Math.sqrt(v / (sw - ddof));`) as (xs: number[], o?: { weights?: number[]; ddof?: number }) => number;
+    const g = grad(std)([1, 2, 4], { ddof: 1 }) as number[];
+    [-0.4364357804719848, -0.1091089451179962, 0.545544725589981].forEach((want, i) => expect(g[i]).toBeCloseTo(want, 8));
   });
 
   it('`for (const [i, x] of xs.entries())`: a counted loop, no pair made per pass', () => {

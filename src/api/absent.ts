@@ -69,7 +69,8 @@ function elementUses(occ: readonly ts.Node[]): ts.Node[] {
  * is indexed (or only its length is read), else a number (what tsad differentiates; a string or a function
  * read here is a type error of the strict front end, located).
  */
-function typeOfUses(occ: readonly ts.Node[]): string {
+function typeOfUses(occ0: readonly ts.Node[]): string {
+  const occ = [...occ0, ...occ0.flatMap(constUses)];
   const fields = fieldUses(occ);
   const elements = elementUses(occ);
   const named = [...fields.keys()].filter((k) => k !== 'length');
@@ -79,6 +80,29 @@ function typeOfUses(occ: readonly ts.Node[]): string {
     return /[ |{]/.test(el) ? `(${el})[]` : `${el}[]`;
   }
   return occ.some(boolishUse) ? 'boolean' : 'number';
+}
+
+/**
+ * `const w = options.weights`: the uses of w, in the function around it, are uses of the value too (a
+ * field absent from the argument is typed by how its copy is used: `w ? w[i] : 1` makes it an array).
+ */
+function constUses(at: ts.Node): ts.Node[] {
+  const e = outer(at);
+  const d = e.parent;
+  if (!ts.isVariableDeclaration(d) || d.initializer !== e || !ts.isIdentifier(d.name) || !(ts.getCombinedNodeFlags(d) & ts.NodeFlags.Const)) return [];
+  let fn: ts.Node = d;
+  while (fn.parent && !ts.isFunctionLike(fn)) fn = fn.parent;
+  const name = d.name.text;
+  const out: ts.Node[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isIdentifier(n) && n.text === name && n !== d.name) {
+      const p = n.parent;
+      if (!((ts.isPropertyAccessExpression(p) && p.name === n) || (ts.isPropertyAssignment(p) && p.name === n))) out.push(n);
+    }
+    n.forEachChild(visit);
+  };
+  visit(fn);
+  return out;
 }
 
 const isBooleanLiteral = (n: ts.Node) => n.kind === ts.SyntaxKind.TrueKeyword || n.kind === ts.SyntaxKind.FalseKeyword;
