@@ -95,7 +95,7 @@ export function compileTimeTable(sizes: SizeResult[], corpusRun: CompileRun, gmm
   }
   for (const r of [corpusRun, gmm]) out.push(`| ${r.label} | ${r.lines} | ${r.ms.toFixed(0)} | ${Math.round(r.lines / (r.ms / 1000))} | | | | | |`);
   out.push('');
-  out.push(`Stages (ms; the reverse, tangent and vector columns exclude the tbr, merge and licm inside them): | ${STAGE_ORDER.join(' | ')} |`);
+  out.push('Stages, in ms (the reverse, tangent and vector columns exclude the tbr, merge and licm inside them):');
   out.push('');
   out.push(`| run | ${STAGE_ORDER.join(' | ')} |`);
   out.push(`|---|${STAGE_ORDER.map(() => '---').join('|')}|`);

@@ -81,8 +81,9 @@ export function defaultWrt(mod: Module, head: Func, of?: readonly string[]): str
       return !isRef(head.params[j].ty) || written.has(j) || fa.active.has(fa.aliases.rep(n));
     });
     return live.length ? live : rest;
-  } catch {
-    return rest;
+  } catch (e) {
+    if (e instanceof TransformError) return rest;
+    throw e;
   }
 }
 

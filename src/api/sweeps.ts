@@ -224,13 +224,8 @@ export function ownOrder(values: readonly unknown[]): number[] {
   const out: number[] = [];
   let offset = 0;
   for (const v of values) {
-    const own = (x: unknown): void => {
-      if (typeof x === 'number') out.push(x);
-      else if (x instanceof Float64Array) for (const e of x) out.push(e);
-      else if (Array.isArray(x)) x.forEach(own);
-      else if (typeof x === 'object' && x !== null) for (const k of Object.keys(x)) own((x as Record<string, unknown>)[k]);
-    };
-    own(mapFloats(v, (_, k) => offset + k));
+    // each float labelled with its place in the sorted order, the labels read in the own order
+    flatten(mapFloats(v, (_, k) => offset + k), out, true);
     offset += flatten(v).length;
   }
   return out;

@@ -13,12 +13,16 @@ export function clone<T>(v: T): T {
   return v;
 }
 
-/** The floats of a value in a fixed order (arrays by index, object fields by sorted key). */
-export function flatten(v: unknown, out: number[] = []): number[] {
+/**
+ * The floats of a value in a fixed order: arrays by index, object fields by sorted key (the same for
+ * every object of a type, whatever order its fields were made in), or with `own` in the object's own
+ * key order (the order its caller wrote them: jacobian's rows and columns).
+ */
+export function flatten(v: unknown, out: number[] = [], own = false): number[] {
   if (typeof v === 'number') out.push(v);
   else if (v instanceof Float64Array) for (const x of v) out.push(x);
-  else if (Array.isArray(v)) for (const x of v) flatten(x, out);
-  else if (typeof v === 'object' && v !== null) for (const k of Object.keys(v).sort()) flatten((v as Record<string, unknown>)[k], out);
+  else if (Array.isArray(v)) for (const x of v) flatten(x, out, own);
+  else if (typeof v === 'object' && v !== null) for (const k of own ? Object.keys(v) : Object.keys(v).sort()) flatten((v as Record<string, unknown>)[k], out, own);
   return out;
 }
 

@@ -65,13 +65,27 @@ function dropWriteOnlyArrays(body: Stmt[], fresh: Set<string>): Stmt[] {
     add(reads, u.reads, -1);
     add(mentions, u.mentions, -1);
   };
+  const storesOf = groupBy(units, (u) => u.storeOf);
+  const defsOf = groupBy(units, (u) => u.defines);
   for (const arr of fresh) {
-    const stores = units.filter((u) => u.storeOf === arr);
+    const stores = storesOf.get(arr) ?? [];
     if ((reads.get(arr) ?? 0) > 0 || stores.some((u) => u.impure)) continue;
     stores.forEach(drop);
-    if ((mentions.get(arr) ?? 0) === 0) units.filter((u) => u.defines === arr).forEach(drop);
+    if ((mentions.get(arr) ?? 0) === 0) (defsOf.get(arr) ?? []).forEach(drop);
   }
   return dropped.size ? filterStmts(body, (s) => !dropped.has(s)) : body;
+}
+
+function groupBy<T>(items: readonly T[], key: (t: T) => string | null): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const t of items) {
+    const k = key(t);
+    if (k === null) continue;
+    const list = out.get(k);
+    if (list) list.push(t);
+    else out.set(k, [t]);
+  }
+  return out;
 }
 
 interface FreshArrayUse {

@@ -27,7 +27,9 @@ interface Placement {
   /** the root of the object it is stored into (RESULT: the function's result; null: not known, a callee's) */
   into: string | null;
   /** the place it is taken from, below its root (`m[0]`: [0]) */
-  path: Path & { counters?: string[] };
+  path: Path;
+  /** the variables that index that place directly (`m[k]`: k) */
+  counters: string[];
 }
 
 /** `reach`: the functions the head reaches (a call elsewhere in the module is none of this compilation's business) */
@@ -98,7 +100,7 @@ function linkingOf(f: Func, known: Map<string, Linking>): Linking {
     const loops = at.get(pl.s)?.loops ?? [];
     const decl = declOf.get(pl.root);
     const outside = loops.filter((l) => !(decl && at.get(decl)?.loops.includes(l)));
-    if (outside.some((l) => !indexedByCounter(pl.path, l))) twice = true;
+    if (outside.some((l) => !indexedByCounter(pl.counters, l))) twice = true;
   });
   forEachStmt(f.body, (s) => {
     for (const c of stmtCalls(s)) {
@@ -133,10 +135,10 @@ function mayOverlap(a: Path, b: Path): boolean {
   return true;
 }
 
-/** does the placed path take an index by the counter of the `for` loop `l` (another element each pass)? */
-function indexedByCounter(path: Path & { counters?: string[] }, l: Stmt): boolean {
+/** is the placed object indexed by the counter of the `for` loop `l` (another element each pass)? */
+function indexedByCounter(counters: readonly string[], l: Stmt): boolean {
   const counter = l.k === 'for' && l.init[0]?.k === 'decl' ? l.init[0].name : null;
-  return !!counter && !!path.counters?.includes(counter);
+  return !!counter && counters.includes(counter);
 }
 
 /** the variables whose objects a returned value is, or holds (`[a, { b }]`: a, b) */
@@ -192,10 +194,7 @@ function placementsIn(f: Func, known: Map<string, Linking>): Placement[] {
     if (e.k === 'cond') return [e.a, e.b].forEach((x) => place(x, s, into));
     if (e.k === 'arrlit' || e.k === 'objlit') return;
     const r = isRef(tyOf(e)) && (e.k === 'var' || e.k === 'idx' || e.k === 'field' || e.k === 'sub') ? rootVar(e) : null;
-    if (!r) return;
-    const path: Path & { counters?: string[] } = pathOf(e);
-    path.counters = indexVars(e);
-    out.push({ root: r, s, into, path });
+    if (r) out.push({ root: r, s, into, path: pathOf(e), counters: indexVars(e) });
   };
   forEachStmt(f.body, (s) => {
     // a reference stored into an element or a field

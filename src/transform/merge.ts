@@ -145,7 +145,13 @@ export function iterationLocalScalars(body: Stmt[]): Stmt[] {
   // which statements of the body touch each candidate, from one walk (a rewrite changes only its own name's statements)
   const wanted = new Set(candidates);
   const touching = new Map<string, number[]>();
-  body.forEach((s, i) => namesTouched(s, wanted).forEach((n) => touching.set(n, [...(touching.get(n) ?? []), i])));
+  body.forEach((s, i) =>
+    namesTouched(s, wanted).forEach((n) => {
+      const at = touching.get(n);
+      if (at) at.push(i);
+      else touching.set(n, [i]);
+    }),
+  );
   const out = body.slice();
   for (const name of candidates) {
     const at = (touching.get(name) ?? []).filter((i) => !(out[i].k === 'decl' && (out[i] as { name: string }).name === name && (out[i] as { init: Expr | null }).init?.k === 'num'));

@@ -2263,6 +2263,9 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       c.emit(`${acc} = Math.tanh(${acc} + ${reads[s.v % 13]});`);
       // and rows flattened into a fresh array
       c.emit(`${acc} = Math.tanh(${acc} + [[${value(s.q)}, 0.5], ${plainArr}].flat()[2] * ${value(s.q + 1)});`);
+      // and an object chosen by a test, its field read where it stands
+      const ob = pick(c.objs, s.t);
+      if (ob) c.emit(`${acc} = Math.tanh(${acc} + (${value(s.q + 1)} > 0.25 ? ${ob} : { u: ${value(s.q)}, v: 0.5, w: 1 }).u);`);
       // and an array chosen by a condition, spread (named first: a conditional of arrays; tsad refuses
       // one mixing a Float64Array and a plain array)
       const plain = pick(srcs.filter((x) => !x.f64), s.s);

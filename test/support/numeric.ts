@@ -3,21 +3,12 @@
 
 export type AnyFn = (...args: any[]) => any;
 
-/** floats of a value: arrays by index, object fields by sorted name (the order the README documents) */
-export function flat(v: unknown, out: number[] = []): number[] {
+/** floats of a value: arrays by index, object fields by sorted name, or with `own` in the object's own key order (jacobian's) */
+export function flat(v: unknown, out: number[] = [], own = false): number[] {
   if (typeof v === 'number') out.push(v);
   else if (v instanceof Float64Array) out.push(...v);
-  else if (Array.isArray(v)) for (const x of v) flat(x, out);
-  else if (v && typeof v === 'object') for (const k of Object.keys(v).sort()) flat((v as Record<string, unknown>)[k], out);
-  return out;
-}
-
-/** the floats of a value as jacobian and hessian order them: objects by their own key order (the caller's) */
-export function ownFlat(v: unknown, out: number[] = []): number[] {
-  if (typeof v === 'number') out.push(v);
-  else if (v instanceof Float64Array) out.push(...v);
-  else if (Array.isArray(v)) for (const x of v) ownFlat(x, out);
-  else if (v && typeof v === 'object') for (const k of Object.keys(v)) ownFlat((v as Record<string, unknown>)[k], out);
+  else if (Array.isArray(v)) for (const x of v) flat(x, out, own);
+  else if (v && typeof v === 'object') for (const k of own ? Object.keys(v) : Object.keys(v).sort()) flat((v as Record<string, unknown>)[k], out, own);
   return out;
 }
 
@@ -28,7 +19,7 @@ export function deepClone<T>(v: T): T {
   return v;
 }
 
-/** the value with float number k (flat order; ownFlat's with `own`) replaced by g(old) */
+/** the value with float number k (flat order, with `own` flat's own-key order) replaced by g(old) */
 export function mapAt<T>(v: T, k: number, g: (x: number) => number, own = false): T {
   let i = 0;
   const walk = (x: unknown): unknown => {
@@ -47,11 +38,11 @@ export function mapAt<T>(v: T, k: number, g: (x: number) => number, own = false)
 }
 
 /**
- * Central divided differences: J[i][j] = ∂ flat(f)_i / ∂ (the wrt arguments' floats)_j (ownFlat's order with `own`: as jacobian orders them), with step
+ * Central divided differences: J[i][j] = ∂ flat(f)_i / ∂ (the wrt arguments' floats)_j (with `own`, objects in their own key order: as jacobian orders them), with step
  * `rel`·max(1, |x|); f runs on copies.
  */
 export function dividedJacobian(f: AnyFn, args: unknown[], wrt: number[], rel: number, own = false): number[][] {
-  const fl = own ? ownFlat : flat;
+  const fl = (v: unknown) => flat(v, [], own);
   const m = fl(f(...deepClone(args))).length;
   const cols: number[][] = [];
   for (const a of wrt) {
