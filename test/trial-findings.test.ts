@@ -192,6 +192,13 @@ export function f(x: number[]): number {
   return s + ys[2] * ys[0];
 }`, 'f', [[[1, 2], [3, 0.5]], [0.3, 0.7]]);
     refused(`export function f(m: number[][][]): number {\n  return m.flat(2)[0];\n}\n`, 'f', 2, 10, /`flat\(\)` is supported with depth 1 only/);
+    // second derivatives: the gradient code keeps the argument in the rows it flattens (tsad's own sweeps are not refused as linking calls)
+    const cubes = (v: number[]) => {
+      let s = 0;
+      for (const x of [v, [1, 2]].flat()) s += x * x * x;
+      return s;
+    };
+    expect(hessian(cubes)([0.5, -2])).toEqual([[3, 0], [0, -12]]);
   });
 
   it('an optional boolean field read where a test has narrowed it', () => {

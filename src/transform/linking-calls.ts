@@ -39,7 +39,8 @@ export function refuseLinkingCalls(mod: Module, reach: ReadonlySet<string>): voi
   // (the parameters each function stores numbers into itself, as returned-args.ts counts them: a write
   // two calls down, through a method of a held object, is not seen — the same limit as there)
   const writes = new Map([...mod.funcs].map(([n, f]) => [n, floatWrittenParams(f)]));
-  for (const n of mod.order) if (reach.has(n)) checkCalls(mod.funcs.get(n)!, summaries, writes);
+  const takesTape = (fn: string) => !!mod.funcs.get(fn)?.params.some((p) => p.ty.k === 'tape');
+  for (const n of mod.order) if (reach.has(n)) checkCalls(mod.funcs.get(n)!, summaries, writes, takesTape);
 }
 
 /** every function's Linking, to a fixed point over the calls (a helper calling one that links, links) */
@@ -244,12 +245,14 @@ function usedNames(s: Stmt): Set<string> {
   return out;
 }
 
-function checkCalls(f: Func, summaries: Map<string, Linking>, writes: Map<string, Set<number>>): void {
+function checkCalls(f: Func, summaries: Map<string, Linking>, writes: Map<string, Set<number>>, takesTape: (fn: string) => boolean): void {
   const calls: { s: Stmt; c: Extract<Expr, { k: 'call' }>; l: Linking }[] = [];
   forEachStmt(f.body, (s) => {
     for (const c of stmtCalls(s)) {
       const l = summaries.get(c.fn);
-      if (l && (l.params.size || l.twice)) calls.push({ s, c, l });
+      // (a callee taking a tape is tsad's own sweep, differentiated again for second derivatives: what it
+      // links it links on the shadows too, by construction — as call-aliasing.ts treats such code)
+      if (l && (l.params.size || l.twice) && !takesTape(c.fn)) calls.push({ s, c, l });
     }
   });
   if (!calls.length) return;
