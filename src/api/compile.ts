@@ -315,6 +315,8 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
       ? 'keep a copy where it is stored (`this.w = w.slice()`, `ps.push({ ...p })`), or after the call write through one name only'
       : e.message.includes('under another name')
       ? 'pass a copy for one of them (`w.slice()`), or write the result into a fresh array'
+      : e.message.includes('follow the objects they share')
+      ? 'keep a copy where it is stored (`this.d = d.slice()`, `{ ...p }`), or pass the objects to the method that writes them (`link.pull(bodies, k)`) instead of keeping them'
       : e.message.includes('module constant')
         ? 'allocate the buffer inside the function, or pass it as a parameter'
         : 'return a fresh array (a copy: `v.slice()`), or always return the same parameter (`return out`)';

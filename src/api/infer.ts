@@ -8,6 +8,7 @@ import { createProgram } from '../frontend/lower.js';
 import { annotate, asDeclaration, mentions, type FunctionSource } from './source.js';
 import { annotateLocalFunctions, localKey, localName } from './local-functions.js';
 import { missingFieldsRead } from './absent.js';
+import { annotateClass, basesFirst, memberKey, thisAssignments, thisPushes, type ClassSource } from './classes.js';
 
 /** types that say nothing about a value: a recursive call's `any`, an empty literal's `undefined[]` or `never[]` */
 const UNKNOWN = /\b(any|never|undefined|null|void|unknown)\b/;
@@ -52,6 +53,8 @@ export interface HelperTypes {
   locals: Map<string, string[]>;
   /** per helper, how many arguments every call passes: the parameters after those are optional (`squared?: boolean`) */
   passed: Map<string, number>;
+  /** field types of scope classes by `K.f` (classes.ts); their members' parameters are in `params` by memberKey */
+  fields: Map<string, string>;
 }
 
 /**
@@ -78,9 +81,9 @@ export function recursiveHelpers(helpers: readonly Helper[]): Set<string> {
   return out;
 }
 
-/** The module text: data declarations, the head, the helpers annotated with what is known so far. */
-export function helperModule(prelude: readonly string[], helpers: readonly Helper[], types: HelperTypes): string {
-  const text = [...prelude, ...helpers.map((h) => asDeclaration(h.name, annotate(h.fn, types.params.get(h.name) ?? [], types.results.get(h.name) ?? null, types.passed.get(h.name))))].join('\n');
+/** The module text: data declarations, the head, the classes and helpers annotated with what is known so far. */
+export function helperModule(prelude: readonly string[], helpers: readonly Helper[], types: HelperTypes, classes: readonly ClassSource[] = []): string {
+  const text = [...prelude, ...basesFirst(classes).map((c) => annotateClass(c, types.params, types)), ...helpers.map((h) => asDeclaration(h.name, annotate(h.fn, types.params.get(h.name) ?? [], types.results.get(h.name) ?? null, types.passed.get(h.name))))].join('\n');
   return annotateLocalFunctions(text, types.locals);
 }
 
@@ -89,12 +92,12 @@ export function helperModule(prelude: readonly string[], helpers: readonly Helpe
  * helper's result learns its types once that result is typed). `prelude` holds the data declarations
  * and the annotated head.
  */
-export function inferHelperTypes(prelude: readonly string[], helpers: readonly Helper[]): HelperTypes {
+export function inferHelperTypes(prelude: readonly string[], helpers: readonly Helper[], classes: readonly ClassSource[] = [], instanceFields: ReadonlyMap<string, string> = new Map()): HelperTypes {
   const recursive = recursiveHelpers(helpers);
-  let types: HelperTypes = { params: new Map(), results: new Map(), locals: new Map(), passed: new Map() };
+  let types: HelperTypes = { params: new Map(), results: new Map(), locals: new Map(), passed: new Map(), fields: new Map(instanceFields) };
   for (let round = 0; round < 6; round++) {
-    const next = inferOnce(helperModule(prelude, helpers, types), helpers, recursive);
-    const key = (t: HelperTypes) => JSON.stringify([[...t.params], [...t.results], [...t.locals], [...t.passed]]);
+    const next = inferOnce(helperModule(prelude, helpers, types, classes), helpers, recursive, classes, instanceFields);
+    const key = (t: HelperTypes) => JSON.stringify([[...t.params], [...t.results], [...t.locals], [...t.passed], [...t.fields]]);
     if (key(next) === key(types)) break;
     types = next;
   }
@@ -119,7 +122,7 @@ export function inferHelperTypes(prelude: readonly string[], helpers: readonly H
   return types;
 }
 
-function inferOnce(text: string, helpers: readonly Helper[], recursive: ReadonlySet<string>): HelperTypes {
+function inferOnce(text: string, helpers: readonly Helper[], recursive: ReadonlySet<string>, classes: readonly ClassSource[], instanceFields: ReadonlyMap<string, string>): HelperTypes {
   // the in-memory host of the front end: no file system, so this runs in a browser too
   // null checks on, so that an argument that may be null (`opts ? opts.d : null`) types the parameter `number | null`;
   // noImplicitAny on, because TypeScript evolves `const a = []` (and `let y;`) from their pushes and
@@ -161,8 +164,11 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
       }
       if (known) passed.set(helper, Math.min(passed.get(helper) ?? j, j));
     }
+    const member = classes.length ? memberCalled(n, checker, classNames) : null;
+    if (member) member.args.forEach((a, j) => learn(member.key, j, ts.isSpreadElement(a) ? null : typeText(a)));
     n.forEachChild(visit);
   };
+  const classNames = new Set(classes.map((c) => c.name));
   /** what argument `a`, at position `j` of a call of `helper`, says of its parameter */
   const learnArgument = (helper: string, j: number, a: ts.Expression) => {
     const fn = skipParens(a);
@@ -227,6 +233,7 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
     const merged = mergedObjectType(helper, j, sites);
     if (merged) params.get(helper)![j] = merged;
   }
+  const fields = classes.length ? fieldTypes(sf, checker, classNames, instanceFields) : new Map<string, string>();
   const results = new Map<string, string>();
   for (const st of sf.statements) {
     if (!ts.isVariableStatement(st)) continue;
@@ -235,7 +242,65 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
     const r = recursiveResult(d.initializer, typeText);
     if (r) results.set(d.name.text, r);
   }
-  return { params, results, locals, passed };
+  return { params, results, locals, passed, fields };
+}
+
+/**
+ * The member of a scope class an expression calls or assigns through, with the arguments it passes:
+ * `new K(…)`, `super(…)`, `o.m(…)` and `K.s(…)` (by the declaration TypeScript resolves, so a method a
+ * subclass inherits is its base's), `o.p = v` through a setter.
+ */
+function memberCalled(n: ts.Node, checker: ts.TypeChecker, classNames: ReadonlySet<string>): { key: string; args: readonly ts.Expression[] } | null {
+  if (ts.isNewExpression(n) && ts.isIdentifier(n.expression) && classNames.has(n.expression.text)) return { key: `${n.expression.text}.constructor`, args: n.arguments ?? [] };
+  if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.SuperKeyword) {
+    const cls = ts.findAncestor(n, ts.isClassDeclaration);
+    const base = cls?.heritageClauses?.[0]?.types[0]?.expression;
+    return base && ts.isIdentifier(base) && classNames.has(base.text) ? { key: `${base.text}.constructor`, args: n.arguments } : null;
+  }
+  const declOf = (e: ts.Node) => checker.getSymbolAtLocation(e)?.declarations?.find((d) => ts.isClassDeclaration(d.parent) && !!d.parent.name && classNames.has(d.parent.name.text)) as ts.ClassElement | undefined;
+  if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression)) {
+    const d = declOf(n.expression.name);
+    const key = d && ts.isMethodDeclaration(d) ? memberKey((d.parent as ts.ClassDeclaration).name!.text, d) : null;
+    return key ? { key, args: n.arguments } : null;
+  }
+  if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(n.left)) {
+    const d = checker.getSymbolAtLocation(n.left.name)?.declarations?.find(ts.isSetAccessorDeclaration);
+    const cls = d && ts.isClassDeclaration(d.parent) ? d.parent.name?.text : undefined;
+    return d && cls && classNames.has(cls) ? { key: memberKey(cls, d)!, args: [n.right] } : null;
+  }
+  return null;
+}
+
+/**
+ * Field types of the scope classes in the module: the instances' values first (`instanceFields`), then
+ * the one definite type of the values the class assigns to the field (with `| null` or `| undefined` if
+ * it also assigns those), then, for a field only assigned empty arrays, the type of what it pushes.
+ */
+function fieldTypes(sf: ts.SourceFile, checker: ts.TypeChecker, classNames: ReadonlySet<string>, instanceFields: ReadonlyMap<string, string>): Map<string, string> {
+  const out = new Map(instanceFields);
+  const typeText = (e: ts.Expression) => checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(e)));
+  for (const st of sf.statements) {
+    if (!ts.isClassDeclaration(st) || !st.name || !classNames.has(st.name.text)) continue;
+    const cls = st.name.text;
+    const byField = new Map<string, string[]>();
+    for (const a of thisAssignments(st)) byField.set(a.name, [...(byField.get(a.name) ?? []), typeText(a.value)]);
+    for (const m of st.members) if (ts.isPropertyDeclaration(m) && m.initializer && m.name && ts.isIdentifier(m.name)) byField.set(m.name.text, [...(byField.get(m.name.text) ?? []), typeText(m.initializer)]);
+    for (const [f, list] of byField) {
+      const key = `${cls}.${f}`;
+      if (out.has(key)) continue;
+      const definite = [...new Set(list.filter((t) => !indefinite(t)))];
+      let t = definite.length === 1 ? definite[0] : null;
+      if (!t && !definite.length) {
+        const pushed = [...new Set(thisPushes(st, f).map(typeText).filter((x) => !indefinite(x)))];
+        if (pushed.length === 1) t = /^[\w$]+$/.test(pushed[0]) ? `${pushed[0]}[]` : `(${pushed[0]})[]`;
+      }
+      if (!t) continue;
+      if (list.includes('null') && !/\bnull\b/.test(t)) t += ' | null';
+      if (list.includes('undefined') && !/\bundefined\b/.test(t)) t += ' | undefined';
+      out.set(key, t);
+    }
+  }
+  return out;
 }
 
 /**

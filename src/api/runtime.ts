@@ -7,6 +7,7 @@ import { DiagnosticBag, formatDiagnostic, TsadError } from '../frontend/diagnost
 import { sizeParams } from '../analysis/ints.js';
 import { compileModule, defaultWrt, frontEnd } from './compile.js';
 import { compileHvp } from './hessian.js';
+import { fieldTypesOfInstances, instanceType, readClass, type ClassSource } from './classes.js';
 import { inferHelperTypes, helperModule, recursiveHelpers, untypedHelperHint, type Helper } from './infer.js';
 import { annotateLocals } from './locals.js';
 import { argumentType, testsForAbsence } from './absent.js';
@@ -81,24 +82,6 @@ function reachable(src: string, scope: Record<string, unknown>): Set<string> {
       }
   }
   return seen;
-}
-
-/**
- * A class in `scope` is refused: the runtime API types plain JavaScript from the values it is called
- * with, and a class's fields and methods have no such values to be typed from (its TypeScript source,
- * with its field types, compiles with compile() and the CLI).
- */
-function classInScope(name: string): TsadError {
-  return new TsadError([
-    {
-      file: '<scope>',
-      line: 1,
-      col: 1,
-      message: `scope entry '${name}' is a class: the runtime API compiles functions only`,
-      hint: 'compile the TypeScript source that declares the class with compile() or the tsad CLI (classes are supported there), or write its methods as functions taking the object',
-      severity: 'error',
-    },
-  ]);
 }
 
 /**
@@ -219,9 +202,12 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   const params = info.params.map((p, i) => (ts.isIdentifier(p.name) ? p.name.text : patternParamName(p, i)));
   const head = info.name && !/^(function|async)$/.test(info.name) ? info.name : f.name && /^[A-Za-z_$][\w$]*$/.test(f.name) ? f.name : 'f';
   checkArity(head, info, params, args.length);
+  // instances of scope classes are typed by their class (classes.ts)
+  const classOf = new Map<unknown, string>();
+  for (const k of Object.keys(scope)) if (isClass(scope[k])) classOf.set(scope[k], k);
   // what a value does not show (an argument left `undefined`, a field it lacks) is typed from its uses
   const argTypes = args.map((a, i) => {
-    const t = argumentType(info, i, a);
+    const t = instanceType(a, classOf) ?? argumentType(info, i, a);
     if (!t) throw new Error(`tsad: argument ${i + 1} (${params[i]}) has a shape tsad cannot differentiate through`);
     return t;
   });
@@ -232,21 +218,23 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   }
   const parts: string[] = [];
   const helpers: Helper[] = [];
+  const classes: ClassSource[] = [];
   const noSource: string[] = [];
-  const used = reachable(info.text, scope);
+  // (a class whose instances are passed is used even where the source never names it)
+  const used = reachable([info.text, ...argTypes].join('\n'), scope);
   for (const k of Object.keys(scope).sort()) {
     const v = scope[k];
     if (!used.has(k)) continue;
-    if (typeof v === 'function' && /^class\b/.test(Function.prototype.toString.call(v))) throw classInScope(k);
+    if (isClass(v)) classes.push(readClass(k, v));
     // a helper with a rule and no source (native, WebAssembly) is typed from a stand-in, then declared (custom-rules.ts)
-    if (typeof v === 'function' && opts.customDerivatives?.[k] && hasNoSource(v)) {
+    else if (typeof v === 'function' && opts.customDerivatives?.[k] && hasNoSource(v)) {
       helpers.push({ name: k, fn: readFunction(standIn(k, v as Fn)) });
       noSource.push(k);
     } else if (typeof v === 'function') helpers.push({ name: k, fn: readFunction(v.toString()) });
     else {
-      const t = tyOfValue(v);
+      const t = instanceType(v, classOf) ?? (tyOfValue(v) ? typeText(tyOfValue(v)!) : null);
       if (!t) throw new Error(`tsad: scope entry '${k}' has a shape tsad cannot use`);
-      parts.push(`declare const ${k}: ${typeText(t)};`);
+      parts.push(`declare const ${k}: ${t};`);
     }
   }
   // recursion needs a declared result type under strict checking: the head's comes from its value here
@@ -258,8 +246,10 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   // needs the tuple), the helpers' once their parameters are typed
   const prelude = [annotateLocals(parts.join('\n'))];
   // helpers are typed from their use: parameters from their call sites, results by TypeScript
-  const helperTypes = inferHelperTypes(prelude, helpers);
-  const module = annotateLocals(helperModule(prelude, helpers, helperTypes));
+  // (and classes: fields from the instances passed, the rest from their use)
+  const instanceFields = fieldTypesOfInstances([...args, ...Object.values(scope)], classOf);
+  const helperTypes = inferHelperTypes(prelude, helpers, classes, instanceFields);
+  const module = annotateLocals(helperModule(prelude, helpers, helperTypes, classes));
   const files = new Map([['function.ts', module]]);
   let front: ReturnType<typeof frontEnd>;
   try {
@@ -302,6 +292,11 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   };
   perFn.set(key, compiled);
   return compiled;
+}
+
+/** a class (its source starts `class`), as opposed to a function */
+function isClass(v: unknown): boolean {
+  return typeof v === 'function' && /^class\b/.test(Function.prototype.toString.call(v));
 }
 
 function bind(c: Compiled, opts: RuntimeOptions): void {

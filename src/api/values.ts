@@ -6,7 +6,8 @@ export function clone<T>(v: T): T {
   if (v instanceof Float64Array) return Float64Array.from(v) as T;
   if (Array.isArray(v)) return v.map(clone) as T;
   if (typeof v === 'object' && v !== null) {
-    const r: Record<string, unknown> = {};
+    // an instance of a scope class stays one: the function copies are given calls its methods
+    const r: Record<string, unknown> = Object.create(Object.getPrototypeOf(v));
     for (const k of Object.keys(v)) r[k] = clone((v as Record<string, unknown>)[k]);
     return r as T;
   }

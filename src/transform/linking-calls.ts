@@ -9,7 +9,7 @@
 import { computeAliases, stmtCalls } from '../analysis/activity.js';
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
 import { bodiesOf, calleeText, exprEq, forEachExpr, forEachStmt, isRef, rootVar, stmtExprs, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
-import { boundCall, floatWrittenParams, mayRunAfter, positions } from './returned-args.js';
+import { boundCall, floatWrittenParamsOf, mayRunAfter, positions } from './returned-args.js';
 import { TransformError } from './tangent.js';
 
 /** what a function does with references: which parameters' objects it stores elsewhere, and whether it places one object twice */
@@ -38,7 +38,7 @@ export function refuseLinkingCalls(mod: Module, reach: ReadonlySet<string>): voi
   if (![...summaries.values()].some((l) => l.params.size || l.twice)) return;
   // (the parameters each function stores numbers into itself, as returned-args.ts counts them: a write
   // two calls down, through a method of a held object, is not seen — the same limit as there)
-  const writes = new Map([...mod.funcs].map(([n, f]) => [n, floatWrittenParams(f)]));
+  const writes = floatWrittenParamsOf(mod);
   const takesTape = (fn: string) => !!mod.funcs.get(fn)?.params.some((p) => p.ty.k === 'tape');
   for (const n of mod.order) if (reach.has(n)) checkCalls(mod.funcs.get(n)!, summaries, writes, takesTape);
 }

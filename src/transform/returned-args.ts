@@ -253,6 +253,36 @@ export function floatWrittenParams(f: Func): Set<number> {
 }
 
 /**
+ * Parameters (by index) each function stores floats into, directly or through the functions it passes
+ * them to (`pull(k)` calling `this.a.push(f)`, which writes `a.f`): a write two calls down is a write.
+ */
+export function floatWrittenParamsOf(mod: Module): Map<string, Set<number>> {
+  const out = new Map([...mod.funcs].map(([n, f]) => [n, floatWrittenParams(f)]));
+  const aliases = new Map([...mod.funcs].map(([n, f]) => [n, computeAliases(f, true)]));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [n, f] of mod.funcs) {
+      const al = aliases.get(n)!;
+      const mine = out.get(n)!;
+      forEachStmt(f.body, (s) => {
+        for (const c of stmtCalls(s))
+          c.args.forEach((a, j) => {
+            const r = rootVar(a);
+            if (!r || !out.get(c.fn)?.has(j)) return;
+            f.params.forEach((p, k) => {
+              if (isRef(p.ty) && !mine.has(k) && al.rep(p.name) === al.rep(r)) {
+                mine.add(k);
+                changed = true;
+              }
+            });
+          });
+      });
+    }
+  }
+  return out;
+}
+
+/**
  * A helper's fresh result that holds an object it was given shares that object with the caller, but
  * the calling convention gives the result a shadow of its own: a float written through one of them
  * afterwards would be missed by the other's derivative. Until results carry their shadows, such a
@@ -261,7 +291,7 @@ export function floatWrittenParams(f: Func): Set<number> {
 function refuseFloatWritesThroughHeldArguments(mod: Module, known: Map<string, Returned>): void {
   const holding = resultsHoldingParameters(mod, known);
   if (!holding.size) return;
-  const writes = new Map([...mod.funcs].map(([n, f]) => [n, floatWrittenParams(f)]));
+  const writes = floatWrittenParamsOf(mod);
   for (const f of mod.funcs.values()) {
     const al = computeAliases(f, true);
     // each side apart, before the call joins them: which names reach the result, which the arguments

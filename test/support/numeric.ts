@@ -12,10 +12,11 @@ export function flat(v: unknown, out: number[] = [], own = false): number[] {
   return out;
 }
 
+/** a deep copy; an instance of a class stays one (its methods are on its prototype) */
 export function deepClone<T>(v: T): T {
   if (v instanceof Float64Array) return Float64Array.from(v) as T;
   if (Array.isArray(v)) return v.map(deepClone) as T;
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deepClone(x)])) as T;
+  if (v && typeof v === 'object') return Object.assign(Object.create(Object.getPrototypeOf(v)), Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deepClone(x)]))) as T;
   return v;
 }
 
@@ -30,7 +31,7 @@ export function mapAt<T>(v: T, k: number, g: (x: number) => number, own = false)
       const r: Record<string, unknown> = {};
       const keys = own ? Object.keys(x) : Object.keys(x).sort();
       for (const key of keys) r[key] = walk((x as Record<string, unknown>)[key]);
-      return Object.fromEntries(Object.keys(x).map((key) => [key, r[key]]));
+      return Object.assign(Object.create(Object.getPrototypeOf(x)), Object.fromEntries(Object.keys(x).map((key) => [key, r[key]])));
     }
     return x;
   };
