@@ -279,6 +279,11 @@ describe('the runtime API', () => {
   it('the first-call self-check catches a wrong adjoint rule', () => {
     expect(() => grad(f, { scope: { dot }, customDerivatives: { dot: { tangent: dotTangent, adjoint: dotAdjoint(2) } }, wrt: [0, 1] })(x, w)).toThrow(/self-check failed[\s\S]*hand-written rule/);
   });
+  it('the first-call self-check catches rules wrong the same way in both modes (they pass the dot-product test): divided differences', () => {
+    const twiceTangent = (a: number[], ad: number[], b: number[], bd: number[]) => [dot(a, b), 2 * (dot(ad, b) + dot(a, bd))];
+    const twiceAdjoint = (a: number[], ab: number[], b: number[], bb: number[], yb: number) => dotAdjoint(1)(a, ab, b, bb, 2 * yb);
+    expect(() => grad(f, { scope: { dot }, customDerivatives: { dot: { tangent: twiceTangent, adjoint: twiceAdjoint } }, wrt: [0, 1] })(x, w)).toThrow(/not with central divided differences[\s\S]*hand-written rule/);
+  });
   it('an adjoint rule alone: grad and jacobian work, checked against divided differences; a wrong one is caught', () => {
     const g = grad(f, { scope: { dot }, customDerivatives: { dot: { adjoint: dotAdjoint(1) } }, wrt: [0, 1] })(x, w) as number[][];
     g.flat().forEach((v, i) => expect(v).toBeCloseTo(plain.flat()[i], 12));

@@ -16,7 +16,7 @@ import { loadGenerated } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
 import { assertNoAliasing, clone, dot, flatten, randomLike, rng } from './values.js';
 import { hessianAt, jacobianAt, runAdjoint, runTangent, runVector, tangentColumns, type Entry, type Generated } from './sweeps.js';
-import { mismatchError, selfCheck, type Probe } from './selfcheck.js';
+import { differsError, mismatchError, selfCheck, type Probe } from './selfcheck.js';
 import { zerosLike } from '../runtime/arrays.js';
 import { agreesWithDifferences, blackBoxes, checkRuntimeRules, compileOption, differenceTangent, hasNoSource, ruleBindings, rulesKey, rulesModes, standIn, type RuntimeRules } from './custom-rules.js';
 import type { AnyFunction, Gradient, MaybeGradient, OptionsFor, ResultTangent, Tangents } from './types.js';
@@ -150,8 +150,13 @@ function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
 function runSelfCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unknown[]): void {
   // a hand-written rule alone gives one mode: it is checked against divided differences
   if (!c.mod[`${c.head}_d`] || !c.mod[`${c.head}_b`]) return runDifferenceCheck(c, f, opts, args);
-  const probe: Probe = { tangent: (a, dirs) => tangent(c, opts, a, dirs), adjoint: (a, seed) => reverse(c, opts, a, clone(seed))[1] };
+  const probe: Probe = { tangent: (a, dirs) => tangent(c, opts, a, dirs), adjoint: (a, seed) => reverse(c, opts, a, clone(seed))[1], value: (a) => (c.mod[c.head] as (...x: unknown[]) => unknown)(...a) };
   const t = selfCheck(probe, args, c.wrt);
+  if (t.kind === 'differs') {
+    const e = differsError(c.head, f.toString(), c.params, args, t);
+    if (opts.customDerivatives) e.message = e.message.replace('This is a bug in tsad', 'A hand-written rule in customDerivatives may be wrong (it must be the derivative of the function it stands for); otherwise this is a bug in tsad');
+    throw e;
+  }
   if (t.kind === 'mismatch') {
     const e = mismatchError(c.head, f.toString(), c.params, args, t);
     // with hand-written rules, the first suspect is a rule whose tangent and adjoint disagree

@@ -12,7 +12,13 @@
 // came from, and both sides then carry rounding of those values, not of the tiny result; the floor is
 // that rounding at the scale of a unit Jacobian (the one of src/api/check.ts), so what it hides is a
 // derivative 1e-14 or less of |ȳ|₁ · |ẋ|₁.
-import { flatten, randomLike, rng } from './values.js';
+//
+// A tangent and an adjoint that are wrong the same way pass that test. So the tangent is also compared
+// with central divided differences of the function in the same direction, at two steps h and h/4:
+// where the two differences agree (the function is smooth around the point: no kink, branch switch or
+// noise within h) and the tangent disagrees with both by far more than their own spread, the
+// derivative is wrong. Where they do not agree nothing is concluded.
+import { axpy, clone, flatten, randomLike, rng } from './values.js';
 
 /** One tangent and one adjoint of the derivative under check; both leave their arguments unchanged (they work on copies). */
 export interface Probe {
@@ -20,6 +26,8 @@ export interface Probe {
   tangent(args: unknown[], dirs: unknown[]): [unknown, unknown];
   /** Jᵀ·seed for the independents in order */
   adjoint(args: unknown[], seed: unknown): unknown[];
+  /** f(args), for the divided differences (absent: the tangent is compared with the adjoint only) */
+  value?(args: unknown[]): unknown;
 }
 
 export interface Compared {
@@ -35,7 +43,9 @@ export type DotTest =
   /** a NaN or an infinity among the values, tangents or adjoints: nothing to compare */
   | { kind: 'nonfinite' }
   | ({ kind: 'pass' } & Compared)
-  | ({ kind: 'mismatch' } & Compared);
+  | ({ kind: 'mismatch' } & Compared)
+  /** tangent and adjoint agree, but not with divided differences of the function */
+  | { kind: 'differs'; tangent: number; differences: number; step: number };
 
 /** relative tolerance of the dot-product test (of the magnitude of the terms summed) */
 export const DOT_TOLERANCE = 1e-8;
@@ -111,7 +121,45 @@ export function selfCheck(probe: Probe, args: unknown[], wrt: readonly number[])
   if (!allFinite(y) || !allFinite(ydot)) return { kind: 'nonfinite' };
   const ybar = randomLike(y, R);
   const xbar = probe.adjoint(args, ybar);
-  return dotTest(xdot, xbar, ydot, ybar);
+  const t = dotTest(xdot, xbar, ydot, ybar);
+  if (t.kind !== 'pass' || !probe.value) return t;
+  return differenceCheck(probe.value, args, wrt, xdot, y, ydot, ybar) ?? t;
+}
+
+/** the larger step of the divided differences, relative to the independents' largest magnitude (at least 1) */
+const STEP = 1e-4;
+/** how far apart the differences at h and h/4 may be (of the terms' scale) for the function to count as smooth */
+const SMOOTH = 1e-5;
+/** how far the tangent may be from both differences (of the terms' scale) */
+const DIFFERENCE_TOLERANCE = 1e-3;
+
+/**
+ * ȳ·(J ẋ) against ȳ·(f(x + hẋ) − f(x − hẋ)) / 2h at steps h and h/4; null where they agree or nothing
+ * can be concluded (see the head comment). The scale is Σ|ȳⱼ ẏⱼ| (or the differences, if larger); the
+ * rounding of f's values, ~1e-14 of Σ|ȳⱼ yⱼ| divided by the step, is allowed on top.
+ */
+function differenceCheck(value: (args: unknown[]) => unknown, args: unknown[], wrt: readonly number[], xdot: unknown[], y: unknown, ydot: unknown, ybar: unknown): DotTest | null {
+  const yb = flatten(ybar), yd = flatten(ydot), y0 = flatten(y);
+  if (yb.length !== yd.length || yb.length !== y0.length) return null;
+  const projected = yb.reduce((s, b, j) => s + b * yd[j], 0);
+  const terms = yb.reduce((s, b, j) => s + Math.abs(b * yd[j]), 0);
+  const size = yb.reduce((s, b, j) => s + Math.abs(b * y0[j]), 0);
+  const big = Math.max(1, ...wrt.flatMap((i) => flatten(args[i]).map(Math.abs)));
+  const at = (h: number): number | null => {
+    const shifted = (sign: number) => args.map((a, i) => (wrt.includes(i) ? axpy(a, sign * h, xdot[wrt.indexOf(i)]) : clone(a)));
+    const plus = flatten(value(shifted(1))), minus = flatten(value(shifted(-1)));
+    if (plus.length !== yb.length || minus.length !== yb.length) return null;
+    const d = yb.reduce((s, b, j) => s + (b * (plus[j] - minus[j])) / (2 * h), 0);
+    return Number.isFinite(d) ? d : null;
+  };
+  const h = STEP * big;
+  const wide = at(h), narrow = at(h / 4);
+  if (wide === null || narrow === null) return null;
+  const scale = Math.max(terms, Math.abs(wide), Math.abs(narrow));
+  const noise = (step: number) => (1e-14 * size) / step;
+  if (Math.abs(wide - narrow) > SMOOTH * scale + noise(h / 4)) return null;
+  const off = (d: number, step: number) => Math.abs(projected - d) > DIFFERENCE_TOLERANCE * scale + 2 * noise(step);
+  return off(wide, h) && off(narrow, h / 4) ? { kind: 'differs', tangent: projected, differences: narrow, step: h / 4 } : null;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -139,6 +187,17 @@ function excerpt(source: string): string {
   const shown = lines.slice(0, MAX_SOURCE_LINES);
   if (lines.length > MAX_SOURCE_LINES) shown.push(`… (${lines.length - MAX_SOURCE_LINES} more lines)`);
   return shown.map((l) => `    ${l}`).join('\n');
+}
+
+/** The error of a self-check whose tangent and adjoint agree with each other but not with divided differences. */
+export function differsError(name: string, source: string, params: readonly string[], args: readonly unknown[], t: { tangent: number; differences: number; step: number }): Error {
+  const point = args.map((a, i) => `${params[i] ?? `argument ${i + 1}`} = ${compactValue(a)}`).join(', ');
+  return new Error(
+    `tsad: self-check failed: the derivative tsad generated for '${name}' is wrong at ${point}.\n` +
+      `  Its tangent and adjoint agree with each other, but not with central divided differences of the function in the same random direction: ȳ·(J ẋ) = ${t.tangent}, divided differences ${t.differences} (step ${t.step.toExponential(1)}; at 4× that step they agree with each other, so the function is smooth there).\n` +
+      `  This is a bug in tsad: please report it as an issue, with the function's source and the arguments of this call:\n${excerpt(source)}\n` +
+      `  To turn the check off (and get the unchecked derivative), pass { check: false } in the options, e.g. grad(${name}, { check: false }).`,
+  );
 }
 
 /** The error of a failed self-check: what disagreed where, and what to do about it. */
