@@ -133,6 +133,41 @@ export function f(x: number[], o: O): number {
     refused(`export function f(x: number, n: number): number {\n  let r = 1, k = n;\n  while (k > 0) { r *= x; k >>= 1; }\n  return r;\n}\n`, 'f', 3, 27, /the compound assignment `>>=` is not supported/);
   });
 
+  it('a nullable number assigned again (`let best: number | null = null` updated in a loop): a number and a flag', () => {
+    checks(`export function minOf(xs: number[]): number {
+  let best: number | null = null;
+  for (const x of xs) {
+    const v = x * x - x;
+    if (best === null || v < best) best = v;
+  }
+  return best ?? 0;
+}`, 'minOf', [[1.5, 2.5, 0.2, 3.1]]);
+    checks(`function lastAbove(xs: number[], t: number): number | undefined {
+  let last: number | undefined;
+  for (const x of xs) if (x > t) last = x * t; else if (x < -t) last = undefined;
+  return last;
+}
+export function f(xs: number[], t: number): number {
+  let prev: number | undefined;
+  let s = 0;
+  for (const x of xs) {
+    if (typeof prev === 'number') s += (x - prev) ** 2;
+    prev = x;
+  }
+  const l = lastAbove(xs, t);
+  let m: number | null = xs.length ? xs[0] : null;
+  for (const x of xs) if (m !== null && x < m) m = x * 1.5;
+  return s + (l ?? 1) + (m || 2);
+}`, 'f', [[1.5, -2.5, 0.7, 3.1], 1.1]);
+    // the runtime API on plain JavaScript: `let best = null;`, `let prev;` compared with undefined
+    const minOf = new Function('xs', 'let best = null; for (const x of xs) { const v = x * x - x; if (best === null || v < best) best = v; } return best === null ? 0 : best;') as (xs: number[]) => number;
+    expect(grad(minOf)([1.5, 2.5, 0.2, 3.1])).toEqual([0, 0, expect.closeTo(-0.6, 12), 0]);
+    const tv = new Function('xs', 'let prev; let s = 0; for (const x of xs) { if (prev !== undefined) s += Math.abs(x - prev); prev = x; } return s;') as (xs: number[]) => number;
+    expect(grad(tv)([1.5, 2.5, 0.2, 3.1])).toEqual([-1, 2, -2, 1]);
+    // null and undefined both: a strict test could not tell them apart once split
+    refused(`export function f(xs: number[]): number {\n  let b: number | null | undefined = null;\n  for (const x of xs) b = x > 0 ? x : undefined;\n  return b ?? 0;\n}\n`, 'f', 2, 7, /nullable variable 'b' is assigned again and may hold both null and undefined/);
+  });
+
   it('the runtime API on plain JavaScript with an options default (`options = {}`): fields the default lacks are optional', () => {
     const scaled = new Function('x', 'options = {}', 'const s = options.scale ?? 1; return s * x * x;') as (x: number, o?: { scale?: number }) => number;
     expect(grad(scaled)(2, { scale: 3 })).toBe(12);

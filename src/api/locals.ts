@@ -24,9 +24,57 @@ function declarations(sf: ts.SourceFile, which: (d: ts.VariableDeclaration) => b
   return out;
 }
 
-const bareDeclarations = (sf: ts.SourceFile) => declarations(sf, isBare);
+/** `let best = null;` or `let prev = undefined;`: a variable that starts absent and is given numbers later */
+function isNullish(d: ts.VariableDeclaration): boolean {
+  const init = d.initializer;
+  return ts.isIdentifier(d.name) && !d.type && !!init && nothing(init) !== null && !(d.parent.flags & ts.NodeFlags.Const);
+}
+
+/** `null`, `undefined` or `void 0` */
+function nothing(e: ts.Expression): 'null' | 'undefined' | null {
+  while (ts.isParenthesizedExpression(e)) e = e.expression;
+  if (e.kind === ts.SyntaxKind.NullKeyword) return 'null';
+  return (ts.isIdentifier(e) && e.text === 'undefined') || ts.isVoidExpression(e) ? 'undefined' : null;
+}
+
+const bareDeclarations = (sf: ts.SourceFile) => declarations(sf, (d) => isBare(d) || isNullish(d));
 const spreadTuples = (sf: ts.SourceFile) => declarations(sf, isArrayLiteralConst);
-const candidates = (sf: ts.SourceFile) => declarations(sf, (d) => isBare(d) || isArrayLiteralConst(d));
+const candidates = (sf: ts.SourceFile) => declarations(sf, (d) => isBare(d) || isNullish(d) || isArrayLiteralConst(d));
+
+/**
+ * What a variable may hold besides its values: null where it starts or is set null, undefined where
+ * it starts undefined or unassigned and is compared with undefined or null (`prev !== undefined`,
+ * `prev ?? 0`, `typeof prev === 'number'`) or set undefined; null if neither.
+ */
+function absence(sf: ts.SourceFile, d: ts.VariableDeclaration, values: readonly ts.Expression[], checker: ts.TypeChecker): 'null' | 'undefined' | 'both' | null {
+  const kinds = new Set(values.map(nothing).filter((k) => k !== null));
+  if (d.initializer) kinds.add(nothing(d.initializer)!);
+  else if (testedForAbsence(sf, d, checker)) kinds.add('undefined');
+  return kinds.size === 2 ? 'both' : kinds.size === 1 ? [...kinds][0] : null;
+}
+
+/** is the variable compared with null or undefined, given a `??` fallback or tested with typeof? */
+function testedForAbsence(sf: ts.SourceFile, d: ts.VariableDeclaration, checker: ts.TypeChecker): boolean {
+  const sym = checker.getSymbolAtLocation(d.name);
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (ts.isIdentifier(n) && n !== d.name && sym && checker.getSymbolAtLocation(n) === sym) {
+      let at: ts.Node = n;
+      while (ts.isParenthesizedExpression(at.parent)) at = at.parent;
+      const p = at.parent;
+      if (ts.isTypeOfExpression(p)) found = true;
+      if (ts.isBinaryExpression(p)) {
+        const k = p.operatorToken.kind;
+        const eq = k === ts.SyntaxKind.EqualsEqualsEqualsToken || k === ts.SyntaxKind.ExclamationEqualsEqualsToken || k === ts.SyntaxKind.EqualsEqualsToken || k === ts.SyntaxKind.ExclamationEqualsToken;
+        if ((eq && nothing(p.left === at ? p.right : p.left)) || (k === ts.SyntaxKind.QuestionQuestionToken && p.left === at)) found = true;
+      }
+    }
+    n.forEachChild(visit);
+  };
+  visit(sf);
+  return found;
+}
 
 /** the right-hand sides of `name = e` for the variable `d` declares, anywhere in the file */
 function assignedValues(sf: ts.SourceFile, d: ts.VariableDeclaration, checker: ts.TypeChecker): ts.Expression[] {
@@ -82,9 +130,13 @@ export function annotateLocals(text: string): string {
   const checker = program.getTypeChecker();
   const edits: { at: number; type: string }[] = [];
   for (const d of bareDeclarations(sf)) {
-    const types = new Set(assignedValues(sf, d, checker).map((v) => checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(v)))));
+    const values = assignedValues(sf, d, checker);
+    // (null and undefined assigned say what it may lack, not what it holds)
+    const types = new Set(values.filter((v) => !nothing(v)).map((v) => checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(v)))));
     const [type] = types;
-    if (types.size === 1 && DEFINITE(type)) edits.push({ at: d.name.end, type });
+    const lacks = absence(sf, d, values, checker);
+    // (both null and undefined: left unannotated, the front end says what it cannot take)
+    if (types.size === 1 && DEFINITE(type) && lacks !== 'both') edits.push({ at: d.name.end, type: lacks ? `${type} | ${lacks}` : type });
   }
   for (const d of spreadTuples(sf)) {
     if (!onlySpread(sf, d, checker)) continue;

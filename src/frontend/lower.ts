@@ -12,6 +12,7 @@ import { DEFAULT_LIB, isStdLibPath, LIB_DIR, requireStdLib, STD_LIBS, stdLibSour
 import { checkTreeDepth } from './limits.js';
 import { userTypeErrors } from './type-errors.js';
 import { assignedOnceLater, checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isPatternNameAssigned, isVarList, type VarBinding } from './var-scope.js';
+import { isSplittable, splitNullableLocals } from './nullable-locals.js';
 import { NULL, assignsNullable, inTest, isArrayTest, isPlainRead, narrowRead, nestedNullable, nullableUnion, mayBePastEnd, pastEndBinding, pastEndFallback, pastEndTest, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
 import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
 import { Sequencing, isConstant, isEffectNode, type SequencingHost } from './sequencing.js';
@@ -32,6 +33,7 @@ import { accessorRead, accessorUpdate, accessorWrite, classFields, collectClass,
 export const FORMS = [
   'decl', // `let`/`const` with an initializer (and a `var` lowered in place, as the `let` it cannot be told from)
   'decl.var', // a `var` binding hoisted to the top of its function (var-scope.ts), assigned where declared
+  'nullable.split', // a nullable number assigned again (`let best: number | null = null`): a number and a flag (nullable-locals.ts), counted by the flag's statements
   'assign.var', // `x = e`, `x op= e`, `x++` on a variable (of any type: rebinding an array or object too)
   'assign.elem', // a number stored into an array or tuple element: `a[i] = e`, `m[i][j] = e`, `o.f[i] = e`
   'assign.field', // a number stored into an object field: `o.f = e`, `ps[i].f = e`
@@ -838,6 +840,7 @@ class FunctionLowering {
       const e = this.expr(node.body as ts.Expression);
       body.push(...this.takePre(), { k: 'return', e, loc: this.ctx.locOf(node.body) });
     }
+    body.splice(0, body.length, ...splitNullableLocals(body, (b) => this.fresh(b)));
     if (retFromBody && this.ok) ret = this.returnedType(body) ?? this.err(node.name ?? node, `the return type 'any' of '${d.name}' is not supported`, 'annotate its return type, e.g. `): number {`');
     if (!this.ok || !ret) return null;
     return { name: d.name, params, ret, body, exported: d.exported, loc: this.ctx.locOf(node), comments: this.comments(d.member ? node : d.stmt), ...(d.external ? { external: true } : {}) };
@@ -871,7 +874,7 @@ class FunctionLowering {
     if (node?.body) this.hoistVars(node.body, body);
     const rest = constructorBody(this.hooks, cls, node, ty, this.self.name);
     if (!rest || !this.ok) return null;
-    body.push(...rest);
+    body.push(...splitNullableLocals(rest, (b) => this.fresh(b)));
     return { name: d.name, params, ret: ty, body, exported: d.exported, loc: this.ctx.locOf(node ?? cls), comments: this.comments(d.stmt) };
   }
 
@@ -1252,6 +1255,11 @@ class FunctionLowering {
           this.nullableInits.set(later, { name: this.declareVar(d, d.name.text, ty), ty, decl: d });
           continue;
         }
+        if (ty.k === 'opt' && !konst && isSplittable(ty)) {
+          // a nullable number assigned later, maybe many times: a number and a flag (nullable-locals.ts)
+          out.push({ k: 'decl', name: this.declareVar(d, d.name.text, ty), ty, init: null, konst: false, loc: this.ctx.locOf(d) });
+          continue;
+        }
         if (ty.k === 'opt') {
           this.err(d.name, `the nullable variable '${d.name.text}' must be \`const\` with an initializer`, 'keep a number and test a separate flag, or assign it once, in the block that declares it');
           this.silence(d);
@@ -1330,7 +1338,12 @@ class FunctionLowering {
       if (past) ({ init, ty } = past);
       // a `let`/`var` that nothing assigns again (`var tol = opts === void 0 ? void 0 : opts.tol;`, down-levelled code) is a constant
       if (ty.k === 'opt' && !konst && ts.isVariableDeclaration(declNode) && declNode.name === name && isNeverAssigned(declNode, [declNode.getSourceFile()], this.ctx.checker)) konst = true;
-      if (ty.k === 'opt' && !konst && !this.isConstantPatternParam(name)) {
+      if (ty.k === 'opt' && !konst && !this.isConstantPatternParam(name) && !(isSplittable(ty) && ts.isVariableDeclaration(declNode))) {
+        if ((ty.base.k === 'num' || ty.base.k === 'int') && ty.none.length > 1) {
+          this.err(name, `the nullable variable '${name.text}' is assigned again and may hold both null and undefined: tsad keeps such a variable as a number and a flag, which cannot tell the two apart`, `declare it \`number | null\` (or \`number | undefined\`) and use that one for "no value"`);
+          this.silence(declNode as ts.VariableDeclaration);
+          return [];
+        }
         this.err(name, `the nullable variable '${name.text}' must be \`const\``, 'keep a number and test a separate flag, or write `const` and give each new value its own name');
         this.silence(declNode as ts.VariableDeclaration); // its uses are not reported again
         return [];
@@ -1462,7 +1475,7 @@ class FunctionLowering {
     if (!x) return null;
     if (ts.isIdentifier(e) && x.k === 'var') {
       const r = this.resolve(e);
-      if (r?.kind === 'local' && !assignsNullable(this.hooks, e, r.ty, e.text)) return null;
+      if (r?.kind === 'local' && !isSplittable(r.ty) && !assignsNullable(this.hooks, e, r.ty, e.text)) return null;
     }
     if (x.k === 'field' && (x.nn || x.ty.k === 'opt')) return this.err(e, `the optional field '${x.name}' cannot be assigned in differentiated code`, 'build a new object with the field set');
     if (x.k === 'var' || x.k === 'idx' || x.k === 'field') return x;

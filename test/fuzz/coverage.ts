@@ -65,6 +65,7 @@ const isRefClass = (c: TypeClass) => c !== 'scalar' && c !== '-';
 const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effect[] }> = {
   decl: { types: ['scalar', 'array', 'array2', 'arrobj', 'object', 'tuple'], effects: ['fresh', 'alias'] },
   'decl.var': { types: ['scalar'], effects: ['-'] },
+  'nullable.split': { types: ['scalar'], effects: ['-'] },
   'assign.var': { types: ['scalar', 'array', 'array2', 'arrobj', 'object', 'tuple'], effects: ['fresh', 'alias', 'self'] },
   // the class is the stored-into variable's: `m[i][j] = e` stores into an array of arrays, `q.a[k] = e` into an object
   'assign.elem': { types: ['array', 'array2', 'object', 'tuple'], effects: ['store'] },
@@ -232,6 +233,10 @@ export function classifyModule(mod: Module): Counts {
   const origin = (s: Stmt, st: Strategy) => {
     const o = s.origin as Form | undefined;
     if (!o) return;
+    if (o === 'nullable.split') {
+      add(o, 'scalar', '-', st);
+      return;
+    }
     if (o.startsWith('closure.')) {
       add(o, '-', '-', st);
       return;

@@ -519,7 +519,10 @@ export interface ExprsSpec {
  *   fam 7    rows swapped by reference two loops deep (mostly of a matrix, else of an array of objects);
  *   fam 8    a matrix built by pushing rows in a `while` loop;
  *   fam 9–11 a `switch`, a labelled block or a `while` two loops deep;
- *   fam 12   a `while` (or `do`) loop with a `continue`, every third one inside a counted loop.
+ *   fam 12   a `while` (or `do`) loop with a `continue`, every third one inside a counted loop;
+ *   fam 13   a nullable number assigned in loops (`let best: number | null = null`, `let prev: number |
+ *            undefined`): the least value seen, or the gaps between successive ones, straight-line, in a
+ *            counted loop, in a `while` and two loops deep.
  * Its values flow into a number `fo` that the head's result adds.
  */
 export interface FocusSpec {
@@ -802,7 +805,7 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
   // (last: fields drawn before it, hence every program without a focus, do not depend on it)
   focus: fc.option(
     fc.record({
-      fam: fc.nat({ max: 12 }),
+      fam: fc.nat({ max: 13 }),
       s: sel,
       i: idxArb(0),
       j: idxArb(0),
@@ -3080,6 +3083,28 @@ function renderFocus(c: Ctx, f: FocusSpec): string {
           acc(rhs());
         }),
       );
+    } else if (f.fam === 13) {
+      // a nullable number assigned again and again (src/frontend/nullable-locals.ts)
+      const b = c.fresh(f.q % 2 ? 'prev' : 'best');
+      const none = f.q % 2 ? 'undefined' : 'null';
+      if (f.q % 4 === 3) c.emit(`let ${b}: number | ${none} = ${rhs()};`);
+      else c.emit(f.q % 2 ? `let ${b}: number | undefined;` : `let ${b}: number | null = null;`);
+      const step = () => {
+        const v = c.fresh('v');
+        c.emit(`const ${v} = ${rhs()};`);
+        if (f.s % 3 === 0) c.emit(`if (${b} === ${none} || ${v} < ${b}) ${b} = ${v};`);
+        else if (f.s % 3 === 1) {
+          c.emit(`if (${b} !== ${none}) ${fo} += 0.5 * Math.tanh(${v} - ${b});`);
+          c.emit(`${b} = ${v};`);
+        } else {
+          c.emit(`if (typeof ${b} === 'number' && ${b} > ${v}) ${b} = ${none};`);
+          c.emit(`else ${b} = (${b} ?? 0) * 0.5 + ${v};`);
+        }
+      };
+      step();
+      ownLoop(c, 1, 2, step);
+      whileAndNested(step);
+      acc(`(${b} ?? 0.5)`);
     } else {
       // a loop with a `continue` on some iterations (of its own counter), then work it skips
       const set = c.nums.filter((v) => v.w).findIndex((v) => v.name === fo);
