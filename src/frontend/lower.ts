@@ -73,6 +73,17 @@ export const FORMS = [
 ] as const;
 export type Form = (typeof FORMS)[number];
 
+/**
+ * The name an aliased object type is printed under: the alias's (`Opts`), with its type arguments' for
+ * an instance of a generic one (`Partial<Opts>` is `PartialOpts`: the name `Partial` alone would shadow
+ * TypeScript's own); null (printed as its literal) where an argument has no name.
+ */
+function aliasName(t: ts.Type): string | null {
+  const args = t.aliasTypeArguments ?? [];
+  const names = args.map((a) => a.aliasSymbol?.name ?? (a.symbol && a.symbol.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.Class) ? a.symbol.name : null));
+  return names.every((n) => n !== null) ? t.aliasSymbol!.name + names.join('') : null;
+}
+
 let libSourceFile: ts.SourceFile | undefined;
 
 /** values an element or field read cannot read in place: a literal, a copy or an allocation made for the read */
@@ -394,6 +405,17 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
       if (parts.every((p) => p.flags & ts.TypeFlags.NumberLiteral)) return NUM;
       return nullableUnion(parts, (p) => convertType(p, at)) ?? null;
     }
+    // `Opts & Partial<Opts>` (what `Object.assign({}, DEFAULTS, options)` returns): one object of the
+    // merged fields, each of the type the intersection gives it
+    if (t.isIntersection() && t.types.every((p) => p.flags & ts.TypeFlags.Object && !checker.isArrayType(p) && !checker.isTupleType(p) && !p.getCallSignatures().length)) {
+      const fields = [];
+      for (const p of checker.getPropertiesOfType(t)) {
+        const pt = convertType(checker.getTypeOfSymbolAtLocation(p, at), at);
+        if (!pt || (pt.k === 'opt' && nestedNullable(pt))) return null;
+        fields.push(pt.k === 'opt' && p.flags & ts.SymbolFlags.Optional ? { name: p.name, ty: pt, optional: true } : { name: p.name, ty: pt });
+      }
+      return { k: 'obj', name: null, fields };
+    }
     if (checker.isTupleType(t)) {
       const args = checker.getTypeArguments(t as ts.TypeReference);
       const elems = args.map((a) => convertType(a, at));
@@ -432,7 +454,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
         if (!pt || (pt.k === 'opt' && nestedNullable(pt))) return null;
         fields.push(pt.k === 'opt' && p.flags & ts.SymbolFlags.Optional ? { name: p.name, ty: pt, optional: true } : { name: p.name, ty: pt });
       }
-      const name = t.aliasSymbol?.name ?? (t.symbol?.flags & ts.SymbolFlags.Interface ? symName : null) ?? null;
+      const name = t.aliasSymbol ? aliasName(t) : t.symbol?.flags & ts.SymbolFlags.Interface ? symName : null;
       const ty: Ty = { k: 'obj', name, fields };
       if (name) mod.types.set(name, ty);
       return ty;
@@ -1788,9 +1810,7 @@ class FunctionLowering {
     if (ts.isObjectLiteralExpression(e)) {
       let fields: LiteralField[] | null = [];
       if (e.properties.some(ts.isSpreadAssignment)) {
-        fields = objectSpreadFields(this.hooks, e, (p) => this.literalField(p), hasCallOrEffect, (n) => isClassInstance(this.ctx.checker.getTypeAtLocation(n)), (n) =>
-          this.ctx.checker.getPropertiesOfType(this.ctx.checker.getTypeAtLocation(n)).map((p) => p.name),
-        );
+        fields = this.spreadFields(e.properties);
         if (!fields) return null;
       } else
         for (const p of e.properties) {
@@ -1944,6 +1964,27 @@ class FunctionLowering {
     return this.err(e, `property '${name}' is not supported here`, 'arrays support .length and Float64Array supports .subarray(start, end)');
   }
 
+  /** the fields of an object literal with spreads, or of `Object.assign({}, …)` (spread.ts) */
+  private spreadFields(parts: readonly (ts.ObjectLiteralElementLike | ts.Expression)[]): LiteralField[] | null {
+    return objectSpreadFields(this.hooks, parts, (p) => this.literalField(p), hasCallOrEffect, (n) => isClassInstance(this.ctx.checker.getTypeAtLocation(n)), (n) =>
+      this.ctx.checker.getPropertiesOfType(this.ctx.checker.getNonNullableType(this.ctx.checker.getTypeAtLocation(n))).map((p) => p.name),
+    );
+  }
+
+  /** `Object.assign({}, DEFAULTS, options)`: a fresh object, as `{ ...DEFAULTS, ...options }` is */
+  private objectAssign(e: ts.CallExpression): Expr | null {
+    const [target, ...sources] = e.arguments;
+    const fresh = target && ts.isObjectLiteralExpression(skipParens(target)) && (skipParens(target) as ts.ObjectLiteralExpression).properties.length === 0;
+    if (!fresh || sources.some(ts.isSpreadElement)) return this.err(e, '`Object.assign` is supported only as `Object.assign({}, a, b, …)`: a fresh object with the fields of its sources', 'write `{ ...a, ...b }`, or assign the fields one by one');
+    const fields = this.spreadFields(sources);
+    if (!fields) return null;
+    // (its own type is an intersection, `{} & Opts & Partial<Opts>`: the object's type is its fields')
+    const ctxTy = this.ctx.checker.getContextualType(e);
+    const declared = ctxTy && this.ctx.convert(ctxTy, e);
+    const ty: Ty = declared && declared.k === 'obj' ? declared : { k: 'obj', name: null, fields: fields.map((f) => ({ name: f.name, ty: tyOf(f.value) })) };
+    return { k: 'objlit', fields, ty };
+  }
+
   private call(e: ts.CallExpression): Expr | null {
     const callee = skipParens(e.expression);
     if (ts.isPropertyAccessExpression(callee)) {
@@ -1951,6 +1992,7 @@ class FunctionLowering {
       const objNode = skipParens(callee.expression);
       if (ts.isIdentifier(objNode) && !this.resolve(objNode)) {
         const full = `${objNode.text}.${m}`;
+        if (full === 'Object.assign') return this.objectAssign(e);
         if (NONDETERMINISTIC.has(full)) return this.err(e, `${full}() is non-deterministic and cannot be differentiated`, 'pass random values in as a parameter');
         if (objNode.text === 'Math') {
           if (!MATH_FUNCS.has(m)) return this.err(e, `Math.${m} is not supported`, 'see the README for the supported Math functions');

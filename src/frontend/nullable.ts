@@ -72,10 +72,17 @@ export function nestedNullable(t: Ty): boolean {
  */
 export function narrowRead<E extends Extract<Expr, { k: 'var' } | { k: 'field' }>>(h: NullableHost, node: ts.Expression, x: E): E | null {
   if (x.ty.k !== 'opt') return x;
+  // (where the checker knows it is absent, `let best: number | null = null; if (best === null …)`, the
+  // read is of the nullable value, which is absent there)
+  const flow = h.checker.getTypeAtLocation(node).flags;
+  const absentHere = !!(flow & (ts.TypeFlags.Null | ts.TypeFlags.Undefined));
+  // (a read the checker proves is never reached, `best === null || v < best` just after `best = null`:
+  // the number, as TypeScript reads it there)
+  if (flow & ts.TypeFlags.Never) return { ...x, ty: x.ty.base, nn: true };
   const here = h.typeAt(node);
-  if (!here) return h.err(node, 'this read of a nullable value has a type tsad cannot follow', 'test it against null or undefined first, or give it a default with `??`');
-  if (here.k === 'opt') return x;
-  if (here.k === 'void' || (here.k === 'bool' && x.ty.base.k !== 'num' && x.ty.base.k !== 'bool'))
+  if (!here) return absentHere ? x : h.err(node, 'this read of a nullable value has a type tsad cannot follow', 'test it against null or undefined first, or give it a default with `??`');
+  if (here.k === 'opt' || here.k === 'void') return x;
+  if (here.k === 'bool' && x.ty.base.k !== 'num' && x.ty.base.k !== 'bool')
     return h.err(node, `'${node.getText()}' is always ${x.ty.none.join(' or ')} here`, 'write the literal instead');
   return { ...x, ty: x.ty.base, nn: true };
 }

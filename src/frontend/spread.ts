@@ -9,7 +9,8 @@
 // `hypot` of a spread array among other arguments is refused: hypot(a, hypot(b, c)) rounds differently.
 import ts from 'typescript';
 import type { Expr, Loc, Stmt } from '../ir/types.js';
-import { INT, NUM, elemTy, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, elemTy, tyOf } from '../ir/util.js';
+import { isPlainRead } from './nullable.js';
 
 export interface SpreadHost {
   expr(e: ts.Expression): Expr | null;
@@ -122,7 +123,7 @@ export interface LiteralField {
  */
 export function objectSpreadFields(
   host: SpreadHost,
-  e: ts.ObjectLiteralExpression,
+  parts: readonly (ts.ObjectLiteralElementLike | ts.Expression)[],
   field: (p: ts.ObjectLiteralElementLike) => LiteralField | null,
   hasEffect: (n: ts.Node) => boolean,
   isInstance: (n: ts.Expression) => boolean,
@@ -134,7 +135,7 @@ export function objectSpreadFields(
     if (k < 0) out.push(f);
     else out[k] = f;
   };
-  for (const p of e.properties) {
+  for (const p of parts) {
     if (hasEffect(p) && out.some((f) => !isConstantValue(f.value))) {
       if (host.inCondition()) return host.err(p, 'an object literal with a spread and a call after it, inside a condition, is not supported', 'build the object in a statement of its own');
       for (const f of out) {
@@ -144,27 +145,52 @@ export function objectSpreadFields(
         f.value = { k: 'var', name, ty: tyOf(f.value) };
       }
     }
-    if (!ts.isSpreadAssignment(p)) {
-      const f = field(p);
+    // (`Object.assign({}, a, b)` gives its sources as they are: each is spread)
+    const source = ts.isSpreadAssignment(p) ? p.expression : ts.isObjectLiteralElementLike(p) ? null : p;
+    if (!source) {
+      const f = field(p as ts.ObjectLiteralElementLike);
       if (!f) return null;
       set(f);
       continue;
     }
-    let inner: ts.Expression = p.expression;
+    let inner: ts.Expression = source;
     while (ts.isParenthesizedExpression(inner)) inner = inner.expression;
     if (ts.isObjectLiteralExpression(inner)) return host.err(p, 'spreading an object literal into another is not supported', 'write its fields in the outer literal');
-    if (isInstance(p.expression)) return host.err(p, 'spreading a class instance is not supported (it copies the fields but not the methods or getters)', 'spell out the fields: `{ x: p.x, y: p.y }`');
-    const x = host.expr(p.expression);
-    const src = x && host.named(p.expression, x);
+    if (isInstance(source)) return host.err(p, 'spreading a class instance is not supported (it copies the fields but not the methods or getters)', 'spell out the fields: `{ x: p.x, y: p.y }`');
+    const x = host.expr(source);
+    const src = x && host.named(source, x);
     if (!src) return null;
-    const t = tyOf(src);
+    // (an optional object, `options?: Partial<Opts>`, spreads nothing where it is absent: each of its fields is optional)
+    const t0 = tyOf(src);
+    const maybe = t0.k === 'opt' && t0.base.k === 'obj' && !t0.none.includes('false') ? t0 : null;
+    const t = maybe ? maybe.base : t0;
     // (the fields the value has by its own type, not by the literal's context)
-    const own = propertyNames(p.expression).sort().join();
+    const own = propertyNames(source).sort().join();
     if (t.k !== 'obj' || own !== t.fields.map((g) => g.name).sort().join()) return host.err(p, 'only objects of a known type can be spread into an object literal', 'spell out the fields');
-    // an optional field is absent from the result when absent from the source: a literal would always have it
-    const optional = t.fields.find((g) => g.ty.k === 'opt' || g.optional);
-    if (optional) return host.err(p, `the spread would copy the optional field '${optional.name}'`, `spell out the fields: \`{ ${optional.name}: o.${optional.name}, … }\``);
-    for (const g of t.fields) set({ name: g.name, value: { k: 'field', obj: src, name: g.name, ty: g.ty } });
+    const present: Expr | null = maybe ? maybe.none.map((n): Expr => ({ k: 'bin', op: '!==', a: src, b: n === 'null' ? { k: 'raw', text: 'null', ty: { k: 'void' } } : { k: 'undef' }, ty: BOOL })).reduce((a, b) => ({ k: 'bin', op: '&&', a, b, ty: BOOL })) : null;
+    const obj: Expr = maybe && (src.k === 'var' || src.k === 'field') ? { ...src, ty: t, nn: true } : src;
+    if (maybe && obj === src) return host.err(p, 'an object that may be absent can be spread only from a variable or a field', 'name it first: `const o = …;`');
+    for (const g of t.fields) {
+      if (g.ty.k !== 'opt' && !g.optional && !maybe) {
+        set({ name: g.name, value: { k: 'field', obj: src, name: g.name, ty: g.ty } });
+        continue;
+      }
+      // an optional field over a value given before (`{ ...DEFAULTS, ...options }`): the source's where
+      // it has the field, as JavaScript copies it, else the earlier value
+      const before = out.find((f) => f.name === g.name);
+      const base = g.ty.k === 'opt' ? g.ty.base : g.ty;
+      if (!before) return host.err(p, `the spread would copy the optional field '${g.name}', which nothing before it gives: the object would have it or not by the value`, `give a default first, \`{ ${g.name}: 0, ...o }\` (or \`{ ...DEFAULTS, ...o }\`), or spell out the fields`);
+      if (JSON.stringify(tyOf(before.value)) !== JSON.stringify(base)) return host.err(p, `the optional field '${g.name}' of the spread has another type than the value given before it`, 'give both the same type');
+      // (the earlier value is read only where the source lacks the field: named first if it is not a plain read)
+      if (!isConstantValue(before.value) && !isPlainRead(before.value)) {
+        const name = host.fresh(g.name);
+        host.emit({ k: 'decl', name, ty: base, init: before.value, konst: true, loc: host.locOf(p) });
+        before.value = { k: 'var', name, ty: base };
+      }
+      const inObj: Expr = { k: 'intr', fn: 'in', args: [{ k: 'str', v: g.name }, obj], ty: BOOL };
+      const has: Expr = present ? { k: 'bin', op: '&&', a: present, b: inObj, ty: BOOL } : inObj;
+      set({ name: g.name, value: { k: 'cond', c: has, a: { k: 'field', obj, name: g.name, ty: base, nn: g.ty.k === 'opt' || g.optional ? true : undefined }, b: before.value, ty: base } });
+    }
   }
   return out;
 }

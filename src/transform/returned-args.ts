@@ -242,14 +242,59 @@ function floatStoreRoot(s: Stmt): string | null {
 }
 
 /** Parameters (by index) a function stores floats into, directly or through a local alias. */
-export function floatWrittenParams(f: Func): Set<number> {
+export function floatWrittenParams(f: Func, owned: ReadonlySet<string> = new Set()): Set<number> {
   const al = computeAliases(f, true);
+  // locals only ever bound to an owned field's value (`const diff = this.centered`) are that scratch too
+  const scratch = new Set<string>(), bound = new Set<string>();
+  forEachStmt(f.body, (s) => {
+    const v = s.k === 'decl' ? s.init : s.k === 'assign' && s.target.k === 'var' ? s.value : null;
+    const name = s.k === 'decl' ? s.name : s.k === 'assign' && s.target.k === 'var' ? s.target.name : null;
+    if (!name || !v || !isRef(tyOf(v))) return;
+    (throughOwnedField(v, owned) ? scratch : bound).add(name);
+  });
   const out = new Set<number>();
   forEachStmt(f.body, (s) => {
     const r = floatStoreRoot(s);
-    if (r) f.params.forEach((p, j) => isRef(p.ty) && al.rep(p.name) === al.rep(r) && out.add(j));
+    if (!r || throughOwnedField((s as Extract<Stmt, { k: 'assign' }>).target, owned) || (scratch.has(r) && !bound.has(r))) return;
+    f.params.forEach((p, j) => isRef(p.ty) && al.rep(p.name) === al.rep(r) && out.add(j));
   });
   return out;
+}
+
+/** a fresh array or object: an allocation, a literal, a copy */
+const isFreshValue = (e: Expr): boolean => e.k === 'alloc' || e.k === 'arrlit' || e.k === 'objlit' || (e.k === 'intr' && e.fn === 'copy');
+
+/**
+ * Fields (`Type.field`) that only ever hold arrays or objects made for them (`this.centered = new
+ * Float64Array(d)`): scratch an instance owns. A float stored through one reaches nothing the instance
+ * was given, so it does not link what a caller passed in.
+ */
+export function ownedFields(mod: Module): Set<string> {
+  const fresh = new Set<string>(), other = new Set<string>();
+  const note = (obj: Ty, name: string, value: Expr) => {
+    if (obj.k !== 'obj' || !obj.name) return;
+    const key = `${obj.name}.${name}`;
+    (isFreshValue(value) ? fresh : other).add(key);
+  };
+  for (const f of mod.funcs.values())
+    forEachStmt(f.body, (s) => {
+      if (s.k === 'assign' && s.target.k === 'field' && isRef(s.target.ty)) note(tyOf(s.target.obj), s.target.name, s.value);
+      for (const e of stmtExprs(s))
+        forEachExpr(e, (x) => {
+          if (x.k === 'objlit') for (const fl of x.fields) if (isRef(tyOf(fl.value))) note(x.ty, fl.name, fl.value);
+        });
+    });
+  return new Set([...fresh].filter((k) => !other.has(k)));
+}
+
+/** does the stored-into path go through an owned field (`self.centered[j] = …`)? */
+function throughOwnedField(target: Expr, owned: ReadonlySet<string>): boolean {
+  for (let e = target; e.k === 'idx' || e.k === 'field'; e = e.obj) {
+    if (e.k !== 'field') continue;
+    const t = tyOf(e.obj);
+    if (t.k === 'obj' && t.name && owned.has(`${t.name}.${e.name}`)) return true;
+  }
+  return false;
 }
 
 /**
@@ -257,7 +302,8 @@ export function floatWrittenParams(f: Func): Set<number> {
  * them to (`pull(k)` calling `this.a.push(f)`, which writes `a.f`): a write two calls down is a write.
  */
 export function floatWrittenParamsOf(mod: Module): Map<string, Set<number>> {
-  const out = new Map([...mod.funcs].map(([n, f]) => [n, floatWrittenParams(f)]));
+  const owned = ownedFields(mod);
+  const out = new Map([...mod.funcs].map(([n, f]) => [n, floatWrittenParams(f, owned)]));
   const aliases = new Map([...mod.funcs].map(([n, f]) => [n, computeAliases(f, true)]));
   for (let changed = true; changed; ) {
     changed = false;

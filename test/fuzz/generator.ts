@@ -1749,6 +1749,16 @@ function renderStmt(c: Ctx, s: Stmt): void {
       }
       c.arrs.push({ name: `${name}.a`, len: 2, f64: false, ro: false, row: true });
       c.nums.push({ name: `${name}.s`, w: true });
+      const o = s.q % 3 === 2 ? pick(c.objs.filter((x) => !x.includes('[')), s.q) : undefined;
+      if (o) {
+        // defaults merged with an object whose field `z` is optional: `{ ...DEFAULTS, ...o }` or
+        // `Object.assign({}, DEFAULTS, o)` (src/frontend/spread.ts), the merged fields read back
+        const dflt = c.fresh('dflt'), merged = c.fresh('m');
+        // (unannotated: its z is a number, which the merged object falls back to where o lacks one)
+        c.emit(`const ${dflt} = { u: 0.5, v: ${squash(s.q + 4, renderExpr(c, s.f), false)}, w: 1, z: -0.25 };`);
+        c.emit(s.q % 2 ? `const ${merged}: P = { ...${dflt}, ...${o} };` : `const ${merged} = Object.assign({}, ${dflt}, ${o});`);
+        c.emit(`${name}.s += 0.25 * (${merged}.u * ${merged}.v + (${merged}.z ?? 0.5));`);
+      }
       return;
     }
     case 'lu':
