@@ -176,7 +176,7 @@ export function objectSpreadFields(
         continue;
       }
       // an optional field over a value given before (`{ ...DEFAULTS, ...options }`): the source's where
-      // it has the field, as JavaScript copies it, else the earlier value
+      // it has the field, else the earlier value
       const before = out.find((f) => f.name === g.name);
       const base = g.ty.k === 'opt' ? g.ty.base : g.ty;
       if (!before) return host.err(p, `the spread would copy the optional field '${g.name}', which nothing before it gives: the object would have it or not by the value`, `give a default first, \`{ ${g.name}: 0, ...o }\` (or \`{ ...DEFAULTS, ...o }\`), or spell out the fields`);
@@ -187,8 +187,11 @@ export function objectSpreadFields(
         host.emit({ k: 'decl', name, ty: base, init: before.value, konst: true, loc: host.locOf(p) });
         before.value = { k: 'var', name, ty: base };
       }
-      const inObj: Expr = { k: 'intr', fn: 'in', args: [{ k: 'str', v: g.name }, obj], ty: BOOL };
-      const has: Expr = present ? { k: 'bin', op: '&&', a: present, b: inObj, ty: BOOL } : inObj;
+      // (a field set to undefined counts as absent, as the literal's type says: JavaScript would copy the
+      // undefined into a field typed a number)
+      const field: Expr = { k: 'field', obj, name: g.name, ty: g.ty.k === 'opt' ? g.ty : { k: 'opt', base, none: ['undefined'] } };
+      const given: Expr = { k: 'bin', op: '!==', a: field, b: { k: 'undef' }, ty: BOOL };
+      const has: Expr = present ? { k: 'bin', op: '&&', a: present, b: given, ty: BOOL } : given;
       set({ name: g.name, value: { k: 'cond', c: has, a: { k: 'field', obj, name: g.name, ty: base, nn: g.ty.k === 'opt' || g.optional ? true : undefined }, b: before.value, ty: base } });
     }
   }
