@@ -133,6 +133,18 @@ export function f(x: number[], o: O): number {
     refused(`export function f(x: number, n: number): number {\n  let r = 1, k = n;\n  while (k > 0) { r *= x; k >>= 1; }\n  return r;\n}\n`, 'f', 3, 27, /the compound assignment `>>=` is not supported/);
   });
 
+  it('a destructured options parameter with a default object (`{ ddof = 0 }: Opts = {}`)', () => {
+    checks(`export interface Opts { ddof?: number; scale?: number }
+export function variance(xs: number[], { ddof = 0, scale = 1 }: Opts = {}): number {
+  let m = 0;
+  for (const x of xs) m += x / xs.length;
+  let ss = 0;
+  for (const x of xs) ss += (x - m) ** 2;
+  return scale * ss / (xs.length - ddof);
+}
+export function both(xs: number[]): number { return variance(xs) + variance(xs, { ddof: 1 }); }`, 'both', [[2.5, 3.1, 4.7, 1.2]]);
+  });
+
   it('a nullable number assigned again (`let best: number | null = null` updated in a loop): a number and a flag', () => {
     checks(`export function minOf(xs: number[]): number {
   let best: number | null = null;

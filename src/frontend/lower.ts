@@ -73,6 +73,16 @@ export const FORMS = [
 ] as const;
 export type Form = (typeof FORMS)[number];
 
+/** a literal a call can be given in place of a left-out argument: a number, string, boolean, or an object or array literal of those (`{}` for an options object) */
+function isLiteralValue(e: ts.Expression): boolean {
+  e = skipParens(e);
+  if (ts.isNumericLiteral(e) || ts.isStringLiteral(e) || e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword) return true;
+  if (ts.isPrefixUnaryExpression(e) && ts.isNumericLiteral(e.operand)) return true;
+  if (ts.isArrayLiteralExpression(e)) return e.elements.every((x) => !ts.isSpreadElement(x) && isLiteralValue(x));
+  if (ts.isObjectLiteralExpression(e)) return e.properties.every((q) => ts.isPropertyAssignment(q) && (ts.isIdentifier(q.name) || ts.isStringLiteral(q.name)) && isLiteralValue(q.initializer));
+  return false;
+}
+
 /**
  * The name an aliased object type is printed under: the alias's (`Opts`), with its type arguments' for
  * an instance of a generic one (`Partial<Opts>` is `PartialOpts`: the name `Partial` alone would shadow
@@ -790,14 +800,17 @@ class FunctionLowering {
     for (const p of node.parameters) {
       if (this.closures.param(p, d.name)) continue; // a function parameter: bound in a specialised copy, else refused
       if (!ts.isIdentifier(p.name) && !p.dotDotDotToken) {
-        if (p.initializer) {
-          this.err(p.initializer, 'a default for a destructured parameter is not supported', 'give the fields or elements their own defaults, or pass the argument');
-          continue;
-        }
         const ty = this.tyOrErr(p, `parameter ${node.parameters.indexOf(p) + 1}`);
         if (!ty) continue;
         const name = this.fresh(patternParamName(p, node.parameters.indexOf(p)));
-        params.push({ name, ty });
+        const param: Param = { name, ty };
+        // `{ ddof = 0 }: Opts = {}`: the default object is destructured where the argument is left out
+        if (p.initializer) {
+          const def = this.expr(p.initializer);
+          if (def && varsRead(def).size) this.err(p.initializer, `the default value of parameter ${node.parameters.indexOf(p) + 1} reads '${[...varsRead(def)][0]}': tsad does not differentiate through parameter defaults`, 'give the fields their own defaults in the pattern');
+          else if (def) param.def = def;
+        }
+        params.push(param);
         unpack.push(...this.bindTarget(p.name, { k: 'var', name, ty }, false, p));
         continue;
       }
@@ -2152,9 +2165,7 @@ class FunctionLowering {
       }
       if (!p.initializer) return this.err(e, `missing argument '${p.name.getText()}' to '${fn}'`);
       const dv = skipParens(p.initializer);
-      if (!(ts.isNumericLiteral(dv) || ts.isStringLiteral(dv) || dv.kind === ts.SyntaxKind.TrueKeyword || dv.kind === ts.SyntaxKind.FalseKeyword ||
-        (ts.isPrefixUnaryExpression(dv) && ts.isNumericLiteral(dv.operand))))
-        return this.err(p, `default value of '${p.name.getText()}' must be a literal for tsad to fill it in at call sites`, 'pass the argument explicitly');
+      if (!isLiteralValue(dv)) return this.err(p, `default value of '${p.name.getText()}' must be a literal for tsad to fill it in at call sites`, 'pass the argument explicitly');
       const x = this.expr(dv);
       if (!x) return null;
       args.push(x);

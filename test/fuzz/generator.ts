@@ -3144,6 +3144,11 @@ const EXPRS_HELPERS = [
   '  return s + w * x0;',
   '}',
   '',
+  // a destructured parameter with a default object (the options idiom)
+  'export function dopt(x: number[], { u = 0.5, z = -0.25 }: Partial<P> = {}): number {',
+  '  return u * x[0] + z * x[x.length - 1];',
+  '}',
+  '',
   'export function dtwo(a: number, b: number): number {',
   '  return a * b - 0.5 * a;',
   '}',
@@ -3202,6 +3207,7 @@ function renderExprs(c: Ctx, x: ExprsSpec): string {
         const arr = pick(c.arrs.filter((a) => a.len >= 2 && !a.tup && !a.ro && !a.f64 && !a.row && a.name !== 'out'), x.s);
         const o = pick(c.objs, x.s);
         c.emit(`${ex} += dpar(${arr ? arr.name : `[${E()}, 0.5]`}, ${o ?? `{ u: ${E2()}, v: 0.5, w: -0.25 }`});`);
+        c.emit(`${ex} += dopt(${arr ? arr.name : `[${E()}, 0.5]`}) + dopt([${E2()}], ${o ?? `{ z: ${E()} }`});`);
         const src = pick(c.arrs.filter((a) => !a.tup), x.s + 1);
         const [d0, d1] = [n('d'), n('d')];
         c.emit(`const [${d0}, ${d1} = 0.5] = ${src ? src.name : `[${E()}]`};`, `${ex} += ${d0} * ${d1};`);
