@@ -12,7 +12,8 @@ import { checkBracketDepth } from '../frontend/limits.js';
 import type { Func, Module, Ty } from '../ir/types.js';
 import { timed } from '../ir/timing.js';
 import { declaredNames, deepCopy, forEachStmt, hasFloat, isRef } from '../ir/util.js';
-import { adjointFuncs } from '../transform/adjoint/index.js';
+import { adjointFuncs, type AdjointOutput } from '../transform/adjoint/index.js';
+import { ALL_FIELDS, unionReads, writtenNumberFields } from '../transform/adjoint/field-reads.js';
 import { DEFAULT_ADJOINT, DEFAULT_NAMING, ProgramInfo, type AdjointOptions, type Naming } from '../transform/context.js';
 import { lowerJumps } from '../transform/jumps.js';
 import { Names } from '../transform/linearize.js';
@@ -356,7 +357,13 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
   try {
     for (const inf of new Set([info, infoB])) for (const n of diffOrder(inf)) refuseUnsupportedOps(inf.func(n), inf.act(n), (g) => inf.mod.funcs.get(g));
     // callers first: their questions about a callee build its adjoint once, which it then takes (calls.ts)
-    const adjoints = modes.includes('reverse') ? timed('reverse', () => new Map(diffOrder(infoB).reverse().map((n) => [n, adjointFuncs(infoB, n)]))) : null;
+    const build = (inf: ProgramInfo) => new Map(diffOrder(inf).reverse().map((n) => [n, adjointFuncs(inf, n)]));
+    let adjoints: Map<string, AdjointOutput[]> | null = null;
+    if (modes.includes('reverse')) {
+      const built = timed('reverse', () => withoutUnreadFieldRestores(infoB, build, () => new ProgramInfo(infoB.mod, infoB.activity, head.name, new Set(wrt), naming, infoB.options)));
+      infoB = built.info;
+      adjoints = built.adjoints;
+    }
     for (const mode of modes) {
       for (const n of diffOrder(mode === 'reverse' ? infoB : info)) {
         if (mode === 'tangent' || mode === 'vector') {
@@ -379,6 +386,38 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
     throw e;
   }
   return timed('print', () => printModule(mod, reach, out, options, diags, { manifest, wrt, of }));
+}
+
+/**
+ * The adjoints, built once; then, when number fields some function writes are read by no backward
+ * sweep (transform/adjoint/field-reads.ts), built again without restoring them for callers. The second
+ * build is kept only when its own backward sweeps read none of the fields it assumed unread (a field
+ * they do read is dropped from the assumption and the build repeated).
+ */
+function withoutUnreadFieldRestores(
+  info: ProgramInfo,
+  build: (inf: ProgramInfo) => Map<string, AdjointOutput[]>,
+  fresh: () => ProgramInfo,
+): { info: ProgramInfo; adjoints: Map<string, AdjointOutput[]> } {
+  const first = { info, adjoints: build(info) };
+  // (the naive model records everything; without the primal results, a caller may see its objects as restored)
+  if (!info.options.tbr || info.options.primalResults === false) return first;
+  const reads = unionReads(info.fieldReads.values());
+  if (reads === ALL_FIELDS) return first;
+  const written = new Set<string>();
+  for (const n of first.adjoints.keys()) if (n !== info.head) for (const w of writtenNumberFields(info.func(n).body)) written.add(w);
+  let unread = new Set([...written].filter((w) => !reads.has(w)));
+  for (let round = 0; round < 3 && unread.size; round++) {
+    const inf = fresh();
+    inf.unreadNumberFields = unread;
+    const adjoints = build(inf);
+    const again = unionReads(inf.fieldReads.values());
+    if (again === ALL_FIELDS) return first;
+    const stillUnread = new Set([...unread].filter((w) => !again.has(w)));
+    if (stillUnread.size === unread.size) return { info: inf, adjoints };
+    unread = stillUnread;
+  }
+  return first;
 }
 
 /** the module's text: runtime import, types, data, primal copies of what the head reaches, then the derivatives */

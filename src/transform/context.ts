@@ -3,6 +3,7 @@
 import type { FuncActivity, ProgramActivity } from '../analysis/activity.js';
 import type { Expr, Func, Module, Param, Stmt, Ty } from '../ir/types.js';
 import { customSignature } from './custom.js';
+import type { FieldReads } from './adjoint/field-reads.js';
 import { INT, NUM, forEachExpr, forEachStmt, hasFloat, isRef, stmtExprs, tyOf } from '../ir/util.js';
 
 export interface Naming {
@@ -66,6 +67,13 @@ export class ProgramInfo {
   readonly moduleNames: ReadonlySet<string>;
   /** functions that put arrays on a tape, themselves or through callees (see refTapeFunctions) */
   readonly refTapes: Set<string>;
+  /**
+   * Number fields no backward sweep reads (adjoint/field-reads.ts): a write into one in a function
+   * other than the head records nothing. Set by compile.ts for a second build; null: none assumed.
+   */
+  unreadNumberFields: ReadonlySet<string> | null = null;
+  /** what each function's backward sweep reads of number fields, as last built */
+  readonly fieldReads = new Map<string, FieldReads>();
 
   constructor(
     readonly mod: Module,
@@ -113,6 +121,16 @@ export class ProgramInfo {
     return n;
   }
 
+  /** the names generated so far with `suffix`, by the function they were generated for */
+  generatedWith(suffix: string): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const [key, n] of this.generated) {
+      const [func, sfx] = key.split('\u0000');
+      if (sfx === suffix) out.set(n, func);
+    }
+    return out;
+  }
+
   func(name: string): Func {
     return this.mod.funcs.get(name)!;
   }
@@ -145,6 +163,10 @@ export class DerivNames {
   }
   known(name: string): boolean {
     return this.map.has(name);
+  }
+  /** the derivative names given so far */
+  given(): Set<string> {
+    return new Set(this.map.values());
   }
 }
 

@@ -160,6 +160,9 @@ export function saveOnKill(cx: AdjointContext, s: Stmt, target: LValue, isFirstD
   if (cx.recomputed.has(s)) return { fwd: [], bwd: [] };
   if (isFirstDef && cx.loopDepth === 0) return { fwd: [], bwd: [] };
   if (target.k === 'var' && firstPrivateDef(cx, s, target.name)) return { fwd: [], bwd: [] };
+  // a number field no backward sweep reads: its old value is needed by nobody (field-reads.ts; the
+  // head keeps its own restores, which its f_b's contract may rely on)
+  if (target.k === 'field' && target.ty.k === 'num' && cx.name !== cx.info.head && cx.info.unreadNumberFields?.has(target.name)) return { fwd: [], bwd: [] };
   const t = target.ty;
   // a reassigned array's adjoint alias is restored whenever it has one: the backward sweep uses it
   // (also a row or field holding one: see references.ts)
