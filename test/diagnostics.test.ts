@@ -444,7 +444,7 @@ const BAD: BadCase[] = [
   },
   {
     name: 'a nullable `let` assigned in a branch only',
-    src: fn('let y: number | undefined;', 'if (x > 1) y = x * x;', 'return y === undefined ? 0 : y;'),
+    src: fn('let y: number[] | undefined;', 'if (x > 1) y = [x * x];', 'return y === undefined ? 0 : y[0];'),
     line: 2, col: 7, message: /the nullable variable 'y' must be `const` with an initializer/, rendered: /assign it once, in the block that declares it/,
   },
   {
@@ -485,7 +485,7 @@ const BAD: BadCase[] = [
   },
   {
     name: 'a nullable `let`',
-    src: fn('let best: number | null = null;', 'if (x > 0) best = x;', 'return best ?? 0;'),
+    src: fn('let best: number[] | null = null;', 'if (x > 0) best = [x];', 'return best === null ? 0 : best[0];'),
     line: 2, col: 7, message: /nullable variable 'best' must be `const`/, single: true,
   },
   {

@@ -597,6 +597,8 @@ class FunctionLowering {
   private refused = new Set<ts.Symbol>();
   /** effects inside expressions (src/frontend/sequencing.ts) */
   private seq: Sequencing;
+  /** nullable number `let`s assigned again, split into a number and a flag (nullable-locals.ts) */
+  private splitLocals = new Set<string>();
   /** `x = e;` statements that give a nullable `let x;` its one value (assignedOnceLater) */
   private nullableInits = new Map<ts.Node, { name: string; ty: Ty; decl: ts.VariableDeclaration }>();
   /** destructuring assignment (src/frontend/destructuring.ts) */
@@ -1292,7 +1294,9 @@ class FunctionLowering {
         }
         if (ty.k === 'opt' && !konst && isSplittable(ty)) {
           // a nullable number assigned later, maybe many times: a number and a flag (nullable-locals.ts)
-          out.push({ k: 'decl', name: this.declareVar(d, d.name.text, ty), ty, init: null, konst: false, loc: this.ctx.locOf(d) });
+          const name = this.declareVar(d, d.name.text, ty);
+          this.splitLocals.add(name);
+          out.push({ k: 'decl', name, ty, init: null, konst: false, loc: this.ctx.locOf(d) });
           continue;
         }
         if (ty.k === 'opt') {
@@ -1384,6 +1388,7 @@ class FunctionLowering {
         return [];
       }
       const n = this.declareVar(declNode, name.text, ty);
+      if (ty.k === 'opt' && !konst) this.splitLocals.add(n);
       return [{ k: 'decl', name: n, ty, init, konst, loc }];
     }
     const out: Stmt[] = [];
@@ -1510,7 +1515,7 @@ class FunctionLowering {
     if (!x) return null;
     if (ts.isIdentifier(e) && x.k === 'var') {
       const r = this.resolve(e);
-      if (r?.kind === 'local' && !isSplittable(r.ty) && !assignsNullable(this.hooks, e, r.ty, e.text)) return null;
+      if (r?.kind === 'local' && !this.splitLocals.has(r.name) && !assignsNullable(this.hooks, e, r.ty, e.text)) return null;
     }
     if (x.k === 'field' && (x.nn || x.ty.k === 'opt')) return this.err(e, `the optional field '${x.name}' cannot be assigned in differentiated code`, 'build a new object with the field set');
     if (x.k === 'var' || x.k === 'idx' || x.k === 'field') return x;
