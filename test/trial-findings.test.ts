@@ -101,6 +101,26 @@ export function chain(m: number[], n: number[]): number {
 `, 'chain', 9, 3, /'mul2' is given one array as both 'out', which it writes, and 'a'/);
   });
 
+  it('a value computed before a test that then leaves it unused: its zero adjoint stays 0 through an infinite partial (was NaN in reverse mode)', () => {
+    const cases: [(...a: number[]) => number, number[]][] = [
+      [(x: number) => { const n = Math.sqrt(x * x); if (n === 0) return 0; return x / n; }, [0]],
+      [(x: number) => { const inv = 1 / x; if (x === 0) return 0; return inv; }, [0]],
+      [(x: number) => { const l = Math.log(x); if (x <= 0) return 0; return l; }, [0]],
+      [(x: number) => { const n = Math.pow(x, 0.5); return x === 0 ? 0 : n; }, [0]],
+      [(x: number, y: number) => { const n = Math.sqrt(x * x + y * y); return n > 0 ? x / n : 0; }, [0, 0]],
+    ];
+    for (const [f, args] of cases) expect(grad(f, { wrt: args.map((_, i) => i), check: false })(...args)).toEqual(args.map(() => 0));
+    // where the value is used, the infinite derivative stays (the one-sided limit, as JAX and PyTorch give)
+    expect(grad((x: number) => Math.sqrt(x), { check: false })(0)).toBe(Infinity);
+    checks(`export function cosine(a: number[], b: number[]): number {
+  let ab = 0, aa = 0, bb = 0;
+  for (let i = 0; i < a.length; i++) { ab += a[i] * b[i]; aa += a[i] * a[i]; bb += b[i] * b[i]; }
+  const n = Math.sqrt(aa) * Math.sqrt(bb);
+  if (n === 0) return 0;
+  return ab / n;
+}`, 'cosine', [[0, 0], [1, 2]]);
+  });
+
   it('Jacobian and Hessian columns follow the order the caller wrote the fields in', () => {
     const g = (p: { zeta: number; alpha: number; mid: number }) => [p.zeta * 1, p.alpha * 2, p.mid * 3];
     expect(jacobian(g)({ zeta: 1, alpha: 1, mid: 1 })).toEqual([[1, 0, 0], [0, 2, 0], [0, 0, 3]]);

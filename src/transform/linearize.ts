@@ -3,7 +3,7 @@
 // (x̄ += ∂·ȳ). Values a partial needs more than once (the result of exp, a non-trivial argument) are
 // evaluated once into a temporary, so derivative code adds no transcendental calls of its own.
 import type { Expr, Stmt } from '../ir/types.js';
-import { NUM, exprEq, forEachExpr, tyOf } from '../ir/util.js';
+import { BOOL, NUM, exprEq, forEachExpr, tyOf } from '../ir/util.js';
 import { partial, ruleFor, templateUses } from '../rules/templates.js';
 import type { Rule } from '../rules/table.js';
 
@@ -276,8 +276,31 @@ export function adjointOf(n: LinNode, seed: Expr, ctx: LinContext, emit: (leaf: 
     branch(sel.c, () => adjointOf(sel.a, seed, ctx, emit, branch), () => adjointOf(sel.b, seed, ctx, emit, branch));
     return;
   }
-  const s = n.children.length > 1 && !isSimple(seed) ? bindTemp(ctx, seed, 'tempb') : seed;
-  for (const c of n.children) adjointOf(c.node, scale(s, c.partial), ctx, emit, branch);
+  const guarded = n.children.some((c) => mayBeInfinite(c.partial)) && !(seed.k === 'num' && seed.v !== 0);
+  const s = (n.children.length > 1 || guarded) && !isSimple(seed) ? bindTemp(ctx, seed, 'tempb') : seed;
+  for (const c of n.children) {
+    const inc = scale(s, c.partial);
+    // an adjoint of 0 contributes 0, even through a partial that is infinite here: a value computed
+    // before a test that then does not use it (`n = Math.sqrt(s); if (n === 0) return 0;`) must not
+    // turn its zero adjoint into NaN (0 · ∞)
+    const safe: Expr = mayBeInfinite(c.partial) && guarded ? { k: 'cond', c: { k: 'bin', op: '===', a: s, b: { k: 'num', v: 0 }, ty: BOOL }, a: { k: 'num', v: 0 }, b: inc, ty: NUM } : inc;
+    adjointOf(c.node, safe, ctx, emit, branch);
+  }
+}
+
+/**
+ * Can this partial be infinite (or NaN) at finite arguments? A division by anything but a non-zero
+ * literal, or a power with an exponent that is not a non-negative literal: `0.5 / r` (sqrt), `1 / x`
+ * (log), `b * a ** (b - 1)` with b = 0.5. Read off the instantiated rule, so the table needs no flag.
+ */
+export function mayBeInfinite(p: Expr): boolean {
+  let found = false;
+  forEachExpr(p, (x) => {
+    if (x.k === 'bin' && x.op === '/' && !(x.b.k === 'num' && x.b.v !== 0)) found = true;
+    if (x.k === 'bin' && x.op === '**' && !(x.b.k === 'num' && x.b.v >= 0)) found = true;
+    if (x.k === 'intr' && x.fn === 'Math.pow' && !(x.args[1]?.k === 'num' && x.args[1].v >= 0)) found = true;
+  });
+  return found;
 }
 
 export function hasSelect(n: LinNode): boolean {
