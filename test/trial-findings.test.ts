@@ -153,6 +153,27 @@ export function f(x: number[], o: O): number {
     refused(`export function f(x: number, n: number): number {\n  let r = 1, k = n;\n  while (k > 0) { r *= x; k >>= 1; }\n  return r;\n}\n`, 'f', 3, 27, /the compound assignment `>>=` is not supported/);
   });
 
+  it('`let prev;` with no type (TypeScript types it by flow), as tsc accepts it', () => {
+    checks(`export function cbrtNewton(a: number): number {
+  let x = a > 1 ? a / 3 : 1;
+  let prev;
+  do {
+    prev = x;
+    x = x - (x * x * x - a) / (3 * x * x);
+  } while (Math.abs(x - prev) > 1e-14 * Math.abs(x));
+  return x;
+}
+export function gaps(xs: number[]): number {
+  let prev;
+  let s = 0;
+  for (const x of xs) {
+    if (prev !== undefined) s += (x - prev) ** 2;
+    prev = x * 2;
+  }
+  return s + cbrtNewton(xs[0] + 2);
+}`, 'gaps', [[1.5, 2.5, 0.7]]);
+  });
+
   it('a destructured options parameter with a default object (`{ ddof = 0 }: Opts = {}`)', () => {
     checks(`export interface Opts { ddof?: number; scale?: number }
 export function variance(xs: number[], { ddof = 0, scale = 1 }: Opts = {}): number {

@@ -71,7 +71,8 @@ const cache = new WeakMap<Fn, Map<string, Compiled>>();
 /** scope entries the head mentions, directly or through helpers it mentions */
 function reachable(src: string, scope: Record<string, unknown>): Set<string> {
   const seen = new Set<string>();
-  const mentions = (text: string, name: string) => new RegExp(`(^|[^\\w$.])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(text);
+  // (a name after a dot is a property, `o.k`, unless the dot ends a spread, `{ ...D }`)
+  const mentions = (text: string, name: string) => new RegExp(`(^|[^\\w$.]|\\.\\.\\.)${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(text);
   const todo = [src];
   while (todo.length) {
     const text = todo.pop()!;

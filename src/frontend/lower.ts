@@ -756,6 +756,48 @@ class FunctionLowering {
     return this.ctx.checker.isArrayType(t) && !!(this.ctx.checker.getTypeArguments(t as ts.TypeReference)[0]?.flags & ts.TypeFlags.Any);
   }
 
+  /**
+   * `let prev;` with no type (TypeScript's evolving `any`, typed by flow at each use): the one type of
+   * the values assigned to it, `| undefined` where it is compared with undefined or null; null where
+   * that is not one type (the declaration is then refused as `any`, located).
+   */
+  private bareLetType(d: ts.VariableDeclaration): Ty | null {
+    const checker = this.ctx.checker;
+    if (d.type || d.initializer || !ts.isIdentifier(d.name) || !(checker.getTypeAtLocation(d.name).flags & ts.TypeFlags.Any)) return null;
+    const sym = checker.getSymbolAtLocation(d.name);
+    const scope = ts.findAncestor(d, ts.isFunctionLike);
+    if (!sym || !scope) return null;
+    const types = new Set<string>();
+    let found: Ty | null = null;
+    let tested = false;
+    const visit = (n: ts.Node): void => {
+      if (ts.isBinaryExpression(n)) {
+        const k = n.operatorToken.kind;
+        const left = skipParens(n.left), right = skipParens(n.right);
+        const isIt = (e: ts.Expression) => ts.isIdentifier(e) && checker.getSymbolAtLocation(e) === sym;
+        const nothing = (e: ts.Expression) => e.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(e) && e.text === 'undefined') || ts.isVoidExpression(e);
+        if (k === ts.SyntaxKind.EqualsToken && isIt(left)) {
+          if (nothing(right)) tested = true;
+          else {
+            const t = this.ctx.convert(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(right)), right);
+            if (!t) types.add('?');
+            else {
+              types.add(JSON.stringify(t));
+              found = t;
+            }
+          }
+        }
+        const eq = k === ts.SyntaxKind.EqualsEqualsEqualsToken || k === ts.SyntaxKind.ExclamationEqualsEqualsToken || k === ts.SyntaxKind.EqualsEqualsToken || k === ts.SyntaxKind.ExclamationEqualsToken;
+        if (eq && ((isIt(left) && nothing(right)) || (isIt(right) && nothing(left)))) tested = true;
+      }
+      n.forEachChild(visit);
+    };
+    visit(scope);
+    const t = found as Ty | null;
+    if (types.size !== 1 || !t) return null;
+    return tested && (t.k === 'num' || t.k === 'int') ? { k: 'opt', base: t, none: ['undefined'] } : t;
+  }
+
   private tyOrErr(node: ts.Node, what: string): Ty | null {
     const t = this.ctx.typeAt(node);
     const p = node.parent;
@@ -1281,7 +1323,7 @@ class FunctionLowering {
           this.err(d, 'destructuring needs an initializer');
           continue;
         }
-        const ty = this.tyOrErr(d.name, `variable '${d.name.text}'`);
+        const ty = this.bareLetType(d) ?? this.tyOrErr(d.name, `variable '${d.name.text}'`);
         if (!ty) {
           this.silence(d);
           continue;

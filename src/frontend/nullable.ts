@@ -72,6 +72,8 @@ export function nestedNullable(t: Ty): boolean {
  */
 export function narrowRead<E extends Extract<Expr, { k: 'var' } | { k: 'field' }>>(h: NullableHost, node: ts.Expression, x: E): E | null {
   if (x.ty.k !== 'opt') return x;
+  // (an assignment's target is written, not read: its declared type)
+  if (ts.isBinaryExpression(node.parent) && node.parent.left === node && node.parent.operatorToken.kind === ts.SyntaxKind.EqualsToken) return x;
   // (where the checker knows it is absent, `let best: number | null = null; if (best === null …)`, the
   // read is of the nullable value, which is absent there)
   const flow = h.checker.getTypeAtLocation(node).flags;
