@@ -153,6 +153,15 @@ export function f(x: number[], o: O): number {
     refused(`export function f(x: number, n: number): number {\n  let r = 1, k = n;\n  while (k > 0) { r *= x; k >>= 1; }\n  return r;\n}\n`, 'f', 3, 27, /the compound assignment `>>=` is not supported/);
   });
 
+  it('`xs.at(-1)` and `xs.at(i) ?? d`: an element read at a relative index', () => {
+    checks(`export function f(xs: number[], k: number): number {
+  const last = xs.at(-1)!;
+  const kth = xs.at(k - xs.length) ?? 1;
+  const ys = xs.map((x) => x * x);
+  return last * (xs.at(0) ?? 0) + kth * (ys.at(-2) ?? 0) + (xs.at(10) ?? 0.5);
+}`, 'f', [[1.5, 2.5, 0.7, 3.1], 1]);
+  });
+
   it('`let prev;` with no type (TypeScript types it by flow), as tsc accepts it', () => {
     checks(`export function cbrtNewton(a: number): number {
   let x = a > 1 ? a / 3 : 1;

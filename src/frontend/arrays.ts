@@ -553,6 +553,28 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       for (const s of setLoop(h, arr, src0, off, loc)) h.emit(tag(s, 'array.set', loc));
       return { k: 'undef' };
     }
+    case 'at': {
+      // `xs.at(-1)`: the element at a relative index (counted from the end when negative), undefined outside
+      if (args.length !== 1) return h.err(e, '`at` takes one index');
+      const i0 = h.expr(args[0]);
+      if (!i0) return null;
+      if ((tyOf(i0).k !== 'int' && tyOf(i0).k !== 'num') || containsCall(i0)) return h.err(args[0], '`at`\'s index must be a number computed without calls here', 'compute the index into a variable first');
+      const src = named();
+      let i = integer(i0);
+      if (i.k === 'num') {
+        const index: Expr = i.v < 0 ? { k: 'bin', op: '-', a: { k: 'len', obj: src }, b: int(-i.v), ty: INT } : i;
+        return { k: 'idx', obj: src, index, ty: ot.elem };
+      }
+      // (a computed index is named once, where the read may be named)
+      if (i.k !== 'var' && !h.inCondition()) {
+        const t = h.fresh('at');
+        h.emit({ k: 'decl', name: t, ty: INT, init: i, konst: true, loc });
+        i = v(t, INT);
+      }
+      const fromEnd: Expr = { k: 'bin', op: '+', a: { k: 'len', obj: src }, b: i, ty: INT };
+      const index: Expr = { k: 'cond', c: { k: 'bin', op: '<', a: i, b: int(0), ty: BOOL }, a: fromEnd, b: i, ty: INT };
+      return { k: 'idx', obj: src, index, ty: ot.elem };
+    }
     case 'indexOf':
     case 'includes': {
       if (args.length !== 1) return h.err(e, `\`${m}\` with a start index is not supported`, 'search a range with a loop');

@@ -2276,6 +2276,8 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       c.emit(`${acc} = Math.tanh(${acc} + ${reads[s.v % 13]});`);
       // and rows flattened into a fresh array
       c.emit(`${acc} = Math.tanh(${acc} + [[${value(s.q)}, 0.5], ${plainArr}].flat()[2] * ${value(s.q + 1)});`);
+      // and elements at relative indices (`at`: from the end when negative, undefined outside)
+      c.emit(`${acc} = Math.tanh(${acc} + ${plainArr}.at(-1)! * ${value(s.q)} + (${plainArr}.at(${s.q % 2 ? `${acc} > 0 ? 1 : -3` : '-2'}) ?? 0.5));`);
       // and an object chosen by a test, its field read where it stands
       const ob = pick(c.objs, s.t);
       if (ob) c.emit(`${acc} = Math.tanh(${acc} + (${value(s.q + 1)} > 0.25 ? ${ob} : { u: ${value(s.q)}, v: 0.5, w: 1 }).u);`);
