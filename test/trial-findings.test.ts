@@ -153,6 +153,30 @@ export function f(x: number[], o: O): number {
     refused(`export function f(x: number, n: number): number {\n  let r = 1, k = n;\n  while (k > 0) { r *= x; k >>= 1; }\n  return r;\n}\n`, 'f', 3, 27, /the compound assignment `>>=` is not supported/);
   });
 
+  it('callbacks with destructured parameters, and a local function reassigning only its own variables called from a chain', () => {
+    checks(`export function f(pts: [number, number][], ps: { u: number; v: number }[], w: number[]): number {
+  const d = pts.map(([x, y]) => Math.hypot(x, y));
+  const e = ps.reduce((s, { u, v }, i) => s + u * v * (i + 1), 0);
+  let t = 0;
+  pts.forEach(([x, y], i) => { t += x * y + i; });
+  const predict = (p: [number, number]): number => {
+    let z = 0;
+    for (let j = 0; j < w.length; j++) z += w[j] * p[j];
+    return z;
+  };
+  return d.reduce((a, b) => a + b, 0) + e + t + pts.map((p) => predict(p)).reduce((a, b) => a + b, 0);
+}`, 'f', [[[0.5, 1.5], [2, -1]], [{ u: 1, v: 2 }, { u: 0.5, v: -1 }], [0.25, 0.75]]);
+  });
+
+  it('a head returning an array that may be null or undefined: one error saying so, with what to write', () => {
+    refused(`export function solve2(A: number[][], b: number[]): number[] | null {
+  const det = A[0][0] * A[1][1] - A[0][1] * A[1][0];
+  if (Math.abs(det) < 1e-14) return null;
+  return [(b[0] * A[1][1] - A[0][1] * b[1]) / det, (A[0][0] * b[1] - b[0] * A[1][0]) / det];
+}
+`, 'solve2', 1, 1, /'solve2' returns an array or object that may be null: tsad differentiates a result that may be null only when it is a number/);
+  });
+
   it('`xs.at(-1)` and `xs.at(i) ?? d`: an element read at a relative index', () => {
     checks(`export function f(xs: number[], k: number): number {
   const last = xs.at(-1)!;

@@ -293,7 +293,10 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
     const p = head.params.find((x) => x.name === o);
     if (!p || !isRef(p.ty)) diags.error(head.loc, `--of names '${o}', which is not an array or object parameter of '${head.name}'`, "dependents are 'return' or output arrays/objects");
   }
-  if ((of.includes('return') && !hasFloat(head.ret) && ofParams.length === 0) || of.length === 0)
+  const nullableRef = head.ret.k === 'opt' && head.ret.base.k !== 'num';
+  if ((of.includes('return') || of.length === 0) && nullableRef && ofParams.length === 0)
+    diags.error(head.loc, `'${head.name}' returns an array or object that may be ${head.ret.k === 'opt' ? head.ret.none.join(' or ') : 'absent'}: tsad differentiates a result that may be null only when it is a number`, `return an array or object in every case (\`[NaN, NaN]\` where there is no solution) and test it at the call, or throw where there is none${head.ret.k === 'opt' && head.ret.none.includes('undefined') ? ' (a path that ends without `return`, such as a `switch` without `default`, returns undefined)' : ''}`);
+  else if ((of.includes('return') && !hasFloat(head.ret) && ofParams.length === 0) || of.length === 0)
     diags.error(head.loc, `'${head.name}' returns no floating-point value to differentiate, and writes no array or object parameter`, 'return the value to differentiate, or name output array parameters with --of');
   if (diags.hasErrors) return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
 

@@ -56,6 +56,8 @@ export interface CallbackHost {
   capture<T>(f: () => T): [T, Stmt[]];
   /** makes a declaration (a parameter, a variable) name an IR variable that already exists */
   bind(node: ts.Node, name: string, ty: Ty): void;
+  /** the statements declaring the names of a pattern (`([x, y], i) => …`) from a value */
+  destructure(pattern: ts.BindingName, value: Expr, node: ts.Node): Stmt[];
   /** whether an error was reported in the function being lowered */
   failed(): boolean;
   /** a top-level function of the compilation an identifier names: its IR name, parameters and result */
@@ -214,7 +216,6 @@ export class Callbacks {
 
   private checkParams(fn: Fn, m: Method): boolean {
     for (const p of fn.parameters) {
-      if (!ts.isIdentifier(p.name)) return !!this.h.err(p, 'a destructured callback parameter is not supported', 'take the element as a parameter and read its parts in the body');
       if (p.dotDotDotToken || p.initializer) return !!this.h.err(p, 'rest parameters and defaults in a callback are not supported', `\`${m}\` passes ${arityOf(m)} arguments: name them`);
     }
     if (fn.parameters.length > arityOf(m)) return !!this.h.err(fn.parameters[arityOf(m)], `\`${m}\` passes its callback ${arityOf(m)} arguments`, 'remove the extra parameter');
@@ -412,7 +413,8 @@ export class Callbacks {
         if (s.method === 'map') {
           // named as the next callback calls the value
           const next = stages[k + 1];
-          const t = h.fresh((next.cb.k === 'inline' && next.cb.fn.parameters[isReduce(next.method) ? 1 : 0]?.name.getText()) || 'mapped');
+          const pn = next.cb.k === 'inline' ? next.cb.fn.parameters[isReduce(next.method) ? 1 : 0]?.name : undefined;
+          const t = h.fresh(pn && ts.isIdentifier(pn) ? pn.text : 'mapped');
           sinkBody.push({ k: 'decl', name: t, ty: tyOf(r), init: r, konst: true, loc });
           value = v(t, tyOf(r));
         } else {
@@ -540,6 +542,11 @@ export class Callbacks {
       for (const [k, p] of fn.parameters.entries()) {
         const x = passed[k];
         const ty = tyOf(x);
+        // a destructured parameter, `([x, y], i) => …`: its names declared from the element
+        if (!ts.isIdentifier(p.name)) {
+          for (const st of h.destructure(p.name, x, p)) h.emit(st);
+          continue;
+        }
         const sym = h.checker.getSymbolAtLocation(p.name);
         const pname = (p.name as ts.Identifier).text;
         if (x.k === 'var' && (!assigned.has(sym) || x === acc)) h.bind(p, x.name, ty);

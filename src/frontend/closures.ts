@@ -762,9 +762,12 @@ function outsideTargets(fn: FnNode, checker: ts.TypeChecker, roots: boolean, isL
   const visit = (f: FnNode) => {
     if (seen.has(f)) return;
     seen.add(f);
+    // (a local function's own variables, reassigned, are its call's, not anyone's outside: `predict`'s
+    // `z`, `j`; a store through one may still reach an array from outside)
+    const reassigned = new Set(assignTargets(f, false));
     for (const id of assignTargets(f, roots)) {
       const d = checker.getSymbolAtLocation(id)?.declarations?.[0];
-      if (d && !inside(d, fn)) out.push(id);
+      if (d && !inside(d, fn) && !(reassigned.has(id) && inside(d, f))) out.push(id);
     }
     for (const g of mentioned(f, checker, isLocal)) visit(g);
   };

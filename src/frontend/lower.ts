@@ -641,6 +641,7 @@ class FunctionLowering {
         return [r, inner];
       },
       bind: (node, name, ty) => void this.varOf.set(node, { name, ty }),
+      destructure: (pattern, value, node) => this.bindTarget(pattern, value, false, node),
       unbind: (node) => void this.varOf.delete(node),
       helper: (id) => {
         const r = this.resolve(id);

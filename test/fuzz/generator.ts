@@ -2631,7 +2631,9 @@ function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
     case 2: {
       // over the rows of a matrix: the outer callback's expression body is the inner forEach
       const m = s.v % 4 >= 2 ? pick(c.mats, s.s) : undefined;
-      if (m) c.emit(`${m.name}.forEach((${t}, ${i}) => ${t}.forEach((${x}) => {`, `  ${acc} = Math.tanh(${acc} + ${value} * (${i} + 1));`, '}));');
+      // (one in two of those destructure the row's first two elements in the parameter)
+      if (m && s.q % 2 && m.cols >= 2) c.emit(`${m.name}.forEach(([${x}, ${t}], ${i}) => {`, `  ${acc} = Math.tanh(${acc} + ${value} * (${i} + 1) - 0.25 * ${t});`, '});');
+      else if (m) c.emit(`${m.name}.forEach((${t}, ${i}) => ${t}.forEach((${x}) => {`, `  ${acc} = Math.tanh(${acc} + ${value} * (${i} + 1));`, '}));');
       else c.emit(`${a.name}.forEach((${x}, ${i}) => {`, `  if (${i} % 2 === ${s.v % 2}) return;`, `  ${acc} = Math.tanh(${acc} + ${value});`, '});');
       return;
     }
