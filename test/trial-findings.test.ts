@@ -177,6 +177,24 @@ export function f(x: number[], o: O): number {
 `, 'solve2', 1, 1, /'solve2' returns an array or object that may be null: tsad differentiates a result that may be null only when it is a number/);
   });
 
+  it('numbers sorted by a numeric comparator: a copy for a median, in place, descending, a typed array', () => {
+    checks(`export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : 0.5 * (s[m - 1] + s[m]);
+}
+export function f(xs: number[], w: number, t: Float64Array): number {
+  const ys = xs.map((x) => x * w);
+  ys.sort((p, q) => p - q);
+  xs[0] = 5 * w;
+  const top = xs.slice().sort((a, b) => b - a);
+  const c = Float64Array.from(t);
+  c.sort();
+  return ys[0] * 2 + ys[ys.length - 1] * xs[0] + top[1] + median(xs) * c[0];
+}`, 'f', [[1.5, -2.5, 0.7, 3.1], 0.8, new Float64Array([0.3, -0.2, 0.9])]);
+    refused(`export function f(xs: number[]): number {\n  return xs.slice().sort()[0];\n}\n`, 'f', 2, 10, /`sort\(\)` without a comparator sorts numbers as strings/);
+  });
+
   it('`xs.at(-1)` and `xs.at(i) ?? d`: an element read at a relative index', () => {
     checks(`export function f(xs: number[], k: number): number {
   const last = xs.at(-1)!;

@@ -8,7 +8,7 @@ import { solveBackward, solveForward, type Facts, type FlowResult } from './data
 
 const NON_DIFF_INTR = new Set([
   'Math.floor', 'Math.ceil', 'Math.round', 'Math.trunc', 'Math.sign', 'isFinite', 'isNaN', 'Number.isFinite',
-  'Number.isNaN', 'Number.isInteger', 'zerosLike', 'tape.popI', 'Tape.acquire', 'indexOf', 'includes',
+  'Number.isNaN', 'Number.isInteger', 'zerosLike', 'tape.popI', 'Tape.acquire', 'indexOf', 'includes', 'sortOrder',
 ]);
 
 /** Reference variables that may share storage, as union-find classes. */

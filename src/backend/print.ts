@@ -196,6 +196,13 @@ export class Printer {
     if (e.fn === 'push') return `${this.expr(e.args[0], POSTFIX)}.push(${args[1]})`;
     if (e.fn === 'pop') return `${this.expr(e.args[0], POSTFIX)}.pop()${this.opts.js || e.ty.k === 'void' ? '' : '!'}`;
     if (e.fn === 'indexOf' || e.fn === 'includes') return `${this.expr(e.args[0], POSTFIX)}.${e.fn}(${args[1]})`;
+    if (e.fn === 'sortOrder') {
+      // the indices of the array in the order a stable sort puts its elements (the comparator's)
+      const a = this.expr(e.args[0], POSTFIX);
+      const [p, q] = /^(u|v)$/.test(a) ? ['s', 't'] : ['u', 'v'];
+      const desc = e.args[1].k === 'num' && e.args[1].v < 0;
+      return `Int32Array.from(${a}.keys()).sort((${p}, ${q}) => ${desc ? `${a}[${q}] - ${a}[${p}]` : `${a}[${p}] - ${a}[${q}]`})`;
+    }
     if (e.fn === 'copy') {
       const t = e.ty;
       if (t.k === 'arr' && t.typed) return `${t.ctor ?? 'Float64Array'}.from(${args[0]})`;

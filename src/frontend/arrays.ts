@@ -23,6 +23,7 @@ export const ARRAY_FORMS = [
   'array.rest', // a rest parameter's array (`function sum(...xs: number[])`), built at each call from its trailing arguments
   'array.pushmany', // `out.push(a, b, …)`: one push per value, the values evaluated first
   'array.flat', // `rows.flat()`: a fresh array of the rows' elements, in order (depth 1)
+  'array.sort', // `xs.sort((a, b) => a - b)`: in place, through a passive order (`sortOrder`) and a copy
 ] as const;
 export type ArrayForm = (typeof ARRAY_FORMS)[number];
 
@@ -553,6 +554,28 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       for (const s of setLoop(h, arr, src0, off, loc)) h.emit(tag(s, 'array.set', loc));
       return { k: 'undef' };
     }
+    case 'sort': {
+      // numbers sorted in place by a numeric comparator: the order (passive indices, `sortOrder`) is
+      // taken first, then the elements are moved into it from a copy; the array itself is the value
+      if (ot.elem.k !== 'num' && ot.elem.k !== 'int') return h.err(e, '`sort` is supported on arrays of numbers', 'sort an array of indices by a key instead, with a loop');
+      const dir = args.length === 0 ? (ot.typed ? 1 : null) : comparatorDirection(args[0]);
+      if (dir === null)
+        return args.length === 0
+          ? h.err(e, '`sort()` without a comparator sorts numbers as strings (`[10, 9].sort()` is `[10, 9]`)', 'write `sort((a, b) => a - b)`')
+          : h.err(args[0], 'this comparator is not supported: tsad sorts numbers by `(a, b) => a - b` (ascending) or `(a, b) => b - a` (descending)', 'sort by one of those');
+      if (h.inCondition()) return h.err(e, '`sort` inside a condition is not supported', 'sort in a statement of its own');
+      const src = named();
+      const orderTy: ArrTy = { k: 'arr', elem: INT, typed: true, ro: false, ctor: 'Int32Array' };
+      const order = h.fresh('order');
+      h.emit(tag({ k: 'decl', name: order, ty: orderTy, init: { k: 'intr', fn: 'sortOrder', args: [src, int(dir)], ty: orderTy }, konst: true }, 'array.sort', loc));
+      const prev = h.fresh('unsorted');
+      const prevTy: ArrTy = { ...ot, ro: false };
+      h.emit(tag({ k: 'decl', name: prev, ty: prevTy, init: { k: 'intr', fn: 'copy', args: [src], ty: prevTy }, konst: true }, 'array.sort', loc));
+      const k = h.fresh('k');
+      const at: Expr = { k: 'idx', obj: v(order, orderTy), index: v(k, INT), ty: INT };
+      h.emit(tag(countUp(k, int(0), { k: 'len', obj: src }, [{ k: 'assign', target: { k: 'idx', obj: src, index: v(k, INT), ty: ot.elem }, value: { k: 'idx', obj: v(prev, prevTy), index: at, ty: ot.elem } }]), 'array.sort', loc));
+      return src;
+    }
     case 'at': {
       // `xs.at(-1)`: the element at a relative index (counted from the end when negative), undefined outside
       if (args.length !== 1) return h.err(e, '`at` takes one index');
@@ -584,6 +607,25 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
     }
   }
   return undefined;
+}
+
+/** 1 for a comparator `(a, b) => a - b` (ascending), -1 for `(a, b) => b - a`, null for any other */
+function comparatorDirection(c: ts.Expression): number | null {
+  while (ts.isParenthesizedExpression(c)) c = c.expression;
+  if (!(ts.isArrowFunction(c) || ts.isFunctionExpression(c)) || c.parameters.length !== 2) return null;
+  const [a, b] = c.parameters.map((p) => (ts.isIdentifier(p.name) && !p.initializer && !p.dotDotDotToken ? p.name.text : null));
+  if (!a || !b) return null;
+  let body: ts.Node = c.body;
+  if (ts.isBlock(body)) {
+    const only = body.statements.length === 1 ? body.statements[0] : null;
+    if (!only || !ts.isReturnStatement(only) || !only.expression) return null;
+    body = only.expression;
+  }
+  while (ts.isParenthesizedExpression(body as ts.Expression)) body = (body as ts.ParenthesizedExpression).expression;
+  if (!ts.isBinaryExpression(body) || body.operatorToken.kind !== ts.SyntaxKind.MinusToken || !ts.isIdentifier(body.left) || !ts.isIdentifier(body.right)) return null;
+  if (body.left.text === a && body.right.text === b) return 1;
+  if (body.left.text === b && body.right.text === a) return -1;
+  return null;
 }
 
 /** JavaScript's ToIntegerOrInfinity of a bound: truncated, NaN is 0 (an integer bound as it is) */

@@ -118,6 +118,7 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'array.rest': { types: ['array', 'array2'], effects: ['-'] },
   'array.pushmany': { types: ['array'], effects: ['-'] },
   'array.flat': { types: ['array'], effects: ['-'] },
+  'array.sort': { types: ['array'], effects: ['-'] },
   // array methods with callbacks (src/frontend/callbacks.ts), counted by the loop each lowers to
   'callback.map': { types: ['-'], effects: ['-'] },
   'callback.forEach': { types: ['-'], effects: ['-'] },
@@ -249,7 +250,7 @@ export function classifyModule(mod: Module): Counts {
       if (s.k === 'for') add(o, '-', '-', st);
       return;
     }
-    const inPlace = o === 'array.fill' || o === 'array.reverse' || o === 'array.set';
+    const inPlace = o === 'array.fill' || o === 'array.reverse' || o === 'array.set' || o === 'array.sort';
     if (inPlace && s.k === 'for') {
       const store = s.body.find((b) => b.k === 'assign');
       add(o, store ? classOfRoot(store.target) : '-', '-', st);

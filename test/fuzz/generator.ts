@@ -2276,6 +2276,16 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       c.emit(`${acc} = Math.tanh(${acc} + ${reads[s.v % 13]});`);
       // and rows flattened into a fresh array
       c.emit(`${acc} = Math.tanh(${acc} + [[${value(s.q)}, 0.5], ${plainArr}].flat()[2] * ${value(s.q + 1)});`);
+      // and numbers sorted: a copy (ascending or descending), or an array in scope in place, read back
+      const sortable = pick(srcs.filter((x) => !x.tup && !x.ro && !x.row), s.t + 1);
+      const sorted = c.fresh('sorted');
+      if (sortable && s.v % 3 === 0) {
+        c.emit(`${sortable.name}.sort((a, b) => ${s.q % 2 ? 'b - a' : 'a - b'});`);
+        c.emit(`${acc} = Math.tanh(${acc} + ${sortable.name}[0] * ${value(s.q)} - 0.5 * ${sortable.name}[${sortable.name}.length - 1]);`);
+      } else {
+        c.emit(`const ${sorted} = [...${plainArr}, ${value(s.q)}].sort((a, b) => ${s.q % 2 ? 'b - a' : 'a - b'});`);
+        c.emit(`${acc} = Math.tanh(${acc} + ${sorted}[0] * ${value(s.q + 1)} + ${sorted}[${sorted}.length >> 1]);`);
+      }
       // and elements at relative indices (`at`: from the end when negative, undefined outside)
       c.emit(`${acc} = Math.tanh(${acc} + ${plainArr}.at(-1)! * ${value(s.q)} + (${plainArr}.at(${s.q % 2 ? `${acc} > 0 ? 1 : -3` : '-2'}) ?? 0.5));`);
       // and an object chosen by a test, its field read where it stands
