@@ -150,8 +150,13 @@ export class Printer {
         const sep = (e.op === '-' && a.startsWith('-')) || (e.op === '+' && a.startsWith('+')) ? ' ' : '';
         return [`${e.op}${sep}${a}`, UNARY];
       }
-      case 'cond':
+      case 'cond': {
+        // the truth of a literal is decided (an adjoint's zero guard, `!!ȳ ? … : ȳ`, whose adjoint a later
+        // pass found to be a constant): it says nothing
+        const c = e.c;
+        if (c.k === 'un' && c.op === '!' && c.a.k === 'un' && c.a.op === '!' && c.a.a.k === 'num' && c.a.a.raw === undefined) return this.exprP(c.a.a.v ? e.a : e.b);
         return [`${this.expr(e.c, 3)} ? ${this.expr(e.a, 2)} : ${this.expr(e.b, 2)}`, 2];
+      }
       case 'call':
         return [`${e.fn}(${e.args.map((a) => this.expr(a, 2)).join(', ')})`, POSTFIX];
       case 'intr':

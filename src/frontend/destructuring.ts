@@ -11,8 +11,12 @@ import { isEffectNode, isStable } from './sequencing.js';
 
 /** `v === undefined ? def : v`: a default applies exactly when the value read is `undefined` */
 export function withDefault(value: Expr, def: Expr): Expr {
-  const ty: Ty = tyOf(value).k === 'int' && tyOf(def).k === 'int' ? tyOf(value) : tyOf(value).k === 'int' ? tyOf(def) : tyOf(value);
-  return { k: 'cond', c: { k: 'bin', op: '===', a: value, b: { k: 'undef' }, ty: BOOL }, a: def, b: value, ty };
+  // (an optional field, `{ u = 0.5 }: Partial<P>`, is present where the default does not apply: read narrowed)
+  const vt = tyOf(value);
+  const present: Expr = vt.k === 'opt' && (value.k === 'field' || value.k === 'var') ? { ...value, ty: vt.base, nn: true } : value;
+  const pt = tyOf(present);
+  const ty: Ty = pt.k === 'int' && tyOf(def).k === 'int' ? pt : pt.k === 'int' ? tyOf(def) : pt;
+  return { k: 'cond', c: { k: 'bin', op: '===', a: value, b: { k: 'undef' }, ty: BOOL }, a: def, b: present, ty };
 }
 
 /**

@@ -282,8 +282,11 @@ export function adjointOf(n: LinNode, seed: Expr, ctx: LinContext, emit: (leaf: 
     const inc = scale(s, c.partial);
     // an adjoint of 0 contributes 0, even through a partial that is infinite here: a value computed
     // before a test that then does not use it (`n = Math.sqrt(s); if (n === 0) return 0;`) must not
-    // turn its zero adjoint into NaN (0 · ∞)
-    const safe: Expr = mayBeInfinite(c.partial) && guarded ? { k: 'cond', c: { k: 'bin', op: '===', a: s, b: { k: 'num', v: 0 }, ty: BOOL }, a: { k: 'num', v: 0 }, b: inc, ty: NUM } : inc;
+    // turn its zero adjoint into NaN (0 · ∞); a NaN adjoint stays NaN
+    // (written `!!ȳ ? … : ȳ`, JavaScript's `ȳ && …`: no comparison TypeScript could call unintentional
+    // where ȳ is a constant)
+    const nonzero: Expr = { k: 'un', op: '!', a: { k: 'un', op: '!', a: s, ty: BOOL }, ty: BOOL };
+    const safe: Expr = mayBeInfinite(c.partial) && guarded ? { k: 'cond', c: nonzero, a: inc, b: s, ty: NUM } : inc;
     adjointOf(c.node, safe, ctx, emit, branch);
   }
 }
