@@ -7,8 +7,8 @@ import { checkCompiled } from '../src/api/check.js';
 import { compile } from '../src/api/compile.js';
 import { grad, hessian, jacobian } from '../src/index.js';
 
-function checks(src: string, head: string, args: unknown[]): void {
-  const r = compile(src, { head, js: true, runtimeImport: null });
+function checks(src: string, head: string, args: unknown[], wrt?: string[]): void {
+  const r = compile(src, { head, js: true, runtimeImport: null, ...(wrt ? { wrt } : {}) });
   expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
   const rep = checkCompiled(r, r.code, head, args);
   expect(rep.messages).toEqual([]);
@@ -121,6 +121,28 @@ export function chain(m: number[], n: number[]): number {
 }`, 'cosine', [[0, 0], [1, 2]]);
   });
 
+  it('a branch reading a row that exists only where its test says so (`i === 0 ? acc : … pts[i - 1][0]`): the read is not hoisted out of the branch (was a TypeError in every mode)', () => {
+    checks(`export function f(pts: number[][]): number {
+  let acc = 0;
+  for (let i = 0; i < pts.length; i++) acc = i === 0 ? acc : acc + pts[i][0] * pts[i - 1][0];
+  return pts.reduce((s, p, i) => (i === 0 ? s : s + Math.hypot(p[0] - pts[i - 1][0], p[1] - pts[i - 1][1])), acc);
+}`, 'f', [[[1, 2], [0.5, 0.3], [2, 1]]]);
+  });
+
+  it('the runtime self-check does not call a huge, right derivative wrong (a chaotic map: differences at its steps disagree with each other)', () => {
+    const lyapunov = (r: number, x0: number, n: number) => {
+      let x = x0, sum = 0;
+      for (let i = 0; i < 20; i++) x = r * x * (1 - x);
+      for (let i = 0; i < n; i++) {
+        x = r * x * (1 - x);
+        sum += Math.log(Math.abs(r * (1 - 2 * x)));
+      }
+      return sum / n;
+    };
+    const g = grad(lyapunov, { wrt: [0, 1] })(3.7, 0.31, 200) as number[];
+    expect(Math.abs(g[0])).toBeGreaterThan(1e20);
+  });
+
   it('Jacobian and Hessian columns follow the order the caller wrote the fields in', () => {
     const g = (p: { zeta: number; alpha: number; mid: number }) => [p.zeta * 1, p.alpha * 2, p.mid * 3];
     expect(jacobian(g)({ zeta: 1, alpha: 1, mid: 1 })).toEqual([[1, 0, 0], [0, 2, 0], [0, 0, 3]]);
@@ -175,6 +197,29 @@ export function f(x: number[], o: O): number {
   return [(b[0] * A[1][1] - A[0][1] * b[1]) / det, (A[0][0] * b[1] - b[0] * A[1][0]) / det];
 }
 `, 'solve2', 1, 1, /'solve2' returns an array or object that may be null: tsad differentiates a result that may be null only when it is a number/);
+  });
+
+  it('a switch whose cases fall into the next, in reverse mode too (a default in the middle, a break inside a case, a return)', () => {
+    for (const k of [0, 1, 2, 3, 7])
+      checks(`export function f(x: number, k: number): number {
+  let r = x;
+  switch (k) {
+    case 0:
+      r = r * x;
+    case 1:
+      if (r > 5) break;
+      r = r + Math.sin(x);
+      break;
+    default:
+      r = -r;
+    case 3:
+      r *= 2;
+      if (r < -100) return 0;
+    case 4:
+      r = r * r;
+  }
+  return r;
+}`, 'f', [0.7, k], ['x']);
   });
 
   it('numbers sorted by a numeric comparator: a copy for a median, in place, descending, a typed array', () => {

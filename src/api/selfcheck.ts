@@ -14,10 +14,10 @@
 // derivative 1e-14 or less of |ȳ|₁ · |ẋ|₁.
 //
 // A tangent and an adjoint that are wrong the same way pass that test. So the tangent is also compared
-// with central divided differences of the function in the same direction, at two steps h and h/4:
-// where the two differences agree (the function is smooth around the point: no kink, branch switch or
-// noise within h) and the tangent disagrees with both by far more than their own spread, the
-// derivative is wrong. Where they do not agree nothing is concluded.
+// with central divided differences of the function in the same direction, at three steps h, h/4, h/16:
+// where the differences agree with each other (the function is smooth around the point: no kink,
+// branch switch or noise within h) and the tangent is far from them, the derivative is wrong. Where
+// they do not agree nothing is concluded.
 import { axpy, clone, flatten, randomLike, rng } from './values.js';
 
 /** One tangent and one adjoint of the derivative under check; both leave their arguments unchanged (they work on copies). */
@@ -126,17 +126,20 @@ export function selfCheck(probe: Probe, args: unknown[], wrt: readonly number[])
   return differenceCheck(probe.value, args, wrt, xdot, y, ydot, ybar) ?? t;
 }
 
-/** the larger step of the divided differences, relative to the independents' largest magnitude (at least 1) */
+/** the largest step of the divided differences, relative to the independents' largest magnitude (at least 1) */
 const STEP = 1e-4;
-/** how far apart the differences at h and h/4 may be (of the terms' scale) for the function to count as smooth */
+/** how far apart successive differences may be (of their own magnitude) for the function to count as smooth */
 const SMOOTH = 1e-5;
-/** how far the tangent may be from both differences (of the terms' scale) */
+/** how far the tangent may be from the differences (of their magnitude) */
 const DIFFERENCE_TOLERANCE = 1e-3;
 
 /**
- * ȳ·(J ẋ) against ȳ·(f(x + hẋ) − f(x − hẋ)) / 2h at steps h and h/4; null where they agree or nothing
- * can be concluded (see the head comment). The scale is Σ|ȳⱼ ẏⱼ| (or the differences, if larger); the
- * rounding of f's values, ~1e-14 of Σ|ȳⱼ yⱼ| divided by the step, is allowed on top.
+ * ȳ·(J ẋ) against ȳ·(f(x + hẋ) − f(x − hẋ)) / 2h at steps h, h/4 and h/16; null where they agree or
+ * nothing can be concluded (see the head comment). Smooth means the three differences agree with each
+ * other, measured against their own magnitude, never the tangent's: a derivative that is huge and right
+ * (a chaotic map iterated, 1e30) makes differences at these steps disagree, not agree. The rounding of
+ * f's values, ~1e-14 of Σ|ȳⱼ yⱼ| divided by the step, and of the tangent's own terms, 1e-8 of Σ|ȳⱼ ẏⱼ|,
+ * are allowed on top.
  */
 function differenceCheck(value: (args: unknown[]) => unknown, args: unknown[], wrt: readonly number[], xdot: unknown[], y: unknown, ydot: unknown, ybar: unknown): DotTest | null {
   const yb = flatten(ybar), yd = flatten(ydot), y0 = flatten(y);
@@ -153,13 +156,15 @@ function differenceCheck(value: (args: unknown[]) => unknown, args: unknown[], w
     return Number.isFinite(d) ? d : null;
   };
   const h = STEP * big;
-  const wide = at(h), narrow = at(h / 4);
-  if (wide === null || narrow === null) return null;
-  const scale = Math.max(terms, Math.abs(wide), Math.abs(narrow));
+  const steps = [h, h / 4, h / 16];
+  const ds = steps.map(at);
+  if (ds.some((d) => d === null)) return null;
+  const [wide, mid, narrow] = ds as number[];
   const noise = (step: number) => (1e-14 * size) / step;
-  if (Math.abs(wide - narrow) > SMOOTH * scale + noise(h / 4)) return null;
-  const off = (d: number, step: number) => Math.abs(projected - d) > DIFFERENCE_TOLERANCE * scale + 2 * noise(step);
-  return off(wide, h) && off(narrow, h / 4) ? { kind: 'differs', tangent: projected, differences: narrow, step: h / 4 } : null;
+  const own = Math.max(Math.abs(wide), Math.abs(mid), Math.abs(narrow));
+  if (Math.abs(wide - mid) > SMOOTH * own + noise(h / 4) || Math.abs(mid - narrow) > SMOOTH * own + noise(h / 16)) return null;
+  const off = Math.abs(projected - narrow) > DIFFERENCE_TOLERANCE * own + 1e-8 * terms + 2 * noise(h / 16);
+  return off ? { kind: 'differs', tangent: projected, differences: narrow, step: h / 16 } : null;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -194,7 +199,7 @@ export function differsError(name: string, source: string, params: readonly stri
   const point = args.map((a, i) => `${params[i] ?? `argument ${i + 1}`} = ${compactValue(a)}`).join(', ');
   return new Error(
     `tsad: self-check failed: the derivative tsad generated for '${name}' is wrong at ${point}.\n` +
-      `  Its tangent and adjoint agree with each other, but not with central divided differences of the function in the same random direction: ȳ·(J ẋ) = ${t.tangent}, divided differences ${t.differences} (step ${t.step.toExponential(1)}; at 4× that step they agree with each other, so the function is smooth there).\n` +
+      `  Its tangent and adjoint agree with each other, but not with central divided differences of the function in the same random direction: ȳ·(J ẋ) = ${t.tangent}, divided differences ${t.differences} (step ${t.step.toExponential(1)}; at 4× and 16× that step they agree with each other, so the function is smooth there).\n` +
       `  This is a bug in tsad: please report it as an issue, with the function's source and the arguments of this call:\n${excerpt(source)}\n` +
       `  To turn the check off (and get the unchecked derivative), pass { check: false } in the options, e.g. grad(${name}, { check: false }).`,
   );

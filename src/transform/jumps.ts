@@ -201,7 +201,8 @@ class JumpLowering {
   }
 
   private switchStmt(s: Extract<Stmt, { k: 'switch' }>): [Stmt[], Set<string>] {
-    // cases with an empty body fall into the next one; other fall-through is not supported here
+    if (fallsThrough(s)) return this.switchWithFallThrough(s);
+    // cases with an empty body fall into the next one (the others end in a jump): an if-chain
     const groups: { tests: Expr[] | null; body: Stmt[] }[] = [];
     let pending: Expr[] = [];
     let pendingDefault = false;
@@ -209,10 +210,6 @@ class JumpLowering {
       if (c.tests === null) pendingDefault = true;
       else pending.push(...c.tests);
       if (c.body.length === 0 && i < s.cases.length - 1) return;
-      const last = c.body[c.body.length - 1];
-      const ends = last && (last.k === 'break' || last.k === 'return' || last.k === 'continue' || last.k === 'throw');
-      if (!ends && i < s.cases.length - 1)
-        throw new TransformError('fall-through from a non-empty switch case is not supported in reverse mode', c.body[0] ?? s);
       groups.push({ tests: pendingDefault ? null : pending, body: c.body });
       pending = [];
       pendingDefault = false;
@@ -255,4 +252,57 @@ class JumpLowering {
     if (chain.length && s.comments) chain[0] = { ...chain[0], comments: s.comments };
     return [[...pre, ...chain], esc];
   }
+
+  /**
+   * A switch whose cases fall into the next: the index of the case it enters (the first whose test
+   * matches, else the default's, else past the last) is taken once, then each case's body runs where
+   * that index is at or before it, `if (entry <= i) { … }`, in order; a `break` sets the switch's flag,
+   * which guards the bodies after it as any jump guards what follows it.
+   */
+  private switchWithFallThrough(s: Extract<Stmt, { k: 'switch' }>): [Stmt[], Set<string>] {
+    const entry = this.names.fresh('entry');
+    const ety: Ty = { k: 'int' };
+    this.decls.push({ k: 'decl', name: entry, ty: ety, init: null, konst: false });
+    const ev: Expr = { k: 'var', name: entry, ty: ety };
+    const n = s.cases.length;
+    const def = s.cases.findIndex((c) => c.tests === null);
+    let index: Expr = { k: 'num', v: def < 0 ? n : def };
+    // (the selector is read once per test, as JavaScript reads it once: named first unless it is plain)
+    const pre: Stmt[] = [];
+    let disc = s.disc;
+    if (disc.k !== 'var' && disc.k !== 'num' && disc.k !== 'str') {
+      const d = this.names.fresh('selector');
+      const ty: Ty = tyOf(disc).k === 'int' ? { k: 'num' } : tyOf(disc);
+      this.decls.push({ k: 'decl', name: d, ty, init: null, konst: false });
+      pre.push({ k: 'assign', target: { k: 'var', name: d, ty }, value: disc });
+      disc = { k: 'var', name: d, ty };
+    }
+    for (let i = n - 1; i >= 0; i--) {
+      const tests = s.cases[i].tests;
+      if (!tests) continue;
+      const c = tests.map((x): Expr => ({ k: 'bin', op: '===', a: disc, b: x, ty: BOOL })).reduce((a, b) => ({ k: 'bin', op: '||', a, b, ty: BOOL }));
+      index = { k: 'cond', c, a: { k: 'num', v: i }, b: index, ty: ety };
+    }
+    pre.push({ k: 'assign', target: ev as Extract<Expr, { k: 'var' }>, value: index, loc: s.loc, comments: s.comments });
+    const bodies: Stmt[] = s.cases.flatMap((c, i): Stmt[] => (c.body.length ? [{ k: 'if', c: { k: 'bin', op: '<=', a: ev, b: { k: 'num', v: i }, ty: BOOL }, then: c.body, else: [] }] : []));
+    const t: Target = { label: s.label, loop: false };
+    this.targets.push(t);
+    const body = this.seq(bodies);
+    const esc = new Set(this.lastEscapes);
+    this.targets.pop();
+    if (t.brk) {
+      pre.push(setFlag(t.brk, false));
+      esc.delete(t.brk);
+    }
+    return [[...pre, ...body], esc];
+  }
+}
+
+/** does a non-empty case (not the last) run on into the next one, its body not ending in a jump? */
+function fallsThrough(s: Extract<Stmt, { k: 'switch' }>): boolean {
+  return s.cases.some((c, i) => {
+    if (!c.body.length || i === s.cases.length - 1) return false;
+    const last = c.body[c.body.length - 1];
+    return !(last.k === 'break' || last.k === 'return' || last.k === 'continue' || last.k === 'throw');
+  });
 }

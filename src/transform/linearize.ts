@@ -134,10 +134,23 @@ function bindTemp(ctx: LinContext, e: Expr, base = 'temp', loads = false): Expr 
 function guardBranchTemps(ctx: LinContext, from: number, c: Expr, taken: boolean): void {
   for (let i = from; i < ctx.pre.length; i++) {
     const st = ctx.pre[i];
-    if (st.k !== 'decl' || !st.init || !readsNarrowed(st.init)) continue;
+    if (st.k !== 'decl' || !st.init || !(readsNarrowed(st.init) || readsThroughRow(st.init))) continue;
     const zero: Expr = tyOf(st.init).k === 'bool' ? { k: 'bool', v: false } : { k: 'num', v: 0 };
     ctx.pre[i] = { ...st, init: { k: 'cond', c, a: taken ? st.init : zero, b: taken ? zero : st.init, ty: st.ty } };
   }
+}
+
+/**
+ * Does `e` read through a row or object it reads (`pts[i - 1][0]`, `ps[k].u`, `rows[j].length`)? Where
+ * the branch is not taken that row may not exist (`i === 0 ? acc : … pts[i - 1][0]`), and the read
+ * throws; a read of a missing element of a flat array only gives undefined.
+ */
+function readsThroughRow(e: Expr): boolean {
+  let found = false;
+  forEachExpr(e, (x) => {
+    if ((x.k === 'idx' || x.k === 'field' || x.k === 'len') && (x.obj.k === 'idx' || x.obj.k === 'field')) found = true;
+  });
+  return found;
 }
 
 function readsNarrowed(e: Expr): boolean {

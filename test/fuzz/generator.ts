@@ -1797,12 +1797,13 @@ function renderStmt(c: Ctx, s: Stmt): void {
       c.targets.push(t);
       c.block(() => {
         s.cases.forEach((body, k) => {
-          // fall-through only from an empty case (tsad's adjoint rejects it from a non-empty one)
+          // fall-through from an empty case, and (one switch in three) from a non-empty one into the next
           const fall = s.ft > 0 && k === s.ft - 1 && k < n - 1;
           if (fall) return c.emit(`case ${test(k)}:`);
+          const runsOn = s.s % 3 === 1 && k === s.ft % n && k < n - 1;
           c.emit(k === n - 1 && n > 1 ? 'default: {' : `case ${test(k)}: {`);
           c.block(() => renderStmts(c, body));
-          c.emit('} break;');
+          c.emit(runsOn ? '}' : '} break;');
         });
       });
       c.targets.pop();
@@ -2285,6 +2286,12 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       } else {
         c.emit(`const ${sorted} = [...${plainArr}, ${value(s.q)}].sort((a, b) => ${s.q % 2 ? 'b - a' : 'a - b'});`);
         c.emit(`${acc} = Math.tanh(${acc} + ${sorted}[0] * ${value(s.q + 1)} + ${sorted}[${sorted}.length >> 1]);`);
+      }
+      // and a row that exists only where a test says so, read in that branch (`r === 0 ? … : M[r - 1][0]`)
+      const rowsOf = pick(c.mats, s.t + 2);
+      if (rowsOf) {
+        const r = c.fresh('r');
+        c.emit(`for (let ${r} = 0; ${r} < ${rowsOf.name}.length; ${r}++) ${acc} = Math.tanh(${acc} + (${r} === 0 ? 0.5 : ${rowsOf.name}[${r} - 1][0] * ${value(s.q)}));`);
       }
       // and elements at relative indices (`at`: from the end when negative, undefined outside)
       c.emit(`${acc} = Math.tanh(${acc} + ${plainArr}.at(-1)! * ${value(s.q)} + (${plainArr}.at(${s.q % 2 ? `${acc} > 0 ? 1 : -3` : '-2'}) ?? 0.5));`);
