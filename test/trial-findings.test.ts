@@ -190,6 +190,25 @@ export function f(x: number[], o: O): number {
 }`, 'f', [[[0.5, 1.5], [2, -1]], [{ u: 1, v: 2 }, { u: 0.5, v: -1 }], [0.25, 0.75]]);
   });
 
+  it('the runtime API on plain JavaScript: destructured options with defaults the argument lacks, a helper passed by name to map', () => {
+    const sqrtNewton = new Function('a', '{ tol = 1e-12, maxIter = 60 } = {}', 'let x = 1, it = 0, step; do { step = (x * x - a) / (2 * x); x -= step; it++; } while (Math.abs(step) > tol && it < maxIter); return x;') as (a: number, o?: { tol?: number; maxIter?: number }) => number;
+    for (const o of [{ tol: 1e-13 }, {}, undefined, { tol: 1e-13, maxIter: 40 }]) expect(grad(sqrtNewton)(2, o)).toBeCloseTo(0.5 / Math.SQRT2, 12);
+    const toLinear = new Function('c', 'return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);') as (c: number) => number;
+    const total = new Function('rgb', 'return rgb.map(toLinear).reduce((a, b) => a + b, 0);') as (rgb: number[]) => number;
+    const g = grad(total, { scope: { toLinear } })([0.8, 0.3, 0.02]) as number[];
+    [1.6949539336290178, 0.49513660312161417, 1 / 12.92].forEach((want, i) => expect(g[i]).toBeCloseTo(want, 10));
+  });
+
+  it('--check on code storing into a Float32Array: divided differences with a step and tolerance for float32 rounding', () => {
+    checks(`export function f(xs: number[], s: number): number {
+  const buf = new Float32Array(xs.length);
+  for (let i = 0; i < xs.length; i++) buf[i] = xs[i] * s;
+  let acc = 0;
+  for (let j = 0; j < buf.length; j++) acc += buf[j] * buf[j] * (j + 1);
+  return acc;
+}`, 'f', [[0.3, -1.2, 2.5], 0.7]);
+  });
+
   it('a head returning an array that may be null or undefined: one error saying so, with what to write', () => {
     refused(`export function solve2(A: number[][], b: number[]): number[] | null {
   const det = A[0][0] * A[1][1] - A[0][1] * A[1][0];

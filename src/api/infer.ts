@@ -164,6 +164,21 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
       }
       if (known) passed.set(helper, Math.min(passed.get(helper) ?? j, j));
     }
+    // a helper passed by name to an array method (`rgb.map(toLinear)`): typed as the method calls it
+    if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && CALLBACK_METHODS.has(n.expression.name.text)) {
+      const m = n.expression.name.text;
+      const fnArg = n.arguments[0] && skipParens(n.arguments[0]);
+      if (fnArg && ts.isIdentifier(fnArg) && names.has(fnArg.text)) {
+        const recv = checker.getTypeAtLocation(n.expression.expression);
+        const elem = elementTypeText(recv, checker);
+        if (elem) {
+          const reduce = m === 'reduce' || m === 'reduceRight';
+          const acc = reduce ? (n.arguments[1] ? typeText(n.arguments[1]) : elem) : null;
+          const passedTypes = reduce ? [acc!, elem, 'number'] : [elem, 'number'];
+          passedTypes.forEach((t, j) => learn(fnArg.text, j, t));
+        }
+      }
+    }
     const member = classes.length ? memberCalled(n, checker, classNames) : null;
     if (member) member.args.forEach((a, j) => learn(member.key, j, ts.isSpreadElement(a) ? null : typeText(a)));
     n.forEachChild(visit);
@@ -332,6 +347,15 @@ function recursiveResult(init: ts.Expression, typeText: (e: ts.Expression) => st
   }
   const known = [...new Set(results.map(typeText).filter((t) => !indefinite(t)))];
   return known.length === 1 ? known[0] : null;
+}
+
+/** the array methods that call a function they are given with (element, index) or (accumulator, element, index) */
+const CALLBACK_METHODS = new Set(['map', 'forEach', 'filter', 'some', 'every', 'find', 'findIndex', 'flatMap', 'reduce', 'reduceRight']);
+
+/** the element type of an array or typed array, as text (null for anything else) */
+function elementTypeText(t: ts.Type, checker: ts.TypeChecker): string | null {
+  if (checker.isArrayType(t)) return checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeArguments(t as ts.TypeReference)[0]));
+  return /^(Float64|Float32|Int32|Int16|Int8|Uint32|Uint16|Uint8|Uint8Clamped)Array$/.test(t.symbol?.name ?? '') ? 'number' : null;
 }
 
 const skipParens = (e: ts.Expression): ts.Expression => (ts.isParenthesizedExpression(e) ? skipParens(e.expression) : e);

@@ -92,23 +92,48 @@ export function annotate(fn0: FunctionSource, types: readonly (string | null)[],
     let t = p.dotDotDotToken ? (/^[\w.]+$/.test(types[i]!) ? `${types[i]}[]` : `(${types[i]})[]`) : types[i]!;
     // `options = {}`: the fields the argument has but the default lacks are optional (`options.scale ?? 1`)
     if (p.initializer && ts.isObjectLiteralExpression(p.initializer)) t = optionalBeyond(t, p.initializer);
+    // `{ tol = 1e-12, maxIter = 60 } = {}`: a field the pattern gives a default is optional, and one the
+    // argument lacks is typed by its default
+    // (left out, the argument gives no fields: the pattern's defaults type them)
+    if (ts.isObjectBindingPattern(p.name)) t = withPatternDefaults(/^\{.*\}$/.test(t) ? t : '{}', p.name);
     out = out.slice(0, at) + `${left ? '?' : ''}: ${t}` + out.slice(at);
   }
   return out;
 }
 
+/** the type of a default a pattern gives (`= 60`, `= 'km'`, `= true`), or null */
+function defaultType(e: ts.Expression): string | null {
+  if (ts.isNumericLiteral(e) || (ts.isPrefixUnaryExpression(e) && ts.isNumericLiteral(e.operand))) return 'number';
+  if (ts.isStringLiteral(e)) return JSON.stringify(e.text);
+  if (e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword) return 'boolean';
+  return null;
+}
+
 /**
- * An object type's text with each field the default `literal` does not give marked optional
- * (`{ scale: number; n: number }` with default `{ n: 3 }` → `{ scale?: number; n: number }`).
+ * An object type's text with the fields a destructuring pattern gives defaults (`{ tol = 1e-12 }`)
+ * optional, and those the type lacks added, typed by their defaults.
  */
-function optionalBeyond(type: string, literal: ts.ObjectLiteralExpression): string {
-  const m = /^\{ (.*) \}$/.exec(type);
+function withPatternDefaults(type: string, pattern: ts.ObjectBindingPattern): string {
+  const m = /^\{ (.*) \}$/.exec(type) ?? (type === '{}' ? ['', ''] : null);
   if (!m) return type;
-  const given = new Set(literal.properties.flatMap((q) => (q.name && (ts.isIdentifier(q.name) || ts.isStringLiteral(q.name)) ? [q.name.text] : [])));
-  // the top-level fields: split at '; ' outside brackets
+  const fields = splitFields(m[1]);
+  for (const el of pattern.elements) {
+    const key = el.propertyName ?? el.name;
+    if (el.dotDotDotToken || !ts.isIdentifier(key) || !el.initializer) continue;
+    const at = fields.findIndex((f) => new RegExp(`^${key.text}\\??:`).test(f));
+    if (at >= 0) fields[at] = fields[at].replace(/^([\w$]+)\??:/, '$1?:');
+    else {
+      const t = defaultType(el.initializer);
+      if (t) fields.push(`${key.text}?: ${t}`);
+    }
+  }
+  return `{ ${fields.join('; ')} }`;
+}
+
+/** the top-level fields of an object type's body, split at '; ' outside brackets */
+function splitFields(body: string): string[] {
   const fields: string[] = [];
   let depth = 0, start = 0;
-  const body = m[1];
   for (let i = 0; i < body.length; i++) {
     const c = body[i];
     if (c === '{' || c === '[' || c === '(') depth++;
@@ -119,7 +144,18 @@ function optionalBeyond(type: string, literal: ts.ObjectLiteralExpression): stri
     }
   }
   fields.push(body.slice(start).trim());
-  const marked = fields.filter(Boolean).map((f) => {
+  return fields.filter(Boolean);
+}
+
+/**
+ * An object type's text with each field the default `literal` does not give marked optional
+ * (`{ scale: number; n: number }` with default `{ n: 3 }` → `{ scale?: number; n: number }`).
+ */
+function optionalBeyond(type: string, literal: ts.ObjectLiteralExpression): string {
+  const m = /^\{ (.*) \}$/.exec(type);
+  if (!m) return type;
+  const given = new Set(literal.properties.flatMap((q) => (q.name && (ts.isIdentifier(q.name) || ts.isStringLiteral(q.name)) ? [q.name.text] : [])));
+  const marked = splitFields(m[1]).map((f) => {
     const name = /^([\w$]+)(\??):/.exec(f);
     return name && !name[2] && !given.has(name[1]) ? f.replace(/^([\w$]+):/, '$1?:') : f;
   });
