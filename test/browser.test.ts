@@ -149,12 +149,12 @@ describe('browser bundle', () => {
   });
 
   it('located diagnostics with a code frame', () => {
-    const r = tsad.compile('export function f(x: number): number {\n  return [x, 1].sort((a, b) => a - b)[0];\n}\n', { head: 'f' });
+    const r = tsad.compile('export function f(x: number): number {\n  return [x, 1].sort()[0];\n}\n', { head: 'f' });
     expect(r.diagnostics.length).toBeGreaterThan(0);
     const d = r.diagnostics[0];
     expect([d.file, d.line]).toEqual(['input.ts', 2]);
     expect(d.frame).toMatch(/> 2 \|/);
-    expect(d.hint).toMatch(/loop/);
+    expect(d.hint).toMatch(/a - b/);
     expect(tsad.formatDiagnostic(d)).toMatch(/^input\.ts:2:\d+: error: /);
   });
 
