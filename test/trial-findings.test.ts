@@ -121,6 +121,23 @@ export function chain(m: number[], n: number[]): number {
 }`, 'cosine', [[0, 0], [1, 2]]);
   });
 
+  it('a field named `length` (a pendulum\'s, a segment\'s) is a field, not an array\'s length: assigned, and in the Hessian\'s gradient code', () => {
+    checks(`interface Seg { length: number; angle: number }
+export function f(x: number[]): number {
+  const s: Seg = { length: x[0], angle: x[1] };
+  s.length = s.length * 2 + x[1];
+  return s.length * Math.cos(s.angle);
+}`, 'f', [[1.5, 0.3]]);
+    const { Pend, swing } = new Function(`class Pend { constructor(t, w, length) { this.t = t; this.w = w; this.length = length; }
+      accel(t) { return -(9.81 / this.length) * Math.sin(t); }
+      step(dt) { const a = this.accel(this.t); this.t += dt * this.w; this.w += dt * a; } }
+      function swing(x) { const p = new Pend(x[0], x[1], x[2]); for (let i = 0; i < 3; i++) p.step(0.1); return p.t; }
+      return { Pend, swing };`)() as { Pend: unknown; swing: (x: number[]) => number };
+    const H = hessian(swing, { scope: { Pend } })([0.3, 0.1, 1.2]) as number[][];
+    expect(H[0][2]).toBeCloseTo(H[2][0], 12);
+    expect(Math.abs(H[0][2])).toBeGreaterThan(0);
+  });
+
   it('a branch reading a row that exists only where its test says so (`i === 0 ? acc : … pts[i - 1][0]`): the read is not hoisted out of the branch (was a TypeError in every mode)', () => {
     checks(`export function f(pts: number[][]): number {
   let acc = 0;

@@ -45,7 +45,9 @@ export function compileHvp(input: SourceInput, options: HvpOptions): CompileResu
   // what tsad could not differentiate lies in code the user never saw: say so at the head, with the reason
   const inGenerated = second.diagnostics.find((d) => d.severity === 'error' && (d.file === ADJOINT_FILE || d.file === GRADIENT_FILE));
   if (!inGenerated) return second;
-  const reason = inGenerated.message.replace(/\s+/g, ' ').replace(/\.$/, '');
+  // (the generated statement is named: the user never saw it, and its names are tsad's own)
+  const text = (inGenerated.file === ADJOINT_FILE ? first.code : gradient).split('\n')[inGenerated.line - 1]?.trim();
+  const reason = inGenerated.message.replace(/\s+/g, ' ').replace(/\.$/, '') + (text ? `, at \`${text}\` in the gradient code` : '');
   return failed({
     ...second,
     diagnostics: [atHead(input, options.head, `second derivatives of '${options.head}' are not available: tsad cannot differentiate the gradient code it generated for it (${reason})`, 'the gradient itself works (grad, --mode reverse); for second derivatives take divided differences of the gradient, or rewrite what the gradient code needs (README, "Second derivatives")')],

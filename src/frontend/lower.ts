@@ -1566,6 +1566,12 @@ class FunctionLowering {
     return this.err(e, 'this assignment target is not supported', 'assign to a variable, an array element or an object field');
   }
 
+  /** is `o.name` a field of an object (a class instance, an interface), not an array's property? */
+  private isObjectField(e: ts.PropertyAccessExpression): boolean {
+    const t = this.ctx.checker.getTypeAtLocation(e.expression);
+    return !this.ctx.checker.isArrayType(t) && !this.ctx.checker.isTupleType(t) && !/Array$/.test(t.symbol?.name ?? '') && !!t.getProperty(e.name.text);
+  }
+
   /** is this expression an instance of a class (whose methods may share names with arrays')? */
   private isClassInstance(e: ts.Expression): boolean {
     const sym = this.ctx.checker.getTypeAtLocation(e).getSymbol();
@@ -1584,7 +1590,8 @@ class FunctionLowering {
         }
         const viaSetter = accessorWrite(this.hooks, e.left, e.right, e);
         if (viaSetter !== undefined) return viaSetter;
-        if (ts.isPropertyAccessExpression(e.left) && e.left.name.text === 'length') return this.lengthAssignment(e);
+        // (an array's length; a field named `length` of an object is a field)
+        if (ts.isPropertyAccessExpression(e.left) && e.left.name.text === 'length' && !this.isObjectField(e.left)) return this.lengthAssignment(e);
         const target = this.lvalue(e.left);
         const value = target && this.initExpr(e.right, target.k === 'var' ? target.name : 'tmp');
         if (!target || !value) return null;
