@@ -226,6 +226,33 @@ export function f(x: number[], o: O): number {
 }`, 'f', [[0.3, -1.2, 2.5], 0.7]);
   });
 
+  it('`new Array(n)` filled by a loop whose store is not its first statement, a declaration in between', () => {
+    checks(`export function softmaxRows(Q: number[][], K: number[][]): number {
+  let total = 0;
+  for (let i = 0; i < Q.length; i++) {
+    const n = K.length;
+    const scores: number[] = new Array(n);
+    let mx = -Infinity;
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let k = 0; k < Q[i].length; k++) s += Q[i][k] * K[j][k];
+      scores[j] = s;
+      if (scores[j] > mx) mx = scores[j];
+    }
+    let z = 0;
+    for (let j = 0; j < n; j++) z += Math.exp(scores[j] - mx);
+    total += mx + Math.log(z);
+  }
+  return total;
+}`, 'softmaxRows', [[[0.5, 1], [0.2, -0.3]], [[1, 0.5], [-0.5, 0.25], [0.3, 0.3]]]);
+    // a read of another element after the store may read a hole: still refused
+    refused(`export function f(x: number[]): number {\n  const a: number[] = new Array(x.length);\n  for (let i = 0; i < x.length; i++) {\n    a[i] = x[i];\n    if (i > 0) a[i] += a[i - 1];\n  }\n  return a[0];\n}\n`, 'f', 2, 23, /reads 'a' at another index than `i`/);
+  });
+
+  it('a factory returning a closure: one error, at the factory, saying what to do', () => {
+    refused(`function makeLoss(data: number[]): (w: number) => number {\n  return (w: number) => data.reduce((s, d) => s + (w - d) ** 2, 0);\n}\nexport function f(w: number, data: number[]): number {\n  const loss = makeLoss(data);\n  return loss(w);\n}\n`, 'f', 1, 36, /'makeLoss' returns a function \(a closure over its arguments\)/);
+  });
+
   it('a head returning an array that may be null or undefined: one error saying so, with what to write', () => {
     refused(`export function solve2(A: number[][], b: number[]): number[] | null {
   const det = A[0][0] * A[1][1] - A[0][1] * A[1][0];

@@ -186,10 +186,11 @@ function enclosingFunction(n: ts.Node): ts.Node | undefined {
 
 /**
  * `const a = new Array(n)` of numbers: its elements are holes (`undefined`) until written. Accepted
- * only when the statement right after it is a counted loop over `0 … n-1` (or `a.length`) whose body
- * first stores `a[i]`, unconditionally, and does not otherwise touch `a`, leave early or change the
- * bound: then every element is written before anything can read it, and allocating it zero-filled
- * computes the same values.
+ * only when the next statement (past declarations that do not mention `a`) is a counted loop over
+ * `0 … n-1` (or `a.length`) whose body stores `a[i]` unconditionally, reads no element before that
+ * store and only `a[i]` after it, and does not skip the store, leave early or change the bound: then
+ * every element is written before anything can read it, and allocating it zero-filled computes the
+ * same values.
  */
 function unfilledDecl(h: ArrayHost, d: ts.VariableDeclaration, init: ts.NewExpression | ts.CallExpression, declared: Ty | null, konst: boolean, loc: Loc): Stmt[] {
   const name = (d.name as ts.Identifier).text;
@@ -224,7 +225,11 @@ function unfilledDecl(h: ArrayHost, d: ts.VariableDeclaration, init: ts.NewExpre
 function fillingLoop(d: ts.VariableDeclaration, name: string, nNode: ts.Expression): { value: ts.Expression } | string {
   const vs = d.parent.parent;
   const list = ts.isVariableStatement(vs) && (ts.isBlock(vs.parent) || ts.isSourceFile(vs.parent) || ts.isCaseClause(vs.parent) || ts.isDefaultClause(vs.parent)) ? vs.parent.statements : null;
-  const next = list ? list[list.indexOf(vs) + 1] : undefined;
+  // (declarations in between that do not mention it, `let mx = -Infinity;`, change nothing)
+  let k = list ? list.indexOf(vs) + 1 : -1;
+  const mentions = (n: ts.Node): boolean => (ts.isIdentifier(n) && n.text === name) || !!n.forEachChild(mentions);
+  while (list && k < list.length && ts.isVariableStatement(list[k]) && !mentions(list[k])) k++;
+  const next = list ? list[k] : undefined;
   const noLoop = `is not filled by a counted loop right after it (reading a hole gives undefined)`;
   if ((d.parent as ts.VariableDeclarationList).declarations.length !== 1 || !next || !ts.isForStatement(next)) return noLoop;
   if (!pureLength(nNode)) return 'its length is not a plain name, literal or `.length`';
@@ -243,24 +248,33 @@ function fillingLoop(d: ts.VariableDeclaration, name: string, nNode: ts.Expressi
     (ts.isBinaryExpression(inc) && inc.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken && ts.isIdentifier(inc.left) && inc.left.text === i && ts.isNumericLiteral(inc.right) && inc.right.text === '1'));
   if (!incOk) return `the loop after it does not step \`${i}\` by 1`;
   const body = ts.isBlock(next.statement) ? next.statement.statements : [next.statement];
-  const first = body[0];
-  const store = first && ts.isExpressionStatement(first) && ts.isBinaryExpression(first.expression) && first.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken ? first.expression : null;
-  const target = store && ts.isElementAccessExpression(store.left) ? store.left : null;
-  if (!store || !target || !ts.isIdentifier(target.expression) || target.expression.text !== name || !ts.isIdentifier(target.argumentExpression) || target.argumentExpression.text !== i)
-    return `the loop after it does not begin with \`${name}[${i}] = …\``;
-  // nothing else in the loop may read `a`, jump out, or change `i` or the bound
+  // the store `a[i] = …`: a statement of the body itself (not inside a branch), anywhere in it
+  const storeOf = (st: ts.Statement) => {
+    const e = ts.isExpressionStatement(st) && ts.isBinaryExpression(st.expression) && st.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken ? st.expression : null;
+    const t = e && ts.isElementAccessExpression(e.left) ? e.left : null;
+    return e && t && ts.isIdentifier(t.expression) && t.expression.text === name && ts.isIdentifier(t.argumentExpression) && t.argumentExpression.text === i ? { store: e, target: t } : null;
+  };
+  const at = body.findIndex((st) => storeOf(st) !== null);
+  if (at < 0) return `the loop after it does not store \`${name}[${i}] = …\` in its body (outside any branch)`;
+  const { store, target } = storeOf(body[at])!;
+  // before the store nothing reads `a` or skips the store; after it, `a[i]` alone is read (the rest
+  // may still be holes); nowhere does the loop stop early or change `i` or the bound
   const guarded = new Set([i, ...namesIn(nNode)]);
   let bad: string | null = null;
-  const visit = (n: ts.Node, inner: boolean): void => {
+  const visit = (n: ts.Node, inner: boolean, after: boolean): void => {
     if (bad) return;
-    if (ts.isIdentifier(n) && n.text === name && n !== target.expression) bad = `the loop after it reads '${name}' (an element may still be a hole)`;
-    else if (ts.isReturnStatement(n) || ts.isThrowStatement(n) || (ts.isBreakStatement(n) && (!inner || n.label)) || (ts.isContinueStatement(n) && n.label))
+    if (ts.isIdentifier(n) && n.text === name && n !== target.expression) {
+      const p = n.parent;
+      const own = after && ts.isElementAccessExpression(p) && p.expression === n && ts.isIdentifier(p.argumentExpression) && p.argumentExpression.text === i;
+      if (!own) bad = `the loop after it reads '${name}' ${after ? `at another index than \`${i}\`` : `before it stores \`${name}[${i}]\``} (an element may still be a hole)`;
+    } else if (ts.isReturnStatement(n) || ts.isThrowStatement(n) || (ts.isBreakStatement(n) && (!inner || n.label)) || (ts.isContinueStatement(n) && n.label))
       bad = 'the loop after it may stop before the last element';
+    else if (!after && ts.isContinueStatement(n) && !inner) bad = `the loop after it may skip its store \`${name}[${i}] = …\``;
     else if (writes(n, guarded)) bad = `the loop after it changes \`${i}\` or the length`;
     const nested = inner || ts.isIterationStatement(n, false) || ts.isSwitchStatement(n);
-    n.forEachChild((ch) => visit(ch, nested));
+    n.forEachChild((ch) => visit(ch, nested, after));
   };
-  for (const s of body) visit(s, false);
+  body.forEach((st, k) => visit(st, false, k > at));
   return bad ?? { value: store.right };
 }
 

@@ -905,6 +905,9 @@ class FunctionLowering {
       const rt = this.ctx.checker.getReturnTypeOfSignature(sig);
       retFromBody = !node.type && !!(rt.flags & ts.TypeFlags.Any);
       ret = rt.flags & ts.TypeFlags.Never ? VOID : retFromBody ? null : this.ctx.convert(rt, node);
+      // (its body is not lowered: the closure it returns would be a second error of one problem)
+      if (!ret && !retFromBody && rt.getCallSignatures().length)
+        return this.err(node.type ?? node.name ?? node, `'${d.name}' returns a function (a closure over its arguments): tsad differentiates a function returned by a factory only through the runtime API`, `call what the closure computes directly (a helper taking the factory's arguments too), or differentiate it with the runtime API: \`grad(${d.name}(…), { scope: { … } })\``);
       if (!ret && !retFromBody) this.err(node.type ?? node.name ?? node, `the return type '${this.ctx.checker.typeToString(rt)}' of '${d.name}' is not supported`, 'return a number, an array or an object of numbers');
     }
     const body: Stmt[] = [...unpack];
@@ -2209,6 +2212,11 @@ class FunctionLowering {
     if (!given) return null;
     const args: Expr[] = given;
     if (args.length > params.length) return this.err(e, `too many arguments to '${fn}'`);
+    // (a factory returning a function is reported once, at the factory)
+    if (this.ctx.checker.getTypeAtLocation(e).getCallSignatures().length) {
+      this.ok = false;
+      return null;
+    }
     const ty = this.tyOrErr(e, `the result of '${fn}'`);
     if (!ty) return null;
     // Missing arguments take the callee's defaults, filled in at the call (the IR has no optional params).

@@ -1937,6 +1937,21 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
     }
     case 1: {
       const n = lenChoice(c, s.n);
+      if (s.v % 3 !== 2 && s.t % 3 === 1) {
+        // the holes filled by a store that is not the loop's first statement, a declaration in between,
+        // the element read back after its store
+        const j = c.fresh('j'), t = c.fresh('t'), top = c.fresh('top');
+        c.emit(`const ${name}: number[] = new Array(${n.text});`, `let ${top} = -Infinity;`, `for (let ${j} = 0; ${j} < ${n.text}; ${j}++) {`);
+        c.block(() => {
+          c.ints.push({ name: j, U: n.n });
+          c.emit(`const ${t} = ${value(s.q)};`, `${name}[${j}] = 0.5 * ${t};`, `if (${name}[${j}] > ${top}) ${top} = ${name}[${j}];`);
+        });
+        c.emit('}');
+        c.arrs.push({ name, len: n.n, f64: false, ro: false });
+        c.emit(`${name}[0] += 0.25 * ${top};`);
+        use(c.arrs[c.arrs.length - 1]);
+        return;
+      }
       // (or an empty literal the loop grows by storing past its end)
       filling(s.v % 3 === 2 ? `const ${name}: number[] = [];` : `const ${name} = ${s.v % 2 ? 'new ' : ''}Array(${n.text});`, n, (j) => `${name}[${j}] = ${value(s.q)};`);
       c.arrs.push({ name, len: n.n, f64: false, ro: false });
