@@ -249,6 +249,23 @@ export function f(x: number[], o: O): number {
     refused(`export function f(x: number[]): number {\n  const a: number[] = new Array(x.length);\n  for (let i = 0; i < x.length; i++) {\n    a[i] = x[i];\n    if (i > 0) a[i] += a[i - 1];\n  }\n  return a[0];\n}\n`, 'f', 2, 23, /reads 'a' at another index than `i`/);
   });
 
+  it('a declaration chosen by a test whose branch calls an array method (`c ? xs.reduce(…) : 0`, `weights ?? xs.map(…)`): an `if`', () => {
+    checks(`export function f(x: number[], center: boolean, weights?: number[]): number {
+  const n = x.length;
+  const mean = center ? x.reduce((s, v) => s + v, 0) / n : 0;
+  const w = weights ?? x.map(() => 1);
+  const sw = w.reduce((a, b) => a + b, 0);
+  let s = 0;
+  for (let i = 0; i < n; i++) s += w[i] * (x[i] - mean) ** 2;
+  return s / sw;
+}`, 'f', [[1, 2.5, 0.5], true], ['x']);
+    checks(`export function f(x: number[], center: boolean, weights?: number[]): number {
+  const mean = center ? x.reduce((s, v) => s + v, 0) / x.length : 0;
+  const w = weights ?? x.map(() => 1);
+  return w.reduce((a, b, i) => a + b * (x[i] - mean) ** 2, 0);
+}`, 'f', [[1, 2.5, 0.5], false, [0.5, 1, 2]], ['x']);
+  });
+
   it('a factory returning a closure: one error, at the factory, saying what to do', () => {
     refused(`function makeLoss(data: number[]): (w: number) => number {\n  return (w: number) => data.reduce((s, d) => s + (w - d) ** 2, 0);\n}\nexport function f(w: number, data: number[]): number {\n  const loss = makeLoss(data);\n  return loss(w);\n}\n`, 'f', 1, 36, /'makeLoss' returns a function \(a closure over its arguments\)/);
   });

@@ -56,6 +56,8 @@ export interface CallbackHost {
   capture<T>(f: () => T): [T, Stmt[]];
   /** makes a declaration (a parameter, a variable) name an IR variable that already exists */
   bind(node: ts.Node, name: string, ty: Ty): void;
+  /** a conditional the lowering writes as an `if` (its branches run as statements of their own) */
+  isUnfolded(n: ts.Node): boolean;
   /** the statements declaring the names of a pattern (`([x, y], i) => …`) from a value */
   destructure(pattern: ts.BindingName, value: Expr, node: ts.Node): Stmt[];
   /** whether an error was reported in the function being lowered */
@@ -233,7 +235,8 @@ export class Callbacks {
     while (ts.isPropertyAccessExpression(top.parent) && top.parent.expression === top && isCallbackCall(top.parent.parent as ts.Expression) && (top.parent.parent as ts.CallExpression).expression === top.parent)
       top = top.parent.parent;
     let c: ts.Node = call;
-    while (c.parent && ts.isExpression(c.parent) && !ts.isArrowFunction(c.parent) && !ts.isFunctionExpression(c.parent)) {
+    // (a conditional lowered as an `if`, chosenDecl in lower.ts, is where its branches' statements go)
+    while (c.parent && ts.isExpression(c.parent) && !ts.isArrowFunction(c.parent) && !ts.isFunctionExpression(c.parent) && !this.h.isUnfolded(c.parent)) {
       const p = c.parent;
       const branch = (ts.isConditionalExpression(p) && c !== p.condition) ||
         (ts.isBinaryExpression(p) && c === p.right && [ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken].includes(p.operatorToken.kind));

@@ -83,6 +83,12 @@ function isLiteralValue(e: ts.Expression): boolean {
   return false;
 }
 
+/** does a branch of `c ? a : b` or `o ?? b` call an array method with a callback (outside nested functions)? */
+function branchHasCallback(x: ts.ConditionalExpression | ts.BinaryExpression): boolean {
+  const has = (n: ts.Node): boolean => !ts.isFunctionLike(n) && ((ts.isCallExpression(n) && isCallbackCall(n)) || !!n.forEachChild(has));
+  return ts.isConditionalExpression(x) ? has(x.whenTrue) || has(x.whenFalse) : has(x.right);
+}
+
 /**
  * The name an aliased object type is printed under: the alias's (`Opts`), with its type arguments' for
  * an instance of a generic one (`Partial<Opts>` is `PartialOpts`: the name `Partial` alone would shadow
@@ -597,6 +603,8 @@ class FunctionLowering {
   private refused = new Set<ts.Symbol>();
   /** effects inside expressions (src/frontend/sequencing.ts) */
   private seq: Sequencing;
+  /** conditionals lowered as an `if` (chosenDecl): their branches are statements of their own */
+  private unfolded = new Set<ts.Node>();
   /** nullable number `let`s assigned again, split into a number and a flag (nullable-locals.ts) */
   private splitLocals = new Set<string>();
   /** `x = e;` statements that give a nullable `let x;` its one value (assignedOnceLater) */
@@ -642,6 +650,7 @@ class FunctionLowering {
       },
       bind: (node, name, ty) => void this.varOf.set(node, { name, ty }),
       destructure: (pattern, value, node) => this.bindTarget(pattern, value, false, node),
+      isUnfolded: (n) => this.unfolded.has(n),
       unbind: (node) => void this.varOf.delete(node),
       helper: (id) => {
         const r = this.resolve(id);
@@ -1377,6 +1386,14 @@ class FunctionLowering {
         out.push(...this.takePre());
         continue;
       }
+      if (ts.isIdentifier(d.name) && (ts.isConditionalExpression(x) || (ts.isBinaryExpression(x) && x.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken)) && branchHasCallback(x)) {
+        // `const m = c ? xs.reduce(…) : 0`, `const w = weights ?? xs.map(…)`: an `if`, each branch
+        // running its own loop (written in the condition, the loop would run whichever way it goes)
+        const st = this.chosenDecl(d, d.name, x);
+        if (!st) this.silence(d);
+        else out.push(...st);
+        continue;
+      }
       const untyped = untypedArrayDecl(this.hooks, d, konst);
       if (untyped) {
         out.push(...this.takePre(), ...untyped);
@@ -1391,6 +1408,46 @@ class FunctionLowering {
       out.push(...this.bindTarget(d.name, init, konst, d));
     }
     return out;
+  }
+
+  /**
+   * `const v = c ? a : b` or `const v = o ?? b` where a branch calls an array method with a callback:
+   * `let v; if (c) { …a's loop; v = a } else { …b's loop; v = b }`, so that each loop runs only where
+   * its branch is taken.
+   */
+  private chosenDecl(d: ts.VariableDeclaration, name: ts.Identifier, x: ts.ConditionalExpression | ts.BinaryExpression): Stmt[] | null {
+    const ty = this.tyOrErr(name, `variable '${name.text}'`);
+    if (!ty) return null;
+    const loc = this.ctx.locOf(d);
+    let c: Expr | null, whenTrue: () => Expr | null, whenFalse: ts.Expression;
+    if (ts.isConditionalExpression(x)) {
+      c = this.cond(x.condition);
+      whenTrue = () => this.expr(x.whenTrue);
+      whenFalse = x.whenFalse;
+    } else {
+      // `o ?? b`: o where it is present (read narrowed), b elsewhere
+      const o = this.expr(x.left);
+      const ot = o && tyOf(o);
+      if (!o || !ot || ot.k !== 'opt' || !(o.k === 'var' || o.k === 'field')) return this.err(x.left, 'the left operand of `??` before an array method with a callback must be a variable or a field that may be absent', 'test it with an `if` and compute each case in its branch');
+      c = ot.none.map((n): Expr => ({ k: 'bin', op: '!==', a: o, b: n === 'null' ? NULL : { k: 'undef' }, ty: BOOL })).reduce((a, b) => ({ k: 'bin', op: '&&', a, b, ty: BOOL }));
+      whenTrue = () => ({ ...o, ty: ot.base, nn: true });
+      whenFalse = x.right;
+    }
+    if (!c) return null;
+    this.unfolded.add(x);
+    const pre = this.takePre();
+    const a = whenTrue();
+    const then = this.takePre();
+    const b = this.expr(whenFalse);
+    const els = this.takePre();
+    if (!a || !b) return null;
+    const v = this.declareVar(d, name.text, ty);
+    const target: Extract<Expr, { k: 'var' }> = { k: 'var', name: v, ty };
+    return [
+      ...pre,
+      { k: 'decl', name: v, ty, init: null, konst: false, loc },
+      { k: 'if', c, then: [...then, { k: 'assign', target, value: a, loc }], else: [...els, { k: 'assign', target, value: b, loc }], loc },
+    ];
   }
 
   /** `var x = e` of a hoisted binding: an assignment (`var x;` assigns nothing: x keeps its value). */
