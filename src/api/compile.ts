@@ -286,7 +286,7 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
   for (const w of wrt) {
     const p = head.params.find((x) => x.name === w);
     if (!p) diags.error(head.loc, `the independents (--wrt, or wrt in the runtime API) name '${w}', which is not a parameter of '${head.name}'`, `parameters: ${head.params.map((x) => x.name).join(', ')}`);
-    else if (p.ty.k === 'opt' && hasFloat(p.ty.base)) diags.error(head.loc, `the independents (--wrt, or wrt in the runtime API) name '${w}', an array or object that may be absent (\`${w}?:\`): tsad differentiates with respect to an optional number, but an optional array or object is passive`, `give it a default instead, \`${w}: T = {}\` (or \`[]\`), to differentiate with respect to its numbers`);
+    else if (p.ty.k === 'opt' && p.ty.base.k !== 'num' && hasFloat(p.ty.base)) diags.error(head.loc, `the independents (--wrt, or wrt in the runtime API) name '${w}', an array or object that may be absent (\`${w}?:\`): tsad differentiates with respect to an optional number, but an optional array or object is passive`, `give it a default instead, \`${w}: T = {}\` (or \`[]\`), to differentiate with respect to its numbers`);
     else if (!hasFloat(p.ty)) diags.error(head.loc, `the independents (--wrt, or wrt in the runtime API) name '${w}', which carries no floating-point value`, 'independents must be numbers or arrays/objects of numbers');
   }
   const ofParams = of.filter((o) => o !== 'return');
