@@ -266,6 +266,18 @@ export function f(x: number[], o: O): number {
 }`, 'f', [[1, 2.5, 0.5], false, [0.5, 1, 2]], ['x']);
   });
 
+  it('`Array.from` with a block callback ending in its return, and nested (the rows of a matrix)', () => {
+    checks(`export function f(xs: number[], s: number): number {
+  const n = xs.length;
+  const K = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => s * Math.exp(-((xs[i] - xs[j]) ** 2))));
+  const t = Array.from({ length: 3 }, (_, k) => {
+    const h = xs[k % n] * s;
+    return Array.from({ length: 2 }, (_, c) => h * (c + 1)).reduce((a, b) => a + b, 0);
+  });
+  return K.flat().reduce((a, b) => a + b, 0) + t[0] * t[2];
+}`, 'f', [[0.5, 1.2, -0.3], 0.8]);
+  });
+
   it('a factory returning a closure: one error, at the factory, saying what to do', () => {
     refused(`function makeLoss(data: number[]): (w: number) => number {\n  return (w: number) => data.reduce((s, d) => s + (w - d) ** 2, 0);\n}\nexport function f(w: number, data: number[]): number {\n  const loss = makeLoss(data);\n  return loss(w);\n}\n`, 'f', 1, 36, /'makeLoss' returns a function \(a closure over its arguments\)/);
   });

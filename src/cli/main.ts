@@ -436,10 +436,28 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
   const inconclusive = (x: typeof rep) => x.ok && x.unstable && x.tangentError > 1e-6;
   // near a kink, another random point (an --input point is the one point)
   let seed = 1;
-  do {
-    values = pointFor(args, mod, head, primal, seed);
-    rep = checkCompiled(r, loaded, checked, values);
-  } while (!args.input && inconclusive(rep) && ++seed <= 5);
+  try {
+    do {
+      values = pointFor(args, mod, head, primal, seed);
+      rep = checkCompiled(r, loaded, checked, values);
+    } while (!args.input && inconclusive(rep) && ++seed <= 5);
+  } catch (e) {
+    // the function itself throwing at the point (a random length that is not a whole number) is the
+    // point's problem; the derivative code throwing where the function does not is tsad's
+    const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    let primalThrows = false;
+    try {
+      (primal[headName] as (...a: unknown[]) => unknown)?.(...pointFor(args, mod, head, primal, seed));
+    } catch {
+      primalThrows = true;
+    }
+    process.stderr.write(
+      primalThrows || !primal[headName]
+        ? `tsad: --check: '${headName}' throws at the ${args.input ? '--input' : 'random'} point (${what})\nhint: give a point where it runs with --input '[…]' (one JSON value per parameter)\n`
+        : `tsad: --check: the derivative code of '${headName}' throws where '${headName}' does not (${what}): this is a bug in tsad; please report it with the source\n`,
+    );
+    return false;
+  }
   const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(34)} ${v}\n`);
   // --mode hvp checks the gradient too: what its tangent is compared with is the gradient itself
   if (args.hvp) {

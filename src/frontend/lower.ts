@@ -83,6 +83,14 @@ function isLiteralValue(e: ts.Expression): boolean {
   return false;
 }
 
+/** a callback's block that ends in a `return` of a value and returns nowhere else */
+function endsInOnlyReturn(b: ts.Block): boolean {
+  const last = b.statements[b.statements.length - 1];
+  if (!last || !ts.isReturnStatement(last) || !last.expression) return false;
+  const other = (n: ts.Node): boolean => n !== last && !ts.isFunctionLike(n) && (ts.isReturnStatement(n) || !!n.forEachChild(other));
+  return !b.statements.slice(0, -1).some(other);
+}
+
 /** does a branch of `c ? a : b` or `o ?? b` call an array method with a callback (outside nested functions)? */
 function branchHasCallback(x: ts.ConditionalExpression | ts.BinaryExpression): boolean {
   const has = (n: ts.Node): boolean => !ts.isFunctionLike(n) && ((ts.isCallExpression(n) && isCallbackCall(n)) || !!n.forEachChild(has));
@@ -1565,25 +1573,29 @@ class FunctionLowering {
       const r = this.callbacks.lower(call, declNode as ts.VariableDeclaration | undefined);
       return r ? r.value : null;
     }
-    if (!lenProp || !cb || !(ts.isArrowFunction(cb) || ts.isFunctionExpression(cb)) || ts.isBlock(cb.body) && cb.body.statements.length !== 1) {
-      return this.err(call, 'only `Array.from({ length: n }, (_, i) => expression)` is supported', 'or allocate with `new Float64Array(n)` and fill it in a loop');
+    if (!lenProp || !cb || !(ts.isArrowFunction(cb) || ts.isFunctionExpression(cb)) || (ts.isBlock(cb.body) && !endsInOnlyReturn(cb.body))) {
+      return this.err(call, 'only `Array.from({ length: n }, (_, i) => …)` is supported, its callback an expression or a block ending in its one `return`', 'or allocate with `new Float64Array(n)` and fill it in a loop');
     }
     if (this.condDepth > 0) return this.err(call, '`Array.from` inside a condition is not supported', 'assign it to a variable first');
     const len = this.expr(lenProp);
     if (!len) return null;
     const loc = this.ctx.locOf(call);
     let bodyExpr: ts.Expression;
+    let leading: readonly ts.Statement[] = [];
     if (ts.isBlock(cb.body)) {
-      const only = cb.body.statements[0];
-      if (!ts.isReturnStatement(only) || !only.expression) return this.err(cb, 'the callback must return an expression');
-      bodyExpr = only.expression;
+      const last = cb.body.statements[cb.body.statements.length - 1] as ts.ReturnStatement;
+      bodyExpr = last.expression!;
+      leading = cb.body.statements.slice(0, -1);
     } else bodyExpr = cb.body;
     const ip = cb.parameters[1];
     const usesIndex = !!ip;
     const i = ip && ts.isIdentifier(ip.name) ? this.declareVar(ip, ip.name.text, INT) : this.fresh('i');
     const saved = this.takePre();
+    // (the block's statements before its `return` run in each pass, before the value)
+    const before: Stmt[] = [];
+    for (const st of leading) this.stmt(st, before);
     const value = this.expr(bodyExpr);
-    const inner = this.takePre();
+    const inner = [...before, ...this.takePre()];
     this.pre = saved;
     if (!value) return null;
     // TypeScript types the result `any[]` when the callback reads an untyped `var`: the element is what the callback returns
@@ -2133,7 +2145,9 @@ class FunctionLowering {
         }
         if (objNode.text === 'Array' && m === 'isArray') return isArrayTest(this.hooks, e);
         if (objNode.text === 'Array' && m === 'from' && isCallbackCall(e) && !ts.isObjectLiteralExpression(e.arguments[0])) return this.callbacks.lower(e)?.value ?? null;
-        if (objNode.text === 'Array' && m === 'from') return this.err(e, '`Array.from` is supported only as the initializer of a variable', 'write `const xs = Array.from({ length: n }, (_, i) => …)`');
+        // (elsewhere in an expression, a row of a matrix built by an outer `Array.from`: named first)
+        if (objNode.text === 'Array' && m === 'from' && this.condDepth === 0) return this.arrayFrom(e, 'row');
+        if (objNode.text === 'Array' && m === 'from') return this.err(e, '`Array.from` inside a condition is not supported', 'write `const xs = Array.from({ length: n }, (_, i) => …)` before it');
         if (isTypedCtor(objNode.text) && m === 'from') return newTypedArray(this.hooks, e, objNode.text, true);
         if (objNode.text === 'console') return this.err(e, 'console output is not supported in differentiated code', 'log outside the differentiated function');
       }

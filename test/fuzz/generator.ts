@@ -1498,7 +1498,13 @@ function renderStmt(c: Ctx, s: Stmt): void {
         if (s.idx) c.ints.push({ name: k, U: n.n });
         body = squash(s.q, renderExpr(c, s.e), false);
       });
-      c.emit(`const ${name} = Array.from({ length: ${n.text} }, (${s.idx ? `_, ${k}` : ''}) => ${body!});`);
+      // (one in three a block ending in its return, a local before it; one in three of those rows of
+      // a matrix made by a nested Array.from, summed)
+      if (s.idx && s.q % 3 === 1) {
+        const h = c.fresh('h'), col = c.fresh('col');
+        if (s.q % 2) c.emit(`const ${name} = Array.from({ length: ${n.text} }, (_, ${k}) => {`, `  const ${h} = ${body!};`, `  return Array.from({ length: 2 }, (_, ${col}) => ${h} * (${col} + 1)).reduce((a, b) => a + b, 0);`, '});');
+        else c.emit(`const ${name} = Array.from({ length: ${n.text} }, (_, ${k}) => {`, `  const ${h} = ${body!};`, `  return 0.5 * ${h} + ${k};`, '});');
+      } else c.emit(`const ${name} = Array.from({ length: ${n.text} }, (${s.idx ? `_, ${k}` : ''}) => ${body!});`);
       c.arrs.push({ name, len: n.n, f64: false, ro: false });
       return;
     }
