@@ -266,7 +266,8 @@ export function classifyModule(mod: Module): Counts {
         case 'decl': {
           vars.set(s.name, s.ty);
           if (s.hoisted) add('decl.var', typeClass(s.ty), '-', st);
-          if (s.init) add('decl', typeClass(s.ty), isRefRead(s.init) ? 'alias' : 'fresh', st);
+          // (a string named by sequencing, `typeof v` inside an expression with assignments, is no type class)
+          if (s.init && typeClass(s.ty) !== '-') add('decl', typeClass(s.ty), isRefRead(s.init) ? 'alias' : 'fresh', st);
           break;
         }
         case 'assign': {
