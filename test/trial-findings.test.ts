@@ -160,6 +160,19 @@ export function f(x: number[]): number {
     expect(Math.abs(g[0])).toBeGreaterThan(1e20);
   });
 
+  it('an element popped off an array made where it stands (`xs.slice().pop()`) keeps its derivative (was 0: the copy was made three times, the popped one unnamed)', () => {
+    checks(`export function guarded(xs: number[]): number {
+  const v = xs.slice().pop();
+  const w = [...xs].pop()! * xs[0];
+  return v === undefined ? 0 : v * 3 + w;
+}`, 'guarded', [[1, 2, 3]]);
+    // the runtime API: plain JavaScript has no \`!\`: an element taken off and not tested for absence is its number
+    const guarded = new Function('xs', 'const v = xs.slice().pop(); return v === undefined ? 0 : v * 3;') as (xs: number[]) => number;
+    expect(grad(guarded)([1, 2, 3])).toEqual([0, 0, 3]);
+    const bfs = new Function('xs', 'const q = [...xs]; let s = 0, n = 0; while (q.length) { const v = q.shift(); s += v * (++n); } return s + xs.at(-1) * q.length;') as (xs: number[]) => number;
+    expect(grad(bfs)([1, 2, 3])).toEqual([1, 2, 3]);
+  });
+
   it('Jacobian and Hessian columns follow the order the caller wrote the fields in', () => {
     const g = (p: { zeta: number; alpha: number; mid: number }) => [p.zeta * 1, p.alpha * 2, p.mid * 3];
     expect(jacobian(g)({ zeta: 1, alpha: 1, mid: 1 })).toEqual([[1, 0, 0], [0, 2, 0], [0, 0, 3]]);
@@ -330,6 +343,29 @@ export function f(xs: number[], w: number, t: Float64Array): number {
   return ys[0] * 2 + ys[ys.length - 1] * xs[0] + top[1] + median(xs) * c[0];
 }`, 'f', [[1.5, -2.5, 0.7, 3.1], 0.8, new Float64Array([0.3, -0.2, 0.9])]);
     refused(`export function f(xs: number[]): number {\n  return xs.slice().sort()[0];\n}\n`, 'f', 2, 10, /`sort\(\)` without a comparator sorts numbers as strings/);
+  });
+
+  it('`q.shift()`: the first element taken off a queue (plain numbers and rows)', () => {
+    checks(`export function q(xs: number[]): number {
+  const queue = xs.slice();
+  let s = 0;
+  while (queue.length > 0) {
+    const v = queue.shift()!;
+    s = s * 0.5 + v * v;
+    if (v > 1 && queue.length < 3) queue.push(v * 0.25);
+  }
+  return s;
+}
+export function rows(m: number[][]): number {
+  const work = m.map((r) => r.slice());
+  let acc = 0;
+  while (work.length) {
+    const r = work.shift()!;
+    r[0] *= 2;
+    acc += r[0] * r[1];
+  }
+  return acc + m[0][0] + q(m[1]);
+}`, 'rows', [[[1.5, 0.5], [2.5, 0.7, 0.2]]]);
   });
 
   it('`xs.at(-1)` and `xs.at(i) ?? d`: an element read at a relative index', () => {

@@ -148,3 +148,33 @@ export function annotateLocals(text: string): string {
   for (const e of edits.sort((a, b) => b.at - a.at)) out = out.slice(0, e.at) + `: ${e.type}` + out.slice(e.at);
   return out;
 }
+
+/**
+ * Plain JavaScript reads an element taken off or picked from an array (`const v = q.shift()`,
+ * `xs.pop()`, `xs.at(-1)`) as the number it holds; TypeScript types it `T | undefined`, which the strict
+ * front end refuses in arithmetic. Where the value is not tested for absence, the call gets the `!` a
+ * TypeScript programmer would write: it changes no value (an empty array still gives undefined, and
+ * the arithmetic NaN, as in JavaScript), only the type.
+ */
+export function assertTakenElements(text: string): string {
+  if (!/\.(pop|shift|at)\(/.test(text)) return text;
+  const program = createProgram(new Map([['m.ts', text]]), { strict: false, noImplicitAny: true, strictNullChecks: true });
+  const sf = program.getSourceFile('/m.ts')!;
+  const checker = program.getTypeChecker();
+  const edits: number[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && ['pop', 'shift', 'at'].includes(n.expression.name.text) && !ts.isNonNullExpression(n.parent)) {
+      const recv = checker.getTypeAtLocation(n.expression.expression);
+      const mayLack = !!(checker.getTypeAtLocation(n).flags & ts.TypeFlags.Union);
+      let p: ts.Node = n.parent;
+      while (ts.isParenthesizedExpression(p)) p = p.parent;
+      const tested = ts.isVariableDeclaration(p) ? testedForAbsence(sf, p, checker) : ts.isBinaryExpression(p) && [ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken].includes(p.operatorToken.kind);
+      if ((checker.isArrayType(recv) || checker.isTupleType(recv)) && mayLack && !tested && !ts.isExpressionStatement(p)) edits.push(n.end);
+    }
+    n.forEachChild(visit);
+  };
+  visit(sf);
+  let out = text;
+  for (const at of edits.sort((a, b) => b - a)) out = out.slice(0, at) + '!' + out.slice(at);
+  return out;
+}

@@ -9,7 +9,7 @@ import { compileModule, defaultWrt, frontEnd } from './compile.js';
 import { compileHvp } from './hessian.js';
 import { fieldTypesOfInstances, instanceType, readClass, type ClassSource } from './classes.js';
 import { inferHelperTypes, helperModule, recursiveHelpers, untypedHelperHint, type Helper } from './infer.js';
-import { annotateLocals } from './locals.js';
+import { annotateLocals, assertTakenElements } from './locals.js';
 import { argumentType, testsForAbsence } from './absent.js';
 import { annotate, asDeclaration, readFunction, type FunctionSource } from './source.js';
 import { loadGenerated } from './load.js';
@@ -255,7 +255,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   // (and classes: fields from the instances passed, the rest from their use)
   const instanceFields = fieldTypesOfInstances([...args, ...Object.values(scope)], classOf);
   const helperTypes = inferHelperTypes(prelude, helpers, classes, instanceFields);
-  const module = annotateLocals(helperModule(prelude, helpers, helperTypes, classes));
+  const module = assertTakenElements(annotateLocals(helperModule(prelude, helpers, helperTypes, classes)));
   const files = new Map([['function.ts', module]]);
   let front: ReturnType<typeof frontEnd>;
   try {

@@ -590,6 +590,22 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       h.emit(tag(countUp(k, int(0), { k: 'len', obj: src }, [{ k: 'assign', target: { k: 'idx', obj: src, index: v(k, INT), ty: ot.elem }, value: { k: 'idx', obj: v(prev, prevTy), index: at, ty: ot.elem } }]), 'array.sort', loc));
       return src;
     }
+    case 'shift': {
+      // the first element taken off: read, the others moved down one place, the last slot popped
+      // (moves and a pop, which the adjoint undoes as any; an empty array gives undefined, as JavaScript's)
+      if (args.length) return h.err(e, '`shift` takes no arguments');
+      if (ot.typed || ot.ro) return h.err(e, '`shift` is supported on arrays (`number[]`, arrays of rows or of objects) only', 'keep an index of the first element in use instead');
+      if (h.inCondition()) return h.err(e, '`shift` inside a condition is not supported', 'shift in a statement of its own');
+      const src = named();
+      const first = h.fresh('first');
+      h.emit({ k: 'decl', name: first, ty: ot.elem, init: { k: 'idx', obj: src, index: int(0), ty: ot.elem }, konst: true, loc });
+      const k = h.fresh('k');
+      const kv = v(k, INT);
+      const prev: Expr = { k: 'bin', op: '-', a: kv, b: int(1), ty: INT };
+      h.emit(countUp(k, int(1), { k: 'len', obj: src }, [{ k: 'assign', target: { k: 'idx', obj: src, index: prev, ty: ot.elem }, value: { k: 'idx', obj: src, index: kv, ty: ot.elem }, loc }]));
+      h.emit({ k: 'if', c: { k: 'bin', op: '>', a: { k: 'len', obj: src }, b: int(0), ty: BOOL }, then: [{ k: 'expr', e: { k: 'intr', fn: 'pop', args: [src], ty: VOID }, loc }], else: [], loc });
+      return v(first, ot.elem);
+    }
     case 'at': {
       // `xs.at(-1)`: the element at a relative index (counted from the end when negative), undefined outside
       if (args.length !== 1) return h.err(e, '`at` takes one index');

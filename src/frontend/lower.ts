@@ -2182,8 +2182,16 @@ class FunctionLowering {
         return { k: 'intr', fn: `tape.${m}`, args: [obj, ...(args as Expr[])], ty: ops[m] };
       }
       if (m === 'pop' && ot.k === 'arr' && e.arguments.length === 0) {
-        const pop = this.popStmt(e, obj);
-        return pop && this.seq.popValue(e, obj, pop);
+        // (an array made where it stands, `xs.slice().pop()`, is named first: read, measured and popped
+        // once, and its element's derivative kept)
+        let arr = obj;
+        if (!(obj.k === 'var' || obj.k === 'global' || obj.k === 'field' || obj.k === 'idx')) {
+          const t = this.fresh('arr');
+          this.pre.push({ k: 'decl', name: t, ty: ot, init: obj, konst: true, loc: this.ctx.locOf(e) });
+          arr = { k: 'var', name: t, ty: ot };
+        }
+        const pop = this.popStmt(e, arr);
+        return pop && this.seq.popValue(e, arr, pop);
       }
       if (m === 'subarray' && ot.k === 'arr' && ot.typed) {
         const start = e.arguments[0] ? this.expr(e.arguments[0]) : { k: 'num' as const, v: 0 };

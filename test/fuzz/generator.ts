@@ -2314,6 +2314,10 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
         const r = c.fresh('r');
         c.emit(`for (let ${r} = 0; ${r} < ${rowsOf.name}.length; ${r}++) ${acc} = Math.tanh(${acc} + (${r} === 0 ? 0.5 : ${rowsOf.name}[${r} - 1][0] * ${value(s.q)}));`);
       }
+      // and elements taken off arrays made where they stand (`a.slice().pop()`, a queue's `shift()`)
+      c.emit(`${acc} = Math.tanh(${acc} + ${plainArr}.slice().pop()! * ${value(s.q)});`);
+      const queue = c.fresh('queue'), head = c.fresh('head');
+      c.emit(`const ${queue} = [...${plainArr}, ${value(s.q + 1)}];`, `while (${queue}.length > 1) {`, `  const ${head} = ${queue}.shift()!;`, `  ${acc} = Math.tanh(${acc} + 0.5 * ${head} * ${queue}[0]);`, '}');
       // and elements at relative indices (`at`: from the end when negative, undefined outside)
       c.emit(`${acc} = Math.tanh(${acc} + ${plainArr}.at(-1)! * ${value(s.q)} + (${plainArr}.at(${s.q % 2 ? `${acc} > 0 ? 1 : -3` : '-2'}) ?? 0.5));`);
       // and an object chosen by a test, its field read where it stands
