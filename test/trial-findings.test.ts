@@ -110,6 +110,9 @@ export function chain(m: number[], n: number[]): number {
       [(x: number, y: number) => { const n = Math.sqrt(x * x + y * y); return n > 0 ? x / n : 0; }, [0, 0]],
     ];
     for (const [f, args] of cases) expect(grad(f, { wrt: args.map((_, i) => i), check: false })(...args)).toEqual(args.map(() => 0));
+    // the guard keeps a finite partial's product as it is: a Hessian at a point where an adjoint is 0
+    // (an input that is 0) keeps p·ȳ̇ (the guard's first form gave 1 instead of 0.25 here)
+    expect(hessian((v: number[]) => Math.sqrt(v[0]) * v[1] + Math.log(v[0]) * v[1] * v[1], { check: false })([4, 0])).toEqual([[0, 0.25], [0.25, 2 * Math.log(4)]]);
     // where the value is used, the infinite derivative stays (the one-sided limit, as JAX and PyTorch give)
     expect(grad((x: number) => Math.sqrt(x), { check: false })(0)).toBe(Infinity);
     checks(`export function cosine(a: number[], b: number[]): number {

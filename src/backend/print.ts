@@ -151,10 +151,12 @@ export class Printer {
         return [`${e.op}${sep}${a}`, UNARY];
       }
       case 'cond': {
-        // the truth of a literal is decided (an adjoint's zero guard, `!!ȳ ? … : ȳ`, whose adjoint a later
-        // pass found to be a constant): it says nothing
+        // the truth of a literal is decided (an adjoint's zero guard, `!!ȳ || … ? … : 0 * ȳ`, whose
+        // adjoint a later pass found to be a constant): it says nothing
         const c = e.c;
-        if (c.k === 'un' && c.op === '!' && c.a.k === 'un' && c.a.op === '!' && c.a.a.k === 'num' && c.a.a.raw === undefined) return this.exprP(c.a.a.v ? e.a : e.b);
+        const lit = (x: Expr) => x.k === 'un' && x.op === '!' && x.a.k === 'un' && x.a.op === '!' && x.a.a.k === 'num' && x.a.a.raw === undefined ? !!x.a.a.v : null;
+        if (lit(c) !== null) return this.exprP(lit(c) ? e.a : e.b);
+        if (c.k === 'bin' && c.op === '||' && lit(c.a) === true) return this.exprP(e.a);
         return [`${this.expr(e.c, 3)} ? ${this.expr(e.a, 2)} : ${this.expr(e.b, 2)}`, 2];
       }
       case 'call':

@@ -292,14 +292,21 @@ export function adjointOf(n: LinNode, seed: Expr, ctx: LinContext, emit: (leaf: 
   const guarded = n.children.some((c) => mayBeInfinite(c.partial)) && !(seed.k === 'num' && seed.v !== 0);
   const s = (n.children.length > 1 || guarded) && !isSimple(seed) ? bindTemp(ctx, seed, 'tempb') : seed;
   for (const c of n.children) {
-    const inc = scale(s, c.partial);
-    // an adjoint of 0 contributes 0, even through a partial that is infinite here: a value computed
+    if (!(guarded && mayBeInfinite(c.partial))) {
+      adjointOf(c.node, scale(s, c.partial), ctx, emit, branch);
+      continue;
+    }
+    // An adjoint of 0 contributes 0 even through a partial that is infinite here: a value computed
     // before a test that then does not use it (`n = Math.sqrt(s); if (n === 0) return 0;`) must not
-    // turn its zero adjoint into NaN (0 · ∞); a NaN adjoint stays NaN
-    // (written `!!ȳ ? … : ȳ`, JavaScript's `ȳ && …`: no comparison TypeScript could call unintentional
-    // where ȳ is a constant)
+    // turn its zero adjoint into NaN (0 · ∞). Only where the partial is not finite: elsewhere the
+    // product stands as it is, so that code differentiated again (Hessians) keeps its derivative
+    // p·ȳ̇ where ȳ happens to be 0. The zero is written `0 * ȳ` (a NaN adjoint stays NaN), the test
+    // `!!ȳ` (no comparison TypeScript could call unintentional where ȳ is a constant).
+    const p = bindTemp(ctx, c.partial, 'partial');
+    const finite: Expr = { k: 'intr', fn: 'Number.isFinite', args: [p], ty: BOOL };
     const nonzero: Expr = { k: 'un', op: '!', a: { k: 'un', op: '!', a: s, ty: BOOL }, ty: BOOL };
-    const safe: Expr = mayBeInfinite(c.partial) && guarded ? { k: 'cond', c: nonzero, a: inc, b: s, ty: NUM } : inc;
+    const test: Expr = { k: 'bin', op: '||', a: nonzero, b: finite, ty: BOOL };
+    const safe: Expr = { k: 'cond', c: test, a: scale(s, p), b: { k: 'bin', op: '*', a: { k: 'num', v: 0 }, b: s, ty: NUM }, ty: NUM };
     adjointOf(c.node, safe, ctx, emit, branch);
   }
 }
