@@ -8,15 +8,8 @@
 // back with `toString()` is exactly what is written here.
 import { describe, expect, it } from 'vitest';
 import { grad, hessian, jacobian, jvp, vjp } from '../src/index.js';
-import { type AnyFn, deepClone, dividedJacobian, flat } from './support/numeric.js';
+import { type AnyFn, close, deepClone, dividedJacobian, flat } from './support/numeric.js';
 
-function close(actual: number[], expected: number[], what: string, tol = 1e-6): void {
-  expect(actual.length, `${what}: length`).toBe(expected.length);
-  const scale = Math.max(1, ...expected.map(Math.abs));
-  actual.forEach((a, i) => {
-    if (!(Math.abs(a - expected[i]) <= tol * scale)) expect.fail(`${what}[${i}]: tsad ${a}, divided differences ${expected[i]} (tsad ${JSON.stringify(actual)})`);
-  });
-}
 
 /** the named classes and functions of a source text */
 function load(src: string, names: string[]): Record<string, AnyFn> {

@@ -7,7 +7,7 @@
 // The programs are source text made into functions with `new Function`, so what tsad reads back with
 // `toString()` is exactly what is written here (no TypeScript, no formatter in between).
 import ts from 'typescript';
-import { type AnyFn, deepClone, dividedJacobian, flat } from './support/numeric.js';
+import { type AnyFn, close, deepClone, dividedJacobian, flat } from './support/numeric.js';
 import { describe, expect, it } from 'vitest';
 import { grad, jacobian, jvp, vjp } from '../src/index.js';
 
@@ -20,13 +20,6 @@ function divided(f: AnyFn, args: unknown[], wrt: number[]): number[][] {
   return dividedJacobian(f, args, wrt, 1e-6);
 }
 
-function close(actual: number[], expected: number[], what: string, tol = 1e-6): void {
-  expect(actual.length, `${what}: length`).toBe(expected.length);
-  const scale = Math.max(1, ...expected.map(Math.abs));
-  actual.forEach((a, i) => {
-    if (!(Math.abs(a - expected[i]) <= tol * scale)) expect.fail(`${what}[${i}]: tsad ${a}, divided differences ${expected[i]} (tsad ${JSON.stringify(actual)}, divided differences ${JSON.stringify(expected)})`);
-  });
-}
 
 /** a fixed pseudo-random value shaped like `v` (for vjp's cotangent and jvp's tangents) */
 function direction<T>(v: T, seed: number): T {

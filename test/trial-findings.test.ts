@@ -86,6 +86,12 @@ export function best(a: number[], b: number[]): number {
     for (const [src, line, col, message] of cases) refused(src, 'f', line, col, message);
   });
 
+  it('a method, getter or helper returning what an instance keeps, written through by the caller: refused at the instance (the adjoint was wrong)', () => {
+    refused(`class Box { w: number[]; constructor(w: number[]) { this.w = w; } get(): number[] { return this.w; } }\nexport function f(w: number[]): number { const b = new Box(w); const a = b.get(); a[0] = a[0] * a[0]; return b.w[0] + w[0]; }\n`, 'f', 2, 52, /the instance `new Box\(…\)` keeps an array or object it was given/);
+    refused(`class Box { w: number[]; constructor(w: number[]) { this.w = w; } get weights(): number[] { return this.w; } self(): Box { return this; } }\nexport function f(w: number[]): number { const b = new Box(w); const c = b.self(); c.w[0] = c.w[0] * c.w[0]; const a = b.weights; a[1] *= 2; return b.w[0] + w[0] + w[1]; }\n`, 'f', 2, 52, /the instance `new Box\(…\)` keeps/);
+    refused(`function mk(w: number[]): { w: number[] } { return { w }; }\nfunction wts(o: { w: number[] }): number[] { return o.w; }\nexport function f(w: number[]): number { const b = mk(w); const a = wts(b); a[0] = a[0] * a[0]; return b.w[0] + w[0]; }\n`, 'f', 3, 52, /'mk' returns an array or object that holds one it was given/);
+  });
+
   it('a result that is the argument it returns (gl-matrix `out`), passed again beside it: refused', () => {
     refused(`function mul2(out: number[], a: number[], b: number[]): number[] {
   out[0] = a[0] * b[0] + a[1] * b[1];

@@ -14,7 +14,7 @@
 // Only numbers with one kind of absence (null or undefined, not both: a strict test could not tell
 // them apart) are split; the flag's initial value follows the declaration's.
 import type { Expr, NoneKind, Stmt, Ty } from '../ir/types.js';
-import { BOOL, mapExpr, tyOf } from '../ir/util.js';
+import { BOOL, forEachStmt, mapExpr, tyOf } from '../ir/util.js';
 import { NULL } from './nullable.js';
 
 /** a nullable type this pass splits: a number (or integer) with exactly one kind of absence */
@@ -37,32 +37,11 @@ const absent = (none: NoneKind): Expr => (none === 'null' ? NULL : { k: 'undef' 
  */
 export function splitNullableLocals(body: Stmt[], fresh: (base: string) => string): Stmt[] {
   const splits = new Map<string, Split>();
-  const find = (list: Stmt[]): void => {
-    for (const s of list) {
-      if (s.k === 'decl' && !s.konst && isSplittable(s.ty)) splits.set(s.name, { flag: fresh(`${s.name}IsSet`), base: s.ty.base, none: s.ty.none[0] });
-      for (const inner of nested(s)) find(inner);
-    }
-  };
-  find(body);
+  forEachStmt(body, (s) => {
+    if (s.k === 'decl' && !s.konst && isSplittable(s.ty)) splits.set(s.name, { flag: fresh(`${s.name}IsSet`), base: s.ty.base, none: s.ty.none[0] });
+  });
   if (!splits.size) return body;
   return rewriteList(body, splits, fresh);
-}
-
-function nested(s: Stmt): Stmt[][] {
-  switch (s.k) {
-    case 'if':
-      return [s.then, s.else];
-    case 'for':
-      return [s.init, s.body, s.update];
-    case 'while':
-    case 'do':
-    case 'block':
-      return [s.body];
-    case 'switch':
-      return s.cases.map((c) => c.body);
-    default:
-      return [];
-  }
 }
 
 function rewriteList(list: Stmt[], splits: Map<string, Split>, fresh: (base: string) => string): Stmt[] {

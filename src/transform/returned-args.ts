@@ -348,10 +348,14 @@ function refuseFloatWritesThroughHeldArguments(mod: Module, known: Map<string, R
       for (const e of stmtExprs(t)) forEachExpr(e, (x) => void (x.k === 'var' && names.add(apart.rep(x.name))));
       mentions.set(t, names);
     });
-    // the result and the objects it was given are reached through each other
+    // the result and the objects it was given are reached through each other; so are a result that is
+    // (part of) an argument's object and that argument (`const a = box.get()` returning `this.w`)
     forEachStmt(f.body, (s) => {
       const b = boundCall(s);
-      if (b && holding.has(b.call.fn)) for (const a of b.call.args) if (isRef(tyOf(a)) && rootVar(a)) al.union(b.name, rootVar(a)!);
+      if (!b) return;
+      const r = known.get(b.call.fn);
+      const joined = holding.has(b.call.fn) || r === 'maybe-param' ? b.call.args : r && r !== 'fresh' ? [b.call.args[r.always]] : [];
+      for (const a of joined) if (a && isRef(tyOf(a)) && rootVar(a)) al.union(b.name, rootVar(a)!);
     });
     // the float stores of each object (by alias class), where they stand
     const written = new Map<string, { s: Stmt; root: string }[]>();

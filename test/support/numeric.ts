@@ -1,7 +1,18 @@
 // Independent numeric helpers for the runtime API's tests: values flattened in the API's documented
 // order (arrays by index, object fields by sorted name), deep copies, and central divided differences.
 
+import { expect } from 'vitest';
+
 export type AnyFn = (...args: any[]) => any;
+
+/** tsad's numbers against divided differences: equal length, each within tol of the largest magnitude (at least 1) */
+export function close(actual: number[], expected: number[], what: string, tol = 1e-6): void {
+  expect(actual.length, `${what}: length`).toBe(expected.length);
+  const scale = Math.max(1, ...expected.map(Math.abs));
+  actual.forEach((a, i) => {
+    if (!(Math.abs(a - expected[i]) <= tol * scale)) expect.fail(`${what}[${i}]: tsad ${a}, divided differences ${expected[i]} (tsad ${JSON.stringify(actual)}, divided differences ${JSON.stringify(expected)})`);
+  });
+}
 
 /** floats of a value: arrays by index, object fields by sorted name, or with `own` in the object's own key order (jacobian's) */
 export function flat(v: unknown, out: number[] = [], own = false): number[] {
