@@ -279,6 +279,17 @@ function objective(w, x) {
 describe('classes in the runtime API scope, against divided differences (grad, jacobian, vjp, jvp)', () => {
   for (const p of PROGRAMS) it(p.name, () => run(p));
 
+  it('a constructor or method some calls give fewer arguments: those parameters are optional', () => {
+    const { f, Acc } = load(`
+class Acc {
+  constructor(scale) { this.scale = scale ?? 1; this.s = 0; }
+  add(x, w) { this.s += (w ?? 1) * x * this.scale; }
+}
+function f(xs) { const a = new Acc(); const b = new Acc(2); for (const x of xs) { a.add(x); b.add(x, x); } return a.s + b.s; }`, ['f', 'Acc']);
+    // Σx + 2Σx²
+    expect(grad(f, { scope: { Acc } })([1, 2, 3])).toEqual([5, 9, 13]);
+  });
+
   it('the Hessian of a function using a class with inheritance', () => {
     const p = PROGRAMS.find((q) => q.head === 'shapes')!;
     const defs = load(p.src, [p.head, ...p.scope]);

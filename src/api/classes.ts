@@ -113,6 +113,8 @@ function assignedInConstructor(c: ClassSource, f: string): boolean {
 export interface ClassTypes {
   /** field types by `K.f` */
   fields: Map<string, string>;
+  /** per member (memberKey), how many arguments every call passes: the parameters after those are optional */
+  passed: Map<string, number>;
 }
 
 /**
@@ -128,8 +130,10 @@ export function annotateClass(c: ClassSource, params: ReadonlyMap<string, readon
     const key = memberKey(c.name, m);
     const list = key && params.get(key);
     if (!list || !ts.isFunctionLike(m)) continue;
+    const given = types.passed.get(key!) ?? Infinity;
     m.parameters.forEach((p, i) => {
-      if (!p.type && list[i] && ts.isIdentifier(p.name)) edits.push({ at: p.name.end, text: `: ${p.dotDotDotToken ? `(${list[i]})[]` : list[i]}` });
+      const left = i >= given && !p.initializer && !p.questionToken && !p.dotDotDotToken;
+      if (!p.type && list[i] && ts.isIdentifier(p.name)) edits.push({ at: p.name.end, text: `${left ? '?' : ''}: ${p.dotDotDotToken ? `(${list[i]})[]` : list[i]}` });
     });
   }
   // a declared field built empty (`items = []`) takes the type its pushes give

@@ -180,7 +180,11 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
       }
     }
     const member = classes.length ? memberCalled(n, checker, classNames) : null;
-    if (member) member.args.forEach((a, j) => learn(member.key, j, ts.isSpreadElement(a) ? null : typeText(a)));
+    if (member) {
+      member.args.forEach((a, j) => learn(member.key, j, ts.isSpreadElement(a) ? null : typeText(a)));
+      // (a parameter some call leaves out is optional, as a helper's is)
+      if (!member.args.some(ts.isSpreadElement)) passed.set(member.key, Math.min(passed.get(member.key) ?? member.args.length, member.args.length));
+    }
     n.forEachChild(visit);
   };
   const classNames = new Set(classes.map((c) => c.name));
