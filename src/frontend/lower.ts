@@ -828,9 +828,23 @@ class FunctionLowering {
       // (an optional boolean, `closed?: boolean`, is the one nullable tsad does not take yet)
       if (/\bboolean \| undefined\b|\?: boolean\b/.test(shown))
         return this.err(node, `${what} has type '${shown}': an optional boolean is not supported`, 'make it required (`flag: boolean`) and pass it, or, for a parameter, give it a default (`flag = false`)');
+      // (an object type is refused for one of its fields: name it, `end: Node | null`)
+      const field = this.unsupportedField(this.ctx.checker.getTypeAtLocation(node), node);
+      if (field) return this.err(node, `${what} has type '${shown}', whose field '${field.name}' has type '${field.type}', which tsad cannot differentiate through`, field.type.includes('null') || field.type.includes('undefined') ? 'a field holding an object or array that may be absent is not supported: give it a value of its type from the start (an empty array, a placeholder object) and a flag if needed' : 'use number, boolean, string-literal flags, number[] (nested), Float64Array, number tuples, or interfaces and classes of these');
       return this.err(node, `${what} has type '${shown}', which tsad cannot differentiate through`, 'use number, boolean, string-literal flags, number[] (nested), Float64Array, Float32Array, Int32Array (and the other integer typed arrays), number tuples, or interfaces of these');
     }
     return t;
+  }
+
+  /** the first field of an object type that does not convert (null when it is not an object or all do) */
+  private unsupportedField(t: ts.Type, at: ts.Node): { name: string; type: string } | null {
+    if (!(t.flags & ts.TypeFlags.Object) || this.ctx.checker.isArrayType(t) || this.ctx.checker.isTupleType(t) || t.getCallSignatures().length) return null;
+    for (const p of this.ctx.checker.getPropertiesOfType(t)) {
+      const pt = this.ctx.checker.getTypeOfSymbolAtLocation(p, at);
+      if (pt.getCallSignatures().length) continue; // a method
+      if (!this.ctx.convert(pt, at)) return { name: p.name, type: this.ctx.checker.typeToString(pt) };
+    }
+    return null;
   }
 
   /** A literal's type, from its context when it has one (`const a: number[] = []`). */
