@@ -306,6 +306,15 @@ function f(xs) { const a = new Acc(); const b = new Acc(2); for (const x of xs) 
     expect(g).toEqual([{ x: -0.6, y: -0.8 }, { x: 0.6, y: 0.8 }]);
   });
 
+  it('a field the class gives only `null` → an error naming the field, with a hint on how the runtime API types fields', () => {
+    const { f, Rope } = load(`
+class Rope {
+  constructor(k) { this.k = k; this.end = null; }
+}
+function f(x, k) { const r = new Rope(k); return r.k * x; }`, ['f', 'Rope']);
+    expect(() => grad(f, { scope: { Rope } })(1, 2)).toThrow(/whose field 'end' has type 'any'[^]*hint: the runtime API types a class's field from the values the class assigns/);
+  });
+
   it('a #private field → one located error saying it is not supported', () => {
     const { total, Acc } = load(`
 class Acc {

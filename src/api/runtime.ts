@@ -266,6 +266,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
       for (const d of e.diagnostics) {
         const hint = /implicitly has an 'any' type/.test(d.message) ? untypedHelperHint(module, helpers, helperTypes, d.line) : null;
         if (hint) d.hint = hint;
+        untypedFieldHint(d);
       }
       throw freeVariables(e, head);
     }
@@ -279,7 +280,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
     order === 1
       ? compileModule(blackBoxes(front, noSource), { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false }, modes: rulesModes(opts.customDerivatives), customDerivatives: compileOption(opts.customDerivatives) }, new DiagnosticBag(files))
       : compileHvp(Object.fromEntries(files), { head, wrt: wrt.map((i) => params[i]), modes: order === 'hessian' ? ['tangent', 'vector'] : ['tangent'], js: true, runtimeImport: null, customDerivatives: compileOption(opts.customDerivatives) });
-  if (r.diagnostics.length) throw new TsadError(r.diagnostics);
+  if (r.diagnostics.length) throw new TsadError(r.diagnostics.map(untypedFieldHint));
   const mod = loadGenerated(r.code, r.runtimeNames);
   // (a hand-written rule may give one mode only)
   const entry = (name: string): Entry | null => (mod[name] ? { name, params: r.manifest.find((m) => m.name === name)?.params ?? [] } : null);
@@ -298,6 +299,13 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   };
   perFn.set(key, compiled);
   return compiled;
+}
+
+/** a class field the runtime API could not type (nothing definite assigned to it) gets a hint saying why */
+function untypedFieldHint<D extends { message: string; hint?: string }>(d: D): D {
+  const field = /whose field '([^']+)' has type 'any'/.exec(d.message);
+  if (field) d.hint = `the runtime API types a class's field from the values the class assigns to it (or the instances passed): '${field[1]}' is given none of a definite type (\`null\` or \`[]\` alone); assign it a value of its type in the constructor (\`this.${field[1]} = [0]\`, a placeholder object)`;
+  return d;
 }
 
 /** a class (its source starts `class`), as opposed to a function */
