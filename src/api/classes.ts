@@ -71,13 +71,13 @@ export function undeclaredFields(c: ClassSource): string[] {
 }
 
 /** `this.f = v` (and `this.f ??= v`) in the class's members, outside nested non-arrow functions */
-export function thisAssignments(node: ts.ClassLikeDeclaration): { name: string; value: ts.Expression; at: ts.Node }[] {
-  const out: { name: string; value: ts.Expression; at: ts.Node }[] = [];
+export function thisAssignments(node: ts.ClassLikeDeclaration): { name: string; value: ts.Expression }[] {
+  const out: { name: string; value: ts.Expression }[] = [];
   const visit = (n: ts.Node): void => {
     if ((ts.isFunctionExpression(n) || ts.isFunctionDeclaration(n) || ts.isClassLike(n)) && n !== node) return;
     if (ts.isBinaryExpression(n) && (n.operatorToken.kind === ts.SyntaxKind.EqualsToken || n.operatorToken.kind === ts.SyntaxKind.QuestionQuestionEqualsToken)) {
       const l = n.left;
-      if (ts.isPropertyAccessExpression(l) && l.expression.kind === ts.SyntaxKind.ThisKeyword) out.push({ name: l.name.text, value: n.right, at: n });
+      if (ts.isPropertyAccessExpression(l) && l.expression.kind === ts.SyntaxKind.ThisKeyword) out.push({ name: l.name.text, value: n.right });
     }
     n.forEachChild(visit);
   };
@@ -172,10 +172,16 @@ export function instanceType(v: unknown, classes: ReadonlyMap<unknown, string>):
   const fields = Object.keys(v).map((k) => [k, (v as Record<string, unknown>)[k]] as const);
   if (!fields.some(([, x]) => instanceType(x, classes))) return null;
   const parts = fields.map(([k, x]) => {
-    const t = instanceType(x, classes) ?? (tyOfValue(x) ? typeText(tyOfValue(x)!) : null);
+    const t = valueTypeText(x, classes);
     return t ? `${k}: ${t}` : null;
   });
   return parts.every(Boolean) ? `{ ${parts.join('; ')} }` : null;
+}
+
+/** The TypeScript type of a value, by class name where it holds instances of scope classes (null: no usable shape). */
+export function valueTypeText(v: unknown, classes: ReadonlyMap<unknown, string>): string | null {
+  const plain = tyOfValue(v);
+  return instanceType(v, classes) ?? (plain ? typeText(plain) : null);
 }
 
 /** Field types of each scope class from the instances among the arguments (values say what they hold). */
@@ -190,7 +196,7 @@ export function fieldTypesOfInstances(values: readonly unknown[], classes: Reado
     for (const k of Object.keys(v)) {
       const x = (v as Record<string, unknown>)[k];
       if (cls && !out.has(`${cls}.${k}`)) {
-        const t = instanceType(x, classes) ?? (tyOfValue(x) ? typeText(tyOfValue(x)!) : null);
+        const t = valueTypeText(x, classes);
         if (t) out.set(`${cls}.${k}`, t);
       }
       visit(x);

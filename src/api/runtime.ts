@@ -7,7 +7,7 @@ import { DiagnosticBag, formatDiagnostic, TsadError } from '../frontend/diagnost
 import { sizeParams } from '../analysis/ints.js';
 import { compileModule, defaultWrt, frontEnd } from './compile.js';
 import { compileHvp } from './hessian.js';
-import { fieldTypesOfInstances, instanceType, readClass, type ClassSource } from './classes.js';
+import { fieldTypesOfInstances, instanceType, readClass, valueTypeText, type ClassSource } from './classes.js';
 import { inferHelperTypes, helperModule, recursiveHelpers, untypedHelperHint, type Helper } from './infer.js';
 import { annotateLocals, assertTakenElements } from './locals.js';
 import { argumentType, testsForAbsence } from './absent.js';
@@ -238,7 +238,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
       noSource.push(k);
     } else if (typeof v === 'function') helpers.push({ name: k, fn: readFunction(v.toString()) });
     else {
-      const t = instanceType(v, classOf) ?? (tyOfValue(v) ? typeText(tyOfValue(v)!) : null);
+      const t = valueTypeText(v, classOf);
       if (!t) throw new Error(`tsad: scope entry '${k}' has a shape tsad cannot use`);
       parts.push(`declare const ${k}: ${t};`);
     }
