@@ -84,7 +84,11 @@ function inlinable(mod: Module, fn: string): Func | null {
 /** arrays and objects are passed as variables of the parameter's own type (they are substituted) */
 function argsFit(g: Func, args: Expr[]): boolean {
   if (args.length !== g.params.length) return false;
-  return g.params.every((p, i) => !isRef(p.ty) || (args[i].k === 'var' && sameTy(tyOf(args[i]), p.ty)));
+  // (an absent argument bound to a constant would be narrowed by TypeScript to absent, and the callee's
+  // tests of it, `o !== undefined && o!.u`, read as reads of `never`: the call stays)
+  if (args.some((a) => a.k === 'undef' || (a.k === 'raw' && a.text === 'null'))) return false;
+  // (a reference or nullable parameter is substituted by the argument's name: its type must be the parameter's)
+  return g.params.every((p, i) => (!isRef(p.ty) && p.ty.k !== 'opt') || (args[i].k === 'var' && sameTy(tyOf(args[i]), p.ty)));
 }
 
 /** the callee's body in place of the call statement `site`, its result going where the call's went */

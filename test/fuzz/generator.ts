@@ -3198,6 +3198,13 @@ const EXPRS_HELPERS = [
   '  return u * x[0] + z * x[x.length - 1];',
   '}',
   '',
+  // options that may be absent, merged over defaults (`{ ...d, ...o }`: fields o lacks or o absent)
+  'export function dmerge(x: number[], o?: { u?: number; z?: number }): number {',
+  '  const d = { u: 0.5, z: -0.25 };',
+  '  const m = { ...d, ...o };',
+  '  return m.u * x[0] + m.z;',
+  '}',
+  '',
   'export function dtwo(a: number, b: number): number {',
   '  return a * b - 0.5 * a;',
   '}',
@@ -3257,6 +3264,11 @@ function renderExprs(c: Ctx, x: ExprsSpec): string {
         const o = pick(c.objs, x.s);
         c.emit(`${ex} += dpar(${arr ? arr.name : `[${E()}, 0.5]`}, ${o ?? `{ u: ${E2()}, v: 0.5, w: -0.25 }`});`);
         c.emit(`${ex} += dopt(${arr ? arr.name : `[${E()}, 0.5]`}) + dopt([${E2()}], ${o ?? `{ z: ${E()} }`});`);
+        c.emit(`${ex} += dmerge([${E2()}]) + dmerge([${E()}, 0.5], { z: 0.75 });`);
+        // a local function reassigning only its own variables, called from a callback inside a chain
+        const pr = c.fresh('pr');
+        c.emit(`const ${pr} = (v: number[]): number => {`, '  let z = 0;', '  for (let j = 0; j < v.length; j++) z += v[j] * 0.5;', '  return z;', '};');
+        c.emit(`${ex} += [[${E()}, 0.5], [${E2()}]].map((r) => ${pr}(r)).reduce((a, b) => a + b, 0);`);
         const src = pick(c.arrs.filter((a) => !a.tup), x.s + 1);
         const [d0, d1] = [n('d'), n('d')];
         c.emit(`const [${d0}, ${d1} = 0.5] = ${src ? src.name : `[${E()}]`};`, `${ex} += ${d0} * ${d1};`);
