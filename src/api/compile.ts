@@ -462,6 +462,7 @@ function printModule(mod: Module, reach: Set<string>, out: Func[], options: Comp
     primals.push(n);
   }
   const derivativesAt = p.lineCount();
+  p.derivativeCode();
   for (const f of out) {
     p.func({ ...f, exported: true });
     p.line('');
@@ -475,7 +476,7 @@ function printModule(mod: Module, reach: Set<string>, out: Func[], options: Comp
   return { code, manifest: parts.manifest, diagnostics: diags.list, primals, wrt: parts.wrt, of: parts.of, runtimeNames: rt, ...map };
 }
 
-const RUNTIME_EXPORTS = ['Tape', 'zerosLike', 'zeroFill', 'snapshot', 'restoreInto', 'addInto'];
+const RUNTIME_EXPORTS = ['Tape', 'zerosLike', 'zeros', 'zeroFill', 'snapshot', 'restoreInto', 'addInto'];
 
 /** the runtime's exports under names no declaration of the input uses (`Tape`, else `Tape0`, …) */
 function runtimeNames(mod: Module): Record<string, string> {

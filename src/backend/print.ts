@@ -8,6 +8,11 @@ export interface PrintOptions {
   indent?: string;
   /** local names of the runtime's exports where the input uses theirs (`Tape` → `Tape0`) */
   runtime?: Record<string, string>;
+  /**
+   * print plain number arrays of zeros as the runtime's `zeros(n)` (derivative code): V8 keeps those
+   * packed, where `new Array(n).fill(0)` stays holey and every later read checks for a hole
+   */
+  packedZeros?: boolean;
 }
 
 const PREC: Record<BinOp, number> = {
@@ -190,6 +195,7 @@ export class Printer {
     if (t?.typed) return e.fill && !(e.fill.k === 'num' && e.fill.v === 0) ? `new ${ctor}(${len}).fill(${this.expr(e.fill, 2)})` : `new ${ctor}(${len})`;
     const el = t ? printTy(t.elem, this.rt('Tape')) : 'number';
     const gen = this.opts.js ? '' : `<${el}>`;
+    if (this.opts.packedZeros && t?.elem.k === 'num' && e.fill?.k === 'num' && e.fill.v === 0 && !Object.is(e.fill.v, -0)) return `${this.rt('zeros')}(${len})`;
     if (e.fill) return `new Array${gen}(${len}).fill(${this.expr(e.fill, 2)})`;
     return `new Array${gen}(${len})`;
   }
@@ -348,6 +354,11 @@ export class Printer {
         this.line(`throw ${this.expr(s.e)};`);
         return;
     }
+  }
+
+  /** print what follows as derivative code (see PrintOptions.packedZeros) */
+  derivativeCode(): void {
+    this.opts = { ...this.opts, packedZeros: true };
   }
 
   func(f: Func): void {

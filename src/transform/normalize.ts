@@ -23,6 +23,11 @@ function normalizeStmt(s: Stmt, names: Names, out: Stmt[]): void {
     for (const x of split) normalizeStmt(x, names, out);
     return;
   }
+  const kept = keepOrReplaceIntoIf(s);
+  if (kept) {
+    normalizeStmt(kept, names, out);
+    return;
+  }
   const moved = conditionIntoBody(s, names);
   if (moved) {
     normalizeStmt(moved, names, out);
@@ -357,6 +362,21 @@ function desugarInPlace(e: Expr): Expr {
     }
     return x;
   });
+}
+
+/**
+ * `v = c ? e : v` (a reduce callback's `(a, x) => (x > a ? x : a)`) becomes `if (c) v = e;`, and
+ * `v = c ? v : e` becomes `if (!c) v = e;`: the same evaluation, but as a branch the adjoint can treat
+ * a scan for the largest element as a selection loop, reversing only the last iteration taken, where a
+ * conditional value records the target and the choice in every iteration.
+ */
+function keepOrReplaceIntoIf(s: Stmt): Stmt | null {
+  if (s.k !== 'assign' || s.op || s.target.k !== 'var' || s.value.k !== 'cond' || s.value.sc) return null;
+  const { c, a, b } = s.value;
+  const same = (x: Expr) => x.k === 'var' && x.name === (s.target as { name: string }).name;
+  if (same(b) && !same(a)) return { k: 'if', c, then: [{ k: 'assign', target: s.target, value: a, loc: s.loc }], else: [], loc: s.loc, comments: s.comments };
+  if (same(a) && !same(b)) return { k: 'if', c: { k: 'un', op: '!', a: c, ty: BOOL }, then: [{ k: 'assign', target: s.target, value: b, loc: s.loc }], else: [], loc: s.loc, comments: s.comments };
+  return null;
 }
 
 function condWithCall(e: Expr | null | undefined): e is Extract<Expr, { k: 'cond' }> {
