@@ -58,6 +58,7 @@ declare module 'tsad/runtime' {
           : false;
   export function zerosLike<T>(x: T): Tangent<T>;
   export function zerosLike<T>(x: T, nbdirs: number): Directions<T>;
+  export function zeros(n: number): number[];
   export function zeroFill(x: unknown): void;
   export function snapshot<T>(x: T): T;
   export function restoreInto<T>(dst: T, src: T): void;

@@ -2278,6 +2278,7 @@ class FunctionLowering {
     const as = args as Expr[];
     if (name === 'zerosLike' || name === 'snapshot') return { k: 'intr', fn: name, args: as, ty: name === 'zerosLike' ? this.tyOrErr(e, 'zerosLike result') ?? tyOf(as[0]) : tyOf(as[0]) };
     if (name === 'zeroFill' || name === 'restoreInto' || name === 'addInto') return { k: 'intr', fn: name, args: as, ty: VOID };
+    if (name === 'zeros' && as.length === 1) return { k: 'alloc', len: as[0], fill: { k: 'num', v: 0 }, ty: { k: 'arr', elem: NUM, typed: false, ro: false } };
     return this.err(e, `runtime function '${name}' cannot be used here`);
   }
 

@@ -4,7 +4,7 @@
 // fresh allocations of this function, distinct from every other array.
 import type { Expr, Func, Stmt } from '../ir/types.js';
 import { escapingArrays } from '../analysis/escaping.js';
-import { NUM, declaredNames, exprEq, forEachExpr, forEachStmt, mapBodies, mapExpr, mapStmts, stmtExprs } from '../ir/util.js';
+import { NUM, declaredNames, isRef, exprEq, forEachExpr, forEachStmt, mapBodies, mapExpr, mapStmts, stmtExprs } from '../ir/util.js';
 import { Names } from './linearize.js';
 
 export function hoistInvariantLoads(f: Func): Func {
@@ -23,7 +23,7 @@ function propagateCopies(list: Stmt[]): Stmt[] {
   let rest = list.map((s) => mapBodies(s, propagateCopies));
   for (let i = 0; i < rest.length; i++) {
     const s = rest[i];
-    if (s.k === 'decl' && s.konst && s.init?.k === 'var' && s.init.name !== s.name && s.ty.k === 'num') {
+    if (s.k === 'decl' && s.konst && s.init?.k === 'var' && s.init.name !== s.name && (s.ty.k === 'num' || isRef(s.ty))) {
       const from = s.name;
       const to = s.init;
       const later = rest.slice(i + 1);
@@ -245,39 +245,50 @@ function mentionsElem(r: Expr, e: Expr): boolean {
   return hit;
 }
 
-/** `const a_i = a[i]; for (…) { … a_i … }` for each invariant load; the loop itself if there is none */
+/**
+ * `const a_i = a[i]; for (…) { … a_i … }` for each invariant load; the loop itself if there is none.
+ * A number is loaded ahead when every array the loop writes is a fresh allocation (no read of another
+ * array sees those writes). A row (`scale[k]` read in a loop over r as `scale[k][r]`) is loaded ahead
+ * when the loop stores no array or object anywhere: storing numbers into rows cannot change which row
+ * an array holds, and without calls nothing else can.
+ */
 function hoistFrom(loop: Extract<Stmt, { k: 'for' }>, fresh: Set<string>, names: Names, ready: Set<string>): Stmt[] {
   const effects = loopEffects(loop);
   if (!effects) return [loop];
-  const { assigned, written } = effects;
+  const { assigned, written, storesRefs } = effects;
   // every array the loop writes must be a fresh allocation: then no read of another array sees its writes
-  if ([...written].some((w) => !fresh.has(w))) return [loop];
-  const loads: Expr[] = [];
+  const numbersFixed = ![...written].some((w) => !fresh.has(w));
+  const loads: Extract<Expr, { k: 'idx' }>[] = [];
   const consider = (e: Expr) =>
     forEachExpr(e, (x) => {
-      if (x.k !== 'idx' || x.ty.k !== 'num' || x.obj.k !== 'var') return;
+      if (x.k !== 'idx' || x.obj.k !== 'var') return;
+      if (x.ty.k === 'num' ? !numbersFixed : !isRef(x.ty) || storesRefs) return;
       const a = x.obj.name;
-      if (assigned.has(a) || written.has(a) || !ready.has(a)) return;
+      if (assigned.has(a) || (x.ty.k === 'num' && written.has(a)) || !ready.has(a)) return;
       if (!invariantIndex(x.index, assigned)) return;
       if (!loads.some((l) => exprEq(l, x))) loads.push(x);
     });
   forEachStmt(loop.body, (s) => {
     if (s.k === 'assign') {
       consider(s.value);
-      if (s.target.k === 'idx') consider(s.target.index);
+      if (s.target.k === 'idx') {
+        consider(s.target.index);
+        consider(s.target.obj);
+      }
     } else if (s.k === 'decl' && s.init) consider(s.init);
     else if (s.k === 'expr') consider(s.e);
     else if (s.k === 'if') consider(s.c);
+    else if (s.k === 'for' && s.cond) consider(s.cond);
     else if (s.k === 'return' && s.e) consider(s.e);
   });
   if (!loads.length) return [loop];
   const decls: Stmt[] = [];
   const temps = loads.map((l) => {
-    const a = (l as Extract<Expr, { k: 'idx' }>).obj as Extract<Expr, { k: 'var' }>;
-    const index = (l as Extract<Expr, { k: 'idx' }>).index;
+    const a = l.obj as Extract<Expr, { k: 'var' }>;
+    const index = l.index;
     const name = names.fresh(index.k === 'var' ? `${a.name}_${index.name}` : `${a.name}_elem`);
-    decls.push({ k: 'decl', name, ty: NUM, init: l, konst: true });
-    return { load: l, v: { k: 'var', name, ty: NUM } as Expr };
+    decls.push({ k: 'decl', name, ty: l.ty, init: l, konst: true });
+    return { load: l, v: { k: 'var', name, ty: l.ty } as Expr };
   });
   const swap = (e: Expr): Expr => mapExpr(e, (x) => temps.find((t) => exprEq(t.load, x))?.v ?? x);
   return [...decls, { ...loop, body: rewrite(loop.body, swap) }];
@@ -292,10 +303,14 @@ function invariantIndex(e: Expr, assigned: Set<string>): boolean {
   return ok;
 }
 
-/** variables the loop assigns and arrays it writes; null when it calls anything (effects unknown) */
-function loopEffects(loop: Extract<Stmt, { k: 'for' }>): { assigned: Set<string>; written: Set<string> } | null {
+/**
+ * variables the loop assigns, arrays it writes, and whether it stores an array or object anywhere;
+ * null when it calls anything (effects unknown)
+ */
+function loopEffects(loop: Extract<Stmt, { k: 'for' }>): { assigned: Set<string>; written: Set<string>; storesRefs: boolean } | null {
   const assigned = new Set<string>();
   const written = new Set<string>();
+  let storesRefs = false;
   let opaque = false;
   const all = [...loop.init, ...loop.update, ...loop.body];
   forEachStmt(all, (s) => {
@@ -306,14 +321,16 @@ function loopEffects(loop: Extract<Stmt, { k: 'for' }>): { assigned: Set<string>
         const root = rootOf(s.target);
         if (root) written.add(root);
         else opaque = true;
+        if (s.target.ty.k !== 'num' && s.target.ty.k !== 'int' && s.target.ty.k !== 'bool') storesRefs = true;
       }
     }
     for (const e of s.k === 'assign' ? [s.value] : s.k === 'decl' && s.init ? [s.init] : s.k === 'expr' ? [s.e] : s.k === 'return' && s.e ? [s.e] : [])
       forEachExpr(e, (x) => {
-        if (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.'))) opaque = true;
+        // (the tape's operations touch only the tape)
+        if (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.') && !x.fn.startsWith('tape.'))) opaque = true;
       });
   });
-  return opaque ? null : { assigned, written };
+  return opaque ? null : { assigned, written, storesRefs };
 }
 
 function rootOf(e: Expr): string | null {
@@ -346,7 +363,7 @@ function rewrite(body: Stmt[], swap: (e: Expr) => Expr): Stmt[] {
       case 'decl':
         return { ...s, init: s.init ? swap(s.init) : null };
       case 'assign':
-        return { ...s, value: swap(s.value), target: s.target.k === 'idx' ? { ...s.target, index: swap(s.target.index) } : s.target };
+        return { ...s, value: swap(s.value), target: s.target.k === 'idx' ? { ...s.target, obj: swap(s.target.obj), index: swap(s.target.index) } : s.target };
       case 'expr':
         return { ...s, e: swap(s.e) };
       case 'return':
