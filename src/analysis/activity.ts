@@ -5,6 +5,7 @@
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
 import { forEachExpr, forEachStmt, hasFloat, isRef, rootVar, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
 import { solveBackward, solveForward, type Facts, type FlowResult } from './dataflow.js';
+import { type ScratchFields, scratchFields } from './scratch-fields.js';
 
 const NON_DIFF_INTR = new Set([
   'Math.floor', 'Math.ceil', 'Math.round', 'Math.trunc', 'Math.sign', 'isFinite', 'isNaN', 'Number.isFinite',
@@ -174,6 +175,8 @@ export function computeWrites(mod: Module): Map<string, Set<number>> {
 function computeWritesOnce(mod: Module): Map<string, Set<number>> {
   const writes = new Map<string, Set<number>>();
   for (const n of mod.order) writes.set(n, new Set());
+  // (an instance's scratch contents are not state a caller sees: writing them writes nothing)
+  const scratch = scratchFields(mod);
   for (let changed = true; changed; ) {
     changed = false;
     for (const n of mod.order) {
@@ -181,7 +184,7 @@ function computeWritesOnce(mod: Module): Map<string, Set<number>> {
       const al = computeAliases(f);
       const written = new Set<string>();
       forEachStmt(f.body, (s) => {
-        if (s.k === 'assign' && s.target.k !== 'var') {
+        if (s.k === 'assign' && s.target.k !== 'var' && !writesScratch(s.target, scratch, n)) {
           const r = rootVar(s.target);
           if (r) written.add(al.rep(r));
         }
@@ -208,6 +211,16 @@ function computeWritesOnce(mod: Module): Map<string, Set<number>> {
     }
   }
   return writes;
+}
+
+/** does a store go into a scratch field's elements (`diff[j]` with `diff = self.centered`, or `self.centered[j]`)? */
+export function writesScratch(target: Expr, scratch: ScratchFields, fn: string): boolean {
+  if (target.k !== 'idx') return false;
+  const obj = target.obj;
+  if (obj.k === 'var') return scratch.aliases.get(fn)?.has(obj.name) ?? false;
+  if (obj.k !== 'field') return false;
+  const t = tyOf(obj.obj);
+  return t.k === 'obj' && !!t.name && scratch.fields.has(`${t.name}.${obj.name}`);
 }
 
 export function stmtCalls(s: Stmt): Extract<Expr, { k: 'call' }>[] {

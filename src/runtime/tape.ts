@@ -6,7 +6,11 @@ import { LoopCheckpoints } from './revolve.js';
 
 const FIRST_CHUNK = 1 << 6;
 const MAX_CHUNK = 1 << 16;
-const MAX_FREE_BUFFERS = 256; // per capacity class
+// Static-tape buffers given back are kept for the next run up to this many floats (8 MiB) per tape
+// (and four of each size beyond):
+// a function called in a loop takes a buffer per call, all alive until the backward sweep (GMM with
+// classes: 25 000 of them), and allocating typed arrays again on every run cost a quarter of its time.
+const MAX_FREE_FLOATS = 1 << 20;
 const chunkSize = (index: number) => Math.min(MAX_CHUNK, FIRST_CHUNK << Math.min(index, 10));
 const NO_FLOATS = new Float64Array(0);
 const NO_INTS = new Int32Array(0);
@@ -28,6 +32,7 @@ export class Tape {
   private peak = 0;
   private fBase = 0; // entries in the float chunks below the current one
   private free: Float64Array[][] = []; // static-tape buffers given back, by log2 capacity (kept across runs)
+  private freeFloats = 0; // their capacity, in floats
   private staticFloats = 0; // floats recorded in static-tape buffers in use
   private staticSizes: number[] = [];
   private iBase = 0;
@@ -60,7 +65,9 @@ export class Tape {
   bufF(n: number): Float64Array {
     // free lists by power-of-two capacity: O(1), and a buffer fits every request of its class
     const cls = n <= 1 ? 0 : 32 - Math.clz32(n - 1);
-    const b = this.free[cls]?.pop() ?? new Float64Array(1 << cls);
+    let b = this.free[cls]?.pop();
+    if (b) this.freeFloats -= b.length;
+    else b = new Float64Array(1 << cls);
     // counted as the n values recorded; buffers go back in reverse order
     this.staticSizes.push(n);
     this.staticFloats += n;
@@ -72,7 +79,10 @@ export class Tape {
     this.staticFloats -= this.staticSizes.pop() ?? 0;
     const cls = 31 - Math.clz32(b.length);
     const list = (this.free[cls] ??= []);
-    if (list.length < MAX_FREE_BUFFERS) list.push(b);
+    // (a few of each size are kept whatever their size: one large loop's buffer serves the next run)
+    if (this.freeFloats + b.length > MAX_FREE_FLOATS && list.length >= 4) return;
+    list.push(b);
+    this.freeFloats += b.length;
   }
 
   pushR<T>(v: T): void {

@@ -7,8 +7,13 @@ import { escapingArrays } from '../analysis/escaping.js';
 import { NUM, declaredNames, isRef, exprEq, forEachExpr, forEachStmt, mapBodies, mapExpr, mapStmts, stmtExprs } from '../ir/util.js';
 import { Names } from './linearize.js';
 
-export function hoistInvariantLoads(f: Func): Func {
+/**
+ * `alsoFresh`: arrays known distinct from every other one though not allocated here (a scratch field's
+ * alias in a method's forward sweep: see analysis/scratch-fields.ts)
+ */
+export function hoistInvariantLoads(f: Func, alsoFresh: Iterable<string> = []): Func {
   const fresh = freshArrays(f);
+  for (const n of alsoFresh) fresh.add(n);
   const names = new Names(declaredNames(f));
   const body = inBody(f.body, fresh, names, new Set(f.params.map((p) => p.name)));
   return { ...f, body: propagateCopies(dropWriteOnlyArrays(body, fresh)) };

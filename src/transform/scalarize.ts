@@ -4,7 +4,7 @@
 // it — the same operations in the same order, without a load and a store per iteration that the JIT
 // cannot remove (it cannot prove that `lkb` and `diffb` are different arrays).
 import type { Expr, Stmt, Ty } from '../ir/types.js';
-import { exprEq, forEachExpr, forEachStmt, mapExpr, stmtExprs } from '../ir/util.js';
+import { exprEq, forEachExpr, forEachStmt, mapExpr, stmtExprs, tyOf } from '../ir/util.js';
 import type { Storage } from './merge.js';
 
 const NUM: Ty = { k: 'num' };
@@ -58,15 +58,24 @@ function scalarizeLoop(loop: Extract<Stmt, { k: 'for' }>, storage: Storage, fres
   if (opaque) return [loop];
   // every element access of the body, with the storage class of its array
   const accesses: { e: Idx; cls: string; write: boolean }[] = [];
+  // (an array in a field, `selfb.lower[t]`, is of its instance's class: the loop stores no field)
+  const classOf = (obj: Expr): string | null => {
+    let o = obj;
+    while (o.k === 'field') o = o.obj;
+    return o.k === 'var' && !assigned.has(o.name) ? storage(o.name) : null;
+  };
   const noteReads = (e: Expr) =>
     forEachExpr(e, (y) => {
-      if (y.k === 'idx' && y.obj.k === 'var') accesses.push({ e: y, cls: storage(y.obj.name), write: false });
-      if (y.k === 'idx' && y.obj.k !== 'var') opaque = true;
+      if (y.k !== 'idx') return;
+      const cls = classOf(y.obj);
+      if (cls === null) opaque = true;
+      else accesses.push({ e: y, cls, write: false });
     });
   forEachStmt(loop.body, (x) => {
     if (x.k === 'assign' && x.target.k === 'idx') {
-      if (x.target.obj.k !== 'var') opaque = true;
-      else accesses.push({ e: x.target, cls: storage(x.target.obj.name), write: true });
+      const cls = classOf(x.target.obj);
+      if (cls === null) opaque = true;
+      else accesses.push({ e: x.target, cls, write: true });
       noteReads(x.target.index);
       noteReads(x.value);
     } else if (x.k === 'assign' && x.target.k === 'field') opaque = true;
@@ -101,7 +110,7 @@ function replaceInvariantElements(
     // a written element is kept in a local only in a typed array (a write-back of an element the
     // loop never touched, out of bounds, is then a no-op) of float64s (a local would skip the rounding
     // of each store into a Float32Array or an integer array)
-    const objTy = (a.e.obj as Extract<Expr, { k: 'var' }>).ty;
+    const objTy = tyOf(a.e.obj);
     if (written && !(objTy.k === 'arr' && objTy.typed && !objTy.ctor)) continue;
     chosen.push({ e: a.e, name: fresh(written ? 'acc' : 'elem'), write: written });
   }

@@ -378,7 +378,9 @@ export interface CallbackSpec {
  * factory) and two subclasses (`Damped`: `super(…)` and `super.step`; `Drift`: the implicit constructor),
  * and the head builds instances with `new`, calls each member on them, keeps them in an array (`arr`)
  * and reads them back, in a loop of its own (`loop`: straight-line, counted, while, two
- * loops deep). Its values flow into a number that the head's result adds.
+ * loops deep). A third of them call a method on scratch buffers it starts afresh (`Scratchy`), in a
+ * sum over calls, and one on a buffer carried from call to call (`Carry`). Its values flow into a
+ * number that the head's result adds.
  */
 export interface ClassSpec {
   loop: number;
@@ -482,6 +484,53 @@ const CLASS_BODY = [
   '      h = next;',
   '    }',
   '    return h;',
+  '  }',
+  '}',
+  '',
+  // an instance's scratch buffers, started afresh by every call before they are read (GMM's `centered`):
+  // their adjoint records nothing for callers and hands the contents over (analysis/scratch-fields.ts)
+  'export class Scratchy {',
+  '  private readonly buf: Float64Array;',
+  '  private readonly sq: number[];',
+  '',
+  '  constructor(readonly ws: number[]) {',
+  '    this.buf = new Float64Array(ws.length);',
+  '    this.sq = new Array(ws.length).fill(0);',
+  '  }',
+  '',
+  '  score(x: number): number {',
+  '    const n = this.ws.length;',
+  '    const b = this.buf;',
+  '    const q = this.sq;',
+  '    for (let j = 0; j < n; j++) {',
+  '      b[j] = Math.tanh(this.ws[j] * x + 0.5 * j);',
+  '      q[j] = b[j] * b[j];',
+  '    }',
+  '    for (let c = 0; c < n; c++) {',
+  '      for (let r = c + 1; r < n; r++) b[r] += 0.25 * b[c] * q[c];',
+  '    }',
+  '    for (let j = 0; j < n; j++) q[j] = Math.sin(q[j]) * b[j];',
+  '    let s = 0;',
+  '    for (let j = 0; j < n; j++) s += b[j] * q[j];',
+  '    return Math.tanh(s);',
+  '  }',
+  '}',
+  '',
+  // …and a buffer whose values pass from one call to the next (read before written): an ordinary field
+  'export class Carry {',
+  '  private readonly buf: Float64Array;',
+  '',
+  '  constructor(n: number) {',
+  '    this.buf = new Float64Array(n);',
+  '  }',
+  '',
+  '  feed(x: number): number {',
+  '    const b = this.buf;',
+  '    const n = b.length;',
+  '    for (let j = 0; j < n; j++) b[j] = 0.5 * b[j] + Math.tanh(x * (j + 1));',
+  '    let s = 0;',
+  '    for (let j = 0; j < n; j++) s += b[j] * b[j];',
+  '    return Math.tanh(s);',
   '  }',
   '}',
   '',
@@ -2583,6 +2632,13 @@ function renderClasses(c: Ctx, x: ClassSpec): string {
     if (x.q % 4 >= 2) c.emit(`const ${sub} = new Damped(${b}.vel, 0.5, 0.75);`, `${sub}.settle(0.25);`);
     else c.emit(`const ${sub} = new Drift(${d}.pos, 0.5);`, `${sub}.step(0.25);`);
     c.emit(`${cl} = Math.tanh(${cl} + ${sub}.energy);`);
+    if (x.q % 3 === 0) {
+      // scratch buffers started afresh by each call, in a sum over calls; a buffer carried between calls
+      const [sc, ss, k, cr] = [c.fresh('sc'), c.fresh('ss'), c.fresh('k'), c.fresh('cr')];
+      c.emit(`const ${sc} = new Scratchy([${b}.pos, ${cl}, 0.5]);`, `let ${ss} = ${sc}.score(${b}.vel);`);
+      c.emit(`for (let ${k} = 0; ${k} < 3; ${k}++) ${ss} += ${sc}.score(${cl} + 0.25 * ${k});`);
+      c.emit(`const ${cr} = new Carry(3);`, `${cl} = Math.tanh(${cl} + ${ss} + ${cr}.feed(${b}.pos) * ${cr}.feed(${cl}));`);
+    }
     if (x.q % 3 === 1) {
       // an array written, then kept by an instance and read through it
       const [cs, p] = [c.fresh('cs'), c.fresh('py')];

@@ -4,6 +4,7 @@
 // head's f_b runs both on one tape. Every value the backward sweep reads is restored to what it was at
 // the mirrored point of the forward sweep, so the adjoint of each statement sees its own pre-state.
 // Entry point: each concern lives in its own module next to this one (loops/ for the loop strategies).
+import { scratchFields } from '../../analysis/scratch-fields.js';
 import { timed } from '../../ir/timing.js';
 import type { Func } from '../../ir/types.js';
 import type { ProgramInfo } from '../context.js';
@@ -21,11 +22,17 @@ export function adjointFuncs(info: ProgramInfo, name: string): AdjointOutput[] {
   if (info.func(name).custom) return customAdjointFuncs(info, name); // a hand-written rule (../custom.ts)
   const cx = adjointContext(info, name); // (built once: its callers asked about it first)
   const out: AdjointOutput[] = [
-    { func: timed('licm', () => hoistInvariantLoads(forward(cx))), role: 'forward' },
+    { func: timed('licm', () => hoistInvariantLoads(forward(cx), scratchAliases(cx))), role: 'forward' },
     { func: backward(cx), role: 'backward' },
   ];
   if (name === info.head) out.push({ func: head(cx), role: 'reverse' });
   return out;
+}
+
+/** a method's aliases of its instance's scratch fields, and their adjoints: each array has that one name */
+function scratchAliases(cx: ReturnType<typeof adjointContext>): string[] {
+  const mine = scratchFields(cx.info.mod).aliases.get(cx.name);
+  return mine ? [...mine.keys()].flatMap((n) => [n, cx.b.of(n)]) : [];
 }
 
 export { adjointNames } from './context.js';

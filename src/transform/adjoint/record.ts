@@ -4,6 +4,7 @@
 // tape operations already in the source.
 import { stmtCalls } from '../../analysis/activity.js';
 import { escapingArrays } from '../../analysis/escaping.js';
+import { scratchFields } from '../../analysis/scratch-fields.js';
 import { computeSlotWrites } from '../../analysis/slot-writes.js';
 import { type Facts, type FlowResult, solveForward } from '../../analysis/dataflow.js';
 import { wholeArrayWrites } from '../../analysis/regions.js';
@@ -81,14 +82,22 @@ function freshValue(st: Stmt): boolean {
 export function mustRecord(cx: AdjointContext, s: Stmt, root: string, writesObject = false): boolean {
   // a write into an array or object (not a rebinding of `root`) changes it under every name it has:
   // what the backward sweep reads through any alias of it counts
-  const names = writesObject ? aliasClass(cx, root) : [root];
+  // (…but a scratch field's array has no name but its one alias: see analysis/scratch-fields.ts)
+  const names = writesObject && !scratchAlias(cx, root) ? aliasClass(cx, root) : [root];
   if (names.some((n) => cx.alwaysRestore.has(n))) return true;
+  // a scratch field's contents started afresh: what it overwrites no one reads
+  if (scratchFields(cx.info.mod).kills.has(s)) return false;
   // the naive model records every overwritten value (Tapenade's store-all column)
   if (!cx.info.options.tbr) return true;
   if (!cx.tbr) return false;
   const tbrIn = cx.tbr.inOf.get(s);
   const prev = cx.prevReadsAt.get(s);
   return names.some((n) => tbrIn?.has(n) || prev?.has(n));
+}
+
+/** a local holding a scratch field of its instance (`const diff = self.centered`)? */
+function scratchAlias(cx: AdjointContext, name: string): boolean {
+  return scratchFields(cx.info.mod).aliases.get(cx.name)?.has(name) ?? false;
 }
 
 /** `root` and every variable that may hold the same array or object */

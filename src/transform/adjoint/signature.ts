@@ -3,7 +3,8 @@
 import { timed } from '../../ir/timing.js';
 import { TransformError } from '../tangent.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../../ir/types.js';
-import { BOOL, fixForUpdates, forEachExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, tyOf, VOID } from '../../ir/util.js';
+import { BOOL, countedFor, fixForUpdates, forEachExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, tyOf, VOID } from '../../ir/util.js';
+import { scratchFields } from '../../analysis/scratch-fields.js';
 import { fuseLoops } from '../fuse.js';
 import { iterationLocalArrays } from '../locarrays.js';
 import { iterationLocalScalars, mergeIncrements } from '../merge.js';
@@ -82,7 +83,11 @@ export function forward(cx: AdjointContext): Func {
   // locals whose final value the backward sweep reads are handed over on the tape
   const handover = handoverValues(cx);
   const body: Stmt[] = [...localDecls(cx, [fwd], paramNames), ...fwd];
-  for (const h of handover) if (!h.again) body.push({ k: 'expr', e: tapeOp(cx, h.kind === 'F' ? 'pushF' : h.kind === 'I' ? 'pushI' : 'pushR', [h.kind === 'I' ? { k: 'cond', c: h.v, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT } : h.v]) });
+  for (const h of handover) {
+    if (h.again) continue;
+    if (h.kind === 'S') body.push(contentsHandover(cx, h.v, 'push'));
+    else body.push({ k: 'expr', e: tapeOp(cx, h.kind === 'F' ? 'pushF' : h.kind === 'I' ? 'pushI' : 'pushR', [h.kind === 'I' ? { k: 'cond', c: h.v, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT } : h.v]) });
+  }
   const r = cx.retStmt;
   if (r && r.e) body.push({ k: 'return', e: r.e });
   // (fused iterations run adjoint code in the forward sweep)
@@ -91,8 +96,28 @@ export function forward(cx: AdjointContext): Func {
   return { name: adjointNames(cx.info, cx.name).fwd, params, ret: cx.f.ret, body: fbody, exported: true, loc: cx.f.loc, comments: cx.f.comments };
 }
 
-export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' | 'R'; again?: Expr }[] {
-  const out: { v: Expr; kind: 'F' | 'I' | 'R'; again?: Expr }[] = [];
+/**
+ * A scratch field's contents (analysis/scratch-fields.ts) at the end of the forward sweep, pushed
+ * element by element, or popped back into the array in the backward sweep: other calls may have
+ * written it in between, and nobody restores it for this one.
+ */
+function contentsHandover(cx: AdjointContext, a: Expr, dir: 'push' | 'pop'): Stmt {
+  const z = cx.names.fresh('z');
+  const zv: Expr = { k: 'var', name: z, ty: INT };
+  const elem: LValue = { k: 'idx', obj: a, index: zv, ty: NUM };
+  if (dir === 'push') return { ...countedFor(z, { k: 'len', obj: a }, [{ k: 'expr', e: tapeOp(cx, 'pushF', [elem]) }]), comments: ['// $ad scratch contents handed over: other calls write them before the backward sweep'] };
+  return {
+    k: 'for',
+    init: [{ k: 'decl', name: z, ty: INT, init: { k: 'bin', op: '-', a: { k: 'len', obj: a }, b: { k: 'num', v: 1 }, ty: INT }, konst: false }],
+    cond: { k: 'bin', op: '>=', a: zv, b: { k: 'num', v: 0 }, ty: BOOL },
+    update: [{ k: 'assign', target: zv as LValue, value: { k: 'bin', op: '-', a: zv, b: { k: 'num', v: 1 }, ty: INT }, op: '-', inc: true }],
+    body: [{ k: 'assign', target: elem, value: tapeOp(cx, 'popF', [], NUM) }],
+  };
+}
+
+export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' | 'R' | 'S'; again?: Expr }[] {
+  const out: { v: Expr; kind: 'F' | 'I' | 'R' | 'S'; again?: Expr }[] = [];
+  const scratch = scratchFields(cx.info.mod).aliases.get(cx.name);
   const locals = primalNames(cx);
   const needed = [...cx.readsInBwd].filter((n) => locals.has(n) && !cx.loopScoped.has(n)).sort();
   const tyOfName = new Map<string, Ty>();
@@ -125,6 +150,8 @@ export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' |
     const v: Expr = { k: 'var', name: n, ty };
     // a final value from a cheap assignment of unchanging inputs is evaluated again, not handed over
     const again = needed.includes(n) && (ty.k === 'num' || ty.k === 'int') && cx.info.options.recompute !== false && !endsWithReturnInside(cx) ? cheapDefBefore(cx, { list: cx.f.body, index: cx.f.body.length, parent: null }, n, true) : null;
+    // (a scratch field's contents go before the array itself: the backward sweep pops the array first)
+    if (needed.includes(n) && scratch?.has(n)) out.push({ v, kind: 'S' });
     if (needed.includes(n)) out.push({ v, kind: ty.k === 'num' || ty.k === 'int' ? 'F' : ty.k === 'bool' ? 'I' : 'R', ...(again ? { again } : {}) });
     if (isRef(ty) && hasB(cx, n) && usedB.has(cx.b.of(n))) out.push({ v: { k: 'var', name: cx.b.of(n), ty: adjointTy(cx, ty) }, kind: 'R' });
   }
@@ -148,6 +175,10 @@ export function backward(cx: AdjointContext): Func {
     const h = handover[k];
     if (h.again) {
       body.push({ k: 'assign', target: h.v as LValue, value: h.again });
+      continue;
+    }
+    if (h.kind === 'S') {
+      body.push(contentsHandover(cx, h.v, 'pop'));
       continue;
     }
     const pop = h.kind === 'F' ? tapeOp(cx, 'popF', [], NUM) : h.kind === 'I' ? { k: 'bin' as const, op: '===' as const, a: tapeOp(cx, 'popI', [], INT), b: { k: 'num' as const, v: 1 }, ty: BOOL } : tapeOp(cx, 'popR', [], h.v.k === 'var' ? h.v.ty : NUM);
@@ -191,8 +222,10 @@ function refineLoops(cx: AdjointContext, body: Stmt[]): Stmt[] {
 
 export function storageClasses(cx: AdjointContext): (name: string) => string {
   const cls = new Map<string, string>();
+  // (a scratch field's array is reached through its one alias only: a class of its own)
+  const scratch = scratchFields(cx.info.mod).aliases.get(cx.name);
   for (const n of primalNames(cx)) {
-    const rep = aliasRep(cx, n);
+    const rep = scratch?.has(n) ? `scratch ${n}` : aliasRep(cx, n);
     cls.set(n, rep);
     if (hasB(cx, n)) cls.set(cx.b.of(n), `${rep}'b`);
   }
