@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkCompiled } from '../src/api/check.js';
 import { compile } from '../src/api/compile.js';
-import { grad, hessian, jacobian } from '../src/index.js';
+import { grad, hessian, jacobian, valueAndGrad } from '../src/index.js';
 
 function checks(src: string, head: string, args: unknown[], wrt?: string[]): void {
   const r = compile(src, { head, js: true, runtimeImport: null, ...(wrt ? { wrt } : {}) });
@@ -188,6 +188,35 @@ export function f(x: number[]): number {
     const f = (p: { slope: number; intercept: number }) => 3 * p.slope * p.slope + p.intercept;
     expect(hessian(f)({ slope: 2, intercept: 1 })).toEqual([[6, 0], [0, 0]]);
     expect(hessian(f)({ intercept: 1, slope: 2 })).toEqual([[0, 0], [0, 6]]);
+  });
+});
+
+describe('found by trial F (2026-11-27)', () => {
+  it('the runtime API typing an options parameter from calls passing different fields (`{}`, `{ scale: a }`, `{ scale: undefined }`)', () => {
+    // the first call's `{}` typed every call: the other calls' fields were dropped, value and gradient wrong
+    const D = { scale: 1 };
+    const m = (r: number, opts: { scale?: number }) => {
+      const o = { ...D, ...opts };
+      return r * (o.scale ?? 1);
+    };
+    const f = (r: number, a: number) => m(r, {}) + m(r, { scale: a }) + m(r, { scale: undefined });
+    const [value, g] = valueAndGrad(f, { wrt: ['r', 'a'], scope: { m, D } })(0.25, 0.4) as [number, number[]];
+    expect(value).toBeCloseTo(0.6, 14);
+    expect(g[0]).toBeCloseTo(2.4, 12);
+    expect(g[1]).toBeCloseTo(0.25, 12);
+  });
+
+  it('the runtime self-check compares the compiled copy\'s value with the function\'s own before returning any derivative', () => {
+    // a copy that computes another value (here: a scope binding changed after the first compile of a
+    // helper reading it through a closure the copy does not share) is caught, not differentiated
+    let k = 2;
+    const helper = (x: number) => k * x * x;
+    const f = (x: number) => helper(x) + x;
+    const gf = grad(f, { scope: { helper, k: 2 } });
+    expect(gf(1.5)).toBeCloseTo(7, 12);
+    k = 3;
+    const other = grad((x: number) => helper(x) + x, { scope: { helper, k: 2 } });
+    expect(() => other(1.5)).toThrow(/the copy of '.*' tsad compiled computes 6\.?0* at x = 1\.5, where '.*' itself computes 8\.25/);
   });
 });
 

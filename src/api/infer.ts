@@ -5,7 +5,7 @@
 import ts from 'typescript';
 import { TsadError } from '../frontend/diagnostics.js';
 import { createProgram } from '../frontend/lower.js';
-import { annotate, asDeclaration, mentions, type FunctionSource } from './source.js';
+import { annotate, asDeclaration, mentions, splitFields, type FunctionSource } from './source.js';
 import { annotateLocalFunctions, localKey, localName } from './local-functions.js';
 import { missingFieldsRead } from './absent.js';
 import { annotateClass, basesFirst, memberKey, thisAssignments, thisPushes, type ClassSource } from './classes.js';
@@ -81,6 +81,38 @@ export function recursiveHelpers(helpers: readonly Helper[]): Set<string> {
   return out;
 }
 
+const isObjectTypeText = (t: string) => t === '{}' || /^\{ .* \}$/.test(t);
+
+/**
+ * Two object types from two calls as one: every field of either, optional where either lacks it, marks
+ * it optional or passes `undefined`; null where a field has two different types (the first call's type
+ * is kept: the strict front end then says where the other does not fit).
+ */
+export function mergeObjectTypes(a: string, b: string): string | null {
+  const fieldsOf = (t: string) => {
+    const m = /^\{ (.*) \}$/.exec(t);
+    const out = new Map<string, { ty: string | null; optional: boolean }>();
+    for (const f of m ? splitFields(m[1]) : []) {
+      const x = /^([\w$]+)(\??): (.*)$/.exec(f);
+      if (!x) return null;
+      const members = x[3].split(' | ').filter((u) => u !== 'undefined');
+      out.set(x[1], { ty: members.length ? members.join(' | ') : null, optional: !!x[2] || members.length < x[3].split(' | ').length });
+    }
+    return out;
+  };
+  const fa = fieldsOf(a), fb = fieldsOf(b);
+  if (!fa || !fb) return null;
+  const fields: string[] = [];
+  for (const name of new Set([...fa.keys(), ...fb.keys()])) {
+    const x = fa.get(name), y = fb.get(name);
+    if (x?.ty && y?.ty && x.ty !== y.ty) return null;
+    const ty = x?.ty ?? y?.ty ?? 'undefined';
+    const optional = !x || !y || x.optional || y.optional;
+    fields.push(`${name}${optional ? '?' : ''}: ${ty}`);
+  }
+  return fields.length ? `{ ${fields.join('; ')} }` : '{}';
+}
+
 /** The module text: data declarations, the head, the classes and helpers annotated with what is known so far. */
 export function helperModule(prelude: readonly string[], helpers: readonly Helper[], types: HelperTypes, classes: readonly ClassSource[] = []): string {
   const text = [...prelude, ...basesFirst(classes).map((c) => annotateClass(c, types.params, types)), ...helpers.map((h) => asDeclaration(h.name, annotate(h.fn, types.params.get(h.name) ?? [], types.results.get(h.name) ?? null, types.passed.get(h.name))))].join('\n');
@@ -142,6 +174,12 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
     params.set(helper, list);
     while (list.length <= j) list.push(null);
     const have = list[j];
+    // object literals of several calls: every field any passes, optional where one lacks it
+    // (`m(r, {})`, `m(r, { scale: a })`, `m(r, { scale: undefined })` → `{ scale?: number }`)
+    if (t !== null && isObjectTypeText(t) && (have === null || isObjectTypeText(have))) {
+      list[j] = have === null ? t : (mergeObjectTypes(have, t) ?? have);
+      return;
+    }
     if (t === null || (have !== null && !provisional(have))) return;
     if (!indefinite(t) || (provisional(t) && have === null)) list[j] = t;
   };

@@ -16,7 +16,7 @@ import { loadGenerated } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
 import { assertNoAliasing, clone, dot, flatten, randomLike, rng } from './values.js';
 import { hessianAt, jacobianAt, runAdjoint, runTangent, runVector, tangentColumns, type Entry, type Generated } from './sweeps.js';
-import { differsError, mismatchError, selfCheck, type Probe } from './selfcheck.js';
+import { differsError, mismatchError, sameResults, selfCheck, valueError, type Probe } from './selfcheck.js';
 import { zerosLike } from '../runtime/arrays.js';
 import { agreesWithDifferences, blackBoxes, checkRuntimeRules, compileOption, differenceTangent, hasNoSource, ruleBindings, rulesKey, rulesModes, standIn, type RuntimeRules } from './custom-rules.js';
 import type { AnyFunction, Gradient, MaybeGradient, OptionsFor, ResultTangent, Tangents } from './types.js';
@@ -149,6 +149,7 @@ function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
 }
 
 function runSelfCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unknown[]): void {
+  assertSameValue(c, f, opts, args);
   // a hand-written rule alone gives one mode: it is checked against divided differences
   if (!c.mod[`${c.head}_d`] || !c.mod[`${c.head}_b`]) return runDifferenceCheck(c, f, opts, args);
   const probe: Probe = { tangent: (a, dirs) => tangent(c, opts, a, dirs), adjoint: (a, seed) => reverse(c, opts, a, clone(seed))[1], value: (a) => (c.mod[c.head] as (...x: unknown[]) => unknown)(...a) };
@@ -166,6 +167,28 @@ function runSelfCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unknown[])
   }
   // at a non-finite point nothing was compared: the next call checks again
   c.unchecked = t.kind === 'nonfinite';
+}
+
+/**
+ * The compiled copy of `f` computes what `f` computes at the caller's arguments: a type the runtime API
+ * gave `f` or its helpers from their calls that changed what the program does shows here, before any
+ * derivative of the wrong function is returned. (Where `f` throws, the call itself will say so.)
+ */
+function assertSameValue(c: Compiled, f: Fn, opts: RuntimeOptions, args: unknown[]): void {
+  let original: unknown;
+  try {
+    original = (f as (...x: unknown[]) => unknown)(...clone(args));
+  } catch {
+    return;
+  }
+  bind(c, opts);
+  let compiled: unknown;
+  try {
+    compiled = (c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(args));
+  } catch (e) {
+    compiled = `an exception (${e instanceof Error ? e.message : String(e)})`;
+  }
+  if (typeof compiled === 'string' || !sameResults(compiled, original)) throw valueError(c.head, f.toString(), c.params, args, compiled, original);
 }
 
 /** the self-check of a derivative with one mode: that mode against central divided differences */
@@ -543,7 +566,11 @@ function checkVector(c: Compiled, opts: RuntimeOptions, args: unknown[]): void {
 function compileSecondOrder(api: string, f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
   const c = lookupOrCompile(f, opts, args, api === 'hessian' ? 'hessian' : 'hvp');
   if (!c.tangent) throw new Error(`tsad: ${api}: no derivative of the gradient was generated`);
-  if (c.unchecked && opts.check !== false) runSecondOrderCheck(c, f, opts, args);
+  if (c.unchecked && opts.check !== false) {
+    // (the function as compiled at first order: the one the gradient's check below compares with)
+    assertSameValue(lookupOrCompile(f, opts, args, 1), f, opts, args);
+    runSecondOrderCheck(c, f, opts, args);
+  }
   return c;
 }
 

@@ -205,6 +205,32 @@ export function differsError(name: string, source: string, params: readonly stri
   );
 }
 
+/**
+ * Do two results of one call agree, number by number (to 1e-9 of their size: the compiled copy runs the
+ * same operations in the same order, but may group a constant differently)? NaN agrees with NaN.
+ */
+export function sameResults(a: unknown, b: unknown): boolean {
+  if ((a === null || a === undefined || b === null || b === undefined) && a !== b) return false;
+  const x = flatten(a), y = flatten(b);
+  if (x.length !== y.length) return false;
+  return x.every((u, i) => {
+    const v = y[i];
+    if (Number.isNaN(u) || Number.isNaN(v)) return Number.isNaN(u) && Number.isNaN(v);
+    if (!Number.isFinite(u) || !Number.isFinite(v)) return u === v;
+    return Math.abs(u - v) <= 1e-9 * Math.max(1, Math.abs(u), Math.abs(v));
+  });
+}
+
+/** The error when the compiled copy of a function computes another value than the function itself. */
+export function valueError(name: string, source: string, params: readonly string[], args: readonly unknown[], compiled: unknown, original: unknown): Error {
+  const point = args.map((a, i) => `${params[i] ?? `argument ${i + 1}`} = ${compactValue(a)}`).join(', ');
+  return new Error(
+    `tsad: self-check failed: the copy of '${name}' tsad compiled computes ${compactValue(compiled)} at ${point}, where '${name}' itself computes ${compactValue(original)}.\n` +
+      `  Its derivatives would be those of another function. This is a bug in tsad (most likely in the types it gave '${name}', its helpers or their options from their calls): please report it as an issue, with the function's source and the arguments of this call:\n${excerpt(source)}\n` +
+      `  To turn the check off (and get the unchecked derivative), pass { check: false } in the options, e.g. grad(${name}, { check: false }).`,
+  );
+}
+
 /** The error of a failed self-check: what disagreed where, and what to do about it. */
 export function mismatchError(name: string, source: string, params: readonly string[], args: readonly unknown[], t: Compared): Error {
   const point = args.map((a, i) => `${params[i] ?? `argument ${i + 1}`} = ${compactValue(a)}`).join(', ');

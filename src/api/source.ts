@@ -131,7 +131,7 @@ function withPatternDefaults(type: string, pattern: ts.ObjectBindingPattern): st
 }
 
 /** the top-level fields of an object type's body, split at '; ' outside brackets */
-function splitFields(body: string): string[] {
+export function splitFields(body: string): string[] {
   const fields: string[] = [];
   let depth = 0, start = 0;
   for (let i = 0; i < body.length; i++) {
