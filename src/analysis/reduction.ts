@@ -7,7 +7,7 @@
 // transform/adjoint/loops/fused-reduction.ts); this module finds such loops.
 
 import type { Expr, Func, Stmt, Ty } from '../ir/types.js';
-import { forEachChild, forEachExpr, forEachStmt, isRef, rootVar, stmtExprs, WRITING_INTRINSICS } from '../ir/util.js';
+import { forEachChild, forEachExpr, forEachStmt, hasFloat, isRef, rootVar, stmtExprs, WRITING_INTRINSICS } from '../ir/util.js';
 import { stmtCalls } from './activity.js';
 import { wholeArrayWrites } from './regions.js';
 
@@ -115,10 +115,15 @@ function elementKey(array: string, index: string): string {
   return `${array}[${index}]`;
 }
 
-/** numbers, or arrays (of arrays…) of numbers: the adjoints the reduction knows how to scale */
+/**
+ * numbers, or arrays and objects (of arrays and objects…) of numbers whose fields holding numbers are
+ * always there: the adjoints the reduction knows how to scale (an instance: GMM's `mixture`)
+ */
 function numbersOnly(t: Ty): boolean {
   if (t.k === 'num') return true;
-  return t.k === 'arr' && numbersOnly(t.elem);
+  if (t.k === 'arr') return numbersOnly(t.elem);
+  if (t.k === 'obj') return t.fields.every((f) => !hasFloat(f.ty) || (!f.optional && numbersOnly(f.ty)));
+  return false;
 }
 
 function declaredTypes(f: Func): Map<string, Ty> {

@@ -49,6 +49,12 @@ export interface AdjointOptions {
   staticTape?: boolean;
   /** reduction loops (`acc += e` over private iterations): each iteration's adjoint runs right after it, seeded with 1 (default true) */
   fuseReductions?: boolean;
+  /**
+   * …also where the loop reads an object (an instance holding arrays), whose unit adjoint is then added
+   * field by field (default true; off for gradient code that is differentiated again, where those writes
+   * into an object holding arrays it was given cannot be followed yet)
+   */
+  fuseObjectReductions?: boolean;
   /** small leaf functions called in the iterations of a fused reduction loop are written out there (default true) */
   inlineCalls?: boolean;
   /** adjacent loops over the same range fuse when no dependence forbids it (default true; needs merge) */

@@ -3,8 +3,8 @@
 // in the backward sweep.
 import { stmtCalls } from '../../../analysis/activity.js';
 import { reductionLoop } from '../../../analysis/reduction.js';
-import type { Expr, LValue, Stmt, Ty } from '../../../ir/types.js';
-import { BOOL, countedFor, elemTy, forEachExpr, forEachStmt, INT, loopNestDepth, mapStmts, NUM, rootVar, stmtExprs } from '../../../ir/util.js';
+import type { Expr, Field, LValue, Stmt, Ty } from '../../../ir/types.js';
+import { BOOL, countedFor, elemTy, forEachExpr, forEachStmt, hasFloat, INT, loopNestDepth, mapStmts, NUM, rootVar, stmtExprs } from '../../../ir/util.js';
 import { mergeIncrements } from '../../merge.js';
 import { scalarizeLoops } from '../../scalarize.js';
 import { calleeForwardRecords } from '../calls.js';
@@ -73,6 +73,7 @@ export function fusedReduction(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }
     calleeWrites: (fn) => cx.info.activity.writes.get(fn),
   });
   if (!red) return null;
+  if (cx.info.options.fuseObjectReductions === false && red.invariants.some((n) => holdsObject(cx.f.params.find((p) => p.name === n)?.ty ?? tyOfLocal(cx, n) ?? NUM))) return null;
   const init = seq(cx, s.init);
   cx.loopDepth++;
   cx.loops.push(s);
@@ -158,9 +159,20 @@ export function fusedReduction(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }
   return { fwd: [...fwdPre, ...fused.pre, ...forInit(cx, loopF, init), ...fused.post, ...fwdPost], bwd: [...bwdPost, ...init.bwd] };
 }
 
-/** pushes every number of `src` (a number or nested arrays of numbers), in order */
+/** an object, or an array (of arrays…) of objects */
+function holdsObject(t: Ty): boolean {
+  return t.k === 'obj' || (t.k === 'arr' && holdsObject(t.elem));
+}
+
+/** the fields of an object's adjoint (those holding numbers), each with its primal type */
+function adjointFields(ty: Extract<Ty, { k: 'obj' }>): Field[] {
+  return ty.fields.filter((f) => hasFloat(f.ty));
+}
+
+/** pushes every number of `src` (a number, or nested arrays and objects of numbers), in order */
 function pushNumbers(cx: AdjointContext, src: Expr, ty: Ty): Stmt[] {
   if (ty.k === 'num') return [{ k: 'expr', e: tapeOp(cx, 'pushF', [src]) }];
+  if (ty.k === 'obj') return adjointFields(ty).flatMap((f) => pushNumbers(cx, { k: 'field', obj: src, name: f.name, ty: adjointTy(cx, f.ty) }, f.ty));
   const z = cx.names.fresh('z');
   const zv: Expr = { k: 'var', name: z, ty: INT };
   const et = elemTy(ty);
@@ -178,6 +190,7 @@ function popScaledAdd(cx: AdjointContext, dst: LValue, scale: Expr, ty: Ty): Stm
       { k: 'assign', target: dst, value: { k: 'bin', op: '+', a: dst, b: inc, ty: NUM }, op: '+' },
     ];
   }
+  if (ty.k === 'obj') return adjointFields(ty).reverse().flatMap((f) => popScaledAdd(cx, { k: 'field', obj: dst, name: f.name, ty: adjointTy(cx, f.ty) }, scale, f.ty));
   const z = cx.names.fresh('z');
   const zv: Expr = { k: 'var', name: z, ty: INT };
   const et = elemTy(ty);
