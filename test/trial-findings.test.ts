@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkCompiled } from '../src/api/check.js';
 import { compile } from '../src/api/compile.js';
+import { loadGenerated } from '../src/api/load.js';
 import { grad, hessian, jacobian, valueAndGrad } from '../src/index.js';
 
 function checks(src: string, head: string, args: unknown[], wrt?: string[]): void {
@@ -204,6 +205,24 @@ describe('found by trial F (2026-11-27)', () => {
     expect(value).toBeCloseTo(0.6, 14);
     expect(g[0]).toBeCloseTo(2.4, 12);
     expect(g[1]).toBeCloseTo(0.25, 12);
+  });
+
+  it('a default computed from earlier parameters (`c2 = c0 * 2 + x`), and arguments passed as undefined or maybe undefined', () => {
+    // was refused ("must be a literal"); an undefined argument now takes the default, as JavaScript gives it
+    checks(`export function poly(x: number, c0: number = 1, c1?: number, c2 = c0 * 2 + x): number {
+  return c0 + (c1 ?? 3) * x + c2 * x * x;
+}
+export function scaled(x: number, k: number = 2): number { return k * x * x; }
+export function model(a: number, b: number, o: { k?: number }): number {
+  const u: number | undefined = a > 0 ? undefined : b;
+  return poly(a) + poly(a, b) + poly(b, a, a * b) + poly(a, b, undefined, a * a) + poly(b, undefined, a) + poly(a, b, b, undefined) + scaled(a, o.k) + scaled(b, u);
+}`, 'model', [0.7, 1.9, {}]);
+    const r = compile(`export function poly(x: number, c0: number = 1, c2 = c0 * 2 + x): number { return c0 + c2 * x; }
+export function model(a: number, b: number, o: { k?: number }): number { const u: number | undefined = a > 0 ? undefined : b; return poly(a) + poly(b, u, undefined) + poly(a, b, o.k); }`, { head: 'model', js: true, runtimeImport: null });
+    const m = loadGenerated(r.code, r.runtimeNames) as Record<string, (...a: unknown[]) => number>;
+    function poly(x: number, c0: number = 1, c2 = c0 * 2 + x): number { return c0 + c2 * x; }
+    const model = (a: number, b: number, o: { k?: number }) => { const u: number | undefined = a > 0 ? undefined : b; return poly(a) + poly(b, u, undefined) + poly(a, b, o.k); };
+    for (const [a, b] of [[0.7, 1.9], [-0.7, 1.9]]) expect(m.model(a, b, {})).toBe(model(a, b, {}));
   });
 
   it('the runtime self-check compares the compiled copy\'s value with the function\'s own before returning any derivative', () => {

@@ -911,11 +911,14 @@ class FunctionLowering {
       if (p.questionToken) param.optional = true;
       if (p.initializer) {
         const def = this.expr(p.initializer);
-        // (a default is filled in where the argument is missing, in the derivatives' signatures too:
-        // one computed from other parameters would carry no derivative)
+        // (a constant default is filled in where the argument is missing, in the derivatives' signatures
+        // too; one computed from other parameters is computed at entry, where the argument is undefined)
         const reads = def ? [...varsRead(def)] : [];
-        if (reads.length) this.err(p.initializer, `the default value of '${p.name.getText()}' reads '${reads[0]}': tsad does not differentiate through parameter defaults`, `compute it in the body: \`const ${p.name.getText()}Value = ${p.name.getText()} ?? ${p.initializer.getText()};\` with the parameter declared optional`);
-        else if (def) param.def = def;
+        if (reads.length) {
+          // (at the top of the body, in the order of the parameters, as JavaScript evaluates them)
+          const computed = this.computedDefault(p, param, def!);
+          if (computed) unpack.push(computed);
+        } else if (def) param.def = def;
       }
       params.push(param);
     }
@@ -958,6 +961,29 @@ class FunctionLowering {
     if (retFromBody && this.ok) ret = this.returnedType(body) ?? this.err(node.name ?? node, `the return type 'any' of '${d.name}' is not supported`, 'annotate its return type, e.g. `): number {`');
     if (!this.ok || !ret) return null;
     return { name: d.name, params, ret, body, exported: d.exported, loc: this.ctx.locOf(node), comments: this.comments(d.member ? node : d.stmt), ...(d.external ? { external: true } : {}) };
+  }
+
+  /**
+   * A default computed from other parameters (`c2 = c0 * 2`): JavaScript evaluates it at entry where the
+   * argument is undefined, left out or passed so. The parameter becomes an optional `c2Arg`, and the
+   * body's `c2` a local given the argument or the default: the default's derivative is then the
+   * derivative of the parameters it reads. Call sites leave such an argument out as undefined.
+   */
+  private computedDefault(p: ts.ParameterDeclaration, param: Param, def: Expr): Stmt | null {
+    if (this.pre.length) {
+      this.pre = [];
+      return this.err(p.initializer!, `the default value of '${p.name.getText()}' calls a function: tsad computes parameter defaults of arithmetic on other parameters only`, `compute it in the body: \`const ${p.name.getText()}Value = ${p.name.getText()} ?? ${p.initializer!.getText()};\` with the parameter declared optional`);
+    }
+    const local = param.name;
+    const ty = param.ty;
+    if (ty.k === 'opt' || isRef(ty)) return this.err(p.initializer!, `the default value of '${p.name.getText()}' reads other parameters: tsad computes such defaults for numbers only`, 'pass the argument explicitly');
+    param.name = this.fresh(`${local}Arg`);
+    param.ty = { k: 'opt', base: ty, none: ['undefined'] };
+    param.optional = true;
+    const arg: Expr = { k: 'var', name: param.name, ty: param.ty };
+    const given: Expr = { k: 'bin', op: '===', a: arg, b: { k: 'undef' }, ty: BOOL };
+    const value: Expr = { k: 'cond', c: given, a: def, b: { k: 'var', name: param.name, ty, nn: true }, ty };
+    return { k: 'decl', name: local, ty, init: value, konst: true, loc: this.ctx.locOf(p) };
   }
 
   /** the one type every `return` of a lowered body gives (numbers only), or null */
@@ -2306,6 +2332,18 @@ class FunctionLowering {
     if (!given) return null;
     const args: Expr[] = given;
     if (args.length > params.length) return this.err(e, `too many arguments to '${fn}'`);
+    // an argument passed as undefined takes a constant default, as JavaScript gives it
+    args.forEach((a, i) => {
+      const init = params[i]?.initializer && skipParens(params[i].initializer!);
+      if (!init || !isLiteralValue(init)) return;
+      const t = tyOf(a);
+      if (a.k === 'undef') args[i] = this.expr(init) ?? a;
+      // (a value that may be undefined, read from a name: the default where it is)
+      else if (t.k === 'opt' && t.none.includes('undefined') && (a.k === 'var' || a.k === 'field')) {
+        const d = this.expr(init);
+        if (d) args[i] = { k: 'cond', c: { k: 'bin', op: '===', a, b: { k: 'undef' }, ty: BOOL }, a: d, b: { ...a, ty: t.base, nn: true } as Expr, ty: t.base };
+      }
+    });
     // (a factory returning a function is reported once, at the factory)
     if (this.ctx.checker.getTypeAtLocation(e).getCallSignatures().length) {
       this.ok = false;
@@ -2322,7 +2360,10 @@ class FunctionLowering {
       }
       if (!p.initializer) return this.err(e, `missing argument '${p.name.getText()}' to '${fn}'`);
       const dv = skipParens(p.initializer);
-      if (!isLiteralValue(dv)) return this.err(p, `default value of '${p.name.getText()}' must be a literal for tsad to fill it in at call sites`, 'pass the argument explicitly');
+      if (!isLiteralValue(dv)) {
+        args.push({ k: 'undef' }); // computed in the callee (computedDefault)
+        continue;
+      }
       const x = this.expr(dv);
       if (!x) return null;
       args.push(x);

@@ -544,7 +544,9 @@ const CLASS_BODY = [
  *   fam 2  the comma operator in `for` headers (`i = 0, j = n - 1`, `i++, j--`) and in an expression;
  *   fam 3  assignments in loop conditions (`while ((k *= 2) < 8)`, `do … while (++n < 2)`);
  *   fam 4  destructuring assignment: swaps of scalars and of matrix rows, fields of an object;
- *   fam 5  a helper with destructured parameters and defaults, destructuring declarations with defaults;
+ *   fam 5  a helper with destructured parameters and defaults, destructuring declarations with defaults,
+ *          defaults of plain parameters (constant or computed from earlier ones; arguments left out,
+ *          passed as undefined or maybe undefined);
  *   fam 6  spread in calls (`Math.max(...xs)`, `Math.min(e, ...xs)`, `Math.hypot(...xs)`, `h(...tuple)`).
  * Its values flow into a number that the head's result adds.
  */
@@ -3265,6 +3267,12 @@ const EXPRS_HELPERS = [
   '  return a * b - 0.5 * a;',
   '}',
   '',
+  // defaults: a constant one, one computed from the parameters before it (at entry, where the argument
+  // is undefined), an optional one; called with arguments left out, passed as undefined, or maybe undefined
+  'export function ddef(x: number, c0: number = 1, c1?: number, c2 = c0 * 2 + x): number {',
+  '  return c0 * x + (c1 ?? 0.5) + c2 * x * x;',
+  '}',
+  '',
 ];
 
 /** Renders an ExprsSpec at the end of the head; returns the name of the number its values flow into. */
@@ -3321,6 +3329,9 @@ function renderExprs(c: Ctx, x: ExprsSpec): string {
         c.emit(`${ex} += dpar(${arr ? arr.name : `[${E()}, 0.5]`}, ${o ?? `{ u: ${E2()}, v: 0.5, w: -0.25 }`});`);
         c.emit(`${ex} += dopt(${arr ? arr.name : `[${E()}, 0.5]`}) + dopt([${E2()}], ${o ?? `{ z: ${E()} }`});`);
         c.emit(`${ex} += dmerge([${E2()}]) + dmerge([${E()}, 0.5], { z: 0.75 });`);
+        const mu = c.fresh('mu');
+        c.emit(`const ${mu}: number | undefined = ${E()} > 0 ? undefined : ${E2()};`);
+        c.emit(`${ex} += ddef(${E()}) + ddef(${E2()}, undefined, ${E()}) + ddef(${E()}, ${E2()}, undefined, ${E()}) + ddef(${E2()}, ${mu}, ${mu}, ${mu});`);
         // a local function reassigning only its own variables, called from a callback inside a chain
         const pr = c.fresh('pr');
         c.emit(`const ${pr} = (v: number[]): number => {`, '  let z = 0;', '  for (let j = 0; j < v.length; j++) z += v[j] * 0.5;', '  return z;', '};');
