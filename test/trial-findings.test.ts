@@ -225,6 +225,21 @@ export function model(a: number, b: number, o: { k?: number }): number { const u
     for (const [a, b] of [[0.7, 1.9], [-0.7, 1.9]]) expect(m.model(a, b, {})).toBe(model(a, b, {}));
   });
 
+  it('objects and rows sorted by a numeric key (`items.sort((a, b) => b.v - a.v)`, `rows.sort((a, b) => a[1] - b[1])`)', () => {
+    // was refused ("`sort` is supported on arrays of numbers"); the references move, with their shadows
+    checks(`export interface Item { v: number; w: number }
+export function topk(vals: number[], wts: number[], xs: number[][]): number {
+  const items: Item[] = vals.map((v, i) => ({ v: v * wts[i], w: wts[i] }));
+  items.sort((a, b) => b.v - a.v);
+  const rows = xs.map((r) => [r[0] * wts[0], r[1] + vals[1]]);
+  rows.sort((a, b) => { return a[1] - b[1]; });
+  let s = 0;
+  for (let i = 0; i < 3; i++) s += items[i].v / items[i].w + items[i].w;
+  return s + rows[0][0] * rows[rows.length - 1][1];
+}`, 'topk', [[3.2, 1.1, 4.7, 0.5, 2.9], [1.0, 2.0, 0.5, 3.0, 1.5], [[1, 2], [3, -1], [0.5, 0.7]]]);
+    refused(`export function f(xs: { v: number }[]): number { xs.sort((a, b) => a.v * 2 - b.v); return xs[0].v; }`, 'f', 1, 58, /`sort` is supported on arrays of numbers, and on arrays of objects or rows by a numeric key/);
+  });
+
   it('the runtime self-check compares the compiled copy\'s value with the function\'s own before returning any derivative', () => {
     // a copy that computes another value (here: a scope binding changed after the first compile of a
     // helper reading it through a closure the copy does not share) is caught, not differentiated

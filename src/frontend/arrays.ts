@@ -23,7 +23,7 @@ export const ARRAY_FORMS = [
   'array.rest', // a rest parameter's array (`function sum(...xs: number[])`), built at each call from its trailing arguments
   'array.pushmany', // `out.push(a, b, …)`: one push per value, the values evaluated first
   'array.flat', // `rows.flat()`: a fresh array of the rows' elements, in order (depth 1)
-  'array.sort', // `xs.sort((a, b) => a - b)`: in place, through a passive order (`sortOrder`) and a copy
+  'array.sort', // `xs.sort((a, b) => a - b)`, objects or rows by a key (`(a, b) => a.v - b.v`): in place, through a passive order (`sortOrder`) and a copy
 ] as const;
 export type ArrayForm = (typeof ARRAY_FORMS)[number];
 
@@ -571,7 +571,38 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
     case 'sort': {
       // numbers sorted in place by a numeric comparator: the order (passive indices, `sortOrder`) is
       // taken first, then the elements are moved into it from a copy; the array itself is the value
-      if (ot.elem.k !== 'num' && ot.elem.k !== 'int') return h.err(e, '`sort` is supported on arrays of numbers', 'sort an array of indices by a key instead, with a loop');
+      // (objects or rows by a numeric key, `(a, b) => a.v - b.v`: the order of their keys, the same moves)
+      const keyed = isRef(ot.elem) && !ot.typed && args.length === 1 ? keyedComparator(args[0]) : null;
+      if (ot.elem.k !== 'num' && ot.elem.k !== 'int' && !keyed)
+        return h.err(isRef(ot.elem) && args.length === 1 ? args[0] : e, '`sort` is supported on arrays of numbers, and on arrays of objects or rows by a numeric key', 'sort by `(a, b) => a.key - b.key` (or `b.key - a.key`), a field or a constant index of each element');
+      if (keyed) {
+        if (h.inCondition()) return h.err(e, '`sort` inside a condition is not supported', 'sort in a statement of its own');
+        const src = named();
+        const keysTy: ArrTy = { k: 'arr', elem: NUM, typed: true, ro: false };
+        const keys = h.fresh('keys');
+        const k0 = h.fresh('k');
+        let key: Expr = { k: 'idx', obj: src, index: v(k0, INT), ty: ot.elem };
+        for (const step of keyed.path) {
+          const t = tyOf(key);
+          const next: Ty | null = typeof step === 'string' ? (t.k === 'obj' ? (t.fields.find((f) => f.name === step && !f.optional)?.ty ?? null) : null) : t.k === 'arr' ? t.elem : t.k === 'tuple' ? (t.elems[step] ?? null) : null;
+          if (!next) return h.err(args[0], 'the key of this comparator is not a number every element has', 'sort by a numeric field or a constant index of each element');
+          key = typeof step === 'string' ? { k: 'field', obj: key, name: step, ty: next } : { k: 'idx', obj: key, index: int(step), ty: next };
+        }
+        if (tyOf(key).k !== 'num' && tyOf(key).k !== 'int') return h.err(args[0], 'the key of this comparator is not a number', 'sort by a numeric field or a constant index of each element');
+        h.emit(tag({ k: 'decl', name: keys, ty: keysTy, init: { k: 'alloc', len: { k: 'len', obj: src }, fill: null, ty: keysTy }, konst: true }, 'array.sort', loc));
+        h.emit(tag(countUp(k0, int(0), { k: 'len', obj: src }, [{ k: 'assign', target: { k: 'idx', obj: v(keys, keysTy), index: v(k0, INT), ty: NUM }, value: key }]), 'array.sort', loc));
+        const orderTy: ArrTy = { k: 'arr', elem: INT, typed: true, ro: false, ctor: 'Int32Array' };
+        const order = h.fresh('order');
+        h.emit(tag({ k: 'decl', name: order, ty: orderTy, init: { k: 'intr', fn: 'sortOrder', args: [v(keys, keysTy), int(keyed.dir)], ty: orderTy }, konst: true }, 'array.sort', loc));
+        const prev = h.fresh('unsorted');
+        const prevTy: ArrTy = { ...ot, ro: false };
+        // (the copy of the references is the sort's own, not a copy the program makes)
+        h.emit(tag({ k: 'decl', name: prev, ty: prevTy, init: { k: 'intr', fn: 'copy', args: [src], ty: prevTy, origin: 'array.sort' }, konst: true }, 'array.sort', loc));
+        const k = h.fresh('k');
+        const at: Expr = { k: 'idx', obj: v(order, orderTy), index: v(k, INT), ty: INT };
+        h.emit(tag(countUp(k, int(0), { k: 'len', obj: src }, [{ k: 'assign', target: { k: 'idx', obj: src, index: v(k, INT), ty: ot.elem }, value: { k: 'idx', obj: v(prev, prevTy), index: at, ty: ot.elem } }]), 'array.sort', loc));
+        return src;
+      }
       const dir = args.length === 0 ? (ot.typed ? 1 : null) : comparatorDirection(args[0]);
       if (dir === null)
         return args.length === 0
@@ -655,6 +686,44 @@ function comparatorDirection(c: ts.Expression): number | null {
   if (!ts.isBinaryExpression(body) || body.operatorToken.kind !== ts.SyntaxKind.MinusToken || !ts.isIdentifier(body.left) || !ts.isIdentifier(body.right)) return null;
   if (body.left.text === a && body.right.text === b) return 1;
   if (body.left.text === b && body.right.text === a) return -1;
+  return null;
+}
+
+/**
+ * `(a, b) => a.v - b.v` (ascending) or `(a, b) => b.v - a.v` (descending), the key a field chain or
+ * constant indices of the parameter (`a.pos.x`, `a[0]`, `a.p[1]`), the same on both sides: the key's
+ * path and the direction, or null
+ */
+function keyedComparator(c: ts.Expression): { path: (string | number)[]; dir: number } | null {
+  while (ts.isParenthesizedExpression(c)) c = c.expression;
+  if (!(ts.isArrowFunction(c) || ts.isFunctionExpression(c)) || c.parameters.length !== 2) return null;
+  const [a, b] = c.parameters.map((p) => (ts.isIdentifier(p.name) && !p.initializer && !p.dotDotDotToken ? p.name.text : null));
+  if (!a || !b) return null;
+  let body: ts.Node = c.body;
+  if (ts.isBlock(body)) {
+    const only = body.statements.length === 1 ? body.statements[0] : null;
+    if (!only || !ts.isReturnStatement(only) || !only.expression) return null;
+    body = only.expression;
+  }
+  while (ts.isParenthesizedExpression(body as ts.Expression)) body = (body as ts.ParenthesizedExpression).expression;
+  if (!ts.isBinaryExpression(body) || body.operatorToken.kind !== ts.SyntaxKind.MinusToken) return null;
+  const pathOf = (e: ts.Expression): { root: string; path: (string | number)[] } | null => {
+    while (ts.isParenthesizedExpression(e)) e = e.expression;
+    if (ts.isIdentifier(e)) return { root: e.text, path: [] };
+    if (ts.isPropertyAccessExpression(e) && !e.questionDotToken && ts.isIdentifier(e.name)) {
+      const inner = pathOf(e.expression);
+      return inner && { root: inner.root, path: [...inner.path, e.name.text] };
+    }
+    if (ts.isElementAccessExpression(e) && !e.questionDotToken && ts.isNumericLiteral(e.argumentExpression) && Number.isInteger(Number(e.argumentExpression.text))) {
+      const inner = pathOf(e.expression);
+      return inner && { root: inner.root, path: [...inner.path, Number(e.argumentExpression.text)] };
+    }
+    return null;
+  };
+  const l = pathOf(body.left), r = pathOf(body.right);
+  if (!l || !r || !l.path.length || JSON.stringify(l.path) !== JSON.stringify(r.path)) return null;
+  if (l.root === a && r.root === b) return { path: l.path, dir: 1 };
+  if (l.root === b && r.root === a) return { path: l.path, dir: -1 };
   return null;
 }
 

@@ -118,7 +118,7 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'array.rest': { types: ['array', 'array2'], effects: ['-'] },
   'array.pushmany': { types: ['array'], effects: ['-'] },
   'array.flat': { types: ['array'], effects: ['-'] },
-  'array.sort': { types: ['array'], effects: ['-'] },
+  'array.sort': { types: ['array', 'array2', 'arrobj'], effects: ['-'] },
   // array methods with callbacks (src/frontend/callbacks.ts), counted by the loop each lowers to
   'callback.map': { types: ['-'], effects: ['-'] },
   'callback.forEach': { types: ['-'], effects: ['-'] },
@@ -224,7 +224,7 @@ export function classifyModule(mod: Module): Counts {
       else if (x.k === 'arrlit') add('expr.arrlit', typeClass(x.ty), '-', st);
       else if (x.k === 'objlit') add('expr.objlit', 'object', '-', st);
       else if (x.k === 'alloc') add('expr.alloc', 'array', '-', st);
-      else if (x.k === 'intr' && x.fn === 'copy') add(x.args[0].k === 'sub' ? 'array.slice' : 'expr.copy', typeClass(x.ty), '-', st);
+      else if (x.k === 'intr' && x.fn === 'copy' && x.origin !== 'array.sort') add(x.args[0].k === 'sub' ? 'array.slice' : 'expr.copy', typeClass(x.ty), '-', st);
       // a typed array other than Float64Array made here (counted besides its allocation or copy)
       if ((x.k === 'alloc' || (x.k === 'intr' && x.fn === 'copy')) && x.ty.k === 'arr' && x.ty.ctor) add(x.ty.ctor === 'Float32Array' ? 'typed.f32' : 'typed.int', 'array', '-', st);
       else if (x.k === 'intr' && (x.fn === 'indexOf' || x.fn === 'includes')) add('array.search', typeClass(tyOf(x.args[0])), '-', st);

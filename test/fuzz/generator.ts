@@ -2359,6 +2359,18 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
         c.emit(`const ${sorted} = [...${plainArr}, ${value(s.q)}].sort((a, b) => ${s.q % 2 ? 'b - a' : 'a - b'});`);
         c.emit(`${acc} = Math.tanh(${acc} + ${sorted}[0] * ${value(s.q + 1)} + ${sorted}[${sorted}.length >> 1]);`);
       }
+      // and objects and rows sorted by a numeric key (a field, a constant index): references moved
+      const byKey = c.fresh('byKey');
+      c.emit(`const ${byKey} = [{ v: ${value(s.q)}, w: 0.5 }, { v: ${arr}[0], w: ${value(s.q + 1)} }, { v: 0.25, w: ${arr}[0] }];`);
+      c.emit(`${byKey}.sort((a, b) => ${s.q % 2 ? 'b.v - a.v' : 'a.v - b.v'});`, `${acc} = Math.tanh(${acc} + ${byKey}[0].w * ${byKey}[1].v - ${byKey}[2].w);`);
+      const byRow = pick(c.mats, s.t + 3);
+      if (byRow) {
+        const rs = c.fresh('rs');
+        c.emit(`const ${rs} = ${byRow.name}.map((r) => r.slice());`, `${rs}.sort((a, b) => ${s.q % 2 ? `a[${byRow.cols - 1}] - b[${byRow.cols - 1}]` : 'b[0] - a[0]'});`);
+        c.emit(`${acc} = Math.tanh(${acc} + ${rs}[0][0] * ${value(s.q)} + ${rs}[${rs}.length - 1][${byRow.cols - 1}]);`);
+        // (sorted again the other way, after its rows were written)
+        c.emit(`${rs}[0][0] = ${value(s.q + 1)};`, `${rs}.sort((a, b) => ${s.q % 2 ? 'b[0] - a[0]' : `a[${byRow.cols - 1}] - b[${byRow.cols - 1}]`});`, `${acc} = Math.tanh(${acc} + ${rs}[0][${byRow.cols - 1}] * ${rs}[${rs}.length - 1][0]);`);
+      }
       // and a row that exists only where a test says so, read in that branch (`r === 0 ? … : M[r - 1][0]`)
       const rowsOf = pick(c.mats, s.t + 2);
       if (rowsOf) {
