@@ -208,8 +208,24 @@ function refusePolymorphic(h: ClassHost, receiver: ts.Expression, member: string
   const cls = (t.isClassOrInterface() ? t : h.checker.getApparentType(t)).symbol?.declarations?.find(ts.isClassDeclaration);
   const sub = cls && overriddenBelow(h, cls, member);
   if (!sub) return false;
-  h.err(at, `'${member}' is overridden in '${sub.name?.text}', a subclass of '${cls.name?.text}': which one runs depends on the run-time class of '${receiver.getText()}' (polymorphic dispatch is not supported)`, `call it on a value whose declared type is the class whose '${member}' is meant (\`const b: ${sub.name?.text} = …\`), or give the methods different names`);
+  // (a `const` made by `new C(…)` where it is declared is a C, whatever subclasses C has)
+  if (exactClass(h, receiver) === cls) return false;
+  h.err(at, `'${member}' is overridden in '${sub.name?.text}', a subclass of '${cls.name?.text}': which one runs depends on the run-time class of '${receiver.getText()}' (polymorphic dispatch is not supported)`, `call it on a \`const\` made where it is declared, \`const b = new ${cls.name?.text}(…)\` (its class is then known), or give the methods different names`);
   return true;
+}
+
+/** the class of the instance a `const` holds when it is declared with `new C(…)`, else null */
+function exactClass(h: ClassHost, receiver: ts.Expression): ts.ClassDeclaration | null {
+  while (ts.isParenthesizedExpression(receiver)) receiver = receiver.expression;
+  if (!ts.isIdentifier(receiver)) return null;
+  const decl = h.checker.getSymbolAtLocation(receiver)?.valueDeclaration;
+  if (!decl || !ts.isVariableDeclaration(decl) || !decl.initializer || !(ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const)) return null;
+  let init = decl.initializer;
+  while (ts.isParenthesizedExpression(init)) init = init.expression;
+  if (!ts.isNewExpression(init)) return null;
+  let sym = h.checker.getSymbolAtLocation(init.expression);
+  if (sym && sym.flags & ts.SymbolFlags.Alias) sym = h.checker.getAliasedSymbol(sym);
+  return sym?.declarations?.find(ts.isClassDeclaration) ?? null;
 }
 
 /**

@@ -972,11 +972,11 @@ class FunctionLowering {
   private computedDefault(p: ts.ParameterDeclaration, param: Param, def: Expr): Stmt | null {
     if (this.pre.length) {
       this.pre = [];
-      return this.err(p.initializer!, `the default value of '${p.name.getText()}' calls a function: tsad computes parameter defaults of arithmetic on other parameters only`, `compute it in the body: \`const ${p.name.getText()}Value = ${p.name.getText()} ?? ${p.initializer!.getText()};\` with the parameter declared optional`);
+      return this.err(p.initializer!, `the default value of '${p.name.getText()}' needs statements of its own (an array method, a spread): tsad computes parameter defaults that are expressions of other parameters`, `compute it in the body: \`const ${p.name.getText()}Value = ${p.name.getText()} ?? ${p.initializer!.getText()};\` with the parameter declared optional`);
     }
     const local = param.name;
     const ty = param.ty;
-    if (ty.k === 'opt' || isRef(ty)) return this.err(p.initializer!, `the default value of '${p.name.getText()}' reads other parameters: tsad computes such defaults for numbers only`, 'pass the argument explicitly');
+    if (ty.k === 'opt' || isRef(ty)) return this.err(p.initializer!, `the default value of '${p.name.getText()}' reads other parameters: tsad computes such defaults for numbers only`, `compute it in the body: \`const ${p.name.getText()}Value = ${p.name.getText()} ?? ${p.initializer!.getText()};\` with the parameter declared optional`);
     param.name = this.fresh(`${local}Arg`);
     param.ty = { k: 'opt', base: ty, none: ['undefined'] };
     param.optional = true;

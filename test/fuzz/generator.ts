@@ -440,11 +440,20 @@ const CLASS_BODY = [
   '  static at(x: number): Body {',
   '    return new Body(Math.tanh(x), 0.5);',
   '  }',
+  '',
+  // overridden below: called only on a `const` made by `new` (its class known), never dispatched
+  '  kick(v: number): number {',
+  '    return this.pos * Math.tanh(v);',
+  '  }',
   '}',
   '',
   'export class Damped extends Body {',
   '  constructor(pos: number, k: number, public c: number) {',
   '    super(pos, k);',
+  '  }',
+  '',
+  '  kick(v: number): number {',
+  '    return super.kick(v) * this.c;',
   '  }',
   '',
   '  settle(dt: number): void {',
@@ -2645,7 +2654,8 @@ function renderClasses(c: Ctx, x: ClassSpec): string {
     const sub = c.fresh('bd');
     if (x.q % 4 >= 2) c.emit(`const ${sub} = new Damped(${b}.vel, 0.5, 0.75);`, `${sub}.settle(0.25);`);
     else c.emit(`const ${sub} = new Drift(${d}.pos, 0.5);`, `${sub}.step(0.25);`);
-    c.emit(`${cl} = Math.tanh(${cl} + ${sub}.energy);`);
+    c.emit(`${cl} = Math.tanh(${cl} + ${sub}.energy + ${b}.kick(${cl}));`);
+    if (x.q % 4 >= 2) c.emit(`${cl} = Math.tanh(${cl} + ${sub}.kick(${b}.vel));`);
     if (x.q % 3 === 0) {
       // scratch buffers started afresh by each call, in a sum over calls; a buffer carried between calls
       const [sc, ss, k, cr] = [c.fresh('sc'), c.fresh('ss'), c.fresh('k'), c.fresh('cr')];
