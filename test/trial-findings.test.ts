@@ -261,6 +261,26 @@ export function run(p: number[]): number {
 }`, 'run', [[1.1, 0.4, -0.3, 2.0]]);
   });
 
+  it('options spread over module-level defaults whose declared type makes every field optional (`DEFAULTS: Opts = { … }`)', () => {
+    // was refused ("the spread would copy the optional field 'loss', which nothing before it gives")
+    checks(`export interface Opts { loss?: 'l2' | 'cauchy'; log?: boolean; scale?: number }
+export const DEFAULTS: Opts = { loss: 'l2', log: false, scale: 1 };
+export function residualLoss(r: number, opts: Opts): number {
+  const o = { ...DEFAULTS, ...opts };
+  const s = o.scale ?? 1;
+  const base = o.loss === 'cauchy' ? Math.log1p((r / s) ** 2) : (r / s) ** 2;
+  return (o.log ?? false) ? Math.log(1e-3 + base) : base;
+}
+export function fit(xs: number[], ys: number[], a: number, b: number): number {
+  let tot = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const r = ys[i] - (a + b * xs[i]);
+    tot += residualLoss(r, {}) + residualLoss(r, { loss: 'cauchy', scale: a }) + residualLoss(r, { log: true });
+  }
+  return tot;
+}`, 'fit', [[0.5, 1.5, 2.5], [1.1, 2.9, 5.2], 0.4, 0.9]);
+  });
+
   it('the runtime self-check compares the compiled copy\'s value with the function\'s own before returning any derivative', () => {
     // a copy that computes another value (here: a scope binding changed after the first compile of a
     // helper reading it through a closure the copy does not share) is caught, not differentiated

@@ -95,8 +95,10 @@ export function mergeObjectTypes(a: string, b: string): string | null {
     for (const f of m ? splitFields(m[1]) : []) {
       const x = /^([\w$]+)(\??): (.*)$/.exec(f);
       if (!x) return null;
-      const members = x[3].split(' | ').filter((u) => u !== 'undefined');
-      out.set(x[1], { ty: members.length ? members.join(' | ') : null, optional: !!x[2] || members.length < x[3].split(' | ').length });
+      const all = x[3].split(' | ');
+      // (a flag passed as `{ log: true }` is a boolean: another call may pass false)
+      const members = [...new Set(all.filter((u) => u !== 'undefined').map((u) => (u === 'true' || u === 'false' ? 'boolean' : u)))];
+      out.set(x[1], { ty: members.length ? members.join(' | ') : null, optional: !!x[2] || all.includes('undefined') });
     }
     return out;
   };
@@ -177,7 +179,7 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
     // object literals of several calls: every field any passes, optional where one lacks it
     // (`m(r, {})`, `m(r, { scale: a })`, `m(r, { scale: undefined })` → `{ scale?: number }`)
     if (t !== null && isObjectTypeText(t) && (have === null || isObjectTypeText(have))) {
-      list[j] = have === null ? t : (mergeObjectTypes(have, t) ?? have);
+      list[j] = have === null ? (mergeObjectTypes(t, t) ?? t) : (mergeObjectTypes(have, t) ?? have);
       return;
     }
     if (t === null || (have !== null && !provisional(have))) return;

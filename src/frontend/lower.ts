@@ -965,8 +965,8 @@ class FunctionLowering {
 
   /**
    * A default computed from other parameters (`c2 = c0 * 2`): JavaScript evaluates it at entry where the
-   * argument is undefined, left out or passed so. The parameter becomes an optional `c2Arg`, and the
-   * body's `c2` a local given the argument or the default: the default's derivative is then the
+   * argument is undefined, left out or passed so. The parameter becomes optional, and the body's `c2`
+   * a local `c2Value` given the argument or the default: the default's derivative is then the
    * derivative of the parameters it reads. Call sites leave such an argument out as undefined.
    */
   private computedDefault(p: ts.ParameterDeclaration, param: Param, def: Expr): Stmt | null {
@@ -974,10 +974,10 @@ class FunctionLowering {
       this.pre = [];
       return this.err(p.initializer!, `the default value of '${p.name.getText()}' needs statements of its own (an array method, a spread): tsad computes parameter defaults that are expressions of other parameters`, `compute it in the body: \`const ${p.name.getText()}Value = ${p.name.getText()} ?? ${p.initializer!.getText()};\` with the parameter declared optional`);
     }
-    const local = param.name;
     const ty = param.ty;
     if (ty.k === 'opt' || isRef(ty)) return this.err(p.initializer!, `the default value of '${p.name.getText()}' reads other parameters: tsad computes such defaults for numbers only`, `compute it in the body: \`const ${p.name.getText()}Value = ${p.name.getText()} ?? ${p.initializer!.getText()};\` with the parameter declared optional`);
-    param.name = this.fresh(`${local}Arg`);
+    // (the parameter keeps its name, which callers and `wrt` use; the body reads the local)
+    const local = this.declareVar(p, `${p.name.getText()}Value`, ty);
     param.ty = { k: 'opt', base: ty, none: ['undefined'] };
     param.optional = true;
     const arg: Expr = { k: 'var', name: param.name, ty: param.ty };
@@ -2146,9 +2146,43 @@ class FunctionLowering {
 
   /** the fields of an object literal with spreads, or of `Object.assign({}, …)` (spread.ts) */
   private spreadFields(parts: readonly (ts.ObjectLiteralElementLike | ts.Expression)[]): LiteralField[] | null {
-    return objectSpreadFields(this.hooks, parts, (p) => this.literalField(p), hasCallOrEffect, (n) => isClassInstance(this.ctx.checker.getTypeAtLocation(n)), (n) =>
-      this.ctx.checker.getPropertiesOfType(this.ctx.checker.getNonNullableType(this.ctx.checker.getTypeAtLocation(n))).map((p) => p.name),
+    return objectSpreadFields(
+      this.hooks,
+      parts,
+      (p) => this.literalField(p),
+      hasCallOrEffect,
+      (n) => isClassInstance(this.ctx.checker.getTypeAtLocation(n)),
+      (n) => this.ctx.checker.getPropertiesOfType(this.ctx.checker.getNonNullableType(this.ctx.checker.getTypeAtLocation(n))).map((p) => p.name),
+      (n) => this.moduleConstantFields(n),
     );
+  }
+
+  /**
+   * The fields a module-level `const` initialised with an object literal gives (no spreads in it), by
+   * name: they are there whatever optional fields its declared type has (tsad refuses writes into
+   * module-level data, so none is set to undefined later). null for anything else.
+   */
+  private moduleConstantFields(n: ts.Expression): ReadonlySet<string> | null {
+    let e = n;
+    while (ts.isParenthesizedExpression(e)) e = e.expression;
+    if (!ts.isIdentifier(e)) return null;
+    let sym = this.ctx.checker.getSymbolAtLocation(e);
+    if (sym && sym.flags & ts.SymbolFlags.Alias) sym = this.ctx.checker.getAliasedSymbol(sym);
+    const d = sym?.valueDeclaration;
+    if (!d || !ts.isVariableDeclaration(d) || !d.initializer || !(ts.getCombinedNodeFlags(d) & ts.NodeFlags.Const)) return null;
+    if (!ts.isVariableDeclarationList(d.parent) || !ts.isVariableStatement(d.parent.parent) || !ts.isSourceFile(d.parent.parent.parent)) return null;
+    let init = d.initializer;
+    while (ts.isParenthesizedExpression(init) || ts.isAsExpression(init) || ts.isSatisfiesExpression(init)) init = init.expression;
+    if (!ts.isObjectLiteralExpression(init)) return null;
+    const names = new Set<string>();
+    for (const p of init.properties) {
+      if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name))) {
+        // (a field given as `undefined` is not there for tsad)
+        if (p.initializer.kind !== ts.SyntaxKind.UndefinedKeyword && !(ts.isIdentifier(p.initializer) && p.initializer.text === 'undefined')) names.add(p.name.text);
+      } else if (ts.isShorthandPropertyAssignment(p)) names.add(p.name.text);
+      else return null;
+    }
+    return names;
   }
 
   /** `Object.assign({}, DEFAULTS, options)`: a fresh object, as `{ ...DEFAULTS, ...options }` is */

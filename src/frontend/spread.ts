@@ -128,6 +128,8 @@ export function objectSpreadFields(
   hasEffect: (n: ts.Node) => boolean,
   isInstance: (n: ts.Expression) => boolean,
   propertyNames: (n: ts.Expression) => string[],
+  /** fields a source surely has whatever its type says (a module-level constant's literal), or null */
+  surelyGiven: (n: ts.Expression) => ReadonlySet<string> | null = () => null,
 ): LiteralField[] | null {
   const out: LiteralField[] = [];
   const set = (f: LiteralField) => {
@@ -170,9 +172,16 @@ export function objectSpreadFields(
     const present: Expr | null = maybe ? maybe.none.map((n): Expr => ({ k: 'bin', op: '!==', a: src, b: n === 'null' ? { k: 'raw', text: 'null', ty: { k: 'void' } } : { k: 'undef' }, ty: BOOL })).reduce((a, b) => ({ k: 'bin', op: '&&', a, b, ty: BOOL })) : null;
     const obj: Expr = maybe && (src.k === 'var' || src.k === 'field') ? { ...src, ty: t, nn: true } : src;
     if (maybe && obj === src) return host.err(p, 'an object that may be absent can be spread only from a variable or a field', 'name it first: `const o = …;`');
+    const surely = maybe ? null : surelyGiven(source);
     for (const g of t.fields) {
       if (g.ty.k !== 'opt' && !g.optional && !maybe) {
         set({ name: g.name, value: { k: 'field', obj: src, name: g.name, ty: g.ty } });
+        continue;
+      }
+      // (`DEFAULTS: Opts = { loss: 'l2', … }` at module level: its optional fields are there)
+      if (surely?.has(g.name)) {
+        const base = g.ty.k === 'opt' ? g.ty.base : g.ty;
+        set({ name: g.name, value: { k: 'field', obj: src, name: g.name, ty: base, nn: true } });
         continue;
       }
       // an optional field over a value given before (`{ ...DEFAULTS, ...options }`): the source's where

@@ -3289,6 +3289,14 @@ const EXPRS_HELPERS = [
   '  return a * b - 0.5 * a;',
   '}',
   '',
+  // options over module-level defaults whose declared type makes every field optional (its literal gives them)
+  'export const DOPTS: { u?: number; z?: number } = { u: 0.5, z: -0.25 };',
+  '',
+  'export function dmod(x: number[], o: { u?: number; z?: number }): number {',
+  '  const m = { ...DOPTS, ...o };',
+  '  return (m.u ?? 0) * x[0] + (m.z ?? 1);',
+  '}',
+  '',
   // defaults: a constant one, one computed from the parameters before it (at entry, where the argument
   // is undefined), an optional one; called with arguments left out, passed as undefined, or maybe undefined
   'export function ddef(x: number, c0: number = 1, c1?: number, c2 = c0 * 2 + x): number {',
@@ -3351,6 +3359,7 @@ function renderExprs(c: Ctx, x: ExprsSpec): string {
         c.emit(`${ex} += dpar(${arr ? arr.name : `[${E()}, 0.5]`}, ${o ?? `{ u: ${E2()}, v: 0.5, w: -0.25 }`});`);
         c.emit(`${ex} += dopt(${arr ? arr.name : `[${E()}, 0.5]`}) + dopt([${E2()}], ${o ?? `{ z: ${E()} }`});`);
         c.emit(`${ex} += dmerge([${E2()}]) + dmerge([${E()}, 0.5], { z: 0.75 });`);
+        c.emit(`${ex} += dmod([${E()}], {}) + dmod([${E2()}, 0.5], { u: ${E()} });`);
         const mu = c.fresh('mu');
         c.emit(`const ${mu}: number | undefined = ${E()} > 0 ? undefined : ${E2()};`);
         c.emit(`${ex} += ddef(${E()}) + ddef(${E2()}, undefined, ${E()}) + ddef(${E()}, ${E2()}, undefined, ${E()}) + ddef(${E2()}, ${mu}, ${mu}, ${mu});`);
