@@ -2948,7 +2948,8 @@ function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
         // (a right-hand side that reads the array it is given as s0, through a helper that may write it,
         // would give euler's copy one array under two names: tsad refuses that, so s0 is then a copy)
         const base = c.baseOf(a.name);
-        const shared = [...c.base.keys(), a.name].some((n) => c.baseOf(n) === base && new RegExp(`\\b${n}\\b`).test(value));
+        // (the base itself too: `const t2 = out` passed, `out` read in the right-hand side)
+        const shared = [...c.base.keys(), a.name, base].some((n) => c.baseOf(n) === base && new RegExp(`\\b${n}\\b`).test(value));
         c.emit(`const ${g} = (${st}: number[]): number[] => ${st}.map((${x}) => Math.tanh(${value}));`, `const ${r} = euler(${g}, ${a.name}${shared ? '.slice()' : ''}, 0.1, 2);`);
       }
       c.emit(`${acc} = Math.tanh(${acc} + ${r}[0]);`);
