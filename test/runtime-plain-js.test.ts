@@ -779,6 +779,34 @@ function pieces(p) { const out = []; for (let i = 0; i + 1 < p.length; i++) out.
     checkProgram(pieces, [[0.3, -0.2, 0.9, 0.4]], [0], { total });
   });
 
+  it('empty array literals filled by index, or given empty rows that pushes fill (trial F)', () => {
+    const { tally, gram } = load(
+      `
+function tally(a, b) {
+  const counts = [];
+  let s = 0;
+  for (let i = 0; i < a.length; i++) {
+    counts[i % 2] = (counts[i % 2] || 0) + a[i] * b[i];
+    s += (a[i + 3] || b[i]) * a[i];
+  }
+  return s + counts[0] * counts[1];
+}
+function gram(xs, ell) {
+  const K = [];
+  for (let i = 0; i < xs.length; i++) {
+    K.push([]);
+    for (let j = 0; j < xs.length; j++) K[i].push(Math.exp(-0.5 * ((xs[i] - xs[j]) / ell) ** 2));
+  }
+  let s = 0;
+  for (let i = 0; i < K.length; i++) for (let j = 0; j < i; j++) s += K[i][j] * K[j][i];
+  return s;
+}`,
+      ['tally', 'gram'],
+    );
+    checkProgram(tally, [[1.5, -0.3, 2.5, 0.6, 3.25], [0.5, 2.0, 1.2, 1.0, 0.7]], [0, 1], {});
+    checkProgram(gram, [[0.1, 0.5, 1.2, 2.0], 0.9], [0, 1], {});
+  });
+
   it('a field or argument that is absent and used without a test → a located error, not NaN', () => {
     const f = new Function('return function f(x, o) { return x * o.k; };')();
     expect(() => grad(f)(1.5, {})).toThrow(/function\.ts:1:\d+: error: 'o\.k' has type 'number \| undefined' here: it may be absent/);

@@ -37,9 +37,73 @@ function nothing(e: ts.Expression): 'null' | 'undefined' | null {
   return (ts.isIdentifier(e) && e.text === 'undefined') || ts.isVoidExpression(e) ? 'undefined' : null;
 }
 
+/** `const xs = [];` with no annotation (TypeScript's evolving array) */
+function isEmptyArray(d: ts.VariableDeclaration): boolean {
+  const init = d.initializer;
+  return ts.isIdentifier(d.name) && !d.type && !!init && ts.isArrayLiteralExpression(init) && init.elements.length === 0;
+}
+
 const bareDeclarations = (sf: ts.SourceFile) => declarations(sf, (d) => isBare(d) || isNullish(d));
 const spreadTuples = (sf: ts.SourceFile) => declarations(sf, isArrayLiteralConst);
-const candidates = (sf: ts.SourceFile) => declarations(sf, (d) => isBare(d) || isNullish(d) || isArrayLiteralConst(d));
+const emptyArrays = (sf: ts.SourceFile) => declarations(sf, isEmptyArray);
+const candidates = (sf: ts.SourceFile) => declarations(sf, (d) => isBare(d) || isNullish(d) || isArrayLiteralConst(d) || isEmptyArray(d));
+
+/**
+ * The type of an empty array literal TypeScript evolves only from pushes (`const counts = []` written
+ * by index, `const K = []` given empty rows by `K.push([])` that `K[i].push(x)` fills): from the values
+ * stored into it and into its rows, when those are of one definite type; else null.
+ */
+function emptyArrayType(sf: ts.SourceFile, d: ts.VariableDeclaration, checker: ts.TypeChecker): string | null {
+  const sym = checker.getSymbolAtLocation(d.name);
+  if (!sym) return null;
+  // (a value reading the array itself, `(counts[k] || 0) + x`, is `any` to TypeScript: arithmetic
+  // gives a number, which the strict front end checks once the array is annotated)
+  const ARITH = new Set([ts.SyntaxKind.MinusToken, ts.SyntaxKind.AsteriskToken, ts.SyntaxKind.SlashToken, ts.SyntaxKind.PercentToken, ts.SyntaxKind.AsteriskAsteriskToken, ts.SyntaxKind.PlusToken]);
+  const typeOf = (e: ts.Expression): string => {
+    const t = checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(e)));
+    let x = e;
+    while (ts.isParenthesizedExpression(x)) x = x.expression;
+    const numeric = (y: ts.Expression) => /^number$/.test(checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(y))));
+    if (t === 'any' && ts.isBinaryExpression(x) && ARITH.has(x.operatorToken.kind) && (x.operatorToken.kind !== ts.SyntaxKind.PlusToken || numeric(x.left) || numeric(x.right))) return 'number';
+    return t;
+  };
+  const isEmpty = (e: ts.Expression) => ts.isArrayLiteralExpression(e) && e.elements.length === 0;
+  const elems = new Set<string>();
+  const inner = new Set<string>();
+  let rows = false;
+  /** what is stored at `at` (an element of the array, or of one of its rows when `depth` is 1) */
+  const stores = (at: ts.Expression, depth: number): void => {
+    let p = at.parent;
+    while (ts.isParenthesizedExpression(p)) p = p.parent;
+    const into = depth === 0 ? elems : inner;
+    if (ts.isBinaryExpression(p) && p.operatorToken.kind === ts.SyntaxKind.EqualsToken && p.left === at) {
+      if (depth === 0 && isEmpty(p.right)) rows = true;
+      else into.add(typeOf(p.right));
+    } else if (depth === 0 && ts.isElementAccessExpression(p) && p.expression === at) stores(p, 1);
+    else if (ts.isPropertyAccessExpression(p) && p.expression === at && p.name.text === 'push' && ts.isCallExpression(p.parent)) {
+      for (const a of p.parent.arguments) {
+        if (depth === 0 && isEmpty(a)) rows = true;
+        else into.add(typeOf(a));
+      }
+    }
+  };
+  const visit = (n: ts.Node): void => {
+    if (ts.isIdentifier(n) && n !== d.name && checker.getSymbolAtLocation(n) === sym) {
+      const p = n.parent;
+      if (ts.isElementAccessExpression(p) && p.expression === n) {
+        // `X[i] = v`, `X[i][j] = v`, `X[i].push(v)` (anything else with an element is a read)
+        const q = p.parent;
+        if (ts.isElementAccessExpression(q) && q.expression === p) stores(q, 1);
+        else if (ts.isPropertyAccessExpression(q) && q.expression === p) stores(p, 1);
+        else stores(p, 0);
+      } else if (ts.isPropertyAccessExpression(p) && p.expression === n) stores(n, 0);
+    }
+    n.forEachChild(visit);
+  };
+  visit(sf);
+  if (rows) return !elems.size && inner.size === 1 && DEFINITE([...inner][0]) ? `${[...inner][0]}[][]` : null;
+  return elems.size === 1 && DEFINITE([...elems][0]) ? `${[...elems][0]}[]` : null;
+}
 
 /**
  * What a variable may hold besides its values: null where it starts or is set null, undefined where
@@ -142,6 +206,12 @@ export function annotateLocals(text: string): string {
     if (!onlySpread(sf, d, checker)) continue;
     const elems = (d.initializer as ts.ArrayLiteralExpression).elements.map((e) => checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(e))));
     if (elems.every(DEFINITE)) edits.push({ at: d.name.end, type: `[${elems.join(', ')}]` });
+  }
+  for (const d of emptyArrays(sf)) {
+    // (only where TypeScript itself leaves it evolving: `any[]` at the declaration)
+    if (checker.typeToString(checker.getTypeAtLocation(d.name)) !== 'any[]') continue;
+    const t = emptyArrayType(sf, d, checker);
+    if (t) edits.push({ at: d.name.end, type: t });
   }
   // from the back, so that earlier offsets stay valid
   let out = text;
