@@ -108,6 +108,8 @@ export class ProgramInfo {
   }
 
   private generated = new Map<string, string>();
+  /** the function and suffix each generated name was made for (generatedName's inverse) */
+  private generatedBy = new Map<string, { func: string; suffix: string }>();
   private taken = new Set<string>();
 
   /**
@@ -124,17 +126,13 @@ export class ProgramInfo {
     for (let i = 0; this.taken.has(n); i++) n = `${base}${i}`;
     this.taken.add(n);
     this.generated.set(key, n);
+    this.generatedBy.set(n, { func, suffix });
     return n;
   }
 
-  /** the names generated so far with `suffix`, by the function they were generated for */
-  generatedWith(suffix: string): Map<string, string> {
-    const out = new Map<string, string>();
-    for (const [key, n] of this.generated) {
-      const [func, sfx] = key.split('\u0000');
-      if (sfx === suffix) out.set(n, func);
-    }
-    return out;
+  /** the function and suffix a generated name was made for, if it is one (constant time: callers ask per call site) */
+  generatedFor(name: string): { func: string; suffix: string } | undefined {
+    return this.generatedBy.get(name);
   }
 
   func(name: string): Func {

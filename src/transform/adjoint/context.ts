@@ -3,6 +3,7 @@
 // operations, statement positions).
 import { diffVars, type FuncActivity, stmtCalls } from '../../analysis/activity.js';
 import type { Facts, FlowResult } from '../../analysis/dataflow.js';
+import { type ScratchFields, scratchFields } from '../../analysis/scratch-fields.js';
 import type { Expr, Func, Stmt, Ty } from '../../ir/types.js';
 import { declaredNames, forEachStmt, hasDirectiveIn, TAPE, tyOf, VOID } from '../../ir/util.js';
 import { DerivNames, derivTy, type ProgramInfo, refNames, tapeNames, zeroFloat32Shadow } from '../context.js';
@@ -166,6 +167,14 @@ export function tapeVar(cx: AdjointContext): Expr {
 
 export function tapeOp(cx: AdjointContext, op: string, args: Expr[], ty: Ty = VOID): Expr {
   return { k: 'intr', fn: `tape.${op}`, args: [tapeVar(cx), ...args], ty };
+}
+
+/** the module's scratch fields (analysis/scratch-fields.ts), found once per compile: stores ask often */
+const scratchByInfo = new WeakMap<ProgramInfo, ScratchFields>();
+export function scratchOf(cx: AdjointContext): ScratchFields {
+  let s = scratchByInfo.get(cx.info);
+  if (!s) scratchByInfo.set(cx.info, (s = scratchFields(cx.info.mod)));
+  return s;
 }
 
 export function aliasRep(cx: AdjointContext, n: string) {

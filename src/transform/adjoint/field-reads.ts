@@ -23,12 +23,12 @@ export type FieldReads = Set<string> | typeof ALL_FIELDS;
  * (`adjoints`: the function's adjoint variables), or ALL_FIELDS. `bwdCalls`: the functions a backward
  * sweep may call without reading more than its own backward sweep does (the generated f_bwd).
  */
-export function numberFieldReads(stmts: Stmt[], adjoints: ReadonlySet<string>, bwdCalls: ReadonlySet<string>): FieldReads {
+export function numberFieldReads(stmts: Stmt[], adjoints: ReadonlySet<string>, bwdCalls: (fn: string) => boolean): FieldReads {
   const out = new Set<string>();
   let all = false;
   const visit = (e: Expr) =>
     forEachExpr(e, (x) => {
-      if (x.k === 'call' && !bwdCalls.has(x.fn)) all = true;
+      if (x.k === 'call' && !bwdCalls(x.fn)) all = true;
       // (tape ops and pushes or pops move references, zerosLike reads only a shape, and an adjoint's
       // fields are no primal values; anything else taking a primal object whole — a copy, a snapshot,
       // restoreInto — may read each of its fields)
@@ -106,15 +106,13 @@ export function writtenNumberFields(stmts: Stmt[]): Set<string> {
 }
 
 /**
- * The generated backward sweeps of functions differentiated through their bodies (a hand-written
- * rule's adjoint is not one: what it reads is unknown). Asked after a function's sweeps are built:
+ * Is `n` the generated backward sweep of a function differentiated through its body? (A hand-written
+ * rule's adjoint is not one: what it reads is unknown.) Asked after a function's sweeps are built:
  * every backward sweep it calls has its name by then.
  */
-export function bwdFunctionNames(info: ProgramInfo): ReadonlySet<string> {
-  const out = new Set<string>();
-  for (const [n, func] of info.generatedWith(info.naming.backwardFunc)) {
-    const f = info.mod.funcs.get(func);
-    if (f && !f.custom && !f.external) out.add(n);
-  }
-  return out;
+export function isBwdFunction(info: ProgramInfo, n: string): boolean {
+  const g = info.generatedFor(n);
+  if (!g || g.suffix !== info.naming.backwardFunc) return false;
+  const f = info.mod.funcs.get(g.func);
+  return !!f && !f.custom && !f.external;
 }

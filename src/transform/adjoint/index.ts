@@ -4,7 +4,6 @@
 // head's f_b runs both on one tape. Every value the backward sweep reads is restored to what it was at
 // the mirrored point of the forward sweep, so the adjoint of each statement sees its own pre-state.
 // Entry point: each concern lives in its own module next to this one (loops/ for the loop strategies).
-import { scratchFields } from '../../analysis/scratch-fields.js';
 import { timed } from '../../ir/timing.js';
 import type { Func } from '../../ir/types.js';
 import type { ProgramInfo } from '../context.js';
@@ -12,6 +11,7 @@ import { customAdjointFuncs } from '../custom.js';
 import { hoistInvariantLoads } from '../licm.js';
 import { adjointContext } from './calls.js';
 import { backward, forward, head } from './signature.js';
+import { scratchOf } from './context.js';
 
 export interface AdjointOutput {
   func: Func;
@@ -31,7 +31,7 @@ export function adjointFuncs(info: ProgramInfo, name: string): AdjointOutput[] {
 
 /** a method's aliases of its instance's scratch fields, and their adjoints: each array has that one name */
 function scratchAliases(cx: ReturnType<typeof adjointContext>): string[] {
-  const mine = scratchFields(cx.info.mod).aliases.get(cx.name);
+  const mine = scratchOf(cx).aliases.get(cx.name);
   return mine ? [...mine.keys()].flatMap((n) => [n, cx.b.of(n)]) : [];
 }
 

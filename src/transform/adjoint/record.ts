@@ -4,14 +4,13 @@
 // tape operations already in the source.
 import { stmtCalls } from '../../analysis/activity.js';
 import { escapingArrays } from '../../analysis/escaping.js';
-import { scratchFields } from '../../analysis/scratch-fields.js';
 import { computeSlotWrites } from '../../analysis/slot-writes.js';
 import { type Facts, type FlowResult, solveForward } from '../../analysis/dataflow.js';
 import { wholeArrayWrites } from '../../analysis/regions.js';
 import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
 import { BOOL, directiveArgs, exprEq, forEachExpr, forEachStmt, INT, isRef, mapExpr, NUM, rootVar, tyOf, VOID, WRITING_INTRINSICS } from '../../ir/util.js';
 import { bref, declAsAssign, increments, invariantInLoop, linctx, linearizeAt, refAdjoint } from './assign.js';
-import { type AdjointContext, adjointTy, primalNames, aliasRep, bwhole, exprVaried, hasB, type Pair, positions, tapeOp, tyOfLocal, variedIn, zerosLike } from './context.js';
+import { type AdjointContext, adjointTy, primalNames, aliasRep, bwhole, exprVaried, hasB, type Pair, positions, scratchOf, tapeOp, tyOfLocal, variedIn, zerosLike } from './context.js';
 import { firstPrivateDef } from './loops/fused-reduction.js';
 import { freshValueAdjoint, isRowStore, shadowIsRestored } from './references.js';
 import { assignsVar } from './util.js';
@@ -86,7 +85,7 @@ export function mustRecord(cx: AdjointContext, s: Stmt, root: string, writesObje
   const names = writesObject && !scratchAlias(cx, root) ? aliasClass(cx, root) : [root];
   if (names.some((n) => cx.alwaysRestore.has(n))) return true;
   // a scratch field's contents started afresh: what it overwrites no one reads
-  if (scratchFields(cx.info.mod).kills.has(s)) return false;
+  if (scratchOf(cx).kills.has(s)) return false;
   // the naive model records every overwritten value (Tapenade's store-all column)
   if (!cx.info.options.tbr) return true;
   if (!cx.tbr) return false;
@@ -97,7 +96,7 @@ export function mustRecord(cx: AdjointContext, s: Stmt, root: string, writesObje
 
 /** a local holding a scratch field of its instance (`const diff = self.centered`)? */
 function scratchAlias(cx: AdjointContext, name: string): boolean {
-  return scratchFields(cx.info.mod).aliases.get(cx.name)?.has(name) ?? false;
+  return scratchOf(cx).aliases.get(cx.name)?.has(name) ?? false;
 }
 
 /** `root` and every variable that may hold the same array or object */

@@ -4,13 +4,12 @@ import { timed } from '../../ir/timing.js';
 import { TransformError } from '../tangent.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../../ir/types.js';
 import { BOOL, countedFor, fixForUpdates, forEachExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, tyOf, VOID } from '../../ir/util.js';
-import { scratchFields } from '../../analysis/scratch-fields.js';
 import { fuseLoops } from '../fuse.js';
 import { iterationLocalArrays } from '../locarrays.js';
 import { iterationLocalScalars, mergeIncrements } from '../merge.js';
 import { scalarizeLoops } from '../scalarize.js';
 import { increments, linctx, linearizeAt, literalAdjoint } from './assign.js';
-import { type AdjointContext, adjointNames, primalNames, adjointTy, aliasRep, bwhole, endsWithReturnInside, exprVaried, hasB, type Pair, tapeOp, tapeVar, variedIn } from './context.js';
+import { type AdjointContext, adjointNames, primalNames, adjointTy, aliasRep, bwhole, endsWithReturnInside, exprVaried, hasB, type Pair, scratchOf, tapeOp, tapeVar, variedIn } from './context.js';
 import { cheapDefBefore } from './record.js';
 import { storesReferences } from './references.js';
 
@@ -117,7 +116,7 @@ function contentsHandover(cx: AdjointContext, a: Expr, dir: 'push' | 'pop'): Stm
 
 export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' | 'R' | 'S'; again?: Expr }[] {
   const out: { v: Expr; kind: 'F' | 'I' | 'R' | 'S'; again?: Expr }[] = [];
-  const scratch = scratchFields(cx.info.mod).aliases.get(cx.name);
+  const scratch = scratchOf(cx).aliases.get(cx.name);
   const locals = primalNames(cx);
   const needed = [...cx.readsInBwd].filter((n) => locals.has(n) && !cx.loopScoped.has(n)).sort();
   const tyOfName = new Map<string, Ty>();
@@ -223,7 +222,7 @@ function refineLoops(cx: AdjointContext, body: Stmt[]): Stmt[] {
 export function storageClasses(cx: AdjointContext): (name: string) => string {
   const cls = new Map<string, string>();
   // (a scratch field's array is reached through its one alias only: a class of its own)
-  const scratch = scratchFields(cx.info.mod).aliases.get(cx.name);
+  const scratch = scratchOf(cx).aliases.get(cx.name);
   for (const n of primalNames(cx)) {
     const rep = scratch?.has(n) ? `scratch ${n}` : aliasRep(cx, n);
     cls.set(n, rep);

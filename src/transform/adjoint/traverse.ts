@@ -14,7 +14,7 @@ import { type AdjointContext, hasDirective, primalNames, joinPairs, type Pair, t
 import { deadSignature, diffDead, readNames } from './liveness.js';
 import { loop } from './loops/reverse-loop.js';
 import { pop, primalReads, push, tapePush, toBeRecorded } from './record.js';
-import { bwdFunctionNames, numberFieldReads } from './field-reads.js';
+import { isBwdFunction, numberFieldReads } from './field-reads.js';
 import { ret } from './signature.js';
 
 /** the function's adjoint variables: its derivative names and the seed of its result */
@@ -59,7 +59,7 @@ export function build(cx: AdjointContext): void {
       }
     cx.built = { fwd: pair.fwd, bwd: pair.bwd };
     cx.readsInBwd = reads;
-    cx.info.fieldReads.set(cx.name, numberFieldReads([...pair.bwd, ...cx.fusedBwds.flat()], adjointVars(cx), bwdFunctionNames(cx.info)));
+    cx.info.fieldReads.set(cx.name, numberFieldReads([...pair.bwd, ...cx.fusedBwds.flat()], adjointVars(cx), (n) => isBwdFunction(cx.info, n)));
     // (a fused reduction's iterations run their backward sweeps inside the forward sweep)
     const values = cx.info.options.tbr ? arrayValueReads(cx, [...pair.bwd, ...cx.fusedBwds.flat()]) : null;
     if (values && cx.valueReads && [...values].some((v) => !cx.valueReads!.has(v))) grew = true;
