@@ -54,7 +54,7 @@ function flatNumbers(e: Expr): boolean {
 }
 
 /** a fresh array or object: an allocation, a literal, a copy */
-const isFreshValue = (e: Expr): boolean => e.k === 'alloc' || e.k === 'arrlit' || e.k === 'objlit' || (e.k === 'intr' && e.fn === 'copy');
+export const isFreshValue = (e: Expr): boolean => e.k === 'alloc' || e.k === 'arrlit' || e.k === 'objlit' || (e.k === 'intr' && e.fn === 'copy');
 
 interface Access {
   /** the element index expression */
@@ -199,7 +199,7 @@ function usesIn(f: Func, candidates: Set<string>, refused: Set<string>): Map<str
       if (s.target.k === 'idx') visit(s.target, s, true, false);
       else if (s.target.k === 'field') visit(s.target.obj, s, false, false);
       // (`a[i] += e` reads the element it writes: counted as a write, which reads after writing)
-      visit(s.value, s, false, defining || (s.target.k === 'var' && aliasKey.has(s.target.name)));
+      visit(s.value, s, false, defining);
       if (s.op && s.target.k === 'idx') visit(s.target, s, false, false);
       return;
     }

@@ -572,7 +572,8 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       // numbers sorted in place by a numeric comparator: the order (passive indices, `sortOrder`) is
       // taken first, then the elements are moved into it from a copy; the array itself is the value
       // (objects or rows by a numeric key, `(a, b) => a.v - b.v`: the order of their keys, the same moves)
-      const keyed = isRef(ot.elem) && !ot.typed && args.length === 1 ? keyedComparator(args[0]) : null;
+      const byKey = isRef(ot.elem) && !ot.typed && args.length === 1 ? comparatorKey(args[0]) : null;
+      const keyed = byKey && byKey.path.length ? byKey : null;
       if (ot.elem.k !== 'num' && ot.elem.k !== 'int' && !keyed)
         return h.err(isRef(ot.elem) && args.length === 1 ? args[0] : e, '`sort` is supported on arrays of numbers, and on arrays of objects or rows by a numeric key', 'sort by `(a, b) => a.key - b.key` (or `b.key - a.key`), a field or a constant index of each element');
       if (keyed) {
@@ -591,35 +592,18 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
         if (tyOf(key).k !== 'num' && tyOf(key).k !== 'int') return h.err(args[0], 'the key of this comparator is not a number', 'sort by a numeric field or a constant index of each element');
         h.emit(tag({ k: 'decl', name: keys, ty: keysTy, init: { k: 'alloc', len: { k: 'len', obj: src }, fill: null, ty: keysTy }, konst: true }, 'array.sort', loc));
         h.emit(tag(countUp(k0, int(0), { k: 'len', obj: src }, [{ k: 'assign', target: { k: 'idx', obj: v(keys, keysTy), index: v(k0, INT), ty: NUM }, value: key }]), 'array.sort', loc));
-        const orderTy: ArrTy = { k: 'arr', elem: INT, typed: true, ro: false, ctor: 'Int32Array' };
-        const order = h.fresh('order');
-        h.emit(tag({ k: 'decl', name: order, ty: orderTy, init: { k: 'intr', fn: 'sortOrder', args: [v(keys, keysTy), int(keyed.dir)], ty: orderTy }, konst: true }, 'array.sort', loc));
-        const prev = h.fresh('unsorted');
-        const prevTy: ArrTy = { ...ot, ro: false };
         // (the copy of the references is the sort's own, not a copy the program makes)
-        h.emit(tag({ k: 'decl', name: prev, ty: prevTy, init: { k: 'intr', fn: 'copy', args: [src], ty: prevTy, origin: 'array.sort' }, konst: true }, 'array.sort', loc));
-        const k = h.fresh('k');
-        const at: Expr = { k: 'idx', obj: v(order, orderTy), index: v(k, INT), ty: INT };
-        h.emit(tag(countUp(k, int(0), { k: 'len', obj: src }, [{ k: 'assign', target: { k: 'idx', obj: src, index: v(k, INT), ty: ot.elem }, value: { k: 'idx', obj: v(prev, prevTy), index: at, ty: ot.elem } }]), 'array.sort', loc));
-        return src;
+        return moveIntoOrder(h, src, ot, v(keys, keysTy), keyed.dir, loc, true);
       }
-      const dir = args.length === 0 ? (ot.typed ? 1 : null) : comparatorDirection(args[0]);
+      const numeric = args.length ? comparatorKey(args[0]) : null;
+      const dir = args.length === 0 ? (ot.typed ? 1 : null) : numeric && !numeric.path.length ? numeric.dir : null;
       if (dir === null)
         return args.length === 0
           ? h.err(e, '`sort()` without a comparator sorts numbers as strings (`[10, 9].sort()` is `[10, 9]`)', 'write `sort((a, b) => a - b)`')
           : h.err(args[0], 'this comparator is not supported: tsad sorts numbers by `(a, b) => a - b` (ascending) or `(a, b) => b - a` (descending)', 'sort by one of those');
       if (h.inCondition()) return h.err(e, '`sort` inside a condition is not supported', 'sort in a statement of its own');
       const src = named();
-      const orderTy: ArrTy = { k: 'arr', elem: INT, typed: true, ro: false, ctor: 'Int32Array' };
-      const order = h.fresh('order');
-      h.emit(tag({ k: 'decl', name: order, ty: orderTy, init: { k: 'intr', fn: 'sortOrder', args: [src, int(dir)], ty: orderTy }, konst: true }, 'array.sort', loc));
-      const prev = h.fresh('unsorted');
-      const prevTy: ArrTy = { ...ot, ro: false };
-      h.emit(tag({ k: 'decl', name: prev, ty: prevTy, init: { k: 'intr', fn: 'copy', args: [src], ty: prevTy }, konst: true }, 'array.sort', loc));
-      const k = h.fresh('k');
-      const at: Expr = { k: 'idx', obj: v(order, orderTy), index: v(k, INT), ty: INT };
-      h.emit(tag(countUp(k, int(0), { k: 'len', obj: src }, [{ k: 'assign', target: { k: 'idx', obj: src, index: v(k, INT), ty: ot.elem }, value: { k: 'idx', obj: v(prev, prevTy), index: at, ty: ot.elem } }]), 'array.sort', loc));
-      return src;
+      return moveIntoOrder(h, src, ot, src, dir, loc, false);
     }
     case 'shift': {
       // the first element taken off: read, the others moved down one place, the last slot popped
@@ -670,31 +654,12 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
   return undefined;
 }
 
-/** 1 for a comparator `(a, b) => a - b` (ascending), -1 for `(a, b) => b - a`, null for any other */
-function comparatorDirection(c: ts.Expression): number | null {
-  while (ts.isParenthesizedExpression(c)) c = c.expression;
-  if (!(ts.isArrowFunction(c) || ts.isFunctionExpression(c)) || c.parameters.length !== 2) return null;
-  const [a, b] = c.parameters.map((p) => (ts.isIdentifier(p.name) && !p.initializer && !p.dotDotDotToken ? p.name.text : null));
-  if (!a || !b) return null;
-  let body: ts.Node = c.body;
-  if (ts.isBlock(body)) {
-    const only = body.statements.length === 1 ? body.statements[0] : null;
-    if (!only || !ts.isReturnStatement(only) || !only.expression) return null;
-    body = only.expression;
-  }
-  while (ts.isParenthesizedExpression(body as ts.Expression)) body = (body as ts.ParenthesizedExpression).expression;
-  if (!ts.isBinaryExpression(body) || body.operatorToken.kind !== ts.SyntaxKind.MinusToken || !ts.isIdentifier(body.left) || !ts.isIdentifier(body.right)) return null;
-  if (body.left.text === a && body.right.text === b) return 1;
-  if (body.left.text === b && body.right.text === a) return -1;
-  return null;
-}
-
 /**
- * `(a, b) => a.v - b.v` (ascending) or `(a, b) => b.v - a.v` (descending), the key a field chain or
- * constant indices of the parameter (`a.pos.x`, `a[0]`, `a.p[1]`), the same on both sides: the key's
- * path and the direction, or null
+ * A comparator `(a, b) => key(a) - key(b)` (ascending, dir 1) or `key(b) - key(a)` (descending, -1),
+ * the key the parameter itself (`a - b`: path []) or a field chain or constant indices of it
+ * (`a.pos.x`, `a[0]`, `a.p[1]`), the same on both sides; null for any other
  */
-function keyedComparator(c: ts.Expression): { path: (string | number)[]; dir: number } | null {
+function comparatorKey(c: ts.Expression): { path: (string | number)[]; dir: number } | null {
   while (ts.isParenthesizedExpression(c)) c = c.expression;
   if (!(ts.isArrowFunction(c) || ts.isFunctionExpression(c)) || c.parameters.length !== 2) return null;
   const [a, b] = c.parameters.map((p) => (ts.isIdentifier(p.name) && !p.initializer && !p.dotDotDotToken ? p.name.text : null));
@@ -721,10 +686,28 @@ function keyedComparator(c: ts.Expression): { path: (string | number)[]; dir: nu
     return null;
   };
   const l = pathOf(body.left), r = pathOf(body.right);
-  if (!l || !r || !l.path.length || JSON.stringify(l.path) !== JSON.stringify(r.path)) return null;
+  if (!l || !r || JSON.stringify(l.path) !== JSON.stringify(r.path)) return null;
   if (l.root === a && r.root === b) return { path: l.path, dir: 1 };
   if (l.root === b && r.root === a) return { path: l.path, dir: -1 };
   return null;
+}
+
+/**
+ * The elements of `src` moved, in place, into the order of `keys` (`sortOrder`: passive indices,
+ * stable as JavaScript's sort) from a copy taken first; the array itself is the value. `ownCopy`: the
+ * copy is counted as the sort's, not as one the program makes (coverage).
+ */
+function moveIntoOrder(h: ArrayHost, src: Expr, ot: ArrTy, keys: Expr, dir: number, loc: Loc, ownCopy: boolean): Expr {
+  const orderTy: ArrTy = { k: 'arr', elem: INT, typed: true, ro: false, ctor: 'Int32Array' };
+  const order = h.fresh('order');
+  h.emit(tag({ k: 'decl', name: order, ty: orderTy, init: { k: 'intr', fn: 'sortOrder', args: [keys, int(dir)], ty: orderTy }, konst: true }, 'array.sort', loc));
+  const prev = h.fresh('unsorted');
+  const prevTy: ArrTy = { ...ot, ro: false };
+  h.emit(tag({ k: 'decl', name: prev, ty: prevTy, init: { k: 'intr', fn: 'copy', args: [src], ty: prevTy, ...(ownCopy ? { origin: 'array.sort' } : {}) }, konst: true }, 'array.sort', loc));
+  const k = h.fresh('k');
+  const at: Expr = { k: 'idx', obj: v(order, orderTy), index: v(k, INT), ty: INT };
+  h.emit(tag(countUp(k, int(0), { k: 'len', obj: src }, [{ k: 'assign', target: { k: 'idx', obj: src, index: v(k, INT), ty: ot.elem }, value: { k: 'idx', obj: v(prev, prevTy), index: at, ty: ot.elem } }]), 'array.sort', loc));
+  return src;
 }
 
 /** JavaScript's ToIntegerOrInfinity of a bound: truncated, NaN is 0 (an integer bound as it is) */

@@ -4,6 +4,7 @@
 // already follow. A helper that may return a parameter's object in any other way (on one branch only,
 // through a local alias, a row of it) is refused at the call that binds its result.
 import { computeAliases, computeWrites, stmtCalls } from '../analysis/activity.js';
+import { isFreshValue } from '../analysis/scratch-fields.js';
 import type { Expr, Func, Module, Stmt, Ty } from '../ir/types.js';
 import { bodiesOf, calleeText, declaredNames, forEachExpr, forEachStmt, isRef, mapBodies, rootVar, stmtExprs, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
 import { Names } from './linearize.js';
@@ -261,8 +262,6 @@ export function floatWrittenParams(f: Func, owned: ReadonlySet<string> = new Set
   return out;
 }
 
-/** a fresh array or object: an allocation, a literal, a copy */
-const isFreshValue = (e: Expr): boolean => e.k === 'alloc' || e.k === 'arrlit' || e.k === 'objlit' || (e.k === 'intr' && e.fn === 'copy');
 
 /**
  * Fields (`Type.field`) that only ever hold arrays or objects made for them (`this.centered = new
