@@ -476,7 +476,7 @@ function printModule(mod: Module, reach: Set<string>, out: Func[], options: Comp
   return { code, manifest: parts.manifest, diagnostics: diags.list, primals, wrt: parts.wrt, of: parts.of, runtimeNames: rt, ...map };
 }
 
-const RUNTIME_EXPORTS = ['Tape', 'zerosLike', 'zeros', 'zeroFill', 'snapshot', 'restoreInto', 'addInto'];
+const RUNTIME_EXPORTS = ['Tape', 'zerosLike', 'zeros', 'zeroFill', 'snapshot', 'restoreInto', 'addInto', 'zerosAgain', 'float64Again', 'zeroedFor'];
 
 /** the runtime's exports under names no declaration of the input uses (`Tape`, else `Tape0`, …) */
 function runtimeNames(mod: Module): Record<string, string> {

@@ -30,7 +30,7 @@ const failed = (r: CompileResult): CompileResult => ({ ...r, code: '', manifest:
  */
 export function compileHvp(input: SourceInput, options: HvpOptions): CompileResult {
   // (a Revolve schedule's snapshots are not differentiated again: its loop is recorded instead)
-  const first = compile(input, { head: options.head, wrt: options.wrt, modes: ['reverse'], runtimeImport: 'tsad/runtime', customDerivatives: options.customDerivatives, adjoint: { binomial: false, fuseObjectReductions: false } });
+  const first = compile(input, { head: options.head, wrt: options.wrt, modes: ['reverse'], runtimeImport: 'tsad/runtime', customDerivatives: options.customDerivatives, adjoint: { binomial: false, fuseObjectReductions: false, reuseShadows: false } });
   if (first.diagnostics.some((d) => d.severity === 'error') || !first.code) return failed(first);
   const entry = first.manifest.find((m) => m.name === `${options.head}_b`);
   const seed = entry?.params.find((p) => p.role === 'seed');

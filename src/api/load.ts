@@ -3,7 +3,7 @@
 import * as runtime from '../runtime/index.js';
 
 // the runtime exports generated code refers to (the rest of the runtime is for hand-written drivers)
-const RUNTIME_NAMES = ['Tape', 'addInto', 'restoreInto', 'snapshot', 'zeroFill', 'zeros', 'zerosLike'];
+const RUNTIME_NAMES = ['Tape', 'addInto', 'restoreInto', 'snapshot', 'zeroFill', 'zeros', 'zerosLike', 'zerosAgain', 'float64Again', 'zeroedFor'];
 
 export type LoadedModule = Record<string, (...args: unknown[]) => unknown>;
 

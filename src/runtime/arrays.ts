@@ -91,6 +91,33 @@ export function zeros(n: number): number[] {
   return zerosTemplate.slice(0, n);
 }
 
+/**
+ * The shadow of an array a loop allocates afresh each pass (`const diff = xi.map(…)`) that nothing else
+ * ever names: the buffer the previous pass used when it has length `n`, else a new one. Derivative code
+ * calls this only where the buffer is all zeros (see src/transform/adjoint/reused-shadows.ts).
+ */
+export function zerosAgain(buffer: number[] | undefined, n: number): number[] {
+  return buffer !== undefined && buffer.length === n ? buffer : zeros(n);
+}
+
+/** zerosAgain for a Float64Array */
+export function float64Again(buffer: Float64Array | undefined, n: number): Float64Array {
+  return buffer !== undefined && buffer.length === n ? buffer : new Float64Array(n);
+}
+
+/**
+ * Where the backward sweep undoes such an allocation: the buffer, zeroed, becomes the shadow of the
+ * array the variable held before (`previous`), or a new one when that array is of another length.
+ */
+export function zeroedFor<T extends number[] | Float64Array>(buffer: T, previous: T | undefined): T {
+  if (previous === undefined || previous.length === buffer.length) {
+    // (a loop: Array.prototype.fill costs more than the ten stores of a short shadow)
+    for (let i = 0; i < buffer.length; i++) buffer[i] = 0;
+    return buffer;
+  }
+  return (buffer instanceof Float64Array ? new Float64Array(previous.length) : zeros(previous.length)) as T;
+}
+
 /** n zeros in an array whose elements are doubles from the start (its first store was 0.5) */
 function packedDoubles(n: number): number[] {
   const a = [0.5];

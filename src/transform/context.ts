@@ -61,6 +61,8 @@ export interface AdjointOptions {
   fuseLoops?: boolean;
   /** joint mode for every differentiated call: checkpointed, re-run in the backward sweep (default false) */
   checkpointCalls?: boolean;
+  /** an array a loop allocates afresh each pass, named by one variable only, keeps one shadow buffer (default true; off for gradient code that is differentiated again) */
+  reuseShadows?: boolean;
   /** `$ad binomial-ckp` loops use Revolve's snapshots (default true); false records them like any loop (second derivatives: the tangent of a Revolve schedule is not generated) */
   binomial?: boolean;
 }

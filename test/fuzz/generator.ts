@@ -2759,13 +2759,16 @@ function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
       else c.emit(`${a.name}.forEach((${x}, ${i}) => {`, `  if (${i} % 2 === ${s.v % 2}) return;`, `  ${acc} = Math.tanh(${acc} + ${value});`, '});');
       return;
     }
-    case 3:
+    case 3: {
       // (one in four chosen by a test: a declaration whose branch holds the method becomes an `if`)
       if (s.v % 4 === 2) c.emit(`const ${t} = ${acc} > 0.25 ? ${a.name}.reduce((s, ${x}, ${i}) => s + ${value} * ${i}, 0.5) : 0.5 * ${acc};`, `${acc} = Math.tanh(${acc} + ${t});`);
       else c.emit(s.v % 2 ? `${acc} = Math.tanh(${acc} + ${a.name}.map((${x}) => ${value}).reduce((s, y) => s + y * y, 0));` : `${acc} = Math.tanh(${acc} + ${a.name}.reduce((s, ${x}, ${i}) => s + ${value} * ${i}, 0.5));`);
       // and a max scan (`m = c ? e : m`, which becomes a branch: a selection loop in reverse) or a min scan (`m = c ? m : e`)
-      c.emit(s.v % 3 === 0 ? `${acc} = Math.tanh(${acc} + ${a.name}.map((${x}) => ${value}).reduce((m, y) => (y > m ? y : m)));` : `${acc} = Math.tanh(${acc} + ${a.name}.reduce((m, ${x}) => (${value} < m ? m : ${value}), ${acc}));`);
+      // (the scan's accumulator gets a fresh name: the element's expression may read a matrix `m`)
+      const mx = c.fresh('mx');
+      c.emit(s.v % 3 === 0 ? `${acc} = Math.tanh(${acc} + ${a.name}.map((${x}) => ${value}).reduce((${mx}, y) => (y > ${mx} ? y : ${mx})));` : `${acc} = Math.tanh(${acc} + ${a.name}.reduce((${mx}, ${x}) => (${value} < ${mx} ? ${mx} : ${value}), ${acc}));`);
       return;
+    }
     case 4:
       c.emit(`const ${t} = ${a.name}.${s.v % 2 ? 'reduceRight' : 'reduce'}((s, ${x}) => 0.5 * s + ${value});`, `${acc} = Math.tanh(${acc} + ${t});`);
       return;

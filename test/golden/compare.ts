@@ -48,7 +48,7 @@ interface N {
 
 const RUNTIME_NAMES = [
   'Math', 'Number', 'Infinity', 'NaN', 'undefined', 'Array', 'Float64Array', 'Tape', 'tape', 'nbdirs',
-  'snapshot', 'restoreInto', 'zerosLike', 'zeroFill', 'addInto', 'isFinite', 'isNaN',
+  'snapshot', 'restoreInto', 'zerosLike', 'zeroFill', 'addInto', 'zerosAgain', 'float64Again', 'zeroedFor', 'isFinite', 'isNaN',
 ];
 
 /** The user names of an input module: its identifiers, their derivative names, and the runtime's names. */

@@ -10,6 +10,7 @@ import { call, passiveCallSnapshots } from './calls.js';
 import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, usefulOut, variedIn, zerosLike } from './context.js';
 import { saveOnKill, storeExpensive, tapePop } from './record.js';
 import { freshValueAdjoint, holdShadow, rebuildsFromOld } from './references.js';
+import { shadowAgain } from './reused-shadows.js';
 
 // ---------- assignments ----------
 export function assign(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign' }>): Pair {
@@ -40,7 +41,7 @@ function assignValue(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign'
   if (isRef(tty) && hasB(cx, root) && value) {
     const bv = refAdjoint(cx, value);
     const bt = bwhole(cx, target) as LValue | null;
-    if (bt) fwd.push({ k: 'assign', target: bt, value: bv ?? zerosLike(cx, target) });
+    if (bt) fwd.push({ k: 'assign', target: bt, value: save.reusedShadow && value.k === 'alloc' ? shadowAgain(bt, value.len) : bv ?? zerosLike(cx, target) });
     // an adjoint tape lives until the backward sweep is back where it was acquired
     if (bt && value.k === 'intr' && value.fn === 'Tape.acquire') bwd.push({ k: 'expr', e: { k: 'intr', fn: 'Tape.release', args: [bt], ty: VOID } });
     if (bt && save.bwd.length && builtFresh(value) && rebuildsFromOld(root, [value])) {

@@ -13,6 +13,7 @@ import { bref, declAsAssign, increments, invariantInLoop, linctx, linearizeAt, r
 import { type AdjointContext, adjointTy, primalNames, aliasRep, bwhole, exprVaried, hasB, type Pair, positions, scratchOf, tapeOp, tyOfLocal, variedIn, zerosLike } from './context.js';
 import { firstPrivateDef } from './loops/fused-reduction.js';
 import { freshValueAdjoint, isRowStore, shadowIsRestored } from './references.js';
+import { reusableShadows, shadowZeroedFor } from './reused-shadows.js';
 import { assignsVar } from './util.js';
 
 /**
@@ -69,6 +70,12 @@ export function toBeRecorded(cx: AdjointContext): FlowResult {
     return out;
   };
   return solveForward(cx.f.body, new Set(), transfer, atHead, afterLoop);
+}
+
+/** does `st` bind its variable to a new array of zeros (or of holes)? */
+function isFreshAllocation(st: Stmt): boolean {
+  const v = st.k === 'decl' ? st.init : st.k === 'assign' && !st.op ? st.value : null;
+  return v?.k === 'alloc';
 }
 
 /** does `st` bind its variable to a newly made array (an allocation, a literal, a copy)? */
@@ -162,7 +169,7 @@ export function primalReads(cx: AdjointContext, bwd: Stmt[]): Set<string> {
 }
 
 /** Push of the value `target` holds before it is overwritten, and the mirrored pop. */
-export function saveOnKill(cx: AdjointContext, s: Stmt, target: LValue, isFirstDef: boolean): Pair {
+export function saveOnKill(cx: AdjointContext, s: Stmt, target: LValue, isFirstDef: boolean): Pair & { reusedShadow?: true } {
   const root = rootVar(target);
   if (!root) return { fwd: [], bwd: [] };
   if (cx.recomputed.has(s)) return { fwd: [], bwd: [] };
@@ -203,6 +210,12 @@ export function saveOnKill(cx: AdjointContext, s: Stmt, target: LValue, isFirstD
       bwd.push({ k: 'assign', target: lv, value: tapeOp(cx, 'popR', [], ty) });
     }
   };
+  // an array only this variable names, allocated afresh: one shadow buffer (reused-shadows.ts)
+  if (record && withAdjoint && target.k === 'var' && isFreshAllocation(s) && reusableShadows(cx).has(root)) {
+    popInto(target, t);
+    const bt = bwhole(cx, target) as LValue;
+    return { fwd, bwd: [...bwd, shadowZeroedFor(bt, target)], reusedShadow: true };
+  }
   if (record) popInto(target, t);
   if (withAdjoint) {
     const bv = bwhole(cx, target) as LValue;
