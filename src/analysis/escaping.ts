@@ -29,8 +29,8 @@ export function escapingArrays(f: Func): Set<string> {
       visit(s.value, false);
       if (s.target.k !== 'var') visit(s.target, true);
     } else if (s.k === 'expr') {
-      // handing a buffer back to the tape's free list gives it no other name
-      if (!(s.e.k === 'intr' && s.e.fn === 'tape.freeF')) visit(s.e, false);
+      // handing a buffer or array back to the tape's free lists gives it no other name
+      if (!(s.e.k === 'intr' && (s.e.fn === 'tape.freeF' || s.e.fn === 'tape.giveBack'))) visit(s.e, false);
     } else if (s.k === 'return' && s.e) visit(s.e, false);
     else if (s.k === 'if') visit(s.c, false);
     else if ((s.k === 'while' || s.k === 'do') && s.cond) visit(s.cond, false);

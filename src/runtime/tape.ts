@@ -2,6 +2,7 @@
 // stack (reassigned arrays). Storage is chunked, so growth never copies, and chunks are kept across runs
 // through a pool: each adjoint invocation acquires its own tape, so nested and re-entrant calls are safe.
 // Chunks start small (a tape per nested adjoint call must be cheap) and double up to MAX_CHUNK.
+import { zeros } from './arrays.js';
 import { LoopCheckpoints } from './revolve.js';
 
 const FIRST_CHUNK = 1 << 6;
@@ -36,6 +37,9 @@ export class Tape {
   private staticFloats = 0; // floats recorded in static-tape buffers in use
   private staticSizes: number[] = [];
   private iBase = 0;
+  private arraysBack = new Map<number, number[][]>(); // arrays given back, by length (kept across runs)
+  private float64sBack = new Map<number, Float64Array[]>();
+  private keptBack = 0; // their elements
 
   pushF(v: number): void {
     if (this.fp === this.f.length) this.nextF();
@@ -83,6 +87,42 @@ export class Tape {
     if (this.freeFloats + b.length > MAX_FREE_FLOATS && list.length >= 4) return;
     list.push(b);
     this.freeFloats += b.length;
+  }
+
+  /**
+   * An array of `n` zeros for a loop that allocates one afresh each pass and names it by one variable
+   * only: one the backward sweep gave back (with giveBack) when it undid such an allocation, else new.
+   */
+  zerosA(n: number): number[] {
+    const a = this.arraysBack.get(n)?.pop();
+    if (a === undefined) return zeros(n);
+    this.keptBack -= n;
+    for (let i = 0; i < n; i++) a[i] = 0;
+    return a;
+  }
+
+  /** zerosA for a Float64Array */
+  zerosF64(n: number): Float64Array {
+    const a = this.float64sBack.get(n)?.pop();
+    if (a === undefined) return new Float64Array(n);
+    this.keptBack -= n;
+    a.fill(0);
+    return a;
+  }
+
+  /** An array no one can reach any more (see zerosA), kept for the next allocation of its length. */
+  giveBack(a: number[] | Float64Array | undefined): void {
+    if (a === undefined || this.keptBack + a.length > MAX_FREE_FLOATS) return;
+    if (a instanceof Float64Array) {
+      let list = this.float64sBack.get(a.length);
+      if (!list) this.float64sBack.set(a.length, (list = []));
+      list.push(a);
+    } else {
+      let list = this.arraysBack.get(a.length);
+      if (!list) this.arraysBack.set(a.length, (list = []));
+      list.push(a);
+    }
+    this.keptBack += a.length;
   }
 
   pushR<T>(v: T): void {

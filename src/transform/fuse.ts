@@ -10,6 +10,7 @@
 // the tape (a stack: its order matters), and scalars both loops use unless they are inner counters.
 import type { Expr, Stmt } from '../ir/types.js';
 import { bodiesOf, exprEq, forEachExpr, forEachStmt, hasJump, mapBodies, mapStmts, rootVar, stmtExprs, varsRead } from '../ir/util.js';
+import { TAPE_ALLOCATIONS } from './adjoint/reused-shadows.js';
 
 type For = Extract<Stmt, { k: 'for' }>;
 
@@ -197,7 +198,7 @@ function exclusiveArrays(body: Stmt[]): Set<string> {
     const value = s.k === 'decl' ? s.init : s.k === 'assign' ? s.value : null;
     if (!name || !value) return;
     defs.set(name, (defs.get(name) ?? 0) + 1);
-    const flat = value.k === 'alloc' || (value.k === 'intr' && (value.fn === 'tape.bufF' || value.fn === 'zerosLike'));
+    const flat = value.k === 'alloc' || (value.k === 'intr' && (TAPE_ALLOCATIONS.has(value.fn) || value.fn === 'zerosLike'));
     const ty = value.k === 'alloc' || value.k === 'intr' ? value.ty : null;
     if (flat && ty && ty.k === 'arr' && ty.elem.k === 'num') candidates.add(name);
   });
@@ -211,7 +212,7 @@ function exclusiveArrays(body: Stmt[]): Set<string> {
         let all = 0;
         forEachExpr(e, (x) => {
           if ((x.k === 'idx' || x.k === 'len') && x.obj.k === 'var' && x.obj.name === n) allowed++;
-          if (x.k === 'intr' && (x.fn === 'tape.freeF' || x.fn === 'tape.pushR')) for (const a of x.args) if (a.k === 'var' && a.name === n) allowed++;
+          if (x.k === 'intr' && (x.fn === 'tape.freeF' || x.fn === 'tape.giveBack' || x.fn === 'tape.pushR')) for (const a of x.args) if (a.k === 'var' && a.name === n) allowed++;
           if (x.k === 'var' && x.name === n) all++;
         });
         const isDef = (s.k === 'assign' && s.target.k === 'var' && s.target.name === n && e === s.target) || false;

@@ -6,6 +6,7 @@ import type { Expr, Func, Stmt } from '../ir/types.js';
 import { escapingArrays } from '../analysis/escaping.js';
 import { NUM, declaredNames, isRef, exprEq, forEachExpr, forEachStmt, mapBodies, mapExpr, mapStmts, stmtExprs } from '../ir/util.js';
 import { Names } from './linearize.js';
+import { TAPE_ALLOCATIONS } from './adjoint/reused-shadows.js';
 
 /**
  * `alsoFresh`: arrays known distinct from every other one though not allocated here (a scratch field's
@@ -355,7 +356,7 @@ function freshArrays(f: Func): Set<string> {
     defs.set(name, (defs.get(name) ?? 0) + 1);
     const v = s.k === 'decl' ? s.init : s.k === 'assign' ? s.value : null;
     // (a buffer from the tape's free list is as fresh: no other live name refers to it)
-    if (v && (v.k === 'alloc' || (v.k === 'intr' && v.fn === 'tape.bufF'))) allocated.add(name);
+    if (v && (v.k === 'alloc' || (v.k === 'intr' && TAPE_ALLOCATIONS.has(v.fn)))) allocated.add(name);
   });
   for (const p of f.params) defs.set(p.name, (defs.get(p.name) ?? 0) + 1);
   const escaped = escapingArrays(f);

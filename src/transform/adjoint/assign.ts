@@ -10,7 +10,7 @@ import { call, passiveCallSnapshots } from './calls.js';
 import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, usefulOut, variedIn, zerosLike } from './context.js';
 import { saveOnKill, storeExpensive, tapePop } from './record.js';
 import { freshValueAdjoint, holdShadow, rebuildsFromOld } from './references.js';
-import { shadowAgain } from './reused-shadows.js';
+import { allocationAgain, shadowAgain } from './reused-shadows.js';
 
 // ---------- assignments ----------
 export function assign(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign' }>): Pair {
@@ -35,7 +35,8 @@ function assignValue(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign'
   const save = saveOnKill(cx, s, target, isFirstDef);
   const tty = target.ty;
   const root = rootVar(target)!;
-  const fwd: Stmt[] = [...save.fwd, primal];
+  // (an array only this variable names is taken from those the backward sweep gave back: reused-shadows.ts)
+  const fwd: Stmt[] = [...save.fwd, save.reusedShadow && primal.k === 'assign' && primal.value.k === 'alloc' ? { ...primal, value: allocationAgain(cx, primal.value) } : primal];
   const bwd: Stmt[] = [];
   // reference assignments: the adjoint aliases (or is allocated like) the primal, in the forward sweep
   if (isRef(tty) && hasB(cx, root) && value) {

@@ -13,7 +13,7 @@ import { bref, declAsAssign, increments, invariantInLoop, linctx, linearizeAt, r
 import { type AdjointContext, adjointTy, primalNames, aliasRep, bwhole, exprVaried, hasB, type Pair, positions, scratchOf, tapeOp, tyOfLocal, variedIn, zerosLike } from './context.js';
 import { firstPrivateDef } from './loops/fused-reduction.js';
 import { freshValueAdjoint, isRowStore, shadowIsRestored } from './references.js';
-import { reusableShadows, shadowZeroedFor } from './reused-shadows.js';
+import { giveBack, reusableShadows, shadowZeroedFor } from './reused-shadows.js';
 import { assignsVar } from './util.js';
 
 /**
@@ -214,7 +214,7 @@ export function saveOnKill(cx: AdjointContext, s: Stmt, target: LValue, isFirstD
   if (record && withAdjoint && target.k === 'var' && isFreshAllocation(s) && reusableShadows(cx).has(root)) {
     popInto(target, t);
     const bt = bwhole(cx, target) as LValue;
-    return { fwd, bwd: [...bwd, shadowZeroedFor(bt, target)], reusedShadow: true };
+    return { fwd, bwd: [giveBack(cx, target), ...bwd, shadowZeroedFor(bt, target)], reusedShadow: true };
   }
   if (record) popInto(target, t);
   if (withAdjoint) {

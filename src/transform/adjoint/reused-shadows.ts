@@ -9,10 +9,15 @@
 // the variable, so comes after that last read) is undone before. One buffer then serves every pass: the
 // forward sweep takes it again while it has the right length (nothing writes a shadow there), and the
 // backward sweep zeroes it where it undoes an allocation, for the array the variable held before.
+//
+// The arrays themselves go the same way: where the backward sweep undoes the allocation, the array
+// the variable held can no longer be reached (every reference the tape kept of it has been popped back
+// into the variable), so it is given back to the tape, and the next allocation of that length, in this
+// run or the next, takes it again.
 import { escapingArrays } from '../../analysis/escaping.js';
 import type { Expr, LValue, Stmt } from '../../ir/types.js';
 import { forEachStmt } from '../../ir/util.js';
-import { type AdjointContext, aliasRep, tyOfLocal } from './context.js';
+import { type AdjointContext, aliasRep, tapeOp, tyOfLocal } from './context.js';
 
 const cache = new WeakMap<AdjointContext, Set<string>>();
 
@@ -27,7 +32,7 @@ export function reusableShadows(cx: AdjointContext): Set<string> {
   const fresh = new Map<string, boolean>();
   const note = (name: string, value: Expr | null | undefined) => {
     if (!value) return;
-    fresh.set(name, (fresh.get(name) ?? true) && value.k === 'alloc' && (value.fill === null || (value.fill.k === 'num' && value.fill.v === 0 && !Object.is(value.fill.v, -0))));
+    fresh.set(name, (fresh.get(name) ?? true) && zeroFilled(value));
   };
   forEachStmt(cx.f.body, (s) => {
     if (s.k === 'decl') note(s.name, s.init);
@@ -46,13 +51,34 @@ export function reusableShadows(cx: AdjointContext): Set<string> {
   return out;
 }
 
+/** a new array of zeros (`new Array(n)` has holes, a typed array starts at zeros) */
+function zeroFilled(e: Expr): boolean {
+  if (e.k !== 'alloc') return false;
+  if (e.fill === null) return e.ty.k === 'arr' && !!e.ty.typed;
+  return e.fill.k === 'num' && e.fill.v === 0 && !Object.is(e.fill.v, -0);
+}
+
+/** tape operations whose array is as fresh as an allocation: no live name refers to it */
+export const TAPE_ALLOCATIONS: ReadonlySet<string> = new Set(['tape.bufF', 'tape.zerosA', 'tape.zerosF64']);
+
+/** the forward sweep's allocation of the array itself, from what the backward sweep gave back */
+export function allocationAgain(cx: AdjointContext, alloc: Extract<Expr, { k: 'alloc' }>): Expr {
+  const typed = alloc.ty.k === 'arr' && alloc.ty.typed;
+  return tapeOp(cx, typed ? 'zerosF64' : 'zerosA', [alloc.len], alloc.ty);
+}
+
 /** the forward sweep's shadow for `target = new array of length len`: the buffer again when it fits */
 export function shadowAgain(bt: LValue, len: Expr): Expr {
   const typed = bt.ty.k === 'arr' && bt.ty.typed;
   return { k: 'intr', fn: typed ? 'float64Again' : 'zerosAgain', args: [bt, len], ty: bt.ty };
 }
 
-/** the backward sweep, undoing that allocation once `target` holds its earlier array again */
+/** the backward sweep, undoing that allocation: the array goes back to the tape */
+export function giveBack(cx: AdjointContext, target: LValue): Stmt {
+  return { k: 'expr', e: tapeOp(cx, 'giveBack', [target]) };
+}
+
+/** …and once `target` holds its earlier array again, the shadow buffer is zeroed for it */
 export function shadowZeroedFor(bt: LValue, target: LValue): Stmt {
   return { k: 'assign', target: bt, value: { k: 'intr', fn: 'zeroedFor', args: [bt, target], ty: bt.ty } };
 }
