@@ -37,8 +37,9 @@ export class Tape {
   private staticFloats = 0; // floats recorded in static-tape buffers in use
   private staticSizes: number[] = [];
   private iBase = 0;
-  private arraysBack = new Map<number, number[][]>(); // arrays given back, by length (kept across runs)
-  private float64sBack = new Map<number, Float64Array[]>();
+  // arrays given back, by length (kept across runs; made on first use: nested adjoints make many tapes)
+  private arraysBack: Map<number, number[][]> | null = null;
+  private float64sBack: Map<number, Float64Array[]> | null = null;
   private keptBack = 0; // their elements
 
   pushF(v: number): void {
@@ -94,7 +95,7 @@ export class Tape {
    * only: one the backward sweep gave back (with giveBack) when it undid such an allocation, else new.
    */
   zerosA(n: number): number[] {
-    const a = this.arraysBack.get(n)?.pop();
+    const a = this.arraysBack?.get(n)?.pop();
     if (a === undefined) return zeros(n);
     this.keptBack -= n;
     for (let i = 0; i < n; i++) a[i] = 0;
@@ -103,7 +104,7 @@ export class Tape {
 
   /** zerosA for a Float64Array */
   zerosF64(n: number): Float64Array {
-    const a = this.float64sBack.get(n)?.pop();
+    const a = this.float64sBack?.get(n)?.pop();
     if (a === undefined) return new Float64Array(n);
     this.keptBack -= n;
     a.fill(0);
@@ -114,12 +115,14 @@ export class Tape {
   giveBack(a: number[] | Float64Array | undefined): void {
     if (a === undefined || this.keptBack + a.length > MAX_FREE_FLOATS) return;
     if (a instanceof Float64Array) {
-      let list = this.float64sBack.get(a.length);
-      if (!list) this.float64sBack.set(a.length, (list = []));
+      const byLength = (this.float64sBack ??= new Map());
+      let list = byLength.get(a.length);
+      if (!list) byLength.set(a.length, (list = []));
       list.push(a);
     } else {
-      let list = this.arraysBack.get(a.length);
-      if (!list) this.arraysBack.set(a.length, (list = []));
+      const byLength = (this.arraysBack ??= new Map());
+      let list = byLength.get(a.length);
+      if (!list) byLength.set(a.length, (list = []));
       list.push(a);
     }
     this.keptBack += a.length;
