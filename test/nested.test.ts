@@ -47,3 +47,37 @@ describe('nested differentiation of generated code', () => {
     });
   }
 });
+
+// An adjoint whose sweeps record nothing takes a tape it never uses; differentiated again, that tape
+// is passed as it is, with no shadow tape (src/analysis/idle-tapes.ts). A tape that is recorded on keeps one.
+describe('idle tapes in nested adjoints', () => {
+  const second = (src: string) => {
+    const first = compile(src, { head: 'f', wrt: ['p'], modes: ['reverse'], runtimeImport: 'tsad/runtime' });
+    expect(first.diagnostics.map(formatDiagnostic)).toEqual([]);
+    const r = compile({ 'generated.ts': first.code }, { head: 'f_b', wrt: ['p'], of: ['pb'], js: true, runtimeImport: null });
+    expect(r.diagnostics.map(formatDiagnostic)).toEqual([]);
+    const p = [0.3, -0.8];
+    const rep = checkCompiled(r, r.code, 'f_b', [p, [0, 0], 0.7, 1], { seed: 5 });
+    expect(rep.messages).toEqual([]);
+    expect(rep.tapeEmpty).toBe(true);
+    return r.code;
+  };
+
+  it('a straight-line function: its inner tape gets no shadow', () => {
+    const code = second(`export function f(p: number[], w: number): number {
+  const dx = p[0] - 1;
+  const dy = p[1] - w;
+  return 1 / Math.sqrt(dx * dx + dy * dy) + w * Math.sin(p[0] * p[1]);
+}`);
+    expect(code).not.toMatch(/tapeb/);
+  });
+
+  it('a loop that records: its inner tape keeps a shadow', () => {
+    const code = second(`export function f(p: number[], w: number): number {
+  let s = p[0];
+  for (let i = 0; i < 4; i++) s = Math.sin(s * w + p[1]);
+  return s * s;
+}`);
+    expect(code).toMatch(/tapeb/);
+  });
+});

@@ -5,6 +5,7 @@ import type { Expr, Func, Module, Param, Stmt, Ty } from '../ir/types.js';
 import { customSignature } from './custom.js';
 import type { FieldReads } from './adjoint/field-reads.js';
 import { INT, NUM, forEachExpr, forEachStmt, hasFloat, isRef, stmtExprs, tyOf } from '../ir/util.js';
+import { idleTapes } from '../analysis/idle-tapes.js';
 
 export interface Naming {
   tangentSuffix: string; // xd
@@ -80,6 +81,8 @@ export class ProgramInfo {
    * other than the head records nothing. Set by compile.ts for a second build; null: none assumed.
    */
   unreadNumberFields: ReadonlySet<string> | null = null;
+  /** per function, its tape variables no code records on (analysis/idle-tapes.ts) */
+  readonly idleTapes: ReadonlyMap<string, ReadonlySet<string>>;
   /** what each function's backward sweep reads of number fields, as last built */
   readonly fieldReads = new Map<string, FieldReads>();
 
@@ -93,6 +96,7 @@ export class ProgramInfo {
   ) {
     this.moduleNames = new Set([...mod.order, ...mod.globals.keys()]);
     const refTapes = (this.refTapes = refTapeFunctions(mod));
+    const idle = (this.idleTapes = idleTapes(mod));
     for (const [name, fa] of activity.funcs) {
       const f = mod.funcs.get(name)!;
       const isHead = name === head;
@@ -103,7 +107,8 @@ export class ProgramInfo {
         continue;
       }
       this.sigs.set(name, {
-        derivParams: f.params.map((p) => hasFloat(p.ty) && (p.ty.k === 'tape' || (tapeCode && isRef(p.ty)) || fa.active.has(fa.aliases.rep(p.name)) || (isHead && independents.has(p.name)))),
+        // (a tape no code records on has nothing to differentiate: analysis/idle-tapes.ts)
+        derivParams: f.params.map((p) => hasFloat(p.ty) && (p.ty.k === 'tape' ? !idle.get(name)?.has(p.name) : (tapeCode && isRef(p.ty)) || fa.active.has(fa.aliases.rep(p.name)) || (isHead && independents.has(p.name)))),
         derivResult: fa.ctx.usefulResult && hasFloat(f.ret),
       });
     }
@@ -249,8 +254,11 @@ function namesOfType(f: Func, pred: (t: Ty) => boolean): Set<string> {
 }
 
 /** Variables of type Tape in a function: they always carry a derivative tape (tangents or adjoints). */
-export function tapeNames(f: Func): Set<string> {
-  return namesOfType(f, (t) => t.k === 'tape');
+/** The tape variables of a function that code records on (an idle one has no derivative). */
+export function tapeNames(f: Func, idle: ReadonlySet<string> = new Set()): Set<string> {
+  const out = namesOfType(f, (t) => t.k === 'tape');
+  for (const n of idle) out.delete(n);
+  return out;
 }
 
 /** Float-carrying reference variables (arrays, objects) of a function, parameters included. */

@@ -63,7 +63,7 @@ class TangentBuilder {
       this.nd = { k: 'var', name: this.names.fresh('nd'), ty: INT };
     }
     this.d = new DerivNames(info.naming.tangentSuffix, (b) => this.names.fresh(b));
-    this.tapes = tapeNames(this.f);
+    this.tapes = tapeNames(this.f, info.idleTapes.get(name));
     if (this.tapes.size && info.refTapes.has(name)) this.tapes = new Set([...this.tapes, ...refNames(this.f)]);
   }
 

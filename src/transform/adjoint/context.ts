@@ -136,7 +136,7 @@ export function createContext(info: ProgramInfo, name: string): AdjointContext {
     retStmt: null,
   };
   const sig = info.sigs.get(name)!;
-  cx.tapes = tapeNames(cx.f);
+  cx.tapes = tapeNames(cx.f, info.idleTapes.get(name));
   if (cx.tapes.size && info.refTapes.has(name)) cx.tapes = new Set([...cx.tapes, ...refNames(cx.f)]);
   cx.f.params.forEach((p, i) => {
     if (sig.derivParams[i]) cx.paramHasB.add(p.name);
