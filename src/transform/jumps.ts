@@ -2,7 +2,7 @@
 // sequences and if-chains, so that the reversal only has to handle if/else and loops with trip counts.
 // Loops without jumps keep their exact form (and stay counted loops).
 import type { Expr, Func, Stmt, Ty } from '../ir/types.js';
-import { BOOL, declaredNames, hasDirectiveIn, tyOf } from '../ir/util.js';
+import { BOOL, declaredNames, forEachStmt, hasDirectiveIn, mapBodies, tyOf } from '../ir/util.js';
 import { Names } from './linearize.js';
 import { TransformError } from './tangent.js';
 
@@ -19,10 +19,44 @@ export function lowerJumps(f: Func): Func {
   if (!hasJumps(f.body)) return f;
   const names = new Names(declaredNames(f));
   const l = new JumpLowering(names, f.ret.k !== 'void' ? f.ret : null);
-  const body = l.seq(f.body, true);
+  const body = l.seq(searchesBeforeReturns(f, names), true);
   const pre: Stmt[] = [...l.decls];
   if (l.resultName) body.push({ k: 'return', e: { k: 'var', name: l.resultName, ty: f.ret } });
   return { ...f, body: [...pre, ...body] };
+}
+
+/**
+ * `for (…) { if (c) return e; }` — a search whose only work is the value it returns — becomes
+ * `for (…) { if (c) { found = true; break; } } if (found) return e;`: the state at the break is the
+ * state at the return, so `e` has the same value. The loop is then passive when `c` and the loop's
+ * own statements are, and the adjoint does not reverse it pass by pass (recording each test) only to
+ * reach the one that returned: `e`'s adjoint runs once, after the loop. The loop's declarations move
+ * before it, where `e` can read them (only names declared once in the function).
+ */
+function searchesBeforeReturns(f: Func, names: Names): Stmt[] {
+  const counts = new Map<string, number>();
+  forEachStmt(f.body, (s) => {
+    if (s.k === 'decl') counts.set(s.name, (counts.get(s.name) ?? 0) + 1);
+  });
+  const rewrite = (list: Stmt[]): Stmt[] =>
+    list.flatMap((s): Stmt[] => {
+      const inner = mapBodies(s, rewrite);
+      const loop = inner.k === 'for' || inner.k === 'while' || inner.k === 'do' ? inner : null;
+      const test = loop && !loop.label && loop.body.length === 1 && loop.body[0].k === 'if' ? loop.body[0] : null;
+      const ret = test && test.then.length === 1 && test.else.length === 0 && test.then[0].k === 'return' ? test.then[0] : null;
+      if (!loop || !test || !ret || !ret.e) return [inner];
+      const init = loop.k === 'for' ? loop.init : [];
+      if (init.some((x) => x.k === 'decl' && counts.get(x.name) !== 1)) return [inner];
+      const found = names.fresh('found');
+      const body: Stmt[] = [{ ...test, then: [setFlag(found, true), { k: 'break' }] }];
+      return [
+        { k: 'decl', name: found, ty: BOOL, init: { k: 'bool', v: false }, konst: false },
+        ...init,
+        loop.k === 'for' ? { ...loop, init: [], body } : { ...loop, body },
+        { k: 'if', c: flagVar(found), then: [ret], else: [] },
+      ];
+    });
+  return rewrite(f.body);
 }
 
 function hasJumps(body: Stmt[], top = true): boolean {

@@ -1439,7 +1439,21 @@ function renderStmt(c: Ctx, s: Stmt): void {
     case 'for': {
       const b = loopBounds(c)[s.b % loopBounds(c).length];
       const i = c.fresh('i');
-      const form = s.form % 5;
+      const form = s.form % 6;
+      // a search whose only work is the value it returns (`for (…) { if (c) return e; }`): the adjoint
+      // finds the index first and differentiates `e` once (src/transform/jumps.ts)
+      const search = form === 5 && c.ret === 0 && s.body[0]?.k === 'jump' ? s.body[0] : null;
+      if (search) {
+        renderLoop(
+          c,
+          () => `for (let ${i} = 0; ${i} < ${b.text}; ${i}++) {`,
+          (real) => {
+            if (real) c.ints.push({ name: i, U: b.n });
+            c.emit(`if (${renderCond(c, search.c)}) return ${squash(search.q, renderExpr(c, search.e), false)};`);
+          },
+        );
+        return;
+      }
       renderLoop(
         c,
         () =>
@@ -1449,7 +1463,7 @@ function renderStmt(c: Ctx, s: Stmt): void {
             `for (let ${i} = 0; ${i} < ${b.text}; ${i} += 2) {`,
             `for (let ${i} = 1; ${i} < ${b.text}; ${i}++) {`,
             `for (let ${i} = 0; ${i} < ${b.text}; ++${i}) {`,
-          ][form],
+          ][form % 5],
         (real) => {
           if (real) c.ints.push({ name: i, U: b.n });
           renderStmts(c, s.body);

@@ -324,6 +324,8 @@ function stable(cx: AdjointContext): Set<string> {
  * so TBR restores them when needed).
  */
 function inverseOf(cx: AdjointContext, s: Stmt, target: LValue): Stmt | null {
+  // `sign = -sign` undoes itself, exactly, for every number
+  if (s.k === 'assign' && !s.op && target.k === 'var' && (target.ty.k === 'num' || target.ty.k === 'int') && s.value.k === 'un' && s.value.op === '-' && s.value.a.k === 'var' && s.value.a.name === target.name) return { k: 'assign', target, value: s.value };
   if (s.k !== 'assign' || target.k !== 'var' || target.ty.k !== 'int') return null;
   const v = s.value;
   if (v.k !== 'bin' || (v.op !== '+' && v.op !== '-') || v.a.k !== 'var' || v.a.name !== target.name) return null;
