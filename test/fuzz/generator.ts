@@ -809,7 +809,7 @@ export function stmtArb(d: number): fc.Arbitrary<Stmt> {
       { withCrossShrink: true },
       ...simple,
       { weight: 5, arbitrary: fc.record({ k: fc.constant('if' as const), c: condArb(1), t: block, e: fc.array(stmtArb(d - 1), { maxLength: 2 }) }) },
-      { weight: 6, arbitrary: fc.record({ k: fc.constant('for' as const), b: sel, form: fc.nat({ max: 4 }), body: block }) },
+      { weight: 6, arbitrary: fc.record({ k: fc.constant('for' as const), b: sel, form: fc.nat({ max: 5 }), body: block }) },
       { weight: 1, arbitrary: fc.record({ k: fc.constant('forof' as const), s: sel, body: block }) },
       { weight: 4, arbitrary: fc.record({ k: fc.constant('while' as const), cap: fc.integer({ min: 1, max: 4 }), c: condArb(1), body: block, dw: fc.boolean() }) },
       { weight: 3, arbitrary: fc.record({ k: fc.constant('block' as const), body: block, c: condArb(1) }) },
@@ -1442,14 +1442,17 @@ function renderStmt(c: Ctx, s: Stmt): void {
       const form = s.form % 6;
       // a search whose only work is the value it returns (`for (…) { if (c) return e; }`): the adjoint
       // finds the index first and differentiates `e` once (src/transform/jumps.ts)
-      const search = form === 5 && c.ret === 0 && s.body[0]?.k === 'jump' ? s.body[0] : null;
-      if (search) {
+      if (form === 5 && c.ret === 0) {
+        // (the body's first early return gives the test and the value; else one is made from a number in scope)
+        const jump = s.body.find((x): x is Extract<Stmt, { k: 'jump' }> => x.k === 'jump');
+        const x = pick(c.nums, s.b);
         renderLoop(
           c,
           () => `for (let ${i} = 0; ${i} < ${b.text}; ${i}++) {`,
           (real) => {
             if (real) c.ints.push({ name: i, U: b.n });
-            c.emit(`if (${renderCond(c, search.c)}) return ${squash(search.q, renderExpr(c, search.e), false)};`);
+            if (jump) c.emit(`if (${renderCond(c, jump.c)}) return ${squash(jump.q, renderExpr(c, jump.e), false)};`);
+            else if (x) c.emit(`if (${x.name} * (${i} + 1) > 0.5) return Math.sin(${x.name}) * (${i} + 0.5);`);
           },
         );
         return;
