@@ -41,7 +41,7 @@ function normalizeStmt(s: Stmt, names: Names, out: Stmt[]): void {
       r = { ...s, init: s.init ? top(s.init, true) : null };
       break;
     case 'assign': {
-      const target = indexIntoTemporary(s.target, names, pre);
+      const target = objectIntoTemporary(indexIntoTemporary(s.target, names, pre), s.value, names, pre);
       // `a[k] += e` reads the element it writes: through the same constant index
       const value = top(target === s.target ? s.value : mapExpr(s.value, (x) => (exprEq(x, s.target) ? target : x)), true);
       r = { ...s, target, value };
@@ -295,6 +295,19 @@ function indexIntoTemporary(target: Extract<Stmt, { k: 'assign' }>['target'], na
     index = { k: 'var', name, ty };
   }
   return { ...target, obj, index };
+}
+
+/**
+ * `m[0][1] = g(m)`: JavaScript takes the row `m[0]` before it evaluates the value, so a call there that
+ * moves rows (a swap) does not change which row is written. The calls move before the statement: the
+ * row (or object) is taken into a temporary before them.
+ */
+function objectIntoTemporary(target: Extract<Stmt, { k: 'assign' }>['target'], value: Expr, names: Names, pre: Stmt[]): Extract<Stmt, { k: 'assign' }>['target'] {
+  if (target.k === 'var' || (target.obj.k !== 'idx' && target.obj.k !== 'field') || !containsCall(value)) return target;
+  const name = names.fresh(target.obj.k === 'idx' ? 'row' : 'held');
+  const ty = tyOf(target.obj);
+  pre.push({ k: 'decl', name, ty, init: target.obj, konst: true, loc: target.obj.loc });
+  return { ...target, obj: { k: 'var', name, ty } };
 }
 
 function hasMemoryIndex(t: Expr): boolean {

@@ -1450,7 +1450,9 @@ function renderStmt(c: Ctx, s: Stmt): void {
           c,
           () => `for (let ${i} = 0; ${i} < ${b.text}; ${i}++) {`,
           (real) => {
-            if (real) c.ints.push({ name: i, U: b.n });
+            // (past the nesting limit the body is written without the loop, and without its counter)
+            if (!real) return renderStmts(c, s.body);
+            c.ints.push({ name: i, U: b.n });
             if (jump) c.emit(`if (${renderCond(c, jump.c)}) return ${squash(jump.q, renderExpr(c, jump.e), false)};`);
             else if (x) c.emit(`if (${x.name} * (${i} + 1) > 0.5) return Math.sin(${x.name}) * (${i} + 0.5);`);
           },
