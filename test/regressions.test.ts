@@ -282,3 +282,49 @@ export function f(x: number[], o: Opts): number {
   return s * o['decay'];
 }`, 'f', [[1, 2], { rate: 0.5, decay: 0.9, w: [0.3, 0.4] }]);
 });
+
+it('a row taken before a call in the same statement swaps rows: the row JavaScript took (primal and derivatives)', () => {
+  // JavaScript takes m[0] (an argument, or the row of an element written) before it runs the call that
+  // follows; tsad moves calls before their statement, and used to read the row after the swap
+  const src = `function swapRows(m: number[][]): number {
+  const r = m[0];
+  m[0] = m[1];
+  m[1] = r;
+  return m[0][0];
+}
+function pick(row: number[], s: number): number {
+  return row[0] * s + row[1];
+}
+export function f(m: number[][]): number {
+  const v = pick(m[0], swapRows(m));
+  m[0][1] = v * swapRows(m);
+  return v + m[0][1] * m[1][1];
+}`;
+  const original = (m: number[][]): number => {
+    const swapRows = (m: number[][]) => {
+      const r = m[0];
+      m[0] = m[1];
+      m[1] = r;
+      return m[0][0];
+    };
+    const pick = (row: number[], s: number) => row[0] * s + row[1];
+    const v = pick(m[0], swapRows(m));
+    m[0][1] = v * swapRows(m);
+    return v + m[0][1] * m[1][1];
+  };
+  const r = compile(src, { head: 'f', js: true, runtimeImport: null });
+  const g = loadGenerated(r.code);
+  const at = () => [[1.5, 2], [3, 4.25]];
+  expect(g.f(at())).toBe(original(at()));
+  const h = 1e-6;
+  const up = at(), down = at();
+  up[0][0] += h;
+  down[0][0] -= h;
+  const slope = (original(up) - original(down)) / (2 * h);
+  const [value, tangent] = g.f_d(at(), [[1, 0], [0, 0]]) as [number, number];
+  expect(value).toBe(original(at()));
+  expect(tangent).toBeCloseTo(slope, 5);
+  const mb = [[0, 0], [0, 0]];
+  g.f_b(at(), mb, 1);
+  expect(mb[0][0]).toBeCloseTo(slope, 5);
+});
