@@ -284,6 +284,8 @@ describe.concurrent('tsad --check', () => {
     expect(r.stdout).toMatch(/tangent vs divided differences/);
     expect(r.stdout).toMatch(/adjoint vs tangent \(dot product\)/);
     expect(r.stdout).toMatch(/tape empty after adjoint\s+true/);
+    // the compiled copy of the function against the source as written (one self-contained file)
+    expect(r.stdout).toMatch(/primal copy vs the source\s+same/);
     expect(r.stdout).toMatch(/check passed/);
     expect(r.stdout).not.toMatch(/FAIL/);
   });

@@ -277,3 +277,19 @@ describe('no false alarms over corpus functions called through the runtime API',
     expect(checked.length).toBeGreaterThanOrEqual(100);
   });
 });
+
+describe('--check against the source as written (src/api/original.ts)', () => {
+  it('runs a self-contained file as written, and not one that imports', async () => {
+    const { loadOriginal } = await import('../src/api/original.js');
+    const m = loadOriginal('export const k = 2;\nexport function f(x: number[]): number { x[0] = k; return x[0] + x[1]; }');
+    expect((m!.f as (x: number[]) => number)([5, 1])).toBe(3);
+    expect(loadOriginal("import { g } from './g.js';\nexport function f(x: number): number { return g(x); }")).toBeNull();
+  });
+  it('compares result and written arguments: another value is told apart', async () => {
+    const { comparePrimal } = await import('../src/api/original.js');
+    const source = (x: number[]) => ((x[0] = 2), x[0] * x[1]);
+    expect(comparePrimal(source, (x) => (((x as number[])[0] = 2), (x as number[])[0] * (x as number[])[1]), [[1, 3]])!.same).toBe(true);
+    expect(comparePrimal(source, (x) => (x as number[])[0] * (x as number[])[1] * 2, [[1, 3]])!.same).toBe(false);
+    expect(comparePrimal(source, (x) => (((x as number[])[1] = 2), 6), [[1, 3]])!.same).toBe(false);
+  });
+});

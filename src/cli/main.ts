@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { sizeParams } from '../analysis/ints.js';
 import { checkCompiled } from '../api/check.js';
+import { comparePrimal, loadOriginal } from '../api/original.js';
 import { compile, frontEnd, normalizeModes, type Mode } from '../api/compile.js';
 import { compileHvp } from '../api/hessian.js';
 import { loadGenerated, type LoadedModule } from '../api/load.js';
@@ -38,7 +39,8 @@ Examples:
   tsad model.ts --head loss --check --input point.json
       differentiate, then validate every mode at the arguments in point.json (a JSON array, or an
       object keyed by parameter name): tangent vs divided differences, adjoint vs tangent by the
-      dot-product test, empty tape. Without --input the arguments are drawn at random.
+      dot-product test, empty tape, and (one self-contained file) the compiled copy of the function
+      against the source as written. Without --input the arguments are drawn at random.
   tsad model.ts --head loss --check --stats
       the same, and the adjoint's tape: pushes per stack, peak bytes, traffic (Tapenade's columns)
   tsad model.ts --head residuals --jacobian --input point.json
@@ -466,6 +468,14 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
       line('gradient vs divided differences', `${g.left} vs ${g.right}`);
       if (!g.ok) rep = { ...rep, ok: false, messages: [...rep.messages, `the gradient disagrees with divided differences of '${head.name}' along a random direction (${g.left} vs ${g.right})`] };
     }
+  }
+  // the compiled copy of the function against the function as written (one self-contained file)
+  const sources = Object.values(files);
+  const original = !args.hvp && sources.length === 1 ? loadOriginal(sources[0]) : null;
+  const asWritten = original && typeof original[headName] === 'function' && typeof primal[headName] === 'function' ? comparePrimal(original[headName] as (...a: unknown[]) => unknown, primal[headName], values) : null;
+  if (asWritten) {
+    line('primal copy vs the source', asWritten.same ? 'same' : `differs: ${compact(asWritten.copy.result)} vs ${compact(asWritten.original.result)}`);
+    if (!asWritten.same) rep = { ...rep, ok: false, messages: [...rep.messages, `the compiled copy of '${headName}' computes another value than the source at this point (${compact(asWritten.copy)} vs ${compact(asWritten.original)}): this is a bug in tsad; please report it with the source`] };
   }
   line('tangent vs divided differences', `error ${rep.tangentError.toExponential(2)}  accuracy ${rep.accuracy.tangent.toFixed(1)} digits${rep.unstable ? '  (near a kink: steps disagree)' : ''}`);
   // (--mode hvp and a tangent-only rule generate no adjoint to compare)
