@@ -72,6 +72,15 @@ describe('idle tapes in nested adjoints', () => {
     expect(code).not.toMatch(/tapeb/);
   });
 
+  it('forward over reverse: an idle tape gets no tangent either (it was zerosLike of the tape, a hang)', async () => {
+    // kmeans' adjoint (GradBench's eval): sqDist's sweeps record nothing; the Hessian diagonal is its tangent
+    const { kmeansAdjointSource } = await import('../evals/kmeans/derivatives.js');
+    const r = compile({ 'kmeans_b.ts': kmeansAdjointSource() }, { head: 'kmeansCost_b', wrt: ['centroids'], of: ['centroidsb'], modes: ['tangent'], js: true, runtimeImport: null });
+    expect(r.diagnostics.map(formatDiagnostic)).toEqual([]);
+    expect(r.code).toMatch(/function sqDist_bwd_d\(tape, a,/);
+    expect(r.code).not.toMatch(/zerosLike\(tape/);
+  });
+
   it('a loop that records: its inner tape keeps a shadow', () => {
     const code = second(`export function f(p: number[], w: number): number {
   let s = p[0];

@@ -63,7 +63,8 @@ class TangentBuilder {
       this.nd = { k: 'var', name: this.names.fresh('nd'), ty: INT };
     }
     this.d = new DerivNames(info.naming.tangentSuffix, (b) => this.names.fresh(b));
-    this.tapes = tapeNames(this.f, info.idleTapes.get(name));
+    this.idle = info.idleTapes.get(name) ?? new Set();
+    this.tapes = tapeNames(this.f, this.idle);
     if (this.tapes.size && info.refTapes.has(name)) this.tapes = new Set([...this.tapes, ...refNames(this.f)]);
   }
 
@@ -73,8 +74,11 @@ class TangentBuilder {
   }
   /** has derivative storage somewhere in this function */
   private hasD(n: string): boolean {
+    // (an idle tape has nothing to differentiate, whatever activity says of it: analysis/idle-tapes.ts)
+    if (this.idle.has(n)) return false;
     return this.fa.active.has(this.rep(n)) || this.paramHasD.has(n) || this.tapes.has(n);
   }
+  private idle: ReadonlySet<string> = new Set();
   private tapes = new Set<string>();
   private variedIn(s: Stmt): Facts {
     return this.fa.varied.inOf.get(s) ?? EMPTY;

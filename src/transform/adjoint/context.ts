@@ -182,6 +182,8 @@ export function aliasRep(cx: AdjointContext, n: string) {
 }
 
 export function hasB(cx: AdjointContext, n: string): boolean {
+  // (an idle tape has nothing to differentiate, whatever activity says of it: analysis/idle-tapes.ts)
+  if (cx.info.idleTapes.get(cx.name)?.has(n)) return false;
   return cx.fa.active.has(aliasRep(cx, n)) || cx.paramHasB.has(n) || cx.tapes.has(n);
 }
 
