@@ -92,8 +92,7 @@ function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr 
   const operands = (xs: Expr[], conditional: boolean, each: (x: Expr) => Expr = (x) => visit(x, false, conditional)): Expr[] =>
     xs.map((x, i) => {
       const v = each(x);
-      // (a row or object read from memory too: `h(m[0], g(m))` passes the row m[0] held before g swapped rows)
-      if (conditional || !(readsMemory(v) || heldInMemory(v)) || !xs.slice(i + 1).some(containsCall)) return v;
+      if (conditional || !readsMemory(v) || !xs.slice(i + 1).some(containsCall)) return v;
       const name = names.fresh('temp');
       const ty = tyOf(v);
       pre.push({ k: 'decl', name, ty, init: v, konst: true, loc: x.loc });
@@ -315,11 +314,6 @@ function hasMemoryIndex(t: Expr): boolean {
   if (t.k === 'idx') return readsMemory(t.index) || hasMemoryIndex(t.obj);
   if (t.k === 'field') return hasMemoryIndex(t.obj);
   return false;
-}
-
-/** an array or object taken from an element or field (a callee may put another one there) */
-function heldInMemory(e: Expr): boolean {
-  return (e.k === 'idx' || e.k === 'field') && isRef(e.ty);
 }
 
 /** reads an array element or object field (a callee may write those) */
