@@ -283,11 +283,9 @@ export function f(x: number[], o: Opts): number {
 }`, 'f', [[1, 2], { rate: 0.5, decay: 0.9, w: [0.3, 0.4] }]);
 });
 
-it('a row written by a statement whose value calls a function that swaps rows: the row JavaScript took (primal and derivatives)', () => {
-  // JavaScript takes the row m[0] of \`m[0][1] = …\` before it runs the call in the value; tsad moves calls
-  // before their statement, and used to write the row that was at m[0] after the swap.
-  // (Still wrong, and left for a later session: a row passed as an argument before such a call,
-  // \`h(m[0], g(m))\`; --check and the runtime API's self-check report it.)
+it('a row taken before a call in the same statement swaps rows: the row JavaScript took (primal and derivatives)', () => {
+  // JavaScript takes m[0] (an argument, or the row of an element written) before it runs the call that
+  // follows; tsad moves calls before their statement, and used to read the row after the swap
   const src = `function swapRows(m: number[][]): number {
   const r = m[0];
   m[0] = m[1];
@@ -298,7 +296,7 @@ function pick(row: number[], s: number): number {
   return row[0] * s + row[1];
 }
 export function f(m: number[][]): number {
-  const v = pick(m[1], 2);
+  const v = pick(m[0], swapRows(m));
   m[0][1] = v * swapRows(m);
   return v + m[0][1] * m[1][1];
 }`;
@@ -310,7 +308,7 @@ export function f(m: number[][]): number {
       return m[0][0];
     };
     const pick = (row: number[], s: number) => row[0] * s + row[1];
-    const v = pick(m[1], 2);
+    const v = pick(m[0], swapRows(m));
     m[0][1] = v * swapRows(m);
     return v + m[0][1] * m[1][1];
   };

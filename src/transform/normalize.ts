@@ -89,10 +89,12 @@ function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr 
   // Operands are evaluated left to right. Once a later operand's call moves before the statement, an
   // earlier operand that reads an array element or field would see what the call wrote: it is
   // evaluated into a temporary first, keeping JavaScript's order.
-  const operands = (xs: Expr[], conditional: boolean, each: (x: Expr) => Expr = (x) => visit(x, false, conditional)): Expr[] =>
+  // (a user call's argument that is a row or object read from memory too: `h(m[0], g(m))` passes the
+  // row m[0] held before g swapped rows; not an intrinsic's array, `this.layers.push(new Layer(…))`)
+  const operands = (xs: Expr[], conditional: boolean, each: (x: Expr) => Expr = (x) => visit(x, false, conditional), rowsToo = false): Expr[] =>
     xs.map((x, i) => {
       const v = each(x);
-      if (conditional || !readsMemory(v) || !xs.slice(i + 1).some(containsCall)) return v;
+      if (conditional || !(readsMemory(v) || (rowsToo && heldInMemory(v))) || !xs.slice(i + 1).some(containsCall)) return v;
       const name = names.fresh('temp');
       const ty = tyOf(v);
       pre.push({ k: 'decl', name, ty, init: v, konst: true, loc: x.loc });
@@ -114,17 +116,22 @@ function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr 
   const visit = (x: Expr, isTop: boolean, conditional: boolean): Expr => {
     switch (x.k) {
       case 'call': {
-        const args = operands(x.args, conditional, (a) => {
-          const v = visit(a, false, conditional);
-          if ((v.k === 'arrlit' || v.k === 'objlit' || (v.k === 'intr' && v.fn === 'copy')) && !conditional) {
-            // a literal or copied argument (`g(x.slice())`) is named, so that its derivative is an array
-            // like any other (the copy's adjoint flows back into its source's)
-            const name = names.fresh('arg');
-            pre.push({ k: 'decl', name, ty: v.ty, init: v, konst: true, loc: a.loc });
-            return { k: 'var' as const, name, ty: v.ty };
-          }
-          return v;
-        });
+        const args = operands(
+          x.args,
+          conditional,
+          (a) => {
+            const v = visit(a, false, conditional);
+            if ((v.k === 'arrlit' || v.k === 'objlit' || (v.k === 'intr' && v.fn === 'copy')) && !conditional) {
+              // a literal or copied argument (`g(x.slice())`) is named, so that its derivative is an array
+              // like any other (the copy's adjoint flows back into its source's)
+              const name = names.fresh('arg');
+              pre.push({ k: 'decl', name, ty: v.ty, init: v, konst: true, loc: a.loc });
+              return { k: 'var' as const, name, ty: v.ty };
+            }
+            return v;
+          },
+          true,
+        );
         const c = { ...x, args };
         if ((isTop && allowTopCall) || conditional) return c;
         const name = names.fresh(`${x.fn}Result`);
@@ -314,6 +321,11 @@ function hasMemoryIndex(t: Expr): boolean {
   if (t.k === 'idx') return readsMemory(t.index) || hasMemoryIndex(t.obj);
   if (t.k === 'field') return hasMemoryIndex(t.obj);
   return false;
+}
+
+/** an array or object taken from an element or field (a callee may put another one there) */
+function heldInMemory(e: Expr): boolean {
+  return (e.k === 'idx' || e.k === 'field') && isRef(e.ty);
 }
 
 /** reads an array element or object field (a callee may write those) */
