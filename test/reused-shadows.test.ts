@@ -2,17 +2,9 @@
 // Each program is checked in every mode at a point (divided differences, the dot-product test); the
 // ones the rule covers must show the reused buffer in their adjoint, the ones it must leave alone must not.
 import { describe, expect, it } from 'vitest';
-import { checkCompiled } from '../src/api/check.js';
-import { compile } from '../src/api/compile.js';
+import { checkedCode } from './support/checked.js';
 
-function adjointOf(src: string, head: string, args: unknown[]): string {
-  const r = compile(src, { head, js: true, runtimeImport: null });
-  expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
-  const rep = checkCompiled(r, r.code, head, args);
-  expect(rep.messages).toEqual([]);
-  expect(rep.ok).toBe(true);
-  return r.code;
-}
+const adjointOf = checkedCode;
 
 const X = [0.3, -0.7, 1.1, 0.45];
 const M = [

@@ -4,20 +4,12 @@
 // checked in every mode at a point (checkCompiled: divided differences, dot-product test), with
 // several calls and instances, so that a value carried from one call to the next would show.
 import { describe, expect, it } from 'vitest';
-import { checkCompiled } from '../src/api/check.js';
-import { compile } from '../src/api/compile.js';
 import { hessian } from '../src/index.js';
+import { checkedCode } from './support/checked.js';
 
 const HANDOVER = /scratch contents handed over/;
 
-function compiled(src: string, head: string, args: unknown[]): string {
-  const r = compile(src, { head, js: true, runtimeImport: null });
-  expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
-  const rep = checkCompiled(r, r.code, head, args);
-  expect(rep.messages).toEqual([]);
-  expect(rep.ok).toBe(true);
-  return r.code;
-}
+const compiled = checkedCode;
 
 /** a method with a scratch buffer: killed by its first loop, read below the same bound after */
 const FEATURE = `class Feature {

@@ -16,6 +16,12 @@ const chunkSize = (index: number) => Math.min(MAX_CHUNK, FIRST_CHUNK << Math.min
 const NO_FLOATS = new Float64Array(0);
 const NO_INTS = new Int32Array(0);
 
+function keepByLength<A extends { length: number }>(byLength: Map<number, A[]>, a: A): void {
+  const list = byLength.get(a.length);
+  if (list) list.push(a);
+  else byLength.set(a.length, [a]);
+}
+
 export class Tape {
   // A new tape allocates nothing until its first push (a nested adjoint keeps one tape per call alive
   // from its forward sweep to its backward sweep); its chunks then grow from 64 entries to 64 Ki.
@@ -114,17 +120,8 @@ export class Tape {
   /** An array no one can reach any more (see zerosA), kept for the next allocation of its length. */
   giveBack(a: number[] | Float64Array | undefined): void {
     if (a === undefined || this.keptBack + a.length > MAX_FREE_FLOATS) return;
-    if (a instanceof Float64Array) {
-      const byLength = (this.float64sBack ??= new Map());
-      let list = byLength.get(a.length);
-      if (!list) byLength.set(a.length, (list = []));
-      list.push(a);
-    } else {
-      const byLength = (this.arraysBack ??= new Map());
-      let list = byLength.get(a.length);
-      if (!list) byLength.set(a.length, (list = []));
-      list.push(a);
-    }
+    if (a instanceof Float64Array) keepByLength((this.float64sBack ??= new Map()), a);
+    else keepByLength((this.arraysBack ??= new Map()), a);
     this.keptBack += a.length;
   }
 

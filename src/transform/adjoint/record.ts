@@ -72,12 +72,6 @@ export function toBeRecorded(cx: AdjointContext): FlowResult {
   return solveForward(cx.f.body, new Set(), transfer, atHead, afterLoop);
 }
 
-/** does `st` bind its variable to a new array of zeros (or of holes)? */
-function isFreshAllocation(st: Stmt): boolean {
-  const v = st.k === 'decl' ? st.init : st.k === 'assign' && !st.op ? st.value : null;
-  return v?.k === 'alloc';
-}
-
 /** does `st` bind its variable to a newly made array (an allocation, a literal, a copy)? */
 function freshValue(st: Stmt): boolean {
   const v = st.k === 'decl' ? st.init : st.k === 'assign' && !st.op ? st.value : null;
@@ -210,8 +204,8 @@ export function saveOnKill(cx: AdjointContext, s: Stmt, target: LValue, isFirstD
       bwd.push({ k: 'assign', target: lv, value: tapeOp(cx, 'popR', [], ty) });
     }
   };
-  // an array only this variable names, allocated afresh: one shadow buffer (reused-shadows.ts)
-  if (record && withAdjoint && target.k === 'var' && isFreshAllocation(s) && reusableShadows(cx).has(root)) {
+  // an array only this variable names, every value of it a fresh allocation: one shadow buffer (reused-shadows.ts)
+  if (record && withAdjoint && target.k === 'var' && reusableShadows(cx).has(root)) {
     popInto(target, t);
     const bt = bwhole(cx, target) as LValue;
     return { fwd, bwd: [giveBack(cx, target), ...bwd, shadowZeroedFor(bt, target)], reusedShadow: true };
