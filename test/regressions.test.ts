@@ -328,3 +328,38 @@ export function f(m: number[][]): number {
   g.f_b(at(), mb, 1);
   expect(mb[0][0]).toBeCloseTo(slope, 5);
 });
+
+it('a method with a callback after a call in the same expression: the call runs first (primal and derivatives)', () => {
+  // JavaScript calls scaleFirst before the reduce reads xs; the reduce's loop is placed before its
+  // statement, so the call is taken into a temporary before it (it used to be refused)
+  const src = `function scaleFirst(a: number[], k: number): number {
+  a[0] *= k;
+  return a[0];
+}
+export function f(xs: number[], k: number): number {
+  let s = 0;
+  s += scaleFirst(xs, k) * xs.reduce((acc, v) => acc + v * v, 0);
+  return s + xs.map((v) => v * k).reduce((acc, v) => acc + Math.sin(v), 0) * scaleFirst(xs, 0.5) + xs.reduce((acc, v) => acc + v);
+}`;
+  const original = (xs: number[], k: number): number => {
+    const scaleFirst = (a: number[], k: number) => {
+      a[0] *= k;
+      return a[0];
+    };
+    let s = 0;
+    s += scaleFirst(xs, k) * xs.reduce((acc, v) => acc + v * v, 0);
+    return s + xs.map((v) => v * k).reduce((acc, v) => acc + Math.sin(v), 0) * scaleFirst(xs, 0.5) + xs.reduce((acc, v) => acc + v);
+  };
+  const r = compile(src, { head: 'f', js: true, runtimeImport: null });
+  expect(r.diagnostics).toEqual([]);
+  const g = loadGenerated(r.code);
+  const at = () => [0.7, -1.2, 2.5];
+  expect(g.f(at(), 1.3)).toBe(original(at(), 1.3));
+  const h = 1e-6;
+  const slope = (original(at(), 1.3 + h) - original(at(), 1.3 - h)) / (2 * h);
+  const [value, tangent] = g.f_d(at(), [0, 0, 0], 1.3, 1) as [number, number];
+  expect(value).toBe(original(at(), 1.3));
+  expect(tangent).toBeCloseTo(slope, 5);
+  const xb = [0, 0, 0];
+  expect(g.f_b(at(), xb, 1.3, 1)).toBeCloseTo(slope, 5);
+});

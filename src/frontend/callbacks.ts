@@ -226,8 +226,9 @@ export class Callbacks {
 
   /**
    * Whether the call can be lowered to statements evaluated before the expression holding it: not in
-   * a branch of `?:`, `&&`, `||`, `??` (the loop would run unconditionally) nor after a call of a helper
-   * in the same expression (which may change the array the loop reads).
+   * a branch of `?:`, `&&`, `||`, `??` (the loop would run unconditionally). An operand JavaScript
+   * evaluates before it and that the loop could see changed (a call, above all) is taken into a
+   * temporary first by src/frontend/sequencing.ts.
    */
   private placeable(call: ts.CallExpression): boolean {
     // the receiver of a method with a callback is evaluated before anything else of that method
@@ -241,8 +242,6 @@ export class Callbacks {
       const branch = (ts.isConditionalExpression(p) && c !== p.condition) ||
         (ts.isBinaryExpression(p) && c === p.right && [ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken].includes(p.operatorToken.kind));
       if (branch) return !!this.h.err(call, 'an array method with a callback in a branch of `? :`, `&&`, `||` or `??` is not supported (its loop would run unconditionally)', 'compute it into a variable inside an `if`');
-      const earlier = p.getChildren().find((s) => s !== c && s.end <= c.getStart() && containsHelperCall(s, true));
-      if (earlier) return !!this.h.err(call, 'an array method with a callback after a function call in the same expression is not supported (the loop runs first)', 'compute the call or the method into a variable in a statement of its own');
       c = p;
     }
     // a callback assigning enclosing variables runs in the middle of its statement only as a statement
@@ -682,12 +681,10 @@ function singleValue(fn: Fn): boolean {
 }
 
 /** whether a node calls something other than Math, Number or the global number tests (a helper, a method) */
-function containsHelperCall(n: ts.Node, hoisted = false): boolean {
+function containsHelperCall(n: ts.Node): boolean {
   let found = false;
   const visit = (x: ts.Node): void => {
     if (found) return;
-    // (with `hoisted`, a method with a callback is not one: it is lowered before, in order, as this one)
-    if (hoisted && isCallbackCall(x as ts.Expression)) return;
     if (ts.isCallExpression(x)) {
       const c = skip(x.expression);
       const builtin = (ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression) && (c.expression.text === 'Math' || c.expression.text === 'Number')) ||

@@ -13,6 +13,7 @@
 import ts from 'typescript';
 import type { BinOp, Expr, LValue, Loc, Stmt, Ty } from '../ir/types.js';
 import { INT, NUM, settleForHeader, tyOf } from '../ir/util.js';
+import { isCallbackCall } from './callbacks.js';
 
 /** What the lowering of a function lends this module. */
 export interface SequencingHost {
@@ -152,7 +153,7 @@ export class Sequencing {
       const found: Effect[] = [];
       const visit = (n: ts.Node) => {
         if (ts.isArrowFunction(n) || ts.isFunctionExpression(n)) return;
-        if (n !== root && isEffectNode(n)) found.push({ node: n, start: n.getStart() });
+        if (n !== root && (isEffectNode(n) || isCallbackCall(n as ts.Expression))) found.push({ node: n, start: n.getStart() });
         n.forEachChild(visit);
       };
       visit(root);
@@ -167,6 +168,10 @@ export class Sequencing {
     for (const { node } of effects) {
       if (isPopCall(node)) {
         w.memory = true;
+        continue;
+      }
+      if (!isEffectNode(node)) {
+        callbackWrites(node, w, (id) => this.host.local(id));
         continue;
       }
       const target = skip(ts.isBinaryExpression(node) ? node.left : (node as ts.PrefixUnaryExpression).operand);
@@ -400,7 +405,7 @@ function containsNested(body: ts.Node): boolean {
   let found = false;
   const visit = (n: ts.Node) => {
     if (found) return;
-    if ((isEffectNode(n) || isComma(n)) && !isStatementLevel(n)) {
+    if ((isEffectNode(n) || isComma(n) || isCallbackCall(n as ts.Expression)) && !isStatementLevel(n)) {
       found = true;
       return;
     }
@@ -408,6 +413,24 @@ function containsNested(body: ts.Node): boolean {
   };
   visit(body);
   return found;
+}
+
+/**
+ * What a method with a callback (`xs.reduce(…)`, lowered to a loop before its statement) may change:
+ * the enclosing variables its callback assigns, and memory where the callback stores into an element
+ * or a field or calls a helper.
+ */
+function callbackWrites(call: ts.Node, w: Writes, local: (id: ts.Identifier) => string | null): void {
+  call.forEachChild(function visit(n: ts.Node): void {
+    if (isEffectNode(n) && !isPopCall(n)) {
+      const target = skip(ts.isBinaryExpression(n) ? n.left : (n as ts.PrefixUnaryExpression).operand);
+      const name = ts.isIdentifier(target) ? local(target) : null;
+      if (name) w.vars.add(name);
+      else if (!ts.isIdentifier(target)) w.memory = true;
+    }
+    if (isPopCall(n) || (ts.isCallExpression(n) && !isMathCall(n) && !isCallbackCall(n))) w.memory = true;
+    n.forEachChild(visit);
+  });
 }
 
 function readOf(t: LValue): Expr {

@@ -359,7 +359,8 @@ export interface TypedArraySpec {
 /**
  * Array methods with callbacks (src/frontend/callbacks.ts), written at the end of the head: form 0
  * `map` (sometimes after `map(Math.tanh)`), 1 `Array.from(a, fn)`, 2 `forEach` writing a variable of the head, 3 `reduce` with an initial
- * value (sometimes after a `map`, fused), 4 `reduce` without one or `reduceRight`, 5 `filter` (its result
+ * value (sometimes after a `map`, fused), 4 `reduce` without one or `reduceRight` (sometimes after a
+ * call writing the array, in the same expression), 5 `filter` (its result
  * summed by a reduce), 6 `some`/`every`, 7 `findIndex`/`find`, 8 `flatMap`, 9 a local `const f = (x) =>
  * …` passed to `map`; loop as for JsArraySpec.
  */
@@ -2788,9 +2789,13 @@ function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
       c.emit(s.v % 3 === 0 ? `${acc} = Math.tanh(${acc} + ${a.name}.map((${x}) => ${value}).reduce((${mx}, y) => (y > ${mx} ? y : ${mx})));` : `${acc} = Math.tanh(${acc} + ${a.name}.reduce((${mx}, ${x}) => (${value} < ${mx} ? ${mx} : ${value}), ${acc}));`);
       return;
     }
-    case 4:
-      c.emit(`const ${t} = ${a.name}.${s.v % 2 ? 'reduceRight' : 'reduce'}((s, ${x}) => 0.5 * s + ${value});`, `${acc} = Math.tanh(${acc} + ${t});`);
+    case 4: {
+      // (one in three after a call that writes the array, in the same expression: JavaScript calls it first)
+      const w = s.q % 3 === 1 ? pick(writable(c).filter((y) => y.name === a.name && !y.tup && !y.f64 && !y.ro), 0) : undefined;
+      if (w) c.needsRestHelpers = true;
+      c.emit(`const ${t} = ${w ? `bumpFirst(${w.name}) * ` : ''}${a.name}.${s.v % 2 ? 'reduceRight' : 'reduce'}((s, ${x}) => 0.5 * s + ${value});`, `${acc} = Math.tanh(${acc} + ${t});`);
       return;
+    }
     case 5:
       c.emit(`const ${t} = ${a.name}.filter((${x}) => ${x} > ${lit(lim)});`, fold(t));
       return;
