@@ -580,9 +580,19 @@ const BAD: BadCase[] = [
   },
   // ---------------- statements ----------------
   {
-    name: 'for…in',
-    src: `export function f(xs: number[]): number {\n  let s = 0;\n  for (const k in xs) s += 1;\n  return s;\n}\n`,
-    line: 3, col: 3, message: /for…in/,
+    name: 'for…in over an object',
+    src: `export function f(o: { a: number; b: number }): number {\n  let s = 0;\n  for (const k in o) s += 1;\n  return s;\n}\n`,
+    line: 3, col: 19, message: /`for…in` over the keys of an object/, rendered: /read the fields by name/,
+  },
+  {
+    name: 'for…in key used as a string',
+    src: `export function f(xs: number[]): number {\n  let s = 0;\n  for (const k in xs) if (k === '1') s += xs[k];\n  return s;\n}\n`,
+    line: 3, col: 27, message: /the key 'k' of a `for…in` is a string/, rendered: /Number\(k\)/,
+  },
+  {
+    name: 'for…in whose body pushes',
+    src: `export function f(xs: number[]): number {\n  let s = 0;\n  for (const k in xs) {\n    s += xs[k];\n    if (s > 1) xs.push(s);\n  }\n  return s;\n}\n`,
+    line: 5, col: 16, message: /changes an array's length while its keys are walked/,
   },
   {
     name: 'labelled continue to a block',

@@ -363,3 +363,27 @@ export function f(xs: number[], k: number): number {
   const xb = [0, 0, 0];
   expect(g.f_b(at(), xb, 1.3, 1)).toBeCloseTo(slope, 5);
 });
+
+it('a for…of whose body rebinds the array it walks: the loop walks the array it began with (primal)', () => {
+  // the loop read its variable at every pass, and so walked the new array (5 elements, not 3)
+  const src = `export function f(xs: number[]): number {
+  let s = 0;
+  for (const x of xs) {
+    s += x * x;
+    xs = [x, 2 * x, x, x, x];
+  }
+  return s + xs[1];
+}`;
+  const original = (xs: number[]): number => {
+    let s = 0;
+    for (const x of xs) {
+      s += x * x;
+      xs = [x, 2 * x, x, x, x];
+    }
+    return s + xs[1];
+  };
+  const r = compile(src, { head: 'f', js: true, runtimeImport: null });
+  const g = loadGenerated(r.code);
+  expect(g.f([1, 2, 3])).toBe(original([1, 2, 3]));
+  expect((g.f_d([1, 2, 3], [1, 0, 0]) as number[])[0]).toBe(original([1, 2, 3]));
+});

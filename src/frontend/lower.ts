@@ -11,7 +11,8 @@ import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { DEFAULT_LIB, isStdLibPath, LIB_DIR, requireStdLib, STD_LIBS, stdLibSourceFile, stdLibText } from './stdlib.js';
 import { checkTreeDepth } from './limits.js';
 import { userTypeErrors } from './type-errors.js';
-import { assignedOnceLater, checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isPatternNameAssigned, isVarList, type VarBinding } from './var-scope.js';
+import { forInProblem } from './for-in.js';
+import { assignedOnceLater, checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isAssignedIn, isVarList, type VarBinding } from './var-scope.js';
 import { isSplittable, splitNullableLocals } from './nullable-locals.js';
 import { NULL, assignsNullable, inTest, isArrayTest, isPlainRead, narrowRead, nestedNullable, nullableUnion, mayBePastEnd, pastEndBinding, pastEndFallback, pastEndTest, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
 import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
@@ -42,7 +43,7 @@ export const FORMS = [
   'intr.pop', // `a.pop()`, as a statement or for its value (which is read before it)
   'assign.length', // `a.length = n`: a loop of pops (growing the array throws)
   'stmt.if',
-  'stmt.for', // counted `for`, `for…of`, and the loops `Array.from`/`fill` lower to
+  'stmt.for', // counted `for`, `for…of`, `for…in` over an array, and the loops `Array.from`/`fill` lower to
   'stmt.while',
   'stmt.do',
   'stmt.switch',
@@ -615,6 +616,8 @@ class FunctionLowering {
   private unfolded = new Set<ts.Node>();
   /** nullable number `let`s assigned again, split into a number and a flag (nullable-locals.ts) */
   private splitLocals = new Set<string>();
+  /** IR names of `for…in` keys over arrays (ints: `Number(k)` and `parseInt(k)` are the key itself) */
+  private forInKeys = new Set<string>();
   /** `x = e;` statements that give a nullable `let x;` its one value (assignedOnceLater) */
   private nullableInits = new Map<ts.Node, { name: string; ty: Ty; decl: ts.VariableDeclaration }>();
   /** destructuring assignment (src/frontend/destructuring.ts) */
@@ -1237,7 +1240,7 @@ class FunctionLowering {
       return;
     }
     if (ts.isForInStatement(s)) {
-      this.err(s, '`for…in` iterates over keys, which are not differentiable', 'use an indexed `for` loop or `for…of` over an array');
+      this.forIn(s, label, push);
       return;
     }
     if (ts.isWhileStatement(s)) {
@@ -1332,7 +1335,10 @@ class FunctionLowering {
       return;
     }
     const pre: Stmt[] = this.takePre();
-    if (arr.k !== 'var' && arr.k !== 'global') {
+    // (JavaScript walks the array the expression gave, whatever the body assigns to its variable after)
+    const iterated = skipParens(entries ? (source.expression as ts.PropertyAccessExpression).expression : s.expression);
+    const rebound = arr.k === 'var' && ts.isIdentifier(iterated) && isAssignedIn(iterated, s.statement, this.ctx.checker);
+    if ((arr.k !== 'var' && arr.k !== 'global') || rebound) {
       const t = this.fresh('items');
       pre.push({ k: 'decl', name: t, ty: tyOf(arr), init: arr, konst: true, loc: this.ctx.locOf(s.expression) });
       arr = { k: 'var', name: t, ty: tyOf(arr) };
@@ -1361,6 +1367,54 @@ class FunctionLowering {
       cond: { k: 'bin', op: '<', a: iv, b: { k: 'len', obj: arr }, ty: BOOL },
       update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
       body,
+    });
+  }
+
+  /** `for (const k in xs)` over an array: its indices, the key an int used only as one (for-in.ts) */
+  private forIn(s: ts.ForInStatement, label: string | undefined, push: (s: Stmt) => void): void {
+    const init = s.initializer;
+    const d = ts.isVariableDeclarationList(init) && init.declarations.length === 1 ? init.declarations[0] : undefined;
+    if (!d || !ts.isIdentifier(d.name) || d.initializer) {
+      this.err(s, '`for…in` needs one `const`, `let` or `var` key', 'write `for (const k in xs)`');
+      return;
+    }
+    if (this.vars.get(d)?.hoisted) {
+      this.refuse(d, 'a `for…in` `var` used outside its loop (or declared again) is not supported', 'write `for (const k in xs)`, or an indexed `for` loop');
+      return;
+    }
+    let arr = this.expr(s.expression);
+    if (!arr) return;
+    const t = tyOf(arr);
+    if (t.k !== 'arr' && t.k !== 'tuple') {
+      this.err(s.expression, '`for…in` over the keys of an object is not supported (tsad\'s objects have fixed fields, read by name)', 'read the fields by name, or keep the values in an array and loop over it with `for…of`');
+      return;
+    }
+    const problem = forInProblem(d.name, s.statement, this.ctx.checker);
+    if (problem) {
+      this.err(problem.node, problem.message, problem.hint);
+      return;
+    }
+    const pre: Stmt[] = this.takePre();
+    // (the keys are those of the array the expression gave, whatever the body assigns to its variable)
+    const iterated = skipParens(s.expression);
+    if ((arr.k !== 'var' && arr.k !== 'global') || (arr.k === 'var' && ts.isIdentifier(iterated) && isAssignedIn(iterated, s.statement, this.ctx.checker))) {
+      const items = this.fresh('items');
+      pre.push({ k: 'decl', name: items, ty: t, init: arr, konst: true, loc: this.ctx.locOf(s.expression) });
+      arr = { k: 'var', name: items, ty: t };
+    }
+    const i = this.declareVar(d, d.name.text, INT);
+    this.forInKeys.add(i);
+    const iv: Expr = { k: 'var', name: i, ty: INT };
+    const body = this.stmts(s.statement);
+    for (const p of pre) push(p);
+    push({
+      k: 'for',
+      label,
+      init: [{ k: 'decl', name: i, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
+      cond: { k: 'bin', op: '<', a: iv, b: { k: 'len', obj: arr }, ty: BOOL },
+      update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
+      body,
+      loc: this.ctx.locOf(s),
     });
   }
 
@@ -1512,7 +1566,7 @@ class FunctionLowering {
   private isConstantPatternParam(name: ts.Identifier): boolean {
     let n: ts.Node = name.parent;
     while (ts.isBindingElement(n) || ts.isObjectBindingPattern(n) || ts.isArrayBindingPattern(n)) n = n.parent;
-    return ts.isParameter(n) && n.name !== name && !isPatternNameAssigned(name, (n.parent as ts.FunctionLikeDeclaration).body, this.ctx.checker);
+    return ts.isParameter(n) && n.name !== name && !isAssignedIn(name, (n.parent as ts.FunctionLikeDeclaration).body, this.ctx.checker);
   }
 
   /** Declares the names of a binding (identifier or pattern) from `init`. */
@@ -1935,7 +1989,7 @@ class FunctionLowering {
         if (a.k === 'num' && !a.raw?.startsWith('-')) return { k: 'num', v: -a.v, raw: a.raw !== undefined ? '-' + a.raw : undefined };
         return { k: 'un', op: '-', a, ty: tyOf(a).k === 'int' ? INT : NUM };
       }
-      if (e.operator === ts.SyntaxKind.PlusToken) return { k: 'un', op: '+', a, ty: NUM };
+      if (e.operator === ts.SyntaxKind.PlusToken) return { k: 'un', op: '+', a, ty: tyOf(a).k === 'int' ? INT : NUM };
       if (e.operator === ts.SyntaxKind.ExclamationToken) return { k: 'un', op: '!', a, ty: BOOL };
       if (e.operator === ts.SyntaxKind.TildeToken) return { k: 'un', op: '~', a, ty: INT };
     }
@@ -2201,6 +2255,11 @@ class FunctionLowering {
 
   private call(e: ts.CallExpression): Expr | null {
     const callee = skipParens(e.expression);
+    // `Number(k)`, `parseInt(k)` of a `for…in` key over an array: the index it names
+    if (ts.isIdentifier(callee) && (callee.text === 'Number' || callee.text === 'parseInt') && !this.resolve(callee) && e.arguments.length && ts.isIdentifier(skipParens(e.arguments[0]))) {
+      const key = this.expr(e.arguments[0]);
+      if (key && key.k === 'var' && this.forInKeys.has(key.name)) return key;
+    }
     if (ts.isPropertyAccessExpression(callee)) {
       const m = callee.name.text;
       const objNode = skipParens(callee.expression);

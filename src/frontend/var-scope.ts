@@ -86,7 +86,7 @@ function isDeclName(id: ts.Identifier): boolean {
 /** The scope a `let` at this declaration would have: its block, or the `for` statement it heads. */
 function letScope(d: ts.VariableDeclaration): ts.Node | null {
   const list = d.parent;
-  if (ts.isForStatement(list.parent) || ts.isForOfStatement(list.parent)) return list.parent;
+  if (ts.isForStatement(list.parent) || ts.isForOfStatement(list.parent) || ts.isForInStatement(list.parent)) return list.parent;
   const st = list.parent;
   if (!ts.isVariableStatement(st)) return null;
   return ts.isBlock(st.parent) ? st.parent : null;
@@ -98,7 +98,7 @@ function inPlace(b: VarBinding): boolean {
   const d = b.decls[0];
   const scope = letScope(d);
   if (!scope) return false;
-  const isForOf = ts.isForOfStatement(scope);
+  const isForOf = ts.isForOfStatement(scope) || ts.isForInStatement(scope);
   if (!d.initializer && !isForOf) return false;
   return b.refs.every((r) => r.pos >= d.end && r.end <= scope.end);
 }
@@ -309,10 +309,11 @@ export function assignedOnceLater(d: ts.VariableDeclaration, checker: ts.TypeChe
 }
 
 /**
- * Whether a name bound by a parameter pattern (`{ a, b }: Opts`) is assigned in the function's body: a
- * name never assigned is a constant (a nullable one may then be tested and read like a `const`).
+ * Whether the variable a name refers to is assigned anywhere in `body` (closures in it included). A
+ * name bound by a parameter pattern (`{ a, b }: Opts`) never assigned in its function is a constant; the
+ * array a `for…of` names, assigned in the loop's body, is taken first (the loop walks the old one).
  */
-export function isPatternNameAssigned(name: ts.Identifier, body: ts.Node | undefined, checker: ts.TypeChecker): boolean {
+export function isAssignedIn(name: ts.Identifier, body: ts.Node | undefined, checker: ts.TypeChecker): boolean {
   const sym = checker.getSymbolAtLocation(name);
   if (!sym || !body) return !!body;
   let written = false;

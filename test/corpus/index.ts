@@ -251,6 +251,8 @@ export const corpus: CorpusCase[] = [
   { name: 'js-var/total_variation', file: 'js-var.ts', head: 'totalVariationVar', args: [vec(6, -1, 1)], tags: ['js', 'var', 'var-carried', 'loop'] },
   { name: 'js-var/huber', file: 'js-var.ts', head: 'huberVar', args: [vec(6, -2, 2), num(0.5, 1.5)], tags: ['js', 'var', 'var-unassigned', 'loop'] },
   { name: 'js-var/ema', file: 'js-var.ts', head: 'emaVar', args: [vec(6, -1, 1), num(0.2, 0.8)], tags: ['js', 'var', 'var-carried', 'loop'] },
+  { name: 'js-var/weighted_lag_for_in', file: 'js-var.ts', head: 'weightedLagForIn', args: [vec(6, -1, 1), vec(6, -1, 1)], tags: ['js', 'var', 'for-in', 'loop'] },
+  { name: 'js-var/rebind_in_for_of', file: 'js-var.ts', head: 'rebindInForOf', args: [vec(4, -1, 1), num(0.5, 1.5)], tags: ['js', 'for-of', 'rebind', 'loop'] },
 
   // -------------------------------------------------------------- js-arrays.ts
   { name: 'js-arrays/moving_average_roughness', file: 'js-arrays.ts', head: 'movingAverageRoughness', args: [vec(7, -1, 1), { kind: 'int', value: 3 }], tags: ['js', 'untyped-push'] },

@@ -1507,6 +1507,24 @@ function renderStmt(c: Ctx, s: Stmt): void {
       const a = pick(c.arrs, s.s);
       if (!a) return renderStmt(c, { k: 'for', b: s.s, form: 0, body: s.body });
       const x = c.fresh('e');
+      if (s.s % 8 === 6) {
+        // `for (const k in a)`: its keys are strings, taken as an element index and converted to a number
+        const key = c.fresh('key'), i = c.fresh('i');
+        const conv = [`Number(${key})`, `+${key}`, `parseInt(${key}, 10)`][(s.s >> 3) % 3];
+        renderLoop(
+          c,
+          () => `for (const ${key} in ${a.name}) {`,
+          (real) => {
+            if (real) {
+              c.emit(`const ${x} = ${a.name}[${key}];`, `const ${i} = ${conv};`);
+              c.nums.push({ name: x, w: false });
+              c.ints.push({ name: i, U: a.len });
+            }
+            renderStmts(c, s.body);
+          },
+        );
+        return;
+      }
       // every fourth one with its index too: `for (const [k, e] of a.entries())`
       const k = s.s % 4 === 2 ? c.fresh('k') : null;
       renderLoop(
@@ -3007,7 +3025,7 @@ function ownLoop(c: Ctx, loop: number, n: number, body: () => void): void {
  * A state variable rebound (the shape of an explicit integrator): `let s = [..]; for (…) s = [s[0] +
  * 0.1 * s[1], …]`, for number[], [number, number], P and number[][]; or rebound to a fresh literal, to
  * a copy of itself, or to another variable of its kind (then both names hold one value and writes go
- * through either).
+ * through either). Some number[] states are rebound inside a `for…of` over themselves.
  */
 function renderState(c: Ctx, s: Extract<Stmt, { k: 'state' }>): void {
   const kind = s.kind % 5;
@@ -3075,10 +3093,23 @@ function renderState(c: Ctx, s: Extract<Stmt, { k: 'state' }>): void {
     else if (kind === 3) c.emit(`${name}[1][0] = ${y};`);
     else c.emit(`${name}[0].w = ${y};`);
   };
-  ownLoop(c, s.loop, s.n, () => {
-    store();
-    c.emit(`${name} = ${rhs()};`);
-  });
+  if (kind === 0 && s.loop % 3 === 1 && s.n % 2 === 1 && c.loopDepth < MAX_LOOP_DEPTH) {
+    // over the state's own elements: JavaScript walks the array the loop began with, whatever the body rebinds
+    const x = c.fresh('e');
+    c.emit(`for (const ${x} of ${name}) {`);
+    c.block(() => {
+      c.loopDepth++;
+      c.nums.push({ name: x, w: false });
+      store();
+      c.emit(`${name} = ${rhs()};`);
+      c.loopDepth--;
+    });
+    c.emit('}');
+  } else
+    ownLoop(c, s.loop, s.n, () => {
+      store();
+      c.emit(`${name} = ${rhs()};`);
+    });
   if (other) c.base.set(name, c.baseOf(other.name));
   if (s.q % 4 === 1) {
     // a second name for the state, written through

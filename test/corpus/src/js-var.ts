@@ -146,3 +146,24 @@ export function emaVar(xs: number[], alpha: number): number {
   }
   return out;
 }
+
+/** `for…in` over arrays, as older code writes it: the key as an index, and converted with `Number` */
+export function weightedLagForIn(xs: number[], w: number[]): number {
+  var s = 0;
+  for (var i in xs) s += w[i] * xs[i] * xs[i];
+  for (const k in xs) {
+    const j = Number(k);
+    if (j > 0) s += Math.sin(xs[j - 1]) * xs[k];
+  }
+  return s;
+}
+
+/** a `for…of` whose body rebinds the array it walks: the loop walks the array it began with */
+export function rebindInForOf(xs: number[], a: number): number {
+  let s = 0;
+  for (const x of xs) {
+    s += x * x * a;
+    xs = [a * x, x, 0.5 * x, x, a];
+  }
+  return s + xs[0];
+}
