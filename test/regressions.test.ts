@@ -387,3 +387,68 @@ it('a for…of whose body rebinds the array it walks: the loop walks the array i
   expect(g.f([1, 2, 3])).toBe(original([1, 2, 3]));
   expect((g.f_d([1, 2, 3], [1, 0, 0]) as number[])[0]).toBe(original([1, 2, 3]));
 });
+
+it('joint mode: a call pushing into a field through a local name (`const ls = this.layers; ls.push(…)`) is not run as plain code', async () => {
+  // it was checkpointed (run plain in the forward sweep): the shadow of the pushed layer did not exist
+  // when the backward sweep first needed it (`lsb[0]` undefined), a crash
+  const { checkCompiled } = await import('../src/api/check.js');
+  const src = `export class Layer {
+  constructor(public w: number[], public b: number) {}
+}
+export class Net {
+  layers: Layer[] = [];
+  add(w: number[], b: number): Net {
+    const ls = this.layers;
+    ls.push(new Layer(w, b));
+    return this;
+  }
+}
+export function loss(w1: number[], b1: number, w2: number[], x: number[]): number {
+  const net = new Net();
+  const ls = net.layers;
+  net.add(w1, b1);
+  net.add(w2, 0.5);
+  let s = 0;
+  for (const l of ls) s += Math.tanh(l.w[0] * x[0] + l.w[1] * x[1] + l.b);
+  return s * s + ls[0].b;
+}`;
+  const args = [[0.3, -0.2], 0.1, [0.5, 0.7], [0.6, -0.3]];
+  for (const adjoint of [{}, { checkpointCalls: true }]) {
+    const r = compile(src, { head: 'loss', js: true, runtimeImport: null, adjoint });
+    expect(r.diagnostics).toEqual([]);
+    const rep = checkCompiled(r, r.code, 'loss', args, { seed: 3 });
+    expect(rep.messages).toEqual([]);
+  }
+});
+
+it('an array read from a field, then a call rebinding the field, in one push (`o.arr.push(grow(o, x))`): pushes onto the old array', () => {
+  // JavaScript takes o.arr before it calls grow; tsad moved the call first and pushed onto the new array
+  const src = `interface Box { arr: number[]; s: number }
+function grow(o: Box, x: number): number {
+  o.arr = [x, x * 2];
+  return x * 3;
+}
+export function f(x: number): number {
+  const o: Box = { arr: [1, 2, 3], s: 0 };
+  const old = o.arr;
+  o.arr.push(grow(o, x));
+  return old.length * x + o.arr.length + old[old.length - 1] * o.arr[1];
+}`;
+  const original = (x: number): number => {
+    const o = { arr: [1, 2, 3], s: 0 };
+    const grow = (o: { arr: number[] }, x: number) => {
+      o.arr = [x, x * 2];
+      return x * 3;
+    };
+    const old = o.arr;
+    o.arr.push(grow(o, x));
+    return old.length * x + o.arr.length + old[old.length - 1] * o.arr[1];
+  };
+  const r = compile(src, { head: 'f', js: true, runtimeImport: null });
+  const g = loadGenerated(r.code);
+  expect(g.f(1.5)).toBe(original(1.5));
+  const h = 1e-6;
+  const slope = (original(1.5 + h) - original(1.5 - h)) / (2 * h);
+  expect((g.f_d(1.5, 1) as number[])[1]).toBeCloseTo(slope, 5);
+  expect(g.f_b(1.5, 1)).toBeCloseTo(slope, 5);
+});

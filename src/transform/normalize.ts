@@ -177,7 +177,8 @@ function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr 
           return { k: 'var', name, ty: x.ty };
         }
       case 'intr': {
-        const args = operands(x.args, conditional);
+        // (`o.arr.push(g(o))` pushes onto the array o.arr held before g ran, as an argument would)
+        const args = operands(x.args, conditional, undefined, true);
         // a copy of something made where it stands (`[x].slice()`, `x.slice().slice()`) is that thing:
         // no one else holds it
         // (of the same kind: `Uint8Array.from([v])` converts its values, `Float64Array.from(x.slice())` its kind)

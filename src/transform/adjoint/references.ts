@@ -10,6 +10,7 @@
 // binomial loops) would change the primal's structure without its shadow's: where they store
 // references, they are reversed with an ordinary tape instead.
 import { stmtCalls } from '../../analysis/activity.js';
+import { isFreshValue } from '../../analysis/scratch-fields.js';
 import type { Expr, LValue, Stmt } from '../../ir/types.js';
 import { forEachStmt, isRef, rootVar, tyOf, varsRead, VOID } from '../../ir/util.js';
 import type { ProgramInfo } from '../context.js';
@@ -69,10 +70,14 @@ const RESHAPING = new Set(['push', 'pop']);
  * region cannot run as plain primal code in the forward sweep: its shadows would not follow.
  */
 export function storesReferences(info: ProgramInfo, body: Stmt[], seen: Set<string> = new Set()): boolean {
+  // arrays it created: names only ever given fresh arrays (`const ls = this.layers` names another's)
   const local = new Set<string>();
+  const aliases = new Set<string>();
   forEachStmt(body, (st) => {
-    if (st.k === 'decl') local.add(st.name);
+    if (st.k === 'decl') (st.init === null || isFreshValue(st.init) ? local : aliases).add(st.name);
+    if (st.k === 'assign' && st.target.k === 'var' && !isFreshValue(st.value)) aliases.add(st.target.name);
   });
+  for (const n of aliases) local.delete(n);
   let found = false;
   forEachStmt(body, (st) => {
     if (found) return;
