@@ -452,3 +452,40 @@ export function f(x: number): number {
   expect((g.f_d(1.5, 1) as number[])[1]).toBeCloseTo(slope, 5);
   expect(g.f_b(1.5, 1)).toBeCloseTo(slope, 5);
 });
+
+it('for…in over an array whose body pushes and pops: keys added are not visited, keys removed are skipped (primal and derivatives)', () => {
+  const src = `export function f(x: number[]): number {
+  let s = 0;
+  for (const k in x) {
+    s += x[k] * x[k];
+    if (s > 1 && x.length < 6) x.push(s);
+    if (s > 20) x.pop();
+  }
+  return s + x.length;
+}`;
+  const original = (x: number[]): number => {
+    let s = 0;
+    for (const k in x) {
+      s += x[k] * x[k];
+      if (s > 1 && x.length < 6) x.push(s);
+      if (s > 20) x.pop();
+    }
+    return s + x.length;
+  };
+  const r = compile(src, { head: 'f', js: true, runtimeImport: null });
+  expect(r.diagnostics).toEqual([]);
+  const g = loadGenerated(r.code);
+  for (const at of [() => [1.5, 2, 3], () => [0.5, 0.7, 5, 4]]) {
+    expect(g.f(at())).toBe(original(at()));
+    const h = 1e-6;
+    const up = at(), down = at();
+    up[1] += h;
+    down[1] -= h;
+    const slope = (original(up) - original(down)) / (2 * h);
+    const dir = at().map((_, i) => (i === 1 ? 1 : 0));
+    expect((g.f_d(at(), dir) as number[])[1]).toBeCloseTo(slope, 4);
+    const xb = at().map(() => 0);
+    g.f_b(at(), xb, 1);
+    expect(xb[1]).toBeCloseTo(slope, 4);
+  }
+});

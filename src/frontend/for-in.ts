@@ -3,13 +3,16 @@
 // JavaScript gives the keys as strings ("0", "1", …), so the loop is an index loop only where the key is
 // used as one: as an element index (`xs[k]`, `ys[k]`), or converted with `Number(k)`, `parseInt(k)` or
 // `+k`. Any other use would see a string (`k + 1` is "01", `k === 0` is false): refused, with the use
-// located. Keys of objects are not iterated (tsad's objects have no dynamic keys); an array whose length
-// the body may change is refused too (the keys are those the array had when the loop began).
+// located. Keys of objects are not iterated (tsad's objects have no dynamic keys).
+//
+// A body that may change the array's length: the keys are those the array had when the loop began
+// (V8 does not visit keys added during the loop; the language leaves it open), and a key deleted
+// before its turn is skipped. So the loop runs below both the starting length and the current one.
 import ts from 'typescript';
 
 export type ForInProblem = { node: ts.Node; message: string; hint: string };
 
-/** the first use of the key `key` in `body` that is not an index use, or a length change in the body */
+/** the first use of the key `key` in `body` that is not an index use */
 export function forInProblem(key: ts.Identifier, body: ts.Statement, checker: ts.TypeChecker): ForInProblem | null {
   const sym = checker.getSymbolAtLocation(key);
   let found: ForInProblem | null = null;
@@ -22,11 +25,6 @@ export function forInProblem(key: ts.Identifier, body: ts.Statement, checker: ts
           message: `the key '${key.text}' of a \`for…in\` is a string ("0", "1", …): tsad takes it only as an element index`,
           hint: `use it as \`xs[${key.text}]\`, or convert it first: \`const i = Number(${key.text});\` (or write \`for (let i = 0; i < xs.length; i++)\`)`,
         };
-      return;
-    }
-    const resized = lengthChange(n);
-    if (resized) {
-      found = { node: n, message: `\`${resized}\` inside a \`for…in\` loop changes an array's length while its keys are walked`, hint: 'write an indexed `for` loop, with the bound you mean' };
       return;
     }
     n.forEachChild(visit);
@@ -50,11 +48,19 @@ function isIndexUse(id: ts.Identifier): boolean {
   return false;
 }
 
-const RESIZING = new Set(['push', 'pop', 'shift', 'unshift', 'splice']);
-
-/** a call that changes an array's length, or a store into `.length` */
-function lengthChange(n: ts.Node): string | null {
-  if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && RESIZING.has(n.expression.name.text)) return `.${n.expression.name.text}(…)`;
-  if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(n.left) && n.left.name.text === 'length') return '.length = …';
-  return null;
+/** whether `body` may change an array's length: a resizing method, a store into `.length`, or any other call */
+export function mayResize(body: ts.Statement): boolean {
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (ts.isCallExpression(n)) {
+      const c = n.expression;
+      const pure = ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression) && (c.expression.text === 'Math' || c.expression.text === 'Number');
+      if (!pure && !(ts.isIdentifier(c) && (c.text === 'Number' || c.text === 'parseInt'))) found = true;
+    }
+    if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(n.left) && n.left.name.text === 'length') found = true;
+    n.forEachChild(visit);
+  };
+  visit(body);
+  return found;
 }

@@ -11,7 +11,7 @@ import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { DEFAULT_LIB, isStdLibPath, LIB_DIR, requireStdLib, STD_LIBS, stdLibSourceFile, stdLibText } from './stdlib.js';
 import { checkTreeDepth } from './limits.js';
 import { userTypeErrors } from './type-errors.js';
-import { forInProblem } from './for-in.js';
+import { forInProblem, mayResize } from './for-in.js';
 import { assignedOnceLater, checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isAssignedIn, isVarList, type VarBinding } from './var-scope.js';
 import { isSplittable, splitNullableLocals } from './nullable-locals.js';
 import { NULL, assignsNullable, inTest, isArrayTest, isPlainRead, narrowRead, nestedNullable, nullableUnion, mayBePastEnd, pastEndBinding, pastEndFallback, pastEndTest, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
@@ -1405,13 +1405,20 @@ class FunctionLowering {
     const i = this.declareVar(d, d.name.text, INT);
     this.forInKeys.add(i);
     const iv: Expr = { k: 'var', name: i, ty: INT };
+    let cond: Expr = { k: 'bin', op: '<', a: iv, b: { k: 'len', obj: arr }, ty: BOOL };
+    if (mayResize(s.statement)) {
+      // keys added during the loop are not visited, keys removed before their turn are skipped
+      const n = this.fresh('keyCount');
+      pre.push({ k: 'decl', name: n, ty: INT, init: { k: 'len', obj: arr }, konst: true, loc: this.ctx.locOf(s.expression) });
+      cond = { k: 'bin', op: '&&', a: { k: 'bin', op: '<', a: iv, b: { k: 'var', name: n, ty: INT }, ty: BOOL }, b: cond, ty: BOOL };
+    }
     const body = this.stmts(s.statement);
     for (const p of pre) push(p);
     push({
       k: 'for',
       label,
       init: [{ k: 'decl', name: i, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
-      cond: { k: 'bin', op: '<', a: iv, b: { k: 'len', obj: arr }, ty: BOOL },
+      cond,
       update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
       body,
       loc: this.ctx.locOf(s),

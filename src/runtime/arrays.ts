@@ -211,7 +211,9 @@ function restoredPart(current: unknown, saved: unknown): unknown {
 export function addInto<T>(dst: T, src: T | Float64Array | readonly number[]): void {
   if (dst instanceof Float64Array || Array.isArray(dst)) {
     const d = dst as unknown as unknown[], s = src as unknown as unknown[];
-    for (let i = 0; i < d.length; i++) {
+    // (elements past the end of src were pushed after it was taken: their seed is zero)
+    const n = Math.min(d.length, s.length);
+    for (let i = 0; i < n; i++) {
       if (typeof d[i] === 'number') (d as number[])[i] += s[i] as number;
       else addInto(d[i], s[i]);
     }
