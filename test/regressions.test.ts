@@ -489,3 +489,32 @@ it('for…in over an array whose body pushes and pops: keys added are not visite
     expect(xb[1]).toBeCloseTo(slope, 4);
   }
 });
+
+it('a constructor with a destructured parameter and a computed default: both are taken at the top of its body', async () => {
+  // the constructor's pattern parameters and computed defaults were dropped: `const self = { R }` read
+  // an undeclared R (a ReferenceError, and code that tsc refuses)
+  const { checkCompiled } = await import('../src/api/check.js');
+  const src = `class K {
+  R: number;
+  Q: number;
+  constructor({ R }: { R: number }, b: number = R * 2, [u, v]: number[] = [1, 2]) {
+    this.R = R + b;
+    this.Q = u * R + v;
+  }
+}
+export function f(x: number): number {
+  const k = new K({ R: x });
+  const j = new K({ R: 0.5 * x }, x, [x, 3]);
+  return k.R * x + k.Q + j.R * j.Q;
+}`;
+  const r = compile(src, { head: 'f', js: true, runtimeImport: null });
+  expect(r.diagnostics).toEqual([]);
+  const g = loadGenerated(r.code);
+  const original = (x: number) => {
+    const kR = x + 2 * x, kQ = 1 * x + 2;
+    const jR = 0.5 * x + x, jQ = x * 0.5 * x + 3;
+    return kR * x + kQ + jR * jQ;
+  };
+  expect(g.f(1.5)).toBeCloseTo(original(1.5), 12);
+  expect(checkCompiled(r, r.code, 'f', [1.5], { seed: 1 }).messages).toEqual([]);
+});

@@ -927,7 +927,7 @@ class FunctionLowering {
     }
     params.push(...this.closures.capturedParams()); // a specialised copy takes what its closures capture
     if (d.member && d.member.kind !== 'static') {
-      if (ts.isConstructorDeclaration(node)) return this.lowerConstructor(d, node, params);
+      if (ts.isConstructorDeclaration(node)) return this.lowerConstructor(d, node, params, unpack);
       // a method takes its instance first (`C_m(self, …)`)
       const ty = this.ctx.typeAt(d.member.cls);
       if (!ty || ty.k !== 'obj') return this.err(d.member.cls.name ?? d.member.cls, `the fields of class '${d.member.className}' have types tsad cannot differentiate through`, 'use numbers, arrays and objects of numbers, and instances of classes');
@@ -999,7 +999,8 @@ class FunctionLowering {
   }
 
   /** `C_new(…)`: builds the instance (src/frontend/classes.ts) and returns it */
-  private lowerConstructor(d: FuncDecl, node: ts.ConstructorDeclaration | null, params: Param[] = []): Func | null {
+  /** `unpack`: the parameters written as patterns and the computed defaults, taken at the top of the body */
+  private lowerConstructor(d: FuncDecl, node: ts.ConstructorDeclaration | null, params: Param[] = [], unpack: Stmt[] = []): Func | null {
     const cls = d.member!.cls;
     const ty = this.ctx.convert(this.ctx.checker.getTypeAtLocation(cls), cls);
     if (!ty || ty.k !== 'obj') return this.err(cls.name ?? cls, `the fields of class '${d.member!.className}' have types tsad cannot differentiate through`, 'use numbers, arrays and objects of numbers, and instances of classes');
@@ -1013,7 +1014,7 @@ class FunctionLowering {
         params.push({ name: this.declareVar(p, p.name.text, ty), ty });
       }
     this.self = { name: this.fresh('self'), ty };
-    const body: Stmt[] = [];
+    const body: Stmt[] = [...unpack];
     if (node?.body) this.hoistVars(node.body, body);
     const rest = constructorBody(this.hooks, cls, node, ty, this.self.name);
     if (!rest || !this.ok) return null;

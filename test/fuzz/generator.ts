@@ -448,9 +448,14 @@ const CLASS_BODY = [
   '  }',
   '}',
   '',
+  // (a destructured parameter and a default computed from another parameter)
   'export class Damped extends Body {',
-  '  constructor(pos: number, k: number, public c: number) {',
+  '  c: number;',
+  '',
+  '  constructor(pos: number, k: number, c: number, { lag = 0.5 * c }: { lag?: number } = {}, kick: number = lag * k) {',
   '    super(pos, k);',
+  '    this.c = c * (1 - 0.5 * lag);',
+  '    this.vel += 0.25 * kick;',
   '  }',
   '',
   '  kick(v: number): number {',
@@ -2693,7 +2698,7 @@ function renderClasses(c: Ctx, x: ClassSpec): string {
     if (xs) c.emit(`${cl} = Math.tanh(${cl} + ${d}.weigh(${xs.name}) * ${d}.pos);`);
     // subclasses: a constructor calling super(…) and a method calling super.step, or the implicit constructor
     const sub = c.fresh('bd');
-    if (x.q % 4 >= 2) c.emit(`const ${sub} = new Damped(${b}.vel, 0.5, 0.75);`, `${sub}.settle(0.25);`);
+    if (x.q % 4 >= 2) c.emit(`const ${sub} = new Damped(${b}.vel, 0.5, 0.75${x.q % 8 >= 6 ? `, { lag: Math.tanh(${b}.pos) }` : ''});`, `${sub}.settle(0.25);`);
     else c.emit(`const ${sub} = new Drift(${d}.pos, 0.5);`, `${sub}.step(0.25);`);
     c.emit(`${cl} = Math.tanh(${cl} + ${sub}.energy + ${b}.kick(${cl}));`);
     if (x.q % 4 >= 2) c.emit(`${cl} = Math.tanh(${cl} + ${sub}.kick(${b}.vel));`);
