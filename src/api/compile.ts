@@ -490,12 +490,12 @@ function printModule(mod: Module, reach: Set<string>, out: Func[], options: Comp
   const derivativesAt = p.lineCount();
   p.derivativeCode();
   for (const f of out) {
-    p.func({ ...f, exported: true });
+    p.exportedFunc(f);
     p.line('');
   }
-  // the runtime's exports the derivatives use, imported ahead of everything
-  const derivatives = p.textFrom(derivativesAt);
-  const needs = RUNTIME_EXPORTS.filter((n) => new RegExp(`\\b${rt[n]}\\b`).test(derivatives));
+  // the runtime's exports the derivatives use, imported ahead of everything (found in one pass over the text)
+  const used = new Set(p.textFrom(derivativesAt).match(new RegExp(`\\b(?:${RUNTIME_EXPORTS.map((n) => rt[n]).join('|')})\\b`, 'g')));
+  const needs = RUNTIME_EXPORTS.filter((n) => used.has(rt[n]));
   if (runtime !== null && needs.length) p.insertLine(importAt, `import { ${needs.map((n) => (rt[n] === n ? n : `${n} as ${rt[n]}`)).join(', ')} } from '${runtime}';`);
   const code = p.text().replace(/\n+$/, '\n');
   const map = options.sourceMap ? { map: sourceMapOf(code, p.lineOrigins(), diags.sources) } : {};
