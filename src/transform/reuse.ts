@@ -152,10 +152,19 @@ function funcKey(info: ProgramInfo, name: string): string | null {
   const f: Func | undefined = info.mod.funcs.get(name);
   const fa = info.act(name);
   try {
-    return hash(serialize([f ?? null, fa ? fa.ctx : null]));
+    return `${f ? irKey(f) : 'none'}:${serialize(fa ? fa.ctx : null)}`;
   } catch {
     return null;
   }
+}
+
+/** by function object: the program the adjoint works on shares most of them with the tangents' */
+const irKeys = new WeakMap<Func, string>();
+
+function irKey(f: Func): string {
+  let k = irKeys.get(f);
+  if (k === undefined) irKeys.set(f, (k = hash(serialize(f))));
+  return k;
 }
 
 /** the facts of the program that span its functions */
