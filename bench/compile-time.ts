@@ -6,7 +6,7 @@
 // Each size of the generated module (bench/synthetic.ts) compiles in its own child process, so the
 // peak memory (max RSS) is that compile's: first all three modes together (the figure the issue's
 // target reads), then each mode alone, then the same module again with one function's constant
-// changed (a dev server after an edit: what the second compile reuses). The corpus and the GMM eval
+// changed (a dev server after an edit: what the second compile reuses from the first). The corpus and the GMM eval
 // source compile in one process, every case in all three modes.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile, type Mode } from '../src/api/compile.js';
 import { collectStages } from '../src/ir/timing.js';
+import { forgetReusedDerivatives } from '../src/transform/reuse.js';
 import { corpus } from '../test/corpus/index.js';
 import { caseSources } from '../test/support/corpus.js';
 import { repoRoot } from '../evals/paths.js';
@@ -49,8 +50,15 @@ function timedCompile(label: string, text: string, head: string, modes: Mode[]):
 export function compileSize(functions: number): SizeResult {
   const { text, head } = syntheticModule(functions);
   const all = timedCompile('all modes', text, head, ALL);
-  // (a comment keeps each text new: the front end's cache would otherwise answer the later runs)
-  const modes = ALL.map((m, i) => timedCompile(m, `${text}// ${i}\n`, head, [m]));
+  // (a comment keeps each text new: the front end's cache would otherwise answer the later runs; and
+  // the derivatives kept for reuse are forgotten, or they would)
+  const modes = ALL.map((m, i) => {
+    forgetReusedDerivatives();
+    return timedCompile(m, `${text}// ${i}\n`, head, [m]);
+  });
+  // the recompile follows a compile of the unedited module in all modes, as a dev server's would
+  forgetReusedDerivatives();
+  timedCompile('all modes again', `${text}// again\n`, head, ALL);
   const changed = text.replace(/Math\.sin\(x\[j\] \* ([\d.]+)\)/, (_, c: string) => `Math.sin(x[j] * ${(Number(c) + 0.1).toFixed(1)})`);
   if (changed === text) throw new Error('the edit changed nothing');
   const recompile = timedCompile('recompile', changed, head, ALL);
@@ -76,6 +84,7 @@ export function compileCorpus(root: string): CompileRun {
 export function compileGmm(root: string): CompileRun {
   const text = readFileSync(join(root, 'evals', 'gmm', 'objective.ts'), 'utf8');
   timedCompile('warm-up', `${text}// warm-up\n`, 'gmmObjective', ALL);
+  forgetReusedDerivatives(); // (timed cold, as a first compile)
   return timedCompile('GMM eval source', text, 'gmmObjective', ALL);
 }
 

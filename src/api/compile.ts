@@ -27,6 +27,7 @@ import { refuseUnsupportedOps } from '../transform/unsupported.js';
 import { TransformError, tangentFunc } from '../transform/tangent.js';
 import { applyCustomDerivatives, checkCustomOption, ruleFunctions, type CustomDerivativeOption } from '../frontend/custom-derivatives.js';
 import { customRuleErrors } from '../transform/custom.js';
+import { beginCompile, endCompile } from '../transform/reuse.js';
 import type { Diagnostic as Diag } from '../frontend/diagnostics.js';
 
 /** one problem, one error: the same diagnostic found by the tangent's and the adjoint's analyses once */
@@ -247,7 +248,32 @@ export function compile(input: SourceInput, options: CompileOptions): CompileRes
   }
 }
 
+/**
+ * The derivatives of a lowered module. Functions unchanged since an earlier compile (with their callees
+ * and everything else they depend on) take the derivatives built then (src/transform/reuse.ts).
+ */
 export function compileModule(mod0: Module, options0: CompileOptions, diags: DiagnosticBag = new DiagnosticBag(new Map())): CompileResult {
+  const before = diags.list.length;
+  beginCompile(true);
+  let result: CompileResult;
+  let sound: boolean;
+  try {
+    result = compileDerivatives(mod0, options0, diags);
+  } finally {
+    sound = endCompile();
+  }
+  if (sound) return result;
+  // (reuse met colliding generated names: built again from scratch, its diagnostics only once)
+  diags.list.length = before;
+  beginCompile(false);
+  try {
+    return compileDerivatives(mod0, options0, diags);
+  } finally {
+    endCompile();
+  }
+}
+
+function compileDerivatives(mod0: Module, options0: CompileOptions, diags: DiagnosticBag): CompileResult {
   checkOptions(options0);
   // hand-written derivatives and passive functions (src/frontend/custom-derivatives.ts)
   const mod = applyCustomDerivatives(mod0, options0.customDerivatives, diags);
@@ -464,12 +490,12 @@ function printModule(mod: Module, reach: Set<string>, out: Func[], options: Comp
   const derivativesAt = p.lineCount();
   p.derivativeCode();
   for (const f of out) {
-    p.func({ ...f, exported: true });
+    p.exportedFunc(f);
     p.line('');
   }
-  // the runtime's exports the derivatives use, imported ahead of everything
-  const derivatives = p.textFrom(derivativesAt);
-  const needs = RUNTIME_EXPORTS.filter((n) => new RegExp(`\\b${rt[n]}\\b`).test(derivatives));
+  // the runtime's exports the derivatives use, imported ahead of everything (found in one pass over the text)
+  const used = new Set(p.textFrom(derivativesAt).match(new RegExp(`\\b(?:${RUNTIME_EXPORTS.map((n) => rt[n]).join('|')})\\b`, 'g')));
+  const needs = RUNTIME_EXPORTS.filter((n) => used.has(rt[n]));
   if (runtime !== null && needs.length) p.insertLine(importAt, `import { ${needs.map((n) => (rt[n] === n ? n : `${n} as ${rt[n]}`)).join(', ')} } from '${runtime}';`);
   const code = p.text().replace(/\n+$/, '\n');
   const map = options.sourceMap ? { map: sourceMapOf(code, p.lineOrigins(), diags.sources) } : {};

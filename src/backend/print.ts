@@ -62,6 +62,8 @@ function numText(e: Extract<Expr, { k: 'num' }>): string {
   return String(e.v);
 }
 
+const printedFuncs = new WeakMap<Func, { opts: string; lines: string[]; origins: (Loc | undefined)[] }>();
+
 export class Printer {
   private out: string[] = [];
   /** the source position of the statement (or function) each line of `out` was printed from */
@@ -369,6 +371,24 @@ export class Printer {
     } finally {
       this.at = outer;
     }
+  }
+
+  /**
+   * `f` printed exported, at the top level. The lines are kept per function object and print options:
+   * derivatives reused from an earlier compile (src/transform/reuse.ts) are the same objects, printed once.
+   */
+  exportedFunc(f: Func): void {
+    if (this.depth !== 0 || this.at !== undefined) return this.func({ ...f, exported: true });
+    const opts = JSON.stringify(this.opts);
+    let kept = printedFuncs.get(f);
+    if (kept?.opts !== opts) {
+      const p = new Printer(this.opts);
+      p.func({ ...f, exported: true });
+      kept = { opts, lines: p.out, origins: p.origins };
+      printedFuncs.set(f, kept);
+    }
+    for (const l of kept.lines) this.out.push(l);
+    for (const o of kept.origins) this.origins.push(o);
   }
 
   private funcAt(f: Func): void {

@@ -126,7 +126,10 @@ export class ProgramInfo {
   generatedName(func: string, suffix: string): string {
     const key = `${func}\u0000${suffix}`;
     let n = this.generated.get(key);
-    if (n) return n;
+    if (n) {
+      for (const w of this.watchers) w(func, suffix, n);
+      return n;
+    }
     if (this.taken.size === 0) for (const x of [...this.mod.order, ...this.mod.failed.keys(), ...this.mod.globals.keys()]) this.taken.add(x);
     const base = func + suffix;
     n = base;
@@ -134,7 +137,27 @@ export class ProgramInfo {
     this.taken.add(n);
     this.generated.set(key, n);
     this.generatedBy.set(n, { func, suffix });
+    if (n !== base) this.renamed = true;
+    for (const w of this.watchers) w(func, suffix, n);
     return n;
+  }
+
+  private watchers: ((func: string, suffix: string, name: string) => void)[] = [];
+  private renamed = false;
+
+  /** runs `work`, telling `watch` each generated name asked for meanwhile (reuse.ts replays them) */
+  watchGeneratedNames<T>(watch: (func: string, suffix: string, name: string) => void, work: () => T): T {
+    this.watchers.push(watch);
+    try {
+      return work();
+    } finally {
+      this.watchers.splice(this.watchers.indexOf(watch), 1);
+    }
+  }
+
+  /** did a generated name collide with another name (and get a number)? Then which one got the plain name depends on the order of asking. */
+  renamedAny(): boolean {
+    return this.renamed;
   }
 
   /** the function and suffix a generated name was made for, if it is one (constant time: callers ask per call site) */

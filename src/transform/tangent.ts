@@ -13,6 +13,7 @@ import { BOOL, INT, NUM, countedFor, declaredNames, fixForUpdates, hasFloat, isO
 import { DerivNames, derivTy, refNames, tapeNames, zeroFloat32Shadow, type ProgramInfo } from './context.js';
 import { customTangentFunc } from './custom.js';
 import { hoistInvariantLoads } from './licm.js';
+import { reused } from './reuse.js';
 import { LinError, Names, linearize, tangentOf, type LinContext } from './linearize.js';
 
 export type TangentMode = 'scalar' | 'vector';
@@ -30,8 +31,11 @@ const EMPTY: Facts = new Set();
 
 export function tangentFunc(info: ProgramInfo, name: string, mode: TangentMode): Func {
   if (info.func(name).custom) return customTangentFunc(info, name, mode); // a hand-written rule (custom.ts)
-  const built = new TangentBuilder(info, name, mode).build();
-  return timed('licm', () => hoistInvariantLoads(built));
+  // (a function and its callees unchanged since an earlier compile: its tangent then, reuse.ts)
+  return reused(info, name, mode, () => {
+    const built = new TangentBuilder(info, name, mode).build();
+    return timed('licm', () => hoistInvariantLoads(built));
+  });
 }
 
 export function tangentName(info: ProgramInfo, name: string, mode: TangentMode): string {

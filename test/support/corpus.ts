@@ -83,8 +83,8 @@ function caseParams(c: CorpusCase, files: Record<string, string>): string[] {
   return params;
 }
 
-export function compileCase(c: CorpusCase, extra: Partial<CompileOptions> = {}): CompileResult {
-  const files = caseSources(c.file);
+/** `files`: the case's sources, or an edited copy of them (test/reuse.test.ts) */
+export function compileCase(c: CorpusCase, extra: Partial<CompileOptions> = {}, files = caseSources(c.file)): CompileResult {
   const params = caseParams(c, files);
   const wrt = c.wrt ?? params.filter((_, i) => c.args[i] && carriesFloats(c.args[i]));
   const outputs = (c as CorpusCase & { of?: string[] }).of;

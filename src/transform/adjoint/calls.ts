@@ -10,6 +10,7 @@ import { readNames } from './liveness.js';
 import { mustRecord, saveOnKill } from './record.js';
 import { holdShadow, rebuildsFromOld } from './references.js';
 import { handoverValues } from './signature.js';
+import { reused } from '../reuse.js';
 
 const sweepTables = new WeakMap<ProgramInfo, { fwd: Map<string, string>; bwd: Map<string, string> }>();
 
@@ -313,8 +314,13 @@ function calleeSummary(info: ProgramInfo, name: string): CalleeSummary {
   cache.set(name, { records: true, reads: null, cx: null });
   let summary: CalleeSummary;
   try {
-    const cx = createContext(info, name);
-    summary = { records: forwardRecords(cx), reads: backwardValueReads(cx), cx };
+    // (what an earlier compile found for the same function and callees, ../reuse.ts: no context to take then)
+    let cx: AdjointContext | null = null;
+    const found = reused(info, name, 'summary', () => {
+      cx = createContext(info, name);
+      return { records: forwardRecords(cx), reads: backwardValueReads(cx) };
+    });
+    summary = { ...found, cx };
   } catch {
     summary = { records: true, reads: null, cx: null };
   }

@@ -9,6 +9,7 @@ import type { Func } from '../../ir/types.js';
 import type { ProgramInfo } from '../context.js';
 import { customAdjointFuncs } from '../custom.js';
 import { hoistInvariantLoads } from '../licm.js';
+import { reused } from '../reuse.js';
 import { adjointContext } from './calls.js';
 import { backward, forward, head } from './signature.js';
 import { scratchOf } from './context.js';
@@ -20,13 +21,16 @@ export interface AdjointOutput {
 
 export function adjointFuncs(info: ProgramInfo, name: string): AdjointOutput[] {
   if (info.func(name).custom) return customAdjointFuncs(info, name); // a hand-written rule (../custom.ts)
-  const cx = adjointContext(info, name); // (built once: its callers asked about it first)
-  const out: AdjointOutput[] = [
-    { func: timed('licm', () => hoistInvariantLoads(forward(cx), scratchAliases(cx))), role: 'forward' },
-    { func: backward(cx), role: 'backward' },
-  ];
-  if (name === info.head) out.push({ func: head(cx), role: 'reverse' });
-  return out;
+  // (a function and its callees unchanged since an earlier compile: its sweeps then, ../reuse.ts)
+  return reused(info, name, 'adjoint', () => {
+    const cx = adjointContext(info, name); // (built once: its callers asked about it first)
+    const out: AdjointOutput[] = [
+      { func: timed('licm', () => hoistInvariantLoads(forward(cx), scratchAliases(cx))), role: 'forward' },
+      { func: backward(cx), role: 'backward' },
+    ];
+    if (name === info.head) out.push({ func: head(cx), role: 'reverse' });
+    return out;
+  });
 }
 
 /** a method's aliases of its instance's scratch fields, and their adjoints: each array has that one name */

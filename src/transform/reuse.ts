@@ -1,0 +1,224 @@
+// Reusing a function's derivatives from an earlier compile (issue 21: a recompile after a one-function
+// edit). A derivative is kept under a key made of everything its building can read, and handed out again
+// when a later compile makes the same key:
+//  - the function itself and every function it calls, transitively (their IR, which calls, inlining and
+//    callee summaries reach through), each with its activity context (activity is interprocedural: a
+//    caller's edit reaches its callees through their contexts, and the context with the IR determines
+//    the function's whole activity);
+//  - the program's facts that span functions: options and naming, the head and its independents, the
+//    module's names and order, every signature, the writes, tapes, called names, scratch fields and
+//    slot writes, the constants and types.
+// The key is conservative: a function that cannot be keyed (in a recursion, whose results depend on
+// which function of the cycle was asked first) is built every time. A stale derivative would be a
+// silent wrong answer, so when in doubt the key says "different".
+//
+// Two effects of a build outlive it and are replayed on reuse: the function's number-field reads
+// (ProgramInfo.fieldReads, read by compile.ts) and the generated function names it asked for (which
+// depend on the order of asking only when two of them collide; compile.ts then compiles again without
+// reuse: see ProgramInfo.renamedAny).
+import { stmtCalls } from '../analysis/activity.js';
+import { computeSlotWrites } from '../analysis/slot-writes.js';
+import { scratchFields } from '../analysis/scratch-fields.js';
+import { ruleFunctions } from '../frontend/custom-derivatives.js';
+import type { Func } from '../ir/types.js';
+import { forEachStmt } from '../ir/util.js';
+import type { ProgramInfo } from './context.js';
+import type { FieldReads } from './adjoint/field-reads.js';
+
+interface Entry {
+  value: unknown;
+  /** the generated names asked for while building, in order: [function, suffix, name given] */
+  names: [string, string, string][];
+  /** what the build left in ProgramInfo.fieldReads for the function, if anything */
+  fieldReads: FieldReads | undefined;
+  /** the compile that last used it */
+  used: number;
+}
+
+const store = new Map<string, Entry>();
+let generation = 0;
+let enabled = true;
+/** the programs of the current compile that took something from the store */
+let hitIn = new Set<ProgramInfo>();
+/** how many derivatives the current compile took from the store, and the last one finished */
+let hits = 0;
+let lastHits = 0;
+
+/** Starts a compile: `reuse` false builds everything (and keeps what it builds for the next compile). */
+export function beginCompile(reuse: boolean): void {
+  generation++;
+  enabled = reuse;
+  hitIn = new Set();
+  hits = 0;
+}
+
+/**
+ * Ends a compile: what neither it nor the one before used is dropped. Returns false when the compile
+ * must be done again without reuse: it reused something in a program whose generated names collided
+ * (which of them got the plain name depends on the order of asking, which reuse changes).
+ */
+export function endCompile(): boolean {
+  for (const [k, e] of store) if (e.used < generation - 1) store.delete(k);
+  enabled = true;
+  const sound = ![...hitIn].some((info) => info.renamedAny());
+  hitIn = new Set();
+  lastHits = hits;
+  return sound;
+}
+
+/** how many derivatives (and callee summaries) the last compile took from an earlier one (tests, benchmarks) */
+export function reusedInLastCompile(): number {
+  return lastHits;
+}
+
+/** Forgets every kept derivative (benchmarks timing a cold compile). */
+export function forgetReusedDerivatives(): void {
+  store.clear();
+}
+
+/**
+ * `build()`'s result for function `name` of `info`, or the one an earlier compile built under the same
+ * key. `kind` names what is built (a mode, a summary): one key per kind.
+ */
+export function reused<T>(info: ProgramInfo, name: string, kind: string, build: () => T): T {
+  const key = keyOf(info, name);
+  if (key === null) return build();
+  const full = `${kind}\u0000${key}`;
+  const hit = enabled ? store.get(full) : undefined;
+  if (hit && hit.names.every(([f, s, n]) => info.generatedName(f, s) === n)) {
+    hit.used = generation;
+    hitIn.add(info);
+    hits++;
+    if (hit.fieldReads !== undefined) info.fieldReads.set(name, hit.fieldReads);
+    return hit.value as T;
+  }
+  const names: [string, string, string][] = [];
+  const value = info.watchGeneratedNames((f, s, n) => names.push([f, s, n]), build);
+  store.set(full, { value, names, fieldReads: info.fieldReads.get(name), used: generation });
+  return value;
+}
+
+// ---------- keys ----------
+
+const keys = new WeakMap<ProgramInfo, { program: string; funcs: Map<string, string | null>; cones: Map<string, string | null> }>();
+
+function keyOf(info: ProgramInfo, name: string): string | null {
+  let k = keys.get(info);
+  if (!k) keys.set(info, (k = { program: programKey(info), funcs: new Map(), cones: new Map() }));
+  const known = k.cones.get(name);
+  if (known !== undefined) return known;
+  const cone = calleesOf(info, name);
+  let key: string | null = null;
+  if (cone) {
+    const parts = [k.program];
+    for (const m of cone) {
+      let h = k.funcs.get(m);
+      if (h === undefined) k.funcs.set(m, (h = funcKey(info, m)));
+      if (h === null) {
+        parts.length = 0;
+        break;
+      }
+      parts.push(`${m}=${h}`);
+    }
+    key = parts.length ? `${name}\u0000${hash(parts.join('\u0001'))}` : null;
+  }
+  k.cones.set(name, key);
+  return key;
+}
+
+/** `name` and the functions it calls (or whose rules it uses), transitively, sorted; null in a recursion */
+function calleesOf(info: ProgramInfo, name: string): string[] | null {
+  const seen = new Set<string>();
+  const onPath = new Set<string>();
+  let cyclic = false;
+  const visit = (n: string) => {
+    if (onPath.has(n)) cyclic = true;
+    if (seen.has(n) || cyclic) return;
+    seen.add(n);
+    onPath.add(n);
+    const f = info.mod.funcs.get(n);
+    if (f) {
+      forEachStmt(f.body, (s) => stmtCalls(s).forEach((c) => visit(c.fn)));
+      ruleFunctions(f).forEach(visit);
+    }
+    onPath.delete(n);
+  };
+  visit(name);
+  return cyclic ? null : [...seen].sort();
+}
+
+/** a function's IR and its activity context; null if it cannot be written out */
+function funcKey(info: ProgramInfo, name: string): string | null {
+  const f: Func | undefined = info.mod.funcs.get(name);
+  const fa = info.act(name);
+  try {
+    return `${f ? irKey(f) : 'none'}:${serialize(fa ? fa.ctx : null)}`;
+  } catch {
+    return null;
+  }
+}
+
+/** by function object: the program the adjoint works on shares most of them with the tangents' */
+const irKeys = new WeakMap<Func, string>();
+
+function irKey(f: Func): string {
+  let k = irKeys.get(f);
+  if (k === undefined) irKeys.set(f, (k = hash(serialize(f))));
+  return k;
+}
+
+/** the facts of the program that span its functions */
+function programKey(info: ProgramInfo): string {
+  const mod = info.mod;
+  const called = new Set<string>();
+  for (const n of mod.order) forEachStmt(mod.funcs.get(n)!.body, (st) => stmtCalls(st).forEach((c) => called.add(c.fn)));
+  return hash(
+    serialize({
+      options: info.options,
+      naming: info.naming,
+      head: info.head,
+      independents: [...info.independents].sort(),
+      moduleNames: [...info.moduleNames],
+      order: mod.order,
+      failed: [...mod.failed.keys()],
+      globals: mod.globals,
+      types: mod.types,
+      sigs: info.sigs,
+      writes: info.activity.writes,
+      refTapes: info.refTapes,
+      idleTapes: info.idleTapes,
+      unreadNumberFields: info.unreadNumberFields,
+      called,
+      scratch: scratchFields(mod),
+      slotWrites: computeSlotWrites(mod),
+    }),
+  );
+}
+
+/** JSON that keeps what JSON drops: Maps, Sets, NaN, infinities and -0 */
+function serialize(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => {
+    if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0) ? v : `\u0000num:${Object.is(v, -0) ? '-0' : String(v)}`;
+    if (v instanceof Map) return { '\u0000map': [...v] };
+    if (v instanceof Set) return { '\u0000set': [...v] };
+    return v;
+  });
+}
+
+/** two independent 53-bit hashes of a string (cyrb53), as one key: 106 bits against chance collisions */
+function hash(s: string): string {
+  return `${cyrb53(s, 0x9e3779b9).toString(36)}.${cyrb53(s, 0x85ebca6b).toString(36)}.${s.length.toString(36)}`;
+}
+
+function cyrb53(s: string, seed: number): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
