@@ -627,9 +627,9 @@ const BAD: BadCase[] = [
     line: 2, col: 48, message: /the local function 'g' passes itself as a callback/,
   },
   {
-    name: '.reduce in a branch of ?:',
-    src: `export function f(xs: number[], c: boolean): number {\n  return c ? xs.reduce((a, v) => a + v) : 0;\n}\n`,
-    line: 2, col: 14, message: /in a branch of `\? :`/, rendered: /compute it into a variable inside an `if`/,
+    name: '.reduce in a branch of || used as a number',
+    src: `export function f(xs: number[], w: number): number {\n  return w || xs.reduce((a, v) => a + v);\n}\n`,
+    line: 2, col: 15, message: /in a branch of `\? :`, `&&`, `\|\|` or `\?\?`/, rendered: /compute it into a variable inside an `if`/,
   },
   {
     name: '.forEach writing a variable inside a larger expression',

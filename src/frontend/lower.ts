@@ -92,7 +92,7 @@ function endsInOnlyReturn(b: ts.Block): boolean {
   return !b.statements.slice(0, -1).some(other);
 }
 
-/** does a branch of `c ? a : b` or `o ?? b` call an array method with a callback (outside nested functions)? */
+/** does a branch of `c ? a : b`, `o ?? b`, `a || b` or `a && b` call an array method with a callback (outside nested functions)? */
 function branchHasCallback(x: ts.ConditionalExpression | ts.BinaryExpression): boolean {
   const has = (n: ts.Node): boolean => !ts.isFunctionLike(n) && ((ts.isCallExpression(n) && isCallbackCall(n)) || !!n.forEachChild(has));
   return ts.isConditionalExpression(x) ? has(x.whenTrue) || has(x.whenFalse) : has(x.right);
@@ -1560,6 +1560,67 @@ class FunctionLowering {
     ];
   }
 
+  /**
+   * `c ? xs.map(…) : ys`, `a || xs.some(…)`, `a && xs.every(…)` inside a larger expression, where a
+   * branch calls an array method with a callback: an `if` before the statement, each branch running its
+   * own loop, and the expression reads the value it chose (`chosen`, `test`). Undefined where this does
+   * not apply (no such branch, or the expression itself sits in a branch that is not unfolded: there the
+   * callback's refusal stands).
+   */
+  private branchesAsIf(e: ts.ConditionalExpression | ts.BinaryExpression): Expr | null | undefined {
+    if (this.unfolded.has(e) || !branchHasCallback(e) || !this.runsWhereItStands(e)) return undefined;
+    const loc = this.ctx.locOf(e);
+    if (ts.isConditionalExpression(e)) {
+      const c = this.cond(e.condition);
+      if (!c) return null;
+      this.unfolded.add(e);
+      const pre = this.takePre();
+      const a = this.expr(e.whenTrue);
+      const then = this.takePre();
+      const b = this.expr(e.whenFalse);
+      const els = this.takePre();
+      this.pre = pre;
+      if (!a || !b) return null;
+      const ta = tyOf(a), tb = tyOf(b);
+      let ty = ta.k === 'int' && tb.k === 'int' ? INT : ta.k === 'int' ? tb : ta;
+      if (ta.k === 'void' || tb.k === 'void') ty = this.ctx.typeAt(e) ?? ty;
+      const target: Extract<Expr, { k: 'var' }> = { k: 'var', name: this.fresh('chosen'), ty };
+      this.pre.push({ k: 'decl', name: target.name, ty, init: null, konst: false, loc }, { k: 'if', c, then: [...then, { k: 'assign', target, value: a, loc }], else: [...els, { k: 'assign', target, value: b, loc }], loc });
+      return target;
+    }
+    // (`a || b` as a value other than a test is refused where it is lowered: only booleans here)
+    const test = this.tested.has(e);
+    if (!test && this.ctx.checker.typeToString(this.ctx.checker.getTypeAtLocation(e)) !== 'boolean') return undefined;
+    const a0 = test ? this.cond(e.left) : this.expr(e.left);
+    const a = a0 && (test ? this.truthiness(e.left, a0) : a0);
+    if (!a) return null;
+    this.unfolded.add(e);
+    const target: Extract<Expr, { k: 'var' }> = { k: 'var', name: this.fresh('test'), ty: BOOL };
+    this.pre.push({ k: 'decl', name: target.name, ty: BOOL, init: a, konst: false, loc });
+    const pre = this.takePre();
+    const b0 = test ? this.cond(e.right) : this.expr(e.right);
+    const b = b0 && (test ? this.truthiness(e.right, b0) : b0);
+    const right = this.takePre();
+    this.pre = pre;
+    if (!b) return null;
+    const or = e.operatorToken.kind === ts.SyntaxKind.BarBarToken;
+    this.pre.push({ k: 'if', c: or ? { k: 'un', op: '!', a: target, ty: BOOL } : target, then: [...right, { k: 'assign', target, value: b, loc }], else: [], loc });
+    return target;
+  }
+
+  /** whether `e` is evaluated whenever its statement runs: in no branch of `?:`, `&&`, `||`, `??` left folded */
+  private runsWhereItStands(e: ts.Node): boolean {
+    let c: ts.Node = e;
+    while (c.parent && ts.isExpression(c.parent) && !ts.isArrowFunction(c.parent) && !ts.isFunctionExpression(c.parent)) {
+      const p = c.parent;
+      if (this.unfolded.has(p)) return true;
+      if (ts.isConditionalExpression(p) && c !== p.condition) return false;
+      if (ts.isBinaryExpression(p) && c === p.right && [ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken].includes(p.operatorToken.kind)) return false;
+      c = p;
+    }
+    return true;
+  }
+
   /** `var x = e` of a hoisted binding: an assignment (`var x;` assigns nothing: x keeps its value). */
   private hoistedDecl(d: ts.VariableDeclaration): Stmt[] {
     const v = this.varOf.get(d);
@@ -2003,6 +2064,8 @@ class FunctionLowering {
     }
     if (ts.isPostfixUnaryExpression(e)) return this.seq.increment(e);
     if (ts.isConditionalExpression(e)) {
+      const unfolded = this.branchesAsIf(e);
+      if (unfolded !== undefined) return unfolded;
       const c = this.cond(e.condition);
       this.condDepth++;
       const a = this.expr(e.whenTrue);
@@ -2120,6 +2183,10 @@ class FunctionLowering {
     if (k === ts.SyntaxKind.InstanceOfKeyword) return this.err(e, `\`${e.operatorToken.getText()}\` is not supported`, 'fields and types are known statically here: drop the run-time test');
     const op = k === ts.SyntaxKind.QuestionQuestionToken ? '??' : BIN_OPS[k];
     if (!op) return this.err(e, `operator '${e.operatorToken.getText()}' is not supported`);
+    if (op === '&&' || op === '||') {
+      const unfolded = this.branchesAsIf(e);
+      if (unfolded !== undefined) return unfolded;
+    }
     const test = (op === '&&' || op === '||') && this.tested.has(e);
     if (test) {
       this.tested.add(skipParens(e.left));

@@ -361,7 +361,7 @@ export interface TypedArraySpec {
  * `map` (sometimes after `map(Math.tanh)`), 1 `Array.from(a, fn)`, 2 `forEach` writing a variable of the head, 3 `reduce` with an initial
  * value (sometimes after a `map`, fused), 4 `reduce` without one or `reduceRight` (sometimes after a
  * call writing the array, in the same expression), 5 `filter` (its result
- * summed by a reduce), 6 `some`/`every`, 7 `findIndex`/`find`, 8 `flatMap`, 9 a local `const f = (x) =>
+ * summed by a reduce), 6 `some`/`every` (sometimes behind `||` or `&&`), 7 `findIndex`/`find`, 8 `flatMap`, 9 a local `const f = (x) =>
  * …` passed to `map`; loop as for JsArraySpec.
  */
 export interface CallbackSpec {
@@ -2808,6 +2808,8 @@ function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
     case 3: {
       // (one in four chosen by a test: a declaration whose branch holds the method becomes an `if`)
       if (s.v % 4 === 2) c.emit(`const ${t} = ${acc} > 0.25 ? ${a.name}.reduce((s, ${x}, ${i}) => s + ${value} * ${i}, 0.5) : 0.5 * ${acc};`, `${acc} = Math.tanh(${acc} + ${t});`);
+      // (and one in eight inside a larger expression: the conditional becomes an `if` before the statement)
+      else if (s.v % 8 === 6) c.emit(`${acc} = Math.tanh(${acc} + 0.5 * (${acc} < 0.25 ? 0.5 * ${acc} : ${a.name}.reduce((s, ${x}, ${i}) => s + ${value} * ${i}, 0.5)));`);
       else c.emit(s.v % 2 ? `${acc} = Math.tanh(${acc} + ${a.name}.map((${x}) => ${value}).reduce((s, y) => s + y * y, 0));` : `${acc} = Math.tanh(${acc} + ${a.name}.reduce((s, ${x}, ${i}) => s + ${value} * ${i}, 0.5));`);
       // and a max scan (`m = c ? e : m`, which becomes a branch: a selection loop in reverse) or a min scan (`m = c ? m : e`)
       // (the scan's accumulator gets a fresh name: the element's expression may read a matrix `m`)
@@ -2825,9 +2827,12 @@ function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
     case 5:
       c.emit(`const ${t} = ${a.name}.filter((${x}) => ${x} > ${lit(lim)});`, fold(t));
       return;
-    case 6:
-      c.emit(`if (${a.name}.${s.v % 2 ? 'some' : 'every'}((${x}) => ${value} < ${lit(lim)})) {`, `  ${acc} = Math.tanh(${acc} + ${a.name}[0]);`, '}');
+    case 6: {
+      // (half of them behind a test of `||` or `&&`: the method runs only where that operand is evaluated)
+      const guard = s.q % 4 === 1 ? `${acc} > 0.5 || ` : s.q % 4 === 3 ? `${acc} < 0.75 && ` : '';
+      c.emit(`if (${guard}${a.name}.${s.v % 2 ? 'some' : 'every'}((${x}) => ${value} < ${lit(lim)})) {`, `  ${acc} = Math.tanh(${acc} + ${a.name}[0]);`, '}');
       return;
+    }
     case 7:
       // `find` whose callback passes an array to a helper that may write it is refused (the element is read after the loop): findIndex then
       if (s.v % 2 && !/\bg\d+\(/.test(value)) c.emit(`${acc} = Math.tanh(${acc} + (${a.name}.find((${x}) => ${value} > ${lit(lim)}) ?? 0.5));`);

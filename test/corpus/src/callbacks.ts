@@ -113,3 +113,17 @@ export function raggedWeightedSum(rows: number[][], w: number[]): number {
   rows.forEach((row, i) => row.forEach((v, j) => { s += v * w[j] * (i + 1); }));
   return s;
 }
+
+/** gradient clipping: the map runs only in the branch that returns it */
+export function clippedStep(g: number[], maxNorm: number): number {
+  const n = Math.hypot(...g);
+  const step = n > maxNorm ? g.map((v) => (v * maxNorm) / n) : g;
+  return step.reduce((s, v) => s + v * v, 0) + (n > 2 * maxNorm ? g.reduce((s, v) => s + Math.abs(v), 0) : n);
+}
+
+/** a guard before a domain check (`||` and `&&` around `some`/`every`) */
+export function guardedLogSum(xs: number[], w: number): number {
+  if (xs.length === 0 || xs.some((v) => v <= 0)) return 0;
+  const small = w < 1 && xs.every((v) => v < 10);
+  return (small ? w : 1) * xs.reduce((s, v) => s + Math.log(v), 0);
+}
