@@ -94,7 +94,16 @@ function endsInOnlyReturn(b: ts.Block): boolean {
 
 /** does a branch of `c ? a : b`, `o ?? b`, `a || b` or `a && b` call an array method with a callback (outside nested functions)? */
 function branchHasCallback(x: ts.ConditionalExpression | ts.BinaryExpression): boolean {
-  const has = (n: ts.Node): boolean => !ts.isFunctionLike(n) && ((ts.isCallExpression(n) && isCallbackCall(n)) || !!n.forEachChild(has));
+  return branchHas(x, (n) => ts.isCallExpression(n) && isCallbackCall(n));
+}
+
+/** does a branch hold an assignment, an increment or a `pop()` (`… && ++iter < 50`)? */
+function branchHasEffect(x: ts.ConditionalExpression | ts.BinaryExpression): boolean {
+  return branchHas(x, isEffectNode);
+}
+
+function branchHas(x: ts.ConditionalExpression | ts.BinaryExpression, test: (n: ts.Node) => boolean): boolean {
+  const has = (n: ts.Node): boolean => !ts.isFunctionLike(n) && (test(n) || !!n.forEachChild(has));
   return ts.isConditionalExpression(x) ? has(x.whenTrue) || has(x.whenFalse) : has(x.right);
 }
 
@@ -1561,14 +1570,15 @@ class FunctionLowering {
   }
 
   /**
-   * `c ? xs.map(…) : ys`, `a || xs.some(…)`, `a && xs.every(…)` inside a larger expression, where a
-   * branch calls an array method with a callback: an `if` before the statement, each branch running its
-   * own loop, and the expression reads the value it chose (`chosen`, `test`). Undefined where this does
+   * `c ? xs.map(…) : ys`, `a || xs.some(…)`, `a && ++k < n` inside a larger expression, where a branch
+   * calls an array method with a callback or holds an assignment or increment: an `if` before the
+   * statement, each branch running its own loop or effect, and the expression reads the value it chose
+   * (`chosen`, `test`). Undefined where this does
    * not apply (no such branch, or the expression itself sits in a branch that is not unfolded: there the
    * callback's refusal stands).
    */
   private branchesAsIf(e: ts.ConditionalExpression | ts.BinaryExpression): Expr | null | undefined {
-    if (this.unfolded.has(e) || !branchHasCallback(e) || !this.runsWhereItStands(e)) return undefined;
+    if (this.unfolded.has(e) || !(branchHasCallback(e) || branchHasEffect(e)) || !this.runsWhereItStands(e)) return undefined;
     const loc = this.ctx.locOf(e);
     if (ts.isConditionalExpression(e)) {
       const c = this.cond(e.condition);

@@ -1,9 +1,10 @@
 // Nullable number variables that are assigned again: `let best: number | null = null;` updated in a
-// loop (`if (best === null || v < best) best = v;`), `let prev: number | undefined;` then `prev = x`.
+// loop (`if (best === null || v < best) best = v;`), `let prev: number | undefined;` then `prev = x`;
+// and nullable arrays likewise (`let prev: number[] | null = null;` then `prev = p`).
 //
 // The derivative code cannot hold "no number" in a float it records, restores and differentiates, so
-// such a variable becomes two: the number itself (0 while absent, its derivative 0 with it) and a
-// passive flag saying whether it holds one. The front end lowers the variable as a nullable one
+// such a variable becomes two: the number itself (0 while absent, its derivative 0 with it; an array:
+// an empty one) and a passive flag saying whether it holds one. The front end lowers the variable as a nullable one
 // (reads narrowed by the checker are its number, tests compare it with null/undefined); this pass
 // then rewrites the function's IR:
 //   - the declaration declares both: `let best = 0; let bestIsSet = false;`;
@@ -17,9 +18,18 @@ import type { Expr, NoneKind, Stmt, Ty } from '../ir/types.js';
 import { BOOL, forEachStmt, mapExpr, tyOf } from '../ir/util.js';
 import { NULL } from './nullable.js';
 
-/** a nullable type this pass splits: a number (or integer) with exactly one kind of absence */
+/**
+ * a nullable type this pass splits: a number (or integer), or a plain array (`let prev: number[] |
+ * null`, the previous point of a loop), with exactly one kind of absence
+ */
 export function isSplittable(ty: Ty): ty is Extract<Ty, { k: 'opt' }> {
-  return ty.k === 'opt' && (ty.base.k === 'num' || ty.base.k === 'int') && ty.none.length === 1 && ty.none[0] !== 'false';
+  const base = ty.k === 'opt' && (ty.base.k === 'num' || ty.base.k === 'int' || (ty.base.k === 'arr' && !ty.base.typed));
+  return base && ty.none.length === 1 && ty.none[0] !== 'false';
+}
+
+/** what a split variable holds while absent: 0, or an empty array (never read until set) */
+function placeholder(base: Ty): Expr {
+  return base.k === 'arr' ? { k: 'arrlit', elems: [], ty: base } : { k: 'num', v: 0 };
 }
 
 interface Split {
@@ -104,10 +114,15 @@ function rewriteList(list: Stmt[], splits: Map<string, Split>, fresh: (base: str
 function setBoth(name: string, sp: Split, v: Expr, loc: Stmt['loc'], fresh: (base: string) => string, declare: boolean): Stmt[] {
   const num = (value: Expr): Stmt => (declare ? { k: 'decl', name, ty: sp.base, init: value, konst: false, loc } : { k: 'assign', target: { k: 'var', name, ty: sp.base }, value, loc });
   const flag = (value: Expr): Stmt => (declare ? { k: 'decl', name: sp.flag, ty: BOOL, init: value, konst: false, loc, origin: 'nullable.split' } : { k: 'assign', target: { k: 'var', name: sp.flag, ty: BOOL }, value, loc, origin: 'nullable.split' });
-  const zero: Expr = { k: 'num', v: 0 };
+  const zero = placeholder(sp.base);
   if (isNothing(v)) return declare ? [num(zero), flag({ k: 'bool', v: false })] : [flag({ k: 'bool', v: false })];
   const t = tyOf(v);
   if (t.k !== 'opt') return [num(v), flag({ k: 'bool', v: true })];
+  // an array chosen or absent (`last = c ? p : undefined`): an `if`, so no nullable array is ever held
+  if (sp.base.k === 'arr' && v.k === 'cond' && (isNothing(v.a) || isNothing(v.b))) {
+    const first = declare ? setBoth(name, sp, absent(sp.none), loc, fresh, true) : [];
+    return [...first, { k: 'if', c: v.c, then: setBoth(name, sp, v.a, loc, fresh, false), else: setBoth(name, sp, v.b, loc, fresh, false), loc }];
+  }
   // a nullable value (`best = other`, `best = c ? v : null`): named, its presence is the flag
   const held = fresh(`${name}Value`);
   const read: Expr = { k: 'var', name: held, ty: t };

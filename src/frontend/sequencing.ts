@@ -28,6 +28,8 @@ export interface SequencingHost {
   locOf(n: ts.Node): Loc;
   /** the IR name of the local variable an identifier names, if it names one */
   local(id: ts.Identifier): string | null;
+  /** a conditional or `&&`/`||` lowered as an `if` before its statement: its branches are statements */
+  isUnfolded(n: ts.Node): boolean;
 }
 
 const isAssignOp = (k: ts.SyntaxKind) => k >= ts.SyntaxKind.FirstAssignment && k <= ts.SyntaxKind.LastAssignment;
@@ -216,6 +218,7 @@ export class Sequencing {
     let c = n;
     while (c !== root && c.parent) {
       const p = c.parent;
+      if (this.host.isUnfolded(p)) return null;
       if (ts.isConditionalExpression(p) && c !== p.condition) return p;
       if (ts.isBinaryExpression(p) && c === p.right && isShortCircuit(p.operatorToken.kind)) return p;
       c = p;
@@ -357,7 +360,15 @@ export class Sequencing {
   doLoop(node: ts.DoStatement, label: string | undefined, body: Stmt[], pre: Stmt[], c: Expr, loc: Loc): Stmt | null {
     if (!pre.length) return { k: 'do', label, body, cond: c, loc };
     if (continuesTo(body, label)) return this.host.err(node.expression, 'a `do…while` condition with an assignment, in a loop that uses `continue`, is not supported', 'move the assignment into the loop body before the test');
-    return { k: 'do', label, body: [...body, ...pre], cond: c, loc };
+    // (the condition reads the temporaries its statements declare: declared before the loop, assigned in it)
+    const declared: Stmt[] = [];
+    const tail = pre.map((x): Stmt => {
+      if (x.k !== 'decl') return x;
+      declared.push({ k: 'decl', name: x.name, ty: x.ty, init: null, konst: false, loc: x.loc });
+      return { k: 'assign', target: { k: 'var', name: x.name, ty: x.ty }, value: x.init ?? { k: 'undef' }, loc: x.loc };
+    });
+    const loop: Stmt = { k: 'do', label, body: [...body, ...tail], cond: c, loc };
+    return declared.length ? { k: 'block', body: [...declared, loop], loc } : loop;
   }
 }
 

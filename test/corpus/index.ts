@@ -303,6 +303,8 @@ export const corpus: CorpusCase[] = [
   { name: 'js-nullable/smooth_norm_flags', file: 'js-nullable.ts', head: 'smoothNorm', args: [vec(5, -1, 1), obj({ normalize: bool(false), squared: bool(true) })], tags: ['js', 'optional-boolean'] },
   { name: 'js-nullable/soft_clamped_both', file: 'js-nullable.ts', head: 'softClamped', args: [vec(4, -1, 1), obj({ lo: num(-0.5, -0.2), hi: num(0.2, 0.5) })], tags: ['js', 'nullable-let-later'] },
   { name: 'js-nullable/soft_clamped_low', file: 'js-nullable.ts', head: 'softClamped', args: [vec(4, -1, 1), obj({ lo: num(-0.5, -0.2) })], tags: ['js', 'nullable-let-later', 'optional-field-absent'] },
+  { name: 'js-nullable/polyline_length', file: 'js-nullable.ts', head: 'polylineLength', args: [mat(4, 2, -1, 1)], tags: ['js', 'nullable-array-split'] },
+  { name: 'js-nullable/linked_above', file: 'js-nullable.ts', head: 'linkedAbove', args: [mat(5, 2, -1, 1), num(-0.2, 0.2)], tags: ['js', 'nullable-array-split'] },
 ];
 
 // ------------------------------------------------------------- js-exprs.ts
@@ -376,6 +378,7 @@ corpus.push(
   { name: 'js-exprs/normalised_energy', file: 'js-exprs.ts', head: 'normalisedEnergy', args: [vec(4, 0.2, 1), num(0.5, 1.5)], tags: ['js', 'mixed-tuple'] },
   { name: 'js-exprs/picked_components', file: 'js-exprs.ts', head: 'pickedComponents', args: [vec(3, -1, 1), vec(3, -1, 1), num(0.5, 1.5)], tags: ['js', 'literal-read'] },
   { name: 'js-exprs/regime_rate', file: 'js-exprs.ts', head: 'regimeRate', args: [vec(5, -1, 1), num(0.5, 1.5)], tags: ['js', 'switch-true', 'kink'] },
+  { name: 'js-exprs/kepler_anomaly', file: 'js-exprs.ts', head: 'keplerAnomaly', args: [num(0.5, 2), num(0.1, 0.5)], tags: ['js', 'increment-in-and', 'do-while'] },
 );
 // ------------------------------------------------------------- custom-derivatives.ts
 corpus.push(

@@ -557,7 +557,8 @@ const CLASS_BODY = [
  *   fam 0  `++`/`--` inside index expressions and arithmetic (`buf[k++] = e`, `t++ * b + ++t`);
  *   fam 1  assignments inside expressions (`s += (t = e) * t`, `u = t = e`, `(w[0] = e)`, `u * (u += t)`);
  *   fam 2  the comma operator in `for` headers (`i = 0, j = n - 1`, `i++, j--`) and in an expression;
- *   fam 3  assignments in loop conditions (`while ((k *= 2) < 8)`, `do … while (++n < 2)`);
+ *   fam 3  assignments in loop conditions (`while ((k *= 2) < 8)`, `do … while (++n < 2)`, `… && ++n < 3`)
+ *          and in a branch of `?:`;
  *   fam 4  destructuring assignment: swaps of scalars and of matrix rows, fields of an object;
  *   fam 5  a helper with destructured parameters and defaults, destructuring declarations with defaults,
  *          defaults of plain parameters (constant or computed from earlier ones; arguments left out,
@@ -586,7 +587,7 @@ export interface ExprsSpec {
  *   fam 8    a matrix built by pushing rows in a `while` loop;
  *   fam 9–11 a `switch`, a labelled block or a `while` two loops deep;
  *   fam 12   a `while` (or `do`) loop with a `continue`, every third one inside a counted loop;
- *   fam 13   a nullable number assigned in loops (`let best: number | null = null`, `let prev: number |
+ *   fam 13   a nullable number assigned in loops (`let best: number | null = null`, `let prev: number[] | null`, `let prev: number |
  *            undefined`): the least value seen, or the gaps between successive ones, straight-line, in a
  *            counted loop, in a `while` and two loops deep.
  * Its values flow into a number `fo` that the head's result adds.
@@ -3295,6 +3296,25 @@ function renderFocus(c: Ctx, f: FocusSpec): string {
           acc(rhs());
         }),
       );
+    } else if (f.fam === 13 && f.q >= 6) {
+      // a nullable array assigned again and again (the previous point of a loop): a fresh literal, an
+      // array in scope, or absent by a test
+      const b = c.fresh('prevPt');
+      const none = f.q % 2 ? 'undefined' : 'null';
+      c.emit(none === 'null' ? `let ${b}: number[] | null = null;` : `let ${b}: number[] | undefined;`);
+      const src = pick(c.arrs.filter((a) => !a.f64 && !a.ro && !a.tup && a.len >= 2), f.s);
+      const step = () => {
+        const v = c.fresh('v');
+        c.emit(`const ${v} = ${rhs()};`);
+        c.emit(`if (${b} !== ${none}) ${fo} += 0.5 * Math.tanh(${v} - ${b}[0] * ${b}[1]);`);
+        if (f.s % 3 === 0 && src) c.emit(`${b} = ${src.name};`);
+        else if (f.s % 3 === 1) c.emit(`${b} = ${v} > 0.25 ? [${v}, 0.5 * ${v}] : ${none};`);
+        else c.emit(`${b} = [Math.tanh(${v}), ${b} === ${none} ? 0.5 : ${b}[0]];`);
+      };
+      step();
+      ownLoop(c, 1, 2, step);
+      whileAndNested(step);
+      acc(`(${b} === ${none} ? 0.5 : ${b}[1])`);
     } else if (f.fam === 13) {
       // a nullable number assigned again and again (src/frontend/nullable-locals.ts)
       const b = c.fresh(f.q % 2 ? 'prev' : 'best');
@@ -3411,6 +3431,9 @@ function renderExprs(c: Ctx, x: ExprsSpec): string {
         c.emit(`let ${k} = 1;`, `while ((${k} *= 2) < 8) ${ex} += 0.125 * ${k} * ${E()};`);
         c.emit(`let ${m} = 0;`, `do {`, `  ${ex} += 0.25 * ${E2()};`, `} while (++${m} < 2);`);
         c.emit(`for (let ${m}b = 0; (${ex} += 0.125 * ${m}b) < 3 && ${m}b < 3; ${m}b++) ${ex} *= 0.75;`);
+        // an increment in the right operand of `&&` (runs only when the left holds), and an assignment in a branch of `?:`
+        c.emit(`let ${m}c = 0;`, `do {`, `  ${ex} += 0.125 * ${E()};`, `} while (${ex} < 2 && ++${m}c < 3);`);
+        c.emit(`${ex} += ${E2()} > 0 ? (${m}c = 2) * 0.25 : ${m}c;`);
       } else if (x.fam === 4) {
         const [a, b] = [n('a'), n('b')];
         c.emit(`let ${a} = ${E()};`, `let ${b} = ${E2()};`, `[${a}, ${b}] = [${b}, 0.5 * ${a}];`, `${ex} += ${a} - 2 * ${b};`);

@@ -248,3 +248,13 @@ export function regimeRate(x: number[], k: number): number {
   }
   return s;
 }
+
+/** Kepler's equation by Newton's method: the iteration counter bumped in the right operand of `&&` */
+export function keplerAnomaly(M: number, e: number): number {
+  let E = M, delta: number, iter = 0;
+  do {
+    delta = (E - e * Math.sin(E) - M) / (1 - e * Math.cos(E));
+    E -= delta;
+  } while (Math.abs(delta) > 1e-14 && ++iter < 50);
+  return E + 0.01 * iter;
+}

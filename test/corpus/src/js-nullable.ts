@@ -192,3 +192,25 @@ export function softClamped(x: number[], limits: Limits): number {
   }
   return s;
 }
+
+/** the length of a polyline: the previous point kept in a nullable array, set in the loop */
+export function polylineLength(pts: number[][]): number {
+  let len = 0;
+  let prev: number[] | null = null;
+  for (const p of pts) {
+    if (prev !== null) len += Math.hypot(p[0] - prev[0], p[1] - prev[1]);
+    prev = p;
+  }
+  return len;
+}
+
+/** a nullable array cleared by a test: the products of successive points above a threshold */
+export function linkedAbove(pts: number[][], t: number): number {
+  let last: number[] | undefined;
+  let s = 0;
+  for (const p of pts) {
+    if (last !== undefined) s += p[0] * last[1];
+    last = p[0] > t ? p : undefined;
+  }
+  return s;
+}
