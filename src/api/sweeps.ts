@@ -46,6 +46,11 @@ export function generatedOf(manifest: readonly ManifestEntry[], wrtNames: readon
   return { mod, primal: names.primal, wrt, scalarWrt, tangent: entry(names.tangent), vector: entry(names.vector), adjoint: entry(names.adjoint), outputs };
 }
 
+/** the number of outputs: the rows of the Jacobian (the result's floats, then the output arguments') */
+export function outputCount(g: Generated, args: unknown[]): number {
+  return primalOutputs(g, args).count;
+}
+
 /** one primal run on copies of `args`: its result, and the number of outputs (the result's floats, then the output arguments') */
 function primalOutputs(g: Generated, args: unknown[]): { y: unknown; count: number } {
   const a = clone(args);
@@ -256,4 +261,57 @@ function reverseRows(g: Generated, args: unknown[], y: unknown, m: number): numb
     J.push(runAdjoint(g, args, seed, outputSeeds)[1].flatMap((gi) => flatten(gi)));
   }
   return J;
+}
+
+/**
+ * The derivative as a packed sweep (sparse.ts): `nb` directions over the floats of the independents,
+ * packed float j of direction k at j·nb + k, to the outputs' tangents packed the same way. One vector
+ * sweep where it was generated (a flat array independent or result is already in that layout: copied,
+ * not walked per direction), else one tangent sweep per direction.
+ */
+export function packedSweep(g: Generated, args: unknown[]): (seeds: Float64Array, nb: number) => Float64Array {
+  const inputs = g.wrt.map((i) => args[i]);
+  const sizes = inputs.map((v) => flatten(v).length);
+  /** direction k as one value per independent */
+  const direction = (seeds: Float64Array, nb: number, k: number) => {
+    let offset = 0;
+    return inputs.map((v, w) => {
+      const d = mapFloats(v, (_, i) => seeds[(offset + i) * nb + k]);
+      offset += sizes[w];
+      return d;
+    });
+  };
+  return (seeds, nb) => {
+    if (!g.vector || g.outputs?.params.length) {
+      const columns = Array.from({ length: nb }, (_, k) => outputTangent(g, args, direction(seeds, nb, k)));
+      const m = columns[0]?.length ?? 0;
+      const out = new Float64Array(m * nb);
+      columns.forEach((col, k) => col.forEach((x, i) => (out[i * nb + k] = x)));
+      return out;
+    }
+    const e = g.vector;
+    const a = clone(args);
+    let offset = 0;
+    const packed = inputs.map((v, w) => {
+      const from = offset;
+      offset += sizes[w];
+      if (typeof v === 'number') return seeds.slice(from * nb, (from + 1) * nb);
+      if (v instanceof Float64Array) return seeds.slice(from * nb, offset * nb);
+      if (Array.isArray(v) && v.every((x) => typeof x === 'number')) return Array.from(seeds.subarray(from * nb, offset * nb));
+      return packDirections(Array.from({ length: nb }, (_, k) => mapFloats(v, (_, i) => seeds[(from + i) * nb + k])), nb);
+    });
+    const call = derivativeArgs(e.params, a, (k, p) => {
+      const w = g.wrt.indexOf(k);
+      return w >= 0 ? packed[w] : zeroShadow(a[k], p, nb);
+    }, undefined, nb);
+    const r = g.mod[e.name](...call) as [unknown, unknown] | undefined;
+    if (!r) return new Float64Array(0);
+    const [y, t] = r;
+    if (typeof y === 'number' || y instanceof Float64Array || (Array.isArray(y) && y.every((x) => typeof x === 'number'))) return Float64Array.from(t as ArrayLike<number>);
+    const columns = Array.from({ length: nb }, (_, k) => flatten(unpackDirection(t, y, k, nb)));
+    const m = columns[0]?.length ?? 0;
+    const out = new Float64Array(m * nb);
+    columns.forEach((col, k) => col.forEach((x, i) => (out[i * nb + k] = x)));
+    return out;
+  };
 }
