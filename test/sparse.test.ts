@@ -1,0 +1,234 @@
+// Sparse Jacobians and Hessians (src/api/sparse.ts, the runtime API's sparseJacobian, sparseHessian and
+// hessianDiagonal): against the dense ones and divided differences, on banded, arrowhead and chained
+// functions, an entry zero only at the point of detection, and branches that change the pattern.
+import { describe, expect, it } from 'vitest';
+import { grad, hessian, hessianDiagonal, jacobian, sparseHessian, sparseJacobian } from '../src/index.js';
+import { sparseAt, toDense, type PackedSweep, type SparseMatrix } from '../src/api/sparse.js';
+import { dividedJacobian } from './support/numeric.js';
+
+function rng(seed: number): () => number {
+  let s = seed;
+  return () => ((s = (s * 16807) % 2147483647) / 2147483647) * 2 - 1;
+}
+const point = (n: number, seed = 3) => {
+  const R = rng(seed);
+  return Array.from({ length: n }, () => 0.5 + 0.5 * R());
+};
+
+function near(a: number[][], b: number[][], tol: number, what: string): void {
+  expect(a.length, what).toBe(b.length);
+  const scale = Math.max(1, ...b.flat().map(Math.abs));
+  a.forEach((row, i) =>
+    row.forEach((x, j) => {
+      if (!(Math.abs(x - b[i][j]) <= tol * scale)) expect.fail(`${what}[${i}][${j}]: sparse ${x}, expected ${b[i][j]}`);
+    }),
+  );
+}
+
+/** sorted by row then column, each entry once */
+function wellFormed(M: SparseMatrix): void {
+  for (let e = 1; e < M.values.length; e++) expect(M.rows[e - 1] < M.rows[e] || (M.rows[e - 1] === M.rows[e] && M.cols[e - 1] < M.cols[e])).toBe(true);
+}
+
+// (the functions are plain JavaScript as written: the runtime API reads their source)
+function chainedRosenbrock(x: number[]): number {
+  let s = 0;
+  for (let i = 0; i + 1 < x.length; i++) {
+    const a = x[i + 1] - x[i] * x[i];
+    const b = 1 - x[i];
+    s += 100 * a * a + b * b;
+  }
+  return s;
+}
+function arrowhead(x: number[]): number {
+  const n = x.length;
+  let s = 0;
+  for (let i = 0; i + 1 < n; i++) {
+    const q = x[i] * x[i] + x[n - 1] * x[n - 1];
+    s += q * q - 4 * x[i] + 3;
+  }
+  return s;
+}
+function banded(x: number[]): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    s += Math.sin(x[i]) * (i + 1 < x.length ? x[i + 1] : 1);
+    if (i + 2 < x.length) s += Math.exp(0.1 * x[i] * x[i + 2]);
+  }
+  return s;
+}
+/** ∂²/∂x_i∂x_{i+1} = 2 x_i: zero at x = 0, in the pattern all the same */
+function cubic(x: number[]): number {
+  let s = 0;
+  for (let i = 0; i + 1 < x.length; i++) s += x[i] * x[i] * x[i + 1];
+  return s;
+}
+/** the pattern depends on the branch: diagonal where x[0] > 0, tridiagonal elsewhere */
+function switching(x: number[]): number {
+  let s = 0;
+  if (x[0] > 0) for (let i = 0; i < x.length; i++) s += x[i] * x[i] * x[i];
+  else for (let i = 0; i + 1 < x.length; i++) s += x[i] * x[i + 1] * x[i + 1];
+  return s;
+}
+
+describe('sparseHessian', () => {
+  const cases: [string, (x: number[]) => number, number, number][] = [
+    ['chained Rosenbrock', chainedRosenbrock, 12, 3],
+    ['arrowhead', arrowhead, 10, 2],
+    ['banded (pentadiagonal)', banded, 11, 0],
+    ['cubic chain', cubic, 9, 0],
+  ];
+  for (const [name, f, n, colours] of cases)
+    it(`${name}: equals the dense Hessian and divided differences of the gradient`, () => {
+      const x = point(n);
+      const S = sparseHessian(f)(x);
+      wellFormed(S);
+      expect(S.shape).toEqual([n, n]);
+      if (colours) expect(S.info.colours).toBe(colours);
+      expect(S.info.colours).toBeLessThan(n);
+      expect(S.info.pattern).toBe('detected');
+      const D = toDense(S);
+      near(D, hessian(f)(x), 1e-12, name);
+      near(D, dividedJacobian(grad(f), [x], [0], 1e-5), 1e-6, `${name} vs differences`);
+      // the pattern is cached, the result checked again
+      const y = point(n, 9);
+      const T = sparseHessian(f)(y);
+      expect(T.info.pattern).toBe('cached');
+      expect(T.info.patternMs).toBe(0);
+      near(toDense(T), hessian(f)(y), 1e-12, `${name} again`);
+      // the diagonal is the sparse Hessian's
+      expect(hessianDiagonal(f)(y)).toEqual(Array.from({ length: n }, (_, i) => toDense(T)[i][i]));
+    });
+
+  it('an entry zero only at the point of detection is in the pattern (structural, not numerical)', () => {
+    const n = 7;
+    const zero = new Array(n).fill(0);
+    const S = sparseHessian(cubic)(zero);
+    // 2·x_i on the off-diagonals and 2·x_{i+1} on the diagonal but its last entry: all zero at 0, all listed
+    expect(S.info.nnz).toBe(3 * (n - 1));
+    expect(Array.from(S.values).every((v) => v === 0)).toBe(true);
+    const x = point(n);
+    const T = sparseHessian(cubic)(x);
+    expect(T.info.pattern).toBe('cached');
+    near(toDense(T), hessian(cubic)(x), 1e-12, 'cubic at x after detection at 0');
+  });
+
+  it('a branch that changes the pattern: the stale pattern is caught and detected again, never used silently', () => {
+    const n = 8;
+    const diag = point(n); // x[0] > 0: diagonal
+    const tri = diag.map((v) => -v); // x[0] < 0: tridiagonal
+    const f = (x: number[]) => switching(x);
+    const first = sparseHessian(switching)(diag);
+    expect(first.info.nnz).toBe(n);
+    const second = sparseHessian(switching)(tri);
+    expect(second.info.pattern).toBe('redetected');
+    near(toDense(second), hessian(switching)(tri), 1e-12, 'tridiagonal branch');
+    // the pattern now covers both branches: the diagonal one is a cached (larger) pattern, still right
+    const third = sparseHessian(switching)(diag);
+    expect(third.info.pattern).toBe('cached');
+    near(toDense(third), hessian(switching)(diag), 1e-12, 'diagonal branch again');
+    // and in the other order, for a fresh function
+    expect(sparseHessian(f, { scope: { switching } })(tri).info.nnz).toBe(3 * (n - 1)); // (x_0 enters linearly: no H[0][0])
+    // (the diagonal branch has H[0][0], the other not: detected again, then both branches are cached)
+    expect(sparseHessian(f, { scope: { switching } })(diag).info.pattern).toBe('redetected');
+    const back = sparseHessian(f, { scope: { switching } })(tri);
+    expect(back.info.pattern).toBe('cached');
+    near(toDense(back), hessian(switching)(tri), 1e-12, 'tridiagonal branch again');
+  });
+
+  it('several independents and an object: rows and columns as hessian orders them', () => {
+    const f = (p: { b: number; a: number[] }, s: number) => {
+      let t = s * s * p.b;
+      for (let i = 0; i < p.a.length; i++) t += p.a[i] * p.a[i] * (i === 0 ? s : p.b);
+      return t;
+    };
+    const p = { b: 0.7, a: [0.3, -0.2, 0.9] };
+    const S = sparseHessian(f, { wrt: [0, 1] })(p, 1.3);
+    wellFormed(S);
+    near(toDense(S), hessian(f, { wrt: [0, 1] })(p, 1.3), 1e-12, 'object and scalar');
+  });
+});
+
+describe('sparseJacobian', () => {
+  function residuals(x: number[]): number[] {
+    const r: number[] = [];
+    for (let i = 0; i + 1 < x.length; i++) {
+      r.push(10 * (x[i + 1] - x[i] * x[i]));
+      r.push(1 - x[i]);
+    }
+    return r;
+  }
+  function tridiagonal(x: number[]): number[] {
+    return x.map((v, i) => (i > 0 ? x[i - 1] : 0) * v - Math.sin(v) + (i + 1 < x.length ? Math.exp(x[i + 1]) : 0));
+  }
+  function arrow(x: number[]): number[] {
+    const n = x.length;
+    return x.map((v, i) => (i + 1 < n ? v * x[n - 1] : v * v));
+  }
+  function flips(x: number[]): number[] {
+    const r = new Array<number>(x.length).fill(0);
+    for (let i = 0; i < x.length; i++) r[i] = x[0] > 0 ? x[i] * x[i] : x[i] * x[(i + 3) % x.length];
+    return r;
+  }
+  const cases: [string, (x: number[]) => number[], number, number][] = [
+    ['Rosenbrock residuals', residuals, 10, 2],
+    ['tridiagonal', tridiagonal, 12, 3],
+    ['arrowhead', arrow, 9, 0],
+  ];
+  for (const [name, f, n, colours] of cases)
+    it(`${name}: equals the dense Jacobian and divided differences`, () => {
+      const x = point(n);
+      const S = sparseJacobian(f)(x);
+      wellFormed(S);
+      if (colours) expect(S.info.colours).toBe(colours);
+      const D = toDense(S);
+      near(D, jacobian(f)(x), 1e-14, name);
+      near(D, dividedJacobian(f, [x], [0], 1e-6), 1e-6, `${name} vs differences`);
+      expect(sparseJacobian(f)(point(n, 5)).info.pattern).toBe('cached');
+    });
+
+  it('a branch that changes the pattern is detected again', () => {
+    const x = point(9);
+    expect(sparseJacobian(flips)(x).info.colours).toBe(1);
+    const y = x.map((v) => -v);
+    const S = sparseJacobian(flips)(y);
+    expect(S.info.pattern).toBe('redetected');
+    near(toDense(S), jacobian(flips)(y), 1e-14, 'other branch');
+  });
+});
+
+describe('the staleness guard (sparseAt on a given matrix)', () => {
+  /** the sweep of a dense matrix A (m × n), NaN-propagating like derivative code: Σ_j A_ij·s_j over the structural non-zeros */
+  const sweepOf = (A: () => number[][], hide = new Set<string>()): PackedSweep => (seeds, nb) => {
+    const M = A();
+    const out = new Float64Array(M.length * nb);
+    M.forEach((row, i) => row.forEach((a, j) => {
+      if (a === 0) return;
+      for (let k = 0; k < nb; k++) {
+        const s = seeds[j * nb + k];
+        // (a detection sweep that hides the entry: derivative code that loses NaN there)
+        if (Number.isNaN(s) && hide.has(`${i},${j}`)) continue;
+        out[i * nb + k] += a * s;
+      }
+    }));
+    return out;
+  };
+
+  it('a matrix gaining an entry after detection: detected again, the result right', () => {
+    let A = [[1, 0, 0], [0, 2, 0], [0, 0, 3]];
+    const first = sparseAt('jacobian', sweepOf(() => A), 3, 3, undefined);
+    expect(first.matrix.info.colours).toBe(1);
+    A = [[1, 0, 5], [0, 2, 0], [0, 0, 3]];
+    const second = sparseAt('jacobian', sweepOf(() => A), 3, 3, first.state);
+    expect(second.matrix.info.pattern).toBe('redetected');
+    expect(toDense(second.matrix)).toEqual(A);
+  });
+
+  it('detection that misses an entry throws instead of returning a wrong matrix', () => {
+    const A = [[1, 4, 0], [0, 2, 0], [0, 0, 3]];
+    expect(() => sparseAt('jacobian', sweepOf(() => A, new Set(['0,1'])), 3, 3, undefined)).toThrow(/fails its check even with a pattern detected at this point/);
+    // a Hessian too (the hidden entry in one triangle is restored by symmetry: hide both)
+    const H = [[1, 4, 0], [4, 2, 0], [0, 0, 3]];
+    expect(() => sparseAt('hessian', sweepOf(() => H, new Set(['0,1', '1,0'])), 3, 3, undefined)).toThrow(/fails its check/);
+  });
+});
