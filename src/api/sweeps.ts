@@ -264,41 +264,74 @@ function reverseRows(g: Generated, args: unknown[], y: unknown, m: number): numb
 }
 
 /**
+ * Per derivative, the faster way found for each number of directions: one vector sweep, or one tangent
+ * sweep per direction. (The vector mode allocates each taped tangent as an array of its own: on a long
+ * loop, one sweep of a few directions can cost more than that many scalar sweeps. Which one wins depends
+ * on the function and the width, so both are timed once per width and the faster kept.)
+ */
+const fasterWay = new WeakMap<Generated, Map<number, 'vector' | 'scalar'>>();
+
+/** a flat array of numbers (or a Float64Array): its directions are strided slices of the packed seeds */
+const isFlat = (v: unknown): v is number[] | Float64Array => v instanceof Float64Array || (Array.isArray(v) && v.every((x) => typeof x === 'number'));
+
+/**
  * The derivative as a packed sweep (sparse.ts): `nb` directions over the floats of the independents,
- * packed float j of direction k at j·nb + k, to the outputs' tangents packed the same way. One vector
- * sweep where it was generated (a flat array independent or result is already in that layout: copied,
- * not walked per direction), else one tangent sweep per direction.
+ * packed float j of direction k at j·nb + k, to the outputs' tangents packed the same way. By one vector
+ * sweep, or one tangent sweep per direction, whichever was faster at this width (fasterWay); always the
+ * latter where the outputs include arguments written (the CLI's --of) or no vector mode was generated.
  */
 export function packedSweep(g: Generated, args: unknown[]): (seeds: Float64Array, nb: number) => Float64Array {
   const inputs = g.wrt.map((i) => args[i]);
   const sizes = inputs.map((v) => flatten(v).length);
-  /** direction k as one value per independent */
-  const direction = (seeds: Float64Array, nb: number, k: number) => {
-    let offset = 0;
-    return inputs.map((v, w) => {
-      const d = mapFloats(v, (_, i) => seeds[(offset + i) * nb + k]);
-      offset += sizes[w];
+  const starts = sizes.map((_, w) => sizes.slice(0, w).reduce((a, b) => a + b, 0));
+  /** direction k of independent w, shaped like it */
+  const flat = inputs.map(isFlat);
+  const directionOf = (seeds: Float64Array, nb: number, k: number, w: number): unknown => {
+    const v = inputs[w], from = starts[w];
+    if (typeof v === 'number') return seeds[from * nb + k];
+    if (v instanceof Float64Array) {
+      const d = new Float64Array(v.length);
+      for (let i = 0; i < v.length; i++) d[i] = seeds[(from + i) * nb + k];
       return d;
-    });
-  };
-  return (seeds, nb) => {
-    if (!g.vector || g.outputs?.params.length) {
-      const columns = Array.from({ length: nb }, (_, k) => outputTangent(g, args, direction(seeds, nb, k)));
-      const m = columns[0]?.length ?? 0;
-      const out = new Float64Array(m * nb);
-      columns.forEach((col, k) => col.forEach((x, i) => (out[i * nb + k] = x)));
-      return out;
     }
-    const e = g.vector;
+    if (flat[w]) {
+      // (pushed, not `new Array(n)` filled: a holey array slows every access of the derivative code to it)
+      const d: number[] = [];
+      for (let i = 0; i < (v as number[]).length; i++) d.push(seeds[(from + i) * nb + k]);
+      return d;
+    }
+    return mapFloats(v, (_, i) => seeds[(from + i) * nb + k]);
+  };
+  const scalar = (seeds: Float64Array, nb: number): Float64Array => {
+    let out = new Float64Array(0);
+    for (let k = 0; k < nb; k++) {
+      const dirs = inputs.map((_, w) => directionOf(seeds, nb, k, w));
+      let col: ArrayLike<number>;
+      if (g.outputs?.params.length) col = outputTangent(g, args, dirs);
+      else {
+        // (runTangent without its copies of the directions, made here, and flatten's walk of a flat result)
+        const e = g.tangent!;
+        const a = clone(args);
+        const call = derivativeArgs(e.params, a, (j, p) => {
+          const w = g.wrt.indexOf(j);
+          return w >= 0 ? dirs[w] : zeroShadow(a[j], p);
+        });
+        const t = (g.mod[e.name](...call) as [unknown, unknown] | undefined)?.[1];
+        col = typeof t === 'number' ? [t] : isFlat(t) ? t : flatten(t);
+      }
+      if (k === 0) out = new Float64Array(col.length * nb);
+      for (let i = 0; i < col.length; i++) out[i * nb + k] = col[i];
+    }
+    return out;
+  };
+  const vector = (seeds: Float64Array, nb: number): Float64Array => {
+    const e = g.vector!;
     const a = clone(args);
-    let offset = 0;
     const packed = inputs.map((v, w) => {
-      const from = offset;
-      offset += sizes[w];
-      if (typeof v === 'number') return seeds.slice(from * nb, (from + 1) * nb);
-      if (v instanceof Float64Array) return seeds.slice(from * nb, offset * nb);
-      if (Array.isArray(v) && v.every((x) => typeof x === 'number')) return Array.from(seeds.subarray(from * nb, offset * nb));
-      return packDirections(Array.from({ length: nb }, (_, k) => mapFloats(v, (_, i) => seeds[(from + i) * nb + k])), nb);
+      const from = starts[w], to = from + sizes[w];
+      if (typeof v === 'number' || v instanceof Float64Array) return seeds.slice(from * nb, to * nb);
+      if (flat[w]) return Array.from(seeds.subarray(from * nb, to * nb));
+      return packDirections(Array.from({ length: nb }, (_, k) => directionOf(seeds, nb, k, w)), nb);
     });
     const call = derivativeArgs(e.params, a, (k, p) => {
       const w = g.wrt.indexOf(k);
@@ -307,11 +340,23 @@ export function packedSweep(g: Generated, args: unknown[]): (seeds: Float64Array
     const r = g.mod[e.name](...call) as [unknown, unknown] | undefined;
     if (!r) return new Float64Array(0);
     const [y, t] = r;
-    if (typeof y === 'number' || y instanceof Float64Array || (Array.isArray(y) && y.every((x) => typeof x === 'number'))) return Float64Array.from(t as ArrayLike<number>);
+    if (typeof y === 'number' || isFlat(y)) return Float64Array.from(t as ArrayLike<number>);
     const columns = Array.from({ length: nb }, (_, k) => flatten(unpackDirection(t, y, k, nb)));
-    const m = columns[0]?.length ?? 0;
-    const out = new Float64Array(m * nb);
+    const out = new Float64Array((columns[0]?.length ?? 0) * nb);
     columns.forEach((col, k) => col.forEach((x, i) => (out[i * nb + k] = x)));
+    return out;
+  };
+  return (seeds, nb) => {
+    if (!g.vector || g.outputs?.params.length || nb === 1) return scalar(seeds, nb);
+    let ways = fasterWay.get(g);
+    if (!ways) fasterWay.set(g, (ways = new Map()));
+    const known = ways.get(nb);
+    if (known) return known === 'vector' ? vector(seeds, nb) : scalar(seeds, nb);
+    const t0 = performance.now();
+    const out = vector(seeds, nb);
+    const t1 = performance.now();
+    scalar(seeds, nb);
+    ways.set(nb, performance.now() - t1 < t1 - t0 ? 'scalar' : 'vector');
     return out;
   };
 }
