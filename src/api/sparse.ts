@@ -3,8 +3,9 @@
 // sweep per evaluation (vector tangent, or the gradient's vector tangent for Hessians: one direction per
 // colour) and the entries read back. The runtime API (runtime.ts) and the CLI (`--sparse`) share this.
 //
-// Pattern detection is structural, not numerical: each direction of a vector sweep seeds NaN on one
-// column (32 columns a sweep) and zero elsewhere, and the pattern of that column is where NaN arrives.
+// Pattern detection is structural, not numerical: each direction of a sweep seeds NaN on one column
+// and zero elsewhere (32 directions a sweep), and the pattern of that column is where NaN arrives (for
+// more than a few hundred columns, on classes of columns: detectPattern).
 // NaN survives multiplication by zero (NaN·0 is NaN), so an entry that is zero only at this point (the
 // ∂/∂x of x² at x = 0: 2·x·ẋ) is still found; a value 0 would be lost, a 1 would cancel. The tangent
 // code carries NaN as it would any number: the derivative rules' partials are primal expressions
@@ -73,17 +74,71 @@ export interface SparseState {
 /** columns per detection sweep (the vector mode's usual width) */
 export const DETECTION_WIDTH = 32;
 
-/** the pattern of the m × n matrix the sweep multiplies by: NaN seeded on one column per direction (head comment) */
-export function detectPattern(sweep: PackedSweep, m: number, n: number): { pattern: SparsityPattern; sweeps: number } {
+/**
+ * Pairwise coprime moduli for detection by residue classes (detectPattern): each contributes one
+ * direction per residue.
+ */
+const MODULI = [32, 33, 35, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79];
+
+/**
+ * The pattern of the m × n matrix the sweep multiplies by (head comment: NaN seeds). Exactly, one column
+ * per direction, up to a few hundred columns; beyond, by residue classes, far fewer directions: for
+ * pairwise coprime moduli b₁ … b_L, direction (ℓ, r) seeds NaN on every column j ≡ r (mod b_ℓ), and row
+ * i's result is NaN where some entry of row i falls in that class. A column is kept in row i where every
+ * class holding it came out NaN: every entry of the row is kept (its classes all come out NaN), so the
+ * pattern is never too small. A column not in the row is kept only if each of its L residues is shared
+ * by an entry of the row: with d entries a row, about d^L · n / Π b_ℓ such columns a row; the moduli are
+ * taken until Π b_ℓ ≥ 10⁶ · n (for n = 10⁴, seven moduli, 268 directions instead of 10⁴: on a
+ * pentadiagonal Hessian about one row in 150 gets an extra entry, whose value is then exactly 0).
+ */
+export function detectPattern(sweep: PackedSweep, m: number, n: number, exact = n <= 8 * DETECTION_WIDTH): { pattern: SparsityPattern; sweeps: number } {
   const rows: number[][] = Array.from({ length: m }, () => []);
   let sweeps = 0;
-  for (let j0 = 0; j0 < n; j0 += DETECTION_WIDTH) {
-    const nb = Math.min(DETECTION_WIDTH, n - j0);
+  if (exact) {
+    for (let j0 = 0; j0 < n; j0 += DETECTION_WIDTH) {
+      const nb = Math.min(DETECTION_WIDTH, n - j0);
+      const seeds = new Float64Array(n * nb);
+      for (let k = 0; k < nb; k++) seeds[(j0 + k) * nb + k] = NaN;
+      const out = sweep(seeds, nb);
+      sweeps++;
+      for (let i = 0; i < m; i++) for (let k = 0; k < nb; k++) if (Number.isNaN(out[i * nb + k])) rows[i].push(j0 + k);
+    }
+    return { pattern: patternFromRows(m, n, rows), sweeps };
+  }
+  const moduli: number[] = [];
+  for (let product = 1; product < 1e6 * n && moduli.length < MODULI.length; product *= moduli[moduli.length - 1]) moduli.push(MODULI[moduli.length]);
+  const base = moduli.map((_, l) => moduli.slice(0, l).reduce((a, b) => a + b, 0));
+  const T = base[moduli.length - 1] + moduli[moduli.length - 1];
+  // hit[i·T + t]: direction t came out NaN in row i
+  const hit = new Uint8Array(m * T);
+  for (let t0 = 0; t0 < T; t0 += DETECTION_WIDTH) {
+    const nb = Math.min(DETECTION_WIDTH, T - t0);
     const seeds = new Float64Array(n * nb);
-    for (let k = 0; k < nb; k++) seeds[(j0 + k) * nb + k] = NaN;
+    for (let k = 0; k < nb; k++) {
+      const t = t0 + k;
+      let l = moduli.length - 1;
+      while (base[l] > t) l--;
+      for (let j = t - base[l]; j < n; j += moduli[l]) seeds[j * nb + k] = NaN;
+    }
     const out = sweep(seeds, nb);
     sweeps++;
-    for (let i = 0; i < m; i++) for (let k = 0; k < nb; k++) if (Number.isNaN(out[i * nb + k])) rows[i].push(j0 + k);
+    for (let i = 0; i < m; i++) for (let k = 0; k < nb; k++) if (Number.isNaN(out[i * nb + k])) hit[i * T + t0 + k] = 1;
+  }
+  for (let i = 0; i < m; i++) {
+    // candidates from the modulus whose NaN classes hold the fewest columns, checked against the others
+    let best = 0, fewest = Infinity;
+    moduli.forEach((b, l) => {
+      let cols = 0;
+      for (let r = 0; r < b; r++) if (hit[i * T + base[l] + r]) cols += Math.ceil((n - r) / b);
+      if (cols < fewest) [best, fewest] = [l, cols];
+    });
+    const b = moduli[best];
+    const found: number[] = [];
+    for (let r = 0; r < b; r++) {
+      if (!hit[i * T + base[best] + r]) continue;
+      for (let j = r; j < n; j += b) if (moduli.every((c, l) => hit[i * T + base[l] + (j % c)])) found.push(j);
+    }
+    rows[i] = found.sort((x, y) => x - y);
   }
   return { pattern: patternFromRows(m, n, rows), sweeps };
 }
