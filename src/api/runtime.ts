@@ -16,7 +16,7 @@ import { loadGenerated } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
 import { assertNoAliasing, clone, dot, flatten, randomLike, rng } from './values.js';
 import { hessianAt, independentCount, jacobianAt, outputCount, ownOrder, packedSweep, runAdjoint, runTangent, runVector, tangentColumns, type Entry, type Generated } from './sweeps.js';
-import { diagonalOf, mismatch, renumbered, sparseAt, type SparseMatrix, type SparseState } from './sparse.js';
+import { diagonalOf, mismatch, positions, renumbered, sparseAt, type SparseMatrix, type SparseState } from './sparse.js';
 import { differsError, mismatchError, sameResults, selfCheck, valueError, type Probe } from './selfcheck.js';
 import { zerosLike } from '../runtime/arrays.js';
 import { agreesWithDifferences, blackBoxes, checkRuntimeRules, compileOption, differenceTangent, hasNoSource, ruleBindings, rulesKey, rulesModes, standIn, type RuntimeRules } from './custom-rules.js';
@@ -734,11 +734,6 @@ function sparseFor(c: Compiled, opts: RuntimeOptions, args: unknown[], kind: 'ja
       c.sparseUnchecked = false;
     }
   }
-  const at = (order: number[]) => {
-    const inverse = new Int32Array(order.length);
-    order.forEach((sorted, p) => (inverse[sorted] = p));
-    return inverse;
-  };
-  const cols = at(ownOrder(c.wrt.map((i) => args[i])));
-  return renumbered(matrix, kind === 'hessian' ? cols : at(rowOrder), cols);
+  const cols = positions(ownOrder(c.wrt.map((i) => args[i])));
+  return renumbered(matrix, kind === 'hessian' ? cols : positions(rowOrder), cols);
 }

@@ -256,6 +256,13 @@ export function renumbered(M: SparseMatrix, rowAt: ArrayLike<number>, colAt: Arr
   };
 }
 
+/** the inverse of a permutation: where each index goes (for renumbered, from ownOrder of sweeps.ts) */
+export function positions(order: readonly number[]): Int32Array {
+  const at = new Int32Array(order.length);
+  order.forEach((from, to) => (at[from] = to));
+  return at;
+}
+
 /** the dense rows of a sparse matrix (tests, small matrices) */
 export function toDense(M: SparseMatrix): number[][] {
   const D = Array.from({ length: M.shape[0] }, () => new Array<number>(M.shape[1]).fill(0));
