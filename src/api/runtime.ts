@@ -679,7 +679,7 @@ export function sparseJacobian<F extends AnyFunction, const W extends Wrt | unde
       if (!c.tangent) throw new Error(`tsad: sparseJacobian: '${c.head}' has no tangent (a helper's hand-written derivative gives an adjoint rule only); use jacrev`);
       if (c.vector && c.vectorUnchecked && opts.check !== false) checkVector(c, opts, args);
       const value = (c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(args));
-      return sparseFor(c, opts, args, 'jacobian', ownOrder([value]));
+      return sparseFor(c, opts, args, 'jacobian', plain(value) ? Array.from({ length: flatten(value).length }, (_, i) => i) : ownOrder([value]));
     });
 }
 
@@ -708,15 +708,17 @@ function sparseHessianOf(api: string, f: Fn, opts: RuntimeOptions, args: unknown
   bind(c, opts);
   if (!c.vector) throw new Error(`tsad: ${api}: no vector mode of the gradient was generated`);
   if (c.vectorUnchecked && opts.check !== false) checkVector(c, opts, args);
-  const own = ownOrder(c.wrt.map((i) => args[i]));
-  return sparseFor(c, opts, args, 'hessian', own);
+  return sparseFor(c, opts, args, 'hessian', []);
 }
+
+/** numbers and arrays of them: no object, so already in their own key order (ownOrder) */
+const plain = (v: unknown): boolean => typeof v === 'number' || v instanceof Float64Array || (Array.isArray(v) && v.every(plain));
 
 /**
  * The sparse matrix for `c` at `args` (sparse.ts), the state kept on `c`; on the first call (unless
  * check: false) also compared with the dense tangent (`<head>_d`, or H·v by `<head>_grad_d`) along a
  * random direction: the compressed sweep's own check uses the vector mode alone. Rows in `rowOrder`
- * (ownOrder of the outputs), columns in the independents' own key order.
+ * (ownOrder of the outputs; a Hessian's are its columns'), columns in the independents' own key order.
  */
 function sparseFor(c: Compiled, opts: RuntimeOptions, args: unknown[], kind: 'jacobian' | 'hessian', rowOrder: number[]): SparseMatrix {
   const n = independentCount(c, args);
@@ -734,6 +736,9 @@ function sparseFor(c: Compiled, opts: RuntimeOptions, args: unknown[], kind: 'ja
       c.sparseUnchecked = false;
     }
   }
-  const cols = positions(ownOrder(c.wrt.map((i) => args[i])));
+  // (objects only have an own key order: arrays and numbers are already in it)
+  const inputs = c.wrt.map((i) => args[i]);
+  if (inputs.every(plain) && (kind === 'hessian' || rowOrder.every((k, i) => k === i))) return matrix;
+  const cols = positions(ownOrder(inputs));
   return renumbered(matrix, kind === 'hessian' ? cols : positions(rowOrder), cols);
 }

@@ -245,7 +245,10 @@ export function diagonalOf(M: SparseMatrix): Float64Array {
 
 /** M with row r moved to place rowAt[r] and column c to colAt[c] (the caller's key order: sweeps.ts, ownOrder), entries sorted again */
 export function renumbered(M: SparseMatrix, rowAt: ArrayLike<number>, colAt: ArrayLike<number>): SparseMatrix {
-  const same = (p: ArrayLike<number>) => Array.prototype.every.call(p, (k: number, i: number) => k === i);
+  const same = (p: ArrayLike<number>) => {
+    for (let i = 0; i < p.length; i++) if (p[i] !== i) return false;
+    return true;
+  };
   if (same(rowAt) && same(colAt)) return M;
   const order = Array.from({ length: M.values.length }, (_, e) => e).sort((a, b) => rowAt[M.rows[a]] - rowAt[M.rows[b]] || colAt[M.cols[a]] - colAt[M.cols[b]]);
   return {
