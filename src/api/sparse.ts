@@ -124,19 +124,38 @@ export function detectPattern(sweep: PackedSweep, m: number, n: number, exact = 
     sweeps++;
     for (let i = 0; i < m; i++) for (let k = 0; k < nb; k++) if (Number.isNaN(out[i * nb + k])) hit[i * T + t0 + k] = 1;
   }
+  // candidates from the two moduli with the fewest NaN classes in the row, by the Chinese remainder
+  // theorem (residues r₁, r₂ fix j modulo b₁·b₂), each checked against the other moduli
+  const inverse = (a: number, b: number) => {
+    for (let k = 1; k < b; k++) if ((a * k) % b === 1) return k;
+    return 0;
+  };
+  const L = moduli.length;
+  const inv = moduli.map((b1) => moduli.map((b2) => (b1 === b2 ? 0 : inverse(b1 % b2, b2))));
+  const hits = new Int32Array(L);
+  const keep = (i: number, j: number) => {
+    for (let l = 0; l < L; l++) if (!hit[i * T + base[l] + (j % moduli[l])]) return false;
+    return true;
+  };
   for (let i = 0; i < m; i++) {
-    // candidates from the modulus whose NaN classes hold the fewest columns, checked against the others
-    let best = 0, fewest = Infinity;
-    moduli.forEach((b, l) => {
-      let cols = 0;
-      for (let r = 0; r < b; r++) if (hit[i * T + base[l] + r]) cols += Math.ceil((n - r) / b);
-      if (cols < fewest) [best, fewest] = [l, cols];
-    });
-    const b = moduli[best];
+    for (let l = 0; l < L; l++) {
+      hits[l] = 0;
+      for (let r = 0; r < moduli[l]; r++) hits[l] += hit[i * T + base[l] + r];
+    }
+    let l1 = 0;
+    for (let l = 1; l < L; l++) if (hits[l] < hits[l1]) l1 = l;
+    let l2 = l1 === 0 ? 1 : 0;
+    for (let l = 0; l < L; l++) if (l !== l1 && hits[l] < hits[l2]) l2 = l;
+    const b1 = moduli[l1], b2 = moduli[l2], period = b1 * b2;
     const found: number[] = [];
-    for (let r = 0; r < b; r++) {
-      if (!hit[i * T + base[best] + r]) continue;
-      for (let j = r; j < n; j += b) if (moduli.every((c, l) => hit[i * T + base[l] + (j % c)])) found.push(j);
+    for (let r1 = 0; r1 < b1; r1++) {
+      if (!hit[i * T + base[l1] + r1]) continue;
+      for (let r2 = 0; r2 < b2; r2++) {
+        if (!hit[i * T + base[l2] + r2]) continue;
+        // j ≡ r1 (mod b1), j ≡ r2 (mod b2)
+        const j0 = r1 + b1 * ((((r2 - r1) % b2) + b2) * inv[l1][l2] % b2);
+        for (let j = j0; j < n; j += period) if (keep(i, j)) found.push(j);
+      }
     }
     rows[i] = found.sort((x, y) => x - y);
   }

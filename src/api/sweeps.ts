@@ -302,6 +302,7 @@ export function packedSweep(g: Generated, args: unknown[]): (seeds: Float64Array
     }
     return mapFloats(v, (_, i) => seeds[(from + i) * nb + k]);
   };
+  let flatResult: boolean | undefined;
   const scalar = (seeds: Float64Array, nb: number): Float64Array => {
     let out = new Float64Array(0);
     for (let k = 0; k < nb; k++) {
@@ -317,7 +318,9 @@ export function packedSweep(g: Generated, args: unknown[]): (seeds: Float64Array
           return w >= 0 ? dirs[w] : zeroShadow(a[j], p);
         });
         const t = (g.mod[e.name](...call) as [unknown, unknown] | undefined)?.[1];
-        col = typeof t === 'number' ? [t] : isFlat(t) ? t : flatten(t);
+        // (the result's shape is the same in every direction: tested once)
+        flatResult ??= typeof t !== 'number' && isFlat(t);
+        col = typeof t === 'number' ? [t] : flatResult ? (t as number[]) : flatten(t);
       }
       if (k === 0) out = new Float64Array(col.length * nb);
       for (let i = 0; i < col.length; i++) out[i * nb + k] = col[i];
