@@ -2,7 +2,7 @@
 // hessianDiagonal): against the dense ones and divided differences, on banded, arrowhead and chained
 // functions, an entry zero only at the point of detection, and branches that change the pattern.
 import { describe, expect, it } from 'vitest';
-import { grad, hessian, hessianDiagonal, jacobian, sparseHessian, sparseJacobian } from '../src/index.js';
+import { grad, hessian, hessianDiagonal, jacobian, RULES, sparseHessian, sparseJacobian } from '../src/index.js';
 import { detectPattern, sparseAt, toDense, type PackedSweep, type SparseMatrix } from '../src/api/sparse.js';
 import { dividedJacobian } from './support/numeric.js';
 
@@ -266,6 +266,27 @@ describe('sparseHessian past a few hundred columns (detection by residue classes
       expect(S.info.nnz).toBe(nnz);
       expect(S.info.detectionSweeps).toBeLessThan(400 / 32);
       near(toDense(S), hessian(f)(x), 1e-12, f.name);
+    }
+  });
+});
+
+describe('NaN reaches every entry that can be non-zero, through every derivative rule', () => {
+  // (the detection's premise, rule by rule: a partial at a point where it is 0, ∞ or a selection still
+  // lets NaN through, so no entry the dense Jacobian shows non-zero is missing from the pattern)
+  const ops: Record<string, string> = { '+': 'v[0] + v[1]', '-': 'v[0] - v[1]', '*': 'v[0] * v[1]', '/': 'v[0] / v[1]', '%': 'v[0] % v[1]', '**': 'v[0] ** v[1]', neg: '-v[0]', pos: '+v[0]' };
+  const points = [[0.5, 0.25], [0, 0], [1, -1], [-1, 2], [2, 0], [0, 3]];
+  it.each(Object.keys(RULES))('%s', (name) => {
+    const expr = ops[name] ?? `${name}(${RULES[name].args.map((_, k) => `v[${k}]`).join(', ')})`;
+    // (the rule's result times a variable-free factor keeps the function a vector one; v[1] is read so that both columns exist)
+    const f = (0, eval)(`(v) => [${expr}, v[1] * 1]`) as (v: number[]) => number[];
+    for (const x of points) {
+      const S = sparseJacobian(f, { check: false })(x);
+      const dense = jacobian(f, { check: false })(x);
+      const listed = new Set(Array.from(S.rows, (r, e) => `${r},${S.cols[e]}`));
+      dense.forEach((row, i) => row.forEach((d, j) => {
+        if (d !== 0) expect(listed.has(`${i},${j}`), `${name} at ${x}: ∂${i}/∂${j} = ${d} is not in the pattern`).toBe(true);
+      }));
+      if (Number.isFinite(dense[0][0]) && Number.isFinite(dense[0][1])) expect(toDense(S).map((r) => r.map((v) => v + 0))).toEqual(dense.map((r) => r.map((v) => v + 0))); // (−0 is 0)
     }
   });
 });
