@@ -356,7 +356,7 @@ export function packedSweep(g: Generated, args: unknown[]): (seeds: Float64Array
     const known = ways.get(nb);
     if (known) return known === 'vector' ? vector(seeds, nb) : scalar(seeds, nb);
     // (each way twice, alternating, the faster of each kept: one timing is at the mercy of a busy machine)
-    let out = new Float64Array(0);
+    let out: Float64Array = new Float64Array(0);
     const best = { vector: Infinity, scalar: Infinity };
     for (let round = 0; round < 2; round++)
       for (const way of ['vector', 'scalar'] as const) {
