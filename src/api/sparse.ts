@@ -22,7 +22,6 @@
 // again; if that fails too, an Error (never a silently wrong matrix). A stale pattern with extra
 // entries is merely larger than needed, and still right.
 import { columnColouring, patternFromRows, patternUnion, recoveryIndex, starColouring, symmetricPattern, type Colouring, type SparsityPattern } from '../runtime/colouring.js';
-import { rng } from './values.js';
 
 /**
  * A sweep of the derivative code: `nb` directions over the n floats of the independents, packed (float j
@@ -67,8 +66,11 @@ export interface SparseState {
   /** entry e's place in the compressed sweep's output (stride colours + 1) */
   recovery: Int32Array;
   rows: Int32Array;
-  /** the random directions of the checks, one per call */
-  random: () => number;
+  /** the state of the random directions of the checks (Park–Miller, advanced in a local: a closure's
+   * uint32 state would box a number per draw) */
+  seed: number;
+  /** evaluate's buffers, made on its first use */
+  scratch?: { seeds: Float64Array; v: Float64Array; product: Float64Array };
 }
 
 /** columns per detection sweep (the vector mode's usual width) */
@@ -163,12 +165,12 @@ export function detectPattern(sweep: PackedSweep, m: number, n: number, exact = 
 }
 
 /** colouring and recovery plan of a pattern (a Hessian's made symmetric first) */
-function plan(kind: SparseState['kind'], detected: SparsityPattern, random: () => number): SparseState {
+function plan(kind: SparseState['kind'], detected: SparsityPattern, seed: number): SparseState {
   const pattern = kind === 'hessian' ? symmetricPattern(detected) : detected;
   const colouring = kind === 'hessian' ? starColouring(pattern) : columnColouring(pattern);
   const rows = new Int32Array(pattern.colIdx.length);
   for (let i = 0; i < pattern.m; i++) rows.fill(i, pattern.rowPtr[i], pattern.rowPtr[i + 1]);
-  return { kind, pattern, colouring, recovery: recoveryIndex(pattern, colouring, colouring.count + 1, kind === 'hessian'), rows, random };
+  return { kind, pattern, colouring, recovery: recoveryIndex(pattern, colouring, colouring.count + 1, kind === 'hessian'), rows, seed };
 }
 
 /**
@@ -183,7 +185,7 @@ export function sparseAt(kind: SparseState['kind'], sweep: PackedSweep, m: numbe
     const t0 = performance.now();
     const d = detectPattern(sweep, m, n);
     const t1 = performance.now();
-    const s = plan(kind, old ? patternUnion(old.pattern, kind === 'hessian' ? symmetricPattern(d.pattern) : d.pattern) : d.pattern, old?.random ?? rng(0x5ba75e));
+    const s = plan(kind, old ? patternUnion(old.pattern, kind === 'hessian' ? symmetricPattern(d.pattern) : d.pattern) : d.pattern, old?.seed ?? 0x5ba75e);
     patternMs += t1 - t0;
     colouringMs += performance.now() - t1;
     detectionSweeps += d.sweeps;
@@ -215,16 +217,20 @@ export function sparseAt(kind: SparseState['kind'], sweep: PackedSweep, m: numbe
 /** one compressed sweep with the check's random direction last; the entries, and whether the check passed */
 function evaluate(s: SparseState, sweep: PackedSweep, n: number): { ok: true; values: Float64Array } | { ok: false; values: Float64Array; row: number; got: number; want: number } {
   const c = s.colouring, nb = c.count + 1;
-  const seeds = new Float64Array(n * nb);
-  const v = new Float64Array(n);
+  // (scratch kept between calls: allocating and zeroing these anew cost more than filling them)
+  const scratch = (s.scratch ??= { seeds: new Float64Array(n * nb), v: new Float64Array(n), product: new Float64Array(s.pattern.m) });
+  const { seeds, v, product } = scratch;
+  seeds.fill(0);
+  let a = s.seed;
   for (let j = 0; j < n; j++) {
+    a = (a * 16807) % 2147483647;
     seeds[j * nb + c.colour[j]] = 1;
-    seeds[j * nb + c.count] = v[j] = 2 * s.random() - 1;
+    seeds[j * nb + c.count] = v[j] = (2 * a) / 2147483647 - 1;
   }
+  s.seed = a;
   const out = sweep(seeds, nb);
   const values = new Float64Array(s.recovery.length);
   for (let e = 0; e < values.length; e++) values[e] = out[s.recovery[e]];
-  const product = new Float64Array(s.pattern.m);
   for (let i = 0; i < s.pattern.m; i++) product[i] = out[i * nb + c.count];
   const bad = mismatch(s.pattern, values, v, product);
   return bad ? { ok: false, values, ...bad } : { ok: true, values };
