@@ -290,3 +290,16 @@ describe('NaN reaches every entry that can be non-zero, through every derivative
     }
   });
 });
+
+describe('layouts', () => {
+  it('an object result and a Float64Array argument: rows and columns as jacobian orders them', () => {
+    const f = (x: Float64Array, s: number) => ({ z: x[0] * s, a: [x[1] * x[2], Math.sin(x[0])] });
+    const x = Float64Array.from([0.3, 0.7, -1.1]);
+    const S = sparseJacobian(f, { wrt: [0, 1] })(x, 2);
+    wellFormed(S);
+    expect(S.shape).toEqual([3, 4]);
+    expect(toDense(S)).toEqual(jacobian(f, { wrt: [0, 1] })(x, 2));
+    const h = (x: Float64Array) => x[0] * x[1] + Math.exp(x[2]) * x[2];
+    expect(toDense(sparseHessian(h)(x))).toEqual(hessian(h)(x));
+  });
+});
