@@ -303,3 +303,14 @@ describe('layouts', () => {
     expect(toDense(sparseHessian(h)(x))).toEqual(hessian(h)(x));
   });
 });
+
+describe('a result whose length depends on the values', () => {
+  it('a filter: the pattern is detected again for the new shape', () => {
+    const f = (x: number[]) => x.filter((v) => v > 0).map((v) => v * v);
+    expect(sparseJacobian(f)([1, -2, 3]).shape).toEqual([2, 3]);
+    const S = sparseJacobian(f)([1, 2, 3]);
+    expect(S.shape).toEqual([3, 3]);
+    expect(S.info.pattern).toBe('detected');
+    expect(toDense(S)).toEqual(jacobian(f)([1, 2, 3]));
+  });
+});

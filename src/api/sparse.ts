@@ -179,6 +179,8 @@ function plan(kind: SparseState['kind'], detected: SparsityPattern, seed: number
  * keep. Throws where even a pattern detected at this point fails the check (head comment).
  */
 export function sparseAt(kind: SparseState['kind'], sweep: PackedSweep, m: number, n: number, state: SparseState | undefined): { matrix: SparseMatrix; state: SparseState } {
+  // (a result whose length depends on the values, a filter's, changes the matrix's shape: start again)
+  if (state && (state.pattern.m !== m || state.pattern.n !== n)) state = undefined;
   let patternMs = 0, colouringMs = 0, detectionSweeps = 0;
   let how: SparseInfo['pattern'] = state ? 'cached' : 'detected';
   const detect = (old: SparseState | undefined): SparseState => {
