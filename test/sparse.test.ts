@@ -5,6 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { grad, hessian, hessianDiagonal, jacobian, RULES, sparseHessian, sparseJacobian } from '../src/index.js';
 import { detectPattern, sparseAt, toDense, type PackedSweep, type SparseMatrix } from '../src/api/sparse.js';
 import { dividedJacobian } from './support/numeric.js';
+import { compile } from '../src/api/compile.js';
+import { compileHvp } from '../src/api/hessian.js';
+import { loadGenerated } from '../src/api/load.js';
+import { generatedOf, packedSweep } from '../src/api/sweeps.js';
 
 function rng(seed: number): () => number {
   let s = seed;
@@ -312,5 +316,24 @@ describe('a result whose length depends on the values', () => {
     expect(S.shape).toEqual([3, 3]);
     expect(S.info.pattern).toBe('detected');
     expect(toDense(S)).toEqual(jacobian(f)([1, 2, 3]));
+  });
+});
+
+describe('packed sweeps (sweeps.ts): one vector sweep and one tangent sweep per direction agree', () => {
+  it('on a tuple of numbers and an array, first and second order', () => {
+    const src = 'export function f(a: number, b: number, x: number[]): number { return a * a * b + Math.sin(b) * x[0] * x[1]; }';
+    const args = [0.5, 1.5, [2, 3]];
+    for (const wrt of [['a', 'b'], ['a', 'b', 'x']]) {
+      const r = compileHvp(src, { head: 'f', wrt, js: true, runtimeImport: null });
+      const g = generatedOf(r.manifest, r.wrt, loadGenerated(r.code, r.runtimeNames), ['a', 'b', 'x'], args, { primal: 'f_grad', tangent: 'f_grad_d', vector: 'f_grad_dv' });
+      const n = wrt.length === 2 ? 2 : 4, nb = 3;
+      const seeds = Float64Array.from({ length: n * nb }, (_, i) => Math.sin(i + 1));
+      const [a, b] = (['vector', 'scalar'] as const).map((way) => Array.from(packedSweep(g, args, way)(seeds, nb), (v) => +v.toPrecision(12)));
+      expect(a).toEqual(b);
+    }
+    const r = compile('export function g(a: number, x: number[]): number[] { return [a * x[0], x[1] * x[1], a]; }', { head: 'g', modes: ['tangent', 'vector'], js: true, runtimeImport: null });
+    const g = generatedOf(r.manifest, r.wrt, loadGenerated(r.code, r.runtimeNames), ['a', 'x'], [2, [3, 4]], { primal: 'g', tangent: 'g_d', vector: 'g_dv' });
+    const seeds = Float64Array.from({ length: 9 }, (_, i) => i + 1);
+    expect(Array.from(packedSweep(g, [2, [3, 4]], 'vector')(seeds, 3))).toEqual(Array.from(packedSweep(g, [2, [3, 4]], 'scalar')(seeds, 3)));
   });
 });

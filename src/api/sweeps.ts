@@ -279,8 +279,9 @@ const isFlat = (v: unknown): v is number[] | Float64Array => v instanceof Float6
  * packed float j of direction k at j·nb + k, to the outputs' tangents packed the same way. By one vector
  * sweep, or one tangent sweep per direction, whichever was faster at this width (fasterWay); always the
  * latter where the outputs include arguments written (the CLI's --of) or no vector mode was generated.
+ * `way` forces one (tests).
  */
-export function packedSweep(g: Generated, args: unknown[]): (seeds: Float64Array, nb: number) => Float64Array {
+export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'scalar'): (seeds: Float64Array, nb: number) => Float64Array {
   const inputs = g.wrt.map((i) => args[i]);
   const sizes = inputs.map((v) => flatten(v).length);
   const starts = sizes.map((_, w) => sizes.slice(0, w).reduce((a, b) => a + b, 0));
@@ -350,7 +351,8 @@ export function packedSweep(g: Generated, args: unknown[]): (seeds: Float64Array
     return out;
   };
   return (seeds, nb) => {
-    if (!g.vector || g.outputs?.params.length || nb === 1) return scalar(seeds, nb);
+    if (!g.vector || g.outputs?.params.length || nb === 1 || way === 'scalar') return scalar(seeds, nb);
+    if (way === 'vector') return vector(seeds, nb);
     let ways = fasterWay.get(g);
     if (!ways) fasterWay.set(g, (ways = new Map()));
     const known = ways.get(nb);
