@@ -6,6 +6,8 @@
 //   npm run bench -- --selfcheck-only  only the runtime API's self-check cost (bench/selfcheck.ts)
 //   npm run bench -- --styles-only     only the class and map/reduce versions against the loop versions
 //   npm run bench -- --compile-only    only the compiler's own speed (bench/compile-time.ts)
+//   npm run bench -- --second-only     only second derivatives: H·v, Hessian columns, sparse Hessians (bench/sparse.ts)
+//   npm run bench -- --sparse-only     only the sparse Hessians at n = 10⁴ (bench/sparse.ts)
 //
 // Workloads: the GMM objective of evals/gmm (d=10,K=25,N=1000 and d=64,K=100,N=1000) and a
 // scalar-loop-heavy particle simulation (bench/workloads/particles.ts), and the same two written with
@@ -38,6 +40,7 @@ import { gmmClassObjective } from './workloads/gmm-class.js';
 import { gmmFunctionalObjective } from './workloads/gmm-functional.js';
 import { selfCheckBench, selfCheckTable } from './selfcheck.js';
 import { secondOrderBench, secondOrderTable } from './second-order.js';
+import { sparseBench, sparseTable } from './sparse.js';
 import { compileTimeBench, compileTimeTable } from './compile-time.js';
 
 const argv = process.argv.slice(2);
@@ -46,6 +49,7 @@ const DV64 = argv.includes('--dv64');
 const SELFCHECK_ONLY = argv.includes('--selfcheck-only');
 const STYLES_ONLY = argv.includes('--styles-only');
 const SECOND_ONLY = argv.includes('--second-only');
+const SPARSE_ONLY = argv.includes('--sparse-only');
 const COMPILE_ONLY = argv.includes('--compile-only');
 const ND = 16; // directions of the vector tangent
 const log = (s: string) => process.stderr.write(s + '\n');
@@ -559,8 +563,12 @@ function main(): void {
     console.log(compileTimeTable(c.sizes, c.corpus, c.gmm));
     return;
   }
-  if (SECOND_ONLY) {
-    console.log(secondOrderTable(secondOrderBench({ quick: QUICK, gmm: gmmValues(10, 25, 1000, 31337), log })));
+  if (SECOND_ONLY || SPARSE_ONLY) {
+    // (the sparse Hessians are second derivatives too: --second-only runs both tables)
+    const load = os.loadavg()[0];
+    if (SECOND_ONLY) console.log(secondOrderTable(secondOrderBench({ quick: QUICK, gmm: gmmValues(10, 25, 1000, 31337), log })));
+    console.log(sparseTable(sparseBench({ quick: QUICK, log })));
+    console.log(`1-min load ${load.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}`);
     return;
   }
   const started = performance.now();

@@ -3,7 +3,8 @@ export { compile, compileModule, frontEnd, type CompileOptions, type CompileResu
 export { compileHvp, type HvpOptions } from './api/hessian.js';
 export { checkCompiled, type CheckOptions, type CheckReport } from './api/check.js';
 export { loadGenerated, type LoadedModule } from './api/load.js';
-export { grad, valueAndGrad, jvp, vjp, jacobian, jacfwd, jacrev, hvp, hessian, type RuntimeOptions, type Wrt } from './api/runtime.js';
+export { grad, valueAndGrad, jvp, vjp, jacobian, jacfwd, jacrev, hvp, hessian, sparseJacobian, sparseHessian, hessianDiagonal, type RuntimeOptions, type Wrt } from './api/runtime.js';
+export type { SparseMatrix, SparseInfo } from './api/sparse.js';
 export type { Gradient, Tangents, ResultTangent, OptionsFor } from './api/types.js';
 export { formatDiagnostic, TsadError, type Diagnostic } from './frontend/diagnostics.js';
 export { RULES } from './rules/table.js';

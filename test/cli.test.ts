@@ -180,6 +180,29 @@ describe.concurrent('code generation', () => {
     expect(vec.stderr).toMatch(/'fields' does not return a single number/);
   });
 
+  it('--sparse prints the --jacobian or --hessian in coordinates, the dense matrix\'s entries', async () => {
+    write('chain.ts', 'export function chain(x: number[]): number {\n  let s = 0;\n  for (let i = 0; i + 1 < x.length; i++) s += 100 * (x[i + 1] - x[i] * x[i]) ** 2 + (1 - x[i]) ** 2;\n  return s;\n}\n');
+    write('axpy2.ts', 'export function axpy2(a: number, x: number[], y: number[]): void {\n  for (let i = 0; i < x.length; i++) y[i] += a * x[i] * x[i];\n}\n');
+    const input = '[[0.3, -0.5, 1.2, 0.7, 2]]';
+    const [dense, sparse] = await Promise.all([tsad('chain.ts', '--head', 'chain', '--hessian', '--input', input), tsad('chain.ts', '--head', 'chain', '--hessian', '--sparse', '--input', input)]);
+    expect(sparse.status, sparse.stderr).toBe(0);
+    const H = JSON.parse(dense.stdout) as number[][];
+    const S = JSON.parse(sparse.stdout) as { shape: number[]; rows: number[]; cols: number[]; values: number[] };
+    expect(S.shape).toEqual([5, 5]);
+    expect(S.values.length).toBe(13);
+    const back = H.map((r) => r.map(() => 0));
+    S.values.forEach((v, e) => (back[S.rows[e]][S.cols[e]] = v));
+    expect(back).toEqual(H.map((r) => r.map((v) => expect.closeTo(v, 9))));
+    expect(sparse.stderr).toMatch(/the sparse Hessian of 'chain' at x = .* \(5 × 5, 13 entries, 3 colours; pattern [\d.]+ ms in 1 sweeps, colouring [\d.]+ ms, evaluation [\d.]+ ms\)/);
+    // a Jacobian of an output argument (--of): by tangent sweeps
+    const j = await tsad('axpy2.ts', '--head', 'axpy2', '--jacobian', '--sparse', '--input', '[2, [1, 2], [3, 4]]');
+    expect(j.status, j.stderr).toBe(0);
+    expect(JSON.parse(j.stdout)).toEqual({ shape: [2, 5], rows: [0, 0, 0, 1, 1, 1], cols: [0, 1, 3, 0, 2, 4], values: [1, 4, 1, 4, 8, 1] });
+    const alone = await tsad('chain.ts', '--head', 'chain', '--sparse');
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toMatch(/--sparse goes with --jacobian or --hessian/);
+  });
+
   it('--mode vector --check compares against the scalar tangent it compiles beside', async () => {
     const r = await tsad('model.ts', '--head', 'loss', '--mode', 'vector', '--check');
     expect(r.status).toBe(0);

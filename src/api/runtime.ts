@@ -15,7 +15,8 @@ import { annotate, asDeclaration, readFunction, type FunctionSource } from './so
 import { loadGenerated } from './load.js';
 import { shapeKey, tyOfValue, typeText } from './shapes.js';
 import { assertNoAliasing, clone, dot, flatten, randomLike, rng } from './values.js';
-import { hessianAt, jacobianAt, runAdjoint, runTangent, runVector, tangentColumns, type Entry, type Generated } from './sweeps.js';
+import { hessianAt, independentCount, jacobianAt, outputCount, ownOrder, packedSweep, runAdjoint, runTangent, runVector, tangentColumns, type Entry, type Generated } from './sweeps.js';
+import { diagonalOf, mismatch, positions, renumbered, sparseAt, type SparseMatrix, type SparseState } from './sparse.js';
 import { differsError, mismatchError, sameResults, selfCheck, valueError, type Probe } from './selfcheck.js';
 import { zerosLike } from '../runtime/arrays.js';
 import { agreesWithDifferences, blackBoxes, checkRuntimeRules, compileOption, differenceTangent, hasNoSource, ruleBindings, rulesKey, rulesModes, standIn, type RuntimeRules } from './custom-rules.js';
@@ -61,6 +62,10 @@ interface Compiled extends Generated {
   unchecked: boolean;
   /** the vector tangent has yet to be compared with the tangent at a finite point */
   vectorUnchecked: boolean;
+  /** sparseJacobian's or sparseHessian's pattern and colouring for these shapes (sparse.ts) */
+  sparse?: SparseState;
+  /** the sparse result has yet to be compared with the dense tangent at a finite point */
+  sparseUnchecked?: boolean;
 }
 
 /** what a compilation is for: first derivatives, or the gradient's tangent (Hessian-vector products) alone or with its vector mode (Hessians) */
@@ -383,6 +388,9 @@ const EXAMPLES: Record<string, string> = {
   jvp: 'jvp((x) => x * x, [x], [dx])',
   hvp: 'hvp((x) => x[0] * x[0] * x[1], [x], [v])',
   hessian: 'hessian((x) => x[0] * x[0] * x[1])',
+  sparseJacobian: 'sparseJacobian((x) => x.map((v, i) => v * x[(i + 1) % x.length]))',
+  sparseHessian: 'sparseHessian((x) => x[0] * x[0] * x[1])',
+  hessianDiagonal: 'hessianDiagonal((x) => x[0] * x[0] * x[1])',
   vjp: 'vjp((x) => x * x, [x])',
 };
 
@@ -649,4 +657,88 @@ export function hessian<F extends (...args: any[]) => number, const W extends Wr
       const c = compileSecondOrder('hessian', f, opts, args);
       return hessianAt(c, args, (js) => checkedColumns(c, opts, args, js));
     });
+}
+
+// ---- sparse Jacobians and Hessians (sparse.ts: pattern, colouring, compressed sweeps) ----
+
+/**
+ * Sparse Jacobian of f at the arguments, rows and columns as jacobian orders them, in coordinates
+ * (SparseMatrix: `{ shape, rows, cols, values, info }`, entries sorted by row then column). The first
+ * call for these argument shapes detects the sparsity pattern (vector tangent sweeps seeded with NaN, 32
+ * columns a sweep) and colours its columns; every call then runs one vector tangent sweep with one
+ * direction per colour and one random direction that checks the pattern still holds (else it is
+ * detected again here). `info` times detection, colouring and evaluation apart.
+ */
+export function sparseJacobian<F extends AnyFunction, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => SparseMatrix {
+  const opts = (options ?? {}) as RuntimeOptions;
+  checkEntry('sparseJacobian', f, opts);
+  return (...args) =>
+    withErrors(() => {
+      const c = compileFor(f, opts, args);
+      bind(c, opts);
+      if (!c.tangent) throw new Error(`tsad: sparseJacobian: '${c.head}' has no tangent (a helper's hand-written derivative gives an adjoint rule only); use jacrev`);
+      if (c.vector && c.vectorUnchecked && opts.check !== false) checkVector(c, opts, args);
+      const value = (c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(args));
+      return sparseFor(c, opts, args, 'jacobian', plain(value) ? Array.from({ length: flatten(value).length }, (_, i) => i) : ownOrder([value]));
+    });
+}
+
+/**
+ * Sparse Hessian of a scalar function (SparseMatrix, both triangles; rows and columns as hessian orders
+ * them): pattern detected once per argument shapes by the gradient's vector tangent seeded with NaN,
+ * star colouring, then per call one sweep of the gradient's vector tangent with one direction per
+ * colour and a random one checking the pattern. About the cost of (colours + 1) Hessian-vector products
+ * sharing one gradient.
+ */
+export function sparseHessian<F extends (...args: any[]) => number, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => SparseMatrix {
+  const opts = (options ?? {}) as RuntimeOptions;
+  checkEntry('sparseHessian', f, opts);
+  return (...args) => withErrors(() => sparseHessianOf('sparseHessian', f, opts, args));
+}
+
+/** The Hessian's diagonal, over the flattened independents (from sparseHessian: its cost). */
+export function hessianDiagonal<F extends (...args: any[]) => number, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => number[] {
+  const opts = (options ?? {}) as RuntimeOptions;
+  checkEntry('hessianDiagonal', f, opts);
+  return (...args) => withErrors(() => Array.from(diagonalOf(sparseHessianOf('hessianDiagonal', f, opts, args))));
+}
+
+function sparseHessianOf(api: string, f: Fn, opts: RuntimeOptions, args: unknown[]): SparseMatrix {
+  const c = compileSecondOrder('hessian', f, opts, args);
+  bind(c, opts);
+  if (!c.vector) throw new Error(`tsad: ${api}: no vector mode of the gradient was generated`);
+  if (c.vectorUnchecked && opts.check !== false) checkVector(c, opts, args);
+  return sparseFor(c, opts, args, 'hessian', []);
+}
+
+/** numbers and arrays of them: no object, so already in their own key order (ownOrder) */
+const plain = (v: unknown): boolean => typeof v === 'number' || v instanceof Float64Array || (Array.isArray(v) && v.every(plain));
+
+/**
+ * The sparse matrix for `c` at `args` (sparse.ts), the state kept on `c`; on the first call (unless
+ * check: false) also compared with the dense tangent (`<head>_d`, or H·v by `<head>_grad_d`) along a
+ * random direction: the compressed sweep's own check uses the vector mode alone. Rows in `rowOrder`
+ * (ownOrder of the outputs; a Hessian's are its columns'), columns in the independents' own key order.
+ */
+function sparseFor(c: Compiled, opts: RuntimeOptions, args: unknown[], kind: 'jacobian' | 'hessian', rowOrder: number[]): SparseMatrix {
+  const n = independentCount(c, args);
+  const m = kind === 'hessian' ? n : outputCount(c, args);
+  const { matrix, state } = sparseAt(kind, packedSweep(c, args), m, n, c.sparse);
+  c.sparse = state;
+  if ((c.sparseUnchecked ?? true) && opts.check !== false) {
+    const R = rng(0x7ad5e4f);
+    const dirs = c.wrt.map((i) => randomLike(args[i], R));
+    const dense = flatten(runTangent(c, args, dirs)[1]);
+    const v = dirs.flatMap((d) => flatten(d));
+    if ([...dense, ...matrix.values].every(Number.isFinite)) {
+      const bad = mismatch(state.pattern, matrix.values, v, dense);
+      if (bad) throw new Error(`tsad: self-check failed for the sparse ${kind === 'hessian' ? 'Hessian' : 'Jacobian'} of '${c.head}': times a random direction it differs from the ${kind === 'hessian' ? 'Hessian-vector product' : 'tangent'} in that direction (row ${bad.row}: ${bad.got} vs ${bad.want}) ${pointText(c, args)}. This is a bug in tsad: please report it with the function; { check: false } skips this check`);
+      c.sparseUnchecked = false;
+    }
+  }
+  // (objects only have an own key order: arrays and numbers are already in it)
+  const inputs = c.wrt.map((i) => args[i]);
+  if (inputs.every(plain) && (kind === 'hessian' || rowOrder.every((k, i) => k === i))) return matrix;
+  const cols = positions(ownOrder(inputs));
+  return renumbered(matrix, kind === 'hessian' ? cols : positions(rowOrder), cols);
 }

@@ -46,6 +46,11 @@ export function generatedOf(manifest: readonly ManifestEntry[], wrtNames: readon
   return { mod, primal: names.primal, wrt, scalarWrt, tangent: entry(names.tangent), vector: entry(names.vector), adjoint: entry(names.adjoint), outputs };
 }
 
+/** the number of outputs: the rows of the Jacobian (the result's floats, then the output arguments') */
+export function outputCount(g: Generated, args: unknown[]): number {
+  return primalOutputs(g, args).count;
+}
+
 /** one primal run on copies of `args`: its result, and the number of outputs (the result's floats, then the output arguments') */
 function primalOutputs(g: Generated, args: unknown[]): { y: unknown; count: number } {
   const a = clone(args);
@@ -256,4 +261,112 @@ function reverseRows(g: Generated, args: unknown[], y: unknown, m: number): numb
     J.push(runAdjoint(g, args, seed, outputSeeds)[1].flatMap((gi) => flatten(gi)));
   }
   return J;
+}
+
+/**
+ * Per derivative, the faster way found for each number of directions: one vector sweep, or one tangent
+ * sweep per direction. (The vector mode allocates each taped tangent as an array of its own: on a long
+ * loop, one sweep of a few directions can cost more than that many scalar sweeps. Which one wins depends
+ * on the function and the width, so both are timed at each width's first use and the faster kept.)
+ */
+const fasterWay = new WeakMap<Generated, Map<number, 'vector' | 'scalar'>>();
+
+/** a flat array of numbers (or a Float64Array): its directions are strided slices of the packed seeds */
+const isFlat = (v: unknown): v is number[] | Float64Array => v instanceof Float64Array || (Array.isArray(v) && v.every((x) => typeof x === 'number'));
+
+/**
+ * The derivative as a packed sweep (sparse.ts): `nb` directions over the floats of the independents,
+ * packed float j of direction k at j·nb + k, to the outputs' tangents packed the same way. By one vector
+ * sweep, or one tangent sweep per direction, whichever was faster at this width (fasterWay); always the
+ * latter where the outputs include arguments written (the CLI's --of) or no vector mode was generated.
+ * `way` forces one (tests).
+ */
+export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'scalar'): (seeds: Float64Array, nb: number) => Float64Array {
+  const inputs = g.wrt.map((i) => args[i]);
+  const sizes = inputs.map((v) => flatten(v).length);
+  const starts = sizes.map((_, w) => sizes.slice(0, w).reduce((a, b) => a + b, 0));
+  /** direction k of independent w, shaped like it */
+  const flat = inputs.map(isFlat);
+  const directionOf = (seeds: Float64Array, nb: number, k: number, w: number): unknown => {
+    const v = inputs[w], from = starts[w];
+    if (typeof v === 'number') return seeds[from * nb + k];
+    if (v instanceof Float64Array) {
+      const d = new Float64Array(v.length);
+      for (let i = 0; i < v.length; i++) d[i] = seeds[(from + i) * nb + k];
+      return d;
+    }
+    if (flat[w]) {
+      // (pushed, not `new Array(n)` filled: a holey array slows every access of the derivative code to it)
+      const d: number[] = [];
+      for (let i = 0; i < (v as number[]).length; i++) d.push(seeds[(from + i) * nb + k]);
+      return d;
+    }
+    return mapFloats(v, (_, i) => seeds[(from + i) * nb + k]);
+  };
+  let flatResult: boolean | undefined;
+  const scalar = (seeds: Float64Array, nb: number): Float64Array => {
+    let out = new Float64Array(0);
+    for (let k = 0; k < nb; k++) {
+      const dirs = inputs.map((_, w) => directionOf(seeds, nb, k, w));
+      let col: ArrayLike<number>;
+      if (g.outputs?.params.length) col = outputTangent(g, args, dirs);
+      else {
+        // (runTangent without its copies of the directions, made here, and flatten's walk of a flat result)
+        const e = g.tangent!;
+        const a = clone(args);
+        const call = derivativeArgs(e.params, a, (j, p) => {
+          const w = g.wrt.indexOf(j);
+          return w >= 0 ? dirs[w] : zeroShadow(a[j], p);
+        });
+        const t = (g.mod[e.name](...call) as [unknown, unknown] | undefined)?.[1];
+        // (the result's shape is the same in every direction: tested once)
+        flatResult ??= typeof t !== 'number' && isFlat(t);
+        col = typeof t === 'number' ? [t] : flatResult ? (t as number[]) : flatten(t);
+      }
+      if (k === 0) out = new Float64Array(col.length * nb);
+      for (let i = 0; i < col.length; i++) out[i * nb + k] = col[i];
+    }
+    return out;
+  };
+  const vector = (seeds: Float64Array, nb: number): Float64Array => {
+    const e = g.vector!;
+    const a = clone(args);
+    const packed = inputs.map((v, w) => {
+      const from = starts[w], to = from + sizes[w];
+      if (typeof v === 'number' || v instanceof Float64Array) return seeds.slice(from * nb, to * nb);
+      if (flat[w]) return Array.from(seeds.subarray(from * nb, to * nb));
+      return packDirections(Array.from({ length: nb }, (_, k) => directionOf(seeds, nb, k, w)), nb);
+    });
+    const call = derivativeArgs(e.params, a, (k, p) => {
+      const w = g.wrt.indexOf(k);
+      return w >= 0 ? packed[w] : zeroShadow(a[k], p, nb);
+    }, undefined, nb);
+    const r = g.mod[e.name](...call) as [unknown, unknown] | undefined;
+    if (!r) return new Float64Array(0);
+    const [y, t] = r;
+    if (typeof y === 'number' || isFlat(y)) return Float64Array.from(t as ArrayLike<number>);
+    const columns = Array.from({ length: nb }, (_, k) => flatten(unpackDirection(t, y, k, nb)));
+    const out = new Float64Array((columns[0]?.length ?? 0) * nb);
+    columns.forEach((col, k) => col.forEach((x, i) => (out[i * nb + k] = x)));
+    return out;
+  };
+  return (seeds, nb) => {
+    if (!g.vector || g.outputs?.params.length || nb === 1 || way === 'scalar') return scalar(seeds, nb);
+    if (way === 'vector') return vector(seeds, nb);
+    let ways = fasterWay.get(g);
+    if (!ways) fasterWay.set(g, (ways = new Map()));
+    const known = ways.get(nb);
+    if (known) return known === 'vector' ? vector(seeds, nb) : scalar(seeds, nb);
+    // (each way twice, alternating, the faster of each kept: one timing is at the mercy of a busy machine)
+    let out: Float64Array = new Float64Array(0);
+    const best = { vector: Infinity, scalar: Infinity };
+    for (let round = 0; round < 2; round++)
+      for (const way of ['vector', 'scalar'] as const) {
+        const t0 = performance.now();
+        out = way === 'vector' ? vector(seeds, nb) : scalar(seeds, nb);
+        best[way] = Math.min(best[way], performance.now() - t0);
+      }
+    ways.set(nb, best.scalar < best.vector ? 'scalar' : 'vector');
+    return out;
+  };
 }

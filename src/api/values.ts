@@ -2,9 +2,16 @@
 // validator see them: cloning, flattening, seeded random directions, and the vector-mode layout.
 export type Value = number | boolean | string | Float64Array | Value[] | { [k: string]: Value };
 
+/** every element a number (a plain loop: `every` with a callback costs a call per element) */
+function numbersOnly(v: unknown[]): boolean {
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'number') return false;
+  return true;
+}
+
 export function clone<T>(v: T): T {
   if (v instanceof Float64Array) return Float64Array.from(v) as T;
-  if (Array.isArray(v)) return v.map(clone) as T;
+  // (an array of numbers, the common large argument, copied without a call per element)
+  if (Array.isArray(v)) return (numbersOnly(v) ? v.slice() : v.map(clone)) as T;
   if (typeof v === 'object' && v !== null) {
     // an instance of a scope class stays one: the function copies are given calls its methods
     const r: Record<string, unknown> = Object.create(Object.getPrototypeOf(v));
