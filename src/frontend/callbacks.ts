@@ -784,8 +784,11 @@ const MUTATORS = new Set(['push', 'pop', 'shift', 'unshift', 'splice', 'fill', '
 function calleeMayWrite(call: ts.CallExpression, checker: ts.TypeChecker, seen: Set<ts.Node>): boolean {
   const callee = skip(call.expression);
   if (!ts.isIdentifier(callee)) return true;
-  const decl = checker.getSymbolAtLocation(callee)?.declarations?.[0];
-  if (!decl || !ts.isFunctionDeclaration(decl) || !decl.body) return true;
+  const d0 = checker.getSymbolAtLocation(callee)?.declarations?.[0];
+  // (a `const dot = (a, b) => …` never reassigned is that function)
+  const init = d0 && ts.isVariableDeclaration(d0) && d0.parent.flags & ts.NodeFlags.Const && d0.initializer ? skip(d0.initializer) : undefined;
+  const decl = init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) ? init : d0;
+  if (!decl || !(ts.isFunctionDeclaration(decl) || ts.isArrowFunction(decl) || ts.isFunctionExpression(decl)) || !decl.body) return true;
   if (seen.has(decl)) return false; // (recursion: its other calls are looked at where they are)
   seen.add(decl);
   let writes = false;

@@ -127,3 +127,11 @@ export function guardedLogSum(xs: number[], w: number): number {
   const small = w < 1 && xs.every((v) => v < 10);
   return (small ? w : 1) * xs.reduce((s, v) => s + Math.log(v), 0);
 }
+
+const norm2 = (v: number[]): number => Math.hypot(v[0], v[1]);
+
+/** `find` whose predicate passes an array to a helper that only reads it (a `const` arrow) */
+export function firstAboveNorm(xs: number[], q: number[]): number {
+  const hit = xs.find((x) => norm2(q) * x > 1);
+  return (hit ?? 0.5) * q[0];
+}
