@@ -113,6 +113,18 @@ function rewriteCalls(body: Stmt[], known: Map<string, Returned>, names: Names, 
   return out;
 }
 
+/** locals only ever holding an array or object this function made (an allocation, a literal, a copy) */
+function freshLocals(f: Func): Set<string> {
+  const made = new Set<string>();
+  const other = new Set<string>();
+  forEachStmt(f.body, (s) => {
+    if (s.k === 'decl') (s.init && isFreshValue(s.init) ? made : other).add(s.name);
+    if (s.k === 'assign' && s.target.k === 'var') other.add(s.target.name);
+  });
+  for (const n of other) made.delete(n);
+  return made;
+}
+
 /** an index or field path of variables and constants: the same place before and after the call */
 function simple(e: Expr): boolean {
   switch (e.k) {
@@ -162,8 +174,14 @@ export function bindReturnedArguments(mod: Module): Module {
  */
 function unsharedCalls(f: Func, known: Map<string, Returned>, writes: Map<string, Set<number>>): Set<Stmt> {
   const out = new Set<Stmt>();
+  // a reference put into a slot of an array this function made (`pts[k] = r`, `pts.push(r)`, as
+  // Array.from and map write) changes that array only, never the result's object or an argument's
+  const made = freshLocals(f);
+  const intoMade = (target: Expr) => target.k === 'idx' && target.obj.k === 'var' && made.has(target.obj.name) && isRef(tyOf(target));
+  // (`pts[k] = g(…)`: the result reached through pts afterwards)
+  const slotCall = (s: Stmt) => (s.k === 'assign' && intoMade(s.target) && s.value.k === 'call' ? { name: (s.target as { obj: { name: string } }).obj.name, call: s.value } : null);
   const maybe = (s: Stmt) => {
-    const b = boundCall(s);
+    const b = boundCall(s) ?? slotCall(s);
     return b && known.get(b.call.fn) === 'maybe-param' ? b : null;
   };
   let any = false;
@@ -172,13 +190,13 @@ function unsharedCalls(f: Func, known: Map<string, Returned>, writes: Map<string
   const al = computeAliases(f, true);
   const stores: { s: Stmt; root: string }[] = [];
   forEachStmt(f.body, (s) => {
-    if (s.k === 'assign' && s.target.k !== 'var') {
+    if (s.k === 'assign' && s.target.k !== 'var' && !intoMade(s.target)) {
       const r = rootVar(s.target);
       if (r) stores.push({ s, root: r });
     }
     for (const e of stmtExprs(s))
       forEachExpr(e, (x) => {
-        if (x.k === 'intr' && WRITING_INTRINSICS.has(x.fn) && x.args[0]) {
+        if (x.k === 'intr' && WRITING_INTRINSICS.has(x.fn) && x.args[0] && !(x.fn === 'push' && x.args[0].k === 'var' && made.has(x.args[0].name))) {
           const r = rootVar(x.args[0]);
           if (r) stores.push({ s, root: r });
         }

@@ -340,6 +340,8 @@ corpus.push(
   { name: 'callbacks/ragged_weighted_sum', file: 'callbacks.ts', head: 'raggedWeightedSum', args: [mat(3, 3, -1, 1), vec(3, -1, 1)], tags: ['js', 'forEach', 'nested-forEach-expression-body'] },
   { name: 'callbacks/clipped_step', file: 'callbacks.ts', head: 'clippedStep', args: [vec(4, -2, 2), num(0.5, 3)], tags: ['js', 'map', 'callback-in-branch'] },
   { name: 'callbacks/first_above_norm', file: 'callbacks.ts', head: 'firstAboveNorm', args: [vec(5, -1, 2), vec(2, 0.5, 1.5)], tags: ['js', 'find', 'const-arrow-helper'] },
+  { name: 'callbacks/picked_rows_product', file: 'callbacks.ts', head: 'pickedRowsProduct', args: [mat(2, 2, -1, 1)], tags: ['js', 'array-from', 'maybe-returns-argument'] },
+  { name: 'callbacks/picked_rows_product_one', file: 'callbacks.ts', head: 'pickedRowsProduct', args: [mat(1, 2, -1, 1)], tags: ['js', 'array-from', 'maybe-returns-argument'] },
   { name: 'callbacks/guarded_log_sum', file: 'callbacks.ts', head: 'guardedLogSum', args: [vec(4, 0.2, 3), num(0.2, 2)], tags: ['js', 'some', 'every', 'callback-in-branch'] },
 );
 // ------------------------------------------------------------- js-typed.ts

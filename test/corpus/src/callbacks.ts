@@ -135,3 +135,14 @@ export function firstAboveNorm(xs: number[], q: number[]): number {
   const hit = xs.find((x) => norm2(q) * x > 1);
   return (hit ?? 0.5) * q[0];
 }
+
+/** a helper that returns one of its rows or a fresh one, called from `Array.from`'s callback */
+function rowOrScaled(rows: number[][], t: number): number[] {
+  if (rows.length === 1) return rows[0];
+  return rows[1].map((v) => v * t);
+}
+
+export function pickedRowsProduct(ctrl: number[][]): number {
+  const pts = Array.from({ length: 2 }, (_, k) => rowOrScaled(ctrl, k + 0.5));
+  return pts[0][0] * pts[1][1] + pts[1][0];
+}
