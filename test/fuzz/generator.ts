@@ -998,6 +998,8 @@ class Ctx {
   /** a closure form passes functions to the module's `twice` and `euler` (declared then) */
   needsClosureHelpers = false;
   needsRestHelpers = false;
+  /** whether REGROW_HELPER is called (a qobj's push whose argument rebinds the field pushed onto) */
+  needsRegrow = false;
   needsFlagHelpers = false;
   needsTupleHelpers = false;
   needsRebindHelpers = false;
@@ -1852,6 +1854,12 @@ function renderStmt(c: Ctx, s: Stmt): void {
       ownLoop(c, s.loop, 2, () => {
         if (s.q % 2 === 0) c.emit(`${name}.a[${s.q % 4 === 0 ? 0 : 1}] = 0.5 * ${name}.a[1] + 0.25 * ${squash(s.q, renderExpr(c, s.e), false)};`);
         if (s.rebind) c.emit(`${name}.a = [${name}.a[1] + 0.5 * ${name}.s, ${name}.a[0] - 0.25 * ${name}.a[1]];`);
+        // a push onto the field's array whose argument calls a helper rebinding the field: the push goes
+        // onto the array the field held before the call, as JavaScript takes it first
+        if (s.rebind && s.q % 4 === 3 && !c.helper) {
+          c.needsRegrow = true;
+          c.emit(`${name}.a.push(regrow(${name}, ${squash(s.q + 5, renderExpr(c, s.f), false)}));`);
+        }
       });
       if (s.q % 3 === 1) {
         // a spread copy: a new object sharing the array field, one field replaced, written through the copy
@@ -2873,6 +2881,15 @@ const CLOSURE_HELPERS = [
   '',
 ];
 
+/** the helper a qobj's push calls in its argument: it rebinds the field the push is onto (declared when used) */
+const REGROW_HELPER = [
+  'function regrow(q: Q, v: number): number {',
+  '  q.a = [Math.tanh(v), 0.5 * q.a[0]];',
+  '  return 0.25 * v;',
+  '}',
+  '',
+];
+
 /** the helpers with rest parameters that JsArraySpec form 12 calls (declared when used) */
 const REST_HELPERS = [
   'function restSq(...xs: number[]): number {',
@@ -3687,6 +3704,7 @@ export function render(spec: ProgSpec): Rendered {
   const jc = spec.jsCalls?.length ? renderJsArrays(c, spec.jsCalls) : '';
   if (c.needsClosureHelpers) out.push(...CLOSURE_HELPERS);
   if (c.needsRestHelpers) out.push(...REST_HELPERS);
+  if (c.needsRegrow) out.push(...REGROW_HELPER);
   if (c.needsFlagHelpers) out.push(...FLAG_HELPERS);
   if (c.needsTupleHelpers) out.push(...TUPLE_HELPERS);
   if (c.needsRebindHelpers) out.push(...REBIND_HELPERS);
