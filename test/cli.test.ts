@@ -127,6 +127,15 @@ describe.concurrent('code generation', () => {
     expect(vec.stderr).toMatch(/^step\.ts:1:1: error: 'step' does not return a single number/);
   });
 
+  it('--mode hvp --check at an --input point that leaves an optional parameter out', async () => {
+    // the gradient check gave the absent parameter a direction: NaN, a false failure
+    write('opt.ts', 'export function f(x: number, y?: number): number {\n  const s = y ?? 2;\n  return x * x * s;\n}\n');
+    const c = await tsad('opt.ts', '--head', 'f', '--mode', 'hvp', '--check', '--input', '[1.5]');
+    expect(c.status, c.stdout + c.stderr).toBe(0);
+    expect(c.stdout).toMatch(/check passed/);
+    expect(c.stdout).not.toMatch(/NaN/);
+  });
+
   it('--check and --jacobian at an --input point that leaves a defaulted parameter out', async () => {
     write('scaled.ts', 'export function scaled(x: number, k: number = 2): number {\n  return x * Math.sin(k) + k * x * x;\n}\n');
     const c = await tsad('scaled.ts', '--head', 'scaled', '--check', '--input', '[1.3]');
