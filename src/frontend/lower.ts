@@ -2280,6 +2280,11 @@ class FunctionLowering {
       if (!ot.fields.some((f) => f.name === name)) return this.err(e, `unknown field '${name}'`);
       return narrowRead(this.hooks, e, { k: 'field', obj, name, ty: fieldTy(ot, name) });
     }
+    // `rows.find(…)!.s`: the element `find` gives, asserted present
+    const inner = skipParens(e.expression);
+    const found = ts.isNonNullExpression(inner) ? skipParens(inner.expression) : inner;
+    if (ot.k === 'opt' && ts.isCallExpression(found) && ts.isPropertyAccessExpression(found.expression) && found.expression.name.text === 'find')
+      return this.err(e, `the element \`find\` gives is an array or object that may be absent: tsad does not read its fields (\`.${name}\`), even asserted present with \`!\``, `use \`findIndex\` and index the array: \`const k = ${found.expression.expression.getText()}.findIndex(…); … ${found.expression.expression.getText()}[k].${name}\``);
     return this.err(e, `property '${name}' is not supported here`, 'arrays support .length and Float64Array supports .subarray(start, end)');
   }
 
