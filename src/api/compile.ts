@@ -344,6 +344,8 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
     if (!(e instanceof TransformError)) throw e;
     const hint = e.message.includes('shared across a call')
       ? 'keep a copy where it is stored (`this.w = w.slice()`, `ps.push({ ...p })`), or after the call write through one name only'
+      : e.message.includes('pass \'') && e.message.includes('and the indices instead')
+      ? 'a copy of one element would lose the writes the function makes into it: pass the array and the indices'
       : e.message.includes('under another name')
       ? 'pass a copy for one of them (`w.slice()`), or write the result into a fresh array'
       : e.message.includes('follow the objects they share')
