@@ -7,6 +7,9 @@ import { buildSsa, phis, prune, SsaUnsupported, type SsaFunc, type SsaNode } fro
 import { frontEnd } from '../src/api/compile.js';
 import type { Expr } from '../src/ir/types.js';
 import { fromIR } from '../src/transform/coarsen/convert.js';
+import { differentiate } from '../src/transform/coarsen/differentiate.js';
+import { elevate, ElevateUnsupported } from '../src/transform/coarsen/elevate.js';
+import { simplify } from '../src/transform/coarsen/simplify.js';
 import * as T from '../src/transform/coarsen/terms.js';
 
 type Arg = number | number[];
@@ -273,5 +276,98 @@ describe('SSA', () => {
   it('refuses what it does not model yet', () => {
     expect(() => ssaOf(`export function f(x: number): number { let s = 0; for (let i = 0; i < 3; i++) { if (i === 1) continue; s = s + x; } return s; }`)).toThrow(SsaUnsupported);
     expect(() => ssaOf(`export function f(x: number): number { if (x > 0) return x; return -x; }`)).toThrow(SsaUnsupported);
+  });
+});
+
+describe('symbolic elevation from SSA (forward substitution, φ-calculus on loops)', () => {
+  /** evaluate a closed form with the run-time records of a run: trip counts, exits taken, branch decisions */
+  const withRecords = (t: T.Term, ssa: SsaFunc, args: Arg[], syms: Record<string, number>, arrays: Record<string, number[]> = {}): number => {
+    const run = interpret(ssa, args);
+    const phis: Record<string, number> = { ...run.decisions };
+    const trips: Record<string, number> = {};
+    const loops: Extract<SsaNode, { k: 'loop' }>[] = [];
+    const find = (list: SsaNode[]) => {
+      for (const n of list) {
+        if (n.k === 'loop') {
+          loops.push(n);
+          find(n.body);
+        }
+        if (n.k === 'if') {
+          find(n.then);
+          find(n.else);
+        }
+      }
+    };
+    find(ssa.body);
+    for (const l of loops)
+      if (l.site in run.exits) {
+        phis[l.site] = l.exits.indexOf(run.exits[l.site]);
+        trips[l.trip] = run.trips[l.site];
+      }
+    return T.evaluate(t, { syms: { ...syms, ...trips }, arrays, phis });
+  };
+
+  it('P1 (Fig. 4): s4 = a + n·x with n the counted trip max(0, ceil(k)); C6 then F5; ds/dx = n, ds/da = 1', () => {
+    const ssa = ssaOf(FIG4);
+    const el = elevate(ssa);
+    const [site] = [...el.loops.keys()];
+    expect(el.loops.get(site)!.rules).toEqual({ s: 'C6', i: 'C6' });
+    const n = T.fn('Math.max', T.num(0), T.fn('Math.ceil', T.sym('k')));
+    expect(el.result).toBe(T.add(T.sym('a'), T.mul(n, T.sym('x'))));
+    expect(simplify(differentiate(el.result!, T.sym('x')))).toBe(n);
+    expect(simplify(differentiate(el.result!, T.sym('a')))).toBe(T.num(1));
+    const g = native(FIG4);
+    for (const k of [0, 1, 3, 2.5, -1]) expect(T.evaluate(el.result!, { syms: { a: 1.5, x: 0.25, k } })).toBeCloseTo(g(1.5, 0.25, k), 14);
+  });
+
+  it('the if-else example: the closed form keeps both branch φ’s; with the run’s decisions it is the function', () => {
+    const ssa = ssaOf(IFELSE);
+    const el = elevate(ssa);
+    const g = native(IFELSE);
+    const want: [number, number, number, number][] = [[1, 1, 23.72783382123291, 77.3905641248228], [1, -1, 17.842918403026484, 46.210092981828325], [-1, 1, 33.5562243957226, 126.2248975828904]];
+    const dL = simplify(differentiate(el.result!, T.sym('x')));
+    for (const [c1, c2, L, dLdx] of want) {
+      const syms = { p: 1, q: 2, x: 0.5, c1, c2 };
+      expect(withRecords(el.result!, ssa, [1, 2, 0.5, c1, c2], syms)).toBeCloseTo(g(1, 2, 0.5, c1, c2), 13);
+      expect(withRecords(el.result!, ssa, [1, 2, 0.5, c1, c2], syms)).toBeCloseTo(L, 12);
+      expect(withRecords(dL, ssa, [1, 2, 0.5, c1, c2], syms)).toBeCloseTo(dLdx, 11);
+    }
+  });
+
+  it('P2 BGDHyperOpt from TypeScript: nested loops closed (C6, C7), inner exit φ’s removed (F5), the while loop’s kept; err and derr/dr as the oracle', () => {
+    const ssa = prune(ssaOf(BGD));
+    const el = elevate(ssa, { assume: { positive: new Set(['x.length']) } });
+    const rules = [...el.loops.values()].map((l) => l.rules);
+    expect(rules).toContainEqual({ d: 'C7', i: 'C6' });
+    expect(rules).toContainEqual({ w: 'C6', k: 'C6' });
+    const err = el.result!;
+    const exitPhis: T.Term[] = [];
+    T.mapTerm(err, (t) => {
+      if (t.k === 'phi') exitPhis.push(t);
+      return t;
+    });
+    expect(new Set(exitPhis.map((p) => (p as { site: string }).site)).size).toBe(1); // only ϕ_k' stays
+    expect(exitPhis.every((p) => p.k === 'phi' && p.kind === 'exit' && p.args.length === 3)).toBe(true);
+    const derr = simplify(differentiate(err, T.sym('r')), { positive: new Set(['x.length']) });
+    const rows: [number, number[], number[], number, number, number][] = [
+      [0.01, [1, 2, 3], [2, 4, 5], 5, 3.485204389559163, 148.27273610906613],
+      [0.01, [1, 2, 3], [-2, -4, -5], 5, 2.23606797749979, 0.0],
+      [0.01, [1, 2, 3], [2, 4, 5], 0, 2.23606797749979, 0.0],
+      [0.001, [0.5, -1, 2, 1.5], [1, -2.5, 3.5, 2], 10, 1.25627382419529, 45.13755419359016],
+      [-0.05, [1, 2, 3], [2, 4, 5], 100, 0.1992047910857043, 1.2803450082139863e-5],
+      [-0.02, [0.5, -1, 2, 1.5], [1, -2.5, 3.5, 2], 50, 0.2469735483660054, 0.4754313659444518],
+    ];
+    for (const [r, x, y, Tv, errv, derrv] of rows) {
+      const syms = { r, T: Tv, 'x.length': x.length };
+      expect(withRecords(err, ssa, [r, x, y, Tv], syms, { x, y })).toBeCloseTo(errv, 10);
+      const dv = withRecords(derr, ssa, [r, x, y, Tv], syms, { x, y });
+      expect(Math.abs(dv - derrv)).toBeLessThanOrEqual(1e-7 * (1 + Math.abs(derrv)));
+    }
+  });
+
+  it('refuses loops it cannot close, and branch φ’s whose decision changes per iteration', () => {
+    expect(() => elevate(ssaOf(`export function f(x: number, n: number): number { let s = x; for (let i = 0; i < n; i++) s = Math.sin(s); return s; }`))).toThrow(ElevateUnsupported);
+    expect(() => elevate(ssaOf(`export function f(x: number, n: number): number { let s = 0; for (let i = 0; i < n; i++) { if (i > 2) s = s + x; else s = s * x; } return s; }`))).toThrow(/varies with the iteration/);
+    expect(() => elevate(ssaOf(`export function f(x: number, n: number): number { let a = 1; let b = 0; for (let i = 0; i < n; i++) { const t = a; a = b; b = t + x; } return a; }`))).toThrow(/coupled/);
   });
 });

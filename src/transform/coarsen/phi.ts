@@ -170,8 +170,10 @@ export function closeRecurrence(rec: Recurrence, opts: { assume?: Assumptions; u
           // C6: a^m·p + b·Σ_{k=0}^{m-1} a^k
           return { rule: 'C6', after: (m) => s(T.add(T.mul(T.pow(a, m), p), T.mul(b, T.sum(k, T.num(0), dec(m), T.pow(a, k))))) };
         }
-        // C7: a^m·p + Σ_{k=0}^{m-1} a^k·b[m-1-k]
-        return { rule: 'C7', after: (m) => s(T.add(T.mul(T.pow(a, m), p), T.sum(k, T.num(0), dec(m), T.mul(T.pow(a, k), T.subst(b, rec.index!, T.add(dec(m), T.neg(k))))))) };
+        // C7: a^m·p + Σ_{k=0}^{m-1} a^k·b[m-1-k], summed the other way round so that a = 1 leaves Σ b[i]
+        // as it stands in the loop: a^m·p + Σ_{i=0}^{m-1} a^(m-1-i)·b[i]
+        const bi = T.subst(b, rec.index!, k);
+        return { rule: 'C7', after: (m) => s(T.add(T.mul(T.pow(a, m), p), T.sum(k, T.num(0), dec(m), T.mul(T.pow(a, T.add(dec(m), T.neg(k))), bi)))) };
       }
       // C8: p·Π_{i=0}^{m-1} a[i] + Σ_{i=0}^{m-1} b[i]·Π_{j=i+1}^{m-1} a[j]
       const i = fresh('ⁱ'), j = fresh('ʲ');
@@ -209,10 +211,10 @@ export function closeRecurrence(rec: Recurrence, opts: { assume?: Assumptions; u
 
 /**
  * F5: an exit φ ϕ_L'(a, b1, …, bm) is b1 when all the b's are the same term and b1 after zero
- * iterations (the trip-count symbol set to 0) is a. Otherwise the φ is returned (it stays, to be
- * decided at run time by the exit taken).
+ * iterations (the trip count — a symbol or an expression — set to 0) is a. Otherwise the φ is
+ * returned (it stays, to be decided at run time by the exit taken).
  */
-export function exitPhiF5(t: Term, trip: Sym, assume: Assumptions = {}): Term {
+export function exitPhiF5(t: Term, trip: Term, assume: Assumptions = {}): Term {
   if (t.k !== 'phi' || t.kind !== 'exit' || t.args.length < 2) return t;
   const [a, b1, ...bs] = t.args.map((x) => simplify(x, assume));
   if (!bs.every((b) => b === b1)) return t;
