@@ -37,7 +37,15 @@ export interface Elevated {
   loops: Map<string, { trip: Term; rules: Record<string, Closed['rule']> }>;
 }
 
-export function elevate(ssa: SsaFunc, opts: { assume?: Assumptions; unroll?: number } = {}): Elevated {
+export interface ElevateOptions {
+  assume?: Assumptions;
+  /** C5: unroll loops with a constant trip count up to this */
+  unroll?: number;
+  /** SSA definitions kept as symbols of their own name (the active inputs of a segment of interest) */
+  cut?: (ssaName: string) => boolean;
+}
+
+export function elevate(ssa: SsaFunc, opts: ElevateOptions = {}): Elevated {
   const terms = new Map<string, Term>();
   const loops: Elevated['loops'] = new Map();
   const s = (t: Term) => simplify(t, opts.assume);
@@ -50,8 +58,9 @@ export function elevate(ssa: SsaFunc, opts: { assume?: Assumptions; unroll?: num
     for (const n of list) {
       switch (n.k) {
         case 'def':
-          if (!n.value) throw new ElevateUnsupported(`${n.of} is read before it has a value`);
-          terms.set(n.name, conv(n.value));
+          if (opts.cut?.(n.name)) terms.set(n.name, T.sym(n.name));
+          else if (!n.value) throw new ElevateUnsupported(`${n.of} is read before it has a value`);
+          else terms.set(n.name, conv(n.value));
           break;
         case 'phi': {
           const t = s(T.phi(n.kind, n.site, n.args.map(term)));
