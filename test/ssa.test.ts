@@ -3,7 +3,7 @@
 // iteration, the exit taken) agrees with running the function itself.
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { buildSsa, phis, prune, SsaUnsupported, type SsaFunc, type SsaNode } from '../src/analysis/ssa.js';
+import { buildSsa, buildSsaOf, phis, prune, SsaUnsupported, type SsaFunc, type SsaNode } from '../src/analysis/ssa.js';
 import { frontEnd } from '../src/api/compile.js';
 import type { Expr } from '../src/ir/types.js';
 import { fromIR } from '../src/transform/coarsen/convert.js';
@@ -271,6 +271,16 @@ describe('SSA', () => {
     const ssa = ssaOf(src);
     const g = native(src);
     expect(interpret(ssa, [[1, 2, 3], 0.5]).value).toBe(g([1, 2, 3], 0.5));
+  });
+
+  it('a region (a loop of a function, its live-in variables given) reports what each variable is after it', () => {
+    const f = frontEnd(FIG4).funcs.get('f')!;
+    const region = f.body.filter((st) => st.k === 'for');
+    const ssa = buildSsaOf('loop', region, ['s', 'x', 'k']);
+    const loop = ssa.body.find((n) => n.k === 'loop') as Extract<SsaNode, { k: 'loop' }>;
+    expect(ssa.liveOut!.get('s')).toBe(loop.exit[0].name);
+    expect(ssa.liveOut!.get('x')).toBe('x');
+    expect([...ssa.liveOut!.keys()].sort()).toEqual(['k', 's', 'x']);
   });
 
   it('refuses what it does not model yet', () => {

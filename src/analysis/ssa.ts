@@ -1,4 +1,4 @@
-// SSA with φ-functions for one IR function, built on demand (issue 19, coarsening; report §2.2, F-1/F-2).
+// SSA with φ-functions for one IR function or a region of one, built on demand (issue 19, coarsening; report §2.2, F-1/F-2).
 //
 // The IR is structured (src/ir/types.ts), so the SSA form keeps the structure: a tree of nodes in
 // which every scalar variable definition gets a fresh name (`s.1`, `s.2`, …; parameters keep their
@@ -67,6 +67,8 @@ export interface SsaFunc {
   body: SsaNode[];
   /** every definition and φ by SSA name */
   defs: Map<string, Extract<SsaNode, { k: 'def' | 'phi' }>>;
+  /** for a region that falls through: the SSA name each variable visible before it has after it */
+  liveOut?: Map<string, string>;
 }
 
 export class SsaUnsupported extends Error {}
@@ -80,6 +82,15 @@ interface LoopCtx {
 }
 
 export function buildSsa(f: Func): SsaFunc {
+  return buildSsaOf(f.name, f.body, f.params.map((p) => p.name));
+}
+
+/**
+ * SSA of a region: a statement list whose reads of `liveIn` see the values before it (they keep their
+ * names). A region that falls through reports in `liveOut` the SSA name of each live-in variable
+ * after it (a function body ends in its return and has none).
+ */
+export function buildSsaOf(name: string, stmts: Stmt[], liveIn: string[]): SsaFunc {
   const versions = new Map<string, number>();
   const defs = new Map<string, Extract<SsaNode, { k: 'def' | 'phi' }>>();
   let sites = 0;
@@ -249,11 +260,11 @@ export function buildSsa(f: Func): SsaFunc {
     return after;
   };
 
-  const params = f.params.map((p) => p.name);
+  const params = liveIn;
   const env0: Env = new Map(params.map((p) => [p, p]));
   const body: SsaNode[] = [];
-  block(f.body, env0, body, true);
-  return { name: f.name, params, body, defs };
+  const end = block(stmts, env0, body, true);
+  return end ? { name, params, body, defs, liveOut: end } : { name, params, body, defs };
 }
 
 /** every SSA name read by a node (its own children excluded) */

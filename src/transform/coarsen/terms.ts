@@ -15,7 +15,8 @@
 // the size measure (DAG node count), a numeric evaluator (the oracle every rewrite is tested against),
 // substitution, free symbols and a printer.
 //
-// Not yet here: vectors/matrices as terms (the report's P3 matrix example), array SSA (arrays are
+// The hash-consing table is process-wide and never shrinks (terms are small; a compilation makes a
+// few thousand). Not yet here: vectors/matrices as terms (the report's P3 matrix example), array SSA (arrays are
 // whole named values read by `at`), records of φ decisions beyond a site name.
 
 export type PhiKind = 'branch' | 'entry' | 'exit';
