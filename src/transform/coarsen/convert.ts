@@ -1,0 +1,206 @@
+// IR ↔ terms for coarsening (issue 19).
+//
+// `fromIR` turns a scalar IR expression (src/ir/types.ts) into a term: numbers, variables (or what a
+// resolver substitutes for them: forward substitution along SSA uses this), + − × ÷ % **, unary minus,
+// comparisons, `c ? a : b` (a data select), Math intrinsics of the rule table, `Math.pow`, element
+// reads `a[i]` of a named array and `a.length`. Anything else throws `NotATerm` (calls of user
+// functions, objects, strings, logical operators): such code is not part of a symbolic region.
+//
+// `toIR` turns a term back into one IR expression (φ terms by a caller-supplied decision read, Σ/Π
+// refused), and `lowerTerm` into statements: every DAG node used more than once is bound once to a
+// `const` temporary (CSE), Σ and Π become counted loops accumulating into a `let`. Later work splices
+// these through the custom-derivative hook.
+//
+// Not yet here: hoisting index-independent subterms out of the loops `lowerTerm` emits (they are
+// emitted where first met), the numerically stable pattern table (report §2.10, `log(1 + e^t)`).
+import type { BinOp, Expr, Stmt } from '../../ir/types.js';
+import { BOOL, INT, NUM } from '../../ir/util.js';
+import { ruleFor } from '../../rules/table.js';
+import * as T from './terms.js';
+import type { Term } from './terms.js';
+
+export class NotATerm extends Error {}
+
+export interface FromIROptions {
+  /** what a variable read stands for (default: the symbol of its name) */
+  resolve?: (name: string) => Term | undefined;
+}
+
+const CMP: Partial<Record<BinOp, T.CmpOp>> = { '<': '<', '<=': '<=', '>': '>', '>=': '>=', '===': '===', '!==': '!==', '==': '===', '!=': '!==' };
+
+export function fromIR(e: Expr, opts: FromIROptions = {}): Term {
+  const go = (x: Expr): Term => {
+    switch (x.k) {
+      case 'num':
+        return T.num(x.v);
+      case 'bool':
+        return T.num(x.v ? 1 : 0);
+      case 'var':
+        return opts.resolve?.(x.name) ?? T.sym(x.name);
+      case 'global':
+        return T.sym(x.name);
+      case 'un':
+        if (x.op === '-') return T.neg(go(x.a));
+        if (x.op === '+') return go(x.a);
+        break;
+      case 'bin': {
+        const a = go(x.a), b = go(x.b);
+        switch (x.op) {
+          case '+':
+            return T.add(a, b);
+          case '-':
+            return T.sub(a, b);
+          case '*':
+            return T.mul(a, b);
+          case '/':
+            return T.div(a, b);
+          case '**':
+            return T.pow(a, b);
+          case '%':
+            return T.fn('%', a, b);
+          default: {
+            const op = CMP[x.op];
+            if (op) return T.cmp(op, a, b);
+          }
+        }
+        break;
+      }
+      case 'cond':
+        return T.sel(go(x.c), go(x.a), go(x.b));
+      case 'intr':
+        if (x.fn === 'Math.pow' && x.args.length === 2) return T.pow(go(x.args[0]), go(x.args[1]));
+        if (ruleFor(x.fn) && T.hasIntrinsic(x.fn)) return T.fn(x.fn, ...x.args.map(go));
+        break;
+      case 'idx':
+        if (x.obj.k === 'var' || x.obj.k === 'global') return T.at(x.obj.name, go(x.index));
+        break;
+      case 'len':
+        if (x.obj.k === 'var' || x.obj.k === 'global') return T.sym(`${x.obj.name}.length`);
+        break;
+    }
+    throw new NotATerm(`not a symbolic term: ${x.k}${x.k === 'bin' || x.k === 'un' ? ` ${x.op}` : x.k === 'intr' || x.k === 'call' ? ` ${x.fn}` : ''}`);
+  };
+  return go(e);
+}
+
+export interface ToIROptions {
+  /** the IR name of a symbol (default: its name; trip-count symbols have no default) */
+  name?: (s: Extract<Term, { k: 'sym' }>) => string;
+  /** the IR read of the decision recorded at a φ site (an int: the index of the argument taken) */
+  decision?: (site: string, kind: T.PhiKind) => Expr;
+}
+
+const n = (v: number): Expr => (v < 0 || Object.is(v, -0) ? { k: 'un', op: '-', a: { k: 'num', v: -v }, ty: NUM } : { k: 'num', v });
+const b2 = (op: BinOp, a: Expr, b: Expr): Expr => ({ k: 'bin', op, a, b, ty: NUM });
+
+function symName(s: Extract<Term, { k: 'sym' }>, opts: ToIROptions): string {
+  if (opts.name) return opts.name(s);
+  if (s.role === 'trip') throw new Error(`toIR: trip count ${s.name} needs a name`);
+  return s.name;
+}
+
+/** One IR expression for a term; `sub` lowers children (lowerTerm passes one that reads temporaries). */
+function node(t: Term, sub: (t: Term) => Expr, opts: ToIROptions): Expr {
+  switch (t.k) {
+    case 'num':
+      return n(t.v);
+    case 'sym':
+      return { k: 'var', name: symName(t, opts), ty: t.role === 'var' ? NUM : INT };
+    case 'add': {
+      let out: Expr | null = null;
+      for (const a of t.args) {
+        // a term with a negative coefficient prints as a subtraction
+        const negated = a.k === 'mul' && a.args[0].k === 'num' && a.args[0].v < 0 ? (a.args[0].v === -1 ? T.mul(...a.args.slice(1)) : T.mul(T.num(-a.args[0].v), ...a.args.slice(1))) : a.k === 'num' && a.v < 0 ? T.num(-a.v) : null;
+        if (out && negated) out = b2('-', out, sub(negated));
+        else out = out ? b2('+', out, sub(a)) : sub(a);
+      }
+      return out!;
+    }
+    case 'mul': {
+      if (t.args[0].k === 'num' && t.args[0].v === -1) return { k: 'un', op: '-', a: sub(T.mul(...t.args.slice(1))), ty: NUM };
+      return t.args.map(sub).reduce((x, y) => b2('*', x, y));
+    }
+    case 'pow':
+      return b2('**', sub(t.base), sub(t.exp));
+    case 'div':
+      return b2('/', sub(t.a), sub(t.b));
+    case 'fn':
+      if (t.fn === '%') return b2('%', sub(t.args[0]), sub(t.args[1]));
+      return { k: 'intr', fn: t.fn, args: t.args.map(sub), ty: NUM };
+    case 'cmp':
+      return { k: 'bin', op: t.op, a: sub(t.a), b: sub(t.b), ty: BOOL };
+    case 'sel':
+      return { k: 'cond', c: sub(t.c), a: sub(t.a), b: sub(t.b), ty: NUM };
+    case 'phi': {
+      if (!opts.decision) throw new Error(`toIR: φ at ${t.site} needs a decision read`);
+      const d = opts.decision(t.site, t.kind);
+      // d === 0 ? a0 : d === 1 ? a1 : … : a(n-1)
+      let out = sub(t.args[t.args.length - 1]);
+      for (let j = t.args.length - 2; j >= 0; j--) out = { k: 'cond', c: { k: 'bin', op: '===', a: d, b: { k: 'num', v: j }, ty: BOOL }, a: sub(t.args[j]), b: out, ty: NUM };
+      return out;
+    }
+    case 'at':
+      return { k: 'idx', obj: { k: 'var', name: t.arr, ty: { k: 'arr', elem: NUM, typed: false, ro: true } }, index: sub(t.index), ty: NUM };
+    case 'sum':
+    case 'prod':
+      throw new Error('toIR: Σ/Π need statements (lowerTerm)');
+  }
+}
+
+/** One IR expression (a tree: shared nodes are repeated; Σ/Π refused). */
+export function toIR(t: Term, opts: ToIROptions = {}): Expr {
+  const sub = (x: Term): Expr => node(x, sub, opts);
+  return sub(t);
+}
+
+/**
+ * Statements computing a term: nodes used more than once become `const` temporaries, Σ/Π counted
+ * loops. `fresh` makes names that do not clash with the caller's.
+ */
+export function lowerTerm(t: Term, fresh: (hint: string) => string, opts: ToIROptions = {}): { stmts: Stmt[]; value: Expr } {
+  const uses = new Map<Term, number>();
+  const count = (x: Term): void => {
+    const c = uses.get(x) ?? 0;
+    uses.set(x, c + 1);
+    if (c === 0) for (const k of T.children(x)) count(k);
+  };
+  count(t);
+  const emit = (x: Term, out: Stmt[], bound: Map<Term, string>): Expr => {
+    const name = bound.get(x);
+    if (name) return { k: 'var', name, ty: NUM };
+    let e: Expr;
+    if (x.k === 'sum' || x.k === 'prod') {
+      const acc = fresh(x.k === 'sum' ? 'sum' : 'prod');
+      const i = fresh(x.i.name.replace(/[^A-Za-z0-9_$]/g, '') || 'i');
+      const iv: Expr = { k: 'var', name: i, ty: INT };
+      out.push({ k: 'decl', name: acc, ty: NUM, init: n(x.k === 'sum' ? 0 : 1), konst: false });
+      const hi = emit(x.hi, out, bound);
+      const lo = emit(x.lo, out, bound);
+      const body: Stmt[] = [];
+      // inside the loop the index reads the loop variable; temporaries made there stay there
+      const inner = new Map(bound);
+      inner.set(x.i, i);
+      const v = emit(x.body, body, inner);
+      body.push({ k: 'assign', target: { k: 'var', name: acc, ty: NUM }, value: b2(x.k === 'sum' ? '+' : '*', { k: 'var', name: acc, ty: NUM }, v), op: x.k === 'sum' ? '+' : '*' });
+      out.push({
+        k: 'for',
+        init: [{ k: 'decl', name: i, ty: INT, init: lo, konst: false }],
+        cond: { k: 'bin', op: '<=', a: iv, b: hi, ty: BOOL },
+        update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
+        body,
+      });
+      e = { k: 'var', name: acc, ty: NUM };
+    } else e = node(x, (c) => emit(c, out, bound), opts);
+    if ((uses.get(x) ?? 0) > 1 && x.k !== 'num' && x.k !== 'sym' && e.k !== 'var') {
+      const tmp = fresh('t');
+      out.push({ k: 'decl', name: tmp, ty: NUM, init: e, konst: true });
+      bound.set(x, tmp);
+      return { k: 'var', name: tmp, ty: NUM };
+    }
+    if (e.k === 'var') bound.set(x, e.name);
+    return e;
+  };
+  const stmts: Stmt[] = [];
+  const value = emit(t, stmts, new Map());
+  return { stmts, value };
+}
