@@ -92,6 +92,11 @@ export function isCallbackCall(e: ts.Expression): e is ts.CallExpression {
   return METHODS.has(m);
 }
 
+/** a tuple whose elements are all numbers (`[number, number, number]`) */
+function isNumberTuple(t: Ty): boolean {
+  return t.k === 'tuple' && t.elems.length > 0 && t.elems.every((e) => e.k === 'num' || e.k === 'int');
+}
+
 /** how many arguments each method passes its callback (after the accumulator for `reduce`) */
 function arityOf(m: Method): number {
   return m === 'reduce' || m === 'reduceRight' ? 4 : m === 'from' ? 2 : 3;
@@ -142,7 +147,8 @@ export class Callbacks {
     const m = pa.name.text === 'from' ? 'from' : (pa.name.text as Method);
     const recvNode = m === 'from' ? call.arguments[0] : pa.expression;
     const rt = this.h.typeAt(recvNode);
-    if (!rt || rt.k !== 'arr') {
+    // (a tuple of numbers is walked like the array it is: `rgb(h).map(f)`)
+    if (!rt || (rt.k !== 'arr' && !isNumberTuple(rt))) {
       if (m === 'from') return this.h.err(call, 'only `Array.from(xs, (v, i) => …)` over an array and `Array.from({ length: n }, (_, i) => …)` are supported', 'or allocate with `new Float64Array(n)` and fill it in a loop');
       return undefined;
     }
@@ -309,7 +315,8 @@ export class Callbacks {
       h.emit({ k: 'decl', name: t, ty: tyOf(src), init: src, konst: true, loc });
       src = v(t, tyOf(src));
     }
-    const srcTy = tyOf(src) as Extract<Ty, { k: 'arr' }>;
+    const t0 = tyOf(src);
+    const srcTy: Extract<Ty, { k: 'arr' }> = t0.k === 'arr' ? t0 : { k: 'arr', elem: NUM, typed: false, ro: true };
     // the initial value of a reduce, evaluated after the array (as JavaScript evaluates arguments)
     let init: Expr | null = null;
     if (isReduce(m) && last.call.arguments[1]) {

@@ -342,6 +342,7 @@ corpus.push(
   { name: 'callbacks/first_above_norm', file: 'callbacks.ts', head: 'firstAboveNorm', args: [vec(5, -1, 2), vec(2, 0.5, 1.5)], tags: ['js', 'find', 'const-arrow-helper'] },
   { name: 'callbacks/picked_rows_product', file: 'callbacks.ts', head: 'pickedRowsProduct', args: [mat(2, 2, -1, 1)], tags: ['js', 'array-from', 'maybe-returns-argument'] },
   { name: 'callbacks/picked_rows_product_one', file: 'callbacks.ts', head: 'pickedRowsProduct', args: [mat(1, 2, -1, 1)], tags: ['js', 'array-from', 'maybe-returns-argument'] },
+  { name: 'callbacks/tuple_methods', file: 'callbacks.ts', head: 'tupleMethods', args: [num(-1, 1), tuple(2, -1, 1)], tags: ['js', 'map', 'tuple-receiver'] },
   { name: 'callbacks/guarded_log_sum', file: 'callbacks.ts', head: 'guardedLogSum', args: [vec(4, 0.2, 3), num(0.2, 2)], tags: ['js', 'some', 'every', 'callback-in-branch'] },
 );
 // ------------------------------------------------------------- js-typed.ts

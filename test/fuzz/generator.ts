@@ -2783,7 +2783,9 @@ function renderCallbacks(c: Ctx, specs: CallbackSpec[]): string {
 
 /** One array method with a callback over an array in scope; what it computes flows into `acc`. */
 function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
-  const a = pick(c.arrs.filter((x) => !x.tup && (s.form % 10 !== 8 || !x.f64)), s.s);
+  // (map, reduce and some/every walk tuples of numbers too)
+  const overTuples = [0, 3, 6].includes(s.form % 10) && s.q % 5 === 4;
+  const a = pick(c.arrs.filter((x) => (overTuples ? x.tup : !x.tup) && (s.form % 10 !== 8 || !x.f64)), s.s);
   if (!a) return;
   const x = c.fresh('x'), i = c.fresh('i');
   // the callback's value reads its element (a closure also reads what the head has in scope)

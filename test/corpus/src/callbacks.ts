@@ -146,3 +146,18 @@ export function pickedRowsProduct(ctrl: number[][]): number {
   const pts = Array.from({ length: 2 }, (_, k) => rowOrScaled(ctrl, k + 0.5));
   return pts[0][0] * pts[1][1] + pts[1][0];
 }
+
+function rgbOf(h: number): [number, number, number] {
+  return [h, h * h, 1 - h];
+}
+
+/** array methods on a tuple of numbers (a colour): map, reduce, forEach, some */
+export function tupleMethods(h: number, p: [number, number]): number {
+  const [r, g, b] = rgbOf(h).map((c) => c * c);
+  let s = 0;
+  p.forEach((v, i) => {
+    s += v * (i + 1);
+  });
+  const any = p.some((v) => v > 10) ? 1 : 0;
+  return r + 2 * g + 3 * b + s + p.reduce((a, v) => a + Math.sin(v), 0) + any;
+}
