@@ -62,7 +62,7 @@ export function collectNamespace(name: string, decl: ts.VariableDeclaration, isC
     if (!fn) {
       ok = false;
       const what = ts.isSpreadAssignment(m) ? 'a spread' : ts.isGetAccessorDeclaration(m) || ts.isSetAccessorDeclaration(m) ? 'an accessor' : `the data member '${m.name?.getText() ?? '…'}'`;
-      err(m, `the object '${name}' mixes functions and data (${what}): tsad takes an object of functions as a namespace, whose members are all functions`, `move the data into a module \`const\` of its own (\`const ${name.toUpperCase()}_${key ?? 'DATA'} = …\`) that the functions read`);
+      err(m, `the object '${name}' mixes functions and data (${what}): tsad takes an object of functions as a namespace, whose members are all functions`, `move the data into a module \`const\` of its own (\`const ${name.toUpperCase()}_${(key ?? 'data').toUpperCase()} = …\`) that the functions read`);
       continue;
     }
     if (!key) {

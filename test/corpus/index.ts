@@ -361,6 +361,7 @@ corpus.push(
   { name: 'classes/sensor_fusion', file: 'classes.ts', head: 'sensorFusion', args: [vec(5, -1, 1), num(0.5, 1.5), num(0.2, 0.8), num(-1, 1)], tags: ['js', 'class', 'extends', 'super-call', 'super-method', 'implicit-constructor'] },
   { name: 'classes/sample_variance', file: 'classes.ts', head: 'sampleVariance', args: [vec(5, -1, 1)], tags: ['js', 'class', 'method-named-push'] },
   { name: 'classes/chain_energy', file: 'classes.ts', head: 'chainEnergy', args: [vec(4, -1, 1)], tags: ['js', 'class', 'this-in-arrow', 'copy-argument'] },
+  { name: 'classes/pulled_path', file: 'classes.ts', head: 'pulledPath', args: [vec(2, 1, 2), num(0.2, 0.5), num(0.1, 0.3)], tags: ['js', 'namespace-object', 'this-call', 'in-loop'] },
 );
 // ------------------------------------------------------------- typed arrays' set, object rest
 corpus.push(

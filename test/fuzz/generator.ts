@@ -381,7 +381,7 @@ export interface CallbackSpec {
  * and reads them back, in a loop of its own (`loop`: straight-line, counted, while, two
  * loops deep). A third of them call a method on scratch buffers it starts afresh (`Scratchy`), in a
  * sum over calls, and one on a buffer carried from call to call (`Carry`). Its values flow into a
- * number that the head's result adds.
+ * number that the head's result adds. Another third call the functions of a namespace object (`kin.mid(…)`).
  */
 export interface ClassSpec {
   loop: number;
@@ -393,6 +393,24 @@ export interface ClassSpec {
 
 /** the class of a ClassSpec, declared at module level */
 const CLASS_BODY = [
+  // a namespace object of functions (src/frontend/namespaces.ts): a method, an arrow writing into its
+  // argument, a function expression calling a member by the object's name, a method calling one through `this`
+  'const kin = {',
+  '  lerp(a: number, b: number, t: number): number {',
+  '    return a + (b - a) * t;',
+  '  },',
+  '  axpy: (out: number[], a: number, xs: number[]): number[] => {',
+  '    for (let i = 0; i < xs.length; i++) out[i] += a * xs[i];',
+  '    return out;',
+  '  },',
+  '  mid: function (xs: number[]): number {',
+  '    return kin.lerp(xs[0], xs[xs.length - 1], 0.5);',
+  '  },',
+  '  smooth(a: number, b: number): number {',
+  '    return this.lerp(a, Math.tanh(b), 0.25);',
+  '  },',
+  '};',
+  '',
   'export class Body {',
   '  vel = 0;',
   '  constructor(public pos: number, public k: number) {}',
@@ -2708,6 +2726,11 @@ function renderClasses(c: Ctx, x: ClassSpec): string {
       c.emit(`const ${sc} = new Scratchy([${b}.pos, ${cl}, 0.5]);`, `let ${ss} = ${sc}.score(${b}.vel);`);
       c.emit(`for (let ${k} = 0; ${k} < 3; ${k}++) ${ss} += ${sc}.score(${cl} + 0.25 * ${k});`);
       c.emit(`const ${cr} = new Carry(3);`, `${cl} = Math.tanh(${cl} + ${ss} + ${cr}.feed(${b}.pos) * ${cr}.feed(${cl}));`);
+    }
+    if (x.q % 3 === 2) {
+      // the functions of a namespace object, called by its name
+      const ks = c.fresh('ks');
+      c.emit(`const ${ks} = [${b}.pos, ${cl}, 0.5];`, `kin.axpy(${ks}, ${b}.vel, [${cl}, 0.25, ${b}.pos]);`, `${cl} = Math.tanh(${cl} + kin.smooth(${b}.pos, ${ks}[1]) * kin.mid(${ks}));`);
     }
     if (x.q % 3 === 1) {
       // an array written, then kept by an instance and read through it
