@@ -815,3 +815,34 @@ function gram(xs, ell) {
     expect(grad(f)(1.5, { k: 3 })).toBe(3);
   });
 });
+
+describe('namespace objects in scope (numeric.js / gl-matrix style)', () => {
+  const { f, vec, energy } = load(
+    `
+const vec = {
+  dot(a, b) { let s = 0; for (let i = 0; i < a.length; i++) s += a[i] * b[i]; return s; },
+  norm(a) { return Math.sqrt(this.dot(a, a)); },
+  scale: (out, a, s) => { for (let i = 0; i < a.length; i++) out[i] = a[i] * s; return out; },
+  sum: function (a) { let s = 0; for (const v of a) s += v; return s; },
+};
+function energy(x) { return vec.dot(x, x); }
+function f(x, k) { const y = vec.scale([0, 0, 0], x, vec.norm(x) * k); return energy(y) + vec.sum(y); }`,
+    ['f', 'vec', 'energy'],
+  );
+
+  it('members (methods, an arrow, a function expression) called as vec.m(…) and this.m(…), from the head and from a helper', () => {
+    checkProgram(f, [[1, 2, 3], 0.5], [0, 1], { vec, energy });
+  });
+
+  it('the object used other than by calling its functions → an error naming it, with what to write', () => {
+    const g = new Function('return function g(x) { const d = vec.dot; return d(x, x); };')();
+    expect(() => grad(g, { scope: { vec } })([1, 2, 3])).toThrow(/scope entry 'vec', an object of functions, as a value \(`vec\.dot`\).*scope: \{ dot: vec\.dot \}/);
+    const h = new Function('return function h(x) { return vec.cross(x, x); };')();
+    expect(() => grad(h, { scope: { vec } })([1, 2, 3])).toThrow(/reads 'cross' of the scope entry 'vec'.*no such function \(it has dot, norm, scale, sum\)/);
+  });
+
+  it('an object mixing data and functions → an error saying to pass the data on its own', () => {
+    const g = new Function('return function g(x) { return cfg.dot(x, x); };')();
+    expect(() => grad(g, { scope: { cfg: { eps: 1, dot: (a: number[], b: number[]) => a[0] * b[0] } } })([1, 2])).toThrow(/scope entry 'cfg' mixes functions and data \('eps'\)/);
+  });
+});

@@ -1,6 +1,7 @@
 // The runtime API for people who don't want a build step: grad, valueAndGrad, jvp, vjp, jacobian over
 // plain JavaScript functions. The function's source is read, typed from the shapes of its arguments,
 // compiled once per (function, options, shapes) and loaded with `new Function`.
+import { flattenNamespaces } from './namespaces.js';
 import { patternParamName } from '../frontend/destructuring.js';
 import ts from 'typescript';
 import { DiagnosticBag, formatDiagnostic, TsadError } from '../frontend/diagnostics.js';
@@ -219,14 +220,15 @@ function runDifferenceCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unkn
 /** order 1: the tangent, vector tangent and adjoint of `f`; 'hvp' and 'hessian': the gradient and its tangent, and its vector tangent for 'hessian' (hessian.ts) */
 function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Order): Compiled {
   assertNoAliasing(args, args.map((_, i) => `argument ${i + 1}`));
-  const scope = opts.scope ?? {};
+  // (an object of functions in scope is a namespace: its members become helpers, namespaces.ts)
+  const { scope, head: source } = flattenNamespaces(opts.scope ?? {}, f.toString());
   const key = JSON.stringify([order, opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? String(scope[k]) : shapeKey(scope[k]))), rulesKey(opts.customDerivatives)]);
   let perFn = cache.get(f);
   if (!perFn) cache.set(f, (perFn = new Map()));
   const hit = perFn.get(key);
   if (hit) return hit;
 
-  const info = readFunction(f.toString());
+  const info = readFunction(source);
   // a destructured parameter has the name the front end gives it
   const params = info.params.map((p, i) => (ts.isIdentifier(p.name) ? p.name.text : patternParamName(p, i)));
   const head = info.name && !/^(function|async)$/.test(info.name) ? info.name : f.name && /^[A-Za-z_$][\w$]*$/.test(f.name) ? f.name : 'f';
@@ -262,7 +264,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
     } else if (typeof v === 'function') helpers.push({ name: k, fn: readFunction(v.toString()) });
     else {
       const t = valueTypeText(v, classOf);
-      if (!t) throw new Error(`tsad: scope entry '${k}' has a shape tsad cannot use`);
+      if (!t) throw new Error(`tsad: scope entry '${k}' has a shape tsad cannot use: scope takes numbers, booleans, strings, arrays and objects of these, functions, classes and objects of functions (namespaces: \`${k}.f(…)\`)`);
       parts.push(`declare const ${k}: ${t};`);
     }
   }
