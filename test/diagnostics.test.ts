@@ -60,6 +60,11 @@ const BAD: BadCase[] = [
     rendered: /return a fresh array/,
   },
   {
+    name: 'closure: a destructured rest parameter of a local function',
+    src: fn('const g = (...[a, b]: number[]): number => a * b;', 'return g(x, 2);'),
+    line: 2, col: 14, message: /a destructured rest parameter of the local function 'g' is not supported/, rendered: /name it/,
+  },
+  {
     name: 'namespace object: passed as a value is refused where it is passed',
     src: `const vec = { dot(a: number[], b: number[]): number { return a[0] * b[0]; } };\nfunction g(v: number[], o: object): number { return v[0]; }\nexport function f(x: number[]): number {\n  return g(x, vec) + vec.dot(x, x);\n}\n`,
     opts: { head: 'f' },

@@ -846,3 +846,17 @@ function f(x, k) { const y = vec.scale([0, 0, 0], x, vec.norm(x) * k); return en
     expect(() => grad(g, { scope: { cfg: { eps: 1, dot: (a: number[], b: number[]) => a[0] * b[0] } } })([1, 2])).toThrow(/scope entry 'cfg' mixes functions and data \('eps'\)/);
   });
 });
+
+describe('local functions with destructured parameters', () => {
+  it('called directly, and passed to a helper (an RK4 right-hand side `(t, [x, v]) => …`)', () => {
+    const { direct, pendulum, rk4 } = load(
+      `
+function rk4(f, t, y, h) { const k1 = f(t, y); const y2 = y.map((v, i) => v + h / 2 * k1[i]); const k2 = f(t + h / 2, y2); return y.map((v, i) => v + h * k2[i]); }
+function direct(y, k) { const rhs = ([a, b]) => a * k + b; const g = ({ u, w }) => u * w; return rhs(y) + g({ u: y[0], w: k }); }
+function pendulum(th0, g) { const rhs = (_t, [th, om]) => [om, -g * Math.sin(th)]; let y = [th0, 0]; for (let s = 0; s < 5; s++) y = rk4(rhs, 0, y, 0.1); return y[0]; }`,
+      ['direct', 'pendulum', 'rk4'],
+    );
+    checkProgram(direct, [[1, 2], 3], [0, 1]);
+    checkProgram(pendulum, [0.5, 9.81], [0, 1], { rk4 });
+  });
+});

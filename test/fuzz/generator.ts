@@ -2994,7 +2994,11 @@ function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
   const last = `${a.name}[${a.len - 1}]`;
   switch (form) {
     case 0:
-      c.emit(`const ${g} = (${x}: number): number => ${value};`, `${acc} = Math.tanh(${acc} + ${g}(${last}) - 0.5 * ${g}(${lim}));`);
+      // (every other one takes its argument as a pair, destructured in the parameter list)
+      if (s.v % 2) {
+        const w = c.fresh('w');
+        c.emit(`const ${g} = ([${x}, ${w}]: number[]): number => ${value} * ${w};`, `${acc} = Math.tanh(${acc} + ${g}([${last}, 0.5]) - 0.5 * ${g}([${lim}, ${last}]));`);
+      } else c.emit(`const ${g} = (${x}: number): number => ${value};`, `${acc} = Math.tanh(${acc} + ${g}(${last}) - 0.5 * ${g}(${lim}));`);
       return;
     case 1: {
       const v = c.fresh('v'), j = c.fresh('j'), t = c.fresh('t');
@@ -3028,7 +3032,9 @@ function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
         const base = c.baseOf(a.name);
         // (the base itself too: `const t2 = out` passed, `out` read in the right-hand side)
         const shared = [...c.base.keys(), a.name, base].some((n) => c.baseOf(n) === base && new RegExp(`\\b${n}\\b`).test(value));
-        c.emit(`const ${g} = (${st}: number[]): number[] => ${st}.map((${x}) => Math.tanh(${value}));`, `const ${r} = euler(${g}, ${a.name}${shared ? '.slice()' : ''}, 0.1, 2);`);
+        // (a third take the state apart in the parameter list: its first element and the rest)
+        const rhs = s.v % 3 === 1 ? `([${st}0, ...${st}]: number[]): number[] => [-0.5 * ${st}0, ...${st}.map((${x}) => Math.tanh(${value}))]` : `(${st}: number[]): number[] => ${st}.map((${x}) => Math.tanh(${value}))`;
+        c.emit(`const ${g} = ${rhs};`, `const ${r} = euler(${g}, ${a.name}${shared ? '.slice()' : ''}, 0.1, 2);`);
       }
       c.emit(`${acc} = Math.tanh(${acc} + ${r}[0]);`);
       return;

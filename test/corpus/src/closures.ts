@@ -152,3 +152,12 @@ export function kernelDensity(xs: number[], at: number, bandwidth: number): numb
   }
   return Math.log(density(at) + density(at + bandwidth));
 }
+
+/** a pendulum whose right-hand side takes the state apart in its parameter list; its energy read by a local `({ th, om }) => …` */
+export function pendulumEnergy(theta0: number, g: number, len: number): number {
+  const rhs = (_t: number, [th, om]: number[]): number[] => [om, (-g / len) * Math.sin(th)];
+  const y = integrate(rhs, [theta0, 0], 0.05, 6);
+  const energy = ({ th, om }: { th: number; om: number }): number => 0.5 * len * len * om * om + g * len * (1 - Math.cos(th));
+  const [dth, dom] = rhs(0, y);
+  return energy({ th: y[0], om: y[1] }) + 0.1 * dth * dom;
+}
