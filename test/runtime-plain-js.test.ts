@@ -860,3 +860,14 @@ function pendulum(th0, g) { const rhs = (_t, [th, om]) => [om, -g * Math.sin(th)
     checkProgram(pendulum, [0.5, 9.81], [0, 1], { rk4 });
   });
 });
+
+describe('arrays of records where only some records have a field', () => {
+  const loss = new Function('return function loss(k, data) { return data.reduce((s, { t, y, weight }) => s + (weight ?? 1) * (Math.exp(-k * t) - y) ** 2, 0); };')();
+  it('the field is optional (`weight?: number`), as the TypeScript twin declares it', () => {
+    checkProgram(loss, [0.5, [{ t: 0, y: 1 }, { t: 1, y: 0.6, weight: 2 }, { t: 2, y: 0.3 }]], [0]);
+  });
+  it('a field of two types → an error saying where', () => {
+    expect(() => grad(loss)(0.5, [{ t: 0, y: 1 }, { t: 'a', y: 2 }])).toThrow(/argument 2 \(data\) has a shape tsad cannot differentiate through \(data: its elements have different types/);
+    expect(() => grad(loss)(0.5, [{ t: 0, y: 1 }, { t: null, y: 2 }])).toThrow(/\(data\[1\]\.t: null\)/);
+  });
+});

@@ -14,7 +14,7 @@ import { annotateLocals, assertTakenElements } from './locals.js';
 import { argumentType, testsForAbsence } from './absent.js';
 import { annotate, asDeclaration, readFunction, type FunctionSource } from './source.js';
 import { loadGenerated } from './load.js';
-import { shapeKey, tyOfValue, typeText } from './shapes.js';
+import { shapeKey, tyOfValue, typeText, whereUnusable } from './shapes.js';
 import { assertNoAliasing, clone, dot, flatten, randomLike, rng } from './values.js';
 import { hessianAt, jacobianAt, runAdjoint, runTangent, runVector, tangentColumns, type Entry, type Generated } from './sweeps.js';
 import { differsError, mismatchError, sameResults, selfCheck, valueError, type Probe } from './selfcheck.js';
@@ -239,7 +239,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   // what a value does not show (an argument left `undefined`, a field it lacks) is typed from its uses
   const argTypes = args.map((a, i) => {
     const t = instanceType(a, classOf) ?? argumentType(info, i, a);
-    if (!t) throw new Error(`tsad: argument ${i + 1} (${params[i]}) has a shape tsad cannot differentiate through`);
+    if (!t) throw new Error(`tsad: argument ${i + 1} (${params[i]}) has a shape tsad cannot differentiate through (${whereUnusable(a, params[i]) ?? 'its fields'}): pass numbers, booleans, strings, arrays of one type (records may lack an optional field), objects of these and Float64Arrays`);
     return t;
   });
   // an untyped parameter left out (checkArity let it: the body tests it) is typed from its uses, `| undefined`
