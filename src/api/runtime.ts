@@ -166,8 +166,9 @@ function runSelfCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unknown[])
     if (opts.customDerivatives) e.message = e.message.replace('This is a bug in tsad', 'A hand-written rule in customDerivatives may be wrong (its tangent and adjoint must be derivatives of one function); otherwise this is a bug in tsad');
     throw e;
   }
-  // at a non-finite point nothing was compared: the next call checks again
-  c.unchecked = t.kind === 'nonfinite';
+  // at a non-finite point, or a kink (a tie of Math.max: the derivative there is the rule table's
+  // convention, which divided differences cannot confirm), nothing was compared: the next call checks again
+  c.unchecked = t.kind === 'nonfinite' || t.kind === 'kink';
 }
 
 /**
