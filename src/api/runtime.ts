@@ -293,6 +293,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
         const hint = /implicitly has an 'any' type/.test(d.message) ? untypedHelperHint(module, helpers, helperTypes, d.line) : null;
         if (hint) d.hint = hint;
         untypedFieldHint(d);
+        factoryAdvice(d);
       }
       throw freeVariables(e, head);
     }
@@ -306,7 +307,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
     order === 1
       ? compileModule(blackBoxes(front, noSource), { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false }, modes: rulesModes(opts.customDerivatives), customDerivatives: compileOption(opts.customDerivatives) }, new DiagnosticBag(files))
       : compileHvp(Object.fromEntries(files), { head, wrt: wrt.map((i) => params[i]), modes: order === 'hessian' ? ['tangent', 'vector'] : ['tangent'], js: true, runtimeImport: null, customDerivatives: compileOption(opts.customDerivatives) });
-  if (r.diagnostics.length) throw new TsadError(r.diagnostics.map(untypedFieldHint));
+  if (r.diagnostics.length) throw new TsadError(r.diagnostics.map(untypedFieldHint).map(factoryAdvice));
   const mod = loadGenerated(r.code, r.runtimeNames);
   // (a hand-written rule may give one mode only)
   const entry = (name: string): Entry | null => (mod[name] ? { name, params: r.manifest.find((m) => m.name === name)?.params ?? [] } : null);
@@ -325,6 +326,19 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   };
   perFn.set(key, compiled);
   return compiled;
+}
+
+/**
+ * The front end's refusal of a factory called in the compiled code points to the runtime API, which is
+ * where this is: here it says what to pass instead (the closure itself, or its work as a helper).
+ */
+function factoryAdvice<D extends { message: string; hint?: string }>(d: D): D {
+  const m = /^'([^']+)' returns a function \(a closure over its arguments\): tsad differentiates a function returned by a factory only through the runtime API$/.exec(d.message);
+  if (!m) return d;
+  const name = m[1];
+  d.message = `'${name}' returns a function (a closure over its arguments), and the function differentiated calls it: tsad does not follow a function a call returns`;
+  d.hint = `differentiate the closure itself, \`grad(${name}(…), { scope: { … } })\` with what it reads in scope, or write what it computes as a helper in scope that takes ${name}'s arguments (and any state it keeps, as a parameter and a result) and call that instead`;
+  return d;
 }
 
 /** a class field the runtime API could not type (nothing definite assigned to it) gets a hint saying why */
