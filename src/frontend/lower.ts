@@ -679,6 +679,11 @@ class FunctionLowering {
       takePre: () => this.takePre(),
       functionOf: (decl) => this.ctx.funcByDecl.get(decl) ?? null,
       userCall: (e, fn, self) => this.userCall(e, fn, self),
+      helperCall: (e, fn) => {
+        // (a helper taking functions is called through its copy specialised for those passed)
+        const viaCopy = this.closures.helperCall(e, fn);
+        return viaCopy !== undefined ? viaCopy : this.userCall(e, fn);
+      },
       stmt: (st, out) => this.stmt(st, out),
       classes: () => this.ctx.classes,
       paramVar: (p) => {

@@ -84,7 +84,8 @@ export function collectNamespace(name: string, decl: ts.VariableDeclaration, isC
 export interface NamespaceHost {
   checker: ts.TypeChecker;
   functionOf(decl: ts.Node): string | null;
-  userCall(e: ts.CallExpression, fn: string, self?: Expr): Expr | null;
+  /** a call of function `fn` of the compilation (a copy of it when it takes functions) */
+  helperCall(e: ts.CallExpression, fn: string): Expr | null;
   err(node: ts.Node, msg: string, hint?: string): null;
 }
 
@@ -124,7 +125,7 @@ export function namespaceCall(h: NamespaceHost, e: ts.CallExpression): Expr | nu
   const name = fn && h.functionOf(fn);
   if (!name) return h.err(callee.name, `'${callee.name.text}' is not a function of the object '${nsName}'`, `call one of its functions: ${obj.properties.filter((m) => memberFunction(m)).map((m) => `\`${nsName}.${m.name?.getText()}(…)\``).join(', ')}`);
   if (callee.questionDotToken || e.questionDotToken) return h.err(callee, 'optional chaining is not supported', `call it directly: \`${nsName}.${callee.name.text}(…)\``);
-  return h.userCall(e, name);
+  return h.helperCall(e, name);
 }
 
 /**

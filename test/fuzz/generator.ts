@@ -409,6 +409,10 @@ const CLASS_BODY = [
   '  smooth(a: number, b: number): number {',
   '    return this.lerp(a, Math.tanh(b), 0.25);',
   '  },',
+  // (a member taking a function: a copy of it per function passed)
+  '  twice(g: (v: number) => number, v: number): number {',
+  '    return g(g(v));',
+  '  },',
   '};',
   '',
   'export class Body {',
@@ -2731,6 +2735,7 @@ function renderClasses(c: Ctx, x: ClassSpec): string {
       // the functions of a namespace object, called by its name
       const ks = c.fresh('ks');
       c.emit(`const ${ks} = [${b}.pos, ${cl}, 0.5];`, `kin.axpy(${ks}, ${b}.vel, [${cl}, 0.25, ${b}.pos]);`, `${cl} = Math.tanh(${cl} + kin.smooth(${b}.pos, ${ks}[1]) * kin.mid(${ks}));`);
+      c.emit(`${cl} = Math.tanh(${cl} + kin.twice((u) => Math.tanh(u * ${ks}[2]), ${b}.pos));`);
     }
     if (x.q % 3 === 1) {
       // an array written, then kept by an instance and read through it
