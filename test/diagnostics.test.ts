@@ -60,6 +60,37 @@ const BAD: BadCase[] = [
     rendered: /return a fresh array/,
   },
   {
+    name: 'closure: a destructured rest parameter of a local function',
+    src: fn('const g = (...[a, b]: number[]): number => a * b;', 'return g(x, 2);'),
+    line: 2, col: 14, message: /a destructured rest parameter of the local function 'g' is not supported/, rendered: /name it/,
+  },
+  {
+    name: 'namespace object: passed as a value is refused where it is passed',
+    src: `const vec = { dot(a: number[], b: number[]): number { return a[0] * b[0]; } };\nfunction g(v: number[], o: object): number { return v[0]; }\nexport function f(x: number[]): number {\n  return g(x, vec) + vec.dot(x, x);\n}\n`,
+    opts: { head: 'f' },
+    line: 4, col: 15, message: /the object of functions 'vec' is used as a value here/, rendered: /call its functions/,
+  },
+  {
+    name: 'namespace object: a member read without a call',
+    src: `const vec = { dot(a: number[], b: number[]): number { return a[0] * b[0]; } };\nexport function f(x: number[]): number {\n  const d = vec.dot;\n  return d(x, x);\n}\n`,
+    line: 3, col: 13, message: /the function 'vec.dot' is read as a value here/, rendered: /declare it as a top-level function/,
+  },
+  {
+    name: 'namespace object: a member assigned',
+    src: `const vec = { dot(a: number[], b: number[]): number { return a[0] * b[0]; } };\nexport function f(x: number[]): number {\n  vec.dot = (a: number[], b: number[]): number => 0;\n  return vec.dot(x, x);\n}\n`,
+    line: 3, col: 3, message: /the object of functions 'vec' cannot be assigned to/, single: true,
+  },
+  {
+    name: 'namespace object: data mixed with functions is refused at the data member',
+    src: `const vec = { eps: 1e-3, dot(a: number[], b: number[]): number { return a[0] * b[0] + this.eps; } };\nexport function f(x: number[]): number {\n  return vec.dot(x, x);\n}\n`,
+    line: 1, col: 15, message: /the object 'vec' mixes functions and data \(the data member 'eps'\)/, rendered: /const VEC_EPS = …/, single: true,
+  },
+  {
+    name: 'namespace object: declared with let',
+    src: `let vec = { dot(a: number[], b: number[]): number { return a[0] * b[0]; } };\nexport function f(x: number[]): number {\n  return vec.dot(x, x);\n}\n`,
+    line: 1, col: 5, message: /the object of functions 'vec' is declared with `let`\/`var`/,
+  },
+  {
     name: 'classes: a function held in a field is refused at the field, with the method to write',
     src: `class Model {\n  constructor(public w: number) {}\n  act = (x: number): number => Math.tanh(this.w * x);\n}\nexport function f(w: number, x: number): number {\n  return new Model(w).act(x);\n}\n`,
     line: 3, col: 3, message: /a function held in a field \('act = \(…\) => …'\) is not supported/,

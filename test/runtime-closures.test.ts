@@ -139,3 +139,19 @@ describe('runtime API: untyped helpers that take a function', () => {
       g.forEach((gi, i) => expect(Math.abs(gi - d[i])).toBeLessThan(1e-7 * (1 + Math.abs(d[i]))));
     });
 });
+
+describe('a factory called inside the differentiated function', () => {
+  it('is refused with advice that fits the runtime API (the closure itself, or a helper), not "use the runtime API"', () => {
+    const makeCounter = new Function('return function makeCounter(rate) { let x = 0; return (dt) => { x += rate * dt; return x; }; };')();
+    const f = new Function('return function f(rate) { const step = makeCounter(rate); step(0.1); return step(0.2); };')();
+    let message = '';
+    try {
+      grad(f, { scope: { makeCounter } })(2);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/'makeCounter' returns a function \(a closure over its arguments\), and the function differentiated calls it/);
+    expect(message).toMatch(/hint: differentiate the closure itself, `grad\(makeCounter\(…\), \{ scope: \{ … \} \}\)`/);
+    expect(message).not.toMatch(/only through the runtime API/);
+  });
+});

@@ -815,3 +815,59 @@ function gram(xs, ell) {
     expect(grad(f)(1.5, { k: 3 })).toBe(3);
   });
 });
+
+describe('namespace objects in scope (numeric.js / gl-matrix style)', () => {
+  const { f, vec, energy } = load(
+    `
+const vec = {
+  dot(a, b) { let s = 0; for (let i = 0; i < a.length; i++) s += a[i] * b[i]; return s; },
+  norm(a) { return Math.sqrt(this.dot(a, a)); },
+  scale: (out, a, s) => { for (let i = 0; i < a.length; i++) out[i] = a[i] * s; return out; },
+  sum: function (a) { let s = 0; for (const v of a) s += v; return s; },
+};
+function energy(x) { return vec.dot(x, x); }
+function f(x, k) { const y = vec.scale([0, 0, 0], x, vec.norm(x) * k); return energy(y) + vec.sum(y); }`,
+    ['f', 'vec', 'energy'],
+  );
+
+  it('members (methods, an arrow, a function expression) called as vec.m(…) and this.m(…), from the head and from a helper', () => {
+    checkProgram(f, [[1, 2, 3], 0.5], [0, 1], { vec, energy });
+  });
+
+  it('the object used other than by calling its functions → an error naming it, with what to write', () => {
+    const g = new Function('return function g(x) { const d = vec.dot; return d(x, x); };')();
+    expect(() => grad(g, { scope: { vec } })([1, 2, 3])).toThrow(/scope entry 'vec', an object of functions, as a value \(`vec\.dot`\).*scope: \{ dot: vec\.dot \}/);
+    const h = new Function('return function h(x) { return vec.cross(x, x); };')();
+    expect(() => grad(h, { scope: { vec } })([1, 2, 3])).toThrow(/reads 'cross' of the scope entry 'vec'.*no such function \(it has dot, norm, scale, sum\)/);
+  });
+
+  it('an object mixing data and functions → an error saying to pass the data on its own', () => {
+    const g = new Function('return function g(x) { return cfg.dot(x, x); };')();
+    expect(() => grad(g, { scope: { cfg: { eps: 1, dot: (a: number[], b: number[]) => a[0] * b[0] } } })([1, 2])).toThrow(/scope entry 'cfg' mixes functions and data \('eps'\)/);
+  });
+});
+
+describe('local functions with destructured parameters', () => {
+  it('called directly, and passed to a helper (an RK4 right-hand side `(t, [x, v]) => …`)', () => {
+    const { direct, pendulum, rk4 } = load(
+      `
+function rk4(f, t, y, h) { const k1 = f(t, y); const y2 = y.map((v, i) => v + h / 2 * k1[i]); const k2 = f(t + h / 2, y2); return y.map((v, i) => v + h * k2[i]); }
+function direct(y, k) { const rhs = ([a, b]) => a * k + b; const g = ({ u, w }) => u * w; return rhs(y) + g({ u: y[0], w: k }); }
+function pendulum(th0, g) { const rhs = (_t, [th, om]) => [om, -g * Math.sin(th)]; let y = [th0, 0]; for (let s = 0; s < 5; s++) y = rk4(rhs, 0, y, 0.1); return y[0]; }`,
+      ['direct', 'pendulum', 'rk4'],
+    );
+    checkProgram(direct, [[1, 2], 3], [0, 1]);
+    checkProgram(pendulum, [0.5, 9.81], [0, 1], { rk4 });
+  });
+});
+
+describe('arrays of records where only some records have a field', () => {
+  const loss = new Function('return function loss(k, data) { return data.reduce((s, { t, y, weight }) => s + (weight ?? 1) * (Math.exp(-k * t) - y) ** 2, 0); };')();
+  it('the field is optional (`weight?: number`), as the TypeScript twin declares it', () => {
+    checkProgram(loss, [0.5, [{ t: 0, y: 1 }, { t: 1, y: 0.6, weight: 2 }, { t: 2, y: 0.3 }]], [0]);
+  });
+  it('a field of two types → an error saying where', () => {
+    expect(() => grad(loss)(0.5, [{ t: 0, y: 1 }, { t: 'a', y: 2 }])).toThrow(/argument 2 \(data\) has a shape tsad cannot differentiate through \(data: its elements have different types/);
+    expect(() => grad(loss)(0.5, [{ t: 0, y: 1 }, { t: null, y: 2 }])).toThrow(/\(data\[1\]\.t: null\)/);
+  });
+});

@@ -105,6 +105,25 @@ describe('a wrong derivative is caught', () => {
     expect(grad(mk(), { check: false })([1, 2])).toEqual([2, 2]);
   });
 
+  it('at a kink (a tie of Math.max) the convention is no bug: the derivative is returned, and the next call checks', () => {
+    const f = (xs: number[]) => Math.max(...xs);
+    const g = grad(f);
+    expect(g([2, 2, 1])).toEqual([1, 0, 0]); // ties take the first
+    expect(g([3, 2, 1])).toEqual([1, 0, 0]);
+    expect(kinds()).toEqual(['kink', 'pass']);
+    expect(grad((x: number) => Math.abs(x) + x * x)(0)).toBe(0);
+  });
+
+  it('at a kink, a derivative beyond both one-sided derivatives is still a bug', () => {
+    // the tangent and the adjoint scaled alike (7 for 3): they agree with each other, not with the function
+    seams.tamper = (code) => {
+      const out = code.replace('3 * mostd', '7 * mostd').replace('3 * mostd', '7 * mostd').replace('mostb += 3 * resultb', 'mostb += 7 * resultb');
+      if (!out.includes('mostb += 7 * resultb')) throw new Error('tamper: pattern not found');
+      return out;
+    };
+    expect(() => grad((xs: number[]) => 3 * Math.max(...xs))([2, 2, 1])).toThrow(/self-check failed[\s\S]*has a kink there[\s\S]*beyond both[\s\S]*This is a bug in tsad/);
+  });
+
   it('a failed check stays armed: the next call checks (and fails) again', () => {
     seams.tamper = scaleScalarAdjoint(2);
     const g = grad((x: number) => x * x * x);

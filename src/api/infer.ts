@@ -219,6 +219,14 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
         }
       }
     }
+    // a named local function with a destructured parameter, called: TypeScript types `[a, b]` by its
+    // pattern (the tuple `[any, any]`, which no array fits), so it is typed from its first call
+    if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && !names.has(n.expression.text)) {
+      const local = localFunction(n.expression, checker);
+      const at = local && local.parameters.some((p) => !ts.isIdentifier(p.name)) ? localName(local) : null;
+      const args = at && !n.arguments.some(ts.isSpreadElement) ? n.arguments.map(typeText) : null;
+      if (at && args && !args.some(indefinite) && !locals.has(localKey(...at))) locals.set(localKey(...at), args);
+    }
     const member = classes.length ? memberCalled(n, checker, classNames) : null;
     if (member) {
       member.args.forEach((a, j) => learn(member.key, j, ts.isSpreadElement(a) ? null : typeText(a)));

@@ -37,8 +37,9 @@ export function annotateLocalFunctions(text: string, locals: ReadonlyMap<string,
         // `y => …` takes an annotation only inside parentheses
         const bare = ts.isArrowFunction(n) && n.parameters.length === 1 && !text.slice(n.getStart(sf), n.parameters[0].getStart(sf)).includes('(');
         n.parameters.forEach((p, i) => {
-          if (p.type || !types[i] || !ts.isIdentifier(p.name)) return;
-          if (bare) edits.push({ from: p.getStart(sf), to: p.end, text: `(${p.name.text}: ${types[i]})` });
+          if (p.type || !types[i]) return;
+          // (a destructured parameter, `(t, [x, v]) => …`, takes the annotation after its pattern)
+          if (bare && ts.isIdentifier(p.name)) edits.push({ from: p.getStart(sf), to: p.end, text: `(${p.name.text}: ${types[i]})` });
           else edits.push({ from: p.name.end, to: p.name.end, text: `: ${types[i]}` });
         });
       }

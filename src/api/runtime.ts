@@ -1,6 +1,7 @@
 // The runtime API for people who don't want a build step: grad, valueAndGrad, jvp, vjp, jacobian over
 // plain JavaScript functions. The function's source is read, typed from the shapes of its arguments,
 // compiled once per (function, options, shapes) and loaded with `new Function`.
+import { flattenNamespaces } from './namespaces.js';
 import { patternParamName } from '../frontend/destructuring.js';
 import ts from 'typescript';
 import { DiagnosticBag, formatDiagnostic, TsadError } from '../frontend/diagnostics.js';
@@ -13,7 +14,7 @@ import { annotateLocals, assertTakenElements } from './locals.js';
 import { argumentType, testsForAbsence } from './absent.js';
 import { annotate, asDeclaration, readFunction, type FunctionSource } from './source.js';
 import { loadGenerated } from './load.js';
-import { shapeKey, tyOfValue, typeText } from './shapes.js';
+import { shapeKey, tyOfValue, typeText, whereUnusable } from './shapes.js';
 import { assertNoAliasing, clone, dot, flatten, randomLike, rng } from './values.js';
 import { hessianAt, independentCount, jacobianAt, outputCount, ownOrder, packedSweep, runAdjoint, runTangent, runVector, tangentColumns, type Entry, type Generated } from './sweeps.js';
 import { diagonalOf, mismatch, positions, renumbered, sparseAt, type SparseMatrix, type SparseState } from './sparse.js';
@@ -170,8 +171,9 @@ function runSelfCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unknown[])
     if (opts.customDerivatives) e.message = e.message.replace('This is a bug in tsad', 'A hand-written rule in customDerivatives may be wrong (its tangent and adjoint must be derivatives of one function); otherwise this is a bug in tsad');
     throw e;
   }
-  // at a non-finite point nothing was compared: the next call checks again
-  c.unchecked = t.kind === 'nonfinite';
+  // at a non-finite point, or a kink (a tie of Math.max: the derivative there is the rule table's
+  // convention, which divided differences cannot confirm), nothing was compared: the next call checks again
+  c.unchecked = t.kind === 'nonfinite' || t.kind === 'kink';
 }
 
 /**
@@ -224,14 +226,15 @@ function runDifferenceCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unkn
 /** order 1: the tangent, vector tangent and adjoint of `f`; 'hvp' and 'hessian': the gradient and its tangent, and its vector tangent for 'hessian' (hessian.ts) */
 function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Order): Compiled {
   assertNoAliasing(args, args.map((_, i) => `argument ${i + 1}`));
-  const scope = opts.scope ?? {};
+  // (an object of functions in scope is a namespace: its members become helpers, namespaces.ts)
+  const { scope, head: source } = flattenNamespaces(opts.scope ?? {}, f.toString());
   const key = JSON.stringify([order, opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? String(scope[k]) : shapeKey(scope[k]))), rulesKey(opts.customDerivatives)]);
   let perFn = cache.get(f);
   if (!perFn) cache.set(f, (perFn = new Map()));
   const hit = perFn.get(key);
   if (hit) return hit;
 
-  const info = readFunction(f.toString());
+  const info = readFunction(source);
   // a destructured parameter has the name the front end gives it
   const params = info.params.map((p, i) => (ts.isIdentifier(p.name) ? p.name.text : patternParamName(p, i)));
   const head = info.name && !/^(function|async)$/.test(info.name) ? info.name : f.name && /^[A-Za-z_$][\w$]*$/.test(f.name) ? f.name : 'f';
@@ -242,7 +245,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   // what a value does not show (an argument left `undefined`, a field it lacks) is typed from its uses
   const argTypes = args.map((a, i) => {
     const t = instanceType(a, classOf) ?? argumentType(info, i, a);
-    if (!t) throw new Error(`tsad: argument ${i + 1} (${params[i]}) has a shape tsad cannot differentiate through`);
+    if (!t) throw new Error(`tsad: argument ${i + 1} (${params[i]}) has a shape tsad cannot differentiate through (${whereUnusable(a, params[i]) ?? 'its fields'}): pass numbers, booleans, strings, arrays of one type (records may lack an optional field), objects of these and Float64Arrays`);
     return t;
   });
   // an untyped parameter left out (checkArity let it: the body tests it) is typed from its uses, `| undefined`
@@ -267,7 +270,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
     } else if (typeof v === 'function') helpers.push({ name: k, fn: readFunction(v.toString()) });
     else {
       const t = valueTypeText(v, classOf);
-      if (!t) throw new Error(`tsad: scope entry '${k}' has a shape tsad cannot use`);
+      if (!t) throw new Error(`tsad: scope entry '${k}' has a shape tsad cannot use: scope takes numbers, booleans, strings, arrays and objects of these, functions, classes and objects of functions (namespaces: \`${k}.f(…)\`)`);
       parts.push(`declare const ${k}: ${t};`);
     }
   }
@@ -295,6 +298,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
         const hint = /implicitly has an 'any' type/.test(d.message) ? untypedHelperHint(module, helpers, helperTypes, d.line) : null;
         if (hint) d.hint = hint;
         untypedFieldHint(d);
+        factoryAdvice(d);
       }
       throw freeVariables(e, head);
     }
@@ -308,7 +312,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
     order === 1
       ? compileModule(blackBoxes(front, noSource), { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false }, modes: rulesModes(opts.customDerivatives), customDerivatives: compileOption(opts.customDerivatives) }, new DiagnosticBag(files))
       : compileHvp(Object.fromEntries(files), { head, wrt: wrt.map((i) => params[i]), modes: order === 'hessian' ? ['tangent', 'vector'] : ['tangent'], js: true, runtimeImport: null, customDerivatives: compileOption(opts.customDerivatives) });
-  if (r.diagnostics.length) throw new TsadError(r.diagnostics.map(untypedFieldHint));
+  if (r.diagnostics.length) throw new TsadError(r.diagnostics.map(untypedFieldHint).map(factoryAdvice));
   const mod = loadGenerated(r.code, r.runtimeNames);
   // (a hand-written rule may give one mode only)
   const entry = (name: string): Entry | null => (mod[name] ? { name, params: r.manifest.find((m) => m.name === name)?.params ?? [] } : null);
@@ -327,6 +331,19 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   };
   perFn.set(key, compiled);
   return compiled;
+}
+
+/**
+ * The front end's refusal of a factory called in the compiled code points to the runtime API, which is
+ * where this is: here it says what to pass instead (the closure itself, or its work as a helper).
+ */
+function factoryAdvice<D extends { message: string; hint?: string }>(d: D): D {
+  const m = /^'([^']+)' returns a function \(a closure over its arguments\): tsad differentiates a function returned by a factory only through the runtime API$/.exec(d.message);
+  if (!m) return d;
+  const name = m[1];
+  d.message = `'${name}' returns a function (a closure over its arguments), and the function differentiated calls it: tsad does not follow a function a call returns`;
+  d.hint = `differentiate the closure itself, \`grad(${name}(…), { scope: { … } })\` with what it reads in scope, or write what it computes as a helper in scope that takes ${name}'s arguments (and any state it keeps, as a parameter and a result) and call that instead`;
+  return d;
 }
 
 /** a class field the runtime API could not type (nothing definite assigned to it) gets a hint saying why */

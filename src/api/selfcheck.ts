@@ -17,7 +17,11 @@
 // with central divided differences of the function in the same direction, at three steps h, h/4, h/16:
 // where the differences agree with each other (the function is smooth around the point: no kink,
 // branch switch or noise within h) and the tangent is far from them, the derivative is wrong. Where
-// they do not agree nothing is concluded.
+// they do not agree nothing is concluded. Central differences at a kink right at the point can agree
+// at every step (a tie of `Math.max` is piecewise linear around it): before calling the tangent wrong,
+// the one-sided differences are compared. Where they disagree at every step the function is not
+// differentiable there, and a tangent between them is a convention's value (the rule table's: ties
+// take the first), not a bug: nothing is concluded. A tangent beyond both is still a bug.
 import { axpy, clone, flatten, randomLike, rng } from './values.js';
 
 /** One tangent and one adjoint of the derivative under check; both leave their arguments unchanged (they work on copies). */
@@ -45,7 +49,13 @@ export type DotTest =
   | ({ kind: 'pass' } & Compared)
   | ({ kind: 'mismatch' } & Compared)
   /** tangent and adjoint agree, but not with divided differences of the function */
-  | { kind: 'differs'; tangent: number; differences: number; step: number };
+  | { kind: 'differs'; tangent: number; differences: number; step: number; kink?: boolean }
+  /**
+   * the function has a kink at the point in the direction checked (a tie of `Math.max`, `abs` at 0): its
+   * one-sided differences disagree at every step, and the tangent lies between them, as a convention's
+   * value at such a point does (the rule table's: ties take the first, `abs'(0) = 0`); nothing is concluded
+   */
+  | { kind: 'kink' };
 
 /** relative tolerance of the dot-product test (of the magnitude of the terms summed) */
 export const DOT_TOLERANCE = 1e-8;
@@ -164,7 +174,46 @@ function differenceCheck(value: (args: unknown[]) => unknown, args: unknown[], w
   const own = Math.max(Math.abs(wide), Math.abs(mid), Math.abs(narrow));
   if (Math.abs(wide - mid) > SMOOTH * own + noise(h / 4) || Math.abs(mid - narrow) > SMOOTH * own + noise(h / 16)) return null;
   const off = Math.abs(projected - narrow) > DIFFERENCE_TOLERANCE * own + 1e-8 * terms + 2 * noise(h / 16);
-  return off ? { kind: 'differs', tangent: projected, differences: narrow, step: h / 16 } : null;
+  if (!off) return null;
+  // central differences of a function with a kink right at the point can agree at every step (a tie of
+  // `Math.max` is piecewise linear around it): its one-sided differences tell
+  const kink = oneSidedKink(value, args, wrt, xdot, y0, yd, h);
+  if (kink === 'between') return { kind: 'kink' };
+  return { kind: 'differs', tangent: projected, differences: narrow, step: h / 16, ...(kink === 'outside' ? { kink: true } : {}) };
+}
+
+/**
+ * Whether f has a kink at `args` in the direction ẋ: for some result j, its forward and backward
+ * differences (f(x + hẋ) − f(x)) / h and (f(x) − f(x − hẋ)) / h differ by about as much at step h/16 as
+ * at h/4 (where f is smooth there, their gap is h·ẋᵀ∇²fⱼẋ: a quarter as large at a quarter of the
+ * step). 'between': a kink, and every component of the tangent lies between the two one-sided
+ * derivatives (as any branch's derivative at a tie does); 'outside': a kink, with a component of the
+ * tangent beyond both (the derivative of no branch: a bug); null: no kink.
+ */
+function oneSidedKink(value: (args: unknown[]) => unknown, args: unknown[], wrt: readonly number[], xdot: unknown[], y0: number[], yd: number[], h: number): 'between' | 'outside' | null {
+  const at = (step: number): [number[], number[]] | null => {
+    const shifted = (sign: number) => args.map((a, i) => (wrt.includes(i) ? axpy(a, sign * step, xdot[wrt.indexOf(i)]) : clone(a)));
+    const plus = flatten(value(shifted(1))), minus = flatten(value(shifted(-1)));
+    if (plus.length !== y0.length || minus.length !== y0.length) return null;
+    const fwd = plus.map((p, j) => (p - y0[j]) / step), bwd = minus.map((m, j) => (y0[j] - m) / step);
+    return [...fwd, ...bwd].every(Number.isFinite) ? [fwd, bwd] : null;
+  };
+  const coarse = at(h / 4), fine = at(h / 16);
+  if (!coarse || !fine) return null;
+  const [fwd, bwd] = fine;
+  // (f's values are rounded to ~1e-14 of their size: divided by the step, that is the differences' noise)
+  const noise = (j: number) => (4e-14 * Math.max(1, Math.abs(y0[j]))) / (h / 16);
+  const scale = (j: number) => Math.max(Math.abs(fwd[j]), Math.abs(bwd[j]), Math.abs(yd[j]));
+  const kinked = y0.some((_, j) => {
+    const gap = Math.abs(fwd[j] - bwd[j]), wider = Math.abs(coarse[0][j] - coarse[1][j]);
+    return gap > 1e-6 * scale(j) + 2 * noise(j) && gap > 0.5 * wider;
+  });
+  if (!kinked) return null;
+  const between = y0.every((_, j) => {
+    const tol = DIFFERENCE_TOLERANCE * scale(j) + 2 * noise(j);
+    return yd[j] >= Math.min(fwd[j], bwd[j]) - tol && yd[j] <= Math.max(fwd[j], bwd[j]) + tol;
+  });
+  return between ? 'between' : 'outside';
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -195,11 +244,14 @@ function excerpt(source: string): string {
 }
 
 /** The error of a self-check whose tangent and adjoint agree with each other but not with divided differences. */
-export function differsError(name: string, source: string, params: readonly string[], args: readonly unknown[], t: { tangent: number; differences: number; step: number }): Error {
+export function differsError(name: string, source: string, params: readonly string[], args: readonly unknown[], t: { tangent: number; differences: number; step: number; kink?: boolean }): Error {
   const point = args.map((a, i) => `${params[i] ?? `argument ${i + 1}`} = ${compactValue(a)}`).join(', ');
+  const why = t.kink
+    ? 'the function has a kink there (its one-sided differences disagree), and the tangent is beyond both of them, where the derivative of no branch can be'
+    : 'at 4× and 16× that step they agree with each other, so the function is smooth there';
   return new Error(
     `tsad: self-check failed: the derivative tsad generated for '${name}' is wrong at ${point}.\n` +
-      `  Its tangent and adjoint agree with each other, but not with central divided differences of the function in the same random direction: ȳ·(J ẋ) = ${t.tangent}, divided differences ${t.differences} (step ${t.step.toExponential(1)}; at 4× and 16× that step they agree with each other, so the function is smooth there).\n` +
+      `  Its tangent and adjoint agree with each other, but not with central divided differences of the function in the same random direction: ȳ·(J ẋ) = ${t.tangent}, divided differences ${t.differences} (step ${t.step.toExponential(1)}; ${why}).\n` +
       `  This is a bug in tsad: please report it as an issue, with the function's source and the arguments of this call:\n${excerpt(source)}\n` +
       `  To turn the check off (and get the unchecked derivative), pass { check: false } in the options, e.g. grad(${name}, { check: false }).`,
   );

@@ -22,11 +22,15 @@ export function tyOfValue(v: unknown): Ty | null {
     const e = tyOfValue(v[0]);
     if (!e) return null;
     const s = JSON.stringify(e);
+    const all: Ty[] = [];
     for (const x of v) {
       const t = tyOfValue(x);
-      if (!t || JSON.stringify(t) !== s) return null;
+      if (!t) return null;
+      all.push(t);
     }
-    return { k: 'arr', elem: e, typed: false, ro: false };
+    if (all.every((t) => JSON.stringify(t) === s)) return { k: 'arr', elem: e, typed: false, ro: false };
+    const records = mergedRecords(all);
+    return records && { k: 'arr', elem: records, typed: false, ro: false };
   }
   if (typeof v === 'object' && v !== null) {
     const fields = [];
@@ -40,13 +44,58 @@ export function tyOfValue(v: unknown): Ty | null {
   return null;
 }
 
+/**
+ * Records of an array where some lack a field the others have (`[{ t: 0 }, { t: 1, weight: 2 }]`), as
+ * one type with that field optional (`weight?: number`), as the TypeScript a user writes for such data
+ * declares it: the strict front end then makes the code test it (`weight ?? 1`). Null when they are not
+ * all plain records, or a field has two types.
+ */
+function mergedRecords(all: readonly Ty[]): Ty | null {
+  const fields = new Map<string, { ty: Ty; count: number }>();
+  for (const t of all) {
+    if (t.k !== 'obj' || t.fields.some((f) => f.optional)) return null;
+    for (const f of t.fields) {
+      const have = fields.get(f.name);
+      if (have && JSON.stringify(have.ty) !== JSON.stringify(f.ty)) return null;
+      fields.set(f.name, { ty: f.ty, count: (have?.count ?? 0) + 1 });
+    }
+  }
+  return {
+    k: 'obj',
+    name: null,
+    fields: [...fields].map(([name, f]) => (f.count === all.length ? { name, ty: f.ty } : { name, ty: { k: 'opt', base: f.ty, none: ['undefined'] }, optional: true })),
+  };
+}
+
 export function typeText(t: Ty): string {
-  if (t.k === 'obj' && !t.name) return `{ ${t.fields.map((f) => `${f.name}: ${typeText(f.ty)}`).join('; ')} }`;
+  if (t.k === 'obj' && !t.name) return `{ ${t.fields.map((f) => (f.optional && f.ty.k === 'opt' ? `${f.name}?: ${typeText(f.ty.base)}` : `${f.name}: ${typeText(f.ty)}`)).join('; ')} }`;
   if (t.k === 'arr' && !t.typed) {
     const el = typeText(t.elem);
     return /[ |{]/.test(el) ? `(${el})[]` : `${el}[]`;
   }
   return printTy(t);
+}
+
+/**
+ * Where in a value of no usable shape the problem is, for messages: `data[1].w: null`,
+ * `xs: elements of different types (number, an array)`; null when tyOfValue accepts it.
+ */
+export function whereUnusable(v: unknown, path: string): string | null {
+  if (tyOfValue(v)) return null;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const inner = whereUnusable(v[i], `${path}[${i}]`);
+      if (inner) return inner;
+    }
+    return `${path}: its elements have different types (${[...new Set(v.map((x) => (tyOfValue(x) ? typeText(tyOfValue(x)!) : describeJson(x))))].slice(0, 3).join(', ')})`;
+  }
+  if (typeof v === 'object' && v !== null && !ArrayBuffer.isView(v)) {
+    for (const [k, x] of Object.entries(v)) {
+      const inner = whereUnusable(x, `${path}.${k}`);
+      if (inner) return inner;
+    }
+  }
+  return `${path}: ${describeJson(v)}`;
 }
 
 /** A shape signature for caching compiled code per argument shapes. */

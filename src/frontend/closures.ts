@@ -22,6 +22,7 @@
 import ts from 'typescript';
 import type { Expr, Loc, Param, Stmt, Ty } from '../ir/types.js';
 import { NUM, containsCall, countReturns, mapBodies, tyOf } from '../ir/util.js';
+import { patternParamName } from './destructuring.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
 export const CLOSURE_FORMS = [
@@ -58,6 +59,8 @@ export interface ClosureHost {
   block(b: ts.Block): Stmt[];
   capture<T>(f: () => T): [T, Stmt[]];
   bind(node: ts.Node, name: string, ty: Ty): void;
+  /** the statements declaring a pattern's names from a value (`[x, v]` from a parameter's argument) */
+  destructure(pattern: ts.BindingName, value: Expr, node: ts.Node): Stmt[];
   /** forgets what a declaration named (a parameter of an inlined body, after the body) */
   unbind(node: ts.Node): void;
   /** the variable a declaration names in this lowering, if any */
@@ -205,7 +208,7 @@ export class Closures {
     const v = varIn(fn);
     if (v) return !!this.h.err(v, `a \`var\` inside the local function '${name}' is not supported`, 'declare it with `let` or `const`');
     for (const p of fn.parameters) {
-      if (!ts.isIdentifier(p.name)) return !!this.h.err(p, `a destructured parameter of the local function '${name}' is not supported`, 'take the value as a parameter and read its parts in the body');
+      if (!ts.isIdentifier(p.name) && p.dotDotDotToken) return !!this.h.err(p, `a destructured rest parameter of the local function '${name}' is not supported`, 'name it (`...xs`) and read its elements');
       if (p.dotDotDotToken || p.initializer || p.questionToken) return !!this.h.err(p, `rest, optional and default parameters of the local function '${name}' are not supported`, 'declare plain parameters and pass every argument');
     }
     return true;
@@ -449,6 +452,14 @@ export class Closures {
         const assigned = ownAssigned.has(p);
         const pty = paramTy(h, p, x, assigned);
         if (!pty) return null;
+        if (!ts.isIdentifier(p.name)) {
+          // a destructured parameter (`(t, [x, v]) => …`): its argument named, and taken apart at the top
+          // of the body, as a top-level function's pattern parameter is
+          const n = h.fresh(patternParamName(p, i));
+          head.push({ k: 'decl', name: n, ty: pty, init: x, konst: true, loc: h.locOf(p) });
+          for (const st of h.destructure(p.name, { k: 'var', name: n, ty: pty }, p)) h.emit(st);
+          continue;
+        }
         if (!assigned && (x.k === 'var' ? !rebound.has(x.name) : !!exprBody && substitutable(x))) {
           if (x.k === 'var') h.bind(p, x.name, x.ty);
           else this.substituted.set(p, x);
@@ -470,6 +481,7 @@ export class Closures {
         for (const p of fn.parameters) {
           this.substituted.delete(p);
           h.unbind(p);
+          bindingElements(p.name).forEach((el) => h.unbind(el));
         }
       }
     });
@@ -610,6 +622,12 @@ function paramTy(h: ClosureHost, p: ts.ParameterDeclaration, arg: Expr, assigned
   const t = any ? tyOf(arg) : h.typeAt(p.name);
   if (!t) return h.err(p, `the parameter '${p.name.getText()}' has a type tsad cannot differentiate through`, 'use numbers, arrays and objects of numbers');
   return t.k === 'int' && assigned ? NUM : t;
+}
+
+/** the elements of a binding pattern, nested ones too (none for a plain name) */
+function bindingElements(name: ts.BindingName): ts.BindingElement[] {
+  if (ts.isIdentifier(name)) return [];
+  return name.elements.flatMap((el) => (ts.isBindingElement(el) ? [el, ...bindingElements(el.name)] : []));
 }
 
 /** an argument that can stand for its parameter wherever the body reads it: no effects, no calls but Math's */

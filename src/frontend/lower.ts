@@ -23,6 +23,7 @@ import { CALLBACK_FORMS, Callbacks, isCallbackCall, type CallbackHost } from './
 import { REST_FORMS, objectRest, restElement, type RestHost } from './rest-elements.js';
 import { TYPED_FORMS, isTypedCtor, newTypedArray, newTypedArrayFill, typedArrayTy, type TypedArrayHost } from './typed-arrays.js';
 import { CLOSURE_FORMS, Closures, takesFunctions, type ClosureHost, type Specialisation } from './closures.js';
+import { collectNamespace, isNamespaceObject, namespaceCall, namespaceUse, type NamespaceHost } from './namespaces.js';
 import { accessorRead, accessorUpdate, accessorWrite, classFields, collectClass, constructorBody, inheritedParams, isClassInstance, methodCall, newInstance, type ClassHost, type ClassMember } from './classes.js';
 
 /**
@@ -364,7 +365,10 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
             continue;
           }
           const init = d.initializer && skipParens(d.initializer);
-          if (init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) {
+          if (isNamespaceObject(init)) {
+            // an object of functions is a namespace: its members are functions (src/frontend/namespaces.ts)
+            for (const f of collectNamespace(d.name.text, d, isConst, (n, msg, hint) => diags.error(locOf(n), msg, hint))) decls.push({ ...f, exported: exported || exportedNames.has(d.name.text), stmt: st });
+          } else if (init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) {
             if (!isConst) {
               failLater(d.name.text, d, 'a function held in a `let`/`var` cannot be differentiated', 'declare it with `const`');
               continue;
@@ -684,6 +688,11 @@ class FunctionLowering {
       takePre: () => this.takePre(),
       functionOf: (decl) => this.ctx.funcByDecl.get(decl) ?? null,
       userCall: (e, fn, self) => this.userCall(e, fn, self),
+      helperCall: (e, fn) => {
+        // (a helper taking functions is called through its copy specialised for those passed)
+        const viaCopy = this.closures.helperCall(e, fn);
+        return viaCopy !== undefined ? viaCopy : this.userCall(e, fn);
+      },
       stmt: (st, out) => this.stmt(st, out),
       classes: () => this.ctx.classes,
       paramVar: (p) => {
@@ -746,7 +755,7 @@ class FunctionLowering {
    * What the modules of the front end's concerns (arrays, nullable, sequencing, destructuring, spread)
    * may ask of this lowering: one object, each module typed by the part it uses.
    */
-  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost & CallbackHost & TypedArrayHost & RestHost & ClassHost & ClosureHost;
+  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost & CallbackHost & TypedArrayHost & RestHost & ClassHost & ClosureHost & NamespaceHost;
   /** local functions inlined at their calls, functions passed to helpers (src/frontend/closures.ts) */
   private closures: Closures;
   /** array methods with callbacks, and the local functions passed to them (src/frontend/callbacks.ts) */
@@ -2171,6 +2180,7 @@ class FunctionLowering {
     if (!r && this.isRefused(id)) return null; // its declaration was reported: one problem, one error
     if (!r && this.callbacks.localUse(id)) return null;
     if (!r && this.isStandardGlobal(id)) return this.standardGlobalRefused(id);
+    if (!r && namespaceUse(this.hooks, id) === null) return null;
     if (!r) return this.err(id, `'${id.text}' cannot be resolved to a variable, parameter, module constant or function of the compilation`, 'declare it, import it from a file of the compilation, or pass it as a parameter');
     if (r.kind === 'local') return narrowRead(this.hooks, id, { k: 'var', name: r.name, ty: r.ty });
     if (r.kind === 'global') return { k: 'global', name: r.name, ty: r.ty };
@@ -2378,6 +2388,8 @@ class FunctionLowering {
       if (m === 'fill' && (ts.isNewExpression(objNode) || isArrayOfLength(objNode))) return this.filled(e, this.newArrayFill(objNode, e));
       const method = methodCall(this.hooks, e);
       if (method !== undefined) return method;
+      const nsCall = namespaceCall(this.hooks, e);
+      if (nsCall !== undefined) return nsCall;
       if (ts.isIdentifier(objNode) && this.runtimeName(objNode) === 'Tape' && (m === 'acquire' || m === 'release')) {
         const args = e.arguments.map((a) => this.expr(a));
         if (args.some((a) => !a)) return null;

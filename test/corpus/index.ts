@@ -369,6 +369,7 @@ corpus.push(
   { name: 'classes/sensor_fusion', file: 'classes.ts', head: 'sensorFusion', args: [vec(5, -1, 1), num(0.5, 1.5), num(0.2, 0.8), num(-1, 1)], tags: ['js', 'class', 'extends', 'super-call', 'super-method', 'implicit-constructor'] },
   { name: 'classes/sample_variance', file: 'classes.ts', head: 'sampleVariance', args: [vec(5, -1, 1)], tags: ['js', 'class', 'method-named-push'] },
   { name: 'classes/chain_energy', file: 'classes.ts', head: 'chainEnergy', args: [vec(4, -1, 1)], tags: ['js', 'class', 'this-in-arrow', 'copy-argument'] },
+  { name: 'classes/pulled_path', file: 'classes.ts', head: 'pulledPath', args: [vec(2, 1, 2), num(0.2, 0.5), num(0.1, 0.3)], tags: ['js', 'namespace-object', 'this-call', 'in-loop'] },
 );
 // ------------------------------------------------------------- typed arrays' set, object rest
 corpus.push(
@@ -407,4 +408,6 @@ corpus.push(
   { name: 'closures/penalised_mean', file: 'closures.ts', head: 'penalisedMean', args: [vec(4, -1, 1), num(-0.5, 0.5)], tags: ['js', 'nested', 'fn-arg', 'top-level-fn-arg', 'closure'] },
   { name: 'closures/smoothed_track', file: 'closures.ts', head: 'smoothedTrack', args: [vec(5, -1, 1), num(0.2, 0.8)], tags: ['js', 'closure-writes', 'two-variables'] },
   { name: 'closures/kernel_density', file: 'closures.ts', head: 'kernelDensity', args: [vec(5, -1, 1), num(-0.5, 0.5), num(0.5, 1.5)], tags: ['js', 'nested-closures'] },
+  { name: 'closures/namespaced_euler', file: 'closures.ts', head: 'namespacedEuler', args: [vec(2, -1, 1), num(0.5, 2)], tags: ['js', 'namespace-object', 'fn-arg', 'destructured-local-param'] },
+  { name: 'closures/pendulum_energy', file: 'closures.ts', head: 'pendulumEnergy', args: [num(0.2, 0.8), num(9, 10), num(0.5, 1.5)], tags: ['js', 'closure', 'fn-arg', 'destructured-local-param', 'rk4'] },
 );

@@ -381,7 +381,7 @@ export interface CallbackSpec {
  * and reads them back, in a loop of its own (`loop`: straight-line, counted, while, two
  * loops deep). A third of them call a method on scratch buffers it starts afresh (`Scratchy`), in a
  * sum over calls, and one on a buffer carried from call to call (`Carry`). Its values flow into a
- * number that the head's result adds.
+ * number that the head's result adds. Another third call the functions of a namespace object (`kin.mid(…)`).
  */
 export interface ClassSpec {
   loop: number;
@@ -393,6 +393,28 @@ export interface ClassSpec {
 
 /** the class of a ClassSpec, declared at module level */
 const CLASS_BODY = [
+  // a namespace object of functions (src/frontend/namespaces.ts): a method, an arrow writing into its
+  // argument, a function expression calling a member by the object's name, a method calling one through `this`
+  'const kin = {',
+  '  lerp(a: number, b: number, t: number): number {',
+  '    return a + (b - a) * t;',
+  '  },',
+  '  axpy: (out: number[], a: number, xs: number[]): number[] => {',
+  '    for (let i = 0; i < xs.length; i++) out[i] += a * xs[i];',
+  '    return out;',
+  '  },',
+  '  mid: function (xs: number[]): number {',
+  '    return kin.lerp(xs[0], xs[xs.length - 1], 0.5);',
+  '  },',
+  '  smooth(a: number, b: number): number {',
+  '    return this.lerp(a, Math.tanh(b), 0.25);',
+  '  },',
+  // (a member taking a function: a copy of it per function passed)
+  '  twice(g: (v: number) => number, v: number): number {',
+  '    return g(g(v));',
+  '  },',
+  '};',
+  '',
   'export class Body {',
   '  vel = 0;',
   '  constructor(public pos: number, public k: number) {}',
@@ -2718,6 +2740,12 @@ function renderClasses(c: Ctx, x: ClassSpec): string {
       c.emit(`for (let ${k} = 0; ${k} < 3; ${k}++) ${ss} += ${sc}.score(${cl} + 0.25 * ${k});`);
       c.emit(`const ${cr} = new Carry(3);`, `${cl} = Math.tanh(${cl} + ${ss} + ${cr}.feed(${b}.pos) * ${cr}.feed(${cl}));`);
     }
+    if (x.q % 3 === 2) {
+      // the functions of a namespace object, called by its name
+      const ks = c.fresh('ks');
+      c.emit(`const ${ks} = [${b}.pos, ${cl}, 0.5];`, `kin.axpy(${ks}, ${b}.vel, [${cl}, 0.25, ${b}.pos]);`, `${cl} = Math.tanh(${cl} + kin.smooth(${b}.pos, ${ks}[1]) * kin.mid(${ks}));`);
+      c.emit(`${cl} = Math.tanh(${cl} + kin.twice((u) => Math.tanh(u * ${ks}[2]), ${b}.pos));`);
+    }
     if (x.q % 3 === 1) {
       // an array written, then kept by an instance and read through it
       const [cs, p] = [c.fresh('cs'), c.fresh('py')];
@@ -2996,7 +3024,11 @@ function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
   const last = `${a.name}[${a.len - 1}]`;
   switch (form) {
     case 0:
-      c.emit(`const ${g} = (${x}: number): number => ${value};`, `${acc} = Math.tanh(${acc} + ${g}(${last}) - 0.5 * ${g}(${lim}));`);
+      // (every other one takes its argument as a pair, destructured in the parameter list)
+      if (s.v % 2) {
+        const w = c.fresh('w');
+        c.emit(`const ${g} = ([${x}, ${w}]: number[]): number => ${value} * ${w};`, `${acc} = Math.tanh(${acc} + ${g}([${last}, 0.5]) - 0.5 * ${g}([${lim}, ${last}]));`);
+      } else c.emit(`const ${g} = (${x}: number): number => ${value};`, `${acc} = Math.tanh(${acc} + ${g}(${last}) - 0.5 * ${g}(${lim}));`);
       return;
     case 1: {
       const v = c.fresh('v'), j = c.fresh('j'), t = c.fresh('t');
@@ -3030,7 +3062,9 @@ function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
         const base = c.baseOf(a.name);
         // (the base itself too: `const t2 = out` passed, `out` read in the right-hand side)
         const shared = [...c.base.keys(), a.name, base].some((n) => c.baseOf(n) === base && new RegExp(`\\b${n}\\b`).test(value));
-        c.emit(`const ${g} = (${st}: number[]): number[] => ${st}.map((${x}) => Math.tanh(${value}));`, `const ${r} = euler(${g}, ${a.name}${shared ? '.slice()' : ''}, 0.1, 2);`);
+        // (a third take the state apart in the parameter list: its first element and the rest)
+        const rhs = s.v % 3 === 1 ? `([${st}0, ...${st}]: number[]): number[] => [-0.5 * ${st}0, ...${st}.map((${x}) => Math.tanh(${value}))]` : `(${st}: number[]): number[] => ${st}.map((${x}) => Math.tanh(${value}))`;
+        c.emit(`const ${g} = ${rhs};`, `const ${r} = euler(${g}, ${a.name}${shared ? '.slice()' : ''}, 0.1, 2);`);
       }
       c.emit(`${acc} = Math.tanh(${acc} + ${r}[0]);`);
       return;

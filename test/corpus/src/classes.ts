@@ -248,3 +248,40 @@ export class SpringChain {
 export function chainEnergy(x: number[]): number {
   return new SpringChain(x.slice()).energy();
 }
+
+// A namespace object of helpers (numeric.js / gl-matrix style): members are methods, an arrow and a
+// function expression, calling each other through the object's name and through `this`.
+const vec2 = {
+  dot(a: number[], b: number[]): number {
+    return a[0] * b[0] + a[1] * b[1];
+  },
+  length(a: number[]): number {
+    return Math.sqrt(this.dot(a, a));
+  },
+  scaleAndAdd: (out: number[], a: number[], b: number[], s: number): number[] => {
+    out[0] = a[0] + b[0] * s;
+    out[1] = a[1] + b[1] * s;
+    return out;
+  },
+  normalize: function (out: number[], a: number[]): number[] {
+    const n = vec2.length(a);
+    out[0] = a[0] / n;
+    out[1] = a[1] / n;
+    return out;
+  },
+};
+
+/** a particle pulled towards the origin along the unit direction, its path length summed */
+export function pulledPath(p0: number[], k: number, dt: number): number {
+  const p = p0.slice();
+  const dir = [0, 0];
+  let path = 0;
+  for (let s = 0; s < 4; s++) {
+    vec2.normalize(dir, p);
+    const q = vec2.scaleAndAdd([0, 0], p, dir, -k * dt * vec2.dot(p, p));
+    path += vec2.length(q);
+    p[0] = q[0];
+    p[1] = q[1];
+  }
+  return path;
+}

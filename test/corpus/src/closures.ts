@@ -152,3 +152,30 @@ export function kernelDensity(xs: number[], at: number, bandwidth: number): numb
   }
   return Math.log(density(at) + density(at + bandwidth));
 }
+
+/** a pendulum whose right-hand side takes the state apart in its parameter list; its energy read by a local `({ th, om }) => …` */
+export function pendulumEnergy(theta0: number, g: number, len: number): number {
+  const rhs = (_t: number, [th, om]: number[]): number[] => [om, (-g / len) * Math.sin(th)];
+  const y = integrate(rhs, [theta0, 0], 0.05, 6);
+  const energy = ({ th, om }: { th: number; om: number }): number => 0.5 * len * len * om * om + g * len * (1 - Math.cos(th));
+  const [dth, dom] = rhs(0, y);
+  return energy({ th: y[0], om: y[1] }) + 0.1 * dth * dom;
+}
+
+// an integrator in a namespace object, given an arrow that takes the state apart (a copy per arrow passed)
+const ode = {
+  euler(f: (t: number, y: number[]) => number[], y: number[], h: number, n: number): number[] {
+    let s = y.slice();
+    for (let k = 0; k < n; k++) {
+      const d = f(k * h, s);
+      s = s.map((v, i) => v + h * d[i]);
+    }
+    return s;
+  },
+};
+
+/** a damped oscillator stepped by `ode.euler` */
+export function namespacedEuler(y0: number[], c: number): number {
+  const r = ode.euler((_t, [a, b]) => [b, -c * a - 0.1 * b], y0, 0.1, 4);
+  return r[0] * r[0] + r[1];
+}
