@@ -31,7 +31,8 @@ export function refuseAliasedWrittenArguments(mod: Module): void {
             if (accumulatedOnly(callee, j) && accumulatedOnly(callee, k)) continue;
             const [w, o] = written.has(j) ? [j, k] : [k, j];
             // (two elements of one array, `g(balls[i], balls[j])`: they may be one object where i === j)
-            const elements = c.args[j].k === 'idx' || c.args[k].k === 'idx' || c.args[j].k === 'field' || c.args[k].k === 'field';
+            const part = (x: Expr) => x.k === 'idx' || x.k === 'field';
+            const elements = part(c.args[j]) && part(c.args[k]);
             throw new TransformError(
               elements
                 ? `'${c.fn}' is given two elements of '${a}' as '${callee.params[w].name}', which it writes, and '${callee.params[o].name}': tsad cannot tell whether they are one object (tsad assumes an array or object a function writes is not also passed to it under another name); pass '${a}' and the indices instead, and read the elements in '${c.fn}' (\`${c.fn}(${a}, i, j)\`)`

@@ -1188,7 +1188,10 @@ function callArgs(c: Ctx, h: HelperSig, args: Expr[], arrs: number[]): string[] 
         const copied = arrs.length && s % 5 === 4 ? pick(c.arrs.filter((x) => x.len === p.len && !x.f64 && !x.tup), s >> 3) : undefined;
         // a row read from a matrix where it stands (`h(m[0], g(m))`: JavaScript takes the row before a later argument's call runs)
         const rowOf = p.kind === 'rovec' && arrs.length && s % 3 === 2 ? pick(c.mats.filter((x) => x.cols === p.len && !used.has(c.baseOf(x.name))), s >> 2) : undefined;
-        if (rowOf) out.push(`${rowOf.name}[${(s >> 4) % rowOf.rows}]`);
+        if (rowOf) {
+          used.add(c.baseOf(rowOf.name));
+          out.push(`${rowOf.name}[${(s >> 4) % rowOf.rows}]`);
+        }
         else if (copied) out.push(`${copied.name}.slice()`);
         else if (a) {
           used.add(c.baseOf(a.name));
