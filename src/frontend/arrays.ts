@@ -335,11 +335,19 @@ export function untypedReadType(h: ArrayHost, name: ts.Identifier, init: Expr): 
   return t.k === 'num' || t.k === 'bool' || isRef(t) ? t : null;
 }
 
-/** The type of `[]` assigned to an existing variable (`out = []`), which has no contextual type of its own. */
+/** The type of `[]` assigned to an existing variable (`out = []`) or a branch of a conditional, which TypeScript types `never[]`. */
 export function emptyLiteralType(h: ArrayHost, e: ts.ArrayLiteralExpression, varTy: (id: ts.Identifier) => Ty | null): Ty | null {
   const p = e.parent;
   if (ts.isBinaryExpression(p) && p.right === e && p.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(skip(p.left))) {
     const t = varTy(skip(p.left) as ts.Identifier);
+    if (t && t.k === 'arr') return t;
+  }
+  // `c ? xs.map(…) : []`: the conditional's type (TypeScript gives the empty branch `never[]`)
+  let at: ts.Node = e;
+  while (ts.isParenthesizedExpression(at.parent)) at = at.parent;
+  const c = at.parent;
+  if (ts.isConditionalExpression(c) && (c.whenTrue === at || c.whenFalse === at)) {
+    const t = h.typeAt(c);
     if (t && t.k === 'arr') return t;
   }
   return null;

@@ -343,6 +343,8 @@ corpus.push(
   { name: 'callbacks/picked_rows_product', file: 'callbacks.ts', head: 'pickedRowsProduct', args: [mat(2, 2, -1, 1)], tags: ['js', 'array-from', 'maybe-returns-argument'] },
   { name: 'callbacks/picked_rows_product_one', file: 'callbacks.ts', head: 'pickedRowsProduct', args: [mat(1, 2, -1, 1)], tags: ['js', 'array-from', 'maybe-returns-argument'] },
   { name: 'callbacks/tuple_methods', file: 'callbacks.ts', head: 'tupleMethods', args: [num(-1, 1), tuple(2, -1, 1)], tags: ['js', 'map', 'tuple-receiver'] },
+  { name: 'callbacks/turning', file: 'callbacks.ts', head: 'turning', args: [mat(4, 2, -1, 1)], tags: ['js', 'map', 'empty-literal-branch'] },
+  { name: 'callbacks/turning_short', file: 'callbacks.ts', head: 'turning', args: [mat(2, 2, -1, 1)], tags: ['js', 'map', 'empty-literal-branch'] },
   { name: 'callbacks/guarded_log_sum', file: 'callbacks.ts', head: 'guardedLogSum', args: [vec(4, 0.2, 3), num(0.2, 2)], tags: ['js', 'some', 'every', 'callback-in-branch'] },
 );
 // ------------------------------------------------------------- js-typed.ts

@@ -2833,6 +2833,9 @@ function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
     case 0:
       // (a quarter of them map a one-argument Math function, `xs.map(Math.tanh)`, first)
       if (s.v % 4 === 3) c.emit(`const ${t} = ${a.name}.map(Math.${['tanh', 'atan', 'sin', 'cbrt'][s.q % 4]}).map((${x}, ${i}) => ${value} + 0.125 * ${i});`, fold(t));
+      // (or chosen by a test against an empty list, which TypeScript types `never[]`; a Float64Array's
+      // map beside it would make a union whose methods TypeScript cannot call)
+      else if (s.v % 8 === 5 && !a.f64 && !a.tup) c.emit(`const ${t} = ${acc} < 0.5 ? ${a.name}.map((${x}, ${i}) => ${value} + 0.125 * ${i}) : [];`, fold(t));
       else c.emit(`const ${t} = ${a.name}.map((${x}, ${i}) => ${value} + 0.125 * ${i});`, fold(t));
       return;
     case 1:

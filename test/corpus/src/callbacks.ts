@@ -161,3 +161,15 @@ export function tupleMethods(h: number, p: [number, number]): number {
   const any = p.some((v) => v > 10) ? 1 : 0;
   return r + 2 * g + 3 * b + s + p.reduce((a, v) => a + Math.sin(v), 0) + any;
 }
+
+/** the turning of a path: `map` over the inner points, or an empty list where there are none */
+export function turning(track: number[][]): number {
+  const turns = track.length > 2
+    ? track.slice(1, -1).map((p, k) => {
+        const ax = p[0] - track[k][0], ay = p[1] - track[k][1];
+        const bx = track[k + 2][0] - p[0], by = track[k + 2][1] - p[1];
+        return 1 - (ax * bx + ay * by) / (Math.hypot(ax, ay) * Math.hypot(bx, by) + 1e-9);
+      })
+    : [];
+  return turns.reduce((s, t) => s + t, 0) + track[0][0];
+}
