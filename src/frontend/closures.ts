@@ -331,12 +331,15 @@ export class Closures {
     const fnParams = d.params.filter((p) => isFunctionType(this.h.checker.getTypeAtLocation(p)));
     if (!fnParams.length) return undefined;
     if (e.arguments.some(ts.isSpreadElement)) return this.h.err(e, `spread arguments to '${helper}', which takes a function, are not supported`, 'pass each argument');
-    if (e.arguments.length !== d.params.length) return this.h.err(e, `'${helper}' takes a function and ${d.params.length} arguments in all: pass every one of them`, 'write each argument at the call (defaults are not filled in for helpers taking functions)');
+    // (a trailing number left out takes its default where that is a constant: `integrate(g, a, b)` with `n = 8`)
+    const missing = d.params.slice(e.arguments.length);
+    if (e.arguments.length > d.params.length || !missing.every((p) => !fnParams.includes(p) && !p.dotDotDotToken && p.initializer && isConstantDefault(p.initializer)))
+      return this.h.err(e, `'${helper}' takes a function and ${d.params.length} arguments in all: pass every one of them`, 'write each argument at the call (only a constant default, `n = 8`, is filled in for a helper taking functions)');
     const bound = new Map<ts.Node, FnValue>();
     const args: Expr[] = [];
     const labels: string[] = [];
     for (const [i, p] of d.params.entries()) {
-      const a = e.arguments[i];
+      const a = e.arguments[i] ?? p.initializer!;
       if (!fnParams.includes(p)) {
         const x = this.h.expr(a);
         if (!x) return null;
@@ -603,6 +606,12 @@ export function takesFunctions(params: readonly ts.ParameterDeclaration[], check
 }
 
 /** an identifier that names a property or a type, not a variable */
+/** a parameter default that reads nothing: a number, possibly negated */
+function isConstantDefault(e: ts.Expression): boolean {
+  const x = skip(e);
+  return ts.isNumericLiteral(x) || (ts.isPrefixUnaryExpression(x) && x.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(x.operand));
+}
+
 function isName(n: ts.Identifier): boolean {
   const p = n.parent;
   return (ts.isPropertyAccessExpression(p) && p.name === n) || (ts.isPropertyAssignment(p) && p.name === n) || ts.isTypeReferenceNode(p) ||

@@ -412,4 +412,5 @@ corpus.push(
   { name: 'closures/kernel_density', file: 'closures.ts', head: 'kernelDensity', args: [vec(5, -1, 1), num(-0.5, 0.5), num(0.5, 1.5)], tags: ['js', 'nested-closures'] },
   { name: 'closures/namespaced_euler', file: 'closures.ts', head: 'namespacedEuler', args: [vec(2, -1, 1), num(0.5, 2)], tags: ['js', 'namespace-object', 'fn-arg', 'destructured-local-param'] },
   { name: 'closures/pendulum_energy', file: 'closures.ts', head: 'pendulumEnergy', args: [num(0.2, 0.8), num(9, 10), num(0.5, 1.5)], tags: ['js', 'closure', 'fn-arg', 'destructured-local-param', 'rk4'] },
+  { name: 'closures/decay_integral', file: 'closures.ts', head: 'decayIntegral', args: [num(0.2, 2)], tags: ['js', 'closure', 'fn-arg', 'helper-default'] },
 );

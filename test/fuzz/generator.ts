@@ -2903,7 +2903,7 @@ const CLOSURE_HELPERS = [
   'function damped(g: (v: number) => number, v: number): number {',
   '  return twice((u) => 0.75 * g(u) + 0.25 * u, v);',
   '}',
-  'function euler(rhs: (s: number[]) => number[], s0: number[], h: number, n: number): number[] {',
+  'function euler(rhs: (s: number[]) => number[], s0: number[], h: number, n: number = 2): number[] {',
   '  let s = s0.slice();',
   '  for (let k = 0; k < n; k++) {',
   '    const d = rhs(s);',
@@ -3060,7 +3060,8 @@ function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
     default: {
       c.needsClosureHelpers = true;
       const r = c.fresh('sN');
-      if (s.v % 2) c.emit(`const ${r} = euler(decayRhs, ${a.name}, 0.1, 2);`);
+      // (one in two leaves the step count to its default)
+      if (s.v % 2) c.emit(`const ${r} = euler(decayRhs, ${a.name}, 0.1${s.v % 4 === 1 ? '' : ', 2'});`);
       else {
         const st = c.fresh('st');
         // (a right-hand side that reads the array it is given as s0, through a helper that may write it,

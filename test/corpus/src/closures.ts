@@ -179,3 +179,15 @@ export function namespacedEuler(y0: number[], c: number): number {
   const r = ode.euler((_t, [a, b]) => [b, -c * a - 0.1 * b], y0, 0.1, 4);
   return r[0] * r[0] + r[1];
 }
+
+/** midpoint rule: a helper taking a function, its step count left to its default */
+function midpoint(g: (x: number) => number, a: number, b: number, n = 8): number {
+  const h = (b - a) / n;
+  let s = 0;
+  for (let i = 0; i < n; i++) s += g(a + (i + 0.5) * h) * h;
+  return s;
+}
+
+export function decayIntegral(k: number): number {
+  return midpoint((x) => Math.exp(-k * x), 0, 1) + midpoint((x) => x * k, 0, 2, 4);
+}
