@@ -1,18 +1,8 @@
 // Colourings for sparse Jacobians and Hessians (src/runtime/colouring.ts): validity checked exhaustively,
 // and the number of colours against the optimum found by brute force over every partition of ≤ 8 columns.
 import { describe, expect, it } from 'vitest';
+import { rng } from '../src/api/values.js';
 import { columnColouring, isColumnColouring, isStarColouring, patternFromRows, recoveryIndex, starColouring, symmetricPattern, type Colouring, type SparsityPattern } from '../src/runtime/colouring.js';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomPattern(R: () => number, m: number, n: number, density: number): SparsityPattern {
   const rows = Array.from({ length: m }, () => Array.from({ length: n }, (_, j) => j).filter(() => R() < density));

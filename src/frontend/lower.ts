@@ -1354,14 +1354,7 @@ class FunctionLowering {
       return;
     }
     const pre: Stmt[] = this.takePre();
-    // (JavaScript walks the array the expression gave, whatever the body assigns to its variable after)
-    const iterated = skipParens(entries ? (source.expression as ts.PropertyAccessExpression).expression : s.expression);
-    const rebound = arr.k === 'var' && ts.isIdentifier(iterated) && isAssignedIn(iterated, s.statement, this.ctx.checker);
-    if ((arr.k !== 'var' && arr.k !== 'global') || rebound) {
-      const t = this.fresh('items');
-      pre.push({ k: 'decl', name: t, ty: tyOf(arr), init: arr, konst: true, loc: this.ctx.locOf(s.expression) });
-      arr = { k: 'var', name: t, ty: tyOf(arr) };
-    }
+    arr = this.walkedArray(entries ? (source.expression as ts.PropertyAccessExpression).expression : s.expression, arr, s.statement, pre);
     const second = entries ? (d.name as ts.ArrayBindingPattern).elements[1] : undefined;
     const base = ts.isIdentifier(d.name) ? d.name.text : second && ts.isBindingElement(second) && ts.isIdentifier(second.name) ? second.name.text : 'item';
     const i = this.fresh(`${base}Index`);
@@ -1414,34 +1407,29 @@ class FunctionLowering {
       return;
     }
     const pre: Stmt[] = this.takePre();
-    // (the keys are those of the array the expression gave, whatever the body assigns to its variable)
-    const iterated = skipParens(s.expression);
-    if ((arr.k !== 'var' && arr.k !== 'global') || (arr.k === 'var' && ts.isIdentifier(iterated) && isAssignedIn(iterated, s.statement, this.ctx.checker))) {
-      const items = this.fresh('items');
-      pre.push({ k: 'decl', name: items, ty: t, init: arr, konst: true, loc: this.ctx.locOf(s.expression) });
-      arr = { k: 'var', name: items, ty: t };
-    }
+    arr = this.walkedArray(s.expression, arr, s.statement, pre);
     const i = this.declareVar(d, d.name.text, INT);
     this.forInKeys.add(i);
-    const iv: Expr = { k: 'var', name: i, ty: INT };
-    let cond: Expr = { k: 'bin', op: '<', a: iv, b: { k: 'len', obj: arr }, ty: BOOL };
-    if (mayResize(s.statement)) {
-      // keys added during the loop are not visited, keys removed before their turn are skipped
-      const n = this.fresh('keyCount');
-      pre.push({ k: 'decl', name: n, ty: INT, init: { k: 'len', obj: arr }, konst: true, loc: this.ctx.locOf(s.expression) });
-      cond = { k: 'bin', op: '&&', a: { k: 'bin', op: '<', a: iv, b: { k: 'var', name: n, ty: INT }, ty: BOOL }, b: cond, ty: BOOL };
-    }
-    const body = this.stmts(s.statement);
+    // (keys added during the loop are not visited, keys removed before their turn are skipped)
+    const n = mayResize(s.statement) ? this.fresh('keyCount') : null;
+    if (n) pre.push({ k: 'decl', name: n, ty: INT, init: { k: 'len', obj: arr }, konst: true, loc: this.ctx.locOf(s.expression) });
+    const loop = countedFor(i, { k: 'len', obj: arr }, this.stmts(s.statement)) as Extract<Stmt, { k: 'for' }>;
+    if (n) loop.cond = { k: 'bin', op: '&&', a: { k: 'bin', op: '<', a: { k: 'var', name: i, ty: INT }, b: { k: 'var', name: n, ty: INT }, ty: BOOL }, b: loop.cond!, ty: BOOL };
     for (const p of pre) push(p);
-    push({
-      k: 'for',
-      label,
-      init: [{ k: 'decl', name: i, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
-      cond,
-      update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
-      body,
-      loc: this.ctx.locOf(s),
-    });
+    push({ ...loop, label, loc: this.ctx.locOf(s) });
+  }
+
+  /**
+   * The array a `for…of` or `for…in` walks, evaluated once: a temporary where it is not a variable, or
+   * where the body assigns that variable (JavaScript walks the array the expression gave).
+   */
+  private walkedArray(node: ts.Expression, arr: Expr, body: ts.Statement, pre: Stmt[]): Expr {
+    const iterated = skipParens(node);
+    const rebound = arr.k === 'var' && ts.isIdentifier(iterated) && isAssignedIn(iterated, body, this.ctx.checker);
+    if ((arr.k === 'var' || arr.k === 'global') && !rebound) return arr;
+    const t = this.fresh('items');
+    pre.push({ k: 'decl', name: t, ty: tyOf(arr), init: arr, konst: true, loc: this.ctx.locOf(node) });
+    return { k: 'var', name: t, ty: tyOf(arr) };
   }
 
   private varDeclList(list: ts.VariableDeclarationList): Stmt[] {
@@ -1609,7 +1597,7 @@ class FunctionLowering {
     }
     // (`a || b` as a value other than a test is refused where it is lowered: only booleans here)
     const test = this.tested.has(e);
-    if (!test && this.ctx.checker.typeToString(this.ctx.checker.getTypeAtLocation(e)) !== 'boolean') return undefined;
+    if (!test && !(this.ctx.checker.getTypeAtLocation(e).flags & ts.TypeFlags.BooleanLike)) return undefined;
     const a0 = test ? this.cond(e.left) : this.expr(e.left);
     const a = a0 && (test ? this.truthiness(e.left, a0) : a0);
     if (!a) return null;

@@ -176,11 +176,7 @@ export class Sequencing {
         callbackWrites(node, w, (id) => this.host.local(id));
         continue;
       }
-      const target = skip(ts.isBinaryExpression(node) ? node.left : (node as ts.PrefixUnaryExpression).operand);
-      if (ts.isIdentifier(target)) {
-        const name = this.host.local(target);
-        if (name) w.vars.add(name);
-      } else w.memory = true;
+      noteTarget(node, w, (id) => this.host.local(id));
       // a helper called inside a hoisted effect may write the arrays it is given
       node.forEachChild(function visit(n: ts.Node): void {
         if (ts.isCallExpression(n) && !isMathCall(n)) w.memory = true;
@@ -433,15 +429,20 @@ function containsNested(body: ts.Node): boolean {
  */
 function callbackWrites(call: ts.Node, w: Writes, local: (id: ts.Identifier) => string | null): void {
   call.forEachChild(function visit(n: ts.Node): void {
-    if (isEffectNode(n) && !isPopCall(n)) {
-      const target = skip(ts.isBinaryExpression(n) ? n.left : (n as ts.PrefixUnaryExpression).operand);
-      const name = ts.isIdentifier(target) ? local(target) : null;
-      if (name) w.vars.add(name);
-      else if (!ts.isIdentifier(target)) w.memory = true;
-    }
+    if (isEffectNode(n) && !isPopCall(n)) noteTarget(n, w, local);
     if (isPopCall(n) || (ts.isCallExpression(n) && !isMathCall(n) && !isCallbackCall(n))) w.memory = true;
     n.forEachChild(visit);
   });
+}
+
+/** what an assignment or increment writes: a local variable by name, anything else as memory */
+function noteTarget(node: ts.Node, w: Writes, local: (id: ts.Identifier) => string | null): void {
+  const target = skip(ts.isBinaryExpression(node) ? node.left : (node as ts.PrefixUnaryExpression).operand);
+  if (!ts.isIdentifier(target)) w.memory = true;
+  else {
+    const name = local(target);
+    if (name) w.vars.add(name);
+  }
 }
 
 function readOf(t: LValue): Expr {

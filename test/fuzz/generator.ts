@@ -1024,6 +1024,8 @@ class Ctx {
   needsRegrow = false;
   needsFlagHelpers = false;
   needsTupleHelpers = false;
+  /** whether ROW_PICK_HELPER is called (callback form 1: a helper that may return its argument's row) */
+  needsRowPick = false;
   needsRebindHelpers = false;
   constructor(
     /** what early returns look like: 0 `return <number>`, 1 none (arrays, objects), 2 `return;` */
@@ -2838,9 +2840,19 @@ function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
       else if (s.v % 8 === 5 && !a.f64 && !a.tup) c.emit(`const ${t} = ${acc} < 0.5 ? ${a.name}.map((${x}, ${i}) => ${value} + 0.125 * ${i}) : [];`, fold(t));
       else c.emit(`const ${t} = ${a.name}.map((${x}, ${i}) => ${value} + 0.125 * ${i});`, fold(t));
       return;
-    case 1:
+    case 1: {
+      // (or rows from a helper that returns one of the matrix's rows or a fresh one, only read afterwards)
+      // (of a matrix of its own: one the head writes later is rightly refused, the stores could reach the result)
+      if (s.v % 4 === 1 && !c.helper) {
+        const m = c.fresh('rows');
+        c.needsRowPick = true;
+        c.emit(`const ${m}: number[][] = [[Math.tanh(${acc}), ${a.name}[0]], [0.25, ${acc} * ${a.name}[${a.len - 1}]]];`);
+        c.emit(`const ${t} = Array.from({ length: 2 }, (_, k) => rowOrScaled(${m}, Math.tanh(${acc}) + k));`, `${acc} = Math.tanh(${acc} + ${t}[0][0] * ${t}[1][1]);`);
+        return;
+      }
       c.emit(`const ${t} = Array.from(${a.name}, (${x}) => ${value});`, `${acc} = Math.tanh(${acc} + ${t}[0] * ${t}[${a.len - 1}]);`);
       return;
+    }
     case 2: {
       // over the rows of a matrix: the outer callback's expression body is the inner forEach
       const m = s.v % 4 >= 2 ? pick(c.mats, s.s) : undefined;
@@ -2878,11 +2890,16 @@ function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
       c.emit(`if (${guard}${a.name}.${s.v % 2 ? 'some' : 'every'}((${x}) => ${value} < ${lit(lim)})) {`, `  ${acc} = Math.tanh(${acc} + ${a.name}[0]);`, '}');
       return;
     }
-    case 7:
+    case 7: {
       // `find` whose callback passes an array to a helper that may write it is refused (the element is read after the loop): findIndex then
-      if (s.v % 2 && !/\bg\d+\(/.test(value)) c.emit(`${acc} = Math.tanh(${acc} + (${a.name}.find((${x}) => ${value} > ${lit(lim)}) ?? 0.5));`);
+      // (one that passes it to a `const` arrow only reading it is taken)
+      const reader = s.v % 4 === 3 && !a.f64 && !a.tup ? c.fresh('ends') : null;
+      if (reader && !/\bg\d+\(/.test(value))
+        c.emit(`const ${reader} = (v: readonly number[]): number => 0.5 * v[0] + 0.25 * v[v.length - 1];`, `${acc} = Math.tanh(${acc} + (${a.name}.find((${x}) => ${reader}(${a.name}) * ${value} > ${lit(lim)}) ?? 0.5));`);
+      else if (s.v % 2 && !/\bg\d+\(/.test(value)) c.emit(`${acc} = Math.tanh(${acc} + (${a.name}.find((${x}) => ${value} > ${lit(lim)}) ?? 0.5));`);
       else c.emit(`const ${t} = ${a.name}.findIndex((${x}) => ${value} > ${lit(lim)});`, `if (${t} >= 0) {`, `  ${acc} = Math.tanh(${acc} + ${a.name}[${t}] * ${t});`, '}');
       return;
+    }
     case 8:
       c.emit(`const ${t} = ${a.name}.flatMap((${x}) => [${x}, ${value}]);`, fold(t));
       return;
@@ -2913,6 +2930,15 @@ const CLOSURE_HELPERS = [
   '}',
   'function decayRhs(s: number[]): number[] {',
   '  return s.map((v) => -0.5 * v);',
+  '}',
+  '',
+];
+
+/** the helper callback form 1 calls in Array.from: a row of its matrix, or a fresh one (declared when used) */
+const ROW_PICK_HELPER = [
+  'function rowOrScaled(rows: number[][], t: number): number[] {',
+  '  if (t > 0.75) return rows[0];',
+  '  return rows[1].map((v) => v * Math.tanh(t));',
   '}',
   '',
 ];
@@ -3748,6 +3774,7 @@ export function render(spec: ProgSpec): Rendered {
   if (c.needsClosureHelpers) out.push(...CLOSURE_HELPERS);
   if (c.needsRestHelpers) out.push(...REST_HELPERS);
   if (c.needsRegrow) out.push(...REGROW_HELPER);
+  if (c.needsRowPick) out.push(...ROW_PICK_HELPER);
   if (c.needsFlagHelpers) out.push(...FLAG_HELPERS);
   if (c.needsTupleHelpers) out.push(...TUPLE_HELPERS);
   if (c.needsRebindHelpers) out.push(...REBIND_HELPERS);
