@@ -24,6 +24,8 @@ export const ARRAY_FORMS = [
   'array.pushmany', // `out.push(a, b, …)`: one push per value, the values evaluated first
   'array.flat', // `rows.flat()`: a fresh array of the rows' elements, in order (depth 1)
   'array.sort', // `xs.sort((a, b) => a - b)`, objects or rows by a key (`(a, b) => a.v - b.v`): in place, through a passive order (`sortOrder`) and a copy
+  'array.argsort', // indices sorted by another array's values (`order.sort((i, j) => xs[i] - xs[j])`): the same order and moves
+  'array.keys', // `Array.from(xs.keys())`, `Int32Array.from(xs.keys())`, `[...xs.keys()]`: the indices 0, 1, … as a fresh array
 ] as const;
 export type ArrayForm = (typeof ARRAY_FORMS)[number];
 
@@ -429,6 +431,8 @@ function argumentsFirst(h: ArrayHost, parts: Part[], loc: Loc): Part[] | null {
 export function spreadLiteral(h: ArrayHost, e: ts.ArrayLiteralExpression): Expr | null {
   const ctxTy = h.checker.getContextualType(e);
   let ty = (ctxTy && h.convert(ctxTy, e)) || h.typeAt(e);
+  const only = e.elements.length === 1 && ts.isSpreadElement(e.elements[0]) ? keysCall(e.elements[0].expression) : null;
+  if (only) return indexRange(h, e, only, ty);
   if (ty && ty.k !== 'arr') ty = null;
   // parts read from untyped arrays (`any[]` to the checker): the element type is what they were given here
   ty ??= partsType(h, e);
@@ -580,8 +584,10 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       // numbers sorted in place by a numeric comparator: the order (passive indices, `sortOrder`) is
       // taken first, then the elements are moved into it from a copy; the array itself is the value
       // (objects or rows by a numeric key, `(a, b) => a.v - b.v`: the order of their keys, the same moves)
-      const byKey = isRef(ot.elem) && !ot.typed && args.length === 1 ? comparatorKey(args[0]) : null;
-      const keyed = byKey && byKey.path.length ? byKey : null;
+      const byKey = args.length === 1 ? comparatorKey(args[0]) : null;
+      // (indices sorted by what they index, `(i, j) => xs[i] - xs[j]`: an argsort)
+      const indexed = byKey?.outer && (ot.elem.k === 'num' || ot.elem.k === 'int') ? byKey : null;
+      const keyed = indexed ?? (isRef(ot.elem) && !ot.typed && byKey && byKey.path.length ? byKey : null);
       if (ot.elem.k !== 'num' && ot.elem.k !== 'int' && !keyed)
         return h.err(isRef(ot.elem) && args.length === 1 ? args[0] : e, '`sort` is supported on arrays of numbers, and on arrays of objects or rows by a numeric key', 'sort by `(a, b) => a.key - b.key` (or `b.key - a.key`), a field or a constant index of each element');
       if (keyed) {
@@ -591,6 +597,13 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
         const keys = h.fresh('keys');
         const k0 = h.fresh('k');
         let key: Expr = { k: 'idx', obj: src, index: v(k0, INT), ty: ot.elem };
+        if (keyed.outer) {
+          const outer = h.expr(keyed.outer);
+          if (!outer) return null;
+          const outerTy = tyOf(outer);
+          if (outerTy.k !== 'arr') return h.err(keyed.outer, 'the comparator indexes something that is not an array', 'sort indices by an array\'s values: `(i, j) => xs[i] - xs[j]`');
+          key = { k: 'idx', obj: outer, index: key, ty: outerTy.elem };
+        }
         for (const step of keyed.path) {
           const t = tyOf(key);
           const next: Ty | null = typeof step === 'string' ? (t.k === 'obj' ? (t.fields.find((f) => f.name === step && !f.optional)?.ty ?? null) : null) : t.k === 'arr' ? t.elem : t.k === 'tuple' ? (t.elems[step] ?? null) : null;
@@ -598,7 +611,7 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
           key = typeof step === 'string' ? { k: 'field', obj: key, name: step, ty: next } : { k: 'idx', obj: key, index: int(step), ty: next };
         }
         if (tyOf(key).k !== 'num' && tyOf(key).k !== 'int') return h.err(args[0], 'the key of this comparator is not a number', 'sort by a numeric field or a constant index of each element');
-        h.emit(tag({ k: 'decl', name: keys, ty: keysTy, init: { k: 'alloc', len: { k: 'len', obj: src }, fill: null, ty: keysTy }, konst: true }, 'array.sort', loc));
+        h.emit(tag({ k: 'decl', name: keys, ty: keysTy, init: { k: 'alloc', len: { k: 'len', obj: src }, fill: null, ty: keysTy }, konst: true }, indexed ? 'array.argsort' : 'array.sort', loc));
         h.emit(tag(countUp(k0, int(0), { k: 'len', obj: src }, [{ k: 'assign', target: { k: 'idx', obj: v(keys, keysTy), index: v(k0, INT), ty: NUM }, value: key }]), 'array.sort', loc));
         // (the copy of the references is the sort's own, not a copy the program makes)
         return moveIntoOrder(h, src, ot, v(keys, keysTy), keyed.dir, loc, true);
@@ -665,9 +678,11 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
 /**
  * A comparator `(a, b) => key(a) - key(b)` (ascending, dir 1) or `key(b) - key(a)` (descending, -1),
  * the key the parameter itself (`a - b`: path []) or a field chain or constant indices of it
- * (`a.pos.x`, `a[0]`, `a.p[1]`), the same on both sides; null for any other
+ * (`a.pos.x`, `a[0]`, `a.p[1]`), the same on both sides; or the same of the element of another array
+ * the parameter indexes (`xs[a]`, `pts[a].x`: `outer`, an argsort), that array named without calls
+ * and not by a parameter. Null for any other comparator.
  */
-function comparatorKey(c: ts.Expression): { path: (string | number)[]; dir: number } | null {
+function comparatorKey(c: ts.Expression): { path: (string | number)[]; dir: number; outer?: ts.Expression } | null {
   while (ts.isParenthesizedExpression(c)) c = c.expression;
   if (!(ts.isArrowFunction(c) || ts.isFunctionExpression(c)) || c.parameters.length !== 2) return null;
   const [a, b] = c.parameters.map((p) => (ts.isIdentifier(p.name) && !p.initializer && !p.dotDotDotToken ? p.name.text : null));
@@ -680,24 +695,44 @@ function comparatorKey(c: ts.Expression): { path: (string | number)[]; dir: numb
   }
   while (ts.isParenthesizedExpression(body as ts.Expression)) body = (body as ts.ParenthesizedExpression).expression;
   if (!ts.isBinaryExpression(body) || body.operatorToken.kind !== ts.SyntaxKind.MinusToken) return null;
-  const pathOf = (e: ts.Expression): { root: string; path: (string | number)[] } | null => {
+  type KeyPath = { root: string; path: (string | number)[]; outer?: ts.Expression };
+  const pathOf = (e: ts.Expression): KeyPath | null => {
     while (ts.isParenthesizedExpression(e)) e = e.expression;
     if (ts.isIdentifier(e)) return { root: e.text, path: [] };
     if (ts.isPropertyAccessExpression(e) && !e.questionDotToken && ts.isIdentifier(e.name)) {
       const inner = pathOf(e.expression);
-      return inner && { root: inner.root, path: [...inner.path, e.name.text] };
+      return inner && { ...inner, path: [...inner.path, e.name.text] };
     }
     if (ts.isElementAccessExpression(e) && !e.questionDotToken && ts.isNumericLiteral(e.argumentExpression) && Number.isInteger(Number(e.argumentExpression.text))) {
       const inner = pathOf(e.expression);
-      return inner && { root: inner.root, path: [...inner.path, Number(e.argumentExpression.text)] };
+      return inner && { ...inner, path: [...inner.path, Number(e.argumentExpression.text)] };
+    }
+    if (ts.isElementAccessExpression(e) && !e.questionDotToken) {
+      const arg = skipParensOf(e.argumentExpression);
+      if (ts.isIdentifier(arg) && (arg.text === a || arg.text === b) && isPlainName(e.expression, [a, b])) return { root: arg.text, path: [], outer: e.expression };
     }
     return null;
   };
   const l = pathOf(body.left), r = pathOf(body.right);
   if (!l || !r || JSON.stringify(l.path) !== JSON.stringify(r.path)) return null;
-  if (l.root === a && r.root === b) return { path: l.path, dir: 1 };
-  if (l.root === b && r.root === a) return { path: l.path, dir: -1 };
+  if (!!l.outer !== !!r.outer || (l.outer && l.outer.getText() !== r.outer!.getText())) return null;
+  const outer = l.outer ? { outer: l.outer } : {};
+  if (l.root === a && r.root === b) return { path: l.path, dir: 1, ...outer };
+  if (l.root === b && r.root === a) return { path: l.path, dir: -1, ...outer };
   return null;
+}
+
+function skipParensOf(e: ts.Expression): ts.Expression {
+  while (ts.isParenthesizedExpression(e)) e = e.expression;
+  return e;
+}
+
+/** a name or a chain of fields of one (`xs`, `this.values`, `s.pts`), naming none of `params` */
+function isPlainName(e: ts.Expression, params: string[]): boolean {
+  e = skipParensOf(e);
+  if (ts.isIdentifier(e)) return !params.includes(e.text);
+  if (e.kind === ts.SyntaxKind.ThisKeyword) return true;
+  return ts.isPropertyAccessExpression(e) && !e.questionDotToken && isPlainName(e.expression, params);
 }
 
 /**
@@ -796,4 +831,32 @@ function reverseLoop(h: ArrayHost, arr: Expr, loc: Loc): Stmt {
     { k: 'assign', target: el(jv), value: v(t, at.elem) },
   ];
   return { ...countUp(k, int(0), half, body), loc };
+}
+
+/** `xs.keys()` written as the source of an array (`Array.from(xs.keys())`, `[...xs.keys()]`) */
+export function keysCall(e: ts.Expression): ts.Expression | null {
+  while (ts.isParenthesizedExpression(e)) e = e.expression;
+  if (!ts.isCallExpression(e) || e.arguments.length || !ts.isPropertyAccessExpression(e.expression) || e.expression.questionDotToken) return null;
+  return e.expression.name.text === 'keys' ? e.expression.expression : null;
+}
+
+/**
+ * The indices of an array as a fresh array of type `ty` (`Array.from(xs.keys())`, `Int32Array.from(xs.keys())`,
+ * `[...xs.keys()]`): 0, 1, … up to its length, the start of an argsort.
+ */
+export function indexRange(h: ArrayHost, whole: ts.Node, arrNode: ts.Expression, ty: Ty | null, declare?: (ty: Ty) => string): Expr | null {
+  const arr = h.expr(arrNode);
+  if (!arr) return null;
+  const at = tyOf(arr);
+  if (at.k !== 'arr') return h.err(arrNode, '`keys()` is supported on arrays only', 'loop over the indices: `for (let i = 0; i < xs.length; i++)`');
+  if (!ty || ty.k !== 'arr' || (ty.elem.k !== 'num' && ty.elem.k !== 'int')) return h.err(whole, 'the indices of an array are supported as an array of numbers only', 'annotate the variable, e.g. `const order: number[] = Array.from(xs.keys())`');
+  if (h.inCondition()) return h.err(whole, 'the indices of an array inside a condition are not supported', 'assign them to a variable first');
+  const loc = h.locOf(whole);
+  const fresh: ArrTy = { ...ty, ro: false };
+  const t = declare ? declare(fresh) : h.fresh('indices');
+  const tv = v(t, fresh);
+  h.emit(tag({ k: 'decl', name: t, ty: fresh, init: { k: 'alloc', len: { k: 'len', obj: arr }, fill: fresh.typed ? null : int(0), ty: fresh }, konst: true }, 'array.keys', loc));
+  const k = h.fresh('k');
+  h.emit(tag(countUp(k, int(0), { k: 'len', obj: tv }, [{ k: 'assign', target: { k: 'idx', obj: tv, index: v(k, INT), ty: fresh.elem }, value: v(k, INT) }]), 'array.keys', loc));
+  return tv;
 }

@@ -6,7 +6,7 @@ import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } fro
 import { BOOL, INT, NUM, VOID, containsCall, countedFor, directiveArgs, hasFloat, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, stmtExprs, tyOf, varsRead } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
 import { MATH_BINARY, MATH_CONSTS, MATH_FUNCS, MATH_INTEGRAL, MATH_NARY } from './math.js';
-import { ARRAY_FORMS, type ArrayHost, arrayMethod, arrOf, emptyLiteralType, fillLoop, isArrayOfLength, restArgument, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
+import { ARRAY_FORMS, type ArrayHost, arrayMethod, arrOf, emptyLiteralType, fillLoop, indexRange, isArrayOfLength, keysCall, restArgument, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { DEFAULT_LIB, isStdLibPath, LIB_DIR, requireStdLib, STD_LIBS, stdLibSourceFile, stdLibText } from './stdlib.js';
 import { checkTreeDepth } from './limits.js';
@@ -1733,6 +1733,8 @@ class FunctionLowering {
 
   private arrayFrom(call: ts.CallExpression, target: string, declNode?: ts.Node): Expr | null {
     const [src, cb] = call.arguments;
+    const keysOf = src && !cb ? keysCall(src) : null;
+    if (keysOf) return indexRange(this.hooks, call, keysOf, this.ctx.typeAt(call), declNode && ((ty) => this.declareVar(declNode, target, ty)));
     const lenProp =
       src && ts.isObjectLiteralExpression(src) && src.properties.length === 1 && ts.isPropertyAssignment(src.properties[0]) &&
       ts.isIdentifier(src.properties[0].name) && src.properties[0].name.text === 'length'
@@ -2369,6 +2371,7 @@ class FunctionLowering {
         // (elsewhere in an expression, a row of a matrix built by an outer `Array.from`: named first)
         if (objNode.text === 'Array' && m === 'from' && this.condDepth === 0) return this.arrayFrom(e, 'row');
         if (objNode.text === 'Array' && m === 'from') return this.err(e, '`Array.from` inside a condition is not supported', 'write `const xs = Array.from({ length: n }, (_, i) => …)` before it');
+        if (isTypedCtor(objNode.text) && m === 'from' && e.arguments.length === 1 && keysCall(e.arguments[0])) return indexRange(this.hooks, e, keysCall(e.arguments[0])!, typedArrayTy(objNode.text));
         if (isTypedCtor(objNode.text) && m === 'from') return newTypedArray(this.hooks, e, objNode.text, true);
         if (objNode.text === 'console') return this.err(e, 'console output is not supported in differentiated code', 'log outside the differentiated function');
       }

@@ -119,6 +119,9 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'array.pushmany': { types: ['array'], effects: ['-'] },
   'array.flat': { types: ['array'], effects: ['-'] },
   'array.sort': { types: ['array', 'array2', 'arrobj'], effects: ['-'] },
+  // indices as an array (`Array.from(xs.keys())`), and indices sorted by the values they index
+  'array.keys': { types: ['array'], effects: ['-'] },
+  'array.argsort': { types: ['array'], effects: ['-'] },
   // array methods with callbacks (src/frontend/callbacks.ts), counted by the loop each lowers to
   'callback.map': { types: ['-'], effects: ['-'] },
   'callback.forEach': { types: ['-'], effects: ['-'] },

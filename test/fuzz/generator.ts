@@ -2454,6 +2454,17 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       const byKey = c.fresh('byKey');
       c.emit(`const ${byKey} = [{ v: ${value(s.q)}, w: 0.5 }, { v: ${arr}[0], w: ${value(s.q + 1)} }, { v: 0.25, w: ${arr}[0] }];`);
       c.emit(`${byKey}.sort((a, b) => ${s.q % 2 ? 'b.v - a.v' : 'a.v - b.v'});`, `${acc} = Math.tanh(${acc} + ${byKey}[0].w * ${byKey}[1].v - ${byKey}[2].w);`);
+      // and an argsort: indices (`keys()` as an array, three ways) sorted by the values they index
+      const order = c.fresh('order');
+      const indices = [`Array.from(${plainArr}.keys())`, `[...${byKey}.keys()]`, `Int32Array.from(${arr}.keys())`][s.t % 3];
+      const byValue = [`${plainArr}[i] - ${plainArr}[j]`, `${byKey}[j].w - ${byKey}[i].w`, `${arr}[i] - ${arr}[j]`][s.t % 3];
+      const indexed = [plainArr, byKey, arr][s.t % 3];
+      // (a literal or a tuple is not indexed by a comparator: tsad's argsort reads a named array)
+      const named = indexed.startsWith('[') || (indexed === a?.name && a.tup) ? null : indexed;
+      if (named) {
+        c.emit(`const ${order} = ${indices}.sort((i, j) => ${byValue});`);
+        c.emit(`${acc} = Math.tanh(${acc} + ${s.t % 3 === 1 ? `${named}[${order}[0]].v * ${value(s.q)}` : `${named}[${order}[0]] * ${value(s.q)} - ${named}[${order}[${order}.length - 1]]`});`);
+      }
       const byRow = pick(c.mats, s.t + 3);
       if (byRow) {
         const rs = c.fresh('rs');

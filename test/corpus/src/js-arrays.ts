@@ -264,3 +264,39 @@ export function trimmedRowsProduct(m: number[][], k: number): number {
   for (const r of rows) s += r[0] * r[1];
   return s + dropped[1] * rows.length;
 }
+
+/** Rank-weighted loss: the indices sorted by the residuals they point at (an argsort), heavier weights on the larger. */
+export function rankWeightedLoss(pred: number[], target: number[]): number {
+  const residual = pred.map((p, i) => (p - target[i]) ** 2);
+  const order = Array.from(residual.keys()).sort((i, j) => residual[i] - residual[j]);
+  let loss = 0;
+  for (let r = 0; r < order.length; r++) loss += ((r + 1) / order.length) * residual[order[r]];
+  return loss;
+}
+
+interface Bid {
+  price: number;
+  size: number;
+}
+
+/** Fills an order from the cheapest bids up: the bids' indices in a typed array, sorted by their prices. */
+export function fillCost(bids: Bid[], want: number): number {
+  const byPrice = Int32Array.from(bids.keys()).sort((a, b) => bids[a].price - bids[b].price);
+  let left = want;
+  let cost = 0;
+  for (const i of byPrice) {
+    const take = Math.min(left, bids[i].size);
+    cost += take * bids[i].price;
+    left -= take;
+  }
+  return cost + left * 10;
+}
+
+/** Spearman-style score: ranks by spread indices sorted descending, correlated with the values. */
+export function rankCorrelation(xs: number[]): number {
+  const idx = [...xs.keys()];
+  idx.sort((a, b) => xs[b] - xs[a]);
+  let s = 0;
+  for (let r = 0; r < idx.length; r++) s += Math.tanh(xs[idx[r]]) * (idx.length - r);
+  return s / idx.length;
+}
