@@ -650,6 +650,23 @@ export function f(xs: number[]): number {
 }`, 'f', [[1.5, 0.5]]);
   });
 
+  it('an optional field updated asserted present (`o.dt! += …`), and the gradient code that does so differentiated again', () => {
+    const src = `export interface Opts { a: number; dt?: number }
+export function f(o: Opts, x: number): number {
+  const before = Math.sin(o.dt ?? 0) * x;
+  if (o.dt !== undefined) o.dt! += x * o.a;
+  if (o.dt !== undefined) o.dt! *= 1 + 0.5 * x;
+  return o.a * (o.dt ?? 1) + before;
+}`;
+    checks(src, 'f', [{ a: 2, dt: 0.5 }, 3]);
+    checks(src, 'f', [{ a: 2 }, 3]);
+    // (the adjoint adds into \`ob.dt! += …\` where the field is present: forward over reverse takes it)
+    const H = hessian((o: { a: number; dt?: number }, x: number) => { if (o.dt !== undefined) o.dt! += x * o.a; return o.a * (o.dt ?? 1) * x; }, { wrt: [1], check: false })({ a: 2, dt: 0.5 }, 3) as number[][];
+    expect(H[0][0]).toBeCloseTo(8, 12); // a·(dt + x·a)·x: 2a²
+    // a plain assignment could create the field: refused, with the update form in the hint only for updates
+    refused(`export interface Opts { dt?: number }\nexport function f(o: Opts, x: number): number {\n  o.dt! = x;\n  return x * (o.dt ?? 1);\n}`, 'f', 3, 3, /the optional field 'dt' cannot be assigned/);
+  });
+
   it('the default independents leave out arrays used only as indices or labels (--check perturbed them)', () => {
     const r = compile(`export function f(z: number[], k: number[]): number { return z[k[0]] * 2; }\nexport function g(w: number, y: number[]): number { let s = 0; for (let i = 0; i < y.length; i++) s += y[i] === 1 ? Math.log(w) : Math.log(1 - w); return s; }\n`, { head: 'f' });
     expect(r.wrt).toEqual(['z']);

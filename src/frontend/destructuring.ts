@@ -56,7 +56,7 @@ export function patternParamName(p: ts.ParameterDeclaration, index: number): str
 /** What the lowering of a function lends destructuring assignment. */
 export interface DestructuringHost {
   expr(e: ts.Expression): Expr | null;
-  lvalue(e: ts.Expression): LValue | null;
+  lvalue(e: ts.Expression, updates?: boolean): LValue | null;
   markTarget(n: ts.Node): void;
   err(node: ts.Node, msg: string, hint?: string): null;
   fresh(base: string): string;

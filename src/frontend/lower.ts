@@ -648,7 +648,7 @@ class FunctionLowering {
       locOf: (n) => this.ctx.locOf(n),
       expr: (e) => this.expr(e),
       named: (e, x) => this.placed(e, x, true),
-      lvalue: (e) => this.lvalue(e),
+      lvalue: (e: ts.Expression, updates?: boolean) => this.lvalue(e, updates),
       exprStmt: (e) => this.exprStmt(e),
       markTarget: (n) => this.seq.markTarget(n),
       err: (n, msg, hint) => this.err(n, msg, hint),
@@ -1796,7 +1796,12 @@ class FunctionLowering {
     if (st) out.push(st);
   }
 
-  private lvalue(e: ts.Expression): Extract<Expr, { k: 'var' | 'idx' | 'field' }> | null {
+  /**
+   * An assignment's target. `updates`: the target's old value is read first (`+=`, `++`): an optional
+   * field asserted present (`o.f! += v`) may then be updated, as it already holds a number (when it does
+   * not, JavaScript gives NaN, and so does its derivative); an optional field is never created here.
+   */
+  private lvalue(e: ts.Expression, updates = false): Extract<Expr, { k: 'var' | 'idx' | 'field' }> | null {
     if (accessorWrite(this.hooks, e, null, e.parent) !== undefined) return null; // through a setter: only `o.x = v;`
     const x = this.expr(e);
     if (!x) return null;
@@ -1804,7 +1809,12 @@ class FunctionLowering {
       const r = this.resolve(e);
       if (r?.kind === 'local' && !this.splitLocals.has(r.name) && !assignsNullable(this.hooks, e, r.ty, e.text)) return null;
     }
-    if (x.k === 'field' && (x.nn || x.ty.k === 'opt')) return this.err(e, `the optional field '${x.name}' cannot be assigned in differentiated code`, 'build a new object with the field set');
+    let written = e;
+    while (ts.isParenthesizedExpression(written)) written = written.expression;
+    const asserted = updates && x.k === 'field' && ts.isNonNullExpression(written) && (x.ty.k === 'opt' ? x.ty.base : x.ty).k === 'num';
+    if (asserted) return { ...x, ty: NUM, nn: true };
+    if (x.k === 'field' && (x.nn || x.ty.k === 'opt'))
+      return this.err(e, `the optional field '${x.name}' cannot be assigned in differentiated code`, updates ? `update it asserted present (\`${ts.isPropertyAccessExpression(e) ? e.getText() : x.name}! += …\`), or build a new object with the field set` : 'build a new object with the field set');
     if (x.k === 'var' || x.k === 'idx' || x.k === 'field') return x;
     if (x.k === 'global') return this.err(e, `module constant '${x.name}' cannot be assigned`, 'copy it into a local variable');
     return this.err(e, 'this assignment target is not supported', 'assign to a variable, an array element or an object field');
@@ -1848,7 +1858,7 @@ class FunctionLowering {
       }
       if (op && this.seq.rhsHasEffects(e)) return this.seq.compound(e, op);
       if (op) {
-        const target = this.lvalue(e.left);
+        const target = this.lvalue(e.left, true);
         const rhs = this.expr(e.right);
         if (!target || !rhs) return null;
         this.checkSimpleTarget(e.left, target);
@@ -1865,7 +1875,7 @@ class FunctionLowering {
     if ((ts.isPrefixUnaryExpression(e) || ts.isPostfixUnaryExpression(e)) && (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken)) {
       const viaAccessors = accessorUpdate(this.hooks, e.operand, e.operator === ts.SyntaxKind.PlusPlusToken ? '+' : '-', null, e);
       if (viaAccessors !== undefined) return viaAccessors;
-      const target = this.lvalue(e.operand);
+      const target = this.lvalue(e.operand, true);
       if (!target) return null;
       this.checkSimpleTarget(e.operand, target);
       const op: BinOp = e.operator === ts.SyntaxKind.PlusPlusToken ? '+' : '-';

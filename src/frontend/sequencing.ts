@@ -18,7 +18,8 @@ import { isCallbackCall } from './callbacks.js';
 /** What the lowering of a function lends this module. */
 export interface SequencingHost {
   expr(e: ts.Expression): Expr | null;
-  lvalue(e: ts.Expression): LValue | null;
+  /** an assignment's target (`updates`: its old value is read first, `+=`, `++`) */
+  lvalue(e: ts.Expression, updates?: boolean): LValue | null;
   /** an expression used as a statement (an assignment, an increment, a call) */
   exprStmt(e: ts.Expression): Stmt | null;
   err(node: ts.Node, msg: string, hint?: string): null;
@@ -280,7 +281,7 @@ export class Sequencing {
    * temporary), and its old value is read before the right operand's effects, as JavaScript does.
    */
   compound(e: ts.BinaryExpression, op: BinOp): Extract<Stmt, { k: 'assign' }> | null {
-    let target = this.host.lvalue(e.left);
+    let target = this.host.lvalue(e.left, true);
     if (!target) return null;
     if (target.k === 'idx' && containsCallExpr(target.index)) target = { ...target, index: this.freeze(target.index, e.left) };
     let old: Expr = target;
@@ -301,7 +302,7 @@ export class Sequencing {
   /** `++x`, `x--` inside an expression: `x++` yields the old value (kept in a temporary), `++x` the new */
   increment(e: ts.PrefixUnaryExpression | ts.PostfixUnaryExpression): Expr | null {
     if (this.misplaced(e, 'an increment inside an expression')) return null;
-    let target = this.host.lvalue(e.operand);
+    let target = this.host.lvalue(e.operand, true);
     if (!target) return null;
     if (target.k === 'idx' && containsCallExpr(target.index)) target = { ...target, index: this.freeze(target.index, e.operand) };
     const op: BinOp = e.operator === ts.SyntaxKind.PlusPlusToken ? '+' : '-';

@@ -3485,6 +3485,8 @@ const EXPRS_HELPERS = [
   '',
   'export function dmod(x: number[], o: { u?: number; z?: number }): number {',
   '  const m = { ...DOPTS, ...o };',
+  // (an optional field updated asserted present: `m.u! *= …`, its old value read first)
+  '  if (m.u !== undefined) m.u! *= 1 + 0.25 * x[0];',
   '  return (m.u ?? 0) * x[0] + (m.z ?? 1);',
   '}',
   '',
