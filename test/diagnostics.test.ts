@@ -668,11 +668,6 @@ const BAD: BadCase[] = [
     line: 3, col: 39, message: /a callback assigning 's' inside a larger expression/, rendered: /in a statement of its own/,
   },
   {
-    name: 'two elements of one array passed to a function writing one',
-    src: `export interface Ball { x: number; v: number }\nfunction push(a: Ball, b: Ball): void {\n  a.v -= 0.1 * b.x;\n  b.v += 0.1 * a.x;\n}\nexport function f(balls: Ball[]): number {\n  for (let i = 0; i + 1 < balls.length; i++) push(balls[i], balls[i + 1]);\n  return balls[0].v;\n}\n`,
-    line: 7, col: 46, message: /given two elements of 'balls' as 'a', which it writes, and 'b'/, rendered: /pass the array and the indices/,
-  },
-  {
     name: 'a field of find(…)! on objects',
     src: `export function f(xs: number[]): number {\n  const rows = xs.map((v, j) => ({ j, s: v * v }));\n  return rows.find((e) => e.j === 1)!.s;\n}\n`,
     line: 3, col: 10, message: /the element `find` gives is an array or object that may be absent/, rendered: /findIndex/,

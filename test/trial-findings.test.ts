@@ -667,6 +667,27 @@ export function f(o: Opts, x: number): number {
     refused(`export interface Opts { dt?: number }\nexport function f(o: Opts, x: number): number {\n  o.dt! = x;\n  return x * (o.dt ?? 1);\n}`, 'f', 3, 3, /the optional field 'dt' cannot be assigned/);
   });
 
+  it('two elements of one array given to a helper writing both (a pair loop): distinct objects differentiated, one object twice stopped by a guard', () => {
+    const src = `export interface Ball { x: number; v: number }
+function push(a: Ball, b: Ball): void {
+  a.v -= 0.1 * b.x;
+  b.v += 0.1 * a.x * a.v;
+}
+export function f(balls: Ball[]): number {
+  for (let i = 0; i < balls.length; i++) for (let j = i + 1; j < balls.length; j++) push(balls[i], balls[j]);
+  return balls[0].v * balls[2].v + balls[1].v;
+}`;
+    checks(src, 'f', [[{ x: 1, v: 0.5 }, { x: 2, v: -0.25 }, { x: 0.5, v: 1.5 }]]);
+    const r = compile(src, { head: 'f', js: true, runtimeImport: null, modes: ['tangent', 'reverse'] });
+    const mod = loadGenerated(r.code);
+    const b = { x: 1, v: 0.5 };
+    const same = [b, { x: 2, v: 1 }, b];
+    for (const fn of ['f', 'f_d', 'f_b']) {
+      const args = fn === 'f' ? [same] : fn === 'f_d' ? [same, same.map(() => ({ x: 0, v: 0 })), ] : [same, same.map(() => ({ x: 0, v: 0 })), 1];
+      expect(() => (mod[fn] as (...a: unknown[]) => unknown)(...args), fn).toThrow(/'push' was given one object as both 'a', which it writes, and 'b'/);
+    }
+  });
+
   it('the default independents leave out arrays used only as indices or labels (--check perturbed them)', () => {
     const r = compile(`export function f(z: number[], k: number[]): number { return z[k[0]] * 2; }\nexport function g(w: number, y: number[]): number { let s = 0; for (let i = 0; i < y.length; i++) s += y[i] === 1 ? Math.log(w) : Math.log(1 - w); return s; }\n`, { head: 'f' });
     expect(r.wrt).toEqual(['z']);

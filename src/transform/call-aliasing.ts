@@ -2,9 +2,12 @@
 // (`cross(w, w, f)` with `cross(out, a, b)` writing `out`): the function's derivatives read the other
 // name's old values after the write has changed them. tsad assumes the arrays a function writes are
 // not also given to it under another name, so such a call is refused where it is written.
+// Two elements of one array (`resolve(balls[i], balls[j])`, a pair loop's call) are one object only
+// when the two slots hold the same reference: the call gets a guard before it that throws then, and
+// the derivatives, which assume two objects, are right wherever the guard lets the call run.
 import { computeAliases, computeWrites, stmtCalls } from '../analysis/activity.js';
-import type { Expr, Func, Module } from '../ir/types.js';
-import { exprEq, forEachExpr, forEachStmt, isRef, rootVar, stmtExprs } from '../ir/util.js';
+import type { Expr, Func, Module, Stmt } from '../ir/types.js';
+import { BOOL, VOID, containsCall, exprEq, forEachExpr, forEachStmt, isRef, rootVar, stmtExprs } from '../ir/util.js';
 import { TransformError } from './tangent.js';
 
 export function refuseAliasedWrittenArguments(mod: Module): void {
@@ -16,6 +19,9 @@ export function refuseAliasedWrittenArguments(mod: Module): void {
     const usesTape = f.params.some((p) => p.ty.k === 'tape');
     const al = computeAliases(f);
     const same = (a: string, b: string) => a === b || (!usesTape && al.rep(a) === al.rep(b));
+    const guards = new Map<Stmt, Stmt[]>();
+    // (a guarded statement the guards cannot be placed before, in a loop's header: refused as before)
+    const refusals = new Map<Stmt, TransformError>();
     forEachStmt(f.body, (s) => {
       for (const c of stmtCalls(s)) {
         const callee = mod.funcs.get(c.fn);
@@ -33,16 +39,69 @@ export function refuseAliasedWrittenArguments(mod: Module): void {
             // (two elements of one array, `g(balls[i], balls[j])`: they may be one object where i === j)
             const part = (x: Expr) => x.k === 'idx' || x.k === 'field';
             const elements = part(c.args[j]) && part(c.args[k]);
+            if (elements && (s.k === 'expr' || s.k === 'decl' || s.k === 'assign') && !containsCall(c.args[j]) && !containsCall(c.args[k])) {
+              const list = guards.get(s) ?? [];
+              list.push(distinctGuard(c.args[j], c.args[k], `tsad: '${c.fn}' was given one object as both '${callee.params[w].name}', which it writes, and '${callee.params[o].name}' (two places of '${a}' holding the same reference); its derivatives assume two objects`, s));
+              guards.set(s, list);
+              refusals.set(s, new TransformError(elementsMessage(c.fn, a, callee.params[w].name, callee.params[o].name), c.loc ? c : s));
+              continue;
+            }
             throw new TransformError(
               elements
-                ? `'${c.fn}' is given two elements of '${a}' as '${callee.params[w].name}', which it writes, and '${callee.params[o].name}': tsad cannot tell whether they are one object (tsad assumes an array or object a function writes is not also passed to it under another name); pass '${a}' and the indices instead, and read the elements in '${c.fn}' (\`${c.fn}(${a}, i, j)\`)`
+                ? elementsMessage(c.fn, a, callee.params[w].name, callee.params[o].name)
                 : `'${c.fn}' is given one array as both '${callee.params[w].name}', which it writes, and '${callee.params[o].name}': tsad assumes an array a function writes is not also passed to it under another name`,
               c.loc ? c : s,
             );
           }
       }
     });
+    if (!guards.size) continue;
+    const placed = new Set<Stmt>();
+    f.body = withGuards(f.body, guards, placed);
+    for (const [st, err] of refusals) if (!placed.has(st)) throw err;
   }
+}
+
+function elementsMessage(fn: string, arr: string, written: string, other: string): string {
+  return `'${fn}' is given two elements of '${arr}' as '${written}', which it writes, and '${other}': tsad cannot tell whether they are one object (tsad assumes an array or object a function writes is not also passed to it under another name); pass '${arr}' and the indices instead, and read the elements in '${fn}' (\`${fn}(${arr}, i, j)\`)`;
+}
+
+/** `if (a === b) throw new Error(message)`, at the call's statement (unless the statement before is the same guard) */
+function distinctGuard(a: Expr, b: Expr, message: string, at: Stmt): Stmt {
+  return { k: 'if', c: { k: 'bin', op: '===', a, b, ty: BOOL }, then: [{ k: 'throw', e: { k: 'raw', text: `new Error(${JSON.stringify(message)})`, ty: VOID }, loc: at.loc }], else: [], loc: at.loc };
+}
+
+/** the statement lists with each guarded statement preceded by its guards (not twice: the module is checked again after binding) */
+function withGuards(body: Stmt[], guards: Map<Stmt, Stmt[]>, placed: Set<Stmt>): Stmt[] {
+  const out: Stmt[] = [];
+  for (const s of body) {
+    if (guards.has(s)) placed.add(s);
+    for (const g of guards.get(s) ?? []) {
+      const prev = out[out.length - 1];
+      if (!(prev && prev.k === 'if' && g.k === 'if' && exprEq(prev.c, g.c) && prev.then[0]?.k === 'throw')) out.push(g);
+    }
+    switch (s.k) {
+      case 'if':
+        s.then = withGuards(s.then, guards, placed);
+        s.else = withGuards(s.else, guards, placed);
+        break;
+      case 'for':
+        s.body = withGuards(s.body, guards, placed);
+        break;
+      case 'while':
+      case 'do':
+      case 'block':
+        s.body = withGuards(s.body, guards, placed);
+        break;
+      case 'switch':
+        s.cases.forEach((c) => (c.body = withGuards(c.body, guards, placed)));
+        break;
+      default:
+        break;
+    }
+    out.push(s);
+  }
+  return out;
 }
 
 /** Is parameter `j` of `f` used only as the target of additions into its elements (`p[i] += e`, `p[i] -= e`)? */

@@ -1023,6 +1023,7 @@ class Ctx {
   /** whether REGROW_HELPER is called (a qobj's push whose argument rebinds the field pushed onto) */
   needsRegrow = false;
   needsFlagHelpers = false;
+  needsExchange = false;
   needsTupleHelpers = false;
   /** whether ROW_PICK_HELPER is called (callback form 1: a helper that may return its argument's row) */
   needsRowPick = false;
@@ -1714,6 +1715,11 @@ function renderStmt(c: Ctx, s: Stmt): void {
         c.emit(`${name}.push(${row});`);
       });
       c.emit('}');
+      if (s.q % 2 === 0) {
+        // (its two rows, distinct arrays, given to a helper that writes both: a pair of elements of one array)
+        c.needsExchange = true;
+        c.emit(`for (let ${i} = 0; ${i} + 1 < ${name}.length; ${i}++) exchange(${name}[${i}], ${name}[${i} + 1], ${lit(LITS[s.q % LITS.length])});`);
+      }
       c.mats.push({ name, rows: 2, cols: 2 });
       return;
     }
@@ -3013,6 +3019,16 @@ const REBIND_HELPERS = [
   '',
 ];
 
+/** a helper writing both rows it is given, called on two rows of one matrix (`exchange(M[0], M[1], v)`: a guard throws where they are one) */
+const EXCHANGE_HELPER = [
+  'function exchange(a: number[], b: number[], v: number): void {',
+  '  const t = a[0];',
+  '  a[0] = b[b.length - 1] * v + 0.5 * t;',
+  '  b[b.length - 1] = t - 0.25 * a[0];',
+  '}',
+  '',
+];
+
 /** the helpers with optional booleans that JsArraySpec form 14 calls (declared when used) */
 const FLAG_HELPERS = [
   'export interface Flags {',
@@ -3789,6 +3805,7 @@ export function render(spec: ProgSpec): Rendered {
   if (c.needsRegrow) out.push(...REGROW_HELPER);
   if (c.needsRowPick) out.push(...ROW_PICK_HELPER);
   if (c.needsFlagHelpers) out.push(...FLAG_HELPERS);
+  if (c.needsExchange) out.push(...EXCHANGE_HELPER);
   if (c.needsTupleHelpers) out.push(...TUPLE_HELPERS);
   if (c.needsRebindHelpers) out.push(...REBIND_HELPERS);
   const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '') + (cu ? ` + 0.25 * Math.tanh(${cu})` : '') + (lc ? ` + 0.25 * Math.tanh(${lc})` : '') + (jc ? ` + 0.25 * Math.tanh(${jc})` : '');
