@@ -765,6 +765,22 @@ function pathCost(x, opts, closed) {
     expect(() => grad(g)(1.5)).toThrow(/'g' takes 2 arguments \(x, k\), but was called with 1/);
   });
 
+  it('a parameter no call passes, read only with a number in its place (`eps || 1e-5`, `opts = {}` read as `opts.g ?? 9.81`)', () => {
+    const { center, fall } = load(
+      `
+function center(xs, eps) { const e = eps || 1e-5; let m = 0; for (const v of xs) m += v; m /= xs.length; return xs.map((v) => (v - m) / (1 + e)); }
+function fall(v0, xs, opts = {}) {
+  const g = opts.g ?? 9.81, dt = opts.dt || 0.01;
+  const c = center(xs);
+  let y = 0, v = v0;
+  for (let i = 0; i < c.length; i++) { v -= (g + c[i]) * dt; y += v * dt; }
+  return y;
+}`,
+      ['center', 'fall'],
+    );
+    checkProgram(fall, [2, [0.5, -0.25, 1]], [0, 1], { center });
+  });
+
   it('a helper with a rest parameter, called with values and with a spread array', () => {
     const { score, lse, pieces, total } = load(
       `

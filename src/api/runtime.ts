@@ -277,7 +277,8 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   // recursion needs a declared result type under strict checking: the head's comes from its value here
   // (recursion through helpers too: evenTerm calling oddTerm calling evenTerm)
   const headRet = recursiveHelpers([{ name: head, fn: info }, ...helpers]).has(head) ? resultType(f, args) : null;
-  parts.push(asDeclaration(head, annotate(info, argTypes, headRet)));
+  // (parameters past the arguments given: an `opts = {}` left out is typed by the fields its body reads)
+  parts.push(asDeclaration(head, annotate(info, argTypes, headRet, args.length)));
   // locals TypeScript types too loosely (`let y;` assigned in a switch, `const args = [a, b, t]` only
   // spread) are annotated (locals.ts): the head's before its calls type the helpers (`lerp(...args)`
   // needs the tuple), the helpers' once their parameters are typed

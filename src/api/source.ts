@@ -84,6 +84,17 @@ export function annotate(fn0: FunctionSource, types: readonly (string | null)[],
   // inserted from the back so that earlier offsets stay valid
   for (let i = params.length - 1; i >= 0; i--) {
     const p = params[i];
+    if (!p.type && !types[i] && i >= passed && numberOrDefault(p, node)) {
+      // never given by any call, read only as `eps || 1e-5` (`??` too): an optional number
+      out = out.slice(0, p.name.end - 1) + '?: number' + out.slice(p.name.end - 1);
+      continue;
+    }
+    const options = !p.type && !types[i] && i >= passed && p.initializer && ts.isObjectLiteralExpression(p.initializer) && !p.initializer.properties.length ? numberFieldsOrDefaults(p, node) : null;
+    if (options) {
+      // `opts = {}` never given by any call, read only as `opts.g ?? 9.81`: optional number fields
+      out = out.slice(0, p.name.end - 1) + `: { ${options.map((f) => `${f}?: number`).join('; ')} }` + out.slice(p.name.end - 1);
+      continue;
+    }
     if (p.type || !types[i]) continue;
     const at = p.name.end - 1;
     // a parameter some call leaves out is optional (one with a default already is)
@@ -99,6 +110,53 @@ export function annotate(fn0: FunctionSource, types: readonly (string | null)[],
     out = out.slice(0, at) + `${left ? '?' : ''}: ${t}` + out.slice(at);
   }
   return out;
+}
+
+/**
+ * Is parameter `p` (a plain name without a default) read only as `p || 1e-5` or `p ?? 1e-5`, a number
+ * literal standing in for it? Then it is a number that may be left out.
+ */
+function numberOrDefault(p: ts.ParameterDeclaration, fn: ts.SignatureDeclaration): boolean {
+  if (!ts.isIdentifier(p.name) || p.initializer || p.dotDotDotToken) return false;
+  const uses = usesOf(p.name.text, fn);
+  return !!uses?.length && uses.every(withNumberFallback);
+}
+
+/**
+ * The fields of an `opts = {}` parameter, when it is read only as `opts.g ?? 9.81` or `opts.dt || 0.01`
+ * (a number literal standing in for each); null otherwise.
+ */
+function numberFieldsOrDefaults(p: ts.ParameterDeclaration, fn: ts.SignatureDeclaration): string[] | null {
+  if (!ts.isIdentifier(p.name)) return null;
+  const uses = usesOf(p.name.text, fn);
+  if (!uses?.length) return null;
+  const fields = new Set<string>();
+  for (const u of uses) {
+    const read = u.parent;
+    if (!ts.isPropertyAccessExpression(read) || read.expression !== u || read.questionDotToken || !withNumberFallback(read)) return null;
+    fields.add(read.name.text);
+  }
+  return [...fields];
+}
+
+/** the reads of a name in a function's body (not as a property name), or null without a body */
+function usesOf(name: string, fn: ts.SignatureDeclaration): ts.Identifier[] | null {
+  const body = (fn as ts.FunctionLikeDeclaration).body;
+  if (!body) return null;
+  const out: ts.Identifier[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isIdentifier(n) && n.text === name && !(ts.isPropertyAccessExpression(n.parent) && n.parent.name === n)) out.push(n);
+    n.forEachChild(visit);
+  };
+  visit(body);
+  return out;
+}
+
+/** `e || 1e-5`, `e ?? 1e-5`: e stands on the left, a number literal on the right */
+function withNumberFallback(e: ts.Expression): boolean {
+  const b = e.parent;
+  const isNumber = (x: ts.Expression) => ts.isNumericLiteral(x) || (ts.isPrefixUnaryExpression(x) && x.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(x.operand));
+  return ts.isBinaryExpression(b) && b.left === e && (b.operatorToken.kind === ts.SyntaxKind.BarBarToken || b.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken) && isNumber(b.right);
 }
 
 /** the type of a default a pattern gives (`= 60`, `= 'km'`, `= true`), or null */
