@@ -688,6 +688,38 @@ export function f(balls: Ball[]): number {
     }
   });
 
+  it('a root found by bisection: its derivative is zero as written, and the self-check and --check say why, not "a bug in tsad"', () => {
+    const src = `export function bisect(f: (x: number) => number, lo: number, hi: number): number {
+  const flo = f(lo);
+  for (let k = 0; k < 60; k++) {
+    const mid = 0.5 * (lo + hi);
+    if (f(mid) < 0 === flo < 0) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+export function depth(k: number, q: number): number {
+  return bisect((x) => x * x * x + k * x - q, 0, 10);
+}`;
+    const r = compile(src, { head: 'depth', js: true, runtimeImport: null });
+    const rep = checkCompiled(r, r.code, 'depth', [2, 5]);
+    expect(rep.ok).toBe(false);
+    expect(rep.messages.join('\n')).toMatch(/exactly zero where the function changes: it depends on the independents only through tests/);
+    const depth = (k: number, q: number) => {
+      let lo = 0, hi = 10;
+      const f = (x: number) => x * x * x + k * x - q;
+      const flo = f(lo);
+      for (let i = 0; i < 60; i++) {
+        const mid = 0.5 * (lo + hi);
+        if (f(mid) < 0 === flo < 0) lo = mid;
+        else hi = mid;
+      }
+      return 0.5 * (lo + hi);
+    };
+    expect(() => grad(depth, { wrt: [0, 1] })(2, 5)).toThrow(/the derivative of 'depth' is zero at k = 2, q = 5[\s\S]*piecewise constant/);
+    expect(grad(depth, { wrt: [0, 1], check: false })(2, 5)).toEqual([0, 0]);
+  });
+
   it('the default independents leave out arrays used only as indices or labels (--check perturbed them)', () => {
     const r = compile(`export function f(z: number[], k: number[]): number { return z[k[0]] * 2; }\nexport function g(w: number, y: number[]): number { let s = 0; for (let i = 0; i < y.length; i++) s += y[i] === 1 ? Math.log(w) : Math.log(1 - w); return s; }\n`, { head: 'f' });
     expect(r.wrt).toEqual(['z']);

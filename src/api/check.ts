@@ -8,6 +8,16 @@ import { addInto, zerosLike } from '../runtime/arrays.js';
 import { assertNoAliasing, axpy, clone, dot, flatten, packDirections, randomLike, rng, unpackDirection } from './values.js';
 import { zeroShadow } from './sweeps.js';
 
+
+/**
+ * Why a derivative can be exactly zero while divided differences are not: the result depends on the
+ * independents only through tests. Shown by --check and the runtime self-check.
+ */
+export const PIECEWISE_CONSTANT =
+  "tsad's derivative is exactly zero where the function changes: it depends on the independents only through tests (comparisons), as a bisection, a search by halving or rounding does. " +
+  'Differentiated as written such a function is piecewise constant, and zero is its derivative. ' +
+  "For a root or fixed point found by iteration, declare the derivative the implicit function theorem gives (a custom derivative: README, 'Custom derivatives'), or iterate with steps that carry it (Newton's)";
+
 export interface CheckOptions {
   seed?: number;
   /** divided-difference step (scaled by max(1, |x|) per entry is not done: directions are O(1)) */
@@ -253,6 +263,8 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
   const dotTolerance = info.tangent ? 1e-10 : unstable ? Infinity : tangentTolerance;
   const ok = (unstable || tangentError <= tangentTolerance) && (!info.fwd || dotError <= dotTolerance) && vectorError <= 1e-12 && (tapeEmpty || !info.fwd);
   if (tangentError > tangentTolerance && !unstable) messages.push(`tangent differs from divided differences by ${tangentError.toExponential(2)}`);
+  // (a derivative exactly zero where the function visibly changes: piecewise constant as written)
+  if (tangentError > tangentTolerance && !unstable && info.tangent && tf.every((v) => v === 0)) messages.push(PIECEWISE_CONSTANT);
   if (info.fwd && dotError > dotTolerance) messages.push(info.tangent ? `dot-product test: ${dotLeft} vs ${dotRight} (relative ${dotError.toExponential(2)})` : `adjoint against divided differences: ${dotLeft} vs ${dotRight} (relative ${dotError.toExponential(2)})`);
   if (vectorError > 1e-12) messages.push(`vector tangent differs from scalar tangents by ${vectorError.toExponential(2)}`);
   void of;

@@ -22,6 +22,7 @@
 // the one-sided differences are compared. Where they disagree at every step the function is not
 // differentiable there, and a tangent between them is a convention's value (the rule table's: ties
 // take the first), not a bug: nothing is concluded. A tangent beyond both is still a bug.
+import { PIECEWISE_CONSTANT } from './check.js';
 import { axpy, clone, flatten, randomLike, rng } from './values.js';
 
 /** One tangent and one adjoint of the derivative under check; both leave their arguments unchanged (they work on copies). */
@@ -249,6 +250,12 @@ export function differsError(name: string, source: string, params: readonly stri
   const why = t.kink
     ? 'the function has a kink there (its one-sided differences disagree), and the tangent is beyond both of them, where the derivative of no branch can be'
     : 'at 4× and 16× that step they agree with each other, so the function is smooth there';
+  if (t.tangent === 0 && !t.kink)
+    return new Error(
+      `tsad: self-check failed: the derivative of '${name}' is zero at ${point}, where central divided differences of the function in a random direction give ${t.differences} (step ${t.step.toExponential(1)}; ${why}).\n` +
+        `  ${PIECEWISE_CONSTANT}.\n` +
+        `  To turn the check off (and get the zero derivative), pass { check: false } in the options, e.g. grad(${name}, { check: false }).`,
+    );
   return new Error(
     `tsad: self-check failed: the derivative tsad generated for '${name}' is wrong at ${point}.\n` +
       `  Its tangent and adjoint agree with each other, but not with central divided differences of the function in the same random direction: ȳ·(J ẋ) = ${t.tangent}, divided differences ${t.differences} (step ${t.step.toExponential(1)}; ${why}).\n` +
