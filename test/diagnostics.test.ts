@@ -632,6 +632,16 @@ const BAD: BadCase[] = [
     line: 2, col: 13, message: /`?new Map`?.*not supported|Map.*not supported/,
   },
   {
+    name: '`new Array(n)` filled by a recurrence that reads ahead of its store (a hole)',
+    src: fn('const a = new Array(3);', 'a[0] = x;', 'for (let i = 1; i < 3; i++) a[i] = x + a[i + 1];', 'return a[2];'),
+    line: 2, col: 13, message: /created with holes.*reads 'a' before it stores `a\[i\]` or `i - 1`/,
+  },
+  {
+    name: '`new Array(n)` filled downwards from an index that skips the last element',
+    src: fn('const a = new Array(3);', 'for (let i = 1; i >= 0; i--) a[i] = x;', 'return a[0];'),
+    line: 2, col: 13, message: /created with holes.*does not start at the last index not yet stored/,
+  },
+  {
     name: '`new Array(n)` without fill',
     src: fn('const a: number[] = new Array(3);', 'a[0] = x;', 'return a[0];'),
     line: 2, col: 23, message: /created with holes.*not filled by a counted loop/,

@@ -223,7 +223,15 @@ function unfilledDecl(h: ArrayHost, d: ts.VariableDeclaration, init: ts.NewExpre
   return [tag({ k: 'decl', name: vn, ty, init: { k: 'alloc', len, fill, ty }, konst }, 'array.unfilled', loc)];
 }
 
-/** The first store of the loop that fills every element, or why there is none. */
+/**
+ * The first store of the statements that fill every element, or why there are none. Filled means:
+ * a counted loop stores `a[i]` in each pass, up from 0 to the length, or down from the last index to
+ * 0 (`for (let i = n - 1; i >= 0; i--)`), right after the declaration; before the loop, stores of the
+ * first elements (`a[0] = …`, going up) or of the last ones (`a[n - 1] = …`, going down) may start a
+ * recurrence, the loop then starting past them. The loop reads `a[i]` after its store, and elements
+ * already written: `a[i - k]` going up, `a[i + k]` going down (k ≥ 1: an index outside the array reads
+ * undefined either way).
+ */
 function fillingLoop(d: ts.VariableDeclaration, name: string, nNode: ts.Expression): { value: ts.Expression } | string {
   const vs = d.parent.parent;
   const list = ts.isVariableStatement(vs) && (ts.isBlock(vs.parent) || ts.isSourceFile(vs.parent) || ts.isCaseClause(vs.parent) || ts.isDefaultClause(vs.parent)) ? vs.parent.statements : null;
@@ -231,24 +239,53 @@ function fillingLoop(d: ts.VariableDeclaration, name: string, nNode: ts.Expressi
   let k = list ? list.indexOf(vs) + 1 : -1;
   const mentions = (n: ts.Node): boolean => (ts.isIdentifier(n) && n.text === name) || !!n.forEachChild(mentions);
   while (list && k < list.length && ts.isVariableStatement(list[k]) && !mentions(list[k])) k++;
-  const next = list ? list[k] : undefined;
   const noLoop = `is not filled by a counted loop right after it (reading a hole gives undefined)`;
-  if ((d.parent as ts.VariableDeclarationList).declarations.length !== 1 || !next || !ts.isForStatement(next)) return noLoop;
+  if ((d.parent as ts.VariableDeclarationList).declarations.length !== 1 || !list) return noLoop;
   if (!pureLength(nNode)) return 'its length is not a plain name, literal or `.length`';
-  // for (let i = 0; i < n; i++)
+  const n = squash(nNode.getText());
+  const isLength = (e: ts.Expression) => squash(e.getText()) === n || squash(e.getText()) === `${name}.length`;
+  // `a[j] = e` for the first elements in order (up), or `a[n - 1 - j] = e` for the last (down), e not reading `a`
+  const preStore = (st: ts.Statement, j: number): { up: boolean; value: ts.Expression } | null => {
+    const e = ts.isExpressionStatement(st) && ts.isBinaryExpression(st.expression) && st.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken ? st.expression : null;
+    const t = e && ts.isElementAccessExpression(e.left) && ts.isIdentifier(e.left.expression) && e.left.expression.text === name ? e.left : null;
+    if (!e || !t || mentions(e.right)) return null;
+    const ix = skip(t.argumentExpression);
+    if (ts.isNumericLiteral(ix) && Number(ix.text) === j) return { up: true, value: e.right };
+    const back = ts.isBinaryExpression(ix) && ix.operatorToken.kind === ts.SyntaxKind.MinusToken && isLength(ix.left) && ts.isNumericLiteral(ix.right) && Number(ix.right.text) === j + 1;
+    return back ? { up: false, value: e.right } : null;
+  };
+  const pre: { up: boolean; value: ts.Expression }[] = [];
+  while (k < list.length) {
+    const p = preStore(list[k], pre.length);
+    if (!p || (pre.length && p.up !== pre[0].up)) break;
+    pre.push(p);
+    k++;
+  }
+  const next = list[k];
+  if (!next || !ts.isForStatement(next)) return noLoop;
+  const up = pre.length ? pre[0].up : !isCountdown(next);
   const fi = next.initializer;
   if (!fi || !ts.isVariableDeclarationList(fi) || fi.declarations.length !== 1) return noLoop;
   const iv = fi.declarations[0];
-  if (!ts.isIdentifier(iv.name) || !iv.initializer || !ts.isNumericLiteral(iv.initializer) || iv.initializer.text !== '0') return 'the loop after it does not start at 0';
+  if (!ts.isIdentifier(iv.name) || !iv.initializer) return noLoop;
   const i = iv.name.text;
-  const c = next.condition;
-  const bound = c && ts.isBinaryExpression(c) && c.operatorToken.kind === ts.SyntaxKind.LessThanToken && ts.isIdentifier(c.left) && c.left.text === i ? c.right : null;
-  const boundOk = bound && (squash(bound.getText()) === squash(nNode.getText()) || squash(bound.getText()) === `${name}.length`);
-  if (!boundOk) return `the loop after it does not run \`${i}\` up to its length`;
-  const inc = next.incrementor;
-  const incOk = inc && (((ts.isPostfixUnaryExpression(inc) || ts.isPrefixUnaryExpression(inc)) && inc.operator === ts.SyntaxKind.PlusPlusToken && ts.isIdentifier(inc.operand) && inc.operand.text === i) ||
-    (ts.isBinaryExpression(inc) && inc.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken && ts.isIdentifier(inc.left) && inc.left.text === i && ts.isNumericLiteral(inc.right) && inc.right.text === '1'));
-  if (!incOk) return `the loop after it does not step \`${i}\` by 1`;
+  const start = skip(iv.initializer);
+  if (up) {
+    // for (let i = p; i < n; i++), p the stores before it
+    if (!ts.isNumericLiteral(start) || Number(start.text) !== pre.length) return pre.length ? `the loop after it does not start at ${pre.length}, past the elements stored before it` : 'the loop after it does not start at 0';
+    const c = next.condition;
+    const bound = c && ts.isBinaryExpression(c) && c.operatorToken.kind === ts.SyntaxKind.LessThanToken && ts.isIdentifier(c.left) && c.left.text === i ? c.right : null;
+    if (!bound || !isLength(bound)) return `the loop after it does not run \`${i}\` up to its length`;
+    if (!stepsBy(next.incrementor, i, ts.SyntaxKind.PlusPlusToken, ts.SyntaxKind.PlusEqualsToken)) return `the loop after it does not step \`${i}\` by 1`;
+  } else {
+    // for (let i = n - 1 - p; i >= 0; i--)
+    const fromEnd = ts.isBinaryExpression(start) && start.operatorToken.kind === ts.SyntaxKind.MinusToken && isLength(start.left) && ts.isNumericLiteral(start.right) ? Number(start.right.text) : null;
+    if (fromEnd !== pre.length + 1) return `the loop after it does not start at the last index not yet stored (\`${n} - ${pre.length + 1}\`)`;
+    const c = next.condition;
+    const toZero = c && ts.isBinaryExpression(c) && ts.isIdentifier(c.left) && c.left.text === i && ts.isNumericLiteral(skip(c.right)) && ((c.operatorToken.kind === ts.SyntaxKind.GreaterThanEqualsToken && (skip(c.right) as ts.NumericLiteral).text === '0'));
+    if (!toZero) return `the loop after it does not run \`${i}\` down to 0`;
+    if (!stepsBy(next.incrementor, i, ts.SyntaxKind.MinusMinusToken, ts.SyntaxKind.MinusEqualsToken)) return `the loop after it does not step \`${i}\` down by 1`;
+  }
   const body = ts.isBlock(next.statement) ? next.statement.statements : [next.statement];
   // the store `a[i] = …`: a statement of the body itself (not inside a branch), anywhere in it
   const storeOf = (st: ts.Statement) => {
@@ -259,16 +296,24 @@ function fillingLoop(d: ts.VariableDeclaration, name: string, nNode: ts.Expressi
   const at = body.findIndex((st) => storeOf(st) !== null);
   if (at < 0) return `the loop after it does not store \`${name}[${i}] = …\` in its body (outside any branch)`;
   const { store, target } = storeOf(body[at])!;
-  // before the store nothing reads `a` or skips the store; after it, `a[i]` alone is read (the rest
-  // may still be holes); nowhere does the loop stop early or change `i` or the bound
+  // an element written before this pass: `a[i - k]` going up, `a[i + k]` going down (k a literal ≥ 1)
+  const written = (ix: ts.Expression): boolean => {
+    ix = skip(ix);
+    const op = up ? ts.SyntaxKind.MinusToken : ts.SyntaxKind.PlusToken;
+    return ts.isBinaryExpression(ix) && ix.operatorToken.kind === op && ts.isIdentifier(ix.left) && ix.left.text === i && ts.isNumericLiteral(ix.right) && Number(ix.right.text) >= 1 && Number.isInteger(Number(ix.right.text));
+  };
+  // before the store nothing reads `a` but elements already written, or skips the store; after it,
+  // `a[i]` too; nowhere does the loop stop early or change `i` or the bound
   const guarded = new Set([i, ...namesIn(nNode)]);
   let bad: string | null = null;
   const visit = (n: ts.Node, inner: boolean, after: boolean): void => {
     if (bad) return;
     if (ts.isIdentifier(n) && n.text === name && n !== target.expression) {
       const p = n.parent;
-      const own = after && ts.isElementAccessExpression(p) && p.expression === n && ts.isIdentifier(p.argumentExpression) && p.argumentExpression.text === i;
-      if (!own) bad = `the loop after it reads '${name}' ${after ? `at another index than \`${i}\`` : `before it stores \`${name}[${i}]\``} (an element may still be a hole)`;
+      const element = ts.isElementAccessExpression(p) && p.expression === n;
+      const own = element && after && ts.isIdentifier(p.argumentExpression) && p.argumentExpression.text === i;
+      if (!own && !(element && written(p.argumentExpression)))
+        bad = `the loop after it reads '${name}' ${after ? `at another index than \`${i}\`` : `before it stores \`${name}[${i}]\``}${up ? ` or \`${i} - 1\`, …` : ` or \`${i} + 1\`, …`} (an element may still be a hole)`;
     } else if (ts.isReturnStatement(n) || ts.isThrowStatement(n) || (ts.isBreakStatement(n) && (!inner || n.label)) || (ts.isContinueStatement(n) && n.label))
       bad = 'the loop after it may stop before the last element';
     else if (!after && ts.isContinueStatement(n) && !inner) bad = `the loop after it may skip its store \`${name}[${i}] = …\``;
@@ -276,8 +321,21 @@ function fillingLoop(d: ts.VariableDeclaration, name: string, nNode: ts.Expressi
     const nested = inner || ts.isIterationStatement(n, false) || ts.isSwitchStatement(n);
     n.forEachChild((ch) => visit(ch, nested, after));
   };
-  body.forEach((st, k) => visit(st, false, k > at));
-  return bad ?? { value: store.right };
+  body.forEach((st, j) => visit(st, false, j > at));
+  return bad ?? { value: pre[0]?.value ?? store.right };
+}
+
+/** is this loop counting down (`i--`, `--i`, `i -= 1`)? */
+function isCountdown(loop: ts.ForStatement): boolean {
+  const inc = loop.incrementor;
+  return !!inc && (((ts.isPostfixUnaryExpression(inc) || ts.isPrefixUnaryExpression(inc)) && inc.operator === ts.SyntaxKind.MinusMinusToken) || (ts.isBinaryExpression(inc) && inc.operatorToken.kind === ts.SyntaxKind.MinusEqualsToken));
+}
+
+/** `i++`/`++i`/`i += 1` (or the decrements): the loop's update steps `i` by one */
+function stepsBy(inc: ts.Expression | undefined, i: string, unary: ts.SyntaxKind, compound: ts.SyntaxKind): boolean {
+  if (!inc) return false;
+  if ((ts.isPostfixUnaryExpression(inc) || ts.isPrefixUnaryExpression(inc)) && inc.operator === unary) return ts.isIdentifier(inc.operand) && inc.operand.text === i;
+  return ts.isBinaryExpression(inc) && inc.operatorToken.kind === compound && ts.isIdentifier(inc.left) && inc.left.text === i && ts.isNumericLiteral(inc.right) && inc.right.text === '1';
 }
 
 const squash = (s: string) => s.replace(/\s+/g, '');

@@ -259,6 +259,8 @@ export const corpus: CorpusCase[] = [
   { name: 'js-arrays/rank_weighted_loss', file: 'js-arrays.ts', head: 'rankWeightedLoss', args: [vec(6, -1, 1), vec(6, -1, 1)], tags: ['js', 'argsort', 'array-keys'] },
   { name: 'js-arrays/fill_cost', file: 'js-arrays.ts', head: 'fillCost', args: [list(4, obj({ price: num(1, 5), size: num(0.5, 2) })), num(2, 3)], tags: ['js', 'argsort', 'typed-keys', 'intrinsic:min'] },
   { name: 'js-arrays/rank_correlation', file: 'js-arrays.ts', head: 'rankCorrelation', args: [vec(6, -1, 1)], tags: ['js', 'argsort', 'spread-keys'] },
+  { name: 'js-arrays/bidiagonal_solve_energy', file: 'js-arrays.ts', head: 'bidiagonalSolveEnergy', args: [vec(5, 1.5, 3), vec(5, -1, 1), vec(5, -1, 1)], tags: ['js', 'unfilled-array', 'countdown-fill'] },
+  { name: 'js-arrays/recurrence_tail', file: 'js-arrays.ts', head: 'recurrenceTail', args: [vec(6, -1, 1), num(0.2, 0.8), num(0.1, 0.4)], tags: ['js', 'unfilled-array', 'recurrence-fill'] },
   { name: 'js-arrays/prefix_sum_penalty', file: 'js-arrays.ts', head: 'prefixSumPenalty', args: [vec(5, -1, 1)], tags: ['js', 'array-fill'] },
   { name: 'js-arrays/poly_product_at', file: 'js-arrays.ts', head: 'polyProductAt', args: [vec(3, -1, 1), vec(3, -1, 1), num(-1, 1)], tags: ['js', 'array-fill', 'spread', 'concat'] },
   { name: 'js-arrays/flipped_convolution', file: 'js-arrays.ts', head: 'flippedConvolution', args: [vec(7, -1, 1), vec(3, -1, 1)], tags: ['js', 'reverse', 'slice-range', 'push'] },

@@ -2106,6 +2106,22 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
         use(c.arrs[c.arrs.length - 1]);
         return;
       }
+      if (s.v % 3 !== 2 && s.t % 3 === 2 && n.n >= 2) {
+        // the holes filled by a recurrence: the first (or last) element stored, then the loop from the
+        // next one, reading the element it wrote before (`a[j - 1]` going up, `a[j + 1]` going down)
+        const j = c.fresh('j');
+        const upward = s.q % 2 === 0;
+        c.emit(`const ${name}: number[] = new Array(${n.text});`, upward ? `${name}[0] = ${value(s.q)};` : `${name}[${n.text} - 1] = ${value(s.q)};`);
+        c.emit(upward ? `for (let ${j} = 1; ${j} < ${n.text}; ${j}++) {` : `for (let ${j} = ${n.text} - 2; ${j} >= 0; ${j}--) {`);
+        c.block(() => {
+          c.ints.push({ name: j, U: n.n });
+          c.emit(`${name}[${j}] = ${value(s.q + 1)} - 0.5 * ${name}[${j} ${upward ? '-' : '+'} 1];`);
+        });
+        c.emit('}');
+        c.arrs.push({ name, len: n.n, f64: false, ro: false });
+        use(c.arrs[c.arrs.length - 1]);
+        return;
+      }
       // (or an empty literal the loop grows by storing past its end)
       filling(s.v % 3 === 2 ? `const ${name}: number[] = [];` : `const ${name} = ${s.v % 2 ? 'new ' : ''}Array(${n.text});`, n, (j) => `${name}[${j}] = ${value(s.q)};`);
       c.arrs.push({ name, len: n.n, f64: false, ro: false });

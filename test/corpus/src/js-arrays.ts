@@ -300,3 +300,24 @@ export function rankCorrelation(xs: number[]): number {
   for (let r = 0; r < idx.length; r++) s += Math.tanh(xs[idx[r]]) * (idx.length - r);
   return s / idx.length;
 }
+
+/** Back substitution of a bidiagonal system into `new Array(n)`, filled from its last element down. */
+export function bidiagonalSolveEnergy(diag: number[], upper: number[], rhs: number[]): number {
+  const n = diag.length;
+  const x = new Array<number>(n);
+  x[n - 1] = rhs[n - 1] / diag[n - 1];
+  for (let i = n - 2; i >= 0; i--) x[i] = (rhs[i] - upper[i] * x[i + 1]) / diag[i];
+  let e = 0;
+  for (let i = 0; i < n; i++) e += x[i] * x[i];
+  return e;
+}
+
+/** A second-order recurrence (a damped oscillator in discrete time) into `new Array(n)`, its first two elements given. */
+export function recurrenceTail(u: number[], a: number, b: number): number {
+  const n = u.length;
+  const y = new Array(n);
+  y[0] = u[0];
+  y[1] = u[1] + a * u[0];
+  for (let k = 2; k < n; k++) y[k] = u[k] + a * y[k - 1] - b * y[k - 2];
+  return y[n - 1] * y[n - 2];
+}
