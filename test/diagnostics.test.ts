@@ -678,11 +678,6 @@ const BAD: BadCase[] = [
     line: 3, col: 39, message: /a callback assigning 's' inside a larger expression/, rendered: /in a statement of its own/,
   },
   {
-    name: 'a field of find(…)! on objects',
-    src: `export function f(xs: number[]): number {\n  const rows = xs.map((v, j) => ({ j, s: v * v }));\n  return rows.find((e) => e.j === 1)!.s;\n}\n`,
-    line: 3, col: 10, message: /the element `find` gives is an array or object that may be absent/, rendered: /findIndex/,
-  },
-  {
     name: '.map whose callback may not return',
     src: `export function f(xs: number[]): number {\n  const ys: (number | undefined)[] = xs.map((v) => { if (v > 0) return v; });\n  return ys.length;\n}\n`,
     line: 2, col: 45, message: /the callback of `map` must return a value on every path/,

@@ -371,8 +371,10 @@ export function f(x: number[], o: O): number {
   }
   return total;
 }`, 'softmaxRows', [[[0.5, 1], [0.2, -0.3]], [[1, 0.5], [-0.5, 0.25], [0.3, 0.3]]]);
-    // a read of another element after the store may read a hole: still refused
-    refused(`export function f(x: number[]): number {\n  const a: number[] = new Array(x.length);\n  for (let i = 0; i < x.length; i++) {\n    a[i] = x[i];\n    if (i > 0) a[i] += a[i - 1];\n  }\n  return a[0];\n}\n`, 'f', 2, 23, /reads 'a' at another index than `i`/);
+    // a read of an element the loop wrote before (`a[i - 1]`, a running sum) reads no hole: accepted
+    checks(`export function f(x: number[]): number {\n  const a: number[] = new Array(x.length);\n  for (let i = 0; i < x.length; i++) {\n    a[i] = x[i];\n    if (i > 0) a[i] += a[i - 1];\n  }\n  return a[2] * a[1];\n}\n`, 'f', [[0.5, 1.5, -2]]);
+    // a read of an element ahead of the store may read a hole: still refused
+    refused(`export function f(x: number[]): number {\n  const a: number[] = new Array(x.length);\n  for (let i = 0; i < x.length; i++) {\n    a[i] = x[i];\n    if (i > 0) a[i] += a[i + 1];\n  }\n  return a[0];\n}\n`, 'f', 2, 23, /reads 'a' at another index than `i`/);
   });
 
   it('a declaration chosen by a test whose branch calls an array method (`c ? xs.reduce(…) : 0`, `weights ?? xs.map(…)`): an `if`', () => {
@@ -718,6 +720,19 @@ export function depth(k: number, q: number): number {
     };
     expect(() => grad(depth, { wrt: [0, 1] })(2, 5)).toThrow(/the derivative of 'depth' is zero at k = 2, q = 5[\s\S]*piecewise constant/);
     expect(grad(depth, { wrt: [0, 1], check: false })(2, 5)).toEqual([0, 0]);
+  });
+
+  it('a field of the element `find` gives, asserted present (`rows.find(…)!.s`): read at the index found; none found throws as JavaScript does', () => {
+    const src = `export function f(xs: number[], k: number): number {
+  const rows = xs.map((v, j) => ({ j, s: v * v }));
+  const pos = rows.find((e) => e.j === k)!.s;
+  return pos * Math.log(1 + rows[0].s);
+}`;
+    checks(src, 'f', [[1.5, 2, 0.5], 1], ['xs']);
+    const r = compile(src, { head: 'f', wrt: ['xs'], js: true, runtimeImport: null, modes: ['reverse'] });
+    const mod = loadGenerated(r.code);
+    expect(() => (mod.f as (x: number[], k: number) => number)([1, 2], 5)).toThrow(TypeError);
+    expect(() => (mod.f_b as (x: number[], xb: number[], k: number, y: number) => number)([1, 2], [0, 0], 5, 1)).toThrow(TypeError);
   });
 
   it('the default independents leave out arrays used only as indices or labels (--check perturbed them)', () => {

@@ -2264,6 +2264,32 @@ class FunctionLowering {
     return { k: 'bin', op, a, b, ty };
   }
 
+  /**
+   * `rows.find(…)!.s`: the field of the element found, read as `rows[at].s` where `at` is the index the
+   * search found (-1 if none: the read then throws a TypeError, as JavaScript's of `undefined` does).
+   * No nullable object is held. undefined: not this form.
+   */
+  private foundElement(e: ts.PropertyAccessExpression): Expr | null | undefined {
+    let inner: ts.Expression = e.expression;
+    while (ts.isParenthesizedExpression(inner)) inner = inner.expression;
+    if (!ts.isNonNullExpression(inner)) return undefined;
+    const call = skipParens(inner.expression);
+    if (!ts.isCallExpression(call) || !ts.isPropertyAccessExpression(call.expression) || call.expression.name.text !== 'find' || !isCallbackCall(call)) return undefined;
+    const elem = this.ctx.typeAt(call.expression.expression);
+    if (!elem || elem.k !== 'arr' || !isRef(elem.elem) || this.condDepth > 0) return undefined;
+    const value = this.expr(call);
+    if (!value) return null;
+    // (the search's last statement names the element found: `const found = at >= 0 ? rows[at] : undefined`)
+    const last = this.pre[this.pre.length - 1];
+    const pick = value.k === 'var' && last?.k === 'decl' && last.name === value.name && last.init?.k === 'cond' && last.init.a.k === 'idx' ? last.init.a : null;
+    if (!pick) return this.err(e, `the element \`find\` gives is read here in a way tsad does not follow`, `use \`findIndex\` and index the array: \`const k = ${call.expression.expression.getText()}.findIndex(…); … ${call.expression.expression.getText()}[k].${e.name.text}\``);
+    this.pre.pop();
+    const ot = tyOf(pick);
+    if (ot.k !== 'obj') return this.err(e, `property '${e.name.text}' is not supported here`, 'read a field of an object');
+    if (!ot.fields.some((f) => f.name === e.name.text)) return this.err(e, `unknown field '${e.name.text}'`);
+    return narrowRead(this.hooks, e, { k: 'field', obj: pick, name: e.name.text, ty: fieldTy(ot, e.name.text) });
+  }
+
   private property(e: ts.PropertyAccessExpression): Expr | null {
     const name = e.name.text;
     if (ts.isIdentifier(e.expression)) {
@@ -2280,6 +2306,8 @@ class FunctionLowering {
     if (e.questionDotToken) return this.err(e, 'optional chaining is not supported', 'test the value first: `o !== undefined ? o.f : …`');
     const viaAccessor = accessorRead(this.hooks, e);
     if (viaAccessor !== undefined) return viaAccessor;
+    const element = this.foundElement(e);
+    if (element !== undefined) return element;
     const value = this.expr(e.expression);
     if (!value) return null;
     const ot = tyOf(value);

@@ -2476,6 +2476,8 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       const byKey = c.fresh('byKey');
       c.emit(`const ${byKey} = [{ v: ${value(s.q)}, w: 0.5 }, { v: ${arr}[0], w: ${value(s.q + 1)} }, { v: 0.25, w: ${arr}[0] }];`);
       c.emit(`${byKey}.sort((a, b) => ${s.q % 2 ? 'b.v - a.v' : 'a.v - b.v'});`, `${acc} = Math.tanh(${acc} + ${byKey}[0].w * ${byKey}[1].v - ${byKey}[2].w);`);
+      // and a field of the element `find` gives, asserted present (one always matches: itself)
+      c.emit(`${acc} = Math.tanh(${acc} + ${byKey}.find((q) => q.w === ${byKey}[2].w)!.v * ${value(s.q)});`);
       // and an argsort: indices (`keys()` as an array, three ways) sorted by the values they index
       const order = c.fresh('order');
       const indices = [`Array.from(${plainArr}.keys())`, `[...${byKey}.keys()]`, `Int32Array.from(${arr}.keys())`][s.t % 3];
