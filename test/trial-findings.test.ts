@@ -735,6 +735,19 @@ export function depth(k: number, q: number): number {
     expect(() => (mod.f_b as (x: number[], xb: number[], k: number, y: number) => number)([1, 2], [0, 0], 5, 1)).toThrow(TypeError);
   });
 
+  it('an object indexed by a key typed by string literals (`SIGN[kind]`, a Record of the flags): the field it names', () => {
+    const src = `const SIGN: Record<'call' | 'put', number> = { call: 1, put: -1 };
+export function f(F: number, K: number, kind: 'call' | 'put'): number {
+  const w = SIGN[kind];
+  const legs = { call: F - K, put: K - F * 0.5 };
+  return w * Math.exp(legs[kind]);
+}`;
+    checks(src, 'f', [1.2, 1, 'call']);
+    checks(src, 'f', [1.2, 1, 'put']);
+    // a key of type string names no known field: refused, with the form that is read
+    refused(`export function f(o: Record<string, number>, k: string): number {\n  return o[k] * 2;\n}\n`, 'f', 2, 10, /dynamic keys/);
+  });
+
   it('the default independents leave out arrays used only as indices or labels (--check perturbed them)', () => {
     const r = compile(`export function f(z: number[], k: number[]): number { return z[k[0]] * 2; }\nexport function g(w: number, y: number[]): number { let s = 0; for (let i = 0; i < y.length; i++) s += y[i] === 1 ? Math.log(w) : Math.log(1 - w); return s; }\n`, { head: 'f' });
     expect(r.wrt).toEqual(['z']);

@@ -2108,7 +2108,10 @@ class FunctionLowering {
       if (ot.k === 'obj' && index.k === 'str' && ot.fields.some((f) => f.name === index.v)) return { k: 'field', obj, name: index.v, ty: fieldTy(ot, index.v) };
       if (ot.k === 'obj' && index.k === 'str' && /^[A-Za-z_$][\w$]*$/.test(index.v))
         return this.err(e, `'${index.v}' is not a data field of this object (a getter or a method is read by name only)`, `write \`${e.expression.getText()}.${index.v}\``);
-      if (ot.k !== 'arr' && ot.k !== 'tuple') return this.err(e, 'dynamic keys (`obj[key]`) on objects are not supported', 'use a field name, or store the values in an array');
+      // `SIGN[kind]`, `kind` one of string literals each naming a field of one type: the field it names
+      const byLiteral = ot.k === 'obj' ? literalKeyRead(obj, index) : null;
+      if (byLiteral) return byLiteral;
+      if (ot.k !== 'arr' && ot.k !== 'tuple') return this.err(e, 'dynamic keys (`obj[key]`) on objects are not supported', ot.k === 'obj' && tyOf(index).k === 'str' ? 'a key typed by string literals naming fields of one type is read (`Record<\'call\' | \'put\', number>` indexed by `kind: \'call\' | \'put\'`); otherwise use a field name, or store the values in an array' : 'use a field name, or store the values in an array');
       if (tyOf(index).k === 'str') return this.err(e.argumentExpression, 'string keys are not supported', 'index arrays with numbers');
       return { k: 'idx', obj, index, ty: elemTy(ot, index) };
     }
@@ -2706,3 +2709,20 @@ function hasCall(e: Expr): boolean {
   return containsCall(e);
 }
 
+/**
+ * `obj[key]` where `key` is a name (or literal) typed by string literals, each a data field of `obj` of
+ * one type: `key === 'a' ? obj.a : key === 'b' ? obj.b : obj.c` (the last literal is what is left: the
+ * checker allows no other value). Null: not this form.
+ */
+function literalKeyRead(obj: Expr, key: Expr): Expr | null {
+  const ot = tyOf(obj);
+  const kt = tyOf(key);
+  if (ot.k !== 'obj' || kt.k !== 'str' || !kt.lits.length || (key.k !== 'var' && key.k !== 'global') || (obj.k !== 'var' && obj.k !== 'global')) return null;
+  const fields = kt.lits.map((l) => ot.fields.find((f) => f.name === l && !f.optional));
+  if (fields.some((f) => !f) || !fields.every((f) => JSON.stringify(f!.ty) === JSON.stringify(fields[0]!.ty))) return null;
+  const ty = fields[0]!.ty;
+  const read = (name: string): Expr => ({ k: 'field', obj, name, ty });
+  let out = read(kt.lits[kt.lits.length - 1]);
+  for (let i = kt.lits.length - 2; i >= 0; i--) out = { k: 'cond', c: { k: 'bin', op: '===', a: key, b: { k: 'str', v: kt.lits[i] }, ty: BOOL }, a: read(kt.lits[i]), b: out, ty };
+  return out;
+}

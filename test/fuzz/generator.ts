@@ -3055,6 +3055,7 @@ const FLAG_HELPERS = [
   // an optional string-literal flag (passive, only tested)
   "  unit?: 'a' | 'b';",
   '}',
+  "const SCALE: Record<'a' | 'b', number> = { a: 0.5, b: 2 };",
   'function scaledIf(x: number, on?: boolean): number {',
   '  return on ? 2 * Math.tanh(x) : x;',
   '}',
@@ -3064,6 +3065,10 @@ const FLAG_HELPERS = [
   // the optional boolean read where a test has narrowed it (`fl.on === undefined ? true : fl.on`)
   '  const dflt = fl.on === undefined ? true : fl.on;',
   "  if (fl.unit === 'b') x = 0.5 * x;",
+  // (an object indexed by a key typed by string literals: a module constant, and a local of active fields)
+  "  const u = fl.unit ?? 'a';",
+  '  const wts = { a: Math.sin(x), b: 0.5 * x };',
+  '  x = x * SCALE[u] + 0.25 * wts[u];',
   '  return (both ? x * (fl.k ?? 0.5) : Math.sin(x)) + (on === true ? 0.25 : 0) * x + (fl.on !== undefined ? 0.125 : 0) + (dflt ? 0.0625 * x : 0);',
   '}',
   '',
