@@ -3066,7 +3066,7 @@ const FLAG_HELPERS = [
   '  const dflt = fl.on === undefined ? true : fl.on;',
   "  if (fl.unit === 'b') x = 0.5 * x;",
   // (an object indexed by a key typed by string literals: a module constant, and a local of active fields)
-  "  const u = fl.unit ?? 'a';",
+  "  const u = fl.unit === 'b' ? 'b' : 'a';",
   '  const wts = { a: Math.sin(x), b: 0.5 * x };',
   '  x = x * SCALE[u] + 0.25 * wts[u];',
   '  return (both ? x * (fl.k ?? 0.5) : Math.sin(x)) + (on === true ? 0.25 : 0) * x + (fl.on !== undefined ? 0.125 : 0) + (dflt ? 0.0625 * x : 0);',
@@ -3658,6 +3658,8 @@ export function render(spec: ProgSpec): Rendered {
   const out: string[] = ['export interface P {', '  u: number;', '  v: number;', '  w: number;', '  z?: number;', '}', '', 'export interface Q {', '  a: number[];', '  s: number;', '}', ''];
   if (spec.gbl) out.push('const W: number[] = [0.5, -1.25, 2, 0.75];', '');
   const sigs: HelperSig[] = [];
+  // (a helper's body may call `exchange` too: the head's context declares it once for all)
+  let helpersExchange = false;
   // a call focus declares its helper last (returning number[], number[][], P or [number, number])
   const fam = spec.focus?.fam ?? -1;
   const helpers = fam >= 3 && fam <= 6 ? [...spec.helpers, { ...spec.focus!.helper, ret: [1, 4, 3, 5][fam - 3], rec: false }] : spec.helpers;
@@ -3684,6 +3686,7 @@ export function render(spec: ProgSpec): Rendered {
       c.emit(`if (${first} > 1.25) return null;`);
     }
     renderStmts(c, h.body);
+    if (c.needsExchange) helpersExchange = true;
     if (ret === 0) {
       let e = renderExpr(c, h.retE);
       if (h.rec) {
@@ -3750,6 +3753,7 @@ export function render(spec: ProgSpec): Rendered {
   const ret = spec.ret;
   const c = new Ctx(ret === 0 ? 0 : ret === 2 ? 1 : 2, sigs);
   c.fround = spec.fround;
+  c.needsExchange = helpersExchange;
   const add = (name: string, ty: string, a: ArgSpec) => {
     params.push(name);
     decls.push(`${name}: ${ty}`);
