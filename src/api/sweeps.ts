@@ -4,7 +4,7 @@
 import type { ManifestEntry, ManifestParam } from './compile.js';
 import type { LoadedModule } from './load.js';
 import { clone, flatten, mapFloats, packDirections, unpackDirection } from './values.js';
-import { zerosLike } from '../runtime/arrays.js';
+import { zeros, zerosLike } from '../runtime/arrays.js';
 
 /** a generated function and its parameters, as the manifest lists them */
 export interface Entry {
@@ -272,7 +272,28 @@ function reverseRows(g: Generated, args: unknown[], y: unknown, m: number): numb
 const fasterWay = new WeakMap<Generated, Map<number, 'vector' | 'scalar'>>();
 
 /** a flat array of numbers (or a Float64Array): its directions are strided slices of the packed seeds */
-const isFlat = (v: unknown): v is number[] | Float64Array => v instanceof Float64Array || (Array.isArray(v) && v.every((x) => typeof x === 'number'));
+function isFlat(v: unknown): v is number[] | Float64Array {
+  if (v instanceof Float64Array) return true;
+  if (!Array.isArray(v)) return false;
+  // (a plain loop: `every` with a callback costs a call per element, on every sparse evaluation)
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'number') return false;
+  return true;
+}
+
+/** seeds[from … to) as a Float64Array */
+function floatsOf(seeds: ArrayLike<number>, from: number, to: number): Float64Array {
+  const d = new Float64Array(to - from);
+  for (let i = from; i < to; i++) d[i - from] = seeds[i];
+  return d;
+}
+
+/** seeds[from … to) as a plain array of numbers (packed doubles: see zeros) */
+function numbersOf(seeds: ArrayLike<number>, from: number, to: number): number[] {
+  if (Array.isArray(seeds)) return seeds.slice(from, to);
+  const d = zeros(to - from);
+  for (let i = from; i < to; i++) d[i - from] = seeds[i];
+  return d;
+}
 
 /**
  * The derivative as a packed sweep (sparse.ts): `nb` directions over the floats of the independents,
@@ -281,13 +302,13 @@ const isFlat = (v: unknown): v is number[] | Float64Array => v instanceof Float6
  * latter where the outputs include arguments written (the CLI's --of) or no vector mode was generated.
  * `way` forces one (tests).
  */
-export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'scalar'): (seeds: Float64Array, nb: number) => Float64Array {
+export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'scalar'): (seeds: ArrayLike<number>, nb: number) => ArrayLike<number> {
   const inputs = g.wrt.map((i) => args[i]);
-  const sizes = inputs.map((v) => flatten(v).length);
+  const flat = inputs.map(isFlat);
+  const sizes = inputs.map((v, w) => (typeof v === 'number' ? 1 : flat[w] ? (v as ArrayLike<number>).length : flatten(v).length));
   const starts = sizes.map((_, w) => sizes.slice(0, w).reduce((a, b) => a + b, 0));
   /** direction k of independent w, shaped like it */
-  const flat = inputs.map(isFlat);
-  const directionOf = (seeds: Float64Array, nb: number, k: number, w: number): unknown => {
+  const directionOf = (seeds: ArrayLike<number>, nb: number, k: number, w: number): unknown => {
     const v = inputs[w], from = starts[w];
     if (typeof v === 'number') return seeds[from * nb + k];
     if (v instanceof Float64Array) {
@@ -304,7 +325,7 @@ export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'sca
     return mapFloats(v, (_, i) => seeds[(from + i) * nb + k]);
   };
   let flatResult: boolean | undefined;
-  const scalar = (seeds: Float64Array, nb: number): Float64Array => {
+  const scalar = (seeds: ArrayLike<number>, nb: number): Float64Array => {
     let out = new Float64Array(0);
     for (let k = 0; k < nb; k++) {
       const dirs = inputs.map((_, w) => directionOf(seeds, nb, k, w));
@@ -328,13 +349,13 @@ export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'sca
     }
     return out;
   };
-  const vector = (seeds: Float64Array, nb: number): Float64Array => {
+  const vector = (seeds: ArrayLike<number>, nb: number): ArrayLike<number> => {
     const e = g.vector!;
     const a = clone(args);
     const packed = inputs.map((v, w) => {
-      const from = starts[w], to = from + sizes[w];
-      if (typeof v === 'number' || v instanceof Float64Array) return seeds.slice(from * nb, to * nb);
-      if (flat[w]) return Array.from(seeds.subarray(from * nb, to * nb));
+      const from = starts[w] * nb, to = from + sizes[w] * nb;
+      if (typeof v === 'number' || v instanceof Float64Array) return floatsOf(seeds, from, to);
+      if (flat[w]) return numbersOf(seeds, from, to);
       return packDirections(Array.from({ length: nb }, (_, k) => directionOf(seeds, nb, k, w)), nb);
     });
     const call = derivativeArgs(e.params, a, (k, p) => {
@@ -344,13 +365,14 @@ export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'sca
     const r = g.mod[e.name](...call) as [unknown, unknown] | undefined;
     if (!r) return new Float64Array(0);
     const [y, t] = r;
-    if (typeof y === 'number' || isFlat(y)) return Float64Array.from(t as ArrayLike<number>);
+    // (a flat result's tangent is already packed: handed over as it is, never read by the derivative again)
+    if (typeof y === 'number' || isFlat(y)) return t as ArrayLike<number>;
     const columns = Array.from({ length: nb }, (_, k) => flatten(unpackDirection(t, y, k, nb)));
     const out = new Float64Array((columns[0]?.length ?? 0) * nb);
     columns.forEach((col, k) => col.forEach((x, i) => (out[i * nb + k] = x)));
     return out;
   };
-  return (seeds, nb) => {
+  return (seeds: ArrayLike<number>, nb: number): ArrayLike<number> => {
     if (!g.vector || g.outputs?.params.length || nb === 1 || way === 'scalar') return scalar(seeds, nb);
     if (way === 'vector') return vector(seeds, nb);
     let ways = fasterWay.get(g);
@@ -358,7 +380,7 @@ export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'sca
     const known = ways.get(nb);
     if (known) return known === 'vector' ? vector(seeds, nb) : scalar(seeds, nb);
     // (each way twice, alternating, the faster of each kept: one timing is at the mercy of a busy machine)
-    let out: Float64Array = new Float64Array(0);
+    let out: ArrayLike<number> = new Float64Array(0);
     const best = { vector: Infinity, scalar: Infinity };
     for (let round = 0; round < 2; round++)
       for (const way of ['vector', 'scalar'] as const) {
