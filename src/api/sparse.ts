@@ -27,6 +27,8 @@ import { columnColouring, patternFromRows, patternUnion, recoveryIndex, starColo
 /**
  * A sweep of the derivative code: `nb` directions over the n floats of the independents, packed (float j
  * of direction k at j·nb + k), to the m outputs' tangents packed the same way (output i at i·nb + k).
+ * The sweep may hand `seeds` to the derivative code as its tangent argument, which may write into it:
+ * the caller writes every entry again before the next sweep.
  */
 export type PackedSweep = (seeds: ArrayLike<number>, nb: number) => ArrayLike<number>;
 
@@ -72,8 +74,7 @@ export interface SparseState {
   seed: number;
   /**
    * evaluate's buffers, made on its first use. `seeds` is a plain array (packed doubles), which a vector
-   * sweep over a number[] copies with one slice; its colour entries are written once (the colouring is
-   * this state's), the random direction's on every call.
+   * sweep over one number[] passes as it is (a copy of n·nb floats per call cost more than the fill).
    */
   scratch?: { seeds: number[]; v: Float64Array; product: Float64Array; got: Float64Array; terms: Float64Array };
 }
@@ -225,20 +226,18 @@ export function sparseAt(kind: SparseState['kind'], sweep: PackedSweep, m: numbe
 function evaluate(s: SparseState, sweep: PackedSweep, n: number): { ok: true; values: Float64Array } | { ok: false; values: Float64Array; row: number; got: number; want: number } {
   const c = s.colouring, nb = c.count + 1, m = s.pattern.m;
   // (scratch kept between calls: allocating and zeroing these anew cost more than filling them)
-  let scratch = s.scratch;
-  if (!scratch) {
-    const seeds = zeros(n * nb);
-    for (let j = 0; j < n; j++) seeds[j * nb + c.colour[j]] = 1;
-    scratch = s.scratch = { seeds, v: new Float64Array(n), product: new Float64Array(m), got: new Float64Array(m), terms: new Float64Array(m) };
-  }
+  const scratch = (s.scratch ??= { seeds: zeros(n * nb), v: new Float64Array(n), product: new Float64Array(m), got: new Float64Array(m), terms: new Float64Array(m) });
   const { seeds, v, product } = scratch;
   let a = s.seed;
-  for (let j = 0; j < n; j++) {
+  // (every entry written: the last sweep may have written into the seeds, PackedSweep)
+  for (let j = 0, at = 0; j < n; j++, at += nb) {
+    for (let k = 0; k < c.count; k++) seeds[at + k] = 0;
+    seeds[at + c.colour[j]] = 1;
     // xorshift32: integer operations only (Park–Miller's float remainder cost more than the rest of this loop)
     a ^= a << 13;
     a ^= a >>> 17;
     a ^= a << 5;
-    seeds[j * nb + c.count] = v[j] = (a >>> 0) / 2147483648 - 1;
+    seeds[at + c.count] = v[j] = (a >>> 0) / 2147483648 - 1;
   }
   s.seed = a;
   const out = sweep(seeds, nb);

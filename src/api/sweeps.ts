@@ -265,11 +265,16 @@ function reverseRows(g: Generated, args: unknown[], y: unknown, m: number): numb
 
 /**
  * Per derivative, the faster way found for each number of directions: one vector sweep, or one tangent
- * sweep per direction. (The vector mode allocates each taped tangent as an array of its own: on a long
- * loop, one sweep of a few directions can cost more than that many scalar sweeps. Which one wins depends
- * on the function and the width, so both are timed at each width's first use and the faster kept.)
+ * sweep per direction. (The vector mode allocates an array of nbdirs floats per call of a helper taking a
+ * number, and per number it returns: in a loop calling helpers, one sweep of a few directions can cost
+ * more than that many scalar sweeps. Which one wins depends on the function and the width, so both are
+ * timed at each width's first use; the vector sweep is kept unless the scalar ones are clearly faster,
+ * so that timing noise on a busy machine does not pick the scalar sweeps where both cost about the same.)
  */
 const fasterWay = new WeakMap<Generated, Map<number, 'vector' | 'scalar'>>();
+
+/** the scalar sweeps are kept only below this fraction of the vector sweep's time (fasterWay) */
+const SCALAR_MARGIN = 0.75;
 
 /** a flat array of numbers (or a Float64Array): its directions are strided slices of the packed seeds */
 function isFlat(v: unknown): v is number[] | Float64Array {
@@ -324,7 +329,7 @@ export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'sca
     }
     return mapFloats(v, (_, i) => seeds[(from + i) * nb + k]);
   };
-  let flatResult: boolean | undefined;
+  let flatResult: boolean | undefined, flatVectorResult: boolean | undefined;
   const scalar = (seeds: ArrayLike<number>, nb: number): Float64Array => {
     let out = new Float64Array(0);
     for (let k = 0; k < nb; k++) {
@@ -355,7 +360,8 @@ export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'sca
     const packed = inputs.map((v, w) => {
       const from = starts[w] * nb, to = from + sizes[w] * nb;
       if (typeof v === 'number' || v instanceof Float64Array) return floatsOf(seeds, from, to);
-      if (flat[w]) return numbersOf(seeds, from, to);
+      // (the seeds themselves where they are this one independent's: PackedSweep lets the derivative write into them)
+      if (flat[w]) return from === 0 && to === seeds.length && Array.isArray(seeds) ? seeds : numbersOf(seeds, from, to);
       return packDirections(Array.from({ length: nb }, (_, k) => directionOf(seeds, nb, k, w)), nb);
     });
     const call = derivativeArgs(e.params, a, (k, p) => {
@@ -365,8 +371,10 @@ export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'sca
     const r = g.mod[e.name](...call) as [unknown, unknown] | undefined;
     if (!r) return new Float64Array(0);
     const [y, t] = r;
-    // (a flat result's tangent is already packed: handed over as it is, never read by the derivative again)
-    if (typeof y === 'number' || isFlat(y)) return t as ArrayLike<number>;
+    // (a flat result's tangent is already packed: handed over as it is, never read by the derivative
+    // again; the result's shape is the same in every sweep: tested once)
+    flatVectorResult ??= typeof y === 'number' || isFlat(y);
+    if (flatVectorResult) return t as ArrayLike<number>;
     const columns = Array.from({ length: nb }, (_, k) => flatten(unpackDirection(t, y, k, nb)));
     const out = new Float64Array((columns[0]?.length ?? 0) * nb);
     columns.forEach((col, k) => col.forEach((x, i) => (out[i * nb + k] = x)));
@@ -388,7 +396,7 @@ export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'sca
         out = way === 'vector' ? vector(seeds, nb) : scalar(seeds, nb);
         best[way] = Math.min(best[way], performance.now() - t0);
       }
-    ways.set(nb, best.scalar < best.vector ? 'scalar' : 'vector');
+    ways.set(nb, best.scalar < SCALAR_MARGIN * best.vector ? 'scalar' : 'vector');
     return out;
   };
 }

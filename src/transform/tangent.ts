@@ -4,6 +4,7 @@
 // innermost direction dimension (scalars: Float64Array(nbdirs); innermost number arrays: flat with
 // stride nbdirs, element i direction nd at [i * nbdirs + nd]) and derivative statements run in a
 // loop over directions `nd`.
+import { fuseDirectionLoops } from './direction-loops.js';
 import { timed } from '../ir/timing.js';
 import type { FuncActivity } from '../analysis/activity.js';
 import { diffVars } from '../analysis/activity.js';
@@ -166,6 +167,9 @@ class TangentBuilder {
 
   /** zero derivative structure shaped like `e` */
   private zerosLike(e: Expr): Expr {
+    // (the zeros of `zerosLike(x)` are shaped like x: `const xb = zerosLike(x)` in a gradient takes
+    // `zerosLike(x)` as its tangent, not a copy of zeros made only to be copied)
+    if (e.k === 'intr' && e.fn === 'zerosLike' && e.args.length === 1) e = e.args[0];
     const args = this.vec ? [e, this.nb] : [e];
     return zeroFloat32Shadow(e, this.vec ? this.nb : null) ?? { k: 'intr', fn: 'zerosLike', args, ty: this.dty(tyOf(e)) };
   }
@@ -236,7 +240,7 @@ class TangentBuilder {
       name: tangentName(this.info, this.name, this.vec ? 'vector' : 'scalar'),
       params,
       ret,
-      body: fixForUpdates([...this.hoisted, ...entry, ...body]),
+      body: this.vec ? fuseDirectionLoops(fixForUpdates([...this.hoisted, ...entry, ...body]), (this.nd as { name: string }).name, (this.nb as { name: string }).name) : fixForUpdates([...this.hoisted, ...entry, ...body]),
       exported: this.f.exported,
       loc: this.f.loc,
       comments: this.f.comments,
