@@ -199,6 +199,8 @@ export function fmtMs(ms: number): string {
   if (ms >= 1000) return (ms / 1000).toFixed(2) + ' s';
   if (ms >= 100) return ms.toFixed(0) + ' ms';
   if (ms >= 10) return ms.toFixed(1) + ' ms';
+  // (a call of a few µs, the sparse table's primal, would print as 0.01 ms)
+  if (ms < 0.1) return (ms * 1000).toFixed(1) + ' µs';
   return ms.toFixed(2) + ' ms';
 }
 

@@ -3,7 +3,7 @@
 // sweeps. The runtime API (runtime.ts) and the CLI (`--jacobian`, `--hessian`) share these.
 import type { ManifestEntry, ManifestParam } from './compile.js';
 import type { LoadedModule } from './load.js';
-import { clone, flatten, mapFloats, packDirections, unpackDirection } from './values.js';
+import { clone, flatten, floatCount, mapFloats, packDirections, unpackDirection } from './values.js';
 import { zeros, zerosLike } from '../runtime/arrays.js';
 
 /** a generated function and its parameters, as the manifest lists them */
@@ -201,7 +201,7 @@ export function hessianAt(g: Generated, args: unknown[], columns: (js: number[])
 
 /** the number of floats of the independents */
 export function independentCount(g: Generated, args: unknown[]): number {
-  return g.wrt.reduce((s, i) => s + flatten(args[i]).length, 0);
+  return g.wrt.reduce((s, i) => s + floatCount(args[i]), 0);
 }
 
 /**
@@ -310,7 +310,7 @@ function numbersOf(seeds: ArrayLike<number>, from: number, to: number): number[]
 export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'scalar'): (seeds: ArrayLike<number>, nb: number) => ArrayLike<number> {
   const inputs = g.wrt.map((i) => args[i]);
   const flat = inputs.map(isFlat);
-  const sizes = inputs.map((v, w) => (typeof v === 'number' ? 1 : flat[w] ? (v as ArrayLike<number>).length : flatten(v).length));
+  const sizes = inputs.map(floatCount);
   const starts = sizes.map((_, w) => sizes.slice(0, w).reduce((a, b) => a + b, 0));
   /** direction k of independent w, shaped like it */
   const directionOf = (seeds: ArrayLike<number>, nb: number, k: number, w: number): unknown => {
