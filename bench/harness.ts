@@ -10,6 +10,11 @@ export interface Variant {
   name: string;
   /** one timed call; the result feeds a checksum so the work cannot be optimised away */
   run: () => number;
+  /**
+   * calls per sample (default 1), the sample being their mean: a call of a few µs timed alone is mostly
+   * the timer and the call around it
+   */
+  reps?: number;
 }
 
 export interface Stats {
@@ -40,9 +45,11 @@ export function measure(variants: Variant[], warmups: number, runs: number, prog
   for (let round = 0; round < warmups + runs; round++) {
     for (let j = 0; j < variants.length; j++) {
       const v = variants[(round + j) % variants.length];
+      const reps = v.reps ?? 1;
+      let r = 0;
       const t0 = performance.now();
-      const r = v.run();
-      const dt = performance.now() - t0;
+      for (let k = 0; k < reps; k++) r += v.run();
+      const dt = (performance.now() - t0) / reps;
       checksum += Number.isFinite(r) ? r * 1e-300 : 1;
       if (round >= warmups) samples.get(v.name)!.push(dt);
     }
@@ -192,6 +199,8 @@ export function fmtMs(ms: number): string {
   if (ms >= 1000) return (ms / 1000).toFixed(2) + ' s';
   if (ms >= 100) return ms.toFixed(0) + ' ms';
   if (ms >= 10) return ms.toFixed(1) + ' ms';
+  // (a call of a few µs, the sparse table's primal, would print as 0.01 ms)
+  if (ms < 0.1) return (ms * 1000).toFixed(1) + ' µs';
   return ms.toFixed(2) + ' ms';
 }
 

@@ -2,7 +2,8 @@
 // n = 10⁴. Pattern detection and colouring are timed apart (a first call for the argument shapes pays
 // them; later calls reuse them), then the evaluation with the pattern cached (the compressed sweep, the
 // recovery of the entries and the check of the pattern by a random direction) in the same interleaved
-// rounds as the primal, the gradient and one H·v. Not compiler input.
+// rounds as the primal, the gradient, one H·v and the compressed sweep's H·V alone; each sample is the
+// mean of enough calls to last about 2 ms (repsFor). Not compiler input.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileHvp } from '../src/api/hessian.js';
@@ -62,31 +63,44 @@ function workload(label: string, file: string, head: string, f: (x: number[]) =>
   }
   const grad = mod[`${head}_grad`] as (x: number[]) => number[];
   const hvp = mod[`${head}_grad_d`] as (x: number[], v: number[]) => [number[], number[]];
+  const hvps = mod[`${head}_grad_dv`] as (x: number[], V: number[], nbdirs: number) => [number[], number[]];
   const v = x.map((_, i) => Math.cos(i));
+  // the compressed sweep's directions alone (colours + 1 of them, packed), for the cost of the sweep itself
+  const nb = state!.colouring.count + 1;
+  const V = Array.from({ length: n * nb }, (_, k) => Math.cos(k));
   const api = sparseHessian(f);
   api(x); // (its own first call: compile, detection, self-check)
-  const T = Object.fromEntries(
-    measure(
-      [
-        { name: 'primal', run: () => f(x) },
-        { name: 'gradient', run: () => grad(x)[0] },
-        { name: 'H·v', run: () => hvp(x, v)[1][0] },
-        {
-          name: 'sparse Hessian',
-          run: () => {
-            const s = sparseAt('hessian', packedSweep(g, [x]), n, n, state);
-            state = s.state;
-            return s.matrix.values[0];
-          },
-        },
-        { name: 'sparseHessian (runtime API call)', run: () => api(x).values[0] },
-      ],
-      warmups,
-      runs,
-      (k) => log(`[sparse ${label}] round ${k + 1}/${warmups + runs}`),
-    ),
-  );
+  const variants = [
+    { name: 'primal', run: () => f(x) },
+    { name: 'gradient', run: () => grad(x)[0] },
+    { name: 'H·v', run: () => hvp(x, v)[1][0] },
+    { name: `H·V (${nb} directions, one sweep)`, run: () => hvps(x, V, nb)[1][0] },
+    {
+      name: 'sparse Hessian',
+      run: () => {
+        const s = sparseAt('hessian', packedSweep(g, [x]), n, n, state);
+        state = s.state;
+        return s.matrix.values[0];
+      },
+    },
+    { name: 'sparseHessian (runtime API call)', run: () => api(x).values[0] },
+  ].map((variant) => ({ ...variant, reps: repsFor(variant.run) }));
+  const T = Object.fromEntries(measure(variants, warmups, runs, (k) => log(`[sparse ${label}] round ${k + 1}/${warmups + runs}`)));
   return { label, n, nnz: first!.info.nnz, colours: first!.info.colours, detectionSweeps: first!.info.detectionSweeps, patternMs: stats(pattern), colouringMs: stats(colouring), timings: T, check };
+}
+
+/**
+ * Calls per sample so that a sample lasts about 2 ms (at most 1000): the primal takes 10–20 µs here,
+ * which a single timed call measures with the timer's and the call's overhead on top.
+ */
+function repsFor(run: () => number): number {
+  const times: number[] = [];
+  for (let k = 0; k < 5; k++) {
+    const t0 = performance.now();
+    run();
+    times.push(performance.now() - t0);
+  }
+  return Math.min(1000, Math.max(1, Math.ceil(2 / stats(times).median)));
 }
 
 export function sparseBench(opts: { quick: boolean; log: (s: string) => void }): SparseBenchResult[] {

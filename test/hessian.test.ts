@@ -218,6 +218,33 @@ describe('Hessians against hand-worked values', () => {
     for (let i = 0; i < n; i++) for (let k = 0; k < n; k++) expect(H[i * n + k]).toBeCloseTo(want[i][k], 10);
   });
 
+  it('the vector mode of a recorded loop: every direction of a taped tangent on the float tape, in order', () => {
+    // (a while loop is not counted: its adjoint records a, and the vector mode records nbdirs tangents
+    // of it per iteration, with no array per push)
+    const src = 'export function rosen(x: number[]): number {\n  let s = 0;\n  let i = 0;\n  while (i + 1 < x.length) {\n    const a = x[i + 1] - x[i] * x[i];\n    s += 100 * a * a + (1 - x[i]) ** 2;\n    i++;\n  }\n  return s;\n}\n';
+    const r = compileHvp(src, { head: 'rosen', js: true, runtimeImport: null });
+    expect(r.diagnostics).toEqual([]);
+    const vector = r.code.slice(r.code.indexOf('function rosen_fwd_dv'));
+    expect(vector).toMatch(/taped\.pushF\(ad\[nd\]\)/);
+    expect(vector).not.toMatch(/pushR|popR/);
+    const mod = loadGenerated(r.code);
+    const x = [0.3, -0.5, 1.2, 0.8, -1.1], n = x.length;
+    // the unit directions and a scaled copy of them: distinct values in every direction
+    const nb = 2 * n;
+    const dirs = new Array<number>(n * nb).fill(0);
+    for (let k = 0; k < n; k++) {
+      dirs[k * nb + k] = 1;
+      dirs[k * nb + n + k] = k + 2;
+    }
+    const [, H] = mod.rosen_grad_dv(x, dirs, nb) as [number[], number[]];
+    const want = rosenHessian(x);
+    for (let i = 0; i < n; i++)
+      for (let k = 0; k < n; k++) {
+        expect(H[i * nb + k]).toBeCloseTo(want[i][k], 10);
+        expect(H[i * nb + n + k]).toBeCloseTo((k + 2) * want[i][k], 10);
+      }
+  });
+
   it('a `$ad binomial-ckp` loop: recorded in the gradient that is differentiated again', () => {
     const src = [
       'export function spring(x0: number, v0: number, k: number): number {',

@@ -686,3 +686,40 @@ function h(a: number): number {
     }
   });
 });
+
+describe('counted loops whose condition offsets the index (`i + 1 < x.length`)', () => {
+  const body = '    const a = x[i + 1] - x[i] * x[i];\n    s += 100 * a * a + (1 - x[i]) * (1 - x[i]);\n';
+  const loops: [string, string][] = [
+    ['i + 1 < x.length', 'for (let i = 0; i + 1 < x.length; i++)'],
+    ['1 + i <= x.length - 1', 'for (let i = 0; 1 + i <= x.length - 1; i++)'],
+    ['i - 1 < x.length - 2, from 1', 'for (let i = 1; i - 1 < x.length - 2; i++)'],
+    ['i + 2 < x.length + 1, by 2', 'for (let i = 0; i + 2 < x.length + 1; i += 2)'],
+    ['i - 1 >= 0, downwards', 'for (let i = x.length - 2; i - 1 >= -1; i--)'],
+  ];
+  for (const [name, head] of loops)
+    it(`${name}: reversed by its index, a and the trip count not recorded; the recording adjoint's gradient bits at every length`, () => {
+      const src = `export function f(x: number[]): number {\n  let s = 0;\n  ${head} {\n${body}  }\n  return s;\n}`;
+      const on = compile(src, { head: 'f', js: true, runtimeImport: null, modes: ['reverse'] });
+      const off = compile(src, { head: 'f', js: true, runtimeImport: null, modes: ['reverse'], adjoint: { recompute: false } });
+      expect(on.diagnostics).toEqual([]);
+      const grad = (code: string, x: number[]) => {
+        const xb = x.map(() => 0);
+        (loadGenerated(code) as Record<string, Fn>).f_b(x, xb, 1);
+        return xb;
+      };
+      // (lengths 0 and 1 run no iteration: the reversed loop starts below its start)
+      for (const n of [0, 1, 2, 3, 6, 7]) {
+        const x = Array.from({ length: n }, (_, k) => 0.4 + 0.3 * Math.sin(3 * k));
+        expect(tapeEntries(on.code, 'f', [x]), `length ${n}`).toBe(0);
+        expect(grad(on.code, x), `length ${n}`).toEqual(grad(off.code, x));
+      }
+      const full = compile(src, { head: 'f', js: true, runtimeImport: null });
+      expect(checkCompiled(full, full.code, 'f', [[0.3, -0.7, 1.1, 0.4, 0.9, -0.2, 1.3]], { seed: 3 }).messages).toEqual([]);
+    });
+  it('an index that is not an integer keeps its condition as written: recorded, same gradient', () => {
+    const src = `export function f(x: number[], t: number): number {\n  let s = 0;\n  for (let u = 0.5; u + 1 < t; u++) s += x[0] * u;\n  return s;\n}`;
+    const on = compile(src, { head: 'f', wrt: ['x'], js: true, runtimeImport: null });
+    expect(on.diagnostics).toEqual([]);
+    expect(checkCompiled(on, on.code, 'f', [[0.7], 4.2], { seed: 2 }).messages).toEqual([]);
+  });
+});

@@ -15,7 +15,7 @@ import { argumentType, testsForAbsence } from './absent.js';
 import { annotate, asDeclaration, readFunction, type FunctionSource } from './source.js';
 import { loadGenerated } from './load.js';
 import { shapeKey, tyOfValue, typeText, whereUnusable } from './shapes.js';
-import { assertNoAliasing, clone, dot, flatten, randomLike, rng } from './values.js';
+import { assertNoAliasing, clone, dot, flatten, numbersOnly, randomLike, rng } from './values.js';
 import { hessianAt, independentCount, jacobianAt, outputCount, ownOrder, packedSweep, runAdjoint, runTangent, runVector, tangentColumns, type Entry, type Generated } from './sweeps.js';
 import { diagonalOf, mismatch, positions, renumbered, sparseAt, type SparseMatrix, type SparseState } from './sparse.js';
 import { differsError, mismatchError, sameResults, selfCheck, valueError, type Probe } from './selfcheck.js';
@@ -730,7 +730,7 @@ function sparseHessianOf(api: string, f: Fn, opts: RuntimeOptions, args: unknown
 }
 
 /** numbers and arrays of them: no object, so already in their own key order (ownOrder) */
-const plain = (v: unknown): boolean => typeof v === 'number' || v instanceof Float64Array || (Array.isArray(v) && v.every(plain));
+const plain = (v: unknown): boolean => typeof v === 'number' || v instanceof Float64Array || (Array.isArray(v) && (numbersOnly(v) || v.every(plain)));
 
 /**
  * The sparse matrix for `c` at `args` (sparse.ts), the state kept on `c`; on the first call (unless

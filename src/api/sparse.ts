@@ -21,13 +21,16 @@
 // the old one (conservative over the branches seen so far), coloured again and the matrix evaluated
 // again; if that fails too, an Error (never a silently wrong matrix). A stale pattern with extra
 // entries is merely larger than needed, and still right.
+import { zeros } from '../runtime/arrays.js';
 import { columnColouring, patternFromRows, patternUnion, recoveryIndex, starColouring, symmetricPattern, type Colouring, type SparsityPattern } from '../runtime/colouring.js';
 
 /**
  * A sweep of the derivative code: `nb` directions over the n floats of the independents, packed (float j
  * of direction k at j·nb + k), to the m outputs' tangents packed the same way (output i at i·nb + k).
+ * The sweep may hand `seeds` to the derivative code as its tangent argument, which may write into it:
+ * the caller writes every entry again before the next sweep.
  */
-export type PackedSweep = (seeds: Float64Array, nb: number) => Float64Array;
+export type PackedSweep = (seeds: ArrayLike<number>, nb: number) => ArrayLike<number>;
 
 /**
  * A sparse matrix in coordinates (COO), entries sorted by row then column (so `rows` is also CSR's
@@ -66,11 +69,14 @@ export interface SparseState {
   /** entry e's place in the compressed sweep's output (stride colours + 1) */
   recovery: Int32Array;
   rows: Int32Array;
-  /** the state of the random directions of the checks (Park–Miller, advanced in a local: a closure's
+  /** the state of the random directions of the checks (xorshift32, advanced in a local: a closure's
    * uint32 state would box a number per draw) */
   seed: number;
-  /** evaluate's buffers, made on its first use */
-  scratch?: { seeds: Float64Array; v: Float64Array; product: Float64Array };
+  /**
+   * evaluate's buffers, made on its first use. `seeds` is a plain array (packed doubles), which a vector
+   * sweep over one number[] passes as it is (a copy of n·nb floats per call cost more than the fill).
+   */
+  scratch?: { seeds: number[]; v: Float64Array; product: Float64Array; got: Float64Array; terms: Float64Array };
 }
 
 /** columns per detection sweep (the vector mode's usual width) */
@@ -187,7 +193,7 @@ export function sparseAt(kind: SparseState['kind'], sweep: PackedSweep, m: numbe
     const t0 = performance.now();
     const d = detectPattern(sweep, m, n);
     const t1 = performance.now();
-    const s = plan(kind, old ? patternUnion(old.pattern, kind === 'hessian' ? symmetricPattern(d.pattern) : d.pattern) : d.pattern, old?.seed ?? 0x5ba75e);
+    const s = plan(kind, old ? patternUnion(old.pattern, kind === 'hessian' ? symmetricPattern(d.pattern) : d.pattern) : d.pattern, old?.seed ?? 0x5ba75e1);
     patternMs += t1 - t0;
     colouringMs += performance.now() - t1;
     detectionSweeps += d.sweeps;
@@ -218,23 +224,27 @@ export function sparseAt(kind: SparseState['kind'], sweep: PackedSweep, m: numbe
 
 /** one compressed sweep with the check's random direction last; the entries, and whether the check passed */
 function evaluate(s: SparseState, sweep: PackedSweep, n: number): { ok: true; values: Float64Array } | { ok: false; values: Float64Array; row: number; got: number; want: number } {
-  const c = s.colouring, nb = c.count + 1;
+  const c = s.colouring, nb = c.count + 1, m = s.pattern.m;
   // (scratch kept between calls: allocating and zeroing these anew cost more than filling them)
-  const scratch = (s.scratch ??= { seeds: new Float64Array(n * nb), v: new Float64Array(n), product: new Float64Array(s.pattern.m) });
+  const scratch = (s.scratch ??= { seeds: zeros(n * nb), v: new Float64Array(n), product: new Float64Array(m), got: new Float64Array(m), terms: new Float64Array(m) });
   const { seeds, v, product } = scratch;
-  seeds.fill(0);
   let a = s.seed;
-  for (let j = 0; j < n; j++) {
-    a = (a * 16807) % 2147483647;
-    seeds[j * nb + c.colour[j]] = 1;
-    seeds[j * nb + c.count] = v[j] = (2 * a) / 2147483647 - 1;
+  // (every entry written: the last sweep may have written into the seeds, PackedSweep)
+  for (let j = 0, at = 0; j < n; j++, at += nb) {
+    for (let k = 0; k < c.count; k++) seeds[at + k] = 0;
+    seeds[at + c.colour[j]] = 1;
+    // xorshift32: integer operations only (Park–Miller's float remainder cost more than the rest of this loop)
+    a ^= a << 13;
+    a ^= a >>> 17;
+    a ^= a << 5;
+    seeds[at + c.count] = v[j] = (a >>> 0) / 2147483648 - 1;
   }
   s.seed = a;
   const out = sweep(seeds, nb);
   const values = new Float64Array(s.recovery.length);
   for (let e = 0; e < values.length; e++) values[e] = out[s.recovery[e]];
-  for (let i = 0; i < s.pattern.m; i++) product[i] = out[i * nb + c.count];
-  const bad = mismatch(s.pattern, values, v, product);
+  for (let i = 0; i < m; i++) product[i] = out[i * nb + c.count];
+  const bad = mismatch(s.pattern, values, v, product, scratch);
   return bad ? { ok: false, values, ...bad } : { ok: true, values };
 }
 
@@ -244,16 +254,19 @@ function evaluate(s: SparseState, sweep: PackedSweep, n: number): { ok: true; va
  * product's does, on intermediate values that may be larger than the entries). A non-finite entry of
  * the product must be non-finite in the recovered product too, and the reverse.
  */
-export function mismatch(p: SparsityPattern, values: Float64Array, v: ArrayLike<number>, product: ArrayLike<number>): { row: number; got: number; want: number } | null {
-  const got = new Float64Array(p.m), terms = new Float64Array(p.m);
+export function mismatch(p: SparsityPattern, values: Float64Array, v: ArrayLike<number>, product: ArrayLike<number>, buffers?: { got: Float64Array; terms: Float64Array }): { row: number; got: number; want: number } | null {
+  const got = buffers?.got ?? new Float64Array(p.m), terms = buffers?.terms ?? new Float64Array(p.m);
   let largest = 0;
   for (let i = 0; i < p.m; i++) {
+    let sum = 0, size = 0;
     for (let e = p.rowPtr[i]; e < p.rowPtr[i + 1]; e++) {
       const t = values[e] * v[p.colIdx[e]];
-      got[i] += t;
-      terms[i] += Math.abs(t);
+      sum += t;
+      size += Math.abs(t);
     }
-    if (Number.isFinite(terms[i])) largest = Math.max(largest, terms[i]);
+    got[i] = sum;
+    terms[i] = size;
+    if (Number.isFinite(size)) largest = Math.max(largest, size);
   }
   for (let i = 0; i < p.m; i++) {
     const want = product[i];

@@ -3,8 +3,8 @@
 // sweeps. The runtime API (runtime.ts) and the CLI (`--jacobian`, `--hessian`) share these.
 import type { ManifestEntry, ManifestParam } from './compile.js';
 import type { LoadedModule } from './load.js';
-import { clone, flatten, mapFloats, packDirections, unpackDirection } from './values.js';
-import { zerosLike } from '../runtime/arrays.js';
+import { clone, flatten, floatCount, mapFloats, packDirections, unpackDirection } from './values.js';
+import { zeros, zerosLike } from '../runtime/arrays.js';
 
 /** a generated function and its parameters, as the manifest lists them */
 export interface Entry {
@@ -201,7 +201,7 @@ export function hessianAt(g: Generated, args: unknown[], columns: (js: number[])
 
 /** the number of floats of the independents */
 export function independentCount(g: Generated, args: unknown[]): number {
-  return g.wrt.reduce((s, i) => s + flatten(args[i]).length, 0);
+  return g.wrt.reduce((s, i) => s + floatCount(args[i]), 0);
 }
 
 /**
@@ -265,14 +265,40 @@ function reverseRows(g: Generated, args: unknown[], y: unknown, m: number): numb
 
 /**
  * Per derivative, the faster way found for each number of directions: one vector sweep, or one tangent
- * sweep per direction. (The vector mode allocates each taped tangent as an array of its own: on a long
- * loop, one sweep of a few directions can cost more than that many scalar sweeps. Which one wins depends
- * on the function and the width, so both are timed at each width's first use and the faster kept.)
+ * sweep per direction. (The vector mode allocates an array of nbdirs floats per call of a helper taking a
+ * number, and per number it returns: in a loop calling helpers, one sweep of a few directions can cost
+ * more than that many scalar sweeps. Which one wins depends on the function and the width, so both are
+ * timed at each width's first use; the vector sweep is kept unless the scalar ones are clearly faster,
+ * so that timing noise on a busy machine does not pick the scalar sweeps where both cost about the same.)
  */
 const fasterWay = new WeakMap<Generated, Map<number, 'vector' | 'scalar'>>();
 
+/** the scalar sweeps are kept only below this fraction of the vector sweep's time (fasterWay) */
+const SCALAR_MARGIN = 0.75;
+
 /** a flat array of numbers (or a Float64Array): its directions are strided slices of the packed seeds */
-const isFlat = (v: unknown): v is number[] | Float64Array => v instanceof Float64Array || (Array.isArray(v) && v.every((x) => typeof x === 'number'));
+function isFlat(v: unknown): v is number[] | Float64Array {
+  if (v instanceof Float64Array) return true;
+  if (!Array.isArray(v)) return false;
+  // (a plain loop: `every` with a callback costs a call per element, on every sparse evaluation)
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'number') return false;
+  return true;
+}
+
+/** seeds[from … to) as a Float64Array */
+function floatsOf(seeds: ArrayLike<number>, from: number, to: number): Float64Array {
+  const d = new Float64Array(to - from);
+  for (let i = from; i < to; i++) d[i - from] = seeds[i];
+  return d;
+}
+
+/** seeds[from … to) as a plain array of numbers (packed doubles: see zeros) */
+function numbersOf(seeds: ArrayLike<number>, from: number, to: number): number[] {
+  if (Array.isArray(seeds)) return seeds.slice(from, to);
+  const d = zeros(to - from);
+  for (let i = from; i < to; i++) d[i - from] = seeds[i];
+  return d;
+}
 
 /**
  * The derivative as a packed sweep (sparse.ts): `nb` directions over the floats of the independents,
@@ -281,13 +307,13 @@ const isFlat = (v: unknown): v is number[] | Float64Array => v instanceof Float6
  * latter where the outputs include arguments written (the CLI's --of) or no vector mode was generated.
  * `way` forces one (tests).
  */
-export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'scalar'): (seeds: Float64Array, nb: number) => Float64Array {
+export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'scalar'): (seeds: ArrayLike<number>, nb: number) => ArrayLike<number> {
   const inputs = g.wrt.map((i) => args[i]);
-  const sizes = inputs.map((v) => flatten(v).length);
+  const flat = inputs.map(isFlat);
+  const sizes = inputs.map(floatCount);
   const starts = sizes.map((_, w) => sizes.slice(0, w).reduce((a, b) => a + b, 0));
   /** direction k of independent w, shaped like it */
-  const flat = inputs.map(isFlat);
-  const directionOf = (seeds: Float64Array, nb: number, k: number, w: number): unknown => {
+  const directionOf = (seeds: ArrayLike<number>, nb: number, k: number, w: number): unknown => {
     const v = inputs[w], from = starts[w];
     if (typeof v === 'number') return seeds[from * nb + k];
     if (v instanceof Float64Array) {
@@ -303,8 +329,8 @@ export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'sca
     }
     return mapFloats(v, (_, i) => seeds[(from + i) * nb + k]);
   };
-  let flatResult: boolean | undefined;
-  const scalar = (seeds: Float64Array, nb: number): Float64Array => {
+  let flatResult: boolean | undefined, flatVectorResult: boolean | undefined;
+  const scalar = (seeds: ArrayLike<number>, nb: number): Float64Array => {
     let out = new Float64Array(0);
     for (let k = 0; k < nb; k++) {
       const dirs = inputs.map((_, w) => directionOf(seeds, nb, k, w));
@@ -328,13 +354,14 @@ export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'sca
     }
     return out;
   };
-  const vector = (seeds: Float64Array, nb: number): Float64Array => {
+  const vector = (seeds: ArrayLike<number>, nb: number): ArrayLike<number> => {
     const e = g.vector!;
     const a = clone(args);
     const packed = inputs.map((v, w) => {
-      const from = starts[w], to = from + sizes[w];
-      if (typeof v === 'number' || v instanceof Float64Array) return seeds.slice(from * nb, to * nb);
-      if (flat[w]) return Array.from(seeds.subarray(from * nb, to * nb));
+      const from = starts[w] * nb, to = from + sizes[w] * nb;
+      if (typeof v === 'number' || v instanceof Float64Array) return floatsOf(seeds, from, to);
+      // (the seeds themselves where they are this one independent's: PackedSweep lets the derivative write into them)
+      if (flat[w]) return from === 0 && to === seeds.length && Array.isArray(seeds) ? seeds : numbersOf(seeds, from, to);
       return packDirections(Array.from({ length: nb }, (_, k) => directionOf(seeds, nb, k, w)), nb);
     });
     const call = derivativeArgs(e.params, a, (k, p) => {
@@ -344,13 +371,16 @@ export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'sca
     const r = g.mod[e.name](...call) as [unknown, unknown] | undefined;
     if (!r) return new Float64Array(0);
     const [y, t] = r;
-    if (typeof y === 'number' || isFlat(y)) return Float64Array.from(t as ArrayLike<number>);
+    // (a flat result's tangent is already packed: handed over as it is, never read by the derivative
+    // again; the result's shape is the same in every sweep: tested once)
+    flatVectorResult ??= typeof y === 'number' || isFlat(y);
+    if (flatVectorResult) return t as ArrayLike<number>;
     const columns = Array.from({ length: nb }, (_, k) => flatten(unpackDirection(t, y, k, nb)));
     const out = new Float64Array((columns[0]?.length ?? 0) * nb);
     columns.forEach((col, k) => col.forEach((x, i) => (out[i * nb + k] = x)));
     return out;
   };
-  return (seeds, nb) => {
+  return (seeds: ArrayLike<number>, nb: number): ArrayLike<number> => {
     if (!g.vector || g.outputs?.params.length || nb === 1 || way === 'scalar') return scalar(seeds, nb);
     if (way === 'vector') return vector(seeds, nb);
     let ways = fasterWay.get(g);
@@ -358,7 +388,7 @@ export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'sca
     const known = ways.get(nb);
     if (known) return known === 'vector' ? vector(seeds, nb) : scalar(seeds, nb);
     // (each way twice, alternating, the faster of each kept: one timing is at the mercy of a busy machine)
-    let out: Float64Array = new Float64Array(0);
+    let out: ArrayLike<number> = new Float64Array(0);
     const best = { vector: Infinity, scalar: Infinity };
     for (let round = 0; round < 2; round++)
       for (const way of ['vector', 'scalar'] as const) {
@@ -366,7 +396,7 @@ export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'sca
         out = way === 'vector' ? vector(seeds, nb) : scalar(seeds, nb);
         best[way] = Math.min(best[way], performance.now() - t0);
       }
-    ways.set(nb, best.scalar < best.vector ? 'scalar' : 'vector');
+    ways.set(nb, best.scalar < SCALAR_MARGIN * best.vector ? 'scalar' : 'vector');
     return out;
   };
 }

@@ -3,7 +3,7 @@
 export type Value = number | boolean | string | Float64Array | Value[] | { [k: string]: Value };
 
 /** every element a number (a plain loop: `every` with a callback costs a call per element) */
-function numbersOnly(v: unknown[]): boolean {
+export function numbersOnly(v: unknown[]): boolean {
   for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'number') return false;
   return true;
 }
@@ -32,6 +32,24 @@ export function flatten(v: unknown, out: number[] = [], own = false): number[] {
   else if (Array.isArray(v)) for (const x of v) flatten(x, out, own);
   else if (typeof v === 'object' && v !== null) for (const k of own ? Object.keys(v) : Object.keys(v).sort()) flatten((v as Record<string, unknown>)[k], out, own);
   return out;
+}
+
+/** flatten(v).length, without making the list (the runtime API counts the independents on every call) */
+export function floatCount(v: unknown): number {
+  if (typeof v === 'number') return 1;
+  if (v instanceof Float64Array) return v.length;
+  if (Array.isArray(v)) {
+    if (numbersOnly(v)) return v.length;
+    let n = 0;
+    for (const x of v) n += floatCount(x);
+    return n;
+  }
+  if (typeof v === 'object' && v !== null) {
+    let n = 0;
+    for (const k of Object.keys(v)) n += floatCount((v as Record<string, unknown>)[k]);
+    return n;
+  }
+  return 0;
 }
 
 /** A value of the same shape with every float replaced by f(float, index in flatten order). */
@@ -134,7 +152,8 @@ function arraysOf(v: unknown, path: string, out: { path: string; a: object }[]):
   if (v instanceof Float64Array) out.push({ path, a: v });
   else if (Array.isArray(v)) {
     out.push({ path, a: v });
-    v.forEach((x, i) => typeof x === 'object' && x !== null && arraysOf(x, `${path}[${i}]`, out));
+    // (an array of numbers holds no array: not walked with a call per element)
+    if (!numbersOnly(v)) v.forEach((x, i) => typeof x === 'object' && x !== null && arraysOf(x, `${path}[${i}]`, out));
   } else if (typeof v === 'object' && v !== null) {
     out.push({ path, a: v });
     for (const k of Object.keys(v)) arraysOf((v as Record<string, unknown>)[k], `${path}.${k}`, out);

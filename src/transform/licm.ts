@@ -135,9 +135,34 @@ function freshArrayUses(body: Stmt[], fresh: Set<string>): FreshArrayUse[] {
   return units;
 }
 
-/** `list` without the statements (anywhere inside) that `keep` rejects */
+/**
+ * `list` without the statements (anywhere inside) that `keep` rejects, and without a counting loop
+ * they left empty (the vector mode's `for (let nd = 0; nd < nbdirs; nd++)` around dropped stores)
+ */
 function filterStmts(list: Stmt[], keep: (s: Stmt) => boolean): Stmt[] {
-  return list.filter(keep).map((s) => mapBodies(s, (l) => filterStmts(l, keep)));
+  const out: Stmt[] = [];
+  for (const s of list) {
+    if (!keep(s)) continue;
+    const t = mapBodies(s, (l) => filterStmts(l, keep));
+    if (t.k === 'for' && s.k === 'for' && t.body.length === 0 && s.body.length > 0 && countsOnly(t)) continue;
+    out.push(t);
+  }
+  return out;
+}
+
+/** `for (let i = …; i < …; i++)` with no call in its header: an empty one does nothing */
+function countsOnly(s: Extract<Stmt, { k: 'for' }>): boolean {
+  const [init] = s.init;
+  if (s.init.length !== 1 || init.k !== 'decl' || s.update.length !== 1) return false;
+  const [update] = s.update;
+  if (update.k !== 'assign' || update.target.k !== 'var' || update.target.name !== init.name) return false;
+  let pure = true;
+  for (const e of [init.init, s.cond, update.value])
+    if (e)
+      forEachExpr(e, (x) => {
+        if (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.'))) pure = false;
+      });
+  return pure;
 }
 
 /**

@@ -4,6 +4,7 @@
 // innermost direction dimension (scalars: Float64Array(nbdirs); innermost number arrays: flat with
 // stride nbdirs, element i direction nd at [i * nbdirs + nd]) and derivative statements run in a
 // loop over directions `nd`.
+import { fuseDirectionLoops } from './direction-loops.js';
 import { timed } from '../ir/timing.js';
 import type { FuncActivity } from '../analysis/activity.js';
 import { diffVars } from '../analysis/activity.js';
@@ -166,20 +167,24 @@ class TangentBuilder {
 
   /** zero derivative structure shaped like `e` */
   private zerosLike(e: Expr): Expr {
+    // (the zeros of `zerosLike(x)` are shaped like x: `const xb = zerosLike(x)` in a gradient takes
+    // `zerosLike(x)` as its tangent, not a copy of zeros made only to be copied)
+    if (e.k === 'intr' && e.fn === 'zerosLike' && e.args.length === 1) e = e.args[0];
     const args = this.vec ? [e, this.nb] : [e];
     return zeroFloat32Shadow(e, this.vec ? this.nb : null) ?? { k: 'intr', fn: 'zerosLike', args, ty: this.dty(tyOf(e)) };
   }
 
-  /** Wraps derivative statements in the direction loop (vector mode). */
-  private dirLoop(body: Stmt[]): Stmt[] {
+  /** Wraps derivative statements in the direction loop (vector mode), `down` from the last direction. */
+  private dirLoop(body: Stmt[], down = false): Stmt[] {
     if (!this.vec || body.length === 0) return body;
     const nd = this.nd as Extract<Expr, { k: 'var' }>;
+    const one: Expr = { k: 'num', v: 1 };
     return [
       {
         k: 'for',
-        init: [{ k: 'decl', name: nd.name, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
-        cond: { k: 'bin', op: '<', a: nd, b: this.nb, ty: BOOL },
-        update: [{ k: 'assign', target: nd, value: { k: 'bin', op: '+', a: nd, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
+        init: [{ k: 'decl', name: nd.name, ty: INT, init: down ? { k: 'bin', op: '-', a: this.nb, b: one, ty: INT } : { k: 'num', v: 0 }, konst: false }],
+        cond: down ? { k: 'bin', op: '>=', a: nd, b: { k: 'num', v: 0 }, ty: BOOL } : { k: 'bin', op: '<', a: nd, b: this.nb, ty: BOOL },
+        update: [{ k: 'assign', target: nd, value: { k: 'bin', op: down ? '-' : '+', a: nd, b: one, ty: INT }, op: down ? '-' : '+', inc: true }],
         body,
       },
     ];
@@ -235,7 +240,7 @@ class TangentBuilder {
       name: tangentName(this.info, this.name, this.vec ? 'vector' : 'scalar'),
       params,
       ret,
-      body: fixForUpdates([...this.hoisted, ...entry, ...body]),
+      body: this.vec ? fuseDirectionLoops(fixForUpdates([...this.hoisted, ...entry, ...body]), (this.nd as { name: string }).name, (this.nb as { name: string }).name) : fixForUpdates([...this.hoisted, ...entry, ...body]),
       exported: this.f.exported,
       loc: this.f.loc,
       comments: this.f.comments,
@@ -454,14 +459,9 @@ class TangentBuilder {
     }
     out.push(...pre);
     if (!this.vec) out.push(op('tape.pushF', d ?? this.zero()));
-    else {
-      // all directions of one value travel together
-      const tmp = this.names.fresh('pushd');
-      const t = this.dty(NUM);
-      out.push({ k: 'decl', name: tmp, ty: t, init: { k: 'alloc', len: this.nb, fill: null, ty: t }, konst: true });
-      if (d) out.push(...this.dirLoop([{ k: 'assign', target: { k: 'idx', obj: { k: 'var', name: tmp, ty: t }, index: this.nd, ty: NUM }, value: d }]));
-      out.push(op('tape.pushR', { k: 'var', name: tmp, ty: t }));
-    }
+    // (vector mode: nbdirs floats, last direction first, so that the pops, first direction first, give
+    // them back in order; an array per value pushed cost an allocation per push)
+    else out.push(...this.dirLoop([op('tape.pushF', d ?? this.zero())], true));
     out.push({ ...s, e: { ...e, args: [tape, prim] } } as Stmt);
   }
 
@@ -489,8 +489,9 @@ class TangentBuilder {
     // (an integer typed array carries no float: its zero tangent comes off the derivative tape unused)
     const active = !!root && this.hasD(root) && hasFloat(target.ty);
     const isF = value.fn === 'tape.popF';
-    const pop = (ty: Ty): Expr => ({ k: 'intr', fn: isF && !this.vec ? 'tape.popF' : 'tape.popR', args: [td], ty });
-    if (!active) out.push({ k: 'expr', e: pop(isF ? NUM : this.dty(target.ty)) });
+    const pop = (ty: Ty): Expr => ({ k: 'intr', fn: isF ? 'tape.popF' : 'tape.popR', args: [td], ty });
+    // (vector mode: a float's tangent is nbdirs floats, tapePush)
+    if (!active) out.push(...(isF ? this.dirLoop([{ k: 'expr', e: pop(NUM) }]) : [{ k: 'expr' as const, e: pop(this.dty(target.ty)) }]));
     else if (!isF) {
       if (s.k === 'decl') out.push({ k: 'decl', name: this.d.of(root!), ty: this.dty(target.ty), init: pop(this.dty(target.ty)), konst: s.konst });
       else out.push({ k: 'assign', target: this.dwhole(target) as LValue, value: pop(this.dty(target.ty)) });
@@ -498,11 +499,8 @@ class TangentBuilder {
       if (s.k === 'decl') out.push({ k: 'decl', name: this.d.of(root!), ty: NUM, init: pop(NUM), konst: s.konst });
       else out.push({ k: 'assign', target: this.dref(target) as LValue, value: pop(NUM) });
     } else {
-      const tmp = this.names.fresh('popd');
-      const t = this.dty(NUM);
       if (s.k === 'decl') this.declD(root!, NUM, null, false);
-      out.push({ k: 'decl', name: tmp, ty: t, init: pop(t), konst: true });
-      out.push(...this.dirLoop([{ k: 'assign', target: this.dref(target) as LValue, value: { k: 'idx', obj: { k: 'var', name: tmp, ty: t }, index: this.nd, ty: NUM } }]));
+      out.push(...this.dirLoop([{ k: 'assign', target: this.dref(target) as LValue, value: pop(NUM) }]));
     }
     out.push(s);
   }
@@ -549,13 +547,8 @@ class TangentBuilder {
     const td = this.dwhole(v.args[0])!;
     const vty = tyOf(v);
     if (isRef(vty)) out.push(pushD({ k: 'intr', fn: 'tape.popR', args: [td], ty: this.dty(vty) }));
-    else if (!this.vec) out.push(pushD({ k: 'intr', fn: 'tape.popF', args: [td], ty: NUM }));
-    else {
-      const t = this.dty(NUM);
-      const tmp = this.names.fresh('popd');
-      out.push({ k: 'decl', name: tmp, ty: t, init: { k: 'intr', fn: 'tape.popR', args: [td], ty: t }, konst: true });
-      out.push(...this.dirLoop([pushD({ k: 'idx', obj: { k: 'var', name: tmp, ty: t }, index: this.nd, ty: NUM })]));
-    }
+    // (vector mode: nbdirs floats, first direction first: tapePush)
+    else out.push(...this.dirLoop([pushD({ k: 'intr', fn: 'tape.popF', args: [td], ty: NUM })]));
     out.push(s);
   }
 

@@ -291,14 +291,13 @@ describe('Fig. 9 (VECTOR-1): tangent and multi-directional tangent of G', () => 
   // FRes[1]; const FResult = FRes[0];`, the figure one call giving both, `const [result1, result1d] =
   // F_d(y[9], yd[9])`. (3) Operand order: tsad `FResult * xd`, the figure `xd*result1`.
   it.fails('tangent G_d is the figure\'s', () => expectSameCode(fig(), 'G_d'));
-  // DIFFERS: (1) no fusion of direction loops: tsad keeps `x = x + y[2]` between two loops, one per derivative
-  // statement; the figure moves it before a single loop holding both. (2) `xd[nd] = 2 * x * xd[nd]` for the
-  // figure's `xd(nd)*x + x*xd(nd)`. (3) The call F_DV(y(9), yd(:,9), result1, result1d, nbdirs): tsad copies
-  // yd(:,9) by a direction loop into a fresh `argd = new Float64Array(nbdirs)`, calls `FRes = F_dv(y[9], argd,
-  // nbdirs)`, copies `FRes[1]` by another direction loop into FResultd (allocated at the top) and reads
-  // `FRes[0]`; the figure passes yd(:,9) and receives result1 and result1d directly (one statement here).
-  // (4) Operand order `FResult * xd[nd]` for `xd(nd)*result1`. (5) Outside the figure: tsad copies xd by a
-  // direction loop into a fresh `resultd` before returning it; the expected code returns xd (already a copy).
+  // DIFFERS (the statements before the call are the figure's: `x = x + y[2]` moved above one direction loop
+  // holding both derivative statements, src/transform/direction-loops.ts): (1) The call F_DV(y(9), yd(:,9),
+  // result1, result1d, nbdirs): tsad copies yd(:,9) by a direction loop into a fresh `argd = new
+  // Float64Array(nbdirs)`, calls `FRes = F_dv(y[9], argd, nbdirs)` and reads `FRes[0]` and, in the next
+  // direction loop, `FRes[1][nd]`; the figure passes yd(:,9) and receives result1 and result1d directly (one
+  // statement here). (2) Outside the figure: tsad copies xd by a direction loop into a fresh `resultd`
+  // before returning it; the expected code returns xd (already a copy).
   it.fails('multi-directional tangent G_dv is the figure\'s', () => expectSameCode(fig(), 'G_dv'));
 
   type P = { x: number; y: number[] };

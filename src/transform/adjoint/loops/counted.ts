@@ -12,8 +12,12 @@ export function forInit(cx: AdjointContext, fwd: Stmt, init: Pair): Stmt[] {
   return [...init.fwd, { ...fwd, init: [] }];
 }
 
-/** `for (i = a; i < b; i += c)` with i, a, b not written in the body, c constant, no jumps. */
-export function countedLoop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>): { index: Extract<Expr, { k: 'var' }>; last: Expr; revCond: Expr; step: number } | null {
+/**
+ * `for (i = a; i < b; i += c)` with i, a, b not written in the body, c constant, no jumps; also
+ * `i + k < b` for an integer constant k (a loop over neighbours: `i + 1 < x.length`), which is
+ * `i < b - k`. `bound` is b (b - k), `op` the comparison.
+ */
+export function countedLoop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>): { index: Extract<Expr, { k: 'var' }>; last: Expr; revCond: Expr; step: number; bound: Expr; op: '<' | '<=' | '>' | '>=' } | null {
   if (s.init.length !== 1 || s.update.length !== 1 || !s.cond) return null;
   const ini = s.init[0];
   const name = ini.k === 'decl' ? ini.name : ini.k === 'assign' && ini.target.k === 'var' ? ini.target.name : null;
@@ -26,8 +30,12 @@ export function countedLoop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>):
   const step = uv.op === '+' ? uv.b.v : -uv.b.v;
   if (!Number.isInteger(step) || step === 0) return null;
   const c = s.cond;
-  if (c.k !== 'bin' || !(c.a.k === 'var' && c.a.name === name)) return null;
-  const bound = c.b;
+  if (c.k !== 'bin' || (c.op !== '<' && c.op !== '<=' && c.op !== '>' && c.op !== '>=')) return null;
+  const offset = indexOffset(c.a, name);
+  // (an offset moves to the bound exactly for an integer index only)
+  const indexTy = ini.k === 'decl' ? ini.ty : ini.k === 'assign' ? ini.target.ty : null;
+  if (offset === null || (offset !== 0 && indexTy?.k !== 'int')) return null;
+  const bound = plus(c.b, -offset);
   const written = new Set<string>();
   forEachStmt(s.body, (x) => {
     if (x.k === 'assign' && x.target.k === 'var') written.add(x.target.name);
@@ -54,13 +62,35 @@ export function countedLoop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>):
   let revCond: Expr;
   if (step > 0 && (c.op === '<' || c.op === '<=')) {
     const span = c.op === '<' ? I('-', I('-', bound, n(1)), start) : I('-', bound, start);
-    last = step === 1 ? (c.op === '<' ? I('-', bound, n(1)) : bound) : I('+', start, I('*', { k: 'intr', fn: 'Math.floor', args: [I('/', span, n(step))], ty: INT }, n(step)));
+    last = step === 1 ? (c.op === '<' ? plus(bound, -1) : bound) : I('+', start, I('*', { k: 'intr', fn: 'Math.floor', args: [I('/', span, n(step))], ty: INT }, n(step)));
     revCond = { k: 'bin', op: '>=', a: i, b: start, ty: BOOL };
   } else if (step < 0 && (c.op === '>' || c.op === '>=')) {
     const st = -step;
     const span = c.op === '>' ? I('-', I('-', start, bound), n(1)) : I('-', start, bound);
-    last = st === 1 ? (c.op === '>' ? I('+', bound, n(1)) : bound) : I('-', start, I('*', { k: 'intr', fn: 'Math.floor', args: [I('/', span, n(st))], ty: INT }, n(st)));
+    last = st === 1 ? (c.op === '>' ? plus(bound, 1) : bound) : I('-', start, I('*', { k: 'intr', fn: 'Math.floor', args: [I('/', span, n(st))], ty: INT }, n(st)));
     revCond = { k: 'bin', op: '<=', a: i, b: start, ty: BOOL };
   } else return null;
-  return { index: i, last, revCond, step };
+  return { index: i, last, revCond, step, bound, op: c.op };
+}
+
+/** e + k, constants folded (`x.length - 1 - 1` reads `x.length - 2`) */
+function plus(e: Expr, k: number): Expr {
+  if (k === 0) return e;
+  if (e.k === 'num' && Number.isInteger(e.v)) return { k: 'num', v: e.v + k };
+  if (e.k === 'bin' && (e.op === '+' || e.op === '-') && e.ty.k === 'int' && e.b.k === 'num' && Number.isInteger(e.b.v)) {
+    const sum = (e.op === '+' ? e.b.v : -e.b.v) + k;
+    return sum === 0 ? e.a : { ...e, op: sum > 0 ? '+' : '-', b: { k: 'num', v: Math.abs(sum) } };
+  }
+  return { k: 'bin', op: k > 0 ? '+' : '-', a: e, b: { k: 'num', v: Math.abs(k) }, ty: INT };
+}
+
+/** k where `e` is the index `i`, `i + k`, `k + i` or `i - k` with k an integer constant; else null */
+function indexOffset(e: Expr, i: string): number | null {
+  if (e.k === 'var') return e.name === i ? 0 : null;
+  if (e.k !== 'bin' || (e.op !== '+' && e.op !== '-')) return null;
+  const isI = (x: Expr) => x.k === 'var' && x.name === i;
+  const k = (x: Expr) => (x.k === 'num' && Number.isInteger(x.v) ? x.v : null);
+  if (isI(e.a) && k(e.b) !== null) return e.op === '+' ? k(e.b)! : -k(e.b)!;
+  if (e.op === '+' && isI(e.b) && k(e.a) !== null) return k(e.a)!;
+  return null;
 }

@@ -100,7 +100,7 @@ export function scratchBuffer(
   });
   if (!nested) return null;
   const counted = countedLoop(cx, s);
-  if (!counted || counted.step !== 1 || !s.cond || s.cond.k !== 'bin' || (s.cond.op !== '<' && s.cond.op !== '<=')) return null;
+  if (!counted || counted.step !== 1 || (counted.op !== '<' && counted.op !== '<=')) return null;
   const ini = s.init[0];
   const start = ini.k === 'decl' ? ini.init : ini.k === 'assign' ? ini.value : null;
   if (!start) return null;
@@ -111,7 +111,7 @@ export function scratchBuffer(
     .filter((v) => v.ty.k === 'num' || v.ty.k === 'int');
   const I = (op: '+' | '-' | '*', a: Expr, b: Expr): Expr => (b.k === 'num' && b.v === 0 && op !== '*' ? a : b.k === 'num' && b.v === 1 && op === '*' ? a : { k: 'bin', op, a, b, ty: INT });
   const num = (v: number): Expr => ({ k: 'num', v });
-  const span = s.cond.op === '<' ? I('-', s.cond.b, start) : I('+', I('-', s.cond.b, start), num(1));
+  const span = counted.op === '<' ? I('-', counted.bound, start) : I('+', I('-', counted.bound, start), num(1));
   const iteration = start.k === 'num' && start.v === 0 ? counted.index : I('-', counted.index, start);
   const trips: Expr = { k: 'intr', fn: 'Math.max', args: [num(0), span], ty: INT };
   const bty: Ty = { k: 'arr', elem: NUM, typed: true, ro: false };

@@ -20,7 +20,7 @@ export function staticTape(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>, b
   const inFusedTop = atFusedTop(cx, s);
   if (cx.info.options.recompute === false || cx.info.options.staticTape === false || (cx.loopDepth > 0 && !inFusedTop)) return null;
   const counted = countedLoop(cx, s);
-  if (!counted || counted.step !== 1 || !s.cond || s.cond.k !== 'bin' || (s.cond.op !== '<' && s.cond.op !== '<=')) return null;
+  if (!counted || counted.step !== 1 || (counted.op !== '<' && counted.op !== '<=')) return null;
   const ini = s.init[0];
   const start = ini.k === 'decl' ? ini.init : ini.k === 'assign' ? ini.value : null;
   if (!start) return null;
@@ -56,7 +56,7 @@ export function staticTape(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>, b
   const I = (op: '+' | '-' | '*', a: Expr, b: Expr): Expr => (b.k === 'num' && b.v === 0 && op !== '*' ? a : b.k === 'num' && b.v === 1 && op === '*' ? a : { k: 'bin', op, a, b, ty: INT });
   const num = (v: number): Expr => ({ k: 'num', v });
   const slot = (k: number): Expr => I('+', I('*', start.k === 'num' && start.v === 0 ? i : I('-', i, start), num(c)), num(k));
-  const span = s.cond.op === '<' ? I('-', s.cond.b, start) : I('+', I('-', s.cond.b, start), num(1));
+  const span = counted.op === '<' ? I('-', counted.bound, start) : I('+', I('-', counted.bound, start), num(1));
   const size: Expr = I('*', { k: 'intr', fn: 'Math.max', args: [num(0), span], ty: INT }, num(c));
   let k = 0;
   const fwdBody = body.fwd.map((x): Stmt => (isPushF(x) ? { k: 'assign', target: { k: 'idx', obj: bv, index: slot(k++), ty: NUM }, value: x.e.args[1] } : x));
