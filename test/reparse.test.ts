@@ -19,10 +19,10 @@ describe('parseAgain', () => {
 
   it('reuses the statements outside the edit, and parses the edited one again', () => {
     forgetParsed();
-    const first = parseAgain('/m.ts', text, LANG);
+    const first = parseAgain('m.ts', text, LANG);
     const kept = [...first.statements];
     keepParsed([first]);
-    const second = parseAgain('/m.ts', edited, LANG);
+    const second = parseAgain('m.ts', edited, LANG);
     expect(edited).not.toBe(text);
     expect(second.text).toBe(edited);
     const edit = edited.indexOf('Math.sin', edited.indexOf('function part3'));
@@ -30,7 +30,7 @@ describe('parseAgain', () => {
     expect(changed).toBe(3);
     second.statements.forEach((s, i) => (i === changed ? expect(kept).not.toContain(s) : expect(s).toBe(kept[i])));
     // (the same tree a parse from nothing gives, position for position)
-    const fresh = ts.createSourceFile('/m.ts', edited, LANG, true);
+    const fresh = ts.createSourceFile('m.ts', edited, LANG, true);
     const shape = (sf: ts.SourceFile) => {
       const out: string[] = [];
       const walk = (n: ts.Node) => {
@@ -45,14 +45,14 @@ describe('parseAgain', () => {
 
   it('hands a kept parse out once (a nested compile parses afresh), and only for the same settings', () => {
     forgetParsed();
-    const first = parseAgain('/m.ts', text, LANG);
+    const first = parseAgain('m.ts', text, LANG);
     keepParsed([first]);
-    expect(parseAgain('/m.ts', text, LANG)).toBe(first);
-    expect(parseAgain('/m.ts', text, LANG)).not.toBe(first);
+    expect(parseAgain('m.ts', text, LANG)).toBe(first);
+    expect(parseAgain('m.ts', text, LANG)).not.toBe(first);
     keepParsed([first]);
-    expect(parseAgain('/m.ts', text, ts.ScriptTarget.ES5)).not.toBe(first);
+    expect(parseAgain('m.ts', text, ts.ScriptTarget.ES5)).not.toBe(first);
     keepParsed([first]);
-    expect(parseAgain('/other.ts', text, LANG)).not.toBe(first);
+    expect(parseAgain('other.ts', text, LANG)).not.toBe(first);
   });
 });
 
