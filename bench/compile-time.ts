@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compile, type Mode } from '../src/api/compile.js';
+import { compile, forgetFrontEnds, type Mode } from '../src/api/compile.js';
 import { collectStages } from '../src/ir/timing.js';
 import { forgetReusedDerivatives } from '../src/transform/reuse.js';
 import { corpus } from '../test/corpus/index.js';
@@ -46,19 +46,25 @@ function timedCompile(label: string, text: string, head: string, modes: Mode[]):
   return { label, lines: text.split('\n').length, ms, stages: Object.fromEntries(stages) };
 }
 
+/** the next compile is a cold one: nothing kept from earlier compiles */
+function forgetAll(): void {
+  forgetReusedDerivatives();
+  forgetFrontEnds();
+}
+
 /** one size, in this process (the child's job) */
 export function compileSize(functions: number): SizeResult {
   const { text, head } = syntheticModule(functions);
   const all = timedCompile('all modes', text, head, ALL);
-  // (a comment keeps each text new: the front end's cache would otherwise answer the later runs; and
-  // the derivatives kept for reuse are forgotten, or they would)
-  const modes = ALL.map((m, i) => {
-    forgetReusedDerivatives();
-    return timedCompile(m, `${text}// ${i}\n`, head, [m]);
+  // (the front end's results, its parsed files and the derivatives kept for reuse are forgotten: the
+  // later runs would take them)
+  const modes = ALL.map((m) => {
+    forgetAll();
+    return timedCompile(m, text, head, [m]);
   });
   // the recompile follows a compile of the unedited module in all modes, as a dev server's would
-  forgetReusedDerivatives();
-  timedCompile('all modes again', `${text}// again\n`, head, ALL);
+  forgetAll();
+  timedCompile('all modes again', text, head, ALL);
   const changed = text.replace(/Math\.sin\(x\[j\] \* ([\d.]+)\)/, (_, c: string) => `Math.sin(x[j] * ${(Number(c) + 0.1).toFixed(1)})`);
   if (changed === text) throw new Error('the edit changed nothing');
   const recompile = timedCompile('recompile', changed, head, ALL);
@@ -83,8 +89,8 @@ export function compileCorpus(root: string): CompileRun {
 
 export function compileGmm(root: string): CompileRun {
   const text = readFileSync(join(root, 'evals', 'gmm', 'objective.ts'), 'utf8');
-  timedCompile('warm-up', `${text}// warm-up\n`, 'gmmObjective', ALL);
-  forgetReusedDerivatives(); // (timed cold, as a first compile)
+  timedCompile('warm-up', text, 'gmmObjective', ALL);
+  forgetAll(); // (timed cold, as a first compile)
   return timedCompile('GMM eval source', text, 'gmmObjective', ALL);
 }
 

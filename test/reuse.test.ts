@@ -1,9 +1,9 @@
-// Reusing derivatives across compiles (src/transform/reuse.ts, issue 21): a compile after an edit must
-// give exactly what a compile from scratch gives. Each test compiles an edited source, then another
-// one that shares most of its functions (so that much is reused), and compares with the same source
-// compiled with nothing kept.
+// Reusing derivatives and parses across compiles (src/transform/reuse.ts, src/frontend/reparse.ts,
+// issue 21): a compile after an edit must give exactly what a compile from scratch gives. Each test
+// compiles an edited source, then another one that shares most of its functions (so that much is
+// reused), and compares with the same source compiled with nothing kept.
 import { describe, expect, it } from 'vitest';
-import { compile, type CompileOptions, type CompileResult } from '../src/api/compile.js';
+import { compile, forgetFrontEnds, type CompileOptions, type CompileResult } from '../src/api/compile.js';
 import { forgetReusedDerivatives, reusedInLastCompile } from '../src/transform/reuse.js';
 import { syntheticModule } from '../bench/synthetic.js';
 import { corpus } from './corpus/index.js';
@@ -11,13 +11,18 @@ import { caseSources, compileCase } from './support/corpus.js';
 
 const outcome = (r: CompileResult) => ({ code: r.code, manifest: r.manifest, diagnostics: r.diagnostics, primals: r.primals, wrt: r.wrt, of: r.of });
 
-/** the result of compiling `after` once `before` was compiled, and the result of compiling `after` from scratch */
+/**
+ * the result of compiling `after` once `before` was compiled (its parse updated from `before`'s,
+ * src/frontend/reparse.ts, and its derivatives reused), and the result of compiling `after` from scratch
+ */
 function warmAndCold(compileIt: (files: Record<string, string>) => CompileResult, before: Record<string, string>, after: Record<string, string>) {
   forgetReusedDerivatives();
+  forgetFrontEnds();
   compileIt(before);
   const warm = outcome(compileIt(after));
   const reused = reusedInLastCompile();
   forgetReusedDerivatives();
+  forgetFrontEnds();
   const cold = outcome(compileIt(after));
   return { warm, cold, reused };
 }

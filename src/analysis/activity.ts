@@ -173,37 +173,47 @@ export function computeWrites(mod: Module): Map<string, Set<number>> {
 }
 
 function computeWritesOnce(mod: Module): Map<string, Set<number>> {
-  const writes = new Map<string, Set<number>>();
-  for (const n of mod.order) writes.set(n, new Set());
+  // what each function writes by itself, and what it passes to its calls, found once: only the
+  // callees' writes change from round to round
+  const own = new Map<string, { written: Set<string>; calls: { fn: string; roots: (string | null)[] }[]; rep: (v: string) => string }>();
   // (an instance's scratch contents are not state a caller sees: writing them writes nothing)
   const scratch = scratchFields(mod);
+  for (const n of mod.order) {
+    const f = mod.funcs.get(n)!;
+    const al = computeAliases(f);
+    const written = new Set<string>();
+    const calls: { fn: string; roots: (string | null)[] }[] = [];
+    forEachStmt(f.body, (s) => {
+      if (s.k === 'assign' && s.target.k !== 'var' && !writesScratch(s.target, scratch, n)) {
+        const r = rootVar(s.target);
+        if (r) written.add(al.rep(r));
+      }
+      if (s.k === 'expr' && s.e.k === 'intr' && (WRITING_INTRINSICS.has(s.e.fn) || s.e.fn.startsWith('tape.push'))) {
+        const r = rootVar(s.e.args[0]);
+        if (r) written.add(al.rep(r));
+      }
+      for (const e of stmtCalls(s)) calls.push({ fn: e.fn, roots: e.args.map((a) => rootVar(a) ?? null) });
+    });
+    own.set(n, { written, calls, rep: (v) => al.rep(v) });
+  }
+  const writes = new Map<string, Set<number>>();
+  for (const n of mod.order) writes.set(n, new Set());
   for (let changed = true; changed; ) {
     changed = false;
     for (const n of mod.order) {
       const f = mod.funcs.get(n)!;
-      const al = computeAliases(f);
-      const written = new Set<string>();
-      forEachStmt(f.body, (s) => {
-        if (s.k === 'assign' && s.target.k !== 'var' && !writesScratch(s.target, scratch, n)) {
-          const r = rootVar(s.target);
-          if (r) written.add(al.rep(r));
-        }
-        if (s.k === 'expr' && s.e.k === 'intr' && (WRITING_INTRINSICS.has(s.e.fn) || s.e.fn.startsWith('tape.push'))) {
-          const r = rootVar(s.e.args[0]);
-          if (r) written.add(al.rep(r));
-        }
-        for (const e of stmtCalls(s)) {
-          const w = writes.get(e.fn);
-          if (!w) continue;
-          e.args.forEach((a, j) => {
-            const r = rootVar(a);
-            if (w.has(j) && r) written.add(al.rep(r));
-          });
-        }
-      });
+      const { written: direct, calls, rep } = own.get(n)!;
+      const written = new Set(direct);
+      for (const c of calls) {
+        const w = writes.get(c.fn);
+        if (!w) continue;
+        c.roots.forEach((r, j) => {
+          if (w.has(j) && r) written.add(rep(r));
+        });
+      }
       const mine = writes.get(n)!;
       f.params.forEach((p, j) => {
-        if (isRef(p.ty) && written.has(al.rep(p.name)) && !mine.has(j)) {
+        if (isRef(p.ty) && written.has(rep(p.name)) && !mine.has(j)) {
           mine.add(j);
           changed = true;
         }

@@ -2,12 +2,13 @@
 // Uses an in-memory compiler host and no Node built-ins, so it also runs in a browser.
 
 import { memberHeadName } from '../frontend/classes.js';
-import { analyzeActivity, computeWrites, stmtCalls } from '../analysis/activity.js';
+import { analyzeActivity, computeWrites, type ProgramActivity, stmtCalls } from '../analysis/activity.js';
 import { inferInts, sizeParams } from '../analysis/ints.js';
 import { Printer } from '../backend/print.js';
 import { sourceMapOf, type SourceMapV3 } from '../backend/source-map.js';
 import { DiagnosticBag, TsadError, type Diagnostic } from '../frontend/diagnostics.js';
-import { createProgram, lowerProgram } from '../frontend/lower.js';
+import { createProgram, keepProgramParses, lowerProgram } from '../frontend/lower.js';
+import { forgetParsed } from '../frontend/reparse.js';
 import { checkBracketDepth } from '../frontend/limits.js';
 import type { Func, Module, Ty } from '../ir/types.js';
 import { timed } from '../ir/timing.js';
@@ -64,7 +65,7 @@ export function normalizeModes(names: readonly unknown[]): Mode[] {
  * The independents of a default signature: every parameter carrying floats, except number parameters
  * used only as sizes or indices (`n` in `det(A: number[][], n: number)`), unless nothing else is left.
  */
-export function defaultWrt(mod: Module, head: Func, of?: readonly string[]): string[] {
+export function defaultWrt(mod: Module, head: Func, of?: readonly string[], analysed?: (wrt: string[], activity: ProgramActivity) => void): string[] {
   const all = head.params.filter((p) => hasFloat(p.ty)).map((p) => p.name);
   const sizes = sizeParams(mod, head.name);
   const rest = all.filter((n) => !sizes.has(n));
@@ -75,7 +76,9 @@ export function defaultWrt(mod: Module, head: Func, of?: readonly string[]): str
     const written = computeWrites(mod).get(head.name) ?? new Set<number>();
     const deps = of ?? defaultOf(head, written);
     const dependents = { result: deps.includes('return') && hasFloat(head.ret), params: deps.filter((o) => o !== 'return') };
-    const fa = analyzeActivity(mod, head.name, rest, dependents).funcs.get(head.name);
+    const activity = analyzeActivity(mod, head.name, rest, dependents);
+    analysed?.(rest, activity);
+    const fa = activity.funcs.get(head.name);
     if (!fa) return rest;
     // (an array the function writes stays: it may be an output, its columns zeros or not)
     const live = rest.filter((n) => {
@@ -178,6 +181,12 @@ const recentFrontEnds = new Map<string, { mod: Module } | { diagnostics: Diagnos
 const RECENT_FRONT_ENDS = 8;
 const MAX_KEPT_INPUT = 1_000_000; // characters: a huge module is not kept
 
+/** Forgets the kept front-end results and parsed files (benchmarks timing a cold compile, tests comparing with one). */
+export function forgetFrontEnds(): void {
+  recentFrontEnds.clear();
+  forgetParsed();
+}
+
 /**
  * Front end only: parse, check and lower. Throws TsadError with located diagnostics. A result is
  * kept for inputs seen lately and handed out as a copy, since the back end may change what it is given.
@@ -205,8 +214,10 @@ function lowerFiles(input: SourceInput): Module {
   const diags = new DiagnosticBag(files);
   for (const [name, text] of files) checkBracketDepth(name, text, diags);
   diags.throwIfErrors();
-  const program = timed('parse', () => createProgram(files));
+  const program = timed('parse', () => createProgram(files, {}, true));
   const mod = timed('lower', () => lowerProgram(program, new Set(files.keys()), diags, files));
+  // (the program is done with: its parsed files serve the next compile's parse, src/frontend/reparse.ts)
+  keepProgramParses(program);
   diags.throwIfErrors();
   timed('normalize', () => {
     for (const f of mod.funcs.values()) inferInts(f);
@@ -308,7 +319,8 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
   if (rest) diags.error(head.loc, `'${head.name}' has a rest parameter ('...${rest.name}'): the function differentiated takes its arguments by name`, `take an array (\`${rest.name}: number[]\`) and call it with one; a helper it calls may keep its rest parameter`);
   const written = computeWrites(mod).get(head.name) ?? new Set<number>();
   const of = options.of ?? defaultOf(head, written);
-  const wrt = options.wrt ?? defaultWrt(mod, head, of);
+  let analysed: { wrt: string[]; activity: ProgramActivity } | undefined;
+  const wrt = options.wrt ?? defaultWrt(mod, head, of, (w, activity) => (analysed = { wrt: w, activity }));
   for (const w of wrt) {
     const p = head.params.find((x) => x.name === w);
     if (!p) diags.error(head.loc, `the independents (--wrt, or wrt in the runtime API) name '${w}', which is not a parameter of '${head.name}'`, `parameters: ${head.params.map((x) => x.name).join(', ')}`);
@@ -356,7 +368,8 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
     diags.error(e.node?.loc, e.message, hint);
     return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
   }
-  const activity = timed('activity', () => analyzeActivity(modD, head.name, wrt, dependents));
+  // (choosing the independents analysed this module for these dependents already: when it kept them all, that is the answer)
+  const activity = analysed && modD === mod && analysed.wrt.join() === wrt.join() ? analysed.activity : timed('activity', () => analyzeActivity(modD, head.name, wrt, dependents));
   const info = new ProgramInfo(modD, activity, head.name, new Set(wrt), naming);
   // the adjoint works on a structured copy: jumps and switches lowered to flags and if-chains
   let infoB = info;

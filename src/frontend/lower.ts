@@ -10,6 +10,7 @@ import { ARRAY_FORMS, type ArrayHost, arrayMethod, arrOf, emptyLiteralType, fill
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { DEFAULT_LIB, isStdLibPath, LIB_DIR, requireStdLib, STD_LIBS, stdLibSourceFile, stdLibText } from './stdlib.js';
 import { checkTreeDepth } from './limits.js';
+import { keepParsed, parseAgain } from './reparse.js';
 import { userTypeErrors } from './type-errors.js';
 import { forInProblem, mayResize } from './for-in.js';
 import { assignedOnceLater, checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isAssignedIn, isVarList, type VarBinding } from './var-scope.js';
@@ -175,7 +176,12 @@ export function hostPaths(names: Iterable<string>): Map<string, string> {
 /** the host paths each program was made with, for lowerProgram's file names */
 const programPaths = new WeakMap<ts.Program, Map<string, string>>();
 
-export function createProgram(files: Map<string, string>, extra: ts.CompilerOptions = {}): ts.Program {
+/**
+ * A program of the user's files and the standard library. With `reparse`, the user's files are parsed
+ * incrementally from those of the last program handed to keepProgramParses (reparse.ts); only the
+ * front end's lowering asks for it, with the default options.
+ */
+export function createProgram(files: Map<string, string>, extra: ts.CompilerOptions = {}, reparse = false): ts.Program {
   requireStdLib();
   const paths = hostPaths(files.keys());
   const byPath = new Map<string, string>();
@@ -192,7 +198,7 @@ export function createProgram(files: Map<string, string>, extra: ts.CompilerOpti
       if (text === undefined) return undefined;
       let sf = cache.get(fileName);
       if (!sf) {
-        sf = ts.createSourceFile(fileName, text, lang, true);
+        sf = reparse ? parseAgain(fileName, text, lang) : ts.createSourceFile(fileName, text, lang, true);
         cache.set(fileName, sf);
       }
       return sf;
@@ -213,6 +219,13 @@ export function createProgram(files: Map<string, string>, extra: ts.CompilerOpti
   const program = ts.createProgram({ rootNames: [LIB_FILE, ...byPath.keys()], options: { ...OPTIONS, lib: STD_LIBS, ...extra }, host });
   programPaths.set(program, paths);
   return program;
+}
+
+/** Keeps the user's parsed files of a program made with `reparse`, once done with it, for the next such program. */
+export function keepProgramParses(program: ts.Program): void {
+  const paths = programPaths.get(program);
+  if (!paths) return;
+  keepParsed([...paths.values()].map((p) => program.getSourceFile(p)).filter((sf): sf is ts.SourceFile => sf !== undefined));
 }
 
 const NUMBER_CONSTS = new Set([

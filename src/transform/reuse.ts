@@ -100,14 +100,22 @@ export function reused<T>(info: ProgramInfo, name: string, kind: string, build: 
 
 // ---------- keys ----------
 
-const keys = new WeakMap<ProgramInfo, { program: string; funcs: Map<string, string | null>; cones: Map<string, string | null> }>();
+interface Keys {
+  program: string;
+  funcs: Map<string, string | null>;
+  cones: Map<string, string | null>;
+  /** each function's direct callees and rule functions (a cone walks them once per function it holds) */
+  direct: Map<string, string[]>;
+}
+
+const keys = new WeakMap<ProgramInfo, Keys>();
 
 function keyOf(info: ProgramInfo, name: string): string | null {
   let k = keys.get(info);
-  if (!k) keys.set(info, (k = { program: programKey(info), funcs: new Map(), cones: new Map() }));
+  if (!k) keys.set(info, (k = { program: programKey(info), funcs: new Map(), cones: new Map(), direct: new Map() }));
   const known = k.cones.get(name);
   if (known !== undefined) return known;
-  const cone = calleesOf(info, name);
+  const cone = calleesOf(info, name, k.direct);
   let key: string | null = null;
   if (cone) {
     const parts = [k.program];
@@ -127,7 +135,7 @@ function keyOf(info: ProgramInfo, name: string): string | null {
 }
 
 /** `name` and the functions it calls (or whose rules it uses), transitively, sorted; null in a recursion */
-function calleesOf(info: ProgramInfo, name: string): string[] | null {
+function calleesOf(info: ProgramInfo, name: string, direct: Map<string, string[]>): string[] | null {
   const seen = new Set<string>();
   const onPath = new Set<string>();
   let cyclic = false;
@@ -136,15 +144,26 @@ function calleesOf(info: ProgramInfo, name: string): string[] | null {
     if (seen.has(n) || cyclic) return;
     seen.add(n);
     onPath.add(n);
-    const f = info.mod.funcs.get(n);
-    if (f) {
-      forEachStmt(f.body, (s) => stmtCalls(s).forEach((c) => visit(c.fn)));
-      ruleFunctions(f).forEach(visit);
-    }
+    directCallees(info, n, direct).forEach(visit);
     onPath.delete(n);
   };
   visit(name);
   return cyclic ? null : [...seen].sort();
+}
+
+/** the functions `name` calls and whose rules it uses, in the order met (empty for no function) */
+function directCallees(info: ProgramInfo, name: string, direct: Map<string, string[]>): string[] {
+  let out = direct.get(name);
+  if (out) return out;
+  out = [];
+  const f = info.mod.funcs.get(name);
+  if (f) {
+    const calls = out;
+    forEachStmt(f.body, (s) => stmtCalls(s).forEach((c) => calls.push(c.fn)));
+    out.push(...ruleFunctions(f));
+  }
+  direct.set(name, out);
+  return out;
 }
 
 /** a function's IR and its activity context; null if it cannot be written out */
