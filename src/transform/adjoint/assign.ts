@@ -36,7 +36,7 @@ function assignValue(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign'
   const tty = target.ty;
   const root = rootVar(target)!;
   // (an array only this variable names is taken from those the backward sweep gave back: reused-shadows.ts)
-  const fwd: Stmt[] = [...save.fwd, save.reusedShadow && primal.k === 'assign' && primal.value.k === 'alloc' ? { ...primal, value: allocationAgain(cx, primal.value) } : primal];
+  const fwd: Stmt[] = [...save.fwd, save.reusedShadow && primal.k === 'assign' && primal.value.k === 'alloc' ? { ...primal, value: allocationAgain(cx, primal.value, save.kept) } : primal];
   const bwd: Stmt[] = [];
   // reference assignments: the adjoint aliases (or is allocated like) the primal, in the forward sweep
   if (isRef(tty) && hasB(cx, root) && value) {
