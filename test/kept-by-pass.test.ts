@@ -119,3 +119,28 @@ describe('arrays kept by pass in a fused iteration', () => {
     expect(code).not.toMatch(/Kept|keptAt|zerosAt/);
   });
 });
+
+describe('static tape of a loop in a fused iteration, sized by the iteration', () => {
+  it('log-sum-exp over an array each point makes, of a length that changes by point: a buffer per iteration', () => {
+    const src = `export function f(x: number[][], m: number[][]): number {
+  let total = 0;
+  for (let i = 0; i < x.length; i++) {
+    const xi = x[i];
+    const n = 1 + (i % m.length);
+    const beta = new Array<number>(n).fill(0);
+    for (let k = 0; k < n; k++) {
+      let s = 0;
+      for (let j = 0; j < xi.length; j++) s += Math.sin(xi[j] * m[k][j]);
+      beta[k] = s;
+    }
+    let sum = 0;
+    for (let k = 0; k < beta.length; k++) sum += Math.exp(beta[k]);
+    total += Math.log(sum);
+  }
+  return total;
+}`;
+    const code = checkedCode(src, 'f', [X, M]);
+    // (taken inside the fused loop, given back after its reversal there)
+    expect(code).toMatch(/fused reduction[^]*const tapeBuf = tape\.bufF\(Math\.max\(0, beta\.length\)\);[^]*tape\.freeF\(tapeBuf\);[^]*for \(let z = 0/);
+  });
+});
