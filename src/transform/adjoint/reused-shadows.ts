@@ -149,6 +149,31 @@ function overwrittenBeforeRead(next: Stmt | undefined, name: string, len: Expr):
 }
 
 /**
+ * `s`, the allocation of a reusable-shadow array `name` directly in the body of the fused iteration
+ * being built (once per iteration, private to it: both its sweeps are over when the next iteration
+ * starts): the array, and its shadow when it has one, each kept in a one-slot list before the fused
+ * loop. The shadow is zeroed again (the iteration's backward half may leave adjoints in it), the array
+ * too unless the next loop writes every element before any read.
+ */
+export function keptPerIteration(cx: AdjointContext, s: Stmt, name: string, shadow: boolean): { array: KeptByPass; shadow: KeptByPass | null } | null {
+  if (cx.info.options.reuseShadows === false || !cx.inFused || !cx.fused || cx.loopDepth !== 1 || !cx.fused.body.includes(s) || cx.checkpointing || !reusableShadows(cx).has(name)) return null;
+  const value = s.k === 'decl' ? s.init : s.k === 'assign' ? s.value : null;
+  const t = tyOfLocal(cx, name);
+  if (value?.k !== 'alloc' || t?.k !== 'arr') return null;
+  const once: Expr = { k: 'num', v: 0 };
+  const listOf = (base: string, ty: Ty, what: string): Expr => {
+    const listTy: Ty = { k: 'arr', elem: ty, typed: false, ro: false };
+    const list: Extract<Expr, { k: 'var' }> = { k: 'var', name: cx.names.fresh(`${base}Kept`), ty: listTy };
+    cx.fused!.pre.push({ k: 'decl', name: list.name, ty: listTy, init: { k: 'arrlit', elems: [], ty: listTy }, konst: true, comments: [`// $ad ${what}: one array, kept across the fused iterations`] });
+    return list;
+  };
+  const overwritten = overwrittenBeforeRead(cx.fused.body[cx.fused.body.indexOf(s) + 1], name, value.len);
+  const array = { list: listOf(name, t, name), pass: once, overwritten };
+  const bname = shadow ? cx.b.of(name) : null;
+  return { array, shadow: bname ? { list: listOf(bname, t, `${name}'s adjoint`), pass: once, overwritten: false } : null };
+}
+
+/**
  * The pass index of counted loop `s` (its index minus a literal start, step 1) when arrays its passes
  * allocate may be kept by pass: `s` sits directly in the fused iteration being built and is reversed
  * plainly there (not checkpointed: a re-run pass would take its array again).
