@@ -37,7 +37,8 @@ function assignValue(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign'
   const root = rootVar(target)!;
   // (an array only this variable names is taken from those the backward sweep gave back, or kept by
   // pass or by fused iteration: reused-shadows.ts)
-  const perIteration = !save.reusedShadow && value?.k === 'alloc' && target.k === 'var' ? keptPerIteration(cx, s, target.name, isRef(tty) && hasB(cx, root)) : null;
+  // (only where the old value is recorded for nobody: a pushed reference would be this very array)
+  const perIteration = !save.fwd.length && !save.bwd.length && value?.k === 'alloc' && target.k === 'var' ? keptPerIteration(cx, s, target.name, isRef(tty) && hasB(cx, root)) : null;
   const kept = save.kept ?? perIteration?.array;
   const fwd: Stmt[] = [...save.fwd, (save.reusedShadow || perIteration) && primal.k === 'assign' && primal.value.k === 'alloc' ? { ...primal, value: allocationAgain(cx, primal.value, kept) } : primal];
   const bwd: Stmt[] = [];
