@@ -117,6 +117,37 @@ export class Tape {
     return a;
   }
 
+  /**
+   * An array of `n` zeros for pass `k` of a loop inside a fused reduction's iteration: the one this
+   * pass took in the previous iteration (whose sweeps are over), kept in `kept`, else new.
+   */
+  zerosAt(kept: number[][], k: number, n: number): number[] {
+    const a = kept[k];
+    if (a === undefined || a.length !== n) return (kept[k] = zeros(n));
+    for (let i = 0; i < n; i++) a[i] = 0;
+    return a;
+  }
+
+  /** zerosAt for an array whose every element the pass writes before reading any: no zeros needed */
+  keptAt(kept: number[][], k: number, n: number): number[] {
+    const a = kept[k];
+    return a !== undefined && a.length === n ? a : (kept[k] = zeros(n));
+  }
+
+  /** keptAt for a Float64Array */
+  keptF64At(kept: Float64Array[], k: number, n: number): Float64Array {
+    const a = kept[k];
+    return a !== undefined && a.length === n ? a : (kept[k] = new Float64Array(n));
+  }
+
+  /** zerosAt for a Float64Array */
+  zerosF64At(kept: Float64Array[], k: number, n: number): Float64Array {
+    const a = kept[k];
+    if (a === undefined || a.length !== n) return (kept[k] = new Float64Array(n));
+    a.fill(0);
+    return a;
+  }
+
   /** An array no one can reach any more (see zerosA), kept for the next allocation of its length. */
   giveBack(a: number[] | Float64Array | undefined): void {
     if (a === undefined || this.keptBack + a.length > MAX_FREE_FLOATS) return;

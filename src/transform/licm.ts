@@ -4,7 +4,7 @@
 // fresh allocations of this function, distinct from every other array.
 import type { Expr, Func, Stmt } from '../ir/types.js';
 import { escapingArrays } from '../analysis/escaping.js';
-import { NUM, declaredNames, isRef, exprEq, forEachExpr, forEachStmt, mapBodies, mapExpr, mapStmts, stmtExprs } from '../ir/util.js';
+import { NUM, declaredNames, isRef, exprEq, forEachExpr, forEachStmt, mapBodies, mapExpr, mapStmts, stmtExprs, tyOf } from '../ir/util.js';
 import { Names } from './linearize.js';
 import { TAPE_ALLOCATIONS } from './adjoint/reused-shadows.js';
 
@@ -16,8 +16,18 @@ export function hoistInvariantLoads(f: Func, alsoFresh: Iterable<string> = []): 
   const fresh = freshArrays(f);
   for (const n of alsoFresh) fresh.add(n);
   const names = new Names(declaredNames(f));
-  const body = inBody(f.body, fresh, names, new Set(f.params.map((p) => p.name)));
+  const body = inBody(f.body, fresh, names, new Set(f.params.map((p) => p.name)), false);
   return { ...f, body: propagateCopies(dropWriteOnlyArrays(body, fresh)) };
+}
+
+/**
+ * Only the array fields of objects (`self.lower` read as `self.lower[t]` in a method's backward sweep),
+ * loaded once before the loops that read them: nothing else of this pass.
+ */
+export function hoistInvariantFields(f: Func): Func {
+  const names = new Names(declaredNames(f));
+  const body = inBody(f.body, new Set(), names, new Set(f.params.map((p) => p.name)), true);
+  return { ...f, body: propagateCopies(body) };
 }
 
 /**
@@ -170,27 +180,27 @@ function countsOnly(s: Extract<Stmt, { k: 'for' }>): boolean {
  * this or an enclosing statement list). Only their elements are loaded ahead of a loop, which may run
  * zero times: a load from an array not yet assigned would throw where the loop would not.
  */
-function inBody(body: Stmt[], fresh: Set<string>, names: Names, ready0: Set<string>): Stmt[] {
+function inBody(body: Stmt[], fresh: Set<string>, names: Names, ready0: Set<string>, fieldsOnly: boolean): Stmt[] {
   const out: Stmt[] = [];
   const ready = new Set(ready0);
   for (const s of body) {
     switch (s.k) {
       case 'for': {
-        const innerBody = inBody(s.body, fresh, names, ready);
-        const inner: Stmt = { ...s, body: forwardStores(innerBody, fresh, names) };
-        out.push(...hoistFrom(inner as Extract<Stmt, { k: 'for' }>, fresh, names, ready));
+        const innerBody = inBody(s.body, fresh, names, ready, fieldsOnly);
+        const inner: Stmt = { ...s, body: fieldsOnly ? innerBody : forwardStores(innerBody, fresh, names) };
+        out.push(...hoistFrom(inner as Extract<Stmt, { k: 'for' }>, fresh, names, ready, fieldsOnly));
         break;
       }
       case 'if':
-        out.push({ ...s, then: inBody(s.then, fresh, names, ready), else: inBody(s.else, fresh, names, ready) });
+        out.push({ ...s, then: inBody(s.then, fresh, names, ready, fieldsOnly), else: inBody(s.else, fresh, names, ready, fieldsOnly) });
         break;
       case 'while':
       case 'do':
       case 'block':
-        out.push({ ...s, body: inBody(s.body, fresh, names, ready) });
+        out.push({ ...s, body: inBody(s.body, fresh, names, ready, fieldsOnly) });
         break;
       case 'switch':
-        out.push({ ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: inBody(c.body, fresh, names, ready) })) });
+        out.push({ ...s, cases: s.cases.map((c) => ({ tests: c.tests, body: inBody(c.body, fresh, names, ready, fieldsOnly) })) });
         break;
       default:
         out.push(s);
@@ -281,18 +291,25 @@ function mentionsElem(r: Expr, e: Expr): boolean {
  * A number is loaded ahead when every array the loop writes is a fresh allocation (no read of another
  * array sees those writes). A row (`scale[k]` read in a loop over r as `scale[k][r]`) is loaded ahead
  * when the loop stores no array or object anywhere: storing numbers into rows cannot change which row
- * an array holds, and without calls nothing else can.
+ * an array holds, and without calls nothing else can; nor which array an object's field holds
+ * (`self.lower` in `self.lower[t]`: a method's loops read their instance's arrays so).
  */
-function hoistFrom(loop: Extract<Stmt, { k: 'for' }>, fresh: Set<string>, names: Names, ready: Set<string>): Stmt[] {
+function hoistFrom(loop: Extract<Stmt, { k: 'for' }>, fresh: Set<string>, names: Names, ready: Set<string>, fieldsOnly: boolean): Stmt[] {
   const effects = loopEffects(loop);
   if (!effects) return [loop];
   const { assigned, written, storesRefs } = effects;
   // every array the loop writes must be a fresh allocation: then no read of another array sees its writes
   const numbersFixed = ![...written].some((w) => !fresh.has(w));
-  const loads: Extract<Expr, { k: 'idx' }>[] = [];
+  const loads: Extract<Expr, { k: 'idx' | 'field' }>[] = [];
   const consider = (e: Expr) =>
     forEachExpr(e, (x) => {
-      if (x.k !== 'idx' || x.obj.k !== 'var') return;
+      // an object's array field (`self.lower` in `self.lower[t]`): no store of an array or object, and
+      // no call, can make the field hold another array
+      if (x.k === 'field' && x.obj.k === 'var' && isRef(x.ty) && tyOf(x.obj).k === 'obj' && !storesRefs && !assigned.has(x.obj.name) && ready.has(x.obj.name)) {
+        if (!loads.some((l) => exprEq(l, x))) loads.push(x);
+        return;
+      }
+      if (x.k !== 'idx' || x.obj.k !== 'var' || fieldsOnly) return;
       if (x.ty.k === 'num' ? !numbersFixed : !isRef(x.ty) || storesRefs) return;
       const a = x.obj.name;
       if (assigned.has(a) || (x.ty.k === 'num' && written.has(a)) || !ready.has(a)) return;
@@ -316,8 +333,7 @@ function hoistFrom(loop: Extract<Stmt, { k: 'for' }>, fresh: Set<string>, names:
   const decls: Stmt[] = [];
   const temps = loads.map((l) => {
     const a = l.obj as Extract<Expr, { k: 'var' }>;
-    const index = l.index;
-    const name = names.fresh(index.k === 'var' ? `${a.name}_${index.name}` : `${a.name}_elem`);
+    const name = names.fresh(l.k === 'field' ? `${a.name}_${l.name}` : l.index.k === 'var' ? `${a.name}_${l.index.name}` : `${a.name}_elem`);
     decls.push({ k: 'decl', name, ty: l.ty, init: l, konst: true });
     return { load: l, v: { k: 'var', name, ty: l.ty } as Expr };
   });

@@ -10,7 +10,7 @@ import { call, passiveCallSnapshots } from './calls.js';
 import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, usefulOut, variedIn, zerosLike } from './context.js';
 import { saveOnKill, storeExpensive, tapePop } from './record.js';
 import { freshValueAdjoint, holdShadow, rebuildsFromOld } from './references.js';
-import { allocationAgain, shadowAgain } from './reused-shadows.js';
+import { allocationAgain, keptPerIteration, shadowAgain } from './reused-shadows.js';
 
 // ---------- assignments ----------
 export function assign(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign' }>): Pair {
@@ -35,14 +35,19 @@ function assignValue(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign'
   const save = saveOnKill(cx, s, target, isFirstDef);
   const tty = target.ty;
   const root = rootVar(target)!;
-  // (an array only this variable names is taken from those the backward sweep gave back: reused-shadows.ts)
-  const fwd: Stmt[] = [...save.fwd, save.reusedShadow && primal.k === 'assign' && primal.value.k === 'alloc' ? { ...primal, value: allocationAgain(cx, primal.value) } : primal];
+  // (an array only this variable names is taken from those the backward sweep gave back, or kept by
+  // pass or by fused iteration: reused-shadows.ts)
+  // (only where the old value is recorded for nobody: a pushed reference would be this very array)
+  const perIteration = !save.fwd.length && !save.bwd.length && value?.k === 'alloc' && target.k === 'var' ? keptPerIteration(cx, s, target.name, isRef(tty) && hasB(cx, root)) : null;
+  const kept = save.kept ?? perIteration?.array;
+  const fwd: Stmt[] = [...save.fwd, (save.reusedShadow || perIteration) && primal.k === 'assign' && primal.value.k === 'alloc' ? { ...primal, value: allocationAgain(cx, primal.value, kept) } : primal];
   const bwd: Stmt[] = [];
   // reference assignments: the adjoint aliases (or is allocated like) the primal, in the forward sweep
   if (isRef(tty) && hasB(cx, root) && value) {
     const bv = refAdjoint(cx, value);
     const bt = bwhole(cx, target) as LValue | null;
-    if (bt) fwd.push({ k: 'assign', target: bt, value: save.reusedShadow && value.k === 'alloc' ? shadowAgain(bt, value.len) : bv ?? zerosLike(cx, target) });
+    const keptShadow = perIteration?.shadow && value.k === 'alloc' && bt ? allocationAgain(cx, { ...value, ty: bt.ty }, perIteration.shadow) : null;
+    if (bt) fwd.push({ k: 'assign', target: bt, value: keptShadow ?? (save.reusedShadow && value.k === 'alloc' ? shadowAgain(bt, value.len) : bv ?? zerosLike(cx, target)) });
     // an adjoint tape lives until the backward sweep is back where it was acquired
     if (bt && value.k === 'intr' && value.fn === 'Tape.acquire') bwd.push({ k: 'expr', e: { k: 'intr', fn: 'Tape.release', args: [bt], ty: VOID } });
     if (bt && save.bwd.length && builtFresh(value) && rebuildsFromOld(root, [value])) {

@@ -61,6 +61,11 @@ export interface AdjointContext {
   inFused: boolean;
   /** the fused loop being built: its body and the variables private to an iteration */
   fused: { loop: Stmt; body: Stmt[]; private: Set<string>; pre: Stmt[]; post: Stmt[] } | null;
+  /**
+   * a counted loop directly in a fused iteration, reversed pass by pass in the same iteration: the
+   * arrays a pass allocates afresh can be kept by pass across the fused iterations (reused-shadows.ts)
+   */
+  perPass: { loop: Extract<Stmt, { k: 'for' }>; pass: Expr } | null;
   /** backward sweeps of fused reduction iterations built this round (they sit in the forward sweep) */
   fusedBwds: Stmt[][];
   storedVars: Set<string> | null;
@@ -128,6 +133,7 @@ export function createContext(info: ProgramInfo, name: string): AdjointContext {
     writtenSet: null,
     inFused: false,
     fused: null,
+    perPass: null,
     fusedBwds: [],
     storedVars: null,
     storedStmts: null,

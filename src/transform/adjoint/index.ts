@@ -8,7 +8,7 @@ import { timed } from '../../ir/timing.js';
 import type { Func } from '../../ir/types.js';
 import type { ProgramInfo } from '../context.js';
 import { customAdjointFuncs } from '../custom.js';
-import { hoistInvariantLoads } from '../licm.js';
+import { hoistInvariantFields, hoistInvariantLoads } from '../licm.js';
 import { reused } from '../reuse.js';
 import { adjointContext } from './calls.js';
 import { backward, forward, head } from './signature.js';
@@ -26,7 +26,8 @@ export function adjointFuncs(info: ProgramInfo, name: string): AdjointOutput[] {
     const cx = adjointContext(info, name); // (built once: its callers asked about it first)
     const out: AdjointOutput[] = [
       { func: timed('licm', () => hoistInvariantLoads(forward(cx), scratchAliases(cx))), role: 'forward' },
-      { func: backward(cx), role: 'backward' },
+      // (a backward sweep's loops read its instance's arrays too: `selfb.lower[t] += …`)
+      { func: timed('licm', () => hoistInvariantFields(backward(cx))), role: 'backward' },
     ];
     if (name === info.head) out.push({ func: head(cx), role: 'reverse' });
     return out;

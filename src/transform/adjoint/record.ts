@@ -13,7 +13,7 @@ import { bref, declAsAssign, increments, invariantInLoop, linctx, linearizeAt, r
 import { type AdjointContext, adjointTy, primalNames, aliasRep, bwhole, exprVaried, hasB, type Pair, positions, scratchOf, tapeOp, tyOfLocal, variedIn, zerosLike } from './context.js';
 import { firstPrivateDef } from './loops/fused-reduction.js';
 import { freshValueAdjoint, isRowStore, shadowIsRestored } from './references.js';
-import { giveBack, reusableShadows, shadowZeroedFor } from './reused-shadows.js';
+import { giveBack, keptByPass, type KeptByPass, reusableShadows, shadowZeroedFor } from './reused-shadows.js';
 import { assignsVar } from './util.js';
 
 /**
@@ -163,7 +163,7 @@ export function primalReads(cx: AdjointContext, bwd: Stmt[]): Set<string> {
 }
 
 /** Push of the value `target` holds before it is overwritten, and the mirrored pop. */
-export function saveOnKill(cx: AdjointContext, s: Stmt, target: LValue, isFirstDef: boolean): Pair & { reusedShadow?: true } {
+export function saveOnKill(cx: AdjointContext, s: Stmt, target: LValue, isFirstDef: boolean): Pair & { reusedShadow?: true; kept?: KeptByPass } {
   const root = rootVar(target);
   if (!root) return { fwd: [], bwd: [] };
   if (cx.recomputed.has(s)) return { fwd: [], bwd: [] };
@@ -208,6 +208,9 @@ export function saveOnKill(cx: AdjointContext, s: Stmt, target: LValue, isFirstD
   if (record && withAdjoint && target.k === 'var' && reusableShadows(cx).has(root)) {
     popInto(target, t);
     const bt = bwhole(cx, target) as LValue;
+    // (an array kept by pass stays in its list: the next fused iteration's same pass takes it)
+    const kept = keptByPass(cx, s, root);
+    if (kept) return { fwd, bwd: [...bwd, shadowZeroedFor(bt, target)], reusedShadow: true, kept };
     return { fwd, bwd: [giveBack(cx, target), ...bwd, shadowZeroedFor(bt, target)], reusedShadow: true };
   }
   if (record) popInto(target, t);

@@ -14,10 +14,18 @@
 // the variable held can no longer be reached (every reference the tape kept of it has been popped back
 // into the variable), so it is given back to the tape, and the next allocation of that length, in this
 // run or the next, takes it again.
+//
+// Inside a fused reduction's iteration (both sweeps back to back), a counted loop reversed there pass
+// by pass allocates such an array at the top of every pass (GMM with map/reduce: `diff` per component,
+// per point). Pass k's array is needed until the reversal of pass k, which ends before the next fused
+// iteration starts. So each pass keeps one array of its own in a list hoisted before the fused loop
+// (`tape.zerosAt(kept, k, n)`: zeroed again, or new when its length changed), and the next fused
+// iteration's pass k takes it back: an indexed load instead of the tape's search by length.
 import { escapingArrays } from '../../analysis/escaping.js';
-import type { Expr, LValue, Stmt } from '../../ir/types.js';
-import { forEachStmt } from '../../ir/util.js';
-import { type AdjointContext, aliasRep, tapeOp, tyOfLocal } from './context.js';
+import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
+import { exprEq, forEachExpr, forEachStmt, hasJump, INT, stmtExprs, varsRead } from '../../ir/util.js';
+import { type AdjointContext, aliasRep, hasDirective, tapeOp, tyOfLocal } from './context.js';
+import { countedLoop } from './loops/counted.js';
 
 const cache = new WeakMap<AdjointContext, Set<string>>();
 
@@ -61,10 +69,123 @@ function zeroFilled(e: Expr): boolean {
 /** tape operations whose array is as fresh as an allocation: no live name refers to it */
 export const TAPE_ALLOCATIONS: ReadonlySet<string> = new Set(['tape.bufF', 'tape.zerosA', 'tape.zerosF64']);
 
-/** the forward sweep's allocation of the array itself, from what the backward sweep gave back */
-export function allocationAgain(cx: AdjointContext, alloc: Extract<Expr, { k: 'alloc' }>): Expr {
+/** the forward sweep's allocation of the array itself: the pass's own kept array, or one the backward sweep gave back */
+export function allocationAgain(cx: AdjointContext, alloc: Extract<Expr, { k: 'alloc' }>, kept?: KeptByPass): Expr {
   const typed = alloc.ty.k === 'arr' && alloc.ty.typed;
+  if (kept) return tapeOp(cx, (kept.overwritten ? 'kept' : 'zeros') + (typed ? 'F64At' : 'At'), [kept.list, kept.pass, alloc.len], alloc.ty);
   return tapeOp(cx, typed ? 'zerosF64' : 'zerosA', [alloc.len], alloc.ty);
+}
+
+/** the list of one allocation's arrays kept by pass (declared before the fused loop), and the pass's index in it */
+export interface KeptByPass {
+  list: Expr;
+  pass: Expr;
+  /** every element is written before it is read: the array needs no zeros (`tape.keptAt`) */
+  overwritten: boolean;
+}
+
+/**
+ * `s`, the allocation of a reusable-shadow array `name`, kept by pass: `s` sits directly in the body of
+ * the loop `cx.perPass` names (once per pass), which sits directly in a fused iteration. Null otherwise.
+ */
+export function keptByPass(cx: AdjointContext, s: Stmt, name: string): KeptByPass | null {
+  const pp = cx.perPass;
+  if (!pp || !cx.fused || !pp.loop.body.includes(s) || cx.checkpointing) return null;
+  const t = tyOfLocal(cx, name);
+  if (t?.k !== 'arr') return null;
+  const listTy: Ty = { k: 'arr', elem: t, typed: false, ro: false };
+  const list: Expr = { k: 'var', name: cx.names.fresh(`${name}Kept`), ty: listTy };
+  cx.fused.pre.push({ k: 'decl', name: (list as { name: string }).name, ty: listTy, init: { k: 'arrlit', elems: [], ty: listTy }, konst: true, comments: [`// $ad ${name}: one array per pass of the loop, kept across the fused iterations`] });
+  const value = s.k === 'decl' ? s.init : s.k === 'assign' ? s.value : null;
+  const at = pp.loop.body.indexOf(s);
+  const overwritten = value?.k === 'alloc' && overwrittenBeforeRead(pp.loop.body[at + 1], name, value.len);
+  return { list, pass: pp.pass, overwritten };
+}
+
+/**
+ * Every element of the array `name`, just allocated with length `len`, is written before anything reads
+ * it: `next` is `for (j = 0; j < B; j++)`, B being `len` itself or `name.length`, whose body mentions the
+ * array first in `name[j] = e` at its top level (e not reading it), and changes neither j, nor what B
+ * reads, nor any array's length (no calls, no intrinsics but Math's, no jumps). The zeros of a new array
+ * are then never seen (the map lowering: `diff = zeros(n); for (j …) diff[j] = f(xs[j])`).
+ */
+function overwrittenBeforeRead(next: Stmt | undefined, name: string, len: Expr): boolean {
+  if (!next || next.k !== 'for' || next.init.length !== 1 || next.update.length !== 1 || !next.cond || hasJump(next.body)) return false;
+  const ini = next.init[0];
+  const j = ini.k === 'decl' ? ini.name : ini.k === 'assign' && ini.target.k === 'var' && !ini.op ? ini.target.name : null;
+  const start = ini.k === 'decl' ? ini.init : ini.k === 'assign' ? ini.value : null;
+  if (!j || !start || start.k !== 'num' || start.v !== 0) return false;
+  const up = next.update[0];
+  const one = (e: Expr) => e.k === 'num' && e.v === 1;
+  const isJ = (e: Expr) => e.k === 'var' && e.name === j;
+  const step = up.k === 'assign' && up.target.k === 'var' && up.target.name === j && up.value.k === 'bin' && up.value.op === '+' && isJ(up.value.a) && one(up.value.b);
+  const c = next.cond;
+  if (!step || c.k !== 'bin' || c.op !== '<' || !isJ(c.a)) return false;
+  const ownLength = c.b.k === 'len' && c.b.obj.k === 'var' && c.b.obj.name === name;
+  if (!ownLength && !exprEq(c.b, len)) return false;
+  const bound = varsRead(c.b);
+  let ok = true;
+  forEachStmt(next.body, (x) => {
+    const assigned = x.k === 'decl' ? x.name : x.k === 'assign' && x.target.k === 'var' ? x.target.name : null;
+    if (assigned !== null && (assigned === j || assigned === name || bound.has(assigned))) ok = false;
+    if (!(x.k === 'decl' || x.k === 'assign' || x.k === 'for' || x.k === 'if' || x.k === 'block')) ok = false;
+    for (const e of stmtExprs(x))
+      forEachExpr(e, (y) => {
+        if (y.k === 'call' || (y.k === 'intr' && !y.fn.startsWith('Math.'))) ok = false;
+      });
+  });
+  if (!ok) return false;
+  const mentions = (x: Stmt) => {
+    let m = false;
+    forEachStmt([x], (y) => {
+      for (const e of stmtExprs(y)) if (varsRead(e).has(name)) m = true;
+    });
+    return m;
+  };
+  const first = next.body.find(mentions);
+  if (!first || first.k !== 'assign' || first.op || first.target.k !== 'idx') return false;
+  const t = first.target;
+  return t.obj.k === 'var' && t.obj.name === name && isJ(t.index) && !varsRead(first.value).has(name);
+}
+
+/**
+ * `s`, the allocation of a reusable-shadow array `name` directly in the body of the fused iteration
+ * being built (once per iteration, private to it: both its sweeps are over when the next iteration
+ * starts): the array, and its shadow when it has one, each kept in a one-slot list before the fused
+ * loop. The shadow is zeroed again (the iteration's backward half may leave adjoints in it), the array
+ * too unless the next loop writes every element before any read.
+ */
+export function keptPerIteration(cx: AdjointContext, s: Stmt, name: string, shadow: boolean): { array: KeptByPass; shadow: KeptByPass | null } | null {
+  if (cx.info.options.reuseShadows === false || !cx.inFused || !cx.fused || cx.loopDepth !== 1 || !cx.fused.body.includes(s) || cx.checkpointing || !reusableShadows(cx).has(name)) return null;
+  const value = s.k === 'decl' ? s.init : s.k === 'assign' ? s.value : null;
+  const t = tyOfLocal(cx, name);
+  if (value?.k !== 'alloc' || t?.k !== 'arr') return null;
+  const once: Expr = { k: 'num', v: 0 };
+  const listOf = (base: string, ty: Ty, what: string): Expr => {
+    const listTy: Ty = { k: 'arr', elem: ty, typed: false, ro: false };
+    const list: Extract<Expr, { k: 'var' }> = { k: 'var', name: cx.names.fresh(`${base}Kept`), ty: listTy };
+    cx.fused!.pre.push({ k: 'decl', name: list.name, ty: listTy, init: { k: 'arrlit', elems: [], ty: listTy }, konst: true, comments: [`// $ad ${what}: one array, kept across the fused iterations`] });
+    return list;
+  };
+  const overwritten = overwrittenBeforeRead(cx.fused.body[cx.fused.body.indexOf(s) + 1], name, value.len);
+  const array = { list: listOf(name, t, name), pass: once, overwritten };
+  const bname = shadow ? cx.b.of(name) : null;
+  return { array, shadow: bname ? { list: listOf(bname, t, `${name}'s adjoint`), pass: once, overwritten: false } : null };
+}
+
+/**
+ * The pass index of counted loop `s` (its index minus a literal start, step 1) when arrays its passes
+ * allocate may be kept by pass: `s` sits directly in the fused iteration being built and is reversed
+ * plainly there (not checkpointed: a re-run pass would take its array again).
+ */
+export function perPassLoop(cx: AdjointContext, s: Stmt): AdjointContext['perPass'] {
+  if (s.k !== 'for' || cx.info.options.reuseShadows === false || !cx.inFused || !cx.fused || !cx.fused.body.includes(s) || cx.checkpointing || hasDirective(s, 'ii-loop')) return null;
+  const counted = countedLoop(cx, s);
+  const ini = s.init[0];
+  const start = ini?.k === 'decl' ? ini.init : ini?.k === 'assign' ? ini.value : null;
+  if (!counted || counted.step !== 1 || !start || start.k !== 'num' || !Number.isInteger(start.v)) return null;
+  const pass: Expr = start.v === 0 ? counted.index : { k: 'bin', op: '-', a: counted.index, b: start, ty: INT };
+  return { loop: s, pass };
 }
 
 /** the forward sweep's shadow for `target = new array of length len`: the buffer again when it fits */

@@ -14,6 +14,7 @@ import { forwardOrderLoop } from './forward-order.js';
 import { fusedReduction } from './fused-reduction.js';
 import { scratchBuffer, scratchPrefix, scratchSnapshot } from './scratch.js';
 import { storesReferences } from '../references.js';
+import { perPassLoop } from '../reused-shadows.js';
 import { selectLastLoop } from './select-last.js';
 import { staticTape } from './static-tape.js';
 
@@ -38,7 +39,10 @@ export function loop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' | 'while' |
   const scratch = counted && cx.info.options.recompute !== false ? scratchPrefix(cx, s as Extract<Stmt, { k: 'for' }>, recompute) : null;
   if (scratch) for (const k of scratch.kills) cx.recomputed.add(k);
   // `$ad ii-loop`: independent iterations, each checkpointed (its tape lives only in the backward sweep)
+  const outerPerPass = cx.perPass;
+  cx.perPass = perPassLoop(cx, s);
   const pairs = hasDirective(s, 'ii-loop') ? null : stmtPairs(cx, s.body);
+  cx.perPass = outerPerPass;
   const body = pairs ? joinPairs(pairs) : checkpointRegion(cx, s.body, { k: 'block', body: s.body, comments: ['// $ad ii-loop'] }, counted?.index.name);
   cx.loopDepth--;
   cx.loops.pop();

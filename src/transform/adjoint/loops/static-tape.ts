@@ -16,7 +16,8 @@ import { atFusedTop, fusedLoopAssigns } from './fused-reduction.js';
 export function staticTape(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>, body: Pair): { fwdPre: Stmt[]; fwdBody: Stmt[]; fwdPost: Stmt[]; bwdPre: Stmt[]; bwdBody: Stmt[]; bwdPost: Stmt[] } | null {
   // a loop inside another loop would take a buffer per outer iteration: small ones cost more than
   // the pushes they replace
-  // (directly in a fused iteration one buffer, taken before the fused loop, serves every iteration)
+  // (directly in a fused iteration one buffer, taken before the fused loop, serves every iteration;
+  // or one per iteration when the size changes)
   const inFusedTop = atFusedTop(cx, s);
   if (cx.info.options.recompute === false || cx.info.options.staticTape === false || (cx.loopDepth > 0 && !inFusedTop)) return null;
   const counted = countedLoop(cx, s);
@@ -90,7 +91,9 @@ export function staticTape(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>, b
       });
       return defs.length === 1 && defs[0].init && !assigned && !varies(defs[0].init) ? defs[0].init : y;
     });
-    if (varies(hoisted)) return null;
+    // a size the iteration computes: the iteration takes its own buffer, and gives it back once its
+    // backward half has reversed the loop (both halves share the iteration's scope)
+    if (varies(hoisted)) return { fwdPre: [take], fwdBody, fwdPost: [], bwdPre: [], bwdBody, bwdPost: [{ k: 'expr', e: tapeOp(cx, 'freeF', [bv]) }] };
     f.pre.push({ ...take, init: tapeOp(cx, 'bufF', [hoisted], bty) });
     f.post.push({ k: 'expr', e: tapeOp(cx, 'freeF', [bv]) });
     return { fwdPre: [], fwdBody, fwdPost: [], bwdPre: [], bwdBody, bwdPost: [] };
