@@ -18,6 +18,7 @@ import { DEFAULT_ADJOINT, DEFAULT_NAMING, ProgramInfo, type AdjointOptions, type
 import { lowerJumps } from '../transform/jumps.js';
 import { Names } from '../transform/linearize.js';
 import { inlineLeafCalls } from '../transform/inline.js';
+import { coarsenModule, type CoarsenOptions, type CoarsenReport } from '../transform/coarsen/pass.js';
 import { normalizeFunc } from '../transform/normalize.js';
 import { bindReturnedArguments } from '../transform/returned-args.js';
 import { refuseAliasedWrittenArguments } from '../transform/call-aliasing.js';
@@ -118,6 +119,12 @@ export interface CompileOptions {
   customDerivatives?: Record<string, CustomDerivativeOption>;
   /** also return `map`, a source map (v3) of `code` to the input files, statement by statement */
   sourceMap?: boolean;
+  /**
+   * coarsening (issue 19): differentiate whole functions, or segments of them, by their closed forms;
+   * `{ noPhi: true }` is the ablation without φ-calculus (straight-line segments only), `maxSize` the
+   * segment size limit L. The result's `coarsening` reports the segments chosen.
+   */
+  coarsen?: boolean | CoarsenOptions;
 }
 
 export interface ManifestParam {
@@ -149,6 +156,8 @@ export interface CompileResult {
   runtimeNames?: Record<string, string>;
   /** with `sourceMap: true`: each generated statement's line mapped to the source statement it comes from */
   map?: SourceMapV3;
+  /** with `coarsen`: the segments of interest chosen, their sizes and what each replaced */
+  coarsening?: CoarsenReport;
 }
 
 export type SourceInput = string | Record<string, string>;
@@ -276,10 +285,18 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
 function compileDerivatives(mod0: Module, options0: CompileOptions, diags: DiagnosticBag): CompileResult {
   checkOptions(options0);
   // hand-written derivatives and passive functions (src/frontend/custom-derivatives.ts)
-  const mod = applyCustomDerivatives(mod0, options0.customDerivatives, diags);
+  const ruled = applyCustomDerivatives(mod0, options0.customDerivatives, diags);
   if (diags.hasErrors) return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
   // `Class.method` names the function the method became (src/frontend/classes.ts)
-  const options = { ...options0, head: memberHeadName(options0.head, (n) => mod.funcs.has(n) || mod.failed.has(n)) };
+  const options = { ...options0, head: memberHeadName(options0.head, (n) => ruled.funcs.has(n) || ruled.failed.has(n)) };
+  // coarsening: segments differentiated by their closed forms, through the custom-derivative hook
+  let coarsening: CoarsenReport | undefined;
+  let mod = ruled;
+  if (options.coarsen && ruled.funcs.has(options.head)) {
+    const c = timed('coarsen', () => coarsenModule(ruled, options.head, options.coarsen === true ? {} : (options.coarsen as CoarsenOptions)));
+    mod = c.mod;
+    coarsening = c.report;
+  }
   const reach = reachable(mod, options.head);
   for (const n of reach) {
     const failed = mod.failed.get(n);
@@ -417,7 +434,8 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
     }
     throw e;
   }
-  return timed('print', () => printModule(mod, reach, out, options, diags, { manifest, wrt, of }));
+  const printed = timed('print', () => printModule(mod, reach, out, options, diags, { manifest, wrt, of }));
+  return coarsening ? { ...printed, coarsening } : printed;
 }
 
 /**
