@@ -238,9 +238,19 @@ function checkOptions(options: unknown): asserts options is CompileOptions {
     if (Array.isArray(v) && v.length === 0) throw new TypeError(`tsad: options.${key} is empty: name at least one parameter, or leave it out for the default`);
   }
   checkCustomOption(o.customDerivatives);
+  checkCoarsenOption(o.coarsen);
   if (o.modes !== undefined) {
     if (!Array.isArray(o.modes)) throw new TypeError(`tsad: options.modes must be an array, e.g. ['reverse'], not ${describeValue(o.modes)}; the modes are ${MODE_LIST}`);
     normalizeModes(o.modes);
+  }
+}
+
+function checkCoarsenOption(v: unknown): void {
+  if (v === undefined || typeof v === 'boolean') return;
+  const bad = (what: string) => new TypeError(`tsad: options.coarsen ${what}; pass true, or { noPhi: true } (the ablation), or { maxSize: 400 } (the segment size limit)`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(`must be a boolean or an object, not ${describeValue(v)}`);
+  for (const [k, x] of Object.entries(v)) {
+    if (k === 'noPhi' ? typeof x !== 'boolean' : k === 'maxSize' ? !(typeof x === 'number' && Number.isInteger(x) && x > 0) : true) throw bad(`has '${k}': ${k === 'noPhi' ? 'a boolean' : k === 'maxSize' ? 'a positive integer' : 'not a known key (noPhi, maxSize)'} is expected`);
   }
 }
 

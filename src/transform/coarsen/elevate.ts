@@ -139,7 +139,8 @@ export function elevate(ssa: SsaFunc, opts: ElevateOptions = {}): Elevated {
     loops.set(n.site, { trip, rules });
     const last = s(T.add(trip, T.num(-1)));
     for (const x of n.exit) {
-      const entry = n.entry.find((p) => p.of === x.of)!;
+      const entry = n.entry.find((p) => p.of === x.of);
+      if (!entry) throw new ElevateUnsupported(`the exit φ of ${x.of} in loop ${n.site} has no entry φ (the loop never reads it)`);
       const args = x.args.map((a, j) => {
         const label = n.exits[j];
         if (label === 'skip') return term(a);

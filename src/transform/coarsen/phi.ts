@@ -154,6 +154,9 @@ function affine(t: Term, v: Term): boolean {
 
 const dec = (t: Term) => T.add(t, T.num(-1));
 
+/** a recurrence closed by C5 (unrolling) asked for its value after a number of updates that is not a small constant */
+export class NoClosedForm extends Error {}
+
 export function closeRecurrence(rec: Recurrence, opts: { assume?: Assumptions; unroll?: number } = {}): Closed | null {
   const s = (t: Term) => simplify(t, opts.assume);
   const { prev, init: p } = rec;
@@ -199,7 +202,7 @@ export function closeRecurrence(rec: Recurrence, opts: { assume?: Assumptions; u
       rule: 'C5',
       after: (m) => {
         const mm = s(m);
-        if (mm.k !== 'num' || !Number.isInteger(mm.v) || mm.v < 0 || mm.v > limit) throw new Error(`C5: no closed form after ${T.show(mm)} updates (not a constant ≤ ${limit})`);
+        if (mm.k !== 'num' || !Number.isInteger(mm.v) || mm.v < 0 || mm.v > limit) throw new NoClosedForm(`C5: no closed form after ${T.show(mm)} updates (not a constant ≤ ${limit})`);
         let d = p;
         for (let it = 0; it < mm.v; it++) d = s(T.subst(rec.index ? T.subst(next, rec.index, T.num(it)) : next, prev, d));
         return d;

@@ -28,6 +28,7 @@ import { Names } from '../linearize.js';
 import { fromIR, lowerTerms, NotATerm } from './convert.js';
 import { differentiate } from './differentiate.js';
 import { elevate, ElevateUnsupported } from './elevate.js';
+import { NoClosedForm } from './phi.js';
 import { simplify } from './simplify.js';
 import * as T from './terms.js';
 import type { Term } from './terms.js';
@@ -91,37 +92,39 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
     result = el.result;
     terms = el.terms;
   } catch (e) {
-    if (e instanceof SsaUnsupported || e instanceof ElevateUnsupported || e instanceof NotATerm) return { refused: e.message };
-    throw e;
+    if (e instanceof SsaUnsupported || e instanceof ElevateUnsupported || e instanceof NotATerm || e instanceof NoClosedForm) return { refused: e.message };
+    // (when unsure, do not coarsen: a failure of the symbolic engine leaves the function to statement-level AD)
+    return { refused: `the symbolic engine failed (${e instanceof Error ? e.message : String(e)})` };
   }
   if (!result) return { refused: 'it returns no value' };
-  // branch φ's become selects on their conditions (at the top level every name a condition reads has its closed form)
+  // branch φ's become selects on their conditions (at the top level every name a condition reads has
+  // its closed form; a condition may hold φ's of earlier branches itself)
   let bad: string | null = null;
-  const conds = new Map<string, Term>();
-  const cond = (site: string): Term => {
-    let c = conds.get(site);
-    if (!c) {
-      const node = ifs.get(site)!;
-      c = simplify(fromIR(node.cond, { resolve: (n) => terms.get(n) }));
-      conds.set(site, c);
-    }
-    return c;
-  };
-  try {
-    result = simplify(
-      T.mapTerm(result, (t) => {
-        if (t.k !== 'phi') return t;
-        if (t.kind !== 'branch' || t.args.length !== 2 || !ifs.has(t.site)) {
-          bad ??= t.kind === 'exit' ? `a loop (${t.site}) whose exit only the run knows` : `a φ at ${t.site} that stays`;
-          return t;
+  const memo = new Map<Term, Term>();
+  const selects = (t: Term): Term =>
+    T.mapTerm(
+      t,
+      (x) => {
+        if (x.k !== 'phi') return x;
+        const node = ifs.get(x.site);
+        if (x.kind !== 'branch' || x.args.length !== 2 || !node) {
+          bad ??= x.kind === 'exit' ? `a loop (${x.site}) whose exit only the run knows` : `a φ at ${x.site} that stays`;
+          return x;
         }
-        return T.sel(cond(t.site), t.args[0], t.args[1]);
-      }),
+        return T.sel(selects(simplify(fromIR(node.cond, { resolve: (n) => terms.get(n) }))), x.args[0], x.args[1]);
+      },
+      memo,
     );
+  try {
+    result = simplify(selects(result));
   } catch (e) {
     if (e instanceof NotATerm) return { refused: `a condition that is ${e.message}` };
     throw e;
   }
+  T.mapTerm(result, (x) => {
+    if (x.k === 'phi') bad ??= `a φ at ${x.site} that stays`;
+    return x;
+  });
   if (bad) return { refused: bad };
   const allowed = new Set<string>();
   for (const p of f.params) {
