@@ -2,22 +2,8 @@
 // derivatives of a coarsened compile can be compared with those of the statement-level one.
 import type { CompileResult } from '../../src/api/compile.js';
 import { loadGenerated } from '../../src/api/load.js';
-import { clone } from '../../src/api/values.js';
-
-/** a number, or the numbers of an array (nested arrays flattened) */
-function flat(v: unknown): number[] {
-  if (typeof v === 'number') return [v];
-  if (ArrayBuffer.isView(v)) return Array.from(v as Float64Array);
-  if (Array.isArray(v)) return v.flatMap(flat);
-  return [];
-}
-
-function zerosOf(v: unknown): unknown {
-  if (typeof v === 'number') return 0;
-  if (ArrayBuffer.isView(v)) return new Float64Array((v as Float64Array).length);
-  if (Array.isArray(v)) return v.map(zerosOf);
-  return v;
-}
+import { clone, flatten } from '../../src/api/values.js';
+import { zerosLike } from '../../src/runtime/arrays.js';
 
 /** the gradient of the head at `args` by its adjoint (seed 1): returned adjoints, then array adjoints, flattened */
 export function adjointAt(r: CompileResult, head: string, args: unknown[]): number[] {
@@ -30,14 +16,14 @@ export function adjointAt(r: CompileResult, head: string, args: unknown[]): numb
   const call = entry.params.map((p) => {
     if (p.role === 'seed') return 1;
     if (p.role === 'adjoint') {
-      const z = zerosOf(byName.get(p.of!));
+      const z = zerosLike(byName.get(p.of!));
       adjoints.push(z);
       return z;
     }
     return byName.get(p.name);
   });
   const out = mod[`${head}_b`](...call);
-  return [...flat(out), ...adjoints.flatMap(flat)];
+  return [...flatten(out), ...adjoints.flatMap((a) => flatten(a))];
 }
 
 /** the tangent of the head at `args` along `dirs` (one direction per primal parameter that takes one) */
@@ -47,8 +33,8 @@ export function tangentAt(r: CompileResult, head: string, args: unknown[], dirs:
   if (!entry) throw new Error(`no ${head}_d`);
   const primals = entry.params.filter((p) => p.role !== 'tangent');
   const byName = new Map(primals.map((p, i) => [p.name, clone([args[i]])[0]]));
-  const call = entry.params.map((p) => (p.role === 'tangent' ? dirs(p.of!) : byName.get(p.name)));
-  return flat(mod[`${head}_d`](...call));
+  const call = entry.params.map((p) => (p.role === 'tangent' ? clone([dirs(p.of!)])[0] : byName.get(p.name))); // (a write into an argument writes its tangent too)
+  return flatten(mod[`${head}_d`](...call));
 }
 
 /** |a − b| relative to their size, over the longer of two lists (a missing entry counts as a mismatch) */

@@ -18,8 +18,9 @@
 //   and its parts free of k are computed once before the loop. A partial that still sums over a select
 //   on k would cost a sweep per element: refused (statement-level AD does it in one).
 // Non-differentiable points: the partials are the rule table's (differentiate.ts), as in statement-level
-// AD. The value a rule returns is the closed form's (rounding may differ from the primal's; the
-// simplifier admits only rewrites exact wherever the original is finite).
+// AD. The tangent rule's value is a call of f itself, so every mode returns the primal's values bit for
+// bit; the partials may round differently (the simplifier admits only rewrites exact wherever the
+// original is finite).
 import { buildSsa, prune, SsaUnsupported, type SsaNode } from '../../analysis/ssa.js';
 import { ruleDerivKind, ruleResult } from '../../frontend/custom-derivatives.js';
 import type { Expr, Func, Module, Param, Stmt, Ty } from '../../ir/types.js';
@@ -270,12 +271,14 @@ export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp
     return x;
   });
   const tangent = simplify(T.subst(differentiate(perturbed, eps), eps, ZERO));
-  const tBody = lowerTerms([result, tangent], (h) => tn.fresh(h), { name: symName });
+  const tBody = lowerTerms([tangent], (h) => tn.fresh(h), { name: symName });
+  // the value is the primal's own (bit for bit what f returns: every mode returns the primal's values)
+  const value: Expr = { k: 'call', fn: f.name, args: f.params.map((p) => v(p.name, p.ty)), ty: f.ret };
   const jvp: Func = {
     name: names.jvp,
     params: jparams,
     ret: ruleResult(f, 'tangent'),
-    body: [...tBody.stmts, { k: 'return', e: { k: 'arrlit', elems: tBody.values, ty: ruleResult(f, 'tangent') } }],
+    body: [...tBody.stmts, { k: 'return', e: { k: 'arrlit', elems: [value, tBody.values[0]], ty: ruleResult(f, 'tangent') } }],
     exported: false,
     loc: f.loc,
     comments: comments('tangent rule'),

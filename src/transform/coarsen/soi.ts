@@ -91,7 +91,7 @@ export function outlineSegments(f: Func, fits: (seg: Func) => boolean, fresh: (b
   const runs: Run[] = [];
 
   /** the segment of list[from, to), or null */
-  const segment = (list: Stmt[], from: number, to: number, top: boolean): Run | null => {
+  const segment = (list: Stmt[], from: number, to: number, top: boolean, inLoop: boolean): Run | null => {
     const run = list.slice(from, to);
     const endsFunction = top && to === list.length && run[run.length - 1].k === 'return';
     const body = endsFunction ? run.slice(0, -1) : run;
@@ -104,10 +104,12 @@ export function outlineSegments(f: Func, fits: (seg: Func) => boolean, fresh: (b
       if (s.k === 'decl' && !body.includes(s)) declaredNested.add(s.name);
       if (s.k === 'assign' && s.target.k === 'var') assigned.add(s.target.name);
     });
-    const defined = new Set([...declaredTop, ...[...assigned].filter((v) => !declaredNested.has(v))]);
-    // live after the run: read outside it (after it, at the top level; anywhere else, in a nested list)
+    const carried = [...assigned].filter((v) => !declaredNested.has(v) && !declaredTop.has(v));
+    // live after the run: read outside it (after it, at the top level; anywhere else, in a nested list);
+    // inside a loop, a variable of an enclosing scope it assigns is read by the run itself in the next iteration
     const after = top ? reads(list.slice(to)) : allReads([...inner]);
-    const outs = [...defined].filter((v) => after.has(v));
+    const everywhere = inLoop ? allReads([]) : after;
+    const outs = [...declaredTop.values()].filter((v) => after.has(v)).concat(carried.filter((v) => everywhere.has(v)));
     if (endsFunction ? outs.length !== 0 : outs.length !== 1) return null;
     const out = outs[0];
     if (out !== undefined && (types.get(out)?.k !== 'num' || twice.has(out))) return null;
@@ -161,7 +163,7 @@ export function outlineSegments(f: Func, fits: (seg: Func) => boolean, fresh: (b
       let best: Run | null = null;
       let j = i + 1;
       while (j <= list.length && !(j > i + 1 && isBarrier(list[j - 1]))) {
-        const r = segment(list, i, j, top);
+        const r = segment(list, i, j, top, inLoop);
         if (r && (j - i > 1 || compound(list[i]))) {
           if (fits(r.seg)) best = r;
           else if (best) break; // (longer runs only grow)
