@@ -124,6 +124,48 @@ export function h(x: number[], w: number): number {
   });
 });
 
+describe('array adjoints from closed forms', () => {
+  it('affine indices (a[i + 1], p[2i + 3]) and a select on k alone leave one pass per element, not a sweep', () => {
+    const src = `
+export function f(p: number[], y: number[], k: number): number {
+  let e = 0;
+  for (let i = 0; i + 1 < y.length; i++) {
+    const dy = y[i + 1] - y[i];
+    const v = Math.sqrt(2 * (y[0] - y[i]) + 1);
+    e += Math.sqrt(1 + dy * dy) / v;
+  }
+  const n = p.length / 2;
+  for (let i = 0; i + 1 < n; i++) {
+    const dx = p[2 * i + 2] - p[2 * i];
+    const dz = p[2 * i + 3] - p[2 * i + 1];
+    e += 0.5 * k * (Math.sqrt(dx * dx + dz * dz) - 1) ** 2;
+  }
+  return e;
+}`;
+    const c = agree(src, 'f', [[0.1, 0.4, 1.3, 0.2, 2.5, 1.1, 3.2, 0.7], [1, 0.7, 0.4, 0.2, 0.05], 3], 1e-10, { wrt: ['p', 'y', 'k'] });
+    expect(c.coarsening!.chosen.map((x) => x.soi)).toEqual(['f']);
+    const vjp = /function f_coarse_vjp[\s\S]*?\n\}/.exec(compile(src, { head: 'f', coarsen: true }).code)![0];
+    // inside each per-element loop over k, no loop over the array again
+    for (const body of vjp.split(/for \(let k\d* = 0;/).slice(1)) expect(body.split('\n  }')[0]).not.toMatch(/for \(/);
+  });
+
+  it('a value carried by one update (prev = xs[i]) inside another recurrence: Σ indices are not captured', () => {
+    // (found by the corpus: two closed forms of one loop shared a Σ index name; a substitution was captured)
+    const src = `
+export function tv(xs: number[]): number {
+  let t = 0;
+  let prev = xs[0];
+  for (let i = 1; i < xs.length; i++) {
+    const d = xs[i] - prev;
+    t += Math.sqrt(d * d + 1e-3);
+    prev = xs[i];
+  }
+  return t;
+}`;
+    agree(src, 'tv', [[0.3, -0.2, 0.9, 0.1, -0.7]]);
+  });
+});
+
 describe('segments of a function (Fig. 7(a))', () => {
   it('P6 (Fig. 8): z = w³ − v³ coarsened after a call; chained by AD: dz/dx = −597, dz/dy = −1506', () => {
     const src = `

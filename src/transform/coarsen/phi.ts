@@ -162,7 +162,23 @@ export function closeRecurrence(rec: Recurrence, opts: { assume?: Assumptions; u
   const { prev, init: p } = rec;
   const next = s(rec.next);
   const byIndex = (t: Term) => rec.index !== undefined && T.dependsOn(t, rec.index);
-  const fresh = (n: string) => T.sym(`${rec.index?.name ?? 'i'}${n}`, 'index');
+  // Σ/Π indices new to the terms they are put around: an index of the same name bound inside b (a closed
+  // form of another variable of this loop) would capture the substitution i → k (deterministic names)
+  const taken = new Set<string>();
+  const collect = (t: Term, seen = new Set<Term>()): void => {
+    if (seen.has(t)) return;
+    seen.add(t);
+    if (t.k === 'sym') taken.add(t.name);
+    for (const c of T.children(t)) collect(c, seen);
+  };
+  collect(next);
+  collect(p);
+  const fresh = (n: string) => {
+    let name = `${rec.index?.name ?? 'i'}${n}`;
+    for (let j = 2; taken.has(name); j++) name = `${rec.index?.name ?? 'i'}${n}${j}`;
+    taken.add(name);
+    return T.sym(name, 'index');
+  };
   if (affine(next, prev)) {
     const a = s(differentiate(next, prev));
     const b = s(T.subst(next, prev, T.num(0)));

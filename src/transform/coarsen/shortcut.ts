@@ -153,42 +153,86 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
  * ∂/∂a[k] with the selects `[i = k]` it introduces collapsed: a select on k pulled out of products and
  * sums, and Σ_{i=lo}^{hi} [i = k]·A(i) = [lo ≤ k ≤ hi]·A(k) (lo an integer). A product `[i = k]·B` becomes
  * `[i = k] ? B : 0`: where i ≠ k statement-level AD adds nothing from B either (not 0·B, NaN when B is).
+ * An index affine in i (`a[2·i + 1]`) is solved for i (solveIndex).
  */
 export function collapseAt(t: Term, k: Sym): Term {
   const onK = (c: Term): boolean => T.dependsOn(c, k);
   const isZeroSel = (x: Term): x is Extract<Term, { k: 'sel' }> => x.k === 'sel' && x.b === ZERO && onK(x.c);
+  const hasKSel = (x: Term): boolean => isZeroSel(x) || (x.k === 'add' && x.args.some(isZeroSel));
+  const partsOf = (x: Term): readonly Term[] => (x.k === 'add' ? x.args : [x]);
+  // a sum: the selects on one condition gathered
+  const addRule = (args: readonly Term[]): Term => {
+    const byCond = new Map<Term, Term[]>();
+    const rest: Term[] = [];
+    for (const a of args.flatMap(partsOf)) {
+      if (isZeroSel(a)) byCond.set(a.c, [...(byCond.get(a.c) ?? []), a.a]);
+      else rest.push(a);
+    }
+    if (!byCond.size) return T.add(...args);
+    return T.add(...rest, ...[...byCond].map(([c, as]) => T.sel(c, T.add(...as), ZERO)));
+  };
+  // a data select over selects on k: one select on k per part (sel(d, ΣA, ΣB) = Σ sel(d, A, 0) + Σ sel(d, 0, B))
+  const selRule = (x: Extract<Term, { k: 'sel' }>): Term =>
+    addRule([
+      ...partsOf(x.a).map((p) => (isZeroSel(p) ? T.sel(p.c, T.sel(x.c, p.a, ZERO), ZERO) : T.sel(x.c, p, ZERO))),
+      ...partsOf(x.b).map((p) => (isZeroSel(p) ? T.sel(p.c, T.sel(x.c, ZERO, p.a), ZERO) : T.sel(x.c, ZERO, p))),
+    ]);
+  // a product: a select on k taken outside, a sum holding some distributed over
+  const mulRule = (args: readonly Term[]): Term => {
+    const j = args.findIndex(isZeroSel);
+    const others = (i: number) => args.filter((_, m) => m !== i);
+    if (j >= 0) {
+      const s = args[j] as Extract<Term, { k: 'sel' }>;
+      return T.sel(s.c, mulRule([...others(j), s.a]), ZERO);
+    }
+    const a = args.findIndex((x) => x.k === 'add' && x.args.some(isZeroSel));
+    if (a >= 0) return addRule(partsOf(args[a]).map((p) => mulRule([...others(a), p])));
+    return T.mul(...args);
+  };
   return T.mapTerm(t, (x) => {
-    if (x.k === 'mul') {
-      const j = x.args.findIndex(isZeroSel);
-      if (j < 0) return x;
-      const s = x.args[j] as Extract<Term, { k: 'sel' }>;
-      return T.sel(s.c, T.mul(...x.args.filter((_, i) => i !== j), s.a), ZERO);
-    }
-    if (x.k === 'add') {
-      const byCond = new Map<Term, Term[]>();
-      const rest: Term[] = [];
-      for (const a of x.args) {
-        if (isZeroSel(a)) byCond.set(a.c, [...(byCond.get(a.c) ?? []), a.a]);
-        else rest.push(a);
-      }
-      if (!byCond.size) return x;
-      return T.add(...rest, ...[...byCond].map(([c, as]) => T.sel(c, T.add(...as), ZERO)));
-    }
+    if (x.k === 'mul') return mulRule(x.args);
+    if (x.k === 'add') return addRule(x.args);
+    if (x.k === 'sel' && !onK(x.c) && (hasKSel(x.a) || hasKSel(x.b))) return selRule(x);
     if (x.k === 'sum' && x.lo.k === 'num' && Number.isInteger(x.lo.v)) {
       const parts = x.body.k === 'add' ? x.body.args : [x.body];
       const out: Term[] = [];
       const keep: Term[] = [];
       for (const a of parts) {
         const c = isZeroSel(a) ? a.c : null;
-        if (c && c.k === 'cmp' && c.op === '===' && ((c.a === x.i && c.b === k) || (c.b === x.i && c.a === k)))
-          out.push(T.sel(T.cmp('<=', x.lo, k), T.sel(T.cmp('<=', k, x.hi), T.subst((a as Extract<Term, { k: 'sel' }>).a, x.i, k), ZERO), ZERO));
-        else keep.push(a);
+        if (c && !T.dependsOn(c, x.i)) {
+          // a select on k alone: out of the Σ (Σ_i [c]·A(i) = [c]·Σ_i A(i), the Σ then free of k)
+          out.push(T.sel(c, T.sum(x.i, x.lo, x.hi, (a as Extract<Term, { k: 'sel' }>).a), ZERO));
+          continue;
+        }
+        const at = c && c.k === 'cmp' && c.op === '===' ? (c.b === k ? solveIndex(c.a, x.i, k) : c.a === k ? solveIndex(c.b, x.i, k) : null) : null;
+        if (!at) {
+          keep.push(a);
+          continue;
+        }
+        // the one i with e(i) = k, if it is an integer in [lo, hi]
+        const inRange = T.sel(T.cmp('<=', x.lo, at.i), T.sel(T.cmp('<=', at.i, x.hi), T.subst((a as Extract<Term, { k: 'sel' }>).a, x.i, at.i), ZERO), ZERO);
+        out.push(at.integer ? inRange : T.sel(T.cmp('===', T.fn('Math.floor', at.i), at.i), inRange, ZERO));
       }
       if (!out.length) return x;
       return T.add(...(keep.length ? [T.sum(x.i, x.lo, x.hi, T.add(...keep))] : []), ...out);
     }
     return x;
   });
+}
+
+/**
+ * The i with e(i) = k for an index expression affine in i with an integer slope α ≠ 0 (`i`, `2·i + 1`,
+ * `i − 1`): (k − β)/α, and whether it is an integer whatever k (α = ±1 and β an integer constant).
+ */
+function solveIndex(e: Term, i: Sym, k: Sym): { i: Term; integer: boolean } | null {
+  if (e === i) return { i: k, integer: true };
+  if (!T.dependsOn(e, i) || T.dependsOn(e, k)) return null;
+  const alpha = simplify(differentiate(e, i));
+  const beta = simplify(T.subst(e, i, ZERO));
+  if (alpha.k !== 'num' || !Number.isInteger(alpha.v) || alpha.v === 0 || T.dependsOn(beta, i)) return null;
+  if (simplify(T.add(T.mul(alpha, i), beta)) !== simplify(e)) return null; // not affine in i
+  const j = simplify(alpha.v === 1 ? T.sub(k, beta) : T.div(T.sub(k, beta), alpha));
+  return { i: j, integer: Math.abs(alpha.v) === 1 && beta.k === 'num' && Number.isInteger(beta.v) };
 }
 
 /** the maximal subterms free of every Σ/loop index (computed once, before the loop over k) */
@@ -223,11 +267,16 @@ function replaceAll(t: Term, by: ReadonlyMap<Term, Term>): Term {
   return go(t);
 }
 
-/** does a term still sum over a select on k (a sweep per element k) */
+/** does a term still sum over a select `e(i) === k` it could not solve (a sweep over the Σ per element k) */
 function sweepsPerElement(t: Term, k: Sym): boolean {
   let found = false;
   T.mapTerm(t, (x) => {
-    if ((x.k === 'sum' || x.k === 'prod') && T.dependsOn(x.body, k)) found = true;
+    if (x.k !== 'sum' && x.k !== 'prod') return x;
+    const i = x.i;
+    T.mapTerm(x.body, (y) => {
+      if (y.k === 'cmp' && y.op === '===' && ((y.a === k && T.dependsOn(y.b, i)) || (y.b === k && T.dependsOn(y.a, i)))) found = true;
+      return y;
+    });
     return x;
   });
   return found;
