@@ -13,10 +13,9 @@
 // - the tangent rule is the directional derivative: each number parameter p becomes p + ε·ṗ and each
 //   element read a[I] becomes a[I] + ε·ȧ[I]; ∂/∂ε at ε = 0 is the tangent (Σ is linear, so an array's
 //   tangent is Σ ∂f/∂a[i]·ȧ[i] at the cost of the function);
-// - the adjoint rule gives yb·∂f/∂p for number parameters, and for an array parameter a a loop over k
-//   accumulating ab[k] += yb·∂f/∂a[k]: the partial's Σ_i [i = k]·A(i) collapses to A(k) (`collapseAt`),
-//   and its parts free of k are computed once before the loop. A partial that still sums over a select
-//   on k would cost a sweep per element: refused (statement-level AD does it in one).
+// - the adjoint rule gives yb·∂f/∂p for number parameters, and the adjoints of array parameters in
+//   scatter form, reverse mode over the closed form's Σ structure (`scatterArrays`): the cost of the
+//   closed form, whatever the index expressions.
 // Non-differentiable points: the partials are the rule table's (differentiate.ts), as in statement-level
 // AD. The tangent rule's value is a call of f itself, so every mode returns the primal's values bit for
 // bit; the partials may round differently (the simplifier admits only rewrites exact wherever the
@@ -149,92 +148,6 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
   return { result, size, phis };
 }
 
-/**
- * ∂/∂a[k] with the selects `[i = k]` it introduces collapsed: a select on k pulled out of products and
- * sums, and Σ_{i=lo}^{hi} [i = k]·A(i) = [lo ≤ k ≤ hi]·A(k) (lo an integer). A product `[i = k]·B` becomes
- * `[i = k] ? B : 0`: where i ≠ k statement-level AD adds nothing from B either (not 0·B, NaN when B is).
- * An index affine in i (`a[2·i + 1]`) is solved for i (solveIndex).
- */
-export function collapseAt(t: Term, k: Sym): Term {
-  const onK = (c: Term): boolean => T.dependsOn(c, k);
-  const isZeroSel = (x: Term): x is Extract<Term, { k: 'sel' }> => x.k === 'sel' && x.b === ZERO && onK(x.c);
-  const hasKSel = (x: Term): boolean => isZeroSel(x) || (x.k === 'add' && x.args.some(isZeroSel));
-  const partsOf = (x: Term): readonly Term[] => (x.k === 'add' ? x.args : [x]);
-  // a sum: the selects on one condition gathered
-  const addRule = (args: readonly Term[]): Term => {
-    const byCond = new Map<Term, Term[]>();
-    const rest: Term[] = [];
-    for (const a of args.flatMap(partsOf)) {
-      if (isZeroSel(a)) byCond.set(a.c, [...(byCond.get(a.c) ?? []), a.a]);
-      else rest.push(a);
-    }
-    if (!byCond.size) return T.add(...args);
-    return T.add(...rest, ...[...byCond].map(([c, as]) => T.sel(c, T.add(...as), ZERO)));
-  };
-  // a data select over selects on k: one select on k per part (sel(d, ΣA, ΣB) = Σ sel(d, A, 0) + Σ sel(d, 0, B))
-  const selRule = (x: Extract<Term, { k: 'sel' }>): Term =>
-    addRule([
-      ...partsOf(x.a).map((p) => (isZeroSel(p) ? T.sel(p.c, T.sel(x.c, p.a, ZERO), ZERO) : T.sel(x.c, p, ZERO))),
-      ...partsOf(x.b).map((p) => (isZeroSel(p) ? T.sel(p.c, T.sel(x.c, ZERO, p.a), ZERO) : T.sel(x.c, ZERO, p))),
-    ]);
-  // a product: a select on k taken outside, a sum holding some distributed over
-  const mulRule = (args: readonly Term[]): Term => {
-    const j = args.findIndex(isZeroSel);
-    const others = (i: number) => args.filter((_, m) => m !== i);
-    if (j >= 0) {
-      const s = args[j] as Extract<Term, { k: 'sel' }>;
-      return T.sel(s.c, mulRule([...others(j), s.a]), ZERO);
-    }
-    const a = args.findIndex((x) => x.k === 'add' && x.args.some(isZeroSel));
-    if (a >= 0) return addRule(partsOf(args[a]).map((p) => mulRule([...others(a), p])));
-    return T.mul(...args);
-  };
-  return T.mapTerm(t, (x) => {
-    if (x.k === 'mul') return mulRule(x.args);
-    if (x.k === 'add') return addRule(x.args);
-    if (x.k === 'sel' && !onK(x.c) && (hasKSel(x.a) || hasKSel(x.b))) return selRule(x);
-    if (x.k === 'sum' && x.lo.k === 'num' && Number.isInteger(x.lo.v)) {
-      const parts = x.body.k === 'add' ? x.body.args : [x.body];
-      const out: Term[] = [];
-      const keep: Term[] = [];
-      for (const a of parts) {
-        const c = isZeroSel(a) ? a.c : null;
-        if (c && !T.dependsOn(c, x.i)) {
-          // a select on k alone: out of the Σ (Σ_i [c]·A(i) = [c]·Σ_i A(i), the Σ then free of k)
-          out.push(T.sel(c, T.sum(x.i, x.lo, x.hi, (a as Extract<Term, { k: 'sel' }>).a), ZERO));
-          continue;
-        }
-        const at = c && c.k === 'cmp' && c.op === '===' ? (c.b === k ? solveIndex(c.a, x.i, k) : c.a === k ? solveIndex(c.b, x.i, k) : null) : null;
-        if (!at) {
-          keep.push(a);
-          continue;
-        }
-        // the one i with e(i) = k, if it is an integer in [lo, hi]
-        const inRange = T.sel(T.cmp('<=', x.lo, at.i), T.sel(T.cmp('<=', at.i, x.hi), T.subst((a as Extract<Term, { k: 'sel' }>).a, x.i, at.i), ZERO), ZERO);
-        out.push(at.integer ? inRange : T.sel(T.cmp('===', T.fn('Math.floor', at.i), at.i), inRange, ZERO));
-      }
-      if (!out.length) return x;
-      return T.add(...(keep.length ? [T.sum(x.i, x.lo, x.hi, T.add(...keep))] : []), ...out);
-    }
-    return x;
-  });
-}
-
-/**
- * The i with e(i) = k for an index expression affine in i with an integer slope α ≠ 0 (`i`, `2·i + 1`,
- * `i − 1`): (k − β)/α, and whether it is an integer whatever k (α = ±1 and β an integer constant).
- */
-function solveIndex(e: Term, i: Sym, k: Sym): { i: Term; integer: boolean } | null {
-  if (e === i) return { i: k, integer: true };
-  if (!T.dependsOn(e, i) || T.dependsOn(e, k)) return null;
-  const alpha = simplify(differentiate(e, i));
-  const beta = simplify(T.subst(e, i, ZERO));
-  if (alpha.k !== 'num' || !Number.isInteger(alpha.v) || alpha.v === 0 || T.dependsOn(beta, i)) return null;
-  if (simplify(T.add(T.mul(alpha, i), beta)) !== simplify(e)) return null; // not affine in i
-  const j = simplify(alpha.v === 1 ? T.sub(k, beta) : T.div(T.sub(k, beta), alpha));
-  return { i: j, integer: Math.abs(alpha.v) === 1 && beta.k === 'num' && Number.isInteger(beta.v) };
-}
-
 /** the maximal subterms free of every Σ/loop index (computed once, before the loop over k) */
 function invariantParts(t: Term): Term[] {
   const out: Term[] = [];
@@ -267,25 +180,106 @@ function replaceAll(t: Term, by: ReadonlyMap<Term, Term>): Term {
   return go(t);
 }
 
-/** does a term still sum over a select `e(i) === k` it could not solve (a sweep over the Σ per element k) */
-function sweepsPerElement(t: Term, k: Sym): boolean {
-  let found = false;
-  T.mapTerm(t, (x) => {
-    if (x.k !== 'sum' && x.k !== 'prod') return x;
-    const i = x.i;
-    T.mapTerm(x.body, (y) => {
-      if (y.k === 'cmp' && y.op === '===' && ((y.a === k && T.dependsOn(y.b, i)) || (y.b === k && T.dependsOn(y.a, i)))) found = true;
-      return y;
-    });
-    return x;
-  });
-  return found;
-}
-
 /** a rule's derivative parameter: a number, or an array of numbers (custom-derivatives.ts's convention) */
 const derivTy = (t: Ty): Ty => (t.k === 'arr' ? { k: 'arr', elem: NUM, typed: t.typed, ro: false } : NUM);
 
 const v = (name: string, ty: Ty): Extract<Expr, { k: 'var' }> => ({ k: 'var', name, ty });
+
+/**
+ * The array adjoints of a closed form, in scatter form (reverse mode over its Σ structure): the reads
+ * a[e] and the Σ's that read the arrays, outside any other Σ, are taken as symbols σ; each read gets
+ * ab[e] += seed·∂t/∂σ, each Σ_i B(i) a loop over i scattering B with the seed seed·∂t/∂σ (computed
+ * before the loop). The cost is that of the closed form, whatever the index expressions (a[i + 1],
+ * a[idx[i]]): contributions to one element from several reads add up, as in statement-level AD.
+ * Subterms free of every loop index are computed once, before the outermost loop. Returns why not
+ * (a Π over the arrays: its adjoint needs the product rule), or null.
+ */
+function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, string>, out: Stmt[], names: Names): string | null {
+  const readsArrays = new Map<Term, boolean>();
+  const reads = (t: Term): boolean => {
+    let r = readsArrays.get(t);
+    if (r === undefined) {
+      r = (t.k === 'at' && adjointOf.has(t.arr)) || T.children(t).some(reads);
+      readsArrays.set(t, r);
+    }
+    return r;
+  };
+  let sigmas = 0;
+  const hoisted = new Map<Term, Term>(); // loop-invariant subterms → their temporaries (declared in `out`)
+  const arrTy: Ty = { k: 'arr', elem: NUM, typed: false, ro: false };
+  const scope = (t: Term, sd: Term, stmts: Stmt[], loopVars: Map<Term, string>, depth: number): string | null => {
+    const parts = new Map<Term, Sym>();
+    const find = (x: Term): void => {
+      if (parts.has(x) || !reads(x)) return;
+      if (x.k === 'at' || x.k === 'sum' || x.k === 'prod') parts.set(x, T.sym(`#σ${sigmas++}`));
+      else T.children(x).forEach(find);
+    };
+    find(t);
+    if (!parts.size) return null;
+    const stood = replaceAll(t, parts);
+    const back = new Map([...parts].map(([p, s]) => [s as Term, p]));
+    const items: { part: Term; seed: Term }[] = [];
+    for (const [part, s] of parts) {
+      if (part.k === 'prod') return 'a product (Π) over an array whose adjoint is wanted';
+      const g = simplify(replaceAll(simplify(T.mul(sd, differentiate(stood, s))), back));
+      if (g !== ZERO) items.push({ part, seed: depth > 0 ? hoist(g) : g });
+    }
+    const roots = items.flatMap((x) => (x.part.k === 'at' ? [x.seed, x.part.index] : [x.seed]));
+    const low = lowerTerms(roots, (h) => names.fresh(h), { name: (s) => loopVars.get(s) ?? s.name });
+    stmts.push(...low.stmts);
+    let j = 0;
+    for (const x of items) {
+      if (x.part.k === 'at') {
+        const value = low.values[j++], index = low.values[j++];
+        const target: Extract<Expr, { k: 'idx' }> = { k: 'idx', obj: v(adjointOf.get(x.part.arr)!, arrTy), index, ty: NUM };
+        stmts.push({ k: 'assign', target, value: { k: 'bin', op: '+', a: target, b: value, ty: NUM }, op: '+' });
+        continue;
+      }
+      const sum = x.part as Extract<Term, { k: 'sum' | 'prod' }>;
+      let seedExpr = low.values[j++];
+      if (seedExpr.k !== 'var' && seedExpr.k !== 'num') {
+        const tmp = names.fresh('seed');
+        stmts.push({ k: 'decl', name: tmp, ty: NUM, init: seedExpr, konst: true });
+        seedExpr = v(tmp, NUM);
+      }
+      // (a seed computed inside a loop is not loop-invariant: as an index-role symbol, `hoist` leaves it in place)
+      const innerSeed = seedExpr.k === 'var' ? T.sym(seedExpr.name, depth > 0 ? 'index' : 'var') : T.num((seedExpr as { v: number }).v);
+      const bounds = lowerTerms([sum.lo, sum.hi], (h) => names.fresh(h), { name: (s) => loopVars.get(s) ?? s.name });
+      stmts.push(...bounds.stmts);
+      const i = names.fresh(sum.i.name.replace(/[^A-Za-z0-9_$]/g, '') || 'i');
+      const inner: Stmt[] = [];
+      const err = scope(sum.body, innerSeed, inner, new Map([...loopVars, [sum.i as Term, i]]), depth + 1);
+      if (err) return err;
+      stmts.push({
+        k: 'for',
+        init: [{ k: 'decl', name: i, ty: INT, init: bounds.values[0], konst: false }],
+        cond: { k: 'bin', op: '<=', a: v(i, INT), b: bounds.values[1], ty: { k: 'bool' } },
+        update: [{ k: 'assign', target: v(i, INT), value: { k: 'bin', op: '+', a: v(i, INT), b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
+        body: inner,
+      });
+    }
+    return null;
+  };
+  /** loop-invariant parts of a term inside a loop: computed once, in `out` before the loops */
+  const hoist = (t: Term): Term => {
+    const fresh = invariantParts(t).filter((p) => !hoisted.has(p));
+    if (fresh.length) {
+      const low = lowerTerms(fresh, (h) => names.fresh(h), { name: (s) => s.name });
+      out.push(...low.stmts);
+      fresh.forEach((p, j) => {
+        let e = low.values[j];
+        if (e.k !== 'var' && e.k !== 'num') {
+          const tmp = names.fresh('t');
+          out.push({ k: 'decl', name: tmp, ty: NUM, init: e, konst: true });
+          e = v(tmp, NUM);
+        }
+        hoisted.set(p, e.k === 'var' ? T.sym(e.name) : p);
+      });
+    }
+    return replaceAll(t, hoisted);
+  };
+  return scope(result, seed, out, new Map(), 0);
+}
 
 export interface Rules {
   jvp: Func;
@@ -348,44 +342,12 @@ export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp
   const yb = T.sym(seedName);
   const scalars = f.params.filter((p) => ruleDerivKind(p.ty) === 'scalar');
   const scalarAdjoints = scalars.map((p) => simplify(T.mul(yb, simplify(differentiate(result, T.sym(p.name))))));
-  const perArray: { a: string; b: string; k: Sym; partial: Term }[] = [];
-  for (const [a, b] of adjointOf) {
-    const k = T.sym(`#k:${a}`, 'index');
-    const partial = simplify(collapseAt(simplify(differentiate(result, T.at(a, k))), k));
-    if (partial === ZERO) continue;
-    if (sweepsPerElement(partial, k)) return { refused: `the adjoint of '${a}' would sum over the array for each element` };
-    perArray.push({ a, b, k, partial: simplify(T.mul(yb, partial)) });
-  }
-  const derivativeSize = T.size(T.add(tangent, ...scalarAdjoints, ...perArray.map((x) => x.partial)));
+  const derivativeSize = T.size(T.add(tangent, ...scalarAdjoints));
   if (derivativeSize > maxDerivativeSize) return { refused: `its partials have ${derivativeSize} nodes, over the limit ${maxDerivativeSize}` };
-  // parts of the per-element partials free of k, computed once with the number adjoints
-  const hoisted = perArray.flatMap((x) => invariantParts(x.partial));
-  const pre = lowerTerms([...scalarAdjoints, ...hoisted], (h) => an.fresh(h), { name: symName });
+  const pre = lowerTerms(scalarAdjoints, (h) => an.fresh(h), { name: symName });
   const body: Stmt[] = [...pre.stmts];
-  const hoistedSym = new Map<Term, Term>();
-  hoisted.forEach((h, j) => {
-    let e = pre.values[scalarAdjoints.length + j];
-    if (e.k !== 'var' && e.k !== 'num' && !(e.k === 'un' && e.a.k === 'num')) {
-      const tmp = an.fresh('t');
-      body.push({ k: 'decl', name: tmp, ty: NUM, init: e, konst: true });
-      e = v(tmp, NUM);
-    }
-    hoistedSym.set(h, e.k === 'var' ? T.sym(e.name) : h);
-  });
-  for (const x of perArray) {
-    const d = replaceAll(x.partial, hoistedSym);
-    const k = an.fresh('k');
-    const inner = lowerTerms([d], (h) => an.fresh(h), { name: (s) => (s === x.k ? k : s.name) });
-    const target: Extract<Expr, { k: 'idx' }> = { k: 'idx', obj: v(x.b, { k: 'arr', elem: NUM, typed: false, ro: false }), index: v(k, INT), ty: NUM };
-    const len: Expr = { k: 'len', obj: v(x.a, f.params.find((p) => p.name === x.a)!.ty) };
-    body.push({
-      k: 'for',
-      init: [{ k: 'decl', name: k, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
-      cond: { k: 'bin', op: '<', a: v(k, INT), b: len, ty: { k: 'bool' } },
-      update: [{ k: 'assign', target: v(k, INT), value: { k: 'bin', op: '+', a: v(k, INT), b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
-      body: [...inner.stmts, { k: 'assign', target, value: { k: 'bin', op: '+', a: target, b: inner.values[0], ty: NUM }, op: '+' }],
-    });
-  }
+  const scatterError = scatterArrays(result, yb, adjointOf, body, an);
+  if (scatterError) return { refused: scatterError };
   const ret = ruleResult(f, 'adjoint');
   const adj = pre.values.slice(0, scalarAdjoints.length);
   if (adj.length === 1) body.push({ k: 'return', e: adj[0] });
