@@ -302,7 +302,7 @@ describe('flags and reports', () => {
     expect(r.stderr).toMatch(/coarsen: function f: \d+ statements, 3 φ, closed form \d+ nodes, partials \d+ nodes/);
     const check = execFileSync(process.execPath, [BUILT_CLI, file, '--head', 'f', '--coarsen', '--check'], { encoding: 'utf8' });
     expect(check).toContain('check passed');
-  });
+  }, 400_000); // (builds dist/ when stale, then three CLI runs)
   it('--coarsen=no-phi, and a bad value is a usage error', () => {
     const r = spawnSync(process.execPath, [BUILT_CLI, file, '--head', 'f', '--coarsen=no-phi'], { encoding: 'utf8' });
     expect(r.status).toBe(0);

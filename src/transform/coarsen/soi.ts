@@ -117,6 +117,10 @@ export function outlineSegments(f: Func, fits: (seg: Func) => boolean, fresh: (b
     const liveIn = [...new Set([...read, ...assigned])].filter((v) => !declaredTop.has(v) && !declaredNested.has(v) && types.has(v));
     if ([...read].some((v) => !types.has(v) && !declaredTop.has(v) && !declaredNested.has(v))) return null; // module data or a closure's: not a parameter
     if (liveIn.some((v) => twice.has(v))) return null;
+    // inside a loop, a segment taking an array would build its array adjoints (and the custom-derivative
+    // glue a zero array for each one no caller differentiates) on every iteration: slower than the loop's
+    // own statement-level adjoint (measured: BGDHyperOpt's inner loop, bench/coarsen.ts)
+    if (inLoop && liveIn.some((v) => types.get(v)!.k === 'arr')) return null;
     // a live-out declared before the run without a value would be passed unassigned
     if (out !== undefined && !declaredTop.has(out) && !read.has(out)) {
       let init = true;
