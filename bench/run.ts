@@ -6,6 +6,7 @@
 //   npm run bench -- --selfcheck-only  only the runtime API's self-check cost (bench/selfcheck.ts)
 //   npm run bench -- --styles-only     only the class and map/reduce versions against the loop versions
 //   npm run bench -- --compile-only    only the compiler's own speed (bench/compile-time.ts)
+//   npm run bench -- --coarsen-only    only coarsening: the paper's applications (bench/coarsen.ts)
 //   npm run bench -- --second-only     only second derivatives: H·v, Hessian columns, sparse Hessians (bench/sparse.ts)
 //   npm run bench -- --sparse-only     only the sparse Hessians at n = 10⁴ (bench/sparse.ts)
 //
@@ -42,6 +43,7 @@ import { selfCheckBench, selfCheckTable } from './selfcheck.js';
 import { secondOrderBench, secondOrderTable } from './second-order.js';
 import { sparseBench, sparseTable } from './sparse.js';
 import { compileTimeBench, compileTimeTable } from './compile-time.js';
+import { coarsenBench, coarsenTable } from './coarsen.js';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -51,6 +53,7 @@ const STYLES_ONLY = argv.includes('--styles-only');
 const SECOND_ONLY = argv.includes('--second-only');
 const SPARSE_ONLY = argv.includes('--sparse-only');
 const COMPILE_ONLY = argv.includes('--compile-only');
+const COARSEN_ONLY = argv.includes('--coarsen-only');
 const ND = 16; // directions of the vector tangent
 const log = (s: string) => process.stderr.write(s + '\n');
 
@@ -556,6 +559,13 @@ function tapeMicro(n: number, warmups: number, runs: number): MicroResult {
 function main(): void {
   if (SELFCHECK_ONLY) {
     console.log(selfCheckTable(selfCheckBench(QUICK)));
+    return;
+  }
+  if (COARSEN_ONLY) {
+    const load = os.loadavg()[0];
+    const rows = coarsenBench(QUICK, log);
+    console.log(`coarsening (issue 19), load average ${load.toFixed(2)} at start, ${os.loadavg()[0].toFixed(2)} at end; medians of interleaved rounds\n`);
+    console.log(coarsenTable(rows));
     return;
   }
   if (COMPILE_ONLY) {

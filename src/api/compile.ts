@@ -19,6 +19,7 @@ import { DEFAULT_ADJOINT, DEFAULT_NAMING, ProgramInfo, type AdjointOptions, type
 import { lowerJumps } from '../transform/jumps.js';
 import { Names } from '../transform/linearize.js';
 import { inlineLeafCalls } from '../transform/inline.js';
+import { coarsenModule, type CoarsenOptions, type CoarsenReport } from '../transform/coarsen/pass.js';
 import { normalizeFunc } from '../transform/normalize.js';
 import { bindReturnedArguments } from '../transform/returned-args.js';
 import { refuseAliasedWrittenArguments } from '../transform/call-aliasing.js';
@@ -121,6 +122,12 @@ export interface CompileOptions {
   customDerivatives?: Record<string, CustomDerivativeOption>;
   /** also return `map`, a source map (v3) of `code` to the input files, statement by statement */
   sourceMap?: boolean;
+  /**
+   * coarsening (issue 19): differentiate whole functions, or segments of them, by their closed forms;
+   * `{ noPhi: true }` is the ablation without φ-calculus (straight-line segments only), `maxSize` the
+   * segment size limit L. The result's `coarsening` reports the segments chosen.
+   */
+  coarsen?: boolean | CoarsenOptions;
 }
 
 export interface ManifestParam {
@@ -152,6 +159,8 @@ export interface CompileResult {
   runtimeNames?: Record<string, string>;
   /** with `sourceMap: true`: each generated statement's line mapped to the source statement it comes from */
   map?: SourceMapV3;
+  /** with `coarsen`: the segments of interest chosen, their sizes and what each replaced */
+  coarsening?: CoarsenReport;
 }
 
 export type SourceInput = string | Record<string, string>;
@@ -240,9 +249,19 @@ function checkOptions(options: unknown): asserts options is CompileOptions {
     if (Array.isArray(v) && v.length === 0) throw new TypeError(`tsad: options.${key} is empty: name at least one parameter, or leave it out for the default`);
   }
   checkCustomOption(o.customDerivatives);
+  checkCoarsenOption(o.coarsen);
   if (o.modes !== undefined) {
     if (!Array.isArray(o.modes)) throw new TypeError(`tsad: options.modes must be an array, e.g. ['reverse'], not ${describeValue(o.modes)}; the modes are ${MODE_LIST}`);
     normalizeModes(o.modes);
+  }
+}
+
+function checkCoarsenOption(v: unknown): void {
+  if (v === undefined || typeof v === 'boolean') return;
+  const bad = (what: string) => new TypeError(`tsad: options.coarsen ${what}; pass true, or { noPhi: true } (the ablation), or { maxSize: 400 } (the segment size limit)`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(`must be a boolean or an object, not ${describeValue(v)}`);
+  for (const [k, x] of Object.entries(v)) {
+    if (k === 'noPhi' ? typeof x !== 'boolean' : k === 'maxSize' ? !(typeof x === 'number' && Number.isInteger(x) && x > 0) : true) throw bad(`has '${k}': ${k === 'noPhi' ? 'a boolean' : k === 'maxSize' ? 'a positive integer' : 'not a known key (noPhi, maxSize)'} is expected`);
   }
 }
 
@@ -287,10 +306,18 @@ export function compileModule(mod0: Module, options0: CompileOptions, diags: Dia
 function compileDerivatives(mod0: Module, options0: CompileOptions, diags: DiagnosticBag): CompileResult {
   checkOptions(options0);
   // hand-written derivatives and passive functions (src/frontend/custom-derivatives.ts)
-  const mod = applyCustomDerivatives(mod0, options0.customDerivatives, diags);
+  const ruled = applyCustomDerivatives(mod0, options0.customDerivatives, diags);
   if (diags.hasErrors) return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
   // `Class.method` names the function the method became (src/frontend/classes.ts)
-  const options = { ...options0, head: memberHeadName(options0.head, (n) => mod.funcs.has(n) || mod.failed.has(n)) };
+  const options = { ...options0, head: memberHeadName(options0.head, (n) => ruled.funcs.has(n) || ruled.failed.has(n)) };
+  // coarsening: segments differentiated by their closed forms, through the custom-derivative hook
+  let coarsening: CoarsenReport | undefined;
+  let mod = ruled;
+  if (options.coarsen && ruled.funcs.has(options.head)) {
+    const c = timed('coarsen', () => coarsenModule(ruled, options.head, options.coarsen === true ? {} : (options.coarsen as CoarsenOptions)));
+    mod = c.mod;
+    coarsening = c.report;
+  }
   const reach = reachable(mod, options.head);
   for (const n of reach) {
     const failed = mod.failed.get(n);
@@ -430,7 +457,8 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
     }
     throw e;
   }
-  return timed('print', () => printModule(mod, reach, out, options, diags, { manifest, wrt, of }));
+  const printed = timed('print', () => printModule(mod, reach, out, options, diags, { manifest, wrt, of }));
+  return coarsening ? { ...printed, coarsening } : printed;
 }
 
 /**

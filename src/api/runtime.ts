@@ -51,6 +51,8 @@ export interface RuntimeOptions<W = Wrt> {
    * with a rule may be a native or WebAssembly function (a black box)
    */
   customDerivatives?: RuntimeRules;
+  /** coarsening (compile()'s option): functions, or segments of them, differentiated by their closed forms */
+  coarsen?: boolean;
 }
 
 interface Compiled extends Generated {
@@ -228,7 +230,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   assertNoAliasing(args, args.map((_, i) => `argument ${i + 1}`));
   // (an object of functions in scope is a namespace: its members become helpers, namespaces.ts)
   const { scope, head: source } = flattenNamespaces(opts.scope ?? {}, f.toString());
-  const key = JSON.stringify([order, opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? String(scope[k]) : shapeKey(scope[k]))), rulesKey(opts.customDerivatives)]);
+  const key = JSON.stringify([order, opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? String(scope[k]) : shapeKey(scope[k]))), rulesKey(opts.customDerivatives), opts.coarsen === true]);
   let perFn = cache.get(f);
   if (!perFn) cache.set(f, (perFn = new Map()));
   const hit = perFn.get(key);
@@ -311,7 +313,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   if (order !== 1 && noSource.length) throw new Error(`tsad: second derivatives of a black box ('${noSource[0]}') are not available: its hand-written rule gives first derivatives only`);
   const r =
     order === 1
-      ? compileModule(blackBoxes(front, noSource), { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false }, modes: rulesModes(opts.customDerivatives), customDerivatives: compileOption(opts.customDerivatives) }, new DiagnosticBag(files))
+      ? compileModule(blackBoxes(front, noSource), { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false }, modes: rulesModes(opts.customDerivatives), customDerivatives: compileOption(opts.customDerivatives), coarsen: opts.coarsen === true }, new DiagnosticBag(files))
       : compileHvp(Object.fromEntries(files), { head, wrt: wrt.map((i) => params[i]), modes: order === 'hessian' ? ['tangent', 'vector'] : ['tangent'], js: true, runtimeImport: null, customDerivatives: compileOption(opts.customDerivatives) });
   if (r.diagnostics.length) throw new TsadError(r.diagnostics.map(untypedFieldHint).map(factoryAdvice));
   const mod = loadGenerated(r.code, r.runtimeNames);
@@ -437,6 +439,8 @@ function checkOptions(api: string, opts: unknown): void {
     throw new TypeError(`tsad: ${api}'s wrt must be an argument position (0, 1, …), a parameter name, or a non-empty array of them, not ${Array.isArray(wrt) ? JSON.stringify(wrt) : what(wrt)}`);
   if (scope !== undefined && (typeof scope !== 'object' || scope === null || Array.isArray(scope))) throw new TypeError(`tsad: ${api}'s scope must be an object mapping names to helper functions and data, not ${what(scope)}`);
   checkRuntimeRules(api, (opts as RuntimeOptions).customDerivatives, scope);
+  const coarsen = (opts as RuntimeOptions).coarsen;
+  if (coarsen !== undefined && typeof coarsen !== 'boolean') throw new TypeError(`tsad: ${api}'s coarsen must be true or false, not ${what(coarsen)}`);
 }
 
 function checkEntry(api: string, f: unknown, opts: unknown): void {

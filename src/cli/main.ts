@@ -15,6 +15,7 @@ import { generatedOf, hessianAt, independentCount, jacobianAt, outputCount, ownO
 import { positions, renumbered, sparseAt } from '../api/sparse.js';
 import { fromJson, jsonMismatch, readsPastEnd, sizedRandomArgs, typeText } from '../api/shapes.js';
 import { formatDiagnostic } from '../frontend/diagnostics.js';
+import { formatReport } from '../transform/coarsen/pass.js';
 import { playgroundCommand } from './playground.js';
 import type { Func, Module } from '../ir/types.js';
 
@@ -65,6 +66,9 @@ Options:
                     existing file of that name in it is overwritten) instead of printing
   --js              emit JavaScript instead of TypeScript
   --runtime <spec>  module the generated code imports the runtime from (default: tsad/runtime)
+  --coarsen         differentiate whole functions, or segments of them, by their closed forms
+                    (branches and loops through φ-calculus); the segments chosen go to stderr;
+                    --coarsen=no-phi: straight-line segments only (the ablation)
   --check           validate the derivatives (see above); exits 1 if a check fails
   --input <json>    arguments for --check: a JSON file, or the JSON itself
   --stats           with --check: the adjoint's tape pushes per stack, peak and traffic in bytes
@@ -98,6 +102,8 @@ interface Args {
   matrix?: 'jacobian' | 'hessian';
   /** --sparse: the matrix in coordinates, by compressed sweeps (api/sparse.ts) */
   sparse?: boolean;
+  /** --coarsen[=no-phi] (src/transform/coarsen) */
+  coarsen?: true | { noPhi: true };
 }
 
 function usage(msg: string): never {
@@ -189,6 +195,10 @@ function parseArgs(argv: string[]): Args {
       case '--sparse':
         a.sparse = true;
         break;
+      case '--coarsen':
+        if (inline !== undefined && inline !== 'no-phi') usage(`--coarsen takes no value, or 'no-phi' (the ablation without φ-calculus), not '${inline}'`);
+        a.coarsen = inline === 'no-phi' ? { noPhi: true } : true;
+        break;
       case '--jacobian':
       case '--hessian':
         if (a.matrix && a.matrix !== x.slice(2)) usage('--jacobian and --hessian print one matrix each: give one of them');
@@ -262,11 +272,12 @@ function main(): void {
   }
   const r = args.hvp
     ? compileHvp(files, { head: args.head, wrt: args.wrt, js: args.js, runtimeImport: args.runtime })
-    : compile(files, { head: args.head, wrt: args.wrt, of: args.of, modes: args.modes, js: args.js, runtimeImport: args.runtime });
+    : compile(files, { head: args.head, wrt: args.wrt, of: args.of, modes: args.modes, js: args.js, runtimeImport: args.runtime, coarsen: args.coarsen });
   if (r.diagnostics.length) {
     process.stderr.write(r.diagnostics.map(formatDiagnostic).join('\n\n') + '\n');
     process.exit(1);
   }
+  if ('coarsening' in r && r.coarsening) process.stderr.write(formatReport(r.coarsening) + '\n');
   if (args.out) {
     outputDir(args.out);
     const name = join(args.out, basename(args.files[0]).replace(/\.[jt]s$/, '') + (args.js ? '_ad.js' : '_ad.ts'));
@@ -293,7 +304,7 @@ function printMatrix(files: Record<string, string>, args: Args): number {
   const hessian = args.matrix === 'hessian';
   const r = hessian
     ? compileHvp(files, { head: args.head!, wrt: args.wrt, js: true, runtimeImport: null })
-    : compile(files, { head: args.head!, wrt: args.wrt, of: args.of, modes: args.modes, js: true, runtimeImport: null });
+    : compile(files, { head: args.head!, wrt: args.wrt, of: args.of, modes: args.modes, js: true, runtimeImport: null, coarsen: args.coarsen });
   if (r.diagnostics.length) {
     process.stderr.write(r.diagnostics.map(formatDiagnostic).join('\n\n') + '\n');
     return 1;
@@ -443,7 +454,7 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
   // (the modes asked for: a hand-written rule alone gives some modes only)
   const r = args.hvp
     ? compileHvp(files, { head: args.head!, wrt: args.wrt, js: true, runtimeImport: null })
-    : compile(files, { head: args.head!, wrt: args.wrt, of: args.of, modes: checkedModes(args.modes), js: true, runtimeImport: null });
+    : compile(files, { head: args.head!, wrt: args.wrt, of: args.of, modes: checkedModes(args.modes), js: true, runtimeImport: null, coarsen: args.coarsen });
   const mod = frontEnd(files);
   // a black box (`declare function`) has no body to run here: say so instead of failing inside the check
   const boxes = [...mod.funcs.values()].filter((f) => f.external && new RegExp(`\\b${f.name}\\(`).test(r.code)).map((f) => f.name);

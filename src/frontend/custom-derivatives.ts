@@ -186,7 +186,12 @@ export function applyCustomDerivatives(mod: Module, option: Record<string, Custo
     if (!validate(f, rule, writes.get(n) ?? new Set(), funcs, order, mod.failed, diags)) continue;
     funcs.set(n, { ...f, custom: rule });
   }
-  // calls of these functions carry the kind of rule (analyses read it; coverage counts it)
+  markRuleCalls(funcs, order);
+  return { ...mod, funcs, order };
+}
+
+/** calls of functions with rules carry the kind of rule (analyses read it; coverage counts it): `funcs` updated in place */
+export function markRuleCalls(funcs: Map<string, Func>, order: readonly string[]): void {
   for (const n of order) {
     const f = funcs.get(n)!;
     if (f.external) continue;
@@ -194,13 +199,12 @@ export function applyCustomDerivatives(mod: Module, option: Record<string, Custo
     const body = mapStmts(f.body, (e): Expr => {
       if (e.k !== 'call') return e;
       const r = funcs.get(e.fn)?.custom;
-      if (!r) return e;
+      if (!r || e.custom) return e;
       marked = true;
       return { ...e, custom: r.passive ? 'passive' : 'rule' };
     });
     if (marked) funcs.set(n, { ...f, body });
   }
-  return { ...mod, funcs, order };
 }
 
 /** f's signature suits a rule, and each named rule has the signature of f's derivative */

@@ -124,6 +124,12 @@ export interface TestOptions {
   tscNow?: boolean;
   /** number of points tried when the tangent check is unstable */
   points?: number;
+  /**
+   * compile the program checked (JavaScript and TypeScript) with coarsening (issue 19); the naive, lean
+   * and joint adjoints it is compared with stay statement-level, so the `tbr` property compares the
+   * coarsened adjoint with statement-level AD (to rounding: closed forms reassociate)
+   */
+  coarsen?: boolean;
 }
 
 export interface ProgramResult {
@@ -134,6 +140,8 @@ export interface ProgramResult {
   tsCode?: string;
   nonfinite: number;
   unstable: number;
+  /** with TestOptions.coarsen: something of the program was coarsened */
+  coarsened?: boolean;
 }
 
 export interface Program {
@@ -180,7 +188,8 @@ export async function testProgram(p: Program, points: unknown[][], seed: number,
     }
     return r.value as CompileResult;
   };
-  const js = await compileOnce({ ...base, js: true, runtimeImport: null }, 'JavaScript');
+  const coarse: Partial<CompileOptions> = opts.coarsen ? { coarsen: true } : {};
+  const js = await compileOnce({ ...base, ...coarse, js: true, runtimeImport: null }, 'JavaScript');
   if (!js) return out;
   count('accepts');
   const errors = js.diagnostics.filter((d) => d.severity === 'error');
@@ -189,8 +198,8 @@ export async function testProgram(p: Program, points: unknown[][], seed: number,
     return out;
   }
   if (need.ts) {
-    const a = await compileOnce({ ...base, js: false, runtimeImport: 'tsad/runtime' }, 'TypeScript');
-    const b = await compileOnce({ ...base, js: false, runtimeImport: 'tsad/runtime' }, 'TypeScript, again');
+    const a = await compileOnce({ ...base, ...coarse, js: false, runtimeImport: 'tsad/runtime' }, 'TypeScript');
+    const b = await compileOnce({ ...base, ...coarse, js: false, runtimeImport: 'tsad/runtime' }, 'TypeScript, again');
     if (a && b) {
       count('deterministic');
       if (a.code !== b.code) {
@@ -227,7 +236,8 @@ export async function testProgram(p: Program, points: unknown[][], seed: number,
     out.findings.push({ prop: 'accepts', message: `rejected with adjoint: { checkpointCalls: true }: ${joint.diagnostics.map((d) => d.message).join('; ')}` });
     return out;
   }
-  const job: CheckJob = { source: p.source, head: p.head, points, seed, js, jsNaive: naive, jsLean: lean, jsJoint: joint };
+  out.coarsened = !!js.coarsening?.chosen.length;
+  const job: CheckJob = { source: p.source, head: p.head, points, seed, js, jsNaive: naive, jsLean: lean, jsJoint: joint, coarsened: out.coarsened };
   const r = await worker.run({ type: 'check', job }, opts.checkBudget ?? 60_000);
   if (!r.ok) {
     count('runtime');
@@ -267,6 +277,8 @@ export interface CampaignOptions {
   dir?: string;
   log?: (s: string) => void;
   progressEvery?: number;
+  /** check the programs compiled with coarsening (TestOptions.coarsen) */
+  coarsen?: boolean;
 }
 
 export interface Failure {
@@ -296,6 +308,8 @@ export interface CampaignReport {
   unstable: number;
   restarts: number;
   ms: number;
+  /** with CampaignOptions.coarsen: programs of which something was coarsened */
+  coarsened: number;
   /** coverage cells produced (test/fuzz/coverage.ts) */
   coverage: Counts;
 }
@@ -304,7 +318,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
   const log = opts.log ?? (() => {});
   const t0 = performance.now();
   const worker = await FuzzWorker.create();
-  const report: CampaignReport = { programs: 0, checks: {}, totalChecks: 0, failures: [], shrunk: [], nonfinite: 0, unstable: 0, restarts: 0, ms: 0, coverage: new Map() };
+  const report: CampaignReport = { programs: 0, checks: {}, totalChecks: 0, failures: [], shrunk: [], nonfinite: 0, unstable: 0, restarts: 0, ms: 0, coarsened: 0, coverage: new Map() };
   const add = (c: Partial<Record<Prop, number>>) => {
     for (const [k, n] of Object.entries(c)) report.checks[k as Prop] = (report.checks[k as Prop] ?? 0) + n;
   };
@@ -316,7 +330,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
       fc.asyncProperty(programArb, async (spec) => {
         const i = index++;
         const { program, points } = programOf(spec);
-        const r = await testProgram(program, points, spec.seed, worker);
+        const r = await testProgram(program, points, spec.seed, worker, { coarsen: opts.coarsen });
         const cells = await worker.run({ type: 'cells', source: program.source }, 30_000);
         if (cells.ok) mergeCounts(report.coverage, cells.value as [string, number][]);
         sources[i] = program.source;
@@ -324,6 +338,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
         add(r.checks);
         report.nonfinite += r.nonfinite;
         report.unstable += r.unstable;
+        if (r.coarsened) report.coarsened++;
         if (r.tsCode) tsModules[`p${i}`] = r.tsCode;
         for (const f of r.findings) {
           report.failures.push({ index: i, prop: f.prop, finding: f, source: program.source });

@@ -9,7 +9,9 @@
 // shrink and save failures), --shrink-per-prop K (failures shrunk per signature, default 3),
 // --props p,q (shrink only failures of these properties), --dir D (save there instead), --show (with
 // --no-save: print the unshrunk failing programs), --coverage-md F (also write the coverage table as
-// markdown to F), --coverage-only (generate and classify the programs, compile and check none).
+// markdown to F), --coverage-only (generate and classify the programs, compile and check none),
+// --coarsen (check the programs compiled with coarsening, against statement-level AD: issue 19; it
+// implies --no-save, since the regression files replay statement-level compiles).
 // Each failure is shrunk by fast-check and saved as test/fuzz/regressions/<property>-<hash>.ts (the
 // module) + .json (head, arguments, what was observed and expected); test/fuzz-regressions.test.ts replays them.
 import { dirname, resolve } from 'node:path';
@@ -25,7 +27,7 @@ function arg(name: string): string | undefined {
 
 const count = Number(arg('count') ?? 500);
 const seed = Number(arg('seed') ?? Math.floor(Math.random() * 2 ** 31));
-const save = !process.argv.includes('--no-save');
+const save = !process.argv.includes('--no-save') && !process.argv.includes('--coarsen');
 const shrinkPerProp = Number(arg('shrink-per-prop') ?? 3);
 const shrinkProps = arg('props')?.split(',') as Prop[] | undefined;
 const dir = arg('dir') === undefined ? undefined : resolve(arg('dir')!);
@@ -58,11 +60,14 @@ if (process.argv.includes('--coverage-only')) {
 }
 
 console.log(`tsad fuzz: ${count} programs, seed ${seed}${save ? '' : ' (no shrinking)'}`);
-const r = await runCampaign({ seed, count, save, shrinkPerProp, shrinkProps, dir, log: (s) => console.log(s), progressEvery: 100 });
+const coarsen = process.argv.includes('--coarsen');
+if (coarsen) console.log('with coarsening: the adjoints checked are coarsened, compared with statement-level AD');
+const r = await runCampaign({ seed, count, save, shrinkPerProp, shrinkProps, dir, log: (s) => console.log(s), progressEvery: 100, coarsen });
 console.log('');
 console.log(`programs: ${r.programs}`);
 console.log(`checks:   ${r.totalChecks} (${PROPS.filter((p) => r.checks[p]).map((p) => `${p} ${r.checks[p]}`).join(', ')})`);
 console.log(`points skipped (original non-finite): ${r.nonfinite}; resampled (unstable tangent check): ${r.unstable}; worker restarts: ${r.restarts}`);
+if (coarsen) console.log(`coarsened: ${r.coarsened} of ${r.programs} programs (whole functions or segments)`);
 console.log(`time:     ${(r.ms / 1000).toFixed(1)} s`);
 const byProp = new Map<string, number>();
 for (const f of r.failures) byProp.set(f.prop, (byProp.get(f.prop) ?? 0) + 1);

@@ -158,13 +158,19 @@ export function toIR(t: Term, opts: ToIROptions = {}): Expr {
  * loops. `fresh` makes names that do not clash with the caller's.
  */
 export function lowerTerm(t: Term, fresh: (hint: string) => string, opts: ToIROptions = {}): { stmts: Stmt[]; value: Expr } {
+  const { stmts, values } = lowerTerms([t], fresh, opts);
+  return { stmts, value: values[0] };
+}
+
+/** lowerTerm for several terms at once: a node they share is computed once (the value reused by its partials) */
+export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => string, opts: ToIROptions = {}): { stmts: Stmt[]; values: Expr[] } {
   const uses = new Map<Term, number>();
   const count = (x: Term): void => {
     const c = uses.get(x) ?? 0;
     uses.set(x, c + 1);
     if (c === 0) for (const k of T.children(x)) count(k);
   };
-  count(t);
+  for (const t of roots) count(t);
   const emit = (x: Term, out: Stmt[], bound: Map<Term, string>): Expr => {
     const name = bound.get(x);
     if (name) return { k: 'var', name, ty: NUM };
@@ -201,6 +207,7 @@ export function lowerTerm(t: Term, fresh: (hint: string) => string, opts: ToIROp
     return e;
   };
   const stmts: Stmt[] = [];
-  const value = emit(t, stmts, new Map());
-  return { stmts, value };
+  const bound = new Map<Term, string>();
+  const values = roots.map((t) => emit(t, stmts, bound));
+  return { stmts, values };
 }

@@ -139,7 +139,8 @@ export function elevate(ssa: SsaFunc, opts: ElevateOptions = {}): Elevated {
     loops.set(n.site, { trip, rules });
     const last = s(T.add(trip, T.num(-1)));
     for (const x of n.exit) {
-      const entry = n.entry.find((p) => p.of === x.of)!;
+      const entry = n.entry.find((p) => p.of === x.of);
+      if (!entry) throw new ElevateUnsupported(`the exit φ of ${x.of} in loop ${n.site} has no entry φ (the loop never reads it)`);
       const args = x.args.map((a, j) => {
         const label = n.exits[j];
         if (label === 'skip') return term(a);
@@ -156,15 +157,21 @@ export function elevate(ssa: SsaFunc, opts: ElevateOptions = {}): Elevated {
   /** `for (v = a; v < b; v++)`-like: v closes to a + index, b free of the loop's stand-ins ⇒ max(0, ceil(b − a)) */
   const countedTrip = (n: Extract<SsaNode, { k: 'loop' }>, prevs: Map<PhiNode, Term>, after: Map<PhiNode, (m: Term) => Term>): Term | null => {
     const c = n.cond!;
-    if (c.k !== 'bin' || c.op !== '<' || c.a.k !== 'var') return null;
-    const p = n.entry.find((q) => q.name === (c.a as { name: string }).name);
-    if (!p || !after.has(p)) return null;
+    if (c.k !== 'bin' || (c.op !== '<' && c.op !== '<=')) return null;
+    // the counter v in the test `v + δ < b` (or ≤), δ and b free of the loop's stand-ins
+    const lhs = conv(c.a);
+    const free = (t: Term) => ![...prevs.values()].some((v) => T.dependsOn(t, v));
+    const p = n.entry.find((q) => after.has(q) && T.dependsOn(lhs, prevs.get(q)!) && free(s(T.sub(lhs, prevs.get(q)!))));
+    if (!p) return null;
+    const delta = s(T.sub(lhs, prevs.get(p)!));
     const m = T.sym('#m', 'trip');
     const a = term(p.args[0]);
     if (s(after.get(p)!(m)) !== s(T.add(a, m))) return null; // not a unit step
     const bound = conv(c.b);
-    if ([...prevs.values()].some((v) => T.dependsOn(bound, v))) return null;
-    return T.fn('Math.max', T.num(0), T.fn('Math.ceil', T.sub(bound, a)));
+    if (!free(bound)) return null;
+    const span = T.sub(bound, T.add(a, delta));
+    // v + δ < b runs while a + δ + m < b: ⌈b − a − δ⌉ times; ≤: ⌊b − a − δ⌋ + 1 times (never fewer than 0)
+    return T.fn('Math.max', T.num(0), c.op === '<' ? T.fn('Math.ceil', span) : T.add(T.fn('Math.floor', span), T.num(1)));
   };
 
   walk(ssa.body);

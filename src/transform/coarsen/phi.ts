@@ -154,12 +154,31 @@ function affine(t: Term, v: Term): boolean {
 
 const dec = (t: Term) => T.add(t, T.num(-1));
 
+/** a recurrence closed by C5 (unrolling) asked for its value after a number of updates that is not a small constant */
+export class NoClosedForm extends Error {}
+
 export function closeRecurrence(rec: Recurrence, opts: { assume?: Assumptions; unroll?: number } = {}): Closed | null {
   const s = (t: Term) => simplify(t, opts.assume);
   const { prev, init: p } = rec;
   const next = s(rec.next);
   const byIndex = (t: Term) => rec.index !== undefined && T.dependsOn(t, rec.index);
-  const fresh = (n: string) => T.sym(`${rec.index?.name ?? 'i'}${n}`, 'index');
+  // Σ/Π indices new to the terms they are put around: an index of the same name bound inside b (a closed
+  // form of another variable of this loop) would capture the substitution i → k (deterministic names)
+  const taken = new Set<string>();
+  const collect = (t: Term, seen = new Set<Term>()): void => {
+    if (seen.has(t)) return;
+    seen.add(t);
+    if (t.k === 'sym') taken.add(t.name);
+    for (const c of T.children(t)) collect(c, seen);
+  };
+  collect(next);
+  collect(p);
+  const fresh = (n: string) => {
+    let name = `${rec.index?.name ?? 'i'}${n}`;
+    for (let j = 2; taken.has(name); j++) name = `${rec.index?.name ?? 'i'}${n}${j}`;
+    taken.add(name);
+    return T.sym(name, 'index');
+  };
   if (affine(next, prev)) {
     const a = s(differentiate(next, prev));
     const b = s(T.subst(next, prev, T.num(0)));
@@ -199,7 +218,7 @@ export function closeRecurrence(rec: Recurrence, opts: { assume?: Assumptions; u
       rule: 'C5',
       after: (m) => {
         const mm = s(m);
-        if (mm.k !== 'num' || !Number.isInteger(mm.v) || mm.v < 0 || mm.v > limit) throw new Error(`C5: no closed form after ${T.show(mm)} updates (not a constant ≤ ${limit})`);
+        if (mm.k !== 'num' || !Number.isInteger(mm.v) || mm.v < 0 || mm.v > limit) throw new NoClosedForm(`C5: no closed form after ${T.show(mm)} updates (not a constant ≤ ${limit})`);
         let d = p;
         for (let it = 0; it < mm.v; it++) d = s(T.subst(rec.index ? T.subst(next, rec.index, T.num(it)) : next, prev, d));
         return d;

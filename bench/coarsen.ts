@@ -1,0 +1,197 @@
+// Coarsening (issue 19): the paper's applications (bench/workloads/coarsen-apps.ts) at three sizes each,
+// their gradients (f_b) timed with coarsening, without it (statement-level AD) and with the ablation
+// without φ-calculus (`coarsen: { noPhi: true }`), beside the tsc-compiled primal — all variants of one
+// configuration interleaved in the same rounds. Also the compile time of each, and the SOIs chosen.
+//
+//   npm run bench -- --coarsen-only        (this table alone)
+import { compile, type CompileOptions, type CompileResult } from '../src/api/compile.js';
+import { loadGenerated, type LoadedModule } from '../src/api/load.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../evals/paths.js';
+import { measure, maxErr } from './harness.js';
+import { bgdError, brachistochroneTime, logisticPotential, springEnergy } from './workloads/coarsen-apps.js';
+
+type Fn = (...args: unknown[]) => unknown;
+
+interface App {
+  name: string;
+  head: string;
+  wrt: string[];
+  primal: Fn;
+  /** the arguments at a configuration */
+  args: (size: number) => unknown[];
+  sizes: number[];
+  /** how the paper's configuration is counted */
+  unit: string;
+}
+
+const rand = (seed: number) => {
+  let s = seed >>> 0;
+  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+};
+
+const APPS: App[] = [
+  {
+    name: 'BGDHyperOpt',
+    head: 'bgdError',
+    wrt: ['r'],
+    primal: bgdError as Fn,
+    unit: 'records',
+    sizes: [200, 1000, 2000],
+    args: (m) => {
+      const r = rand(m);
+      const x = Array.from({ length: m }, () => r() * 2 - 1);
+      const y = x.map((v) => 1.5 * v + 0.1 * (r() - 0.5));
+      return [-0.05, x, y, 100];
+    },
+  },
+  {
+    name: 'Brachistochrone',
+    head: 'brachistochroneTime',
+    wrt: ['y'],
+    primal: brachistochroneTime as Fn,
+    unit: 'points',
+    sizes: [200, 400, 1000],
+    args: (n) => [Array.from({ length: n }, (_, i) => 1 - Math.sqrt(i / (n - 1))), 1 / (n - 1), 9.81],
+  },
+  {
+    name: 'HMC (logistic U)',
+    head: 'logisticPotential',
+    wrt: ['beta'],
+    primal: logisticPotential as Fn,
+    unit: 'records×dims',
+    sizes: [100, 1000, 800],
+    args: (n) => {
+      const d = n === 100 ? 1 : n === 1000 ? 2 : 3;
+      const r = rand(n + d);
+      const X = Array.from({ length: n * d }, () => r() * 4 - 2);
+      const y = Array.from({ length: n }, () => (r() < 0.5 ? 0 : 1));
+      return [Array.from({ length: d }, () => r() - 0.5), X, y, d, 1000];
+    },
+  },
+  {
+    name: 'HookeanSpring',
+    head: 'springEnergy',
+    wrt: ['p'],
+    primal: springEnergy as Fn,
+    unit: 'vertices',
+    sizes: [10, 20, 40],
+    args: (n) => {
+      const r = rand(n);
+      const p = Array.from({ length: 2 * n }, (_, i) => (i % 2 === 0 ? i / 2 : 0) + 0.3 * (r() - 0.5));
+      return [p, Array.from({ length: n - 1 }, () => 1), Array.from({ length: n - 2 }, () => 2), 3];
+    },
+  },
+];
+
+interface Compiled {
+  r: CompileResult;
+  mod: LoadedModule;
+  ms: number;
+}
+
+const SOURCE = () => readFileSync(join(repoRoot, 'bench', 'workloads', 'coarsen-apps.ts'), 'utf8');
+
+function build(src: string, head: string, wrt: string[], coarsen: CompileOptions['coarsen']): Compiled {
+  const t0 = performance.now();
+  const r = compile(src, { head, wrt, modes: ['reverse'], js: true, runtimeImport: null, coarsen });
+  const ms = performance.now() - t0;
+  if (r.diagnostics.length) throw new Error(`${head}: ${r.diagnostics.map((d) => d.message).join('; ')}`);
+  return { r, mod: loadGenerated(r.code, r.runtimeNames), ms };
+}
+
+/** f_b's call with a seed of 1: array adjoints zeroed per call, the returned adjoints and arrays summed */
+function gradientCall(c: Compiled, head: string, args: unknown[]): () => number {
+  const entry = c.r.manifest.find((m) => m.name === `${head}_b`)!;
+  const f = c.mod[`${head}_b`];
+  const names = entry.params.filter((p) => p.role === 'primal').map((p) => p.name);
+  const byName = new Map(names.map((n, i) => [n, args[i]]));
+  const adjoints = entry.params.filter((p) => p.role === 'adjoint').map((p) => new Array<number>((byName.get(p.of!) as number[]).length).fill(0));
+  return () => {
+    let j = 0;
+    const call = entry.params.map((p) => (p.role === 'seed' ? 1 : p.role === 'adjoint' ? adjoints[j++].fill(0) : byName.get(p.name)));
+    const out = f(...call);
+    let s = typeof out === 'number' ? out : Array.isArray(out) ? (out as number[]).reduce((a, b) => a + b, 0) : 0;
+    for (const a of adjoints) s += a[0] + a[a.length - 1];
+    return s;
+  };
+}
+
+function gradientValue(c: Compiled, head: string, args: unknown[]): number[] {
+  const entry = c.r.manifest.find((m) => m.name === `${head}_b`)!;
+  const names = entry.params.filter((p) => p.role === 'primal').map((p) => p.name);
+  const byName = new Map(names.map((n, i) => [n, args[i]]));
+  const adjoints: number[][] = [];
+  const call = entry.params.map((p) => {
+    if (p.role === 'seed') return 1;
+    if (p.role !== 'adjoint') return byName.get(p.name);
+    const z = new Array<number>((byName.get(p.of!) as number[]).length).fill(0);
+    adjoints.push(z);
+    return z;
+  });
+  const out = c.mod[`${head}_b`](...call);
+  return [...(typeof out === 'number' ? [out] : Array.isArray(out) ? (out as number[]) : []), ...adjoints.flat()];
+}
+
+export interface CoarsenRow {
+  app: string;
+  size: number;
+  unit: string;
+  primal: number;
+  statement: number;
+  coarsened: number;
+  noPhi: number;
+  /** max relative difference of the coarsened gradient from the statement-level one */
+  err: number;
+  sois: string;
+  compileMs: { statement: number; coarsened: number };
+}
+
+export function coarsenBench(quick: boolean, log: (s: string) => void): CoarsenRow[] {
+  const src = SOURCE();
+  const rows: CoarsenRow[] = [];
+  for (const app of APPS) {
+    const plain = build(src, app.head, app.wrt, false);
+    const coarse = build(src, app.head, app.wrt, true);
+    const noPhi = build(src, app.head, app.wrt, { noPhi: true });
+    const sois = coarse.r.coarsening!.chosen.map((c) => `${c.soi} (${c.statements} st., ${c.phis} φ, ${c.size} nodes)`).join(', ') || 'none';
+    for (const size of quick ? app.sizes.slice(0, 1) : app.sizes) {
+      const args = app.args(size);
+      const err = maxErr(gradientValue(coarse, app.head, args), gradientValue(plain, app.head, args));
+      const stats = measure(
+        [
+          { name: 'primal', run: () => app.primal(...args) as number },
+          { name: 'statement', run: gradientCall(plain, app.head, args) },
+          { name: 'coarsened', run: gradientCall(coarse, app.head, args) },
+          { name: 'noPhi', run: gradientCall(noPhi, app.head, args) },
+        ],
+        quick ? 20 : 200,
+        quick ? 20 : 400,
+      );
+      const med = (k: string) => stats.get(k)!.median;
+      rows.push({ app: app.name, size, unit: app.unit, primal: med('primal'), statement: med('statement'), coarsened: med('coarsened'), noPhi: med('noPhi'), err, sois, compileMs: { statement: plain.ms, coarsened: coarse.ms } });
+      log(`coarsen: ${app.name} ${size}: primal ${med('primal').toFixed(4)} ms, f_b ${med('statement').toFixed(4)} / coarsened ${med('coarsened').toFixed(4)} / no-φ ${med('noPhi').toFixed(4)} ms`);
+    }
+  }
+  return rows;
+}
+
+const f = (ms: number) => (ms < 0.1 ? `${(ms * 1000).toFixed(1)} µs` : `${ms.toFixed(3)} ms`);
+
+export function coarsenTable(rows: CoarsenRow[]): string {
+  const out = [
+    '| application | size | primal | gradient, statement-level | coarsened | no-φ ablation | speed-up (coarsened) | speed-up (no-φ) | coarsened / primal | max rel. diff |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows)
+    out.push(`| ${r.app} | ${r.size} ${r.unit} | ${f(r.primal)} | ${f(r.statement)} | ${f(r.coarsened)} | ${f(r.noPhi)} | ${(r.statement / r.coarsened).toFixed(2)}× | ${(r.statement / r.noPhi).toFixed(2)}× | ${(r.coarsened / r.primal).toFixed(2)} | ${r.err.toExponential(1)} |`);
+  out.push('');
+  const seen = new Set<string>();
+  for (const r of rows) {
+    if (seen.has(r.app)) continue;
+    seen.add(r.app);
+    out.push(`- ${r.app}: SOIs ${r.sois}; compile ${r.compileMs.statement.toFixed(0)} ms statement-level, ${r.compileMs.coarsened.toFixed(0)} ms coarsened (first compile of the process excluded from neither)`);
+  }
+  return out.join('\n');
+}

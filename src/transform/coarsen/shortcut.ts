@@ -1,0 +1,357 @@
+// A coarsened function's derivative rules (issue 19; report §2.10, G-1/G-3/G-10): from the closed form
+// of a function's result, the tangent rule `f_jvp` and the adjoint rule `f_vjp` with exactly the
+// signatures of hand-written rules (src/frontend/custom-derivatives.ts: ruleParams / ruleResult), so
+// the transformation differentiates calls of f through them as through any custom derivative — one
+// mechanism for both.
+//
+// - `closedForm`: SSA (src/analysis/ssa.ts), symbolic elevation (elevate.ts), then each branch φ
+//   becomes a data select on its `if` condition (the rule recomputes the decision from its arguments:
+//   nothing is recorded by the primal, so the primal need not run). Refused (with the reason): anything
+//   elevation refuses (array writes, calls, effects, coupled or unclosable recurrences), a closed form
+//   still holding a φ or a trip count only the run knows (a loop without a closed form counts as large,
+//   report O-2), parameters a rule cannot take, a closed form larger than the limit.
+// - the tangent rule is the directional derivative: each number parameter p becomes p + ε·ṗ and each
+//   element read a[I] becomes a[I] + ε·ȧ[I]; ∂/∂ε at ε = 0 is the tangent (Σ is linear, so an array's
+//   tangent is Σ ∂f/∂a[i]·ȧ[i] at the cost of the function);
+// - the adjoint rule gives yb·∂f/∂p for number parameters, and the adjoints of array parameters in
+//   scatter form, reverse mode over the closed form's Σ structure (`scatterArrays`): the cost of the
+//   closed form, whatever the index expressions.
+// Non-differentiable points: the partials are the rule table's (differentiate.ts), as in statement-level
+// AD. The tangent rule's value is a call of f itself, so every mode returns the primal's values bit for
+// bit; the partials may round differently (the simplifier admits only rewrites exact wherever the
+// original is finite).
+import { buildSsa, prune, SsaUnsupported, type SsaNode } from '../../analysis/ssa.js';
+import { ruleDerivKind, ruleResult } from '../../frontend/custom-derivatives.js';
+import type { Expr, Func, Module, Param, Stmt, Ty } from '../../ir/types.js';
+import { declaredNames, INT, NUM } from '../../ir/util.js';
+import { Names } from '../linearize.js';
+import { fromIR, lowerTerms, NotATerm } from './convert.js';
+import { differentiate } from './differentiate.js';
+import { elevate, ElevateUnsupported } from './elevate.js';
+import { NoClosedForm } from './phi.js';
+import { simplify } from './simplify.js';
+import * as T from './terms.js';
+import type { Term } from './terms.js';
+
+export interface ClosedForm {
+  /** the function's result in closed form (branch φ's as selects on their conditions) */
+  result: Term;
+  /** DAG size of the closed form */
+  size: number;
+  /** φ's the SSA form had (0: straight-line code, what the no-φ ablation keeps) */
+  phis: number;
+}
+
+export interface CoarsenLimits {
+  /** the SOI size limit L (DAG nodes of the closed form) */
+  maxSize: number;
+  /** the ablation without φ-calculus: only code without φ's (straight-line) is coarsened */
+  noPhi?: boolean;
+  /** C5: loops with a constant trip count up to this are unrolled */
+  unroll?: number;
+}
+
+type Sym = Extract<Term, { k: 'sym' }>;
+
+const ZERO = T.num(0);
+
+/** the closed form of f's result, or why it has none the rules can use */
+export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedForm | { refused: string } {
+  if (f.external || f.custom) return { refused: 'it has a rule of its own' };
+  if (f.ret.k !== 'num' && f.ret.k !== 'int') return { refused: 'it does not return a number' };
+  for (const p of f.params) {
+    const kind = ruleDerivKind(p.ty);
+    if (kind === null || p.rest || p.optional || p.def) return { refused: `its parameter '${p.name}' is not a number or an array of numbers` };
+    if (p.ty.k === 'arr' && (p.ty.ctor || p.ty.elem.k !== 'num')) return { refused: `its parameter '${p.name}' is a typed array` };
+    if (p.ty.k === 'str') return { refused: `its parameter '${p.name}' is a string` };
+  }
+  let result: Term | null;
+  let phis = 0;
+  let ifs: Map<string, Extract<SsaNode, { k: 'if' }>>;
+  let terms: Map<string, Term>;
+  try {
+    const ssa = prune(buildSsa(f));
+    ifs = new Map();
+    const walk = (list: SsaNode[]): void => {
+      for (const n of list) {
+        if (n.k === 'phi') phis++;
+        if (n.k === 'if') {
+          ifs.set(n.site, n);
+          walk(n.then);
+          walk(n.else);
+        } else if (n.k === 'loop') {
+          phis += n.entry.length + n.exit.length;
+          walk(n.body);
+          walk(n.update);
+        }
+      }
+    };
+    walk(ssa.body);
+    if (limits.noPhi && phis > 0) return { refused: 'it has branches or loops (coarsening without φ-calculus)' };
+    const el = elevate(ssa, { unroll: limits.unroll ?? 4 });
+    result = el.result;
+    terms = el.terms;
+  } catch (e) {
+    if (e instanceof SsaUnsupported || e instanceof ElevateUnsupported || e instanceof NotATerm || e instanceof NoClosedForm) return { refused: e.message };
+    // (when unsure, do not coarsen: a failure of the symbolic engine leaves the function to statement-level AD)
+    return { refused: `the symbolic engine failed (${e instanceof Error ? e.message : String(e)})` };
+  }
+  if (!result) return { refused: 'it returns no value' };
+  // branch φ's become selects on their conditions (at the top level every name a condition reads has
+  // its closed form; a condition may hold φ's of earlier branches itself)
+  let bad: string | null = null;
+  const memo = new Map<Term, Term>();
+  const selects = (t: Term): Term =>
+    T.mapTerm(
+      t,
+      (x) => {
+        if (x.k !== 'phi') return x;
+        const node = ifs.get(x.site);
+        if (x.kind !== 'branch' || x.args.length !== 2 || !node) {
+          bad ??= x.kind === 'exit' ? `a loop (${x.site}) whose exit only the run knows` : `a φ at ${x.site} that stays`;
+          return x;
+        }
+        return T.sel(selects(simplify(fromIR(node.cond, { resolve: (n) => terms.get(n) }))), x.args[0], x.args[1]);
+      },
+      memo,
+    );
+  try {
+    result = simplify(selects(result));
+  } catch (e) {
+    if (e instanceof NotATerm) return { refused: `a condition that is ${e.message}` };
+    throw e;
+  }
+  T.mapTerm(result, (x) => {
+    if (x.k === 'phi') bad ??= `a φ at ${x.site} that stays`;
+    return x;
+  });
+  if (bad) return { refused: bad };
+  const allowed = new Set<string>();
+  for (const p of f.params) {
+    allowed.add(p.name);
+    if (p.ty.k === 'arr') allowed.add(`${p.name}.length`);
+  }
+  for (const [g, c] of mod.globals) if (c.init && (c.ty.k === 'num' || c.ty.k === 'int')) allowed.add(g);
+  for (const s of T.freeSyms(result)) {
+    if (s.role === 'trip') return { refused: `a loop whose trip count only the run knows (${s.name.slice(1)})` };
+    if (!allowed.has(s.name)) return { refused: `it reads '${s.name}', which is no number parameter` };
+  }
+  const arrays = new Set(f.params.filter((p) => p.ty.k === 'arr').map((p) => p.name));
+  let foreign: string | null = null;
+  T.mapTerm(result, (t) => {
+    if (t.k === 'at' && !arrays.has(t.arr)) foreign ??= t.arr;
+    return t;
+  });
+  if (foreign) return { refused: `it reads the array '${foreign}', which is no parameter` };
+  const size = T.size(result);
+  if (size > limits.maxSize) return { refused: `its closed form has ${size} nodes, over the limit ${limits.maxSize}` };
+  return { result, size, phis };
+}
+
+/** the maximal subterms free of every Σ/loop index (computed once, before the loop over k) */
+function invariantParts(t: Term): Term[] {
+  const out: Term[] = [];
+  const seen = new Set<Term>();
+  const go = (x: Term): void => {
+    if (seen.has(x)) return;
+    seen.add(x);
+    if (x.k === 'num' || x.k === 'sym') return;
+    if (![...T.freeSyms(x)].some((s) => s.role === 'index')) {
+      out.push(x);
+      return;
+    }
+    for (const c of T.children(x)) go(c);
+  };
+  go(t);
+  return out;
+}
+
+/** every occurrence of a key replaced by its value, outermost first (a key inside another is not reached) */
+function replaceAll(t: Term, by: ReadonlyMap<Term, Term>): Term {
+  const memo = new Map<Term, Term>();
+  const go = (x: Term): Term => {
+    const hit = by.get(x) ?? memo.get(x);
+    if (hit) return hit;
+    const kids = T.children(x);
+    const out = kids.length ? T.rebuild(x, kids.map(go)) : x;
+    memo.set(x, out);
+    return out;
+  };
+  return go(t);
+}
+
+/** a rule's derivative parameter: a number, or an array of numbers (custom-derivatives.ts's convention) */
+const derivTy = (t: Ty): Ty => (t.k === 'arr' ? { k: 'arr', elem: NUM, typed: t.typed, ro: false } : NUM);
+
+const v = (name: string, ty: Ty): Extract<Expr, { k: 'var' }> => ({ k: 'var', name, ty });
+
+/**
+ * The array adjoints of a closed form, in scatter form (reverse mode over its Σ structure): the reads
+ * a[e] and the Σ's that read the arrays, outside any other Σ, are taken as symbols σ; each read gets
+ * ab[e] += seed·∂t/∂σ, each Σ_i B(i) a loop over i scattering B with the seed seed·∂t/∂σ (computed
+ * before the loop). The cost is that of the closed form, whatever the index expressions (a[i + 1],
+ * a[idx[i]]): contributions to one element from several reads add up, as in statement-level AD.
+ * Subterms free of every loop index are computed once, before the outermost loop. Returns why not
+ * (a Π over the arrays: its adjoint needs the product rule), or null.
+ */
+function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, string>, out: Stmt[], names: Names): string | null {
+  const readsArrays = new Map<Term, boolean>();
+  const reads = (t: Term): boolean => {
+    let r = readsArrays.get(t);
+    if (r === undefined) {
+      r = (t.k === 'at' && adjointOf.has(t.arr)) || T.children(t).some(reads);
+      readsArrays.set(t, r);
+    }
+    return r;
+  };
+  let sigmas = 0;
+  const hoisted = new Map<Term, Term>(); // loop-invariant subterms → their temporaries (declared in `out`)
+  const arrTy: Ty = { k: 'arr', elem: NUM, typed: false, ro: false };
+  const scope = (t: Term, sd: Term, stmts: Stmt[], loopVars: Map<Term, string>, depth: number): string | null => {
+    const parts = new Map<Term, Sym>();
+    const find = (x: Term): void => {
+      if (parts.has(x) || !reads(x)) return;
+      if (x.k === 'at' || x.k === 'sum' || x.k === 'prod') parts.set(x, T.sym(`#σ${sigmas++}`));
+      else T.children(x).forEach(find);
+    };
+    find(t);
+    if (!parts.size) return null;
+    const stood = replaceAll(t, parts);
+    const back = new Map([...parts].map(([p, s]) => [s as Term, p]));
+    const items: { part: Term; seed: Term }[] = [];
+    for (const [part, s] of parts) {
+      if (part.k === 'prod') return 'a product (Π) over an array whose adjoint is wanted';
+      const g = simplify(replaceAll(simplify(T.mul(sd, differentiate(stood, s))), back));
+      if (g !== ZERO) items.push({ part, seed: depth > 0 ? hoist(g) : g });
+    }
+    const roots = items.flatMap((x) => (x.part.k === 'at' ? [x.seed, x.part.index] : [x.seed]));
+    const low = lowerTerms(roots, (h) => names.fresh(h), { name: (s) => loopVars.get(s) ?? s.name });
+    stmts.push(...low.stmts);
+    let j = 0;
+    for (const x of items) {
+      if (x.part.k === 'at') {
+        const value = low.values[j++], index = low.values[j++];
+        const target: Extract<Expr, { k: 'idx' }> = { k: 'idx', obj: v(adjointOf.get(x.part.arr)!, arrTy), index, ty: NUM };
+        stmts.push({ k: 'assign', target, value: { k: 'bin', op: '+', a: target, b: value, ty: NUM }, op: '+' });
+        continue;
+      }
+      const sum = x.part as Extract<Term, { k: 'sum' | 'prod' }>;
+      let seedExpr = low.values[j++];
+      if (seedExpr.k !== 'var' && seedExpr.k !== 'num') {
+        const tmp = names.fresh('seed');
+        stmts.push({ k: 'decl', name: tmp, ty: NUM, init: seedExpr, konst: true });
+        seedExpr = v(tmp, NUM);
+      }
+      // (a seed computed inside a loop is not loop-invariant: as an index-role symbol, `hoist` leaves it in place)
+      const innerSeed = seedExpr.k === 'var' ? T.sym(seedExpr.name, depth > 0 ? 'index' : 'var') : T.num((seedExpr as { v: number }).v);
+      const bounds = lowerTerms([sum.lo, sum.hi], (h) => names.fresh(h), { name: (s) => loopVars.get(s) ?? s.name });
+      stmts.push(...bounds.stmts);
+      const i = names.fresh(sum.i.name.replace(/[^A-Za-z0-9_$]/g, '') || 'i');
+      const inner: Stmt[] = [];
+      const err = scope(sum.body, innerSeed, inner, new Map([...loopVars, [sum.i as Term, i]]), depth + 1);
+      if (err) return err;
+      stmts.push({
+        k: 'for',
+        init: [{ k: 'decl', name: i, ty: INT, init: bounds.values[0], konst: false }],
+        cond: { k: 'bin', op: '<=', a: v(i, INT), b: bounds.values[1], ty: { k: 'bool' } },
+        update: [{ k: 'assign', target: v(i, INT), value: { k: 'bin', op: '+', a: v(i, INT), b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
+        body: inner,
+      });
+    }
+    return null;
+  };
+  /** loop-invariant parts of a term inside a loop: computed once, in `out` before the loops */
+  const hoist = (t: Term): Term => {
+    const fresh = invariantParts(t).filter((p) => !hoisted.has(p));
+    if (fresh.length) {
+      const low = lowerTerms(fresh, (h) => names.fresh(h), { name: (s) => s.name });
+      out.push(...low.stmts);
+      fresh.forEach((p, j) => {
+        let e = low.values[j];
+        if (e.k !== 'var' && e.k !== 'num') {
+          const tmp = names.fresh('t');
+          out.push({ k: 'decl', name: tmp, ty: NUM, init: e, konst: true });
+          e = v(tmp, NUM);
+        }
+        hoisted.set(p, e.k === 'var' ? T.sym(e.name) : p);
+      });
+    }
+    return replaceAll(t, hoisted);
+  };
+  return scope(result, seed, out, new Map(), 0);
+}
+
+export interface Rules {
+  jvp: Func;
+  vjp: Func;
+  /** DAG size of the value and all partials */
+  derivativeSize: number;
+}
+
+/** the tangent and adjoint rules of f from the closed form of its result (names given, fresh in the module) */
+export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp: string }, reserved: ReadonlySet<string>, maxDerivativeSize: number): Rules | { refused: string } {
+  const result = cf.result;
+  const used = () => new Names(declaredNames(f), reserved);
+  const comments = (what: string) => [`// ${f.name}'s ${what}, from the closed form of its result (coarsening: ${cf.size} symbolic nodes)`];
+  const symName = (s: Sym) => s.name; // parameters and `a.length` print as themselves
+
+  // ---- tangent: ∂/∂ε f(p + ε·ṗ, a + ε·ȧ) at ε = 0
+  const tn = used();
+  const jparams: Param[] = [];
+  const tangentOf = new Map<string, string>();
+  for (const p of f.params) {
+    jparams.push({ name: p.name, ty: p.ty });
+    const kind = ruleDerivKind(p.ty);
+    if (kind !== 'scalar' && kind !== 'array') continue;
+    tangentOf.set(p.name, tn.fresh(p.name + 'd'));
+    jparams.push({ name: tangentOf.get(p.name)!, ty: derivTy(p.ty) });
+  }
+  const eps = T.sym('#eps');
+  const arraysT = new Map([...tangentOf].filter(([p]) => f.params.find((q) => q.name === p)!.ty.k === 'arr'));
+  const perturbed = T.mapTerm(result, (x) => {
+    if (x.k === 'sym' && x.role === 'var' && tangentOf.has(x.name) && !arraysT.has(x.name)) return T.add(x, T.mul(eps, T.sym(tangentOf.get(x.name)!)));
+    if (x.k === 'at' && arraysT.has(x.arr)) return T.add(x, T.mul(eps, T.at(arraysT.get(x.arr)!, x.index)));
+    return x;
+  });
+  const tangent = simplify(T.subst(differentiate(perturbed, eps), eps, ZERO));
+  const tBody = lowerTerms([tangent], (h) => tn.fresh(h), { name: symName });
+  // the value is the primal's own (bit for bit what f returns: every mode returns the primal's values)
+  const value: Expr = { k: 'call', fn: f.name, args: f.params.map((p) => v(p.name, p.ty)), ty: f.ret };
+  const jvp: Func = {
+    name: names.jvp,
+    params: jparams,
+    ret: ruleResult(f, 'tangent'),
+    body: [...tBody.stmts, { k: 'return', e: { k: 'arrlit', elems: [value, tBody.values[0]], ty: ruleResult(f, 'tangent') } }],
+    exported: false,
+    loc: f.loc,
+    comments: comments('tangent rule'),
+  };
+
+  // ---- adjoint: yb·∂f/∂p, and ab[k] += yb·∂f/∂a[k]
+  const an = used();
+  const vparams: Param[] = [];
+  const adjointOf = new Map<string, string>();
+  for (const p of f.params) {
+    vparams.push({ name: p.name, ty: p.ty });
+    if (ruleDerivKind(p.ty) !== 'array') continue;
+    adjointOf.set(p.name, an.fresh(p.name + 'b'));
+    vparams.push({ name: adjointOf.get(p.name)!, ty: derivTy(p.ty) });
+  }
+  const seedName = an.fresh('yb');
+  vparams.push({ name: seedName, ty: NUM });
+  const yb = T.sym(seedName);
+  const scalars = f.params.filter((p) => ruleDerivKind(p.ty) === 'scalar');
+  const scalarAdjoints = scalars.map((p) => simplify(T.mul(yb, simplify(differentiate(result, T.sym(p.name))))));
+  const derivativeSize = T.size(T.add(tangent, ...scalarAdjoints));
+  if (derivativeSize > maxDerivativeSize) return { refused: `its partials have ${derivativeSize} nodes, over the limit ${maxDerivativeSize}` };
+  const pre = lowerTerms(scalarAdjoints, (h) => an.fresh(h), { name: symName });
+  const body: Stmt[] = [...pre.stmts];
+  const scatterError = scatterArrays(result, yb, adjointOf, body, an);
+  if (scatterError) return { refused: scatterError };
+  const ret = ruleResult(f, 'adjoint');
+  const adj = pre.values.slice(0, scalarAdjoints.length);
+  if (adj.length === 1) body.push({ k: 'return', e: adj[0] });
+  else if (adj.length > 1) body.push({ k: 'return', e: { k: 'arrlit', elems: adj, ty: ret } });
+  const vjp: Func = { name: names.vjp, params: vparams, ret, body, exported: false, loc: f.loc, comments: comments('adjoint rule') };
+  return { jvp, vjp, derivativeSize };
+}
