@@ -781,6 +781,18 @@ function fall(v0, xs, opts = {}) {
     checkProgram(fall, [2, [0.5, -0.25, 1]], [0, 1], { center });
   });
 
+  it('a field of the element `find` gives (`rows.find(…).s`, no `!` in JavaScript): read at the index found', () => {
+    const { pick } = load(
+      `
+function pick(xs, k) {
+  const rows = xs.map((v, j) => ({ j, s: v * v }));
+  return rows.find((e) => e.j === k).s * Math.log(1 + rows[0].s);
+}`,
+      ['pick'],
+    );
+    checkProgram(pick, [[1.5, 2, 0.5], 1], [0]);
+  });
+
   it('a helper with a rest parameter, called with values and with a spread array', () => {
     const { score, lse, pieces, total } = load(
       `

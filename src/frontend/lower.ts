@@ -2281,15 +2281,13 @@ class FunctionLowering {
   }
 
   /**
-   * `rows.find(…)!.s`: the field of the element found, read as `rows[at].s` where `at` is the index the
+   * `rows.find(…)!.s` (or `rows.find(…).s`): the field of the element found, read as `rows[at].s` where `at` is the index the
    * search found (-1 if none: the read then throws a TypeError, as JavaScript's of `undefined` does).
    * No nullable object is held. undefined: not this form.
    */
   private foundElement(e: ts.PropertyAccessExpression): Expr | null | undefined {
-    let inner: ts.Expression = e.expression;
-    while (ts.isParenthesizedExpression(inner)) inner = inner.expression;
-    if (!ts.isNonNullExpression(inner)) return undefined;
-    const call = skipParens(inner.expression);
+    // (without `!` too, where the checker lets it through: plain JavaScript, or TypeScript without null checks)
+    const call = skipParens(e.expression);
     if (!ts.isCallExpression(call) || !ts.isPropertyAccessExpression(call.expression) || call.expression.name.text !== 'find' || !isCallbackCall(call)) return undefined;
     const elem = this.ctx.typeAt(call.expression.expression);
     if (!elem || elem.k !== 'arr' || !isRef(elem.elem) || this.condDepth > 0) return undefined;
