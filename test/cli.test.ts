@@ -109,6 +109,16 @@ describe.concurrent('code generation', () => {
     expect(r.stdout).not.toMatch(/function loss_dv\(/);
   });
 
+  it('--mode reverse --check at a jump is INCONCLUSIVE (exit 1), not passed: without a tangent the adjoint had nothing to be compared with', async () => {
+    const f = write('jump.ts', 'export function f(x: number): number { return x > 1 ? 3 * x + 1 : 3 * x; }\n');
+    const at = await tsad(f, '--head', 'f', '--check', '--input', '[1]', '--mode', 'reverse');
+    expect(at.status).toBe(1);
+    expect(at.stdout).toMatch(/check INCONCLUSIVE: .*the adjoint was not compared/);
+    const away = await tsad(f, '--head', 'f', '--check', '--input', '[0.5]', '--mode', 'reverse');
+    expect(away.status, away.stdout + away.stderr).toBe(0);
+    expect(away.stdout).toMatch(/check passed/);
+  });
+
   it('--mode hvp generates the gradient and its tangents, type-checks, and passes --check', async () => {
     const r = await tsad('model.ts', '--head', 'loss', '--mode', 'hvp');
     expect(r.status).toBe(0);

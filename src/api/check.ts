@@ -32,6 +32,11 @@ export interface CheckReport {
   tangentError: number;
   /** true when steps h and h/2 disagree: the point is near a kink or a branch switch */
   unstable: boolean;
+  /**
+   * whether divided differences judged any derivative: false where there is no tangent mode and the
+   * differences are unstable (the adjoint was then compared with nothing)
+   */
+  judged: boolean;
   dotLeft: number;
   dotRight: number;
   dotError: number;
@@ -268,5 +273,5 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
   if (info.fwd && dotError > dotTolerance) messages.push(info.tangent ? `dot-product test: ${dotLeft} vs ${dotRight} (relative ${dotError.toExponential(2)})` : `adjoint against divided differences: ${dotLeft} vs ${dotRight} (relative ${dotError.toExponential(2)})`);
   if (vectorError > 1e-12) messages.push(`vector tangent differs from scalar tangents by ${vectorError.toExponential(2)}`);
   void of;
-  return { ok, tangentError, unstable, dotLeft, dotRight, dotError, vectorError, tapeEmpty, tape: tapeStats, accuracy: { tangent: acc(tangentError), dot: acc(dotError) }, messages };
+  return { ok, tangentError, unstable, judged: !!info.tangent || !unstable, dotLeft, dotRight, dotError, vectorError, tapeEmpty, tape: tapeStats, accuracy: { tangent: acc(tangentError), dot: acc(dotError) }, messages };
 }

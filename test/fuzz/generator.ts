@@ -3066,9 +3066,9 @@ const FLAG_HELPERS = [
   '  const dflt = fl.on === undefined ? true : fl.on;',
   "  if (fl.unit === 'b') x = 0.5 * x;",
   // (an object indexed by a key typed by string literals: a module constant, and a local of active fields)
-  "  const u = fl.unit === 'b' ? 'b' : 'a';",
+  '  const u = fl.unit;',
   '  const wts = { a: Math.sin(x), b: 0.5 * x };',
-  '  x = x * SCALE[u] + 0.25 * wts[u];',
+  '  if (u !== undefined) x = x * SCALE[u] + 0.25 * wts[u];',
   '  return (both ? x * (fl.k ?? 0.5) : Math.sin(x)) + (on === true ? 0.25 : 0) * x + (fl.on !== undefined ? 0.125 : 0) + (dflt ? 0.0625 * x : 0);',
   '}',
   '',
