@@ -748,6 +748,24 @@ export function f(F: number, K: number, kind: 'call' | 'put'): number {
     refused(`export function f(o: Record<string, number>, k: string): number {\n  return o[k] * 2;\n}\n`, 'f', 2, 10, /dynamic keys/);
   });
 
+  it('logical assignments as statements (`s ||= …`, `seen ||= …`, `s &&= …`, `best ??= …`): the value evaluated and assigned only where JavaScript does', () => {
+    checks(`export function f(xs: number[], w: number): number {
+  let s = 0;
+  let best: number | undefined;
+  let scale = 0;
+  let seen = false;
+  for (let i = 0; i < xs.length; i++) {
+    scale ||= w * 2;
+    seen ||= xs[i] > 1;
+    best ??= xs[i] * w;
+    s += xs[i] * scale;
+    if (seen) s &&= s * 0.5 + w;
+  }
+  return s + (best ?? 0);
+}`, 'f', [[0.5, 1.5, 2], 0.7]);
+    refused(`export function f(x: number): number {\n  let y = x;\n  y ??= 2;\n  return y;\n}\n`, 'f', 3, 3, /`\?\?=` on a value that is never null or undefined/);
+  });
+
   it('the default independents leave out arrays used only as indices or labels (--check perturbed them)', () => {
     const r = compile(`export function f(z: number[], k: number[]): number { return z[k[0]] * 2; }\nexport function g(w: number, y: number[]): number { let s = 0; for (let i = 0; i < y.length; i++) s += y[i] === 1 ? Math.log(w) : Math.log(1 - w); return s; }\n`, { head: 'f' });
     expect(r.wrt).toEqual(['z']);

@@ -1798,6 +1798,37 @@ class FunctionLowering {
     return tv;
   }
 
+  /**
+   * `a ||= v`, `a &&= v` (a number or boolean) and `y ??= v` (a nullable local), as statements: an `if`
+   * on the old value whose branch evaluates `v` and assigns it, as JavaScript assigns only then.
+   */
+  private logicalAssign(e: ts.BinaryExpression, op: '||' | '&&' | '??'): Stmt | null {
+    const loc = this.ctx.locOf(e);
+    const target = this.lvalue(e.left, true);
+    if (!target) return null;
+    this.checkSimpleTarget(e.left, target);
+    const old = this.expr(e.left);
+    if (!old) return null;
+    const t = tyOf(old);
+    let c: Expr;
+    if (op === '??') {
+      if (t.k !== 'opt') return this.err(e, `\`??=\` on a value that is never null or undefined assigns nothing`, `remove it, or declare '${e.left.getText()}' nullable`);
+      const absentTest = (n: string): Expr => ({ k: 'bin', op: '===', a: old, b: n === 'null' ? NULL : { k: 'undef' }, ty: BOOL });
+      c = t.none.map(absentTest).reduce((a, b) => ({ k: 'bin', op: '||', a, b, ty: BOOL }));
+    } else {
+      if (t.k !== 'num' && t.k !== 'int' && t.k !== 'bool') return this.err(e, `\`${op}=\` is supported on numbers and booleans`, `write \`if (${op === '||' ? '!' : ''}${e.left.getText()}) ${e.left.getText()} = …;\``);
+      const not: Expr = { k: 'un', op: '!', a: old, ty: BOOL };
+      c = op === '||' ? not : t.k === 'bool' ? old : { k: 'un', op: '!', a: not, ty: BOOL };
+    }
+    // (the value's own statements run only in the branch, as JavaScript evaluates it only then)
+    const saved = this.takePre();
+    const value = this.initExpr(e.right, target.k === 'var' ? target.name : 'tmp');
+    const inner = this.takePre();
+    this.pre = saved;
+    if (!value) return null;
+    return { k: 'if', c, then: [...inner, { k: 'assign', target, value, loc }], else: [], loc };
+  }
+
   private updateList(e: ts.Expression, out: Stmt[]): void {
     if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.CommaToken) {
       this.updateList(e.left, out);
@@ -1909,6 +1940,7 @@ class FunctionLowering {
       if (x.k === 'var' || x.k === 'undef') return null; // `a.reverse();`, `xs.forEach(…);`: its effect is in the statements lowered before it
       return { k: 'expr', e: x, loc };
     }
+    if (ts.isBinaryExpression(e) && LOGICAL_ASSIGNMENTS.has(e.operatorToken.kind)) return this.logicalAssign(e, LOGICAL_ASSIGNMENTS.get(e.operatorToken.kind)!);
     // (a compound assignment with an operator tsad has no compound form of: `k >>= 1`, `m &= 3`)
     if (ts.isBinaryExpression(e) && e.operatorToken.kind >= ts.SyntaxKind.FirstCompoundAssignment && e.operatorToken.kind <= ts.SyntaxKind.LastCompoundAssignment) {
       const op = ts.tokenToString(e.operatorToken.kind) ?? '';
@@ -2737,3 +2769,10 @@ function literalKeyRead(obj: Expr, key: Expr): Expr | null {
   for (let i = kt.lits.length - 2; i >= 0; i--) out = { k: 'cond', c: { k: 'bin', op: '===', a: key, b: { k: 'str', v: kt.lits[i] }, ty: BOOL }, a: read(kt.lits[i]), b: out, ty };
   return out;
 }
+
+/** `||=`, `&&=`, `??=`: assignments made only where the old value says so */
+const LOGICAL_ASSIGNMENTS = new Map<ts.SyntaxKind, '||' | '&&' | '??'>([
+  [ts.SyntaxKind.BarBarEqualsToken, '||'],
+  [ts.SyntaxKind.AmpersandAmpersandEqualsToken, '&&'],
+  [ts.SyntaxKind.QuestionQuestionEqualsToken, '??'],
+]);
