@@ -233,6 +233,24 @@ export function writesScratch(target: Expr, scratch: ScratchFields, fn: string):
   return t.k === 'obj' && !!t.name && scratch.fields.has(`${t.name}.${obj.name}`);
 }
 
+/**
+ * The functions `head` calls, transitively, itself included. `also` names more callees of a function
+ * (or of a name the module lacks) than its call statements show.
+ */
+export function calledFrom(mod: Module, head: string, also?: (name: string, f: Func | undefined) => readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  const stack = [head];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (seen.has(n)) continue;
+    seen.add(n);
+    const f = mod.funcs.get(n);
+    if (f) forEachStmt(f.body, (s) => stmtCalls(s).forEach((c) => stack.push(c.fn)));
+    if (also) stack.push(...also(n, f));
+  }
+  return seen;
+}
+
 export function stmtCalls(s: Stmt): Extract<Expr, { k: 'call' }>[] {
   const out: Extract<Expr, { k: 'call' }>[] = [];
   const visit = (e: Expr) =>

@@ -2,7 +2,7 @@
 // Uses an in-memory compiler host and no Node built-ins, so it also runs in a browser.
 
 import { memberHeadName } from '../frontend/classes.js';
-import { analyzeActivity, computeWrites, type ProgramActivity, stmtCalls } from '../analysis/activity.js';
+import { analyzeActivity, calledFrom, computeWrites, type ProgramActivity } from '../analysis/activity.js';
 import { inferInts, sizeParams } from '../analysis/ints.js';
 import { Printer } from '../backend/print.js';
 import { sourceMapOf, type SourceMapV3 } from '../backend/source-map.js';
@@ -12,7 +12,7 @@ import { forgetParsed } from '../frontend/reparse.js';
 import { checkBracketDepth } from '../frontend/limits.js';
 import type { Func, Module, Ty } from '../ir/types.js';
 import { timed } from '../ir/timing.js';
-import { declaredNames, deepCopy, forEachStmt, hasFloat, isRef } from '../ir/util.js';
+import { declaredNames, deepCopy, hasFloat, isRef } from '../ir/util.js';
 import { adjointFuncs, type AdjointOutput } from '../transform/adjoint/index.js';
 import { ALL_FIELDS, unionReads, writtenNumberFields } from '../transform/adjoint/field-reads.js';
 import { DEFAULT_ADJOINT, DEFAULT_NAMING, ProgramInfo, type AdjointOptions, type Naming } from '../transform/context.js';
@@ -572,16 +572,6 @@ function describe(f: Func, mode: ManifestEntry['mode'], of: string): ManifestEnt
 
 /** Functions the head calls, transitively (failed ones included, by their recorded calls). */
 function reachable(mod: Module, head: string): Set<string> {
-  const seen = new Set<string>();
-  const stack = [head];
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (seen.has(n)) continue;
-    seen.add(n);
-    const f = mod.funcs.get(n);
-    if (f) forEachStmt(f.body, (s) => stmtCalls(s).forEach((c) => stack.push(c.fn)));
-    if (f) stack.push(...ruleFunctions(f)); // a hand-written rule is called by the derivatives
-    else mod.failed.get(n)?.calls.forEach((c) => stack.push(c));
-  }
-  return seen;
+  // (a hand-written rule is called by the derivatives)
+  return calledFrom(mod, head, (n, f) => (f ? ruleFunctions(f) : (mod.failed.get(n)?.calls ?? [])));
 }

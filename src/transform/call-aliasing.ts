@@ -7,7 +7,7 @@
 // the derivatives, which assume two objects, are right wherever the guard lets the call run.
 import { computeAliases, computeWrites, stmtCalls } from '../analysis/activity.js';
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
-import { BOOL, VOID, containsCall, exprEq, forEachExpr, forEachStmt, isRef, rootVar, stmtExprs } from '../ir/util.js';
+import { BOOL, VOID, containsCall, exprEq, forEachExpr, forEachStmt, isRef, mapBodies, rootVar, stmtExprs } from '../ir/util.js';
 import { TransformError } from './tangent.js';
 
 export function refuseAliasedWrittenArguments(mod: Module): void {
@@ -80,26 +80,7 @@ function withGuards(body: Stmt[], guards: Map<Stmt, Stmt[]>, placed: Set<Stmt>):
       const prev = out[out.length - 1];
       if (!(prev && prev.k === 'if' && g.k === 'if' && exprEq(prev.c, g.c) && prev.then[0]?.k === 'throw')) out.push(g);
     }
-    switch (s.k) {
-      case 'if':
-        s.then = withGuards(s.then, guards, placed);
-        s.else = withGuards(s.else, guards, placed);
-        break;
-      case 'for':
-        s.body = withGuards(s.body, guards, placed);
-        break;
-      case 'while':
-      case 'do':
-      case 'block':
-        s.body = withGuards(s.body, guards, placed);
-        break;
-      case 'switch':
-        s.cases.forEach((c) => (c.body = withGuards(c.body, guards, placed)));
-        break;
-      default:
-        break;
-    }
-    out.push(s);
+    out.push(mapBodies(s, (list) => withGuards(list, guards, placed)));
   }
   return out;
 }

@@ -9,7 +9,7 @@ import { normalizeFunc } from '../normalize.js';
 import { markRuleCalls } from '../../frontend/custom-derivatives.js';
 import type { Func, Module } from '../../ir/types.js';
 import { forEachStmt } from '../../ir/util.js';
-import { stmtCalls } from '../../analysis/activity.js';
+import { calledFrom } from '../../analysis/activity.js';
 import { closedForm, shortcutRules, type CoarsenLimits } from './shortcut.js';
 import { outlineSegments } from './soi.js';
 
@@ -43,15 +43,7 @@ export interface CoarsenReport {
 }
 
 function reachable(mod: Module, head: string): string[] {
-  const seen = new Set<string>();
-  const stack = [head];
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (seen.has(n)) continue;
-    seen.add(n);
-    const f = mod.funcs.get(n);
-    if (f) forEachStmt(f.body, (s) => stmtCalls(s).forEach((c) => stack.push(c.fn)));
-  }
+  const seen = calledFrom(mod, head);
   return mod.order.filter((n) => seen.has(n) && mod.funcs.has(n));
 }
 
