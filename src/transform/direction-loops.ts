@@ -57,7 +57,7 @@ export function fuseDirectionLoops(body: Stmt[], nd: string, nbdirs: string): St
 /**
  * The effects of `s` if it is a direction loop whose body may be fused (head comment): assignments to
  * slots of direction nd, reading through nd-dependent indices only such slots, with no call and no
- * intrinsic but Math's.
+ * intrinsic but Math's (and `Number.isFinite`, the guard of an infinite partial).
  */
 function directionLoopEffects(s: Stmt, nd: string, nbdirs: string): Effects | null {
   if (!isDirectionLoop(s, nd, nbdirs)) return null;
@@ -70,7 +70,7 @@ function directionLoopEffects(s: Stmt, nd: string, nbdirs: string): Effects | nu
     let ok = true;
     for (const e of stmtExprs(x))
       forEachExpr(e, (y) => {
-        if (y.k === 'call' || (y.k === 'intr' && !y.fn.startsWith('Math.'))) ok = false;
+        if (y.k === 'call' || (y.k === 'intr' && !y.fn.startsWith('Math.') && y.fn !== 'Number.isFinite')) ok = false;
         if (y.k === 'var' && y.name !== nd) fx.reads.add(y.name);
         if (y.k === 'idx' && mentions(y.index, nd) && !isDirectionSlot(y.index, nd, nbdirs)) ok = false;
         if ((y.k === 'idx' && !mentions(y.index, nd)) || y.k === 'field') fx.readsOtherMemory = true;

@@ -256,21 +256,59 @@ function tangentTerm(n: LinNode, childIndex: number, d: Expr, p: Expr): Expr {
   return mul(d, p);
 }
 
-export function tangentOf(n: LinNode, dref: (leaf: Expr) => Expr | null): Expr | null {
+/**
+ * How the tangent guards a product with a partial that may be infinite: `ctx` receives the partial
+ * (and, where `bindTangents`, a tangent that is not simple) as temporaries; `within` wraps what is
+ * bound inside a branch of `c ? a : b`, so that it is evaluated only where that branch is taken.
+ */
+export interface TangentGuard {
+  ctx: LinContext;
+  /** scalar tangents can be bound before the statement; a vector tangent lives inside its direction loop */
+  bindTangents: boolean;
+  within?: (e: Expr) => Expr;
+}
+
+export function tangentOf(n: LinNode, dref: (leaf: Expr) => Expr | null, guard?: TangentGuard): Expr | null {
   if (!n.varied) return null;
   if (n.leaf) return dref(n.leaf);
   if (n.select) {
-    const a = tangentOf(n.select.a, dref), b = tangentOf(n.select.b, dref);
+    const sel = n.select;
+    const outer = guard?.within ?? ((e: Expr) => e);
+    const zero: Expr = { k: 'num', v: 0 };
+    const branch = (taken: boolean): TangentGuard | undefined =>
+      guard && { ...guard, within: (e) => outer({ k: 'cond', c: sel.c, a: taken ? e : zero, b: taken ? zero : e, ty: tyOf(e) }) };
+    const a = tangentOf(sel.a, dref, branch(true)), b = tangentOf(sel.b, dref, branch(false));
     if (isZero(a) && isZero(b)) return null;
-    return { k: 'cond', c: n.select.c, a: a ?? { k: 'num', v: 0 }, b: b ?? { k: 'num', v: 0 }, ty: NUM };
+    return { k: 'cond', c: sel.c, a: a ?? { k: 'num', v: 0 }, b: b ?? { k: 'num', v: 0 }, ty: NUM };
   }
   let sum: Expr | null = null;
   for (const c of n.children) {
-    const d = tangentOf(c.node, dref);
+    const d = tangentOf(c.node, dref, guard);
     if (isZero(d)) continue;
-    sum = add(sum, tangentTerm(n, c.index, d!, c.partial));
+    sum = add(sum, guard && mayBeInfinite(c.partial) ? finiteTerm(d!, c.partial, guard) : tangentTerm(n, c.index, d!, c.partial));
   }
   return sum;
+}
+
+/**
+ * ḋ·∂ where ∂ may be infinite: a tangent of 0 contributes 0 (`[Math.tanh(a), 0].map(Math.cbrt)`: the
+ * constant element's tangent 0 through cbrt's infinite partial at 0 is not NaN), as the adjoint does
+ * with its seeds. Written `ḋ * (Number.isFinite(∂) || !!ḋ ? ∂ : 0)`: ḋ is read a second time only
+ * where ∂ is not finite, and a NaN tangent stays NaN.
+ */
+function finiteTerm(d: Expr, p: Expr, guard: TangentGuard): Expr {
+  const bind = (e: Expr, base: string, ty = NUM): Expr => {
+    if (isSimple(e)) return e;
+    const name = guard.ctx.names.fresh(base);
+    guard.ctx.pre.push({ k: 'decl', name, ty, init: guard.within ? guard.within(e) : e, konst: true });
+    return { k: 'var', name, ty };
+  };
+  const partial = bind(p, 'partial');
+  const dd = guard.bindTangents ? bind(d, 'tempd') : d;
+  const finite: Expr = { k: 'intr', fn: 'Number.isFinite', args: [partial], ty: BOOL };
+  const nonzero: Expr = { k: 'un', op: '!', a: { k: 'un', op: '!', a: dd, ty: BOOL }, ty: BOOL };
+  const safe: Expr = { k: 'cond', c: { k: 'bin', op: '||', a: finite, b: nonzero, ty: BOOL }, a: partial, b: { k: 'num', v: 0 }, ty: NUM };
+  return mul(dd, safe);
 }
 
 /**

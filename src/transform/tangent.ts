@@ -199,8 +199,9 @@ class TangentBuilder {
 
   private lin(e: Expr, s: Stmt, pre: Stmt[]): { prim: Expr; d: Expr | null } {
     try {
-      const n = linearize(e, this.linctx(s, pre));
-      return { prim: n.prim, d: tangentOf(n, (leaf) => this.dread(leaf)) };
+      const ctx = this.linctx(s, pre);
+      const n = linearize(e, ctx);
+      return { prim: n.prim, d: tangentOf(n, (leaf) => this.dread(leaf), { ctx, bindTangents: !this.vec }) };
     } catch (err) {
       if (err instanceof LinError) throw new TransformError(err.message, err.node.loc ? err.node : s);
       throw err;
@@ -606,8 +607,9 @@ class TangentBuilder {
     const scalarD = (x: Expr): Expr | null => {
       const V = this.currentVaried ?? EMPTY;
       if (!this.exprVaried(x, V)) return null;
-      const n = linearize(x, { varied: (y) => this.exprVaried(y, V), pre: out, names: this.names });
-      return tangentOf(n, (leaf) => this.dread(leaf));
+      const ctx: LinContext = { varied: (y) => this.exprVaried(y, V), pre: out, names: this.names };
+      const n = linearize(x, ctx);
+      return tangentOf(n, (leaf) => this.dread(leaf), { ctx, bindTangents: !this.vec });
     };
     if (!this.vec) {
       if (e.k === 'arrlit') return { k: 'arrlit', elems: e.elems.map((x) => (isRef(tyOf(x)) ? this.refDeriv(x, out) ?? this.zerosLike(x) : scalarD(x) ?? this.zero())), ty: t };
