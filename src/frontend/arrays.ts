@@ -13,7 +13,7 @@ import { BOOL, INT, NUM, VOID, containsCall, isRef, tyOf } from '../ir/util.js';
 export const ARRAY_FORMS = [
   'array.evolving', // `const out = []` typed from its uses (TypeScript's evolving array), then pushes
   'array.unfilled', // `new Array(n)` / `Array(n)` filled by the counted loop right after it
-  'array.spread', // `[...x]`, `[...a, ...b]`, `[x0, ...rest]`
+  'array.spread', // `[...x]`, `[...a, ...b]`, `[x0, ...rest]`, `Array.from(x)`
   'array.slice', // `a.slice(from, to)` (a fresh copy of a range)
   'array.concat', // `a.concat(b, …)`
   'array.fill', // `a.fill(v)` used as a value (the array itself)
@@ -497,6 +497,14 @@ export function spreadLiteral(h: ArrayHost, e: ts.ArrayLiteralExpression): Expr 
   if (!ty) return h.err(e, 'cannot determine the element type of this array literal', 'annotate the variable, e.g. `const a: number[] = [...b]`');
   if (ty.k !== 'arr' || ty.typed) return h.err(e, 'spread is supported in array literals of type number[] (or arrays of arrays and objects) only', 'build the array with push');
   return buildByPush(h, e, { ...ty, ro: false }, e.elements.map((el) => (ts.isSpreadElement(el) ? { spread: true, node: el.expression } : { spread: false, node: el })), 'array.spread', 'parts');
+}
+
+/** `Array.from(xs)` without a callback: a fresh array of xs's elements in order, as `[...xs]` (a typed array's too) */
+export function arrayFromCopy(h: ArrayHost, call: ts.CallExpression, src: ts.Expression): Expr | null {
+  const ty = h.typeAt(call);
+  const st = h.typeAt(src);
+  if (!ty || ty.k !== 'arr' || ty.typed || !st || st.k !== 'arr') return h.err(call, '`Array.from(xs)` is supported where xs is an array and the result an array (number[], rows or objects)', 'copy with `xs.slice()` or `[...xs]`');
+  return buildByPush(h, call, { ...ty, ro: false }, [{ spread: true, node: src }], 'array.spread', 'parts');
 }
 
 /** the array type a spread literal's parts agree on, from their lowered types */

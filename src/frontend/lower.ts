@@ -6,7 +6,7 @@ import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } fro
 import { BOOL, INT, NUM, VOID, containsCall, countedFor, directiveArgs, hasFloat, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, stmtExprs, tyOf, varsRead } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
 import { MATH_BINARY, MATH_CONSTS, MATH_FUNCS, MATH_INTEGRAL, MATH_NARY } from './math.js';
-import { ARRAY_FORMS, type ArrayHost, arrayMethod, arrOf, emptyLiteralType, fillLoop, indexRange, isArrayOfLength, keysCall, restArgument, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
+import { ARRAY_FORMS, type ArrayHost, arrayFromCopy, arrayMethod, arrOf, emptyLiteralType, fillLoop, indexRange, isArrayOfLength, keysCall, restArgument, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
 import { LIB_FILE, LIB_SOURCE } from './lib.js';
 import { DEFAULT_LIB, isStdLibPath, LIB_DIR, requireStdLib, STD_LIBS, stdLibSourceFile, stdLibText } from './stdlib.js';
 import { checkTreeDepth } from './limits.js';
@@ -1748,6 +1748,14 @@ class FunctionLowering {
     const [src, cb] = call.arguments;
     const keysOf = src && !cb ? keysCall(src) : null;
     if (keysOf) return indexRange(this.hooks, call, keysOf, this.ctx.typeAt(call), declNode && ((ty) => this.declareVar(declNode, target, ty)));
+    if (src && !cb && call.arguments.length === 1 && !ts.isObjectLiteralExpression(src)) {
+      const copy = arrayFromCopy(this.hooks, call, src);
+      if (!copy || !declNode) return copy;
+      const t = this.declareVar(declNode, target, tyOf(copy));
+      const konst = ts.isVariableDeclaration(declNode) && (ts.getCombinedNodeFlags(declNode) & ts.NodeFlags.Const) !== 0;
+      this.pre.push({ k: 'decl', name: t, ty: tyOf(copy), init: copy, konst, loc: this.ctx.locOf(call) });
+      return { k: 'var', name: t, ty: tyOf(copy) };
+    }
     const lenProp =
       src && ts.isObjectLiteralExpression(src) && src.properties.length === 1 && ts.isPropertyAssignment(src.properties[0]) &&
       ts.isIdentifier(src.properties[0].name) && src.properties[0].name.text === 'length'

@@ -272,6 +272,7 @@ export const corpus: CorpusCase[] = [
   { name: 'js-arrays/soft_max_score', file: 'js-arrays.ts', head: 'softMaxScore', args: [num(-1, 1), num(-1, 1), vec(4, -1, 1)], tags: ['js', 'rest-parameter', 'spread'] },
   { name: 'js-arrays/flattened_curve', file: 'js-arrays.ts', head: 'flattenedCurve', args: [vec(5, -1, 1), num(0.5, 2)], tags: ['js', 'push-many'] },
   { name: 'js-arrays/rpn_polynomial', file: 'js-arrays.ts', head: 'rpnPolynomial', args: [vec(5, -1, 1), num(-1.2, 1.2)], tags: ['js', 'pop', 'pop-value', 'stack'] },
+  { name: 'js-arrays/interquartile_spread', file: 'js-arrays.ts', head: 'interquartileSpread', args: [f64(8, -2, 2)], tags: ['js', 'array-from-copy', 'sort', 'typed'] },
   { name: 'js-arrays/block_energy', file: 'js-arrays.ts', head: 'blockEnergy', args: [vec(10, -1.5, 1.5)], tags: ['js', 'length-assign', 'buffer-reuse'] },
   { name: 'js-arrays/truncated_mean_square', file: 'js-arrays.ts', head: 'truncatedMeanSquare', args: [vec(6, -1, 1), int(4)], tags: ['js', 'length-assign', 'parameter-truncated'] },
   { name: 'js-arrays/replace_last_square', file: 'js-arrays.ts', head: 'replaceLastSquare', args: [vec(4, -1, 1)], tags: ['js', 'pop', 'pop-then-push'] },

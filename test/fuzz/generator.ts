@@ -2132,6 +2132,13 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       const a = pick(srcs, s.s), b = pick(srcs, s.t);
       if (!a || !b) return;
       const mid = value(s.q);
+      if (s.v % 4 === 3) {
+        // `Array.from(xs)`: the same copy as `[...xs]`
+        c.emit(`const ${name} = Array.from(${a.name});`);
+        c.arrs.push({ name, len: a.len, f64: false, ro: false });
+        use(c.arrs[c.arrs.length - 1]);
+        return;
+      }
       c.emit(s.v % 2 ? `const ${name} = [...${a.name}, ${mid}, ...${b.name}];` : `const ${name} = [${mid}, ...${a.name}];`);
       c.arrs.push({ name, len: s.v % 2 ? a.len + 1 + b.len : 1 + a.len, f64: false, ro: false });
       use(c.arrs[c.arrs.length - 1]);

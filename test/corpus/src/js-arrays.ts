@@ -321,3 +321,16 @@ export function recurrenceTail(u: number[], a: number, b: number): number {
   for (let k = 2; k < n; k++) y[k] = u[k] + a * y[k - 1] - b * y[k - 2];
   return y[n - 1] * y[n - 2];
 }
+
+/** A robust spread: the samples of a typed buffer copied into a plain array, sorted, the middle half's variance. */
+export function interquartileSpread(samples: Float64Array): number {
+  const v = Array.from(samples);
+  v.sort((a, b) => a - b);
+  const lo = Math.floor(v.length / 4), hi = v.length - lo;
+  let mean = 0;
+  for (let i = lo; i < hi; i++) mean += v[i];
+  mean /= hi - lo;
+  let s = 0;
+  for (let i = lo; i < hi; i++) s += (v[i] - mean) ** 2;
+  return s / (hi - lo);
+}
