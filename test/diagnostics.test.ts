@@ -714,6 +714,26 @@ const BAD: BadCase[] = [
     line: 3, col: 13, message: /function 'sq' used as a value/,
   },
   {
+    name: 'function chosen by a condition: one side not a function tsad follows (one error)',
+    src: `function sq(v: number): number { return v * v; }\n${fn('const g = x > 0 ? sq : Math.abs;', 'return [x].map(g)[0] + g(x);')}`,
+    line: 3, col: 26, message: /'g' holds a function chosen by a condition, and 'Math.abs' is not a function tsad can follow/, rendered: /\(v: number\) => Math\.abs\(v\)/, single: true,
+  },
+  {
+    name: 'function chosen by a condition, assigned again',
+    src: `function sq(v: number): number { return v * v; }\n${fn('let g = x > 0 ? sq : (v: number) => -v;', 'if (x > 2) g = sq;', 'return g(x);')}`,
+    line: 3, col: 7, message: /'g' holds a function chosen by a condition and is assigned again/, single: true,
+  },
+  {
+    name: 'function chosen by a condition, called in a branch of `? :`',
+    src: `function sq(v: number): number { return v * v; }\n${fn('const g = x > 0 ? sq : (v: number) => -v;', 'return x > 1 ? g(x) : 0;')}`,
+    line: 4, col: 18, message: /called inside a larger expression where its call must become an `if`/, single: true,
+  },
+  {
+    name: 'function chosen by a condition, passed to map',
+    src: `function sq(v: number): number { return v * v; }\n${fn('const g = x > 0 ? sq : (v: number) => -v;', 'return [x, 1].map(g)[0];')}`,
+    line: 4, col: 21, message: /'g' holds a function chosen by a condition, which `map` cannot take as its callback/, rendered: /\(v\) => g\(v\)/, single: true,
+  },
+  {
     name: 'function held in a module-level `let`',
     src: `let g = (x: number): number => x * 2;\n${fn('return g(x);')}`,
     line: 1, col: 5, message: /`let`\/`var`/,

@@ -889,6 +889,23 @@ function pendulum(th0, g) { const rhs = (_t, [th, om]) => [om, -g * Math.sin(th)
   });
 });
 
+describe('a function chosen by a condition (`var ease = quintic ? smoother : smooth`)', () => {
+  it('between helpers in scope, typed from the calls of the chosen name; and between arrows', () => {
+    const { blend, smooth, smoother, clipped } = load(
+      `
+function smooth(t) { return t * t * (3 - 2 * t); }
+function smoother(t) { return t * t * t * (t * (6 * t - 15) + 10); }
+function blend(a, b, t, quintic) { var ease = quintic ? smoother : smooth; var u = ease(Math.min(1, Math.max(0, t))); return a + (b - a) * u; }
+function clipped(xs, soft) { const f = soft ? (v) => Math.tanh(v) : (v) => Math.max(-1, Math.min(1, v)); let s = 0; for (const x of xs) s += f(x) * x; return s; }`,
+      ['blend', 'smooth', 'smoother', 'clipped'],
+    );
+    checkProgram(blend, [1, 3, 0.4, true], [0, 1, 2], { smooth, smoother });
+    checkProgram(blend, [1, 3, 0.4, false], [0, 1, 2], { smooth, smoother });
+    checkProgram(clipped, [[0.3, -0.5, 0.8], true], [0]);
+    checkProgram(clipped, [[0.3, -0.5, 0.8], false], [0]);
+  });
+});
+
 describe('arrays of records where only some records have a field', () => {
   const loss = new Function('return function loss(k, data) { return data.reduce((s, { t, y, weight }) => s + (weight ?? 1) * (Math.exp(-k * t) - y) ** 2, 0); };')();
   it('the field is optional (`weight?: number`), as the TypeScript twin declares it', () => {

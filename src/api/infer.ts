@@ -219,6 +219,9 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
         }
       }
     }
+    // a function chosen by a condition (`var ease = quintic ? smoother : smooth`), called: a call of each helper it names
+    if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && !names.has(n.expression.text))
+      for (const helper of chosenHelpers(n.expression, checker, names)) n.arguments.forEach((a, j) => ts.isSpreadElement(a) || learnArgument(helper, j, a));
     // a named local function with a destructured parameter, called: TypeScript types `[a, b]` by its
     // pattern (the tuple `[any, any]`, which no array fits), so it is typed from its first call
     if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && !names.has(n.expression.text)) {
@@ -405,6 +408,14 @@ function recursiveResult(init: ts.Expression, typeText: (e: ts.Expression) => st
 const CALLBACK_METHODS = new Set(['map', 'forEach', 'filter', 'some', 'every', 'find', 'findIndex', 'flatMap', 'reduce', 'reduceRight']);
 
 /** the element type of an array or typed array, as text (null for anything else) */
+/** the helpers `const f = c ? g : h` names, where `id` is `f` */
+function chosenHelpers(id: ts.Identifier, checker: ts.TypeChecker, names: ReadonlySet<string>): string[] {
+  const d = checker.getSymbolAtLocation(id)?.declarations?.[0];
+  const init = d && ts.isVariableDeclaration(d) && d.initializer && skipParens(d.initializer);
+  if (!init || !ts.isConditionalExpression(init)) return [];
+  return [init.whenTrue, init.whenFalse].map(skipParens).filter((x): x is ts.Identifier => ts.isIdentifier(x) && names.has(x.text)).map((x) => x.text);
+}
+
 function elementTypeText(t: ts.Type, checker: ts.TypeChecker): string | null {
   if (checker.isArrayType(t)) return checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeArguments(t as ts.TypeReference)[0]));
   return /^(Float64|Float32|Int32|Int16|Int8|Uint32|Uint16|Uint8|Uint8Clamped)Array$/.test(t.symbol?.name ?? '') ? 'number' : null;

@@ -48,6 +48,8 @@ export interface CallbackHost {
   expr(e: ts.Expression): Expr | null;
   exprStmt(e: ts.Expression): Stmt | null;
   err(n: ts.Node, msg: string, hint?: string): null;
+  /** whether a name's declaration was refused (reported): its uses add no error */
+  refused(id: ts.Identifier): boolean;
   fresh(base: string): string;
   emit(s: Stmt): void;
   /** the statements of a block, each preceded by what its expressions emitted */
@@ -193,7 +195,11 @@ export class Callbacks {
       return { k: 'math', fn: `Math.${f}`, at: e };
     }
     if (ts.isIdentifier(e)) {
+      if (this.h.refused(e)) return null;
       const sym = this.h.checker.getSymbolAtLocation(e);
+      const chosen = sym?.declarations?.[0];
+      if (chosen && ts.isVariableDeclaration(chosen) && chosen.initializer && ts.isConditionalExpression(skip(chosen.initializer)))
+        return this.h.err(e, `'${e.text}' holds a function chosen by a condition, which \`${m}\` cannot take as its callback`, `pass an arrow that calls it: \`${isReduce(m) ? `(a, v) => ${e.text}(a, v)` : `(v) => ${e.text}(v)`}\``);
       // (a nested `function g(…) { … }` too: src/frontend/closures.ts checks it where it is declared)
       const decl = sym?.declarations?.[0];
       const local = sym && (this.locals.get(sym) ?? (decl && ts.isFunctionDeclaration(decl) && decl.body && isLocalFunctionDecl(decl) ? (decl as Fn) : undefined));

@@ -21,7 +21,8 @@
 // read from an array, stored, returned) is refused with a located diagnostic.
 import ts from 'typescript';
 import type { Expr, Loc, Param, Stmt, Ty } from '../ir/types.js';
-import { NUM, containsCall, countReturns, mapBodies, tyOf } from '../ir/util.js';
+import { BOOL, NUM, containsCall, countReturns, mapBodies, tyOf } from '../ir/util.js';
+import { isAssignedIn } from './var-scope.js';
 import { patternParamName } from './destructuring.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
@@ -29,6 +30,7 @@ export const CLOSURE_FORMS = [
   'closure.read', // a call of a local function that reads variables of the enclosing function, inlined
   'closure.write', // a call of a local function that assigns enclosing variables or stores into captured arrays, inlined
   'fn.arg', // a call of a helper specialised for the function passed to it (`rk4__rhs`)
+  'fn.choice', // a call of `const ease = c ? f : g`: `c ? f(…) : g(…)`, the test evaluated once, where the choice is made
 ] as const;
 export type ClosureForm = (typeof CLOSURE_FORMS)[number];
 
@@ -39,6 +41,9 @@ export type FnValue =
   | { k: 'top'; name: string }
   /** a local function or an arrow literal: the variables it captures (by symbol) and the function parameters it calls */
   | { k: 'closure'; node: FnNode; label: string; captured: ts.Symbol[]; env: Map<ts.Node, FnValue> };
+
+/** a function chosen by tests (`c ? f : d ? g : h`): each test bound to a boolean where the choice is made */
+type Choice = { k: 'fn'; v: FnValue } | { k: 'pick'; test: Expr; a: Choice; b: Choice };
 
 /** what a specialised copy of a helper binds: its function parameters, and the captured variables it takes */
 export interface Specialisation {
@@ -108,6 +113,8 @@ export class Closures {
   private substituted = new Map<ts.Node, Expr>();
   /** local functions checked, and whether they passed */
   private checked = new Map<FnNode, boolean>();
+  /** `const ease = c ? f : g`, by declaration: the test's value (bound where the choice is made) and the two functions */
+  private chosen = new Map<ts.Node, Choice>();
 
   constructor(
     private h: ClosureHost,
@@ -188,6 +195,87 @@ export class Closures {
       return;
     }
     this.checkFn(s, s.name.text);
+  }
+
+  /**
+   * `const ease = quintic ? smoother : smooth` (or `var`/`let` never assigned again), each side a function
+   * the name denotes statically, an arrow, or another such choice: the tests are evaluated here, once, as
+   * JavaScript does (a nested one only where its branch is taken), and each call `ease(t)` becomes
+   * `quintic ? smoother(t) : smooth(t)` (`choiceCall`). false: no such choice.
+   */
+  declareChoice(d: ts.VariableDeclaration): boolean {
+    const init = d.initializer && skip(d.initializer);
+    if (!init || !ts.isConditionalExpression(init) || !ts.isIdentifier(d.name)) return false;
+    const h = this.h;
+    const name = d.name.text;
+    const leaves = choiceLeaves(init);
+    const denotes = (x: ts.Expression) => ts.isArrowFunction(x) || ts.isFunctionExpression(x) || (ts.isIdentifier(x) && !!this.fnValue(x));
+    if (!leaves.some((x) => denotes(x) || isFunctionType(h.checker.getTypeAtLocation(x)))) return false;
+    const other = leaves.find((x) => !denotes(x));
+    if (other) {
+      h.err(other, `'${name}' holds a function chosen by a condition, and '${other.getText()}' is not a function tsad can follow here`, `choose between top-level functions, local functions or arrows (\`(v: number) => ${ts.isPropertyAccessExpression(other) ? other.getText() + '(v)' : '…'}\`)`);
+      return true; // refused: reported once, here
+    }
+    const konst = ts.isVariableDeclarationList(d.parent) && (d.parent.flags & ts.NodeFlags.Const) !== 0;
+    if (!konst && isAssignedIn(d.name, enclosingFn(d) ?? d.getSourceFile(), h.checker)) {
+      h.err(d, `'${name}' holds a function chosen by a condition and is assigned again: tsad follows a function chosen once`, `declare it \`const ${name} = … ? … : …\` and choose again with a second \`const\``);
+      return true;
+    }
+    const choice = this.choose(init, name, null);
+    if (choice) this.chosen.set(d, choice);
+    return true;
+  }
+
+  /** the choice a side of `? :` makes; `taken`: where it is reached (null: always) */
+  private choose(x: ts.Expression, name: string, taken: Expr | null): Choice | null {
+    const h = this.h;
+    x = skip(x);
+    if (!ts.isConditionalExpression(x)) {
+      const v = ts.isArrowFunction(x) || ts.isFunctionExpression(x) ? (this.checkFn(x, name) ? this.closureValue(x, name) : null) : this.fnValue(x as ts.Identifier);
+      if (!v || (v.k === 'closure' && !this.checkFn(v.node, name))) return null;
+      return { k: 'fn', v };
+    }
+    const [test, pre] = h.capture(() => h.expr(x.condition));
+    if (!test) return null;
+    if (pre.length && taken) return h.err(x.condition, `'${name}' holds a function chosen by nested conditions, and this one needs statements before it`, 'compute the condition into a `const` first');
+    pre.forEach((st) => h.emit(st));
+    // (a nested test is evaluated only where its branch is taken: `!first && …`)
+    const value: Expr = taken ? { k: 'bin', op: '&&', a: taken, b: test, ty: BOOL } : test;
+    const bound: Expr = value.k === 'bool' || value.k === 'var' ? value : { k: 'var', name: h.fresh(`${name}Picks`), ty: BOOL };
+    if (bound !== value) h.emit({ k: 'decl', name: (bound as { name: string }).name, ty: BOOL, init: value, konst: true, loc: h.locOf(x.condition), origin: 'fn.choice' });
+    const not: Expr = { k: 'un', op: '!', a: bound, ty: BOOL };
+    const a = this.choose(x.whenTrue, name, bound);
+    const b = a && this.choose(x.whenFalse, name, taken ? { k: 'bin', op: '&&', a: taken, b: not, ty: BOOL } : not);
+    return a && b && { k: 'pick', test: bound, a, b };
+  }
+
+  /** `ease(t)` of a chosen function: `let r; if (c) r = f(t); else r = g(t);`, each branch lowering its own call */
+  private choiceCall(e: ts.CallExpression, callee: ts.Identifier, choice: Choice): Expr | null {
+    const h = this.h;
+    if (inBranch(e) || this.earlierCall(e))
+      return h.err(e, `'${callee.text}' holds a function chosen by a condition, and is called inside a larger expression where its call must become an \`if\``, `call it in a statement of its own first: \`const v = ${callee.text}(…);\``);
+    const loc = h.locOf(e);
+    const ty = h.typeAt(e);
+    const result = ty && ty.k !== 'void' ? { k: 'var' as const, name: h.fresh(`${callee.text}Value`), ty } : null;
+    let ok = true;
+    const branch = (c: Choice): Stmt[] => {
+      if (c.k === 'pick') return [{ k: 'if', c: c.test, then: branch(c.a), else: branch(c.b), loc, origin: 'fn.choice' }];
+      const v = c.v;
+      const [r, stmts] = h.capture(() => {
+        if (v.k === 'closure') return this.inline(e, v.node, v.label);
+        const viaCopy = this.helperCall(e, v.name);
+        return viaCopy !== undefined ? viaCopy : h.userCall(e, v.name);
+      });
+      if (!r) ok = false;
+      else if (result && r.k !== 'undef') stmts.push({ k: 'assign', target: result, value: r, loc });
+      else if (r.k === 'call' || r.k === 'intr') stmts.push({ k: 'expr', e: r, loc });
+      return stmts;
+    };
+    const body = branch(choice);
+    if (!ok) return null;
+    if (result) h.emit({ k: 'decl', name: result.name, ty: result.ty, init: null, konst: false, loc });
+    body.forEach((st) => h.emit(st));
+    return result ?? { k: 'undef' };
   }
 
   /** what a local function must be to be inlined; false: refused (reported once: at its declaration or first call) */
@@ -306,6 +394,8 @@ export class Closures {
     if (!ts.isIdentifier(callee)) return undefined;
     const decl = this.declOf(callee);
     if (!decl) return undefined;
+    const choice = this.chosen.get(decl);
+    if (choice) return this.choiceCall(e, callee, choice);
     const bound = this.boundFn(decl);
     const local = bound ? null : this.localFn(decl);
     if (local && this.h.refused(callee)) return null;
@@ -546,7 +636,7 @@ export class Closures {
         const c = skip(x.expression);
         const builtin = ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression) && (c.expression.text === 'Math' || c.expression.text === 'Number');
         const d = ts.isIdentifier(c) ? this.declOf(c) : undefined;
-        const local = !!d && (!!this.localFn(d) || this.boundFn(d)?.k === 'closure');
+        const local = !!d && (!!this.localFn(d) || this.boundFn(d)?.k === 'closure' || this.chosen.has(d));
         const method = ts.isPropertyAccessExpression(c) && ['map', 'forEach', 'reduce', 'reduceRight', 'filter', 'some', 'every', 'find', 'findIndex', 'flatMap'].includes(c.name.text);
         if (!builtin && !local && !method) found = true;
       }
@@ -687,6 +777,12 @@ function inBranch(e: ts.Node): boolean {
   }
   // a parameter default runs only when the argument is missing
   return !!c.parent && ts.isParameter(c.parent);
+}
+
+/** the functions a chain of `? :` chooses between (`c ? f : d ? g : h` → f, g, h) */
+function choiceLeaves(x: ts.Expression): ts.Expression[] {
+  x = skip(x);
+  return ts.isConditionalExpression(x) ? [...choiceLeaves(x.whenTrue), ...choiceLeaves(x.whenFalse)] : [x];
 }
 
 function firstReturnTy(list: Stmt[]): Ty | null {

@@ -1494,6 +1494,12 @@ class FunctionLowering {
       }
       const x = skipParens(d.initializer);
       const reported = this.ctx.diags.list.length;
+      if (this.closures.declareChoice(d)) {
+        // `const ease = c ? f : g`: its calls choose (src/frontend/closures.ts); refused: its uses stay silent
+        out.push(...this.takePre());
+        if (this.ctx.diags.list.length > reported) this.silence(d);
+        continue;
+      }
       if (this.callbacks.declareLocal(d, konst)) {
         // `const f = (v) => …`, written out where it is passed or called; refused: its uses stay silent
         if (this.ctx.diags.list.length > reported) this.silence(d);

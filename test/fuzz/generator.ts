@@ -206,7 +206,7 @@ export interface ProgSpec {
 /**
  * Closures and functions as values (src/frontend/closures.ts), written at the end of the head in a loop
  * context of their own (`loop` as JsArraySpec's): form 0 a local `const g = (x) => …` reading the head's
- * variables, called on an element and on a literal; 1 a nested `function g(v: number[])` with a loop and
+ * variables, called on an element and on a literal (or `const g = c ? (x) => … : (x) => …`, chosen by a test); 1 a nested `function g(v: number[])` with a loop and
  * an early return, called before its declaration (hoisted); 2 a local function assigning a variable of the
  * head (`tot += …`), called in a loop and once more; 3 a local function storing into a captured array;
  * 4 an arrow literal passed to the module's `twice(g, v)`, which calls it (a copy `twice__lambda`), or to
@@ -3123,7 +3123,10 @@ function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
   switch (form) {
     case 0:
       // (every other one takes its argument as a pair, destructured in the parameter list)
-      if (s.v % 2) {
+      if (s.v % 4 === 2) {
+        // one of two functions chosen by a test of the inputs, called twice (`fn.choice`)
+        c.emit(`const ${g} = ${last} > ${lim} ? (${x}: number): number => ${value} : (${x}: number): number => 0.5 * ${x};`, `${acc} = Math.tanh(${acc} + ${g}(${last}) - 0.5 * ${g}(${lim}));`);
+      } else if (s.v % 2) {
         const w = c.fresh('w');
         c.emit(`const ${g} = ([${x}, ${w}]: number[]): number => ${value} * ${w};`, `${acc} = Math.tanh(${acc} + ${g}([${last}, 0.5]) - 0.5 * ${g}([${lim}, ${last}]));`);
       } else c.emit(`const ${g} = (${x}: number): number => ${value};`, `${acc} = Math.tanh(${acc} + ${g}(${last}) - 0.5 * ${g}(${lim}));`);

@@ -191,3 +191,23 @@ function midpoint(g: (x: number) => number, a: number, b: number, n = 8): number
 export function decayIntegral(k: number): number {
   return midpoint((x) => Math.exp(-k * x), 0, 1) + midpoint((x) => x * k, 0, 2, 4);
 }
+
+function cubicEase(t: number): number {
+  return t * t * (3 - 2 * t);
+}
+
+function quinticEase(t: number): number {
+  return t * t * t * (t * (6 * t - 15) + 10);
+}
+
+/** Keyframe interpolation whose easing is chosen once, by a flag, between two top-level functions and an arrow. */
+export function easedPath(keys: number[], t: number, smoothMode: number): number {
+  const ease = smoothMode > 1 ? quinticEase : smoothMode > 0 ? cubicEase : (u: number) => u;
+  let s = 0;
+  for (let i = 0; i + 1 < keys.length; i++) {
+    const local = Math.min(1, Math.max(0, t * (keys.length - 1) - i));
+    const w = ease(local);
+    s += (1 - w) * keys[i] + w * keys[i + 1] + 0.1 * ease(0.5 * local) * keys[i];
+  }
+  return s;
+}
