@@ -734,6 +734,16 @@ const BAD: BadCase[] = [
     line: 4, col: 21, message: /'g' holds a function chosen by a condition, which `map` cannot take as its callback/, rendered: /\(v\) => g\(v\)/, single: true,
   },
   {
+    name: 'factory returning a closure from two places',
+    src: `function make(k: number) {\n  if (k > 1) return (t: number) => t;\n  return (t: number) => k * t;\n}\n${fn('const m = make(x);', 'return m(x) + m(2);')}`,
+    line: 6, col: 13, message: /'m' holds the function 'make' returns, which tsad cannot follow here: it returns before its last statement/, rendered: /with one `return`/, single: true,
+  },
+  {
+    name: 'factory called without its defaulted parameter',
+    src: `function make(k: number, c = 2) {\n  return (t: number) => k * t + c;\n}\n${fn('const m = make(x);', 'return m(x);')}`,
+    line: 5, col: 13, message: /'make' returns a function and is called with 1 argument\(s\) for 2 parameter\(s\)/, single: true,
+  },
+  {
     name: 'function held in a module-level `let`',
     src: `let g = (x: number): number => x * 2;\n${fn('return g(x);')}`,
     line: 1, col: 5, message: /`let`\/`var`/,

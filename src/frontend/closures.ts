@@ -22,7 +22,7 @@
 import ts from 'typescript';
 import type { Expr, Loc, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, NUM, containsCall, countReturns, mapBodies, tyOf } from '../ir/util.js';
-import { isAssignedIn } from './var-scope.js';
+import { isAssignedIn, isVarList } from './var-scope.js';
 import { patternParamName } from './destructuring.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
@@ -31,6 +31,7 @@ export const CLOSURE_FORMS = [
   'closure.write', // a call of a local function that assigns enclosing variables or stores into captured arrays, inlined
   'fn.arg', // a call of a helper specialised for the function passed to it (`rk4__rhs`)
   'fn.choice', // a call of `const ease = c ? f : g`: `c ? f(…) : g(…)`, the test evaluated once, where the choice is made
+  'fn.factory', // a call of `const model = makeModel(k)`: the closure the factory returns, inlined with the factory's variables bound
 ] as const;
 export type ClosureForm = (typeof CLOSURE_FORMS)[number];
 
@@ -62,6 +63,10 @@ export interface ClosureHost {
   fresh(base: string): string;
   emit(s: Stmt): void;
   block(b: ts.Block): Stmt[];
+  /** lowers statements in order, as if they stood here (a factory's body before its `return`) */
+  statements(list: readonly ts.Statement[]): Stmt[];
+  /** whether the function being lowered has no error so far */
+  ok(): boolean;
   capture<T>(f: () => T): [T, Stmt[]];
   bind(node: ts.Node, name: string, ty: Ty): void;
   /** the statements declaring a pattern's names from a value (`[x, v]` from a parameter's argument) */
@@ -115,6 +120,8 @@ export class Closures {
   private checked = new Map<FnNode, boolean>();
   /** `const ease = c ? f : g`, by declaration: the test's value (bound where the choice is made) and the two functions */
   private chosen = new Map<ts.Node, Choice>();
+  /** `const model = makeModel(k)`, by declaration: the function the factory returns, and what its variables are bound to */
+  private made = new Map<ts.Node, { fn: FnNode; binds: { node: ts.Node; at: { name: string; ty: Ty } }[] }>();
 
   constructor(
     private h: ClosureHost,
@@ -247,6 +254,59 @@ export class Closures {
     const a = this.choose(x.whenTrue, name, bound);
     const b = a && this.choose(x.whenFalse, name, taken ? { k: 'bin', op: '&&', a: taken, b: not, ty: BOOL } : not);
     return a && b && { k: 'pick', test: bound, a, b };
+  }
+
+  /**
+   * `const model = makeModel(k, data)`, where the top-level `makeModel` returns an arrow or a function
+   * expression (after `const` declarations at most): the factory's body is written out here, its
+   * parameters taking the arguments' values, and each call `model(t)` inlines the function it returns
+   * with those values bound, as the closure JavaScript makes would see them. false: no such factory.
+   */
+  declareMade(d: ts.VariableDeclaration): boolean {
+    const init = d.initializer && skip(d.initializer);
+    if (!init || !ts.isCallExpression(init) || !ts.isIdentifier(d.name)) return false;
+    const callee = skip(init.expression);
+    const decl = ts.isIdentifier(callee) ? this.declOf(callee) : undefined;
+    const factory = decl && this.h.functionOf(decl) ? factoryNode(decl) : null;
+    if (!factory || !this.h.checker.getTypeAtLocation(init).getCallSignatures().length) return false;
+    const h = this.h;
+    const name = d.name.text;
+    const made = madeFunction(factory);
+    const konst = ts.isVariableDeclarationList(d.parent) && (d.parent.flags & ts.NodeFlags.Const) !== 0;
+    if (!made || typeof made === 'string' || (!konst && isAssignedIn(d.name, enclosingFn(d) ?? d.getSourceFile(), h.checker))) {
+      const why = !made ? 'its body is not `return (…) => …` after `const` declarations' : typeof made === 'string' ? made : `'${name}' is assigned again`;
+      h.err(init, `'${name}' holds the function '${callee.getText()}' returns, which tsad cannot follow here: ${why}`, `write the factory as \`function ${callee.getText()}(…) { …; return (t) => …; }\` with one \`return\`, keep '${name}' a \`const\`, or differentiate the closure with the runtime API: \`grad(${callee.getText()}(…), { scope: { … } })\``);
+      return true;
+    }
+    if (init.arguments.some(ts.isSpreadElement) || init.arguments.length !== factory.parameters.length || factory.parameters.some((p) => p.initializer || p.questionToken || p.dotDotDotToken || !ts.isIdentifier(p.name))) {
+      h.err(init, `'${callee.getText()}' returns a function and is called with ${init.arguments.length} argument(s) for ${factory.parameters.length} parameter(s): tsad follows a factory whose plain parameters are all passed`, 'pass one argument per parameter (no defaults, rest or destructured parameters in the factory)');
+      return true;
+    }
+    if (!this.checkFn(made.fn, name)) return true;
+    const binds: ts.Node[] = [];
+    // the parameters take the arguments' values at the call, as the closure keeps them
+    for (const [i, p] of factory.parameters.entries()) {
+      const a = init.arguments[i];
+      const x = h.expr(a);
+      if (!x) return true;
+      const ty = h.typeAt(p.name) ?? tyOf(x);
+      const fixed = x.k === 'num' || (x.k === 'var' && ts.isIdentifier(skip(a)) && !isAssignedIn(skip(a) as ts.Identifier, enclosingFn(a) ?? a.getSourceFile(), h.checker));
+      if (fixed && !isAssignedIn(p.name as ts.Identifier, factory, h.checker) && x.k === 'var') h.bind(p, x.name, ty);
+      else {
+        const local = h.fresh((p.name as ts.Identifier).text);
+        h.emit({ k: 'decl', name: local, ty, init: x, konst: !isAssignedIn(p.name as ts.Identifier, factory, h.checker), loc: h.locOf(a) });
+        h.bind(p, local, ty);
+      }
+      binds.push(p);
+    }
+    // (what the body computes before its `return` runs here, once; the closure sees its top-level names)
+    const before = h.statements(made.lead);
+    if (!h.ok()) return true;
+    before.forEach((st) => h.emit(st));
+    for (const st of made.lead) if (ts.isVariableStatement(st)) for (const v of st.declarationList.declarations) binds.push(v, ...bindingElements(v.name));
+    const bound = binds.map((n) => ({ node: n, at: h.declVar(n) })).filter((b): b is { node: ts.Node; at: { name: string; ty: Ty } } => !!b.at);
+    this.made.set(d, { fn: made.fn, binds: bound });
+    return true;
   }
 
   /** `ease(t)` of a chosen function: `let r; if (c) r = f(t); else r = g(t);`, each branch lowering its own call */
@@ -396,6 +456,14 @@ export class Closures {
     if (!decl) return undefined;
     const choice = this.chosen.get(decl);
     if (choice) return this.choiceCall(e, callee, choice);
+    const made = this.made.get(decl);
+    if (made) {
+      if (this.stack.some((f) => f.fn === made.fn)) return this.h.err(e, `the function '${callee.text}' holds calls itself (recursion)`, 'write a top-level function, which may call itself');
+      // (the factory's variables as this closure keeps them: another closure of the same factory binds its own)
+      for (const b of made.binds) this.h.bind(b.node, b.at.name, b.at.ty);
+      const r = this.inline(e, made.fn, callee.text);
+      return r && r.k !== 'undef' && r.k !== 'call' ? ({ ...r, origin: 'fn.factory' } as Expr) : r;
+    }
     const bound = this.boundFn(decl);
     const local = bound ? null : this.localFn(decl);
     if (local && this.h.refused(callee)) return null;
@@ -636,7 +704,7 @@ export class Closures {
         const c = skip(x.expression);
         const builtin = ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression) && (c.expression.text === 'Math' || c.expression.text === 'Number');
         const d = ts.isIdentifier(c) ? this.declOf(c) : undefined;
-        const local = !!d && (!!this.localFn(d) || this.boundFn(d)?.k === 'closure' || this.chosen.has(d));
+        const local = !!d && (!!this.localFn(d) || this.boundFn(d)?.k === 'closure' || this.chosen.has(d) || this.made.has(d));
         const method = ts.isPropertyAccessExpression(c) && ['map', 'forEach', 'reduce', 'reduceRight', 'filter', 'some', 'every', 'find', 'findIndex', 'flatMap'].includes(c.name.text);
         if (!builtin && !local && !method) found = true;
       }
@@ -777,6 +845,71 @@ function inBranch(e: ts.Node): boolean {
   }
   // a parameter default runs only when the argument is missing
   return !!c.parent && ts.isParameter(c.parent);
+}
+
+/**
+ * Whether every use of the factory `name` declared by `decl` among `bodies` is `const m = name(…)`:
+ * then each use says itself why it cannot be followed (`declareMade`), and the factory, lowered on its
+ * own, adds no second error.
+ */
+export function onlyMadeInto(decl: ts.Node, bodies: readonly ts.Node[], checker: ts.TypeChecker): boolean {
+  const name = (decl as ts.FunctionDeclaration | ts.VariableDeclaration).name;
+  const sym = name && ts.isIdentifier(name) ? checker.getSymbolAtLocation(name) : undefined;
+  if (!sym) return false;
+  let ok = true;
+  let uses = 0;
+  const visit = (n: ts.Node): void => {
+    if (!ok) return;
+    if (ts.isIdentifier(n) && n !== name && checker.getSymbolAtLocation(n) === sym) {
+      uses++;
+      const call = n.parent;
+      ok = ts.isCallExpression(call) && skip(call.expression) === n && ts.isVariableDeclaration(call.parent) && call.parent.initializer === call;
+      return;
+    }
+    n.forEachChild(visit);
+  };
+  for (const b of bodies) visit(b);
+  return ok && uses > 0;
+}
+
+/** the function node a top-level function's declaration holds (`function f(…) {…}`, `const f = (…) => …`) */
+function factoryNode(decl: ts.Node): FnNode | null {
+  if (ts.isFunctionDeclaration(decl)) return decl.body ? decl : null;
+  if (ts.isVariableDeclaration(decl) && decl.initializer) {
+    const init = skip(decl.initializer);
+    if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) return init;
+  }
+  return null;
+}
+
+/**
+ * What a factory returns: `return (t) => …` (or a function expression) as its last statement, with
+ * no other `return` before it; an arrow factory's expression body may be the function itself. A string: why not; null: it
+ * returns no function literal.
+ */
+function madeFunction(factory: FnNode): { fn: ts.ArrowFunction | ts.FunctionExpression; lead: readonly ts.Statement[] } | string | null {
+  const isFn = (x: ts.Node | undefined): x is ts.ArrowFunction | ts.FunctionExpression => !!x && (ts.isArrowFunction(x) || ts.isFunctionExpression(x));
+  if (!factory.body) return null;
+  if (!ts.isBlock(factory.body)) {
+    const b = skip(factory.body);
+    return isFn(b) ? { fn: b, lead: [] } : null;
+  }
+  const stmts = factory.body.statements;
+  const last = stmts[stmts.length - 1];
+  const value = last && ts.isReturnStatement(last) && last.expression ? skip(last.expression) : undefined;
+  if (!isFn(value)) return null;
+  const lead = stmts.slice(0, -1);
+  let problem: string | null = null;
+  // (a `var` of the body itself is declared where it stands, as the body runs once; one in a block is hoisted out of it)
+  const visit = (n: ts.Node): void => {
+    if (problem || isFnNode(n)) return;
+    if (ts.isReturnStatement(n)) problem = 'it returns before its last statement';
+    else if (ts.isVariableStatement(n) && isVarList(n.declarationList) && !lead.includes(n)) problem = 'it declares a `var` inside a block (write `let` or `const`)';
+    else if (ts.isFunctionDeclaration(n)) problem = 'it declares a function before its `return`';
+    else n.forEachChild(visit);
+  };
+  lead.forEach(visit);
+  return problem ?? { fn: value, lead };
 }
 
 /** the functions a chain of `? :` chooses between (`c ? f : d ? g : h` → f, g, h) */

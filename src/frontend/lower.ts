@@ -23,7 +23,7 @@ import { CUSTOM_FORMS, isBlackBoxDeclaration } from './custom-derivatives.js';
 import { CALLBACK_FORMS, Callbacks, isCallbackCall, type CallbackHost } from './callbacks.js';
 import { REST_FORMS, objectRest, restElement, type RestHost } from './rest-elements.js';
 import { TYPED_FORMS, isTypedCtor, newTypedArray, newTypedArrayFill, typedArrayTy, type TypedArrayHost } from './typed-arrays.js';
-import { CLOSURE_FORMS, Closures, takesFunctions, type ClosureHost, type Specialisation } from './closures.js';
+import { CLOSURE_FORMS, Closures, onlyMadeInto, takesFunctions, type ClosureHost, type Specialisation } from './closures.js';
 import { collectNamespace, isNamespaceObject, namespaceCall, namespaceUse, type NamespaceHost } from './namespaces.js';
 import { accessorRead, accessorUpdate, accessorWrite, classFields, collectClass, constructorBody, inheritedParams, isClassInstance, methodCall, newInstance, type ClassHost, type ClassMember } from './classes.js';
 
@@ -678,6 +678,8 @@ class FunctionLowering {
       emit: (st) => void this.pre.push(st),
       inCondition: () => this.condDepth > 0,
       block: (b) => this.stmts(b),
+      statements: (list) => this.stmts(list),
+      ok: () => this.ok,
       capture: (f) => {
         const saved = this.takePre();
         const r = f();
@@ -974,6 +976,11 @@ class FunctionLowering {
       retFromBody = !node.type && !!(rt.flags & ts.TypeFlags.Any);
       ret = rt.flags & ts.TypeFlags.Never ? VOID : retFromBody ? null : this.ctx.convert(rt, node);
       // (its body is not lowered: the closure it returns would be a second error of one problem)
+      // (a factory only ever called as `const m = factory(…)` is followed there, and reported there if it cannot be)
+      if (!ret && !retFromBody && rt.getCallSignatures().length && onlyMadeInto(d.member ? node : (node.parent && ts.isVariableDeclaration(node.parent) ? node.parent : node), [...this.ctx.funcDecls.values()].map((f) => f.node), this.ctx.checker)) {
+        this.ok = false;
+        return null;
+      }
       if (!ret && !retFromBody && rt.getCallSignatures().length)
         return this.err(node.type ?? node.name ?? node, `'${d.name}' returns a function (a closure over its arguments): tsad differentiates a function returned by a factory only through the runtime API`, `call what the closure computes directly (a helper taking the factory's arguments too), or differentiate it with the runtime API: \`grad(${d.name}(…), { scope: { … } })\``);
       if (!ret && !retFromBody) this.err(node.type ?? node.name ?? node, `the return type '${this.ctx.checker.typeToString(rt)}' of '${d.name}' is not supported`, 'return a number, an array or an object of numbers');
@@ -1494,8 +1501,8 @@ class FunctionLowering {
       }
       const x = skipParens(d.initializer);
       const reported = this.ctx.diags.list.length;
-      if (this.closures.declareChoice(d)) {
-        // `const ease = c ? f : g`: its calls choose (src/frontend/closures.ts); refused: its uses stay silent
+      if (this.closures.declareChoice(d) || this.closures.declareMade(d)) {
+        // `const ease = c ? f : g`, `const model = makeModel(k)`: followed at their calls (src/frontend/closures.ts); refused: their uses stay silent
         out.push(...this.takePre());
         if (this.ctx.diags.list.length > reported) this.silence(d);
         continue;

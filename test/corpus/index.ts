@@ -420,5 +420,6 @@ corpus.push(
   { name: 'closures/pendulum_energy', file: 'closures.ts', head: 'pendulumEnergy', args: [num(0.2, 0.8), num(9, 10), num(0.5, 1.5)], tags: ['js', 'closure', 'fn-arg', 'destructured-local-param', 'rk4'] },
   { name: 'closures/eased_path', file: 'closures.ts', head: 'easedPath', args: [vec(4, -1, 1), num(0.2, 0.8), { kind: 'int', value: 2 }], tags: ['closure', 'fn-choice', 'top-level-fn'] },
   { name: 'closures/eased_path_arrow', file: 'closures.ts', head: 'easedPath', args: [vec(4, -1, 1), num(0.2, 0.8), { kind: 'int', value: 0 }], tags: ['closure', 'fn-choice', 'arrow'] },
+  { name: 'closures/profile_misfit', file: 'closures.ts', head: 'profileMisfit', args: [vec(4, -1, 1), vec(3, 0.2, 2.8), vec(3, -1, 1), num(0.5, 1.5)], tags: ['closure', 'factory', 'loop'] },
   { name: 'closures/decay_integral', file: 'closures.ts', head: 'decayIntegral', args: [num(0.2, 2)], tags: ['js', 'closure', 'fn-arg', 'helper-default'] },
 );

@@ -134,6 +134,7 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   'closure.write': { types: ['-'], effects: ['-'] },
   'fn.arg': { types: ['scalar', 'array'], effects: ['-'] },
   'fn.choice': { types: ['-'], effects: ['-'] },
+  'fn.factory': { types: ['-'], effects: ['-'] },
   // typed arrays (src/frontend/typed-arrays.ts): a Float32Array or an integer typed array made (allocated or copied)
   'typed.f32': { types: ['array'], effects: ['-'] },
   'typed.int': { types: ['array'], effects: ['-'] },

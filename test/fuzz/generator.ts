@@ -210,7 +210,8 @@ export interface ProgSpec {
  * an early return, called before its declaration (hoisted); 2 a local function assigning a variable of the
  * head (`tot += …`), called in a loop and once more; 3 a local function storing into a captured array;
  * 4 an arrow literal passed to the module's `twice(g, v)`, which calls it (a copy `twice__lambda`), or to
- * `damped(g, v)`, which passes it on inside a closure of its own; 5 a
+ * `damped(g, v)`, which passes it on inside a closure of its own, or a closure the module's factory
+ * `makeBlend(w, xs)` returns; 5 a
  * local right-hand side passed to the module's `euler(rhs, s0, h, n)` (a copy `euler__rhs`), or a
  * top-level function when `v` is odd. Their values flow into a number the head's result adds.
  */
@@ -2973,6 +2974,13 @@ const CLOSURE_HELPERS = [
   'function decayRhs(s: number[]): number[] {',
   '  return s.map((v) => -0.5 * v);',
   '}',
+  // a factory: what it computes before its `return` runs once, the closure reads it (`fn.factory`)
+  'function makeBlend(w: number, xs: readonly number[]) {',
+  '  const base = 0.5 * w;',
+  '  let tot = 0;',
+  '  for (const x of xs) tot += x;',
+  '  return (v: number): number => base * v + 0.125 * Math.tanh(tot) * w;',
+  '}',
   '',
 ];
 
@@ -3150,6 +3158,11 @@ function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
     }
     case 4:
       c.needsClosureHelpers = true;
+      if (s.v % 4 === 1 && !a.f64) {
+        // a closure a factory of the module returns, called twice
+        c.emit(`const ${g} = makeBlend(${last}, ${a.name});`, `${acc} = Math.tanh(${acc} + ${g}(${last}) - 0.5 * ${g}(${lim}));`);
+        return;
+      }
       c.emit(`${acc} = Math.tanh(${acc} + ${s.v % 3 === 2 ? 'damped' : 'twice'}((${x}) => Math.tanh(${value}), ${last}));`);
       return;
     default: {

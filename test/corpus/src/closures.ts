@@ -211,3 +211,29 @@ export function easedPath(keys: number[], t: number, smoothMode: number): number
   }
   return s;
 }
+
+/** A piecewise-linear interpolant over fixed knots, built by a factory that precomputes the slopes. */
+function makeInterpolant(knots: number[], values: number[]) {
+  const n = knots.length;
+  const slopes: number[] = [];
+  for (let i = 0; i + 1 < n; i++) slopes.push((values[i + 1] - values[i]) / (knots[i + 1] - knots[i]));
+  return (t: number): number => {
+    let i = 0;
+    while (i + 2 < n && t > knots[i + 1]) i++;
+    return values[i] + slopes[i] * (t - knots[i]);
+  };
+}
+
+/** Squared misfit of an interpolated profile against samples, and a Gaussian prior from a second factory. */
+export function profileMisfit(values: number[], ts: number[], obs: number[], width: number): number {
+  const profile = makeInterpolant([0, 1, 2, 3], values);
+  const prior = makeGaussian(1.5, width);
+  let s = 0;
+  for (let i = 0; i < ts.length; i++) {
+    const r = profile(ts[i]) - obs[i];
+    s += r * r + 0.1 * prior(ts[i]) * profile(ts[i]);
+  }
+  return s;
+}
+
+const makeGaussian = (mu: number, sigma: number) => (x: number) => Math.exp(-0.5 * ((x - mu) / sigma) ** 2);
