@@ -225,7 +225,7 @@ export function classifyModule(mod: Module): Counts {
       else if (x.k === 'intr' && (x.fn === 'typeof' || x.fn === 'in' || x.fn === 'Array.isArray')) add('expr.typetest', 'scalar', '-', st);
       else if ((x.k === 'un' || x.k === 'bool') && x.tt) add('expr.truthtest', 'scalar', '-', st);
       else if (x.k === 'call') add(x.origin ?? (x.custom === 'rule' ? 'call.custom' : x.custom === 'passive' ? 'call.passive' : 'call.helper'), typeClass(x.ty), '-', st);
-      else if (x.origin?.startsWith('closure.')) add(x.origin as Form, '-', '-', st);
+      else if (x.origin?.startsWith('closure.') || x.origin === 'fn.factory') add(x.origin as Form, '-', '-', st);
       else if (x.k === 'arrlit') add('expr.arrlit', typeClass(x.ty), '-', st);
       else if (x.k === 'objlit') add('expr.objlit', 'object', '-', st);
       else if (x.k === 'alloc') add('expr.alloc', 'array', '-', st);
@@ -243,7 +243,7 @@ export function classifyModule(mod: Module): Counts {
       add(o, 'scalar', '-', st);
       return;
     }
-    if (o.startsWith('closure.')) {
+    if (o.startsWith('closure.') || o === 'fn.choice' || o === 'fn.factory') {
       add(o, '-', '-', st);
       return;
     }
