@@ -37,10 +37,12 @@ function nothing(e: ts.Expression): 'null' | 'undefined' | null {
   return (ts.isIdentifier(e) && e.text === 'undefined') || ts.isVoidExpression(e) ? 'undefined' : null;
 }
 
-/** `const xs = [];` with no annotation (TypeScript's evolving array) */
+/** `const xs = [];` with no annotation (TypeScript's evolving array), or `new Array(n)` (`any[]` to TypeScript) */
 function isEmptyArray(d: ts.VariableDeclaration): boolean {
-  const init = d.initializer;
-  return ts.isIdentifier(d.name) && !d.type && !!init && ts.isArrayLiteralExpression(init) && init.elements.length === 0;
+  let init = d.initializer;
+  while (init && ts.isParenthesizedExpression(init)) init = init.expression;
+  const holes = !!init && (ts.isNewExpression(init) || ts.isCallExpression(init)) && ts.isIdentifier(init.expression) && init.expression.text === 'Array' && init.arguments?.length === 1;
+  return ts.isIdentifier(d.name) && !d.type && !!init && ((ts.isArrayLiteralExpression(init) && init.elements.length === 0) || holes);
 }
 
 const bareDeclarations = (sf: ts.SourceFile) => declarations(sf, (d) => isBare(d) || isNullish(d));
@@ -189,6 +191,16 @@ const DEFINITE = (t: string) => !/\b(any|never|undefined|null|void|unknown)\b/.t
 export function annotateLocals(text: string): string {
   // most functions declare neither: they cost no program
   if (!candidates(ts.createSourceFile('m.ts', text, ts.ScriptTarget.ES2020, true)).length) return text;
+  // (an array filled from another one annotated in this round, `x[j] = dp[j]`, is typed in the next)
+  for (let round = 0; round < 3; round++) {
+    const next = annotateOnce(text);
+    if (next === text) break;
+    text = next;
+  }
+  return text;
+}
+
+function annotateOnce(text: string): string {
   const program = createProgram(new Map([['m.ts', text]]), { strict: false, noImplicitAny: true, strictNullChecks: true });
   const sf = program.getSourceFile('/m.ts')!;
   const checker = program.getTypeChecker();

@@ -190,7 +190,8 @@ function enclosingFunction(n: ts.Node): ts.Node | undefined {
  * `const a = new Array(n)` of numbers: its elements are holes (`undefined`) until written. Accepted
  * only when the next statement (past declarations that do not mention `a`) is a counted loop over
  * `0 … n-1` (or `a.length`) whose body stores `a[i]` unconditionally, reads no element before that
- * store and only `a[i]` after it, and does not skip the store, leave early or change the bound: then
+ * store and only `a[i]` after it, and does not skip the store, leave early or change the bound (statements
+ * that do not mention `a` may stand between, the filling of other arrays too): then
  * every element is written before anything can read it, and allocating it zero-filled computes the
  * same values.
  */
@@ -226,7 +227,7 @@ function unfilledDecl(h: ArrayHost, d: ts.VariableDeclaration, init: ts.NewExpre
 /**
  * The first store of the statements that fill every element, or why there are none. Filled means:
  * a counted loop stores `a[i]` in each pass, up from 0 to the length, or down from the last index to
- * 0 (`for (let i = n - 1; i >= 0; i--)`), right after the declaration; before the loop, stores of the
+ * 0 (`for (let i = n - 1; i >= 0; i--)`), after the declaration (past statements not mentioning `a`); before the loop, stores of the
  * first elements (`a[0] = …`, going up) or of the last ones (`a[n - 1] = …`, going down) may start a
  * recurrence, the loop then starting past them. The loop reads `a[i]` after its store, and elements
  * already written: `a[i - k]` going up, `a[i + k]` going down (k ≥ 1: an index outside the array reads
@@ -235,12 +236,17 @@ function unfilledDecl(h: ArrayHost, d: ts.VariableDeclaration, init: ts.NewExpre
 function fillingLoop(d: ts.VariableDeclaration, name: string, nNode: ts.Expression): { value: ts.Expression } | string {
   const vs = d.parent.parent;
   const list = ts.isVariableStatement(vs) && (ts.isBlock(vs.parent) || ts.isSourceFile(vs.parent) || ts.isCaseClause(vs.parent) || ts.isDefaultClause(vs.parent)) ? vs.parent.statements : null;
-  // (declarations in between that do not mention it, `let mx = -Infinity;`, change nothing)
+  // (statements in between that do not mention it, `let mx = -Infinity;`, the filling of another array,
+  // cannot read it: nothing else holds it yet)
   let k = list ? list.indexOf(vs) + 1 : -1;
   const mentions = (n: ts.Node): boolean => (ts.isIdentifier(n) && n.text === name) || !!n.forEachChild(mentions);
-  while (list && k < list.length && ts.isVariableStatement(list[k]) && !mentions(list[k])) k++;
+  const skipOthers = () => {
+    while (list && k < list.length && !mentions(list[k])) k++;
+  };
+  skipOthers();
   const noLoop = `is not filled by a counted loop right after it (reading a hole gives undefined)`;
-  if ((d.parent as ts.VariableDeclarationList).declarations.length !== 1 || !list) return noLoop;
+  // (`var a = new Array(n), b = new Array(n)`: the other declarations must not read it)
+  if ((d.parent as ts.VariableDeclarationList).declarations.some((o) => o !== d && mentions(o)) || !list) return noLoop;
   if (!pureLength(nNode)) return 'its length is not a plain name, literal or `.length`';
   const n = squash(nNode.getText());
   const isLength = (e: ts.Expression) => squash(e.getText()) === n || squash(e.getText()) === `${name}.length`;
@@ -260,6 +266,7 @@ function fillingLoop(d: ts.VariableDeclaration, name: string, nNode: ts.Expressi
     if (!p || (pre.length && p.up !== pre[0].up)) break;
     pre.push(p);
     k++;
+    skipOthers();
   }
   const next = list[k];
   if (!next || !ts.isForStatement(next)) return noLoop;

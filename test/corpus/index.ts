@@ -53,6 +53,7 @@ export const corpus: CorpusCase[] = [
   { name: 'intrinsics/softplus', file: 'intrinsics.ts', head: 'softplus', args: [num(-3, 3)], tags: ['intrinsic:log1p', 'intrinsic:exp', 'intrinsic:abs', 'intrinsic:max'] },
 
   // ----------------------------------------------------------------- loops.ts
+  { name: 'loops/nearest_centre_cost', file: 'loops.ts', head: 'nearestCentreCost', args: [mat(4, 2, -2, 2), list(3, obj({ pos: vec(2, -2, 2), weight: num(0.5, 1.5) })), mat(3, 2, -2, 2)], tags: ['selection-loop', 'for-of', 'rows', 'objects'] },
   { name: 'loops/sum_squares', file: 'loops.ts', head: 'sumSquares', args: [vec(6, -2, 2)], tags: ['loop', 'array', 'nested'] },
   { name: 'loops/horner', file: 'loops.ts', head: 'horner', args: [vec(5, -1, 1), num(-1.5, 1.5)], tags: ['loop', 'reverse-loop', 'horner', 'nested'] },
   { name: 'loops/dot_product', file: 'loops.ts', head: 'dotProduct', args: [vec(5, -2, 2), vec(5, -2, 2)], tags: ['loop', 'prefix-increment', 'nested'] },

@@ -1908,7 +1908,7 @@ function renderStmt(c: Ctx, s: Stmt): void {
       if (o) {
         // defaults merged with an object whose field `z` is optional: `{ ...DEFAULTS, ...o }` or
         // `Object.assign({}, DEFAULTS, o)` (src/frontend/spread.ts), the merged fields read back
-        const dflt = c.fresh('dflt'), merged = c.fresh('m');
+        const dflt = c.fresh('dflt'), merged = c.fresh('merged');
         // (unannotated: its z is a number, which the merged object falls back to where o lacks one)
         c.emit(`const ${dflt} = { u: 0.5, v: ${squash(s.q + 4, renderExpr(c, s.f), false)}, w: 1, z: -0.25 };`);
         c.emit(s.q % 2 ? `const ${merged}: P = { ...${dflt}, ...${o} };` : `const ${merged} = Object.assign({}, ${dflt}, ${o});`);
@@ -2112,6 +2112,20 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
         // next one, reading the element it wrote before (`a[j - 1]` going up, `a[j + 1]` going down)
         const j = c.fresh('j');
         const upward = s.q % 2 === 0;
+        if (upward && s.v % 4 === 3) {
+          // two arrays declared together and filled in one loop, as Thomas's algorithm does: the
+          // first elements stored in turn, the second array's recurrence reading the first's element
+          const other = c.fresh('arr');
+          c.emit(`const ${name}: number[] = new Array(${n.text}), ${other}: number[] = new Array(${n.text});`, `${name}[0] = ${value(s.q)}; ${other}[0] = 0.5;`, `for (let ${j} = 1; ${j} < ${n.text}; ${j}++) {`);
+          c.block(() => {
+            c.ints.push({ name: j, U: n.n });
+            c.emit(`${name}[${j}] = ${value(s.q + 1)} - 0.5 * ${name}[${j} - 1];`, `${other}[${j}] = 0.25 * ${name}[${j}] + 0.5 * ${other}[${j} - 1];`);
+          });
+          c.emit('}');
+          c.arrs.push({ name, len: n.n, f64: false, ro: false }, { name: other, len: n.n, f64: false, ro: false });
+          use(c.arrs[c.arrs.length - 1]);
+          return;
+        }
         c.emit(`const ${name}: number[] = new Array(${n.text});`, upward ? `${name}[0] = ${value(s.q)};` : `${name}[${n.text} - 1] = ${value(s.q)};`);
         c.emit(upward ? `for (let ${j} = 1; ${j} < ${n.text}; ${j}++) {` : `for (let ${j} = ${n.text} - 2; ${j} >= 0; ${j}--) {`);
         c.block(() => {
@@ -2915,6 +2929,13 @@ function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
       // (the scan's accumulator gets a fresh name: the element's expression may read a matrix `m`)
       const mx = c.fresh('mx');
       c.emit(s.v % 3 === 0 ? `${acc} = Math.tanh(${acc} + ${a.name}.map((${x}) => ${value}).reduce((${mx}, y) => (y > ${mx} ? y : ${mx})));` : `${acc} = Math.tanh(${acc} + ${a.name}.reduce((${mx}, ${x}) => (${value} < ${mx} ? ${mx} : ${value}), ${acc}));`);
+      // and a nearest-row scan over a matrix's rows, each row bound by `for…of` (a selection loop whose
+      // re-run iteration binds the row and its shadow)
+      const rows = s.q % 3 === 2 ? pick(c.mats, s.s) : undefined;
+      if (rows) {
+        const best = c.fresh('best'), r = c.fresh('r'), d = c.fresh('d');
+        c.emit(`let ${best} = Infinity;`, `for (const ${r} of ${rows.name}) {`, `  const ${d} = (${r}[0] - 0.5 * ${acc}) ** 2 + ${r}[${rows.cols - 1}] * ${r}[0];`, `  if (${d} < ${best}) ${best} = ${d};`, '}', `${acc} = Math.tanh(${acc} + ${best});`);
+      }
       return;
     }
     case 4: {

@@ -168,3 +168,27 @@ export const expTaylor = (x: number): number => {
   }
   return s;
 };
+
+interface Centre {
+  pos: number[];
+  weight: number;
+}
+
+/** k-means style cost: each point's weighted squared distance to its nearest centre, rows and objects bound by `for…of`. */
+export function nearestCentreCost(points: number[][], centres: Centre[], anchors: number[][]): number {
+  let total = 0;
+  for (const p of points) {
+    let best = Infinity;
+    for (const c of centres) {
+      const d = c.weight * ((p[0] - c.pos[0]) ** 2 + (p[1] - c.pos[1]) ** 2);
+      if (d < best) best = d;
+    }
+    let near = Infinity;
+    for (const a of anchors) {
+      const d = (p[0] - a[0]) ** 2 + (p[1] - a[1]) ** 2;
+      if (d < near) near = d;
+    }
+    total += best + 0.5 * near;
+  }
+  return total;
+}

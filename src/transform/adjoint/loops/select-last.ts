@@ -126,16 +126,33 @@ export function selectLastLoop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }
  * there, when the callee's forward sweep records nothing and writes no array.
  */
 function rerunForward(cx: AdjointContext, iteration: Pair, taken: Stmt[]): Stmt[] {
-  const live = primalReads(cx, iteration.bwd);
+  // (shadows too: `cb = csb[k]`, bound with `c = cs[k]` for a row, is what the backward part writes into)
+  const live = readsIn(iteration.bwd);
   const kept: Stmt[] = [];
   for (let k = iteration.fwd.length - 1; k >= 0; k--) {
     const x = iteration.fwd[k];
     if (taken.includes(x)) continue;
     if (x.k === 'assign' && x.target.k === 'var' && !live.has(x.target.name) && removable(cx, x.value)) continue;
     kept.unshift(x);
-    for (const v of primalReads(cx, [x])) live.add(v);
+    for (const v of readsIn([x])) live.add(v);
   }
   return kept;
+}
+
+/** every variable statements read, primal or adjoint (a variable assigned whole is not read by that) */
+function readsIn(list: Stmt[]): Set<string> {
+  const out = new Set<string>();
+  const visit = (e: Expr) =>
+    forEachExpr(e, (x) => {
+      if (x.k === 'var') out.add(x.name);
+    });
+  forEachStmt(list, (s) => {
+    for (const e of stmtExprs(s)) {
+      if (s.k === 'assign' && e === s.target && s.target.k === 'var' && !s.op) continue;
+      visit(e);
+    }
+  });
+  return out;
 }
 
 /** an expression whose evaluation leaves nothing behind: no tape, no array write */
