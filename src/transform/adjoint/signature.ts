@@ -10,7 +10,7 @@ import { iterationLocalScalars, mergeIncrements } from '../merge.js';
 import { scalarizeLoops } from '../scalarize.js';
 import { increments, linctx, linearizeAt, literalAdjoint } from './assign.js';
 import { type AdjointContext, adjointNames, primalNames, adjointTy, aliasRep, bwhole, endsWithReturnInside, exprVaried, hasB, type Pair, scratchOf, tapeOp, tapeVar, variedIn } from './context.js';
-import { cheapDefBefore } from './record.js';
+import { cheapDefBefore, shapeDefAtEnd } from './record.js';
 import { storesReferences } from './references.js';
 
 /** The (single, final) return: the seed flows into the returned expression. */
@@ -148,13 +148,36 @@ export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' |
     if (isParam(n) && !assigned.has(n)) continue;
     const v: Expr = { k: 'var', name: n, ty };
     // a final value from a cheap assignment of unchanging inputs is evaluated again, not handed over
-    const again = needed.includes(n) && (ty.k === 'num' || ty.k === 'int') && cx.info.options.recompute !== false && !endsWithReturnInside(cx) ? cheapDefBefore(cx, { list: cx.f.body, index: cx.f.body.length, parent: null }, n, true) : null;
+    const recomputable = cx.info.options.recompute !== false && !endsWithReturnInside(cx);
+    const scalar = ty.k === 'num' || ty.k === 'int';
+    const cheapAgain = needed.includes(n) && scalar && recomputable ? cheapDefBefore(cx, { list: cx.f.body, index: cx.f.body.length, parent: null }, n, true) : null;
+    // (a reference or a length read again from unchanging parameters: `diff = self.centered`, `d = self.mean.length`)
+    const shape = recomputable && (scalar || isRef(ty)) ? shapeDefAtEnd(cx, n) : null;
+    const again = cheapAgain ?? (needed.includes(n) ? shape : null);
     // (a scratch field's contents go before the array itself: the backward sweep pops the array first)
-    if (needed.includes(n) && scratch?.has(n)) out.push({ v, kind: 'S' });
-    if (needed.includes(n)) out.push({ v, kind: ty.k === 'num' || ty.k === 'int' ? 'F' : ty.k === 'bool' ? 'I' : 'R', ...(again ? { again } : {}) });
-    if (isRef(ty) && hasB(cx, n) && usedB.has(cx.b.of(n))) out.push({ v: { k: 'var', name: cx.b.of(n), ty: adjointTy(cx, ty) }, kind: 'R' });
+    // (…unless nothing writes them between the two sweeps: analysis/scratch-handover.ts)
+    if (needed.includes(n) && scratch?.has(n) && !cx.info.elidedScratch.has(scratch.get(n)!)) out.push({ v, kind: 'S' });
+    if (needed.includes(n)) out.push({ v, kind: scalar ? 'F' : ty.k === 'bool' ? 'I' : 'R', ...(again ? { again } : {}) });
+    if (isRef(ty) && hasB(cx, n) && usedB.has(cx.b.of(n))) {
+      // (the adjoint of a reference read again is the same read of the adjoints: `diffb = selfb.centered`)
+      // (only from parameters whose adjoints are parameters too: the same arrays in both sweeps)
+      const againB = shape && isRef(ty) && adjointParamsOnly(cx, shape) ? bwhole(cx, shape) : null;
+      out.push({ v: { k: 'var', name: cx.b.of(n), ty: adjointTy(cx, ty) }, kind: 'R', ...(againB ? { again: againB } : {}) });
+    }
   }
   return out;
+}
+
+/** does `e` read only parameters whose adjoints the sweeps take as parameters? */
+function adjointParamsOnly(cx: AdjointContext, e: Expr): boolean {
+  const sig = cx.info.sigs.get(cx.name)!;
+  let ok = true;
+  forEachExpr(e, (x) => {
+    if (x.k !== 'var') return;
+    const i = cx.f.params.findIndex((p) => p.name === x.name);
+    if (i < 0 || !sig.derivParams[i] || !isRef(cx.f.params[i].ty)) ok = false;
+  });
+  return ok;
 }
 
 export function backward(cx: AdjointContext): Func {
