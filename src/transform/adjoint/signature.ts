@@ -12,6 +12,7 @@ import { increments, linctx, linearizeAt, literalAdjoint } from './assign.js';
 import { type AdjointContext, adjointNames, primalNames, adjointTy, aliasRep, bwhole, endsWithReturnInside, exprVaried, hasB, type Pair, scratchOf, tapeOp, tapeVar, variedIn } from './context.js';
 import { cheapDefBefore, shapeDefAtEnd } from './record.js';
 import { storesReferences } from './references.js';
+import { zeroedBelowLoops } from './reused-shadows.js';
 
 /** The (single, final) return: the seed flows into the returned expression. */
 export function ret(cx: AdjointContext, s: Extract<Stmt, { k: 'return' }>): Pair {
@@ -91,7 +92,7 @@ export function forward(cx: AdjointContext): Func {
   if (r && r.e) body.push({ k: 'return', e: r.e });
   // (fused iterations run adjoint code in the forward sweep)
   // (a loop update that became statements, `y = g(y)` recorded around its call, moves into the body)
-  const fbody = fixForUpdates(cx.info.options.merge !== false ? refineLoops(cx, body) : body);
+  const fbody = zeroedBelowLoops(fixForUpdates(cx.info.options.merge !== false ? refineLoops(cx, body) : body));
   return { name: adjointNames(cx.info, cx.name).fwd, params, ret: cx.f.ret, body: fbody, exported: true, loc: cx.f.loc, comments: cx.f.comments };
 }
 
@@ -224,7 +225,7 @@ export function backward(cx: AdjointContext): Func {
   if (scalarB.length === 1) fbody.push({ k: 'return', e: scalarB[0] });
   else if (scalarB.length > 1) fbody.push({ k: 'return', e: { k: 'arrlit', elems: scalarB, ty: { k: 'tuple', elems: scalarB.map(() => NUM), ro: false } } });
   if (cx.info.options.merge !== false) fbody = timed('merge', () => refineLoops(cx, fbody));
-  fbody = fixForUpdates(fbody);
+  fbody = zeroedBelowLoops(fixForUpdates(fbody));
   const ret: Ty = scalarB.length === 0 ? VOID : scalarB.length === 1 ? NUM : { k: 'tuple', elems: scalarB.map(() => NUM), ro: false };
   return { name: adjointNames(cx.info, cx.name).bwd, params, ret, body: fbody, exported: true, loc: cx.f.loc };
 }
