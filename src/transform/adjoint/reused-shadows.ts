@@ -24,7 +24,7 @@
 import { escapingArrays } from '../../analysis/escaping.js';
 import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
 import { exprEq, forEachChild, forEachExpr, forEachStmt, hasJump, INT, mapBodies, stmtExprs, varsRead } from '../../ir/util.js';
-import { type AdjointContext, aliasRep, hasDirective, tapeOp, tyOfLocal } from './context.js';
+import { type AdjointContext, adjointTy, aliasRep, endsWithReturnInside, hasDirective, tapeOp, tyOfLocal } from './context.js';
 import { countedLoop } from './loops/counted.js';
 
 const cache = new WeakMap<AdjointContext, Set<string>>();
@@ -291,4 +291,60 @@ function zeroingLoopBound(loop: Extract<Stmt, { k: 'for' }>, x: string): Expr | 
 
 function rootIs(e: Expr, x: string): boolean {
   return e.k === 'var' ? e.name === x : e.k === 'idx' || e.k === 'field' || e.k === 'sub' ? rootIs(e.obj, x) : false;
+}
+
+/**
+ * Arrays a function allocates once per call, passes to callees and nobody keeps (a `const terms =
+ * new Array(n).fill(0)` at the top level of its body, otherwise only indexed or measured, and passed
+ * to callees that only index and measure that parameter): after the function's backward sweep no name reaches them or their
+ * shadows, so the forward sweep takes both from the tape (`tape.zerosA`) and the end of the backward
+ * sweep gives them back (`callLocalGiveBacks`), for the next call. A host mapping a method over its
+ * components per data point allocates them once per point otherwise.
+ */
+export function callLocalArrays(cx: AdjointContext): Set<string> {
+  const known = callLocalCache.get(cx);
+  if (known) return known;
+  const out = new Set<string>();
+  callLocalCache.set(cx, out);
+  if (cx.info.options.reuseShadows === false || cx.checkpointing || endsWithReturnInside(cx)) return out;
+  const params = new Set(cx.f.params.map((p) => p.name));
+  const defs = new Map<string, number>();
+  forEachStmt(cx.f.body, (s) => {
+    const n = s.k === 'decl' ? s.name : s.k === 'assign' && s.target.k === 'var' ? s.target.name : null;
+    if (n) defs.set(n, (defs.get(n) ?? 0) + 1);
+  });
+  const escaping = escapingArrays(cx.f, (fn, i) => keepsNothing(cx, fn, i));
+  // (only arrays handed to such callees: the others keep their plain allocations, which later passes
+  // know — iteration-local arrays become scalars, loops over them fuse)
+  const passed = escapingArrays(cx.f);
+  for (const s of cx.f.body) {
+    if (s.k !== 'decl' || !s.init || !zeroFilled(s.init) || defs.get(s.name) !== 1) continue;
+    const name = s.name;
+    if (params.has(name) || escaping.has(name) || !passed.has(name) || aliasRep(cx, name) !== name) continue;
+    const t = tyOfLocal(cx, name);
+    if (t?.k !== 'arr' || t.elem.k !== 'num' || (t.typed && (t.ctor ?? 'Float64Array') !== 'Float64Array')) continue;
+    if (cx.tapes.has(name) || cx.paramHasB.has(name) || cx.alwaysRestore.has(name)) continue;
+    out.add(name);
+  }
+  return out;
+}
+const callLocalCache = new WeakMap<AdjointContext, Set<string>>();
+
+/** does `fn` only index and measure its parameter `i` (a function tsad differentiates or copies, no rule, no black box)? */
+function keepsNothing(cx: AdjointContext, fn: string, i: number): boolean {
+  const g = cx.info.mod.funcs.get(fn);
+  if (!g || g.custom || g.external || i >= g.params.length) return false;
+  return !escapingArrays(g).has(g.params[i].name);
+}
+
+/** the end of the backward sweep: the call's own arrays (and shadows) it received from the forward sweep go back to the tape */
+export function callLocalGiveBacks(cx: AdjointContext, handedOver: ReadonlySet<string>): Stmt[] {
+  const out: Stmt[] = [];
+  for (const n of [...callLocalArrays(cx)].sort()) {
+    const t = tyOfLocal(cx, n)!;
+    if (handedOver.has(n)) out.push(giveBack(cx, { k: 'var', name: n, ty: t }));
+    const b = cx.b.known(n) ? cx.b.of(n) : null;
+    if (b && handedOver.has(b)) out.push(giveBack(cx, { k: 'var', name: b, ty: adjointTy(cx, t) }));
+  }
+  return out;
 }

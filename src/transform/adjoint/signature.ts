@@ -12,7 +12,7 @@ import { increments, linctx, linearizeAt, literalAdjoint } from './assign.js';
 import { type AdjointContext, adjointNames, primalNames, adjointTy, aliasRep, bwhole, endsWithReturnInside, exprVaried, hasB, type Pair, scratchOf, tapeOp, tapeVar, variedIn } from './context.js';
 import { cheapDefBefore, shapeDefAtEnd } from './record.js';
 import { storesReferences } from './references.js';
-import { zeroedBelowLoops } from './reused-shadows.js';
+import { callLocalGiveBacks, zeroedBelowLoops } from './reused-shadows.js';
 
 /** The (single, final) return: the seed flows into the returned expression. */
 export function ret(cx: AdjointContext, s: Extract<Stmt, { k: 'return' }>): Pair {
@@ -218,7 +218,9 @@ export function backward(cx: AdjointContext): Func {
   const decls = localDecls(cx, allBodies, paramNames);
   // adjoint scalars start at zero; adjoints of local arrays arrive with the handover
   const adjDecls = adjointDecls(cx, allBodies, paramNames, new Set(decls.map((d) => (d as { name: string }).name)));
-  let fbody: Stmt[] = [...decls, ...adjDecls, ...body, ...seedStmts, ...allBodies[2]];
+  // (the call's own arrays go back to the tape once nothing reads them: reused-shadows.ts callLocalArrays)
+  const handedOver = new Set(handover.filter((h) => h.kind === 'R' && !h.again && h.v.k === 'var').map((h) => (h.v as { name: string }).name));
+  let fbody: Stmt[] = [...decls, ...adjDecls, ...body, ...seedStmts, ...allBodies[2], ...callLocalGiveBacks(cx, handedOver)];
   // the return is in place before loops are refined: it reads the parameters' adjoints after every loop,
   // so none of them is local to a loop's iteration (a parameter overwritten in a loop kept the last
   // iteration's increment, its reset dropped as if nothing read it afterwards)
