@@ -7,7 +7,7 @@ import { BOOL, countedFor, exprEq, forEachExpr, forEachStmt, hasFloat, INT, isOp
 import { adjointOf, hasSelect, type LinContext, linearize, LinError } from '../linearize.js';
 import { TransformError } from '../tangent.js';
 import { call, passiveCallSnapshots } from './calls.js';
-import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, usefulOut, variedIn, zerosLike } from './context.js';
+import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, scratchOf, usefulOut, variedIn, zerosLike } from './context.js';
 import { saveOnKill, storeExpensive, tapePop } from './record.js';
 import { freshValueAdjoint, holdShadow, rebuildsFromOld } from './references.js';
 import { allocationAgain, callLocalArrays, keptPerIteration, shadowAgain } from './reused-shadows.js';
@@ -285,11 +285,15 @@ function mayAlias(cx: AdjointContext, target: LValue, value: Expr): boolean {
   const root = rootVar(target);
   if (!root) return true;
   const rep = aliasRep(cx, root);
+  // (a scratch field's array is reached through its one alias only, which shares the instance's
+  // alias class: `z[r] += self.lower[t] * diff[c]` reads no element of z: analysis/scratch-fields.ts)
+  const scratch = scratchOf(cx).aliases.get(cx.name);
+  const own = (v: string) => scratch?.has(v) ?? false;
   let risk = false;
   forEachExpr(value, (x) => {
     if ((x.k === 'idx' || x.k === 'field') && x.ty.k === 'num' && !exprEq(x, target)) {
       const r = rootVar(x);
-      if (r && aliasRep(cx, r) === rep) risk = true;
+      if (r && aliasRep(cx, r) === rep && (r === root || !(own(r) || own(root)))) risk = true;
     }
   });
   return risk;
