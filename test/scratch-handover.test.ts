@@ -162,6 +162,25 @@ describe('scratch handover elision', () => {
     expect(code).toMatch(HANDOVER);
   });
 
+  it('the method called again in a condition beside the call: handed over', () => {
+    const code = checkedCode(
+      MIX(
+        PUSH,
+        `    let s = 0;
+    for (let k = 0; k < this.terms.length; k++) {
+      const g = this.terms[k];
+      const v = g.value(x);
+      if (g.value(this.terms[0].mean) > v) s += Math.exp(v);
+      else s += Math.exp(2 * v);
+    }
+    return Math.log(s);`,
+      ) + SUM_POINTS,
+      'f',
+      [MU, L, X],
+    );
+    expect(code).toMatch(HANDOVER);
+  });
+
   it('the host looping over the components twice: handed over', () => {
     const code = checkedCode(
       MIX(

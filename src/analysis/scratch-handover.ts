@@ -109,8 +109,8 @@ function callsOncePerOwnedElement(mod: Module, h: Func, writers: Map<string, num
   let count = 0;
   forEachStmt(h.body, (s) => {
     if (s.k === 'for' || s.k === 'while' || s.k === 'do' || s.k === 'if' || s.k === 'block' || s.k === 'switch') {
-      // (a loop header calling a writer runs it many times)
-      if (s.k === 'for' && (s.init.some(isWriterCall) || s.update.some(isWriterCall))) count += 2;
+      // (a writer called in a loop header or a condition is refused: it may run many times, or beside the site)
+      if (isWriterCall(s) || (s.k === 'for' && (s.init.some(isWriterCall) || s.update.some(isWriterCall)))) count += 2;
       return;
     }
     if (!isWriterCall(s)) return;
