@@ -181,6 +181,28 @@ describe('scratch handover elision', () => {
     expect(code).toMatch(HANDOVER);
   });
 
+  it('a field of the same name on another class (it could be a subclass\'s): handed over', () => {
+    const code = checkedCode(
+      MIX(PUSH, MAP_LSE) +
+        `class Other {
+  readonly diff: Float64Array;
+  constructor(n: number) {
+    this.diff = new Float64Array(n);
+  }
+}
+export function f(mu: number[][], l: number[][], x: number[][]): number {
+  const mix = new Mix(mu, l);
+  const o = new Other(3);
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += mix.ll(x[i]);
+  return s + o.diff.length;
+}`,
+      'f',
+      [MU, L, X],
+    );
+    expect(code).toMatch(HANDOVER);
+  });
+
   it('the host looping over the components twice: handed over', () => {
     const code = checkedCode(
       MIX(

@@ -70,6 +70,18 @@ export function elidableScratch(mod: Module, scratch: ScratchFields): Map<string
 }
 
 function hostOf(mod: Module, scratch: ScratchFields, key: string): string | null {
+  // (a field of the same name on another class may be the same field of a subclass's instance, its
+  // writers known under another key: refused)
+  const field = key.slice(key.indexOf('.') + 1);
+  let namesake = false;
+  for (const f of mod.funcs.values())
+    forEachStmt(f.body, (s) => {
+      for (const e of stmtExprs(s))
+        forEachExpr(e, (x) => {
+          if (x.k === 'field' && x.name === field && keyOf(x) !== key) namesake = true;
+        });
+    });
+  if (namesake) return null;
   // the writers, each reaching the field through a parameter it never assigns
   const writers = new Map<string, number>();
   for (const [fn, perKey] of scratch.instances) {
