@@ -235,4 +235,47 @@ class Acc {
       expect(code).not.toMatch(HANDOVER);
     });
   });
+
+  it('an update of one scratch array from another and from a field: no element of its own read, no temporary', () => {
+    const code = compiled(
+      `class Tri {
+  private readonly diff: Float64Array;
+  private readonly z: Float64Array;
+  constructor(readonly mean: number[], readonly low: number[]) {
+    this.diff = new Float64Array(mean.length);
+    this.z = new Float64Array(mean.length);
+  }
+  value(x: number[]): number {
+    const d = this.mean.length;
+    const diff = this.diff;
+    const z = this.z;
+    for (let j = 0; j < d; j++) {
+      diff[j] = x[j] - this.mean[j];
+      z[j] = Math.sin(diff[j]);
+    }
+    let t = 0;
+    for (let c = 0; c < d; c++) {
+      for (let r = c + 1; r < d; r++) {
+        z[r] += this.low[t] * diff[c];
+        t++;
+      }
+    }
+    let s = 0;
+    for (let j = 0; j < d; j++) s += z[j] * z[j] * diff[j];
+    return s;
+  }
+}
+export function total(m: number[], low: number[], xs: number[][]): number {
+  const g = new Tri(m, low);
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s = s * 0.9 + g.value(xs[i]);
+  return s;
+}`,
+      'total',
+      [[0.7, -0.4, 1.1], [0.2, 0.9, -0.6], X],
+    );
+    // (the adjoint of z[r] += … keeps zb[r] as it is: no copy out and back)
+    expect(code).not.toMatch(/zb\[r\] = tempb/);
+    expect(code).toMatch(HANDOVER);
+  });
 });

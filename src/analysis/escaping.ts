@@ -4,11 +4,18 @@
 import type { Expr, Func } from '../ir/types.js';
 import { forEachChild, forEachStmt } from '../ir/util.js';
 
-/** arrays used other than by indexing or `.length` (passed, stored, aliased): they may gain other names */
-export function escapingArrays(f: Func): Set<string> {
+/**
+ * arrays used other than by indexing or `.length` (passed, stored, aliased): they may gain other names
+ * (`keeps`, when given, tells of a call's argument i that the callee keeps no name for it: such an
+ * argument does not count)
+ */
+export function escapingArrays(f: Func, keepsNothing?: (fn: string, i: number) => boolean): Set<string> {
   const out = new Set<string>();
   const visit = (e: Expr, direct: boolean): void => {
     switch (e.k) {
+      case 'call':
+        e.args.forEach((a, i) => visit(a, !!keepsNothing && a.k === 'var' && keepsNothing(e.fn, i)));
+        return;
       case 'var':
         if (!direct) out.add(e.name);
         return;

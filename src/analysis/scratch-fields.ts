@@ -25,6 +25,8 @@ export interface ScratchFields {
    * the values they overwrite were written by another call, and nobody reads them again
    */
   kills: ReadonlySet<Stmt>;
+  /** per function, the variable each scratch field's instance is reached through, by key */
+  instances: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
 /** the last answer per function table, with the functions it was computed from (a table changed in place is computed again) */
@@ -94,7 +96,7 @@ function findScratchFields(mod: Module): ScratchFields {
         });
     });
   for (const k of refused) candidates.delete(k);
-  if (!candidates.size) return { fields: new Set(), aliases: new Map(), kills: new Set() };
+  if (!candidates.size) return { fields: new Set(), aliases: new Map(), kills: new Set(), instances: new Map() };
   const uses = new Map<string, Map<string, FieldUse>>(); // function → key → use
   for (const [name, f] of mod.funcs) {
     const mine = usesIn(f, candidates, refused);
@@ -112,15 +114,18 @@ function findScratchFields(mod: Module): ScratchFields {
     }
   }
   const aliases = new Map<string, Map<string, string>>();
+  const instances = new Map<string, Map<string, string>>();
   for (const [name, perKey] of uses)
     for (const [key, use] of perKey) {
       if (!candidates.has(key)) continue;
+      if (!instances.has(name)) instances.set(name, new Map());
+      instances.get(name)!.set(key, use.instance);
       for (const v of use.aliases) {
         if (!aliases.has(name)) aliases.set(name, new Map());
         aliases.get(name)!.set(v, key);
       }
     }
-  return { fields: candidates, aliases, kills: new Set([...kills].filter(([k]) => candidates.has(k)).flatMap(([, l]) => l)) };
+  return { fields: candidates, aliases, kills: new Set([...kills].filter(([k]) => candidates.has(k)).flatMap(([, l]) => l)), instances };
 }
 
 /** pre-order walk of an expression */

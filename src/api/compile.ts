@@ -12,7 +12,10 @@ import { forgetParsed } from '../frontend/reparse.js';
 import { checkBracketDepth } from '../frontend/limits.js';
 import type { Func, Module, Ty } from '../ir/types.js';
 import { timed } from '../ir/timing.js';
-import { declaredNames, deepCopy, hasFloat, isRef } from '../ir/util.js';
+import { declaredNames, deepCopy, forEachExpr, forEachStmt, hasFloat, isRef, stmtExprs } from '../ir/util.js';
+import { scratchFields } from '../analysis/scratch-fields.js';
+import { elidableScratch, handoverElisionHolds } from '../analysis/scratch-handover.js';
+import { adjointNames } from '../transform/adjoint/context.js';
 import { adjointFuncs, type AdjointOutput } from '../transform/adjoint/index.js';
 import { ALL_FIELDS, unionReads, writtenNumberFields } from '../transform/adjoint/field-reads.js';
 import { DEFAULT_ADJOINT, DEFAULT_NAMING, ProgramInfo, type AdjointOptions, type Naming } from '../transform/context.js';
@@ -432,7 +435,7 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
     const build = (inf: ProgramInfo) => new Map(diffOrder(inf).reverse().map((n) => [n, adjointFuncs(inf, n)]));
     let adjoints: Map<string, AdjointOutput[]> | null = null;
     if (modes.includes('reverse')) {
-      const built = timed('reverse', () => withoutUnreadFieldRestores(infoB, build, () => new ProgramInfo(infoB.mod, infoB.activity, head.name, new Set(wrt), naming, infoB.options)));
+      const built = timed('reverse', () => withElidedHandovers(infoB, build, () => new ProgramInfo(infoB.mod, infoB.activity, head.name, new Set(wrt), naming, infoB.options)));
       infoB = built.info;
       adjoints = built.adjoints;
     }
@@ -459,6 +462,55 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
   }
   const printed = timed('print', () => printModule(mod, reach, out, options, diags, { manifest, wrt, of }));
   return coarsening ? { ...printed, coarsening } : printed;
+}
+
+/**
+ * The adjoints built first with the scratch handovers analysis/scratch-handover.ts finds unneeded left
+ * out, kept when the build shows their hosts' sweeps run back to back; otherwise (or when there are
+ * none) built with every handover.
+ */
+function withElidedHandovers(
+  info: ProgramInfo,
+  build: (inf: ProgramInfo) => Map<string, AdjointOutput[]>,
+  fresh: () => ProgramInfo,
+): { info: ProgramInfo; adjoints: Map<string, AdjointOutput[]> } {
+  const scratch = scratchFields(info.mod);
+  const hosts = info.options.merge === false || info.options.tbr === false ? new Map<string, string>() : elidableScratch(info.mod, scratch);
+  if (!hosts.size) return withoutUnreadFieldRestores(info, build, fresh);
+  const elided = () => {
+    const inf = fresh();
+    inf.elidedScratch = new Set(hosts.keys());
+    return inf;
+  };
+  const tried = withoutUnreadFieldRestores(elided(), build, elided);
+  const funcs = [...tried.adjoints.values()].flatMap((l) => l.map((g) => g.func));
+  const writersOf = (key: string) => [...scratch.instances].filter(([, m]) => m.has(key)).map(([fn]) => fn);
+  const reaching = (key: string) => callersOf(info.mod, new Set([hosts.get(key)!, ...writersOf(key)]));
+  const holds = handoverElisionHolds(funcs, hosts, writersOf, reaching, (fn) => adjointNames(tried.info, fn));
+  return holds ? tried : withoutUnreadFieldRestores(info, build, fresh);
+}
+
+/** `fns` and every function calling one of them, directly or not */
+function callersOf(mod: Module, fns: Set<string>): Set<string> {
+  const out = new Set(fns);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [name, f] of mod.funcs) {
+      if (out.has(name)) continue;
+      let calls = false;
+      forEachStmt(f.body, (s) => {
+        for (const e of stmtExprs(s))
+          forEachExpr(e, (x) => {
+            if (x.k === 'call' && out.has(x.fn)) calls = true;
+          });
+      });
+      if (calls) {
+        out.add(name);
+        grew = true;
+      }
+    }
+  }
+  return out;
 }
 
 /**

@@ -61,7 +61,7 @@ declare module 'tsad/runtime' {
   export function zeros(n: number): number[];
   export function zerosAgain(buffer: number[] | undefined, n: number): number[];
   export function float64Again(buffer: Float64Array | undefined, n: number): Float64Array;
-  export function zeroedFor<T extends number[] | Float64Array>(buffer: T, previous: T | undefined): T;
+  export function zeroedFor<T extends number[] | Float64Array>(buffer: T, previous: T | undefined, zeroBelow?: number): T;
   export function zeroFill(x: unknown): void;
   export function snapshot<T>(x: T): T;
   export function restoreInto<T>(dst: T, src: T): void;

@@ -109,10 +109,11 @@ export function float64Again(buffer: Float64Array | undefined, n: number): Float
  * Where the backward sweep undoes such an allocation: the buffer, zeroed, becomes the shadow of the
  * array the variable held before (`previous`), or a new one when that array is of another length.
  */
-export function zeroedFor<T extends number[] | Float64Array>(buffer: T, previous: T | undefined): T {
+export function zeroedFor<T extends number[] | Float64Array>(buffer: T, previous: T | undefined, zeroBelow = 0): T {
   if (previous === undefined || previous.length === buffer.length) {
     // (a loop: Array.prototype.fill costs more than the ten stores of a short shadow)
-    for (let i = 0; i < buffer.length; i++) buffer[i] = 0;
+    // (`zeroBelow`: the elements below it are zero already, the backward sweep has just reset them)
+    for (let i = zeroBelow; i < buffer.length; i++) buffer[i] = 0;
     return buffer;
   }
   return (buffer instanceof Float64Array ? new Float64Array(previous.length) : zeros(previous.length)) as T;

@@ -81,6 +81,11 @@ export class ProgramInfo {
    * other than the head records nothing. Set by compile.ts for a second build; null: none assumed.
    */
   unreadNumberFields: ReadonlySet<string> | null = null;
+  /**
+   * Scratch fields (`Class.field`) whose contents adjoints do not hand over on the tape
+   * (analysis/scratch-handover.ts). Set by compile.ts for a build it then checks; empty: none.
+   */
+  elidedScratch: ReadonlySet<string> = new Set();
   /** per function, its tape variables no code records on (analysis/idle-tapes.ts) */
   readonly idleTapes: ReadonlyMap<string, ReadonlySet<string>>;
   /** what each function's backward sweep reads of number fields, as last built */

@@ -207,6 +207,7 @@ function programKey(info: ProgramInfo): string {
       refTapes: info.refTapes,
       idleTapes: info.idleTapes,
       unreadNumberFields: info.unreadNumberFields,
+      elidedScratch: [...info.elidedScratch].sort(),
       called,
       scratch: scratchFields(mod),
       slotWrites: computeSlotWrites(mod),

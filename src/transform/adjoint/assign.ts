@@ -7,10 +7,10 @@ import { BOOL, countedFor, exprEq, forEachExpr, forEachStmt, hasFloat, INT, isOp
 import { adjointOf, hasSelect, type LinContext, linearize, LinError } from '../linearize.js';
 import { TransformError } from '../tangent.js';
 import { call, passiveCallSnapshots } from './calls.js';
-import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, usefulOut, variedIn, zerosLike } from './context.js';
+import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, scratchOf, usefulOut, variedIn, zerosLike } from './context.js';
 import { saveOnKill, storeExpensive, tapePop } from './record.js';
 import { freshValueAdjoint, holdShadow, rebuildsFromOld } from './references.js';
-import { allocationAgain, keptPerIteration, shadowAgain } from './reused-shadows.js';
+import { allocationAgain, callLocalArrays, keptPerIteration, shadowAgain } from './reused-shadows.js';
 
 // ---------- assignments ----------
 export function assign(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign' }>): Pair {
@@ -40,13 +40,15 @@ function assignValue(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign'
   // (only where the old value is recorded for nobody: a pushed reference would be this very array)
   const perIteration = !save.fwd.length && !save.bwd.length && value?.k === 'alloc' && target.k === 'var' ? keptPerIteration(cx, s, target.name, isRef(tty) && hasB(cx, root)) : null;
   const kept = save.kept ?? perIteration?.array;
-  const fwd: Stmt[] = [...save.fwd, (save.reusedShadow || perIteration) && primal.k === 'assign' && primal.value.k === 'alloc' ? { ...primal, value: allocationAgain(cx, primal.value, kept) } : primal];
+  // (an array the call allocates once and nobody keeps comes from the tape, and goes back to it at the end of the backward sweep)
+  const callLocal = !perIteration && !save.fwd.length && !save.bwd.length && value?.k === 'alloc' && s.k === 'decl' && cx.f.body.includes(s) && callLocalArrays(cx).has(s.name);
+  const fwd: Stmt[] = [...save.fwd, (save.reusedShadow || perIteration || callLocal) && primal.k === 'assign' && primal.value.k === 'alloc' ? { ...primal, value: allocationAgain(cx, primal.value, kept) } : primal];
   const bwd: Stmt[] = [];
   // reference assignments: the adjoint aliases (or is allocated like) the primal, in the forward sweep
   if (isRef(tty) && hasB(cx, root) && value) {
     const bv = refAdjoint(cx, value);
     const bt = bwhole(cx, target) as LValue | null;
-    const keptShadow = perIteration?.shadow && value.k === 'alloc' && bt ? allocationAgain(cx, { ...value, ty: bt.ty }, perIteration.shadow) : null;
+    const keptShadow = (perIteration?.shadow || callLocal) && value.k === 'alloc' && bt ? allocationAgain(cx, { ...value, ty: bt.ty }, perIteration?.shadow ?? undefined) : null;
     if (bt) fwd.push({ k: 'assign', target: bt, value: keptShadow ?? (save.reusedShadow && value.k === 'alloc' ? shadowAgain(bt, value.len) : bv ?? zerosLike(cx, target)) });
     // an adjoint tape lives until the backward sweep is back where it was acquired
     if (bt && value.k === 'intr' && value.fn === 'Tape.acquire') bwd.push({ k: 'expr', e: { k: 'intr', fn: 'Tape.release', args: [bt], ty: VOID } });
@@ -283,11 +285,15 @@ function mayAlias(cx: AdjointContext, target: LValue, value: Expr): boolean {
   const root = rootVar(target);
   if (!root) return true;
   const rep = aliasRep(cx, root);
+  // (a scratch field's array is reached through its one alias only, which shares the instance's
+  // alias class: `z[r] += self.lower[t] * diff[c]` reads no element of z: analysis/scratch-fields.ts)
+  const scratch = scratchOf(cx).aliases.get(cx.name);
+  const own = (v: string) => scratch?.has(v) ?? false;
   let risk = false;
   forEachExpr(value, (x) => {
     if ((x.k === 'idx' || x.k === 'field') && x.ty.k === 'num' && !exprEq(x, target)) {
       const r = rootVar(x);
-      if (r && aliasRep(cx, r) === rep) risk = true;
+      if (r && aliasRep(cx, r) === rep && (r === root || !(own(r) || own(root)))) risk = true;
     }
   });
   return risk;

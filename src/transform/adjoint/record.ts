@@ -263,6 +263,47 @@ export function cheapDefBefore(cx: AdjointContext, start: { list: Stmt[]; index:
 
 
 /**
+ * A reference or a length the function computes at its top level from parameters it never assigns,
+ * through field reads of references only (`diff = self.centered`, `d = self.mean.length`, `b = a`):
+ * its final value, evaluated again at the start of the backward sweep, instead of a push and a pop. Numbers stored into elements or fields
+ * change no reference and no length, so only stores of references, resizing intrinsics and calls
+ * that may do either count against it (record.ts writtenIn with slotsOnly). The caller restores what
+ * these parameters reach before the backward sweep as for any other read there (calls.ts
+ * backwardValueReads counts the variables read here).
+ */
+export function shapeDefAtEnd(cx: AdjointContext, name: string): Expr | null {
+  if (cx.info.options.recompute === false) return null;
+  const params = new Set(cx.f.params.map((p) => p.name));
+  const body = cx.f.body;
+  for (let k = body.length - 1; k >= 0; k--) {
+    const t = body[k];
+    if (cx.dead.has(t)) continue;
+    const defines = (t.k === 'decl' && t.name === name) || (t.k === 'assign' && t.target.k === 'var' && t.target.name === name && !t.op);
+    if (!defines) {
+      if (assignsVar(t, name)) return null;
+      continue;
+    }
+    const def = t.k === 'decl' ? t.init : t.k === 'assign' ? t.value : null;
+    if (!def || storeForced(cx, t) || !shapeOnly(def)) return null;
+    const slotsWritten = bodyFacts(cx).writtenFrom(0, true);
+    let ok = true;
+    forEachExpr(def, (x) => {
+      if (x.k !== 'var') return;
+      // (a parameter the body never assigns, whose references and lengths nothing here changes)
+      if (!params.has(x.name) || bodyFacts(cx).defs.has(x.name) || slotsWritten.has(aliasRep(cx, x.name))) ok = false;
+    });
+    return ok ? def : null;
+  }
+  return null;
+}
+
+/** a chain of reference reads from a variable, or the length of one (no number is read) */
+function shapeOnly(e: Expr): boolean {
+  const chain = (x: Expr): boolean => x.k === 'var' || (x.k === 'field' && isRef(x.ty) && x.ty.k !== 'opt' && chain(x.obj));
+  return e.k === 'len' ? chain(e.obj) : isRef(tyOf(e)) && chain(e);
+}
+
+/**
  * Arrays and objects (alias representatives) whose contents the function changes anywhere: by an
  * element or field store, a writing intrinsic or a call that writes the argument, through any alias.
  */

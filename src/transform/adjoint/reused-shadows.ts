@@ -23,8 +23,8 @@
 // iteration's pass k takes it back: an indexed load instead of the tape's search by length.
 import { escapingArrays } from '../../analysis/escaping.js';
 import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
-import { exprEq, forEachExpr, forEachStmt, hasJump, INT, stmtExprs, varsRead } from '../../ir/util.js';
-import { type AdjointContext, aliasRep, hasDirective, tapeOp, tyOfLocal } from './context.js';
+import { exprEq, forEachChild, forEachExpr, forEachStmt, hasJump, INT, mapBodies, stmtExprs, varsRead } from '../../ir/util.js';
+import { type AdjointContext, adjointTy, aliasRep, endsWithReturnInside, hasDirective, tapeOp, tyOfLocal } from './context.js';
 import { countedLoop } from './loops/counted.js';
 
 const cache = new WeakMap<AdjointContext, Set<string>>();
@@ -202,4 +202,149 @@ export function giveBack(cx: AdjointContext, target: LValue): Stmt {
 /** …and once `target` holds its earlier array again, the shadow buffer is zeroed for it */
 export function shadowZeroedFor(bt: LValue, target: LValue): Stmt {
   return { k: 'assign', target: bt, value: { k: 'intr', fn: 'zeroedFor', args: [bt, target], ty: bt.ty } };
+}
+
+/**
+ * `X = zeroedFor(X, P)` right after a loop that sets every element of X below a bound L to 0 (the
+ * backward sweep of the pass that wrote each element of the array once, `diff[j] = …` resetting
+ * `diffb[j]`): those elements are zero already, so the buffer is zeroed from L on only
+ * (`zeroedFor(X, P, L)`). The loop counts j over [0, L) one by one, either way, with no jump, and
+ * its body stores `X[j] = 0` at its top level and mentions X no more after that; what lies between
+ * the loop and the statement are pops into other variables, and nothing assigns L's variables.
+ */
+export function zeroedBelowLoops(list: Stmt[]): Stmt[] {
+  const out = list.map((s) => mapBodies(s, zeroedBelowLoops));
+  for (let k = 0; k < out.length; k++) {
+    const s = out[k];
+    if (s.k !== 'assign' || s.target.k !== 'var' || s.op || s.value.k !== 'intr' || s.value.fn !== 'zeroedFor' || s.value.args.length !== 2) continue;
+    const x = s.target.name;
+    let at = k - 1;
+    const between: Stmt[] = [];
+    while (at >= 0 && isPopInto(out[at], x)) between.push(out[at--]);
+    const loop = out[at];
+    const bound = loop && loop.k === 'for' ? zeroingLoopBound(loop, x) : null;
+    if (!bound) continue;
+    const boundVars = varsRead(bound);
+    if (between.some((b) => b.k === 'assign' && b.target.k === 'var' && boundVars.has(b.target.name))) continue;
+    out[k] = { ...s, value: { ...s.value, args: [...s.value.args, bound] } };
+  }
+  return out;
+}
+
+/** `v = tape.popR()` (or popF) into a variable other than `x` */
+function isPopInto(s: Stmt, x: string): boolean {
+  return s.k === 'assign' && s.target.k === 'var' && s.target.name !== x && !s.op && s.value.k === 'intr' && (s.value.fn === 'tape.popR' || s.value.fn === 'tape.popF');
+}
+
+/** L, when `loop` runs j over [0, L) one by one and leaves `x[j]` at 0 in each pass */
+function zeroingLoopBound(loop: Extract<Stmt, { k: 'for' }>, x: string): Expr | null {
+  if (loop.init.length !== 1 || loop.update.length !== 1 || !loop.cond || hasJump(loop.body)) return null;
+  const init = loop.init[0];
+  const j = init.k === 'assign' && init.target.k === 'var' && !init.op ? init.target.name : init.k === 'decl' ? init.name : null;
+  const start = init.k === 'assign' ? init.value : init.k === 'decl' ? init.init : null;
+  if (!j || !start) return null;
+  const isJ = (e: Expr) => e.k === 'var' && e.name === j;
+  const num = (e: Expr, v: number) => e.k === 'num' && e.v === v;
+  const u = loop.update[0];
+  const step = u.k === 'assign' && u.target.k === 'var' && u.target.name === j && u.value.k === 'bin' && isJ(u.value.a) && num(u.value.b, 1) ? u.value.op : null;
+  const c = loop.cond;
+  let bound: Expr | null = null;
+  // down: j = L - 1; j >= 0; j--      up: j = 0; j < L; j++
+  if (step === '-' && c.k === 'bin' && c.op === '>=' && isJ(c.a) && num(c.b, 0) && start.k === 'bin' && start.op === '-' && num(start.b, 1)) bound = start.a;
+  if (step === '+' && c.k === 'bin' && c.op === '<' && isJ(c.a) && num(start, 0)) bound = c.b;
+  if (!bound) return null;
+  const boundVars = varsRead(bound);
+  if (boundVars.has(j) || boundVars.has(x)) return null;
+  let ok = true;
+  forEachExpr(bound, (e) => {
+    if (e.k === 'call' || e.k === 'intr') ok = false;
+  });
+  // the body: no rebinding of j, x or L's variables; `x[j] = 0` at its top level, x untouched after it
+  forEachStmt(loop.body, (t) => {
+    const n = t.k === 'decl' ? t.name : t.k === 'assign' && t.target.k === 'var' ? t.target.name : null;
+    if (n && (n === j || n === x || boundVars.has(n))) ok = false;
+  });
+  const zeroAt = loop.body.findIndex((t) => t.k === 'assign' && !t.op && t.target.k === 'idx' && t.target.obj.k === 'var' && t.target.obj.name === x && isJ(t.target.index) && num(t.value, 0));
+  if (!ok || zeroAt < 0) return null;
+  // (before it, only x[j] itself: another pass's element written here would not be zero at the end)
+  let onlyOwn = true;
+  const own = (e: Expr): void => {
+    if (e.k === 'idx' && e.obj.k === 'var' && e.obj.name === x && isJ(e.index)) return;
+    if (e.k === 'var' && e.name === x) onlyOwn = false;
+    forEachChild(e, own);
+  };
+  forEachStmt(loop.body.slice(0, zeroAt), (t) => {
+    for (const e of stmtExprs(t)) own(e);
+    if (t.k === 'assign') own(t.target);
+  });
+  if (!onlyOwn) return null;
+  for (const t of loop.body.slice(zeroAt + 1)) {
+    let mentions = false;
+    forEachStmt([t], (y) => {
+      for (const e of stmtExprs(y)) if (varsRead(e).has(x)) mentions = true;
+      if (y.k === 'assign' && rootIs(y.target, x)) mentions = true;
+    });
+    if (mentions) return null;
+  }
+  return bound;
+}
+
+function rootIs(e: Expr, x: string): boolean {
+  return e.k === 'var' ? e.name === x : e.k === 'idx' || e.k === 'field' || e.k === 'sub' ? rootIs(e.obj, x) : false;
+}
+
+/**
+ * Arrays a function allocates once per call, passes to callees and nobody keeps (a `const terms =
+ * new Array(n).fill(0)` at the top level of its body, otherwise only indexed or measured, and passed
+ * to callees that only index and measure that parameter): after the function's backward sweep no name reaches them or their
+ * shadows, so the forward sweep takes both from the tape (`tape.zerosA`) and the end of the backward
+ * sweep gives them back (`callLocalGiveBacks`), for the next call. A host mapping a method over its
+ * components per data point allocates them once per point otherwise.
+ */
+export function callLocalArrays(cx: AdjointContext): Set<string> {
+  const known = callLocalCache.get(cx);
+  if (known) return known;
+  const out = new Set<string>();
+  callLocalCache.set(cx, out);
+  if (cx.info.options.reuseShadows === false || cx.checkpointing || endsWithReturnInside(cx)) return out;
+  const params = new Set(cx.f.params.map((p) => p.name));
+  const defs = new Map<string, number>();
+  forEachStmt(cx.f.body, (s) => {
+    const n = s.k === 'decl' ? s.name : s.k === 'assign' && s.target.k === 'var' ? s.target.name : null;
+    if (n) defs.set(n, (defs.get(n) ?? 0) + 1);
+  });
+  const escaping = escapingArrays(cx.f, (fn, i) => keepsNothing(cx, fn, i));
+  // (only arrays handed to such callees: the others keep their plain allocations, which later passes
+  // know — iteration-local arrays become scalars, loops over them fuse)
+  const passed = escapingArrays(cx.f);
+  for (const s of cx.f.body) {
+    if (s.k !== 'decl' || !s.init || !zeroFilled(s.init) || defs.get(s.name) !== 1) continue;
+    const name = s.name;
+    if (params.has(name) || escaping.has(name) || !passed.has(name) || aliasRep(cx, name) !== name) continue;
+    const t = tyOfLocal(cx, name);
+    if (t?.k !== 'arr' || t.elem.k !== 'num' || (t.typed && (t.ctor ?? 'Float64Array') !== 'Float64Array')) continue;
+    if (cx.tapes.has(name) || cx.paramHasB.has(name) || cx.alwaysRestore.has(name)) continue;
+    out.add(name);
+  }
+  return out;
+}
+const callLocalCache = new WeakMap<AdjointContext, Set<string>>();
+
+/** does `fn` only index and measure its parameter `i` (a function tsad differentiates or copies, no rule, no black box)? */
+function keepsNothing(cx: AdjointContext, fn: string, i: number): boolean {
+  const g = cx.info.mod.funcs.get(fn);
+  if (!g || g.custom || g.external || i >= g.params.length) return false;
+  return !escapingArrays(g).has(g.params[i].name);
+}
+
+/** the end of the backward sweep: the call's own arrays (and shadows) it received from the forward sweep go back to the tape */
+export function callLocalGiveBacks(cx: AdjointContext, handedOver: ReadonlySet<string>): Stmt[] {
+  const out: Stmt[] = [];
+  for (const n of [...callLocalArrays(cx)].sort()) {
+    const t = tyOfLocal(cx, n)!;
+    if (handedOver.has(n)) out.push(giveBack(cx, { k: 'var', name: n, ty: t }));
+    const b = cx.b.known(n) ? cx.b.of(n) : null;
+    if (b && handedOver.has(b)) out.push(giveBack(cx, { k: 'var', name: b, ty: adjointTy(cx, t) }));
+  }
+  return out;
 }

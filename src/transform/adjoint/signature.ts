@@ -10,8 +10,9 @@ import { iterationLocalScalars, mergeIncrements } from '../merge.js';
 import { scalarizeLoops } from '../scalarize.js';
 import { increments, linctx, linearizeAt, literalAdjoint } from './assign.js';
 import { type AdjointContext, adjointNames, primalNames, adjointTy, aliasRep, bwhole, endsWithReturnInside, exprVaried, hasB, type Pair, scratchOf, tapeOp, tapeVar, variedIn } from './context.js';
-import { cheapDefBefore } from './record.js';
+import { cheapDefBefore, shapeDefAtEnd } from './record.js';
 import { storesReferences } from './references.js';
+import { callLocalGiveBacks, zeroedBelowLoops } from './reused-shadows.js';
 
 /** The (single, final) return: the seed flows into the returned expression. */
 export function ret(cx: AdjointContext, s: Extract<Stmt, { k: 'return' }>): Pair {
@@ -91,7 +92,7 @@ export function forward(cx: AdjointContext): Func {
   if (r && r.e) body.push({ k: 'return', e: r.e });
   // (fused iterations run adjoint code in the forward sweep)
   // (a loop update that became statements, `y = g(y)` recorded around its call, moves into the body)
-  const fbody = fixForUpdates(cx.info.options.merge !== false ? refineLoops(cx, body) : body);
+  const fbody = zeroedBelowLoops(fixForUpdates(cx.info.options.merge !== false ? refineLoops(cx, body) : body));
   return { name: adjointNames(cx.info, cx.name).fwd, params, ret: cx.f.ret, body: fbody, exported: true, loc: cx.f.loc, comments: cx.f.comments };
 }
 
@@ -148,13 +149,36 @@ export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' |
     if (isParam(n) && !assigned.has(n)) continue;
     const v: Expr = { k: 'var', name: n, ty };
     // a final value from a cheap assignment of unchanging inputs is evaluated again, not handed over
-    const again = needed.includes(n) && (ty.k === 'num' || ty.k === 'int') && cx.info.options.recompute !== false && !endsWithReturnInside(cx) ? cheapDefBefore(cx, { list: cx.f.body, index: cx.f.body.length, parent: null }, n, true) : null;
+    const recomputable = cx.info.options.recompute !== false && !endsWithReturnInside(cx);
+    const scalar = ty.k === 'num' || ty.k === 'int';
+    const cheapAgain = needed.includes(n) && scalar && recomputable ? cheapDefBefore(cx, { list: cx.f.body, index: cx.f.body.length, parent: null }, n, true) : null;
+    // (a reference or a length read again from unchanging parameters: `diff = self.centered`, `d = self.mean.length`)
+    const shape = recomputable && (scalar || isRef(ty)) ? shapeDefAtEnd(cx, n) : null;
+    const again = cheapAgain ?? (needed.includes(n) ? shape : null);
     // (a scratch field's contents go before the array itself: the backward sweep pops the array first)
-    if (needed.includes(n) && scratch?.has(n)) out.push({ v, kind: 'S' });
-    if (needed.includes(n)) out.push({ v, kind: ty.k === 'num' || ty.k === 'int' ? 'F' : ty.k === 'bool' ? 'I' : 'R', ...(again ? { again } : {}) });
-    if (isRef(ty) && hasB(cx, n) && usedB.has(cx.b.of(n))) out.push({ v: { k: 'var', name: cx.b.of(n), ty: adjointTy(cx, ty) }, kind: 'R' });
+    // (…unless nothing writes them between the two sweeps: analysis/scratch-handover.ts)
+    if (needed.includes(n) && scratch?.has(n) && !cx.info.elidedScratch.has(scratch.get(n)!)) out.push({ v, kind: 'S' });
+    if (needed.includes(n)) out.push({ v, kind: scalar ? 'F' : ty.k === 'bool' ? 'I' : 'R', ...(again ? { again } : {}) });
+    if (isRef(ty) && hasB(cx, n) && usedB.has(cx.b.of(n))) {
+      // (the adjoint of a reference read again is the same read of the adjoints: `diffb = selfb.centered`)
+      // (only from parameters whose adjoints are parameters too: the same arrays in both sweeps)
+      const againB = shape && isRef(ty) && adjointParamsOnly(cx, shape) ? bwhole(cx, shape) : null;
+      out.push({ v: { k: 'var', name: cx.b.of(n), ty: adjointTy(cx, ty) }, kind: 'R', ...(againB ? { again: againB } : {}) });
+    }
   }
   return out;
+}
+
+/** does `e` read only parameters whose adjoints the sweeps take as parameters? */
+function adjointParamsOnly(cx: AdjointContext, e: Expr): boolean {
+  const sig = cx.info.sigs.get(cx.name)!;
+  let ok = true;
+  forEachExpr(e, (x) => {
+    if (x.k !== 'var') return;
+    const i = cx.f.params.findIndex((p) => p.name === x.name);
+    if (i < 0 || !sig.derivParams[i] || !isRef(cx.f.params[i].ty)) ok = false;
+  });
+  return ok;
 }
 
 export function backward(cx: AdjointContext): Func {
@@ -194,14 +218,16 @@ export function backward(cx: AdjointContext): Func {
   const decls = localDecls(cx, allBodies, paramNames);
   // adjoint scalars start at zero; adjoints of local arrays arrive with the handover
   const adjDecls = adjointDecls(cx, allBodies, paramNames, new Set(decls.map((d) => (d as { name: string }).name)));
-  let fbody: Stmt[] = [...decls, ...adjDecls, ...body, ...seedStmts, ...allBodies[2]];
+  // (the call's own arrays go back to the tape once nothing reads them: reused-shadows.ts callLocalArrays)
+  const handedOver = new Set(handover.filter((h) => h.kind === 'R' && !h.again && h.v.k === 'var').map((h) => (h.v as { name: string }).name));
+  let fbody: Stmt[] = [...decls, ...adjDecls, ...body, ...seedStmts, ...allBodies[2], ...callLocalGiveBacks(cx, handedOver)];
   // the return is in place before loops are refined: it reads the parameters' adjoints after every loop,
   // so none of them is local to a loop's iteration (a parameter overwritten in a loop kept the last
   // iteration's increment, its reset dropped as if nothing read it afterwards)
   if (scalarB.length === 1) fbody.push({ k: 'return', e: scalarB[0] });
   else if (scalarB.length > 1) fbody.push({ k: 'return', e: { k: 'arrlit', elems: scalarB, ty: { k: 'tuple', elems: scalarB.map(() => NUM), ro: false } } });
   if (cx.info.options.merge !== false) fbody = timed('merge', () => refineLoops(cx, fbody));
-  fbody = fixForUpdates(fbody);
+  fbody = zeroedBelowLoops(fixForUpdates(fbody));
   const ret: Ty = scalarB.length === 0 ? VOID : scalarB.length === 1 ? NUM : { k: 'tuple', elems: scalarB.map(() => NUM), ro: false };
   return { name: adjointNames(cx.info, cx.name).bwd, params, ret, body: fbody, exported: true, loc: cx.f.loc };
 }
