@@ -8,11 +8,12 @@
 //
 // `toIR` turns a term back into one IR expression (φ terms by a caller-supplied decision read, Σ/Π
 // refused), and `lowerTerm` into statements: every DAG node used more than once is bound once to a
-// `const` temporary (CSE), Σ and Π become counted loops accumulating into a `let`. Later work splices
-// these through the custom-derivative hook.
+// `const` temporary (CSE), Σ and Π become counted loops accumulating into a `let`: the parts of their
+// bodies free of every index are computed once before the loop, and the Σ/Π over the same range that
+// can be computed at that point share the loop (Σ linearity splits a loop's sum into several; fused,
+// their common subterms are computed once per iteration).
 //
-// Not yet here: hoisting index-independent subterms out of the loops `lowerTerm` emits (they are
-// emitted where first met), the numerically stable pattern table (report §2.10, `log(1 + e^t)`).
+// Not yet here: the numerically stable pattern table (report §2.10, `log(1 + e^t)`).
 import type { BinOp, Expr, Stmt } from '../../ir/types.js';
 import { BOOL, INT, NUM } from '../../ir/util.js';
 import { ruleFor } from '../../rules/table.js';
@@ -162,6 +163,48 @@ export function lowerTerm(t: Term, fresh: (hint: string) => string, opts: ToIROp
   return { stmts, value: values[0] };
 }
 
+type BigOp = Extract<Term, { k: 'sum' | 'prod' }>;
+
+/** the maximal subterms of t free of every Σ/Π index (loop invariants of the loops Σ/Π become), numbers and symbols aside */
+export function invariantParts(t: Term): Term[] {
+  const out: Term[] = [];
+  const seen = new Set<Term>();
+  const go = (x: Term): void => {
+    if (seen.has(x)) return;
+    seen.add(x);
+    if (x.k === 'num' || x.k === 'sym') return;
+    if (![...T.freeSyms(x)].some((s) => s.role === 'index')) {
+      out.push(x);
+      return;
+    }
+    for (const c of T.children(x)) go(c);
+  };
+  go(t);
+  return out;
+}
+
+/**
+ * Can y be computed in the loop of x (emitted where `bound` holds): the same range, neither reads the
+ * other, every index y reads is bound here, its own index cannot be confused with one x reads, and no
+ * Σ/Π inside y that is free of y's index is left to compute (it would be recomputed on each iteration).
+ */
+function fusable(x: BigOp, y: BigOp, bound: ReadonlyMap<Term, string>): boolean {
+  if (bound.has(y) || y.lo !== x.lo || y.hi !== x.hi || T.contains(x, y) || T.contains(y, x)) return false;
+  const fy = T.freeSyms(y);
+  if ([...fy].some((s) => s.role === 'index' && !bound.has(s))) return false;
+  if (y.i !== x.i && (bound.has(y.i) || fy.has(x.i as Extract<Term, { k: 'sym' }>) || T.freeSyms(x).has(y.i))) return false;
+  let invariantInner = false;
+  const seen = new Set<Term>();
+  const visit = (t: Term): void => {
+    if (seen.has(t) || invariantInner || bound.has(t)) return;
+    seen.add(t);
+    if ((t.k === 'sum' || t.k === 'prod') && !T.dependsOn(t, y.i)) invariantInner = true;
+    else T.children(t).forEach(visit);
+  };
+  visit(y.body);
+  return !invariantInner;
+}
+
 /** lowerTerm for several terms at once: a node they share is computed once (the value reused by its partials) */
 export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => string, opts: ToIROptions = {}): { stmts: Stmt[]; values: Expr[] } {
   const uses = new Map<Term, number>();
@@ -171,23 +214,42 @@ export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => stri
     if (c === 0) for (const k of T.children(x)) count(k);
   };
   for (const t of roots) count(t);
+  const bigops = [...uses.keys()].filter((x): x is BigOp => x.k === 'sum' || x.k === 'prod');
   const emit = (x: Term, out: Stmt[], bound: Map<Term, string>): Expr => {
     const name = bound.get(x);
     if (name) return { k: 'var', name, ty: NUM };
     let e: Expr;
     if (x.k === 'sum' || x.k === 'prod') {
-      const acc = fresh(x.k === 'sum' ? 'sum' : 'prod');
-      const i = fresh(x.i.name.replace(/[^A-Za-z0-9_$]/g, '') || 'i');
-      const iv: Expr = { k: 'var', name: i, ty: INT };
-      out.push({ k: 'decl', name: acc, ty: NUM, init: n(x.k === 'sum' ? 0 : 1), konst: false });
+      // one loop for every Σ/Π over the same range that can be computed here (the report's Σ terms
+      // split by linearity come back together): their shared subterms are computed once per iteration
+      const group = [x, ...bigops.filter((y) => y !== x && fusable(x, y, bound))];
+      const accs = group.map((y) => {
+        const acc = fresh(y.k === 'sum' ? 'sum' : 'prod');
+        out.push({ k: 'decl', name: acc, ty: NUM, init: n(y.k === 'sum' ? 0 : 1), konst: false });
+        return acc;
+      });
       const hi = emit(x.hi, out, bound);
       const lo = emit(x.lo, out, bound);
-      const body: Stmt[] = [];
-      // inside the loop the index reads the loop variable; temporaries made there stay there
+      // the bodies' parts free of every index: computed once, before the loop
+      for (const y of group)
+        for (const part of invariantParts(y.body)) {
+          const pe = emit(part, out, bound);
+          if (pe.k === 'var' || pe.k === 'num' || (pe.k === 'un' && pe.a.k === 'num')) continue;
+          const tmp = fresh('t');
+          out.push({ k: 'decl', name: tmp, ty: NUM, init: pe, konst: true });
+          bound.set(part, tmp);
+        }
+      const i = fresh(x.i.name.replace(/[^A-Za-z0-9_$]/g, '') || 'i');
+      const iv: Expr = { k: 'var', name: i, ty: INT };
+      // inside the loop the indices read the loop variable; temporaries made there stay there
       const inner = new Map(bound);
-      inner.set(x.i, i);
-      const v = emit(x.body, body, inner);
-      body.push({ k: 'assign', target: { k: 'var', name: acc, ty: NUM }, value: b2(x.k === 'sum' ? '+' : '*', { k: 'var', name: acc, ty: NUM }, v), op: x.k === 'sum' ? '+' : '*' });
+      for (const y of group) inner.set(y.i, i);
+      const body: Stmt[] = [];
+      group.forEach((y, j) => {
+        const v = emit(y.body, body, inner);
+        const acc: Extract<Expr, { k: 'var' }> = { k: 'var', name: accs[j], ty: NUM };
+        body.push({ k: 'assign', target: acc, value: b2(y.k === 'sum' ? '+' : '*', acc, v), op: y.k === 'sum' ? '+' : '*' });
+      });
       out.push({
         k: 'for',
         init: [{ k: 'decl', name: i, ty: INT, init: lo, konst: false }],
@@ -195,7 +257,10 @@ export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => stri
         update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
         body,
       });
-      e = { k: 'var', name: acc, ty: NUM };
+      group.forEach((y, j) => {
+        if (j > 0) bound.set(y, accs[j]);
+      });
+      e = { k: 'var', name: accs[0], ty: NUM };
     } else e = node(x, (c) => emit(c, out, bound), opts);
     if ((uses.get(x) ?? 0) > 1 && x.k !== 'num' && x.k !== 'sym' && e.k !== 'var') {
       const tmp = fresh('t');

@@ -25,7 +25,7 @@ import { ruleDerivKind, ruleResult } from '../../frontend/custom-derivatives.js'
 import type { Expr, Func, Module, Param, Stmt, Ty } from '../../ir/types.js';
 import { declaredNames, INT, NUM } from '../../ir/util.js';
 import { Names } from '../linearize.js';
-import { fromIR, lowerTerms, NotATerm } from './convert.js';
+import { fromIR, invariantParts, lowerTerms, NotATerm } from './convert.js';
 import { differentiate } from './differentiate.js';
 import { elevate, ElevateUnsupported } from './elevate.js';
 import { NoClosedForm } from './phi.js';
@@ -146,24 +146,6 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
   const size = T.size(result);
   if (size > limits.maxSize) return { refused: `its closed form has ${size} nodes, over the limit ${limits.maxSize}` };
   return { result, size, phis };
-}
-
-/** the maximal subterms free of every Σ/loop index (computed once, before the loop over k) */
-function invariantParts(t: Term): Term[] {
-  const out: Term[] = [];
-  const seen = new Set<Term>();
-  const go = (x: Term): void => {
-    if (seen.has(x)) return;
-    seen.add(x);
-    if (x.k === 'num' || x.k === 'sym') return;
-    if (![...T.freeSyms(x)].some((s) => s.role === 'index')) {
-      out.push(x);
-      return;
-    }
-    for (const c of T.children(x)) go(c);
-  };
-  go(t);
-  return out;
 }
 
 /** every occurrence of a key replaced by its value, outermost first (a key inside another is not reached) */
@@ -288,11 +270,19 @@ export interface Rules {
   derivativeSize: number;
 }
 
-/** the tangent and adjoint rules of f from the closed form of its result (names given, fresh in the module) */
-export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp: string }, reserved: ReadonlySet<string>, maxDerivativeSize: number): Rules | { refused: string } {
+/**
+ * The tangent and adjoint rules of f from the closed form of its result (names given, fresh in the
+ * module). Only the parameters in `active` carry derivatives: the others (no caller varies them) keep
+ * their places in the rules' signatures, but their tangents are not read and their adjoints are neither
+ * computed nor written (0 for a number).
+ */
+export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp: string }, reserved: ReadonlySet<string>, maxDerivativeSize: number, active: ReadonlySet<string> = new Set(f.params.map((p) => p.name))): Rules | { refused: string } {
   const result = cf.result;
   const used = () => new Names(declaredNames(f), reserved);
-  const comments = (what: string) => [`// ${f.name}'s ${what}, from the closed form of its result (coarsening: ${cf.size} symbolic nodes)`];
+  const ignored = f.params.filter((p) => !active.has(p.name) && (ruleDerivKind(p.ty) === 'scalar' || ruleDerivKind(p.ty) === 'array')).map((p) => `'${p.name}'`);
+  const comments = (what: string) => [
+    `// ${f.name}'s ${what}, from the closed form of its result (coarsening: ${cf.size} symbolic nodes)${ignored.length ? `; no caller varies ${ignored.join(', ')}: no derivative for ${ignored.length === 1 ? 'it' : 'them'}` : ''}`,
+  ];
   const symName = (s: Sym) => s.name; // parameters and `a.length` print as themselves
 
   // ---- tangent: ∂/∂ε f(p + ε·ṗ, a + ε·ȧ) at ε = 0
@@ -307,9 +297,9 @@ export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp
     jparams.push({ name: tangentOf.get(p.name)!, ty: derivTy(p.ty) });
   }
   const eps = T.sym('#eps');
-  const arraysT = new Map([...tangentOf].filter(([p]) => f.params.find((q) => q.name === p)!.ty.k === 'arr'));
+  const arraysT = new Map([...tangentOf].filter(([p]) => active.has(p) && f.params.find((q) => q.name === p)!.ty.k === 'arr'));
   const perturbed = T.mapTerm(result, (x) => {
-    if (x.k === 'sym' && x.role === 'var' && tangentOf.has(x.name) && !arraysT.has(x.name)) return T.add(x, T.mul(eps, T.sym(tangentOf.get(x.name)!)));
+    if (x.k === 'sym' && x.role === 'var' && tangentOf.has(x.name) && active.has(x.name) && !arraysT.has(x.name)) return T.add(x, T.mul(eps, T.sym(tangentOf.get(x.name)!)));
     if (x.k === 'at' && arraysT.has(x.arr)) return T.add(x, T.mul(eps, T.at(arraysT.get(x.arr)!, x.index)));
     return x;
   });
@@ -341,12 +331,12 @@ export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp
   vparams.push({ name: seedName, ty: NUM });
   const yb = T.sym(seedName);
   const scalars = f.params.filter((p) => ruleDerivKind(p.ty) === 'scalar');
-  const scalarAdjoints = scalars.map((p) => simplify(T.mul(yb, simplify(differentiate(result, T.sym(p.name))))));
+  const scalarAdjoints = scalars.map((p) => (active.has(p.name) ? simplify(T.mul(yb, simplify(differentiate(result, T.sym(p.name))))) : ZERO));
   const derivativeSize = T.size(T.add(tangent, ...scalarAdjoints));
   if (derivativeSize > maxDerivativeSize) return { refused: `its partials have ${derivativeSize} nodes, over the limit ${maxDerivativeSize}` };
   const pre = lowerTerms(scalarAdjoints, (h) => an.fresh(h), { name: symName });
   const body: Stmt[] = [...pre.stmts];
-  const scatterError = scatterArrays(result, yb, adjointOf, body, an);
+  const scatterError = scatterArrays(result, yb, new Map([...adjointOf].filter(([p]) => active.has(p))), body, an);
   if (scatterError) return { refused: scatterError };
   const ret = ruleResult(f, 'adjoint');
   const adj = pre.values.slice(0, scalarAdjoints.length);
