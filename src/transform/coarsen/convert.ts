@@ -241,8 +241,10 @@ export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => stri
         }
       const i = fresh(x.i.name.replace(/[^A-Za-z0-9_$]/g, '') || 'i');
       const iv: Expr = { k: 'var', name: i, ty: INT };
-      // inside the loop the indices read the loop variable; temporaries made there stay there
-      const inner = new Map(bound);
+      // inside the loop the indices read the loop variable; temporaries made there stay there, and
+      // those made outside that read a symbol the loop binds anew (a Σ nested in a Σ over the same index
+      // symbol) are not the loop's
+      const inner = new Map([...bound].filter(([t]) => !group.some((y) => T.dependsOn(t, y.i))));
       for (const y of group) inner.set(y.i, i);
       const body: Stmt[] = [];
       group.forEach((y, j) => {
