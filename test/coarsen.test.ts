@@ -178,6 +178,46 @@ export function tv(xs: number[]): number {
   });
 });
 
+describe('rules for what the compilation differentiates', () => {
+  const src = `
+export function fit(w: number, x: number[], y: number[], c: number): number {
+  let e = 0;
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    e += (y[i] - x[i] * w) ** 2;
+    s += x[i] * Math.sin(w * c);
+  }
+  return Math.sqrt(e) + s * s;
+}`;
+  it('no derivative for a parameter no caller varies: not scattered, 0 for a number, [] passed for its array adjoint', () => {
+    const c = agree(src, 'fit', [0.7, [0.5, -1.25, 2], [1, -2, 3.5], 1.3], 1e-10, { wrt: ['w'] });
+    const vjp = /function fit_coarse_vjp[\s\S]*?\n\}/.exec(c.code)![0];
+    expect(vjp).not.toMatch(/(xb|yb)\[[^\]]*\] \+=/);
+    expect(c.code).toMatch(/adjoint rule, from the closed form .*; no caller varies 'x', 'y', 'c': no derivative for them/);
+    expect(c.code).toMatch(/fit_coarse_vjp\(w, x, \[\], y, \[\], c, /);
+    // all of them differentiated: every adjoint, as statement-level AD
+    agree(src, 'fit', [0.7, [0.5, -1.25, 2], [1, -2, 3.5], 1.3], 1e-10, { wrt: ['w', 'x', 'y', 'c'] });
+  });
+
+  it('the Σ’s of one range that Σ linearity split are one loop again (their common subterms computed once)', () => {
+    const c = compile(src, opts('fit', { coarsen: true, wrt: ['w'] }));
+    for (const rule of ['fit_coarse_vjp', 'fit_coarse_jvp']) {
+      const body = new RegExp(`function ${rule}[\\s\\S]*?\\n\\}`).exec(c.code)![0];
+      expect(body.match(/\bfor \(/g), rule).toHaveLength(1);
+    }
+  });
+
+  it('a part of a Σ body free of the index is computed once, before the loop', () => {
+    const inner = `export function g(w: number, x: number[]): number { let s = 0; for (let i = 0; i < x.length; i++) s += Math.sin(x[i] + Math.exp(w)); return s; }`;
+    const c = agree(inner, 'g', [0.3, [0.5, -1.25, 2]], 1e-12);
+    for (const rule of ['g_coarse_vjp', 'g_coarse_jvp']) {
+      const body = new RegExp(`function ${rule}[\\s\\S]*?\\n\\}`).exec(c.code)![0];
+      expect(body.indexOf('Math.exp('), rule).toBeGreaterThan(0);
+      expect(body.indexOf('Math.exp('), rule).toBeLessThan(body.indexOf('for ('));
+    }
+  });
+});
+
 describe('segments of a function (Fig. 7(a))', () => {
   it('P6 (Fig. 8): z = w³ − v³ coarsened after a call; chained by AD: dz/dx = −597, dz/dy = −1506', () => {
     const src = `
