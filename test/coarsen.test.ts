@@ -286,6 +286,24 @@ describe('refusals: when unsure, statement-level AD', () => {
     expect(reasons(`export function f(x: number, y: number): number { const a = Math.sin(x) * y; const b = a * a + x; return b * Math.exp(a); }`, 'f', { coarsen: { maxSize: 3 } }).refused).toMatch(/over the limit 3/);
   });
 
+  it('a closed form whose Σ’s nest deeper than the loops it replaces (O(n²) for O(n)) stays statement-level AD', () => {
+    // the level after i updates is a Σ over the earlier observations: the squared errors sum it over i
+    const src = `
+export function track(obs: number[], alpha: number): number {
+  let level = obs[0];
+  let err = 0;
+  for (let i = 1; i < obs.length; i++) {
+    const pred = level;
+    level = alpha * obs[i] + (1 - alpha) * level;
+    err += (obs[i] - pred) * (obs[i] - pred);
+  }
+  return level + 0.1 * err;
+}`;
+    const r = reasons(src, 'track');
+    expect(r.chosen).toEqual([]);
+    expect(r.refused).toMatch(/its rules nest loops 2 deep where it nests them 1 deep/);
+  });
+
   it('--coarsen=no-phi (the ablation) coarsens straight-line code only', () => {
     const src = `export function f(x: number, a: number[]): number { let s = 0; for (let i = 0; i < a.length; i++) s += a[i] * x; const u = s * s + x; const v = Math.exp(u) * u; return v; }`;
     const phi = compile(src, opts('f', { coarsen: true }));
