@@ -42,7 +42,9 @@ describe('P2: BGDHyperOpt (Fig. 6) through the pipeline', () => {
   it('err and derr/dr as the report’s oracle (1e-9 relative), coarsened and statement-level alike', () => {
     const coarse = build(APPS, 'bgdError', { wrt: ['r'], coarsen: true });
     const plain = build(APPS, 'bgdError', { wrt: ['r'] });
-    expect(coarse.coarsening!.chosen.length).toBeGreaterThan(0);
+    // the whole function, its while loop's exit φ ϕ_k'(0, w(K−1), w(K)) kept and decided by the recorded exit
+    expect(coarse.coarsening!.chosen).toEqual([expect.objectContaining({ soi: 'bgdError', phis: 9 })]);
+    expect(bodyOf(coarse.code, 'bgdError_coarse_vjp')).toMatch(/exit === 0 \? 0 : exit === 1 \?/);
     const mod = loadGenerated(coarse.code, coarse.runtimeNames);
     for (const [r, x, y, T, err, derr] of rows) {
       expect(near(mod.bgdError(r, x, y, T) as number, err, 1e-9), `err at r=${r}`).toBe(true);

@@ -106,6 +106,18 @@ export function L(p: number, q: number, x: number, c1: boolean, c2: boolean): nu
     }
   });
 
+  it('a loop whose trip count and exit only the run knows: the rules record a run of the function (its own statements) and read them', () => {
+    const whileBreak = `export function f(x: number, c: number): number { let s = x; let k = 0; while (k < 10) { k++; if (s > c) break; s = s * 1.5 + x; } return s * s; }`;
+    // the three exits: skipped (never: k < 10 holds at first), a break after some iterations, the normal exit
+    for (const c of [-1, 3, 100, 1e9]) {
+      const co = agree(whileBreak, 'f', [0.7, c], 1e-10);
+      expect(co.coarsening!.chosen).toEqual([expect.objectContaining({ soi: 'f' })]);
+      const vjp = /function f_coarse_vjp[\s\S]*?\n\}/.exec(co.code)![0];
+      expect(vjp).toMatch(/trip\+\+/);
+      expect(vjp).toMatch(/exit = 1;\s*break;/); // (the exits: 0 skip, 1 the break, 2 normal)
+    }
+  });
+
   it('a callee coarsened: its calls are differentiated through its rules (the custom-derivative hook)', () => {
     const src = `
 function g(x: number, a: number[]): number {
@@ -279,9 +291,10 @@ describe('refusals: when unsure, statement-level AD', () => {
   };
   it('array writes, a loop whose trip count only the run knows, the size limit', () => {
     expect(reasons(`export function f(a: number[], x: number): number { a[0] = x; return a[0] * x; }`, 'f').refused).toMatch(/array or field write/);
-    const whileBreak = `export function f(x: number): number { let s = x; let k = 0; while (k < 10) { k++; if (s > 100) break; s = s * 1.5 + x; } return s; }`;
-    const w = reasons(whileBreak, 'f');
-    expect(w.chosen).toEqual([]);
+    // a loop whose trip count only the run knows, inside another loop (one record per loop, not per iteration)
+    const nested = `export function f(x: number, n: number): number { let t = 0; for (let i = 0; i < n; i++) { let s = x; let k = 0; while (k < 10) { k++; if (s > 100) break; s = s * 1.5 + x; } t += s; } return t; }`;
+    const w = reasons(nested, 'f');
+    expect(w.chosen.filter((c) => c.soi === 'f')).toEqual([]);
     expect(w.refused).toMatch(/only the run knows|φ/);
     expect(reasons(`export function f(x: number, y: number): number { const a = Math.sin(x) * y; const b = a * a + x; return b * Math.exp(a); }`, 'f', { coarsen: { maxSize: 3 } }).refused).toMatch(/over the limit 3/);
   });

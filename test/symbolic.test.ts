@@ -141,6 +141,20 @@ describe('IR ↔ terms', () => {
     const a = [0.5, -1, 2, 3];
     for (const [xv, m] of [[0.3, 4], [-1, 0], [2, 2]]) expect(same(g(xv, m, a), T.evaluate(t, { syms: { x: xv, m }, arrays: { a } }), 1e-14)).toBe(true);
   });
+  it('lowers powers b^(i + c) of an invariant base in a Σ to a running product, exact at b = 0 (b^-1 then b^0 = 1)', () => {
+    const i = T.sym('i', 'index');
+    const b = T.sym('b');
+    const hi = T.add(T.sym('m'), n(-1));
+    // Σ b^i + Σ (i === 0 ? 0 : i·b^(i−1)): a geometric sum and its derivative in b, as C6's closed forms give them
+    const t = T.add(T.sum(i, n(0), hi, T.pow(b, i)), T.sum(i, n(0), hi, T.sel(T.cmp('===', i, n(0)), n(0), T.mul(i, T.pow(b, T.add(i, n(-1)))))));
+    let k = 0;
+    const { stmts, value } = lowerTerm(t, (h) => `${h}_${k++}`);
+    const f: Func = { name: 'g', params: [{ name: 'b', ty: { k: 'num' } }, { name: 'm', ty: { k: 'num' } }], ret: { k: 'num' }, body: [...stmts, { k: 'return', e: value }], exported: false };
+    const js = printFunc(f, { js: true });
+    expect(/for \([^)]*\) \{[^}]*\*\*/.test(js), js).toBe(false); // no power inside the loop
+    const g = new Function(`${js}; return g;`)() as (b: number, m: number) => number;
+    for (const bv of [0, 1, -2, 0.5, 1.5]) for (const m of [0, 1, 2, 7]) expect(same(g(bv, m), T.evaluate(t, { syms: { b: bv, m } }), 1e-13), `b=${bv} m=${m}`).toBe(true);
+  });
   it('refuses what is not a term', () => {
     const call: Expr = { k: 'call', fn: 'h', args: [{ k: 'var', name: 'x', ty: { k: 'num' } }], ty: { k: 'num' } };
     expect(() => fromIR({ k: 'bin', op: '+', a: call, b: { k: 'num', v: 1 }, ty: { k: 'num' } })).toThrow(/not a symbolic term: call h/);

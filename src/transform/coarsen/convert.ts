@@ -205,6 +205,42 @@ function fusable(x: BigOp, y: BigOp, bound: ReadonlyMap<Term, string>): boolean 
   return !invariantInner;
 }
 
+/**
+ * The powers b^(i + c) in the bodies of a loop over i from `lo` (i the index of a member of the group,
+ * b free of every index, c an integer with lo + c ≥ −1), not yet computed: each can be a running
+ * product starting at b^(lo + c). (From a lower start the product would pass through b^-2·b at b = 0.)
+ */
+function runningPowers(group: readonly BigOp[], lo: number, bound: ReadonlyMap<Term, string>): { term: Term; base: Term; first: number }[] {
+  const out: { term: Term; base: Term; first: number }[] = [];
+  const indices = new Set<Term>(group.map((y) => y.i));
+  const seen = new Set<Term>();
+  const visit = (t: Term): void => {
+    if (seen.has(t) || bound.has(t)) return;
+    seen.add(t);
+    if (t.k === 'sum' || t.k === 'prod') return; // (a nested loop's powers are its own)
+    if (t.k === 'pow' && ![...T.freeSyms(t.base)].some((s) => s.role === 'index')) {
+      const i = [...T.freeSyms(t.exp)].filter((s) => s.role === 'index');
+      if (i.length === 1 && indices.has(i[0])) {
+        const c = offset(t.exp, i[0]);
+        if (c !== null && lo + c >= -1) {
+          out.push({ term: t, base: t.base, first: lo + c });
+          return;
+        }
+      }
+    }
+    T.children(t).forEach(visit);
+  };
+  for (const y of group) visit(y.body);
+  return out;
+}
+
+/** c when e is i + c for an integer c (e is the index, or a sum of it and an integer) */
+function offset(e: Term, i: Term): number | null {
+  if (e === i) return 0;
+  if (e.k === 'add' && e.args.length === 2 && e.args[0].k === 'num' && Number.isInteger(e.args[0].v) && e.args[1] === i) return e.args[0].v;
+  return null;
+}
+
 /** lowerTerm for several terms at once: a node they share is computed once (the value reused by its partials) */
 export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => string, opts: ToIROptions = {}): { stmts: Stmt[]; values: Expr[] } {
   const uses = new Map<Term, number>();
@@ -220,18 +256,10 @@ export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => stri
     if (name) return { k: 'var', name, ty: NUM };
     let e: Expr;
     if (x.k === 'sum' || x.k === 'prod') {
-      // one loop for every Σ/Π over the same range that can be computed here (the report's Σ terms
-      // split by linearity come back together): their shared subterms are computed once per iteration
-      const group = [x, ...bigops.filter((y) => y !== x && fusable(x, y, bound))];
-      const accs = group.map((y) => {
-        const acc = fresh(y.k === 'sum' ? 'sum' : 'prod');
-        out.push({ k: 'decl', name: acc, ty: NUM, init: n(y.k === 'sum' ? 0 : 1), konst: false });
-        return acc;
-      });
       const hi = emit(x.hi, out, bound);
       const lo = emit(x.lo, out, bound);
       // the bodies' parts free of every index: computed once, before the loop
-      for (const y of group)
+      const hoist = (y: BigOp) => {
         for (const part of invariantParts(y.body)) {
           const pe = emit(part, out, bound);
           if (pe.k === 'var' || pe.k === 'num' || (pe.k === 'un' && pe.a.k === 'num')) continue;
@@ -239,6 +267,17 @@ export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => stri
           out.push({ k: 'decl', name: tmp, ty: NUM, init: pe, konst: true });
           bound.set(part, tmp);
         }
+      };
+      hoist(x);
+      // one loop for every Σ/Π over the same range that can be computed here (the report's Σ terms
+      // split by linearity come back together): their shared subterms are computed once per iteration
+      const group = [x, ...bigops.filter((y) => y !== x && fusable(x, y, bound))];
+      group.slice(1).forEach(hoist);
+      const accs = group.map((y) => {
+        const acc = fresh(y.k === 'sum' ? 'sum' : 'prod');
+        out.push({ k: 'decl', name: acc, ty: NUM, init: n(y.k === 'sum' ? 0 : 1), konst: false });
+        return acc;
+      });
       const i = fresh(x.i.name.replace(/[^A-Za-z0-9_$]/g, '') || 'i');
       const iv: Expr = { k: 'var', name: i, ty: INT };
       // inside the loop the indices read the loop variable; temporaries made there stay there, and
@@ -246,12 +285,27 @@ export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => stri
       // symbol) are not the loop's
       const inner = new Map([...bound].filter(([t]) => !group.some((y) => T.dependsOn(t, y.i))));
       for (const y of group) inner.set(y.i, i);
+      // powers b^(i + c) of an invariant base: a running product, one multiplication per iteration
+      // instead of a power (the geometric sums of C6 and their derivatives)
+      const running = x.lo.k === 'num' && Number.isInteger(x.lo.v) ? runningPowers(group, x.lo.v, bound) : [];
+      const updates: Stmt[] = [];
+      for (const r of running) {
+        const base = emit(r.base, out, bound);
+        const pw = fresh('pow');
+        out.push({ k: 'decl', name: pw, ty: NUM, init: b2('**', base, n(r.first)), konst: false });
+        inner.set(r.term, pw);
+        const pv: Extract<Expr, { k: 'var' }> = { k: 'var', name: pw, ty: NUM };
+        // (from b^-1 to b^0 the product would be ∞·0 at b = 0: b^0 is 1 for every b)
+        const next = r.first === -1 ? ({ k: 'cond', c: { k: 'bin', op: '===', a: iv, b: lo, ty: BOOL }, a: n(1), b: b2('*', pv, base), ty: NUM } as Expr) : b2('*', pv, base);
+        updates.push({ k: 'assign', target: pv, value: next, ...(r.first === -1 ? {} : { op: '*' as const }) });
+      }
       const body: Stmt[] = [];
       group.forEach((y, j) => {
         const v = emit(y.body, body, inner);
         const acc: Extract<Expr, { k: 'var' }> = { k: 'var', name: accs[j], ty: NUM };
         body.push({ k: 'assign', target: acc, value: b2(y.k === 'sum' ? '+' : '*', acc, v), op: y.k === 'sum' ? '+' : '*' });
       });
+      body.push(...updates);
       out.push({
         k: 'for',
         init: [{ k: 'decl', name: i, ty: INT, init: lo, konst: false }],
