@@ -118,6 +118,16 @@ export function L(p: number, q: number, x: number, c1: boolean, c2: boolean): nu
     }
   });
 
+  it('the recorded run works on copies of the parameters it assigns (the rules read the arguments after it)', () => {
+    // (found by the fuzz campaign: a segment assigning its live-in variable read it back clobbered)
+    const src = `export function f(x: number, c: number): number { let k = 0; while (k < 10) { k++; if (x > c) break; x = x * 1.5 + c; } return x * x; }`;
+    for (const c of [0.5, 40]) {
+      const co = agree(src, 'f', [0.7, c], 1e-10);
+      expect(co.coarsening!.chosen).toEqual([expect.objectContaining({ soi: 'f' })]);
+      expect(co.code).toMatch(/let xRun = x;/);
+    }
+  });
+
   it('a callee coarsened: its calls are differentiated through its rules (the custom-derivative hook)', () => {
     const src = `
 function g(x: number, a: number[]): number {

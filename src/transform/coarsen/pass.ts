@@ -7,8 +7,8 @@
 // SOI choice (report §2.9, Fig. 7(a)) is in soi.ts; this module applies it and writes the report.
 import { normalizeFunc } from '../normalize.js';
 import { markRuleCalls, ruleDerivKind } from '../../frontend/custom-derivatives.js';
-import type { Func, Module, Stmt } from '../../ir/types.js';
-import { bodiesOf, forEachStmt } from '../../ir/util.js';
+import type { Func, Module } from '../../ir/types.js';
+import { forEachStmt, loopNestDepth } from '../../ir/util.js';
 import { analyzeActivity, calledFrom, type ProgramActivity } from '../../analysis/activity.js';
 import { TransformError } from '../tangent.js';
 import { closedForm, shortcutRules, type ClosedForm, type CoarsenLimits } from './shortcut.js';
@@ -140,11 +140,11 @@ export function coarsenModule(mod: Module, head: string, opts: CoarsenOptions = 
     // (the cost model's first order: a closed form whose Σ's nest deeper than the loops they replace — a
     // recurrence closed by C7/C8 into a Σ over each iteration — costs O(n^k) where the source's adjoint
     // costs O(n^j), j < k: statement-level AD is faster there)
-    const deeper = Math.max(loopDepth(rules.jvp.body), loopDepth(rules.vjp.body));
-    if (deeper > loopDepth(f.body)) {
+    const deeper = Math.max(loopNestDepth(rules.jvp.body), loopNestDepth(rules.vjp.body));
+    if (deeper > loopNestDepth(f.body)) {
       reserved.delete(names.jvp);
       reserved.delete(names.vjp);
-      report.refused.push({ func: label(c.name, c.owner), reason: `its rules nest loops ${deeper} deep where it nests them ${loopDepth(f.body)} deep (slower than statement-level AD)` });
+      report.refused.push({ func: label(c.name, c.owner), reason: `its rules nest loops ${deeper} deep where it nests them ${loopNestDepth(f.body)} deep (slower than statement-level AD)` });
       continue;
     }
     const ignores = f.params.filter((p) => !active.has(p.name) && (ruleDerivKind(p.ty) === 'scalar' || ruleDerivKind(p.ty) === 'array')).map((p) => p.name);
@@ -188,16 +188,6 @@ function variedParams(mod: Module, head: string, activity: CoarsenActivity | und
     if (!fa) return all(f);
     return new Set(f.params.filter((p) => fa.ctx.variedParams.has(p.name) || (name === head && activity.wrt.includes(p.name))).map((p) => p.name));
   };
-}
-
-/** how deep loops nest in a statement list */
-function loopDepth(list: readonly Stmt[]): number {
-  let deepest = 0;
-  for (const s of list) {
-    const inner = Math.max(0, ...bodiesOf(s).map(loopDepth));
-    deepest = Math.max(deepest, inner + (s.k === 'for' || s.k === 'while' || s.k === 'do' ? 1 : 0));
-  }
-  return deepest;
 }
 
 /** the report as text: one line per SOI chosen, then what was left to statement-level AD */

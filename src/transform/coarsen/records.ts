@@ -9,10 +9,13 @@
 // Only loops at the top level of the function are recorded (one record per loop: a loop nested in
 // another runs once per outer iteration, its trip count with it).
 import type { Expr, Func, Stmt } from '../../ir/types.js';
-import { deepCopy, INT, mapBodies } from '../../ir/util.js';
+import { deepCopy, forEachStmt, INT, mapBodies, mapStmts } from '../../ir/util.js';
 import type { ToIROptions } from './convert.js';
 
 export type LoopStmt = Extract<Stmt, { k: 'for' | 'while' | 'do' }>;
+
+/** a function whose run the rules cannot record (the reason) */
+export class RecordsUnsupported extends Error {}
 
 export interface RecordedLoop {
   /** the loop's SSA site (`L<n>`): its trip-count symbol is `#L<n>`, its exit φ's have the site */
@@ -67,9 +70,17 @@ export function recordingRun(f: Func, loops: readonly RecordedLoop[], fresh: (hi
   // (the statements after the last recorded loop decide nothing recorded: left out)
   const last = Math.max(...loops.map((l) => f.body.indexOf(l.src)));
   if (last < 0) throw new Error('records: a recorded loop is not at the top level of the function');
-  const body = f.body.slice(0, last + 1);
+  const run = mapList(f.body.slice(0, last + 1), null, { j: 0 });
+  // the run works on copies of the parameters it assigns: the rule reads the arguments after it
+  const params = new Set(f.params.map((p) => p.name));
+  const renamed = new Map<string, string>();
+  forEachStmt(run, (st) => {
+    if (st.k === 'decl' && params.has(st.name)) throw new RecordsUnsupported(`a declaration shadows the parameter '${st.name}'`);
+    if (st.k === 'assign' && st.target.k === 'var' && params.has(st.target.name) && !renamed.has(st.target.name)) renamed.set(st.target.name, fresh(`${st.target.name}Run`));
+  });
+  for (const [p, r] of renamed) stmts.push({ k: 'decl', name: r, ty: f.params.find((q) => q.name === p)!.ty, init: { k: 'var', name: p, ty: f.params.find((q) => q.name === p)!.ty }, konst: false });
   // (a copy: the rule's statements share no node with the function's)
-  stmts.push(...deepCopy(mapList(body, null, { j: 0 })));
+  stmts.push(...mapStmts(deepCopy(run), (e) => (e.k === 'var' && renamed.has(e.name) ? { ...e, name: renamed.get(e.name)! } : e)));
   const options: ToIROptions = {
     name: (s) => {
       if (s.role !== 'trip') return s.name;

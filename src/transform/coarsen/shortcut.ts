@@ -32,7 +32,7 @@ import { fromIR, invariantParts, lowerTerms, NotATerm, type ToIROptions } from '
 import { differentiate } from './differentiate.js';
 import { elevate, ElevateUnsupported } from './elevate.js';
 import { NoClosedForm } from './phi.js';
-import { recordingRun, type RecordedLoop } from './records.js';
+import { recordingRun, RecordsUnsupported, type RecordedLoop } from './records.js';
 import { simplify } from './simplify.js';
 import * as T from './terms.js';
 import type { Term } from './terms.js';
@@ -303,6 +303,12 @@ export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp
   ];
   // parameters and `a.length` print as themselves; trip counts and exits left to the run read its records
   const recording = (n: Names) => (cf.records.length ? recordingRun(f, cf.records, (h) => n.fresh(h)) : { stmts: [] as Stmt[], options: {} as ToIROptions });
+  try {
+    recording(used());
+  } catch (e) {
+    if (e instanceof RecordsUnsupported) return { refused: `its run cannot be recorded: ${e.message}` };
+    throw e;
+  }
 
   // ---- tangent: ∂/∂ε f(p + ε·ṗ, a + ε·ȧ) at ε = 0
   const tn = used();
