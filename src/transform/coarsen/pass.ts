@@ -2,7 +2,10 @@
 // head reaches, give each its derivative rules from its closed form (shortcut.ts), and attach them as
 // the function's custom derivative (`Func.custom`, from 'coarsen') — the hook hand-written rules use, so
 // the tangent, vector and adjoint transformations call them like any rule and differentiate the rest
-// statement by statement. A coarsened head's f_b is its adjoint rule alone: the primal does not run.
+// statement by statement. A coarsened head's f_b is its adjoint rule alone: the primal does not run
+// (unless the closed form reads a trip count or exit only the run knows: the rule records a run first).
+// The rules are made for the compilation's activity (the parameters some caller varies) and kept only
+// where they cost no more loop nesting than the source (the cost model's first order).
 //
 // SOI choice (report §2.9, Fig. 7(a)) is in soi.ts; this module applies it and writes the report.
 import { normalizeFunc } from '../normalize.js';
