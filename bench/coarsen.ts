@@ -1,7 +1,7 @@
 // Coarsening (issue 19): the paper's applications (bench/workloads/coarsen-apps.ts) at three sizes each,
 // their gradients (f_b) timed with coarsening, without it (statement-level AD) and with the ablation
 // without φ-calculus (`coarsen: { noPhi: true }`), beside the tsc-compiled primal — all variants of one
-// configuration interleaved in the same rounds. Also the compile time of each, and the SOIs chosen.
+// configuration interleaved in the same rounds, each sample the mean of enough calls to last ≈ 20 µs. Also the compile time of each, and the SOIs chosen.
 //
 //   npm run bench -- --coarsen-only        (this table alone)
 import { compile, type CompileOptions, type CompileResult } from '../src/api/compile.js';
@@ -134,6 +134,18 @@ function gradientValue(c: Compiled, head: string, args: unknown[]): number[] {
   return [...(typeof out === 'number' ? [out] : Array.isArray(out) ? (out as number[]) : []), ...adjoints.flat()];
 }
 
+/**
+ * Calls per timed sample, so that the primal's sample lasts about 20 µs: a single call of the smaller
+ * configurations (a fraction of a µs) is below the timer's resolution. The same for every variant.
+ */
+function repsFor(primal: () => number): number {
+  for (let i = 0; i < 50; i++) primal();
+  const t0 = performance.now();
+  for (let i = 0; i < 200; i++) primal();
+  const each = (performance.now() - t0) / 200;
+  return Math.max(1, Math.min(2000, Math.ceil(0.02 / Math.max(each, 1e-6))));
+}
+
 export interface CoarsenRow {
   app: string;
   size: number;
@@ -159,12 +171,14 @@ export function coarsenBench(quick: boolean, log: (s: string) => void): CoarsenR
     for (const size of quick ? app.sizes.slice(0, 1) : app.sizes) {
       const args = app.args(size);
       const err = maxErr(gradientValue(coarse, app.head, args), gradientValue(plain, app.head, args));
+      const primal = () => app.primal(...args) as number;
+      const reps = repsFor(primal);
       const stats = measure(
         [
-          { name: 'primal', run: () => app.primal(...args) as number },
-          { name: 'statement', run: gradientCall(plain, app.head, args) },
-          { name: 'coarsened', run: gradientCall(coarse, app.head, args) },
-          { name: 'noPhi', run: gradientCall(noPhi, app.head, args) },
+          { name: 'primal', run: primal, reps },
+          { name: 'statement', run: gradientCall(plain, app.head, args), reps },
+          { name: 'coarsened', run: gradientCall(coarse, app.head, args), reps },
+          { name: 'noPhi', run: gradientCall(noPhi, app.head, args), reps },
         ],
         quick ? 20 : 200,
         quick ? 20 : 400,

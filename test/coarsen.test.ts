@@ -106,6 +106,28 @@ export function L(p: number, q: number, x: number, c1: boolean, c2: boolean): nu
     }
   });
 
+  it('a loop whose trip count and exit only the run knows: the rules record a run of the function (its own statements) and read them', () => {
+    const whileBreak = `export function f(x: number, c: number): number { let s = x; let k = 0; while (k < 10) { k++; if (s > c) break; s = s * 1.5 + x; } return s * s; }`;
+    // the three exits: skipped (never: k < 10 holds at first), a break after some iterations, the normal exit
+    for (const c of [-1, 3, 100, 1e9]) {
+      const co = agree(whileBreak, 'f', [0.7, c], 1e-10);
+      expect(co.coarsening!.chosen).toEqual([expect.objectContaining({ soi: 'f' })]);
+      const vjp = /function f_coarse_vjp[\s\S]*?\n\}/.exec(co.code)![0];
+      expect(vjp).toMatch(/trip\+\+/);
+      expect(vjp).toMatch(/exit = 1;\s*break;/); // (the exits: 0 skip, 1 the break, 2 normal)
+    }
+  });
+
+  it('the recorded run works on copies of the parameters it assigns (the rules read the arguments after it)', () => {
+    // (found by the fuzz campaign: a segment assigning its live-in variable read it back clobbered)
+    const src = `export function f(x: number, c: number): number { let k = 0; while (k < 10) { k++; if (x > c) break; x = x * 1.5 + c; } return x * x; }`;
+    for (const c of [0.5, 40]) {
+      const co = agree(src, 'f', [0.7, c], 1e-10);
+      expect(co.coarsening!.chosen).toEqual([expect.objectContaining({ soi: 'f' })]);
+      expect(co.code).toMatch(/let xRun = x;/);
+    }
+  });
+
   it('a callee coarsened: its calls are differentiated through its rules (the custom-derivative hook)', () => {
     const src = `
 function g(x: number, a: number[]): number {
@@ -178,6 +200,46 @@ export function tv(xs: number[]): number {
   });
 });
 
+describe('rules for what the compilation differentiates', () => {
+  const src = `
+export function fit(w: number, x: number[], y: number[], c: number): number {
+  let e = 0;
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    e += (y[i] - x[i] * w) ** 2;
+    s += x[i] * Math.sin(w * c);
+  }
+  return Math.sqrt(e) + s * s;
+}`;
+  it('no derivative for a parameter no caller varies: not scattered, 0 for a number, [] passed for its array adjoint', () => {
+    const c = agree(src, 'fit', [0.7, [0.5, -1.25, 2], [1, -2, 3.5], 1.3], 1e-10, { wrt: ['w'] });
+    const vjp = /function fit_coarse_vjp[\s\S]*?\n\}/.exec(c.code)![0];
+    expect(vjp).not.toMatch(/(xb|yb)\[[^\]]*\] \+=/);
+    expect(c.code).toMatch(/adjoint rule, from the closed form .*; no caller varies 'x', 'y', 'c': no derivative for them/);
+    expect(c.code).toMatch(/fit_coarse_vjp\(w, x, \[\], y, \[\], c, /);
+    // all of them differentiated: every adjoint, as statement-level AD
+    agree(src, 'fit', [0.7, [0.5, -1.25, 2], [1, -2, 3.5], 1.3], 1e-10, { wrt: ['w', 'x', 'y', 'c'] });
+  });
+
+  it('the Σ’s of one range that Σ linearity split are one loop again (their common subterms computed once)', () => {
+    const c = compile(src, opts('fit', { coarsen: true, wrt: ['w'] }));
+    for (const rule of ['fit_coarse_vjp', 'fit_coarse_jvp']) {
+      const body = new RegExp(`function ${rule}[\\s\\S]*?\\n\\}`).exec(c.code)![0];
+      expect(body.match(/\bfor \(/g), rule).toHaveLength(1);
+    }
+  });
+
+  it('a part of a Σ body free of the index is computed once, before the loop', () => {
+    const inner = `export function g(w: number, x: number[]): number { let s = 0; for (let i = 0; i < x.length; i++) s += Math.sin(x[i] + Math.exp(w)); return s; }`;
+    const c = agree(inner, 'g', [0.3, [0.5, -1.25, 2]], 1e-12);
+    for (const rule of ['g_coarse_vjp', 'g_coarse_jvp']) {
+      const body = new RegExp(`function ${rule}[\\s\\S]*?\\n\\}`).exec(c.code)![0];
+      expect(body.indexOf('Math.exp('), rule).toBeGreaterThan(0);
+      expect(body.indexOf('Math.exp('), rule).toBeLessThan(body.indexOf('for ('));
+    }
+  });
+});
+
 describe('segments of a function (Fig. 7(a))', () => {
   it('P6 (Fig. 8): z = w³ − v³ coarsened after a call; chained by AD: dz/dx = −597, dz/dy = −1506', () => {
     const src = `
@@ -239,11 +301,30 @@ describe('refusals: when unsure, statement-level AD', () => {
   };
   it('array writes, a loop whose trip count only the run knows, the size limit', () => {
     expect(reasons(`export function f(a: number[], x: number): number { a[0] = x; return a[0] * x; }`, 'f').refused).toMatch(/array or field write/);
-    const whileBreak = `export function f(x: number): number { let s = x; let k = 0; while (k < 10) { k++; if (s > 100) break; s = s * 1.5 + x; } return s; }`;
-    const w = reasons(whileBreak, 'f');
-    expect(w.chosen).toEqual([]);
+    // a loop whose trip count only the run knows, inside another loop (one record per loop, not per iteration)
+    const nested = `export function f(x: number, n: number): number { let t = 0; for (let i = 0; i < n; i++) { let s = x; let k = 0; while (k < 10) { k++; if (s > 100) break; s = s * 1.5 + x; } t += s; } return t; }`;
+    const w = reasons(nested, 'f');
+    expect(w.chosen.filter((c) => c.soi === 'f')).toEqual([]);
     expect(w.refused).toMatch(/only the run knows|φ/);
     expect(reasons(`export function f(x: number, y: number): number { const a = Math.sin(x) * y; const b = a * a + x; return b * Math.exp(a); }`, 'f', { coarsen: { maxSize: 3 } }).refused).toMatch(/over the limit 3/);
+  });
+
+  it('a closed form whose Σ’s nest deeper than the loops it replaces (O(n²) for O(n)) stays statement-level AD', () => {
+    // the level after i updates is a Σ over the earlier observations: the squared errors sum it over i
+    const src = `
+export function track(obs: number[], alpha: number): number {
+  let level = obs[0];
+  let err = 0;
+  for (let i = 1; i < obs.length; i++) {
+    const pred = level;
+    level = alpha * obs[i] + (1 - alpha) * level;
+    err += (obs[i] - pred) * (obs[i] - pred);
+  }
+  return level + 0.1 * err;
+}`;
+    const r = reasons(src, 'track');
+    expect(r.chosen).toEqual([]);
+    expect(r.refused).toMatch(/its rules nest loops 2 deep where it nests them 1 deep/);
   });
 
   it('--coarsen=no-phi (the ablation) coarsens straight-line code only', () => {

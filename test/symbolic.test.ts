@@ -124,6 +124,37 @@ describe('IR ↔ terms', () => {
     const a = [0.5, -1, 2, 3];
     for (const [xv, m] of [[0.3, 4], [-1, 0], [2, 2]]) expect(same(g(xv, m, a), T.evaluate(t, { syms: { x: xv, m }, arrays: { a } }), 1e-14)).toBe(true);
   });
+  it('lowers Σ’s of one range into one loop, invariants before it; a Σ nested over the same index symbol reads its own index', () => {
+    // Σ_{i=0}^{m-1} a[i]·(Σ_{i=0}^{i-1} a[i]) + Σ_{i=0}^{m-1} a[i]²·e^x: the inner Σ binds i anew (its
+    // bound reads the outer i), so a[i] inside it is not the outer a[i] (found by the corpus)
+    const i = T.sym('i', 'index');
+    const hi = T.add(T.sym('m'), n(-1));
+    const ai = T.at('a', i);
+    const t = T.add(T.sum(i, n(0), hi, T.mul(ai, T.sum(i, n(0), T.add(i, n(-1)), ai))), T.sum(i, n(0), hi, T.mul(T.pow(ai, n(2)), T.fn('Math.exp', x))));
+    let k = 0;
+    const { stmts, value } = lowerTerm(t, (h) => `${h}_${k++}`);
+    const f: Func = { name: 'g', params: [{ name: 'x', ty: { k: 'num' } }, { name: 'm', ty: { k: 'num' } }, { name: 'a', ty: { k: 'arr', elem: { k: 'num' }, typed: false, ro: true } }], ret: { k: 'num' }, body: [...stmts, { k: 'return', e: value }], exported: false };
+    const js = printFunc(f, { js: true });
+    expect(js.match(/\bfor \(/g)!.length).toBe(2); // the outer Σ's fused, the inner one
+    expect(js.indexOf('Math.exp')).toBeLessThan(js.indexOf('for ('));
+    const g = new Function(`${js}; return g;`)() as (x: number, m: number, a: number[]) => number;
+    const a = [0.5, -1, 2, 3];
+    for (const [xv, m] of [[0.3, 4], [-1, 0], [2, 2]]) expect(same(g(xv, m, a), T.evaluate(t, { syms: { x: xv, m }, arrays: { a } }), 1e-14)).toBe(true);
+  });
+  it('lowers powers b^(i + c) of an invariant base in a Σ to a running product, exact at b = 0 (b^-1 then b^0 = 1)', () => {
+    const i = T.sym('i', 'index');
+    const b = T.sym('b');
+    const hi = T.add(T.sym('m'), n(-1));
+    // Σ b^i + Σ (i === 0 ? 0 : i·b^(i−1)): a geometric sum and its derivative in b, as C6's closed forms give them
+    const t = T.add(T.sum(i, n(0), hi, T.pow(b, i)), T.sum(i, n(0), hi, T.sel(T.cmp('===', i, n(0)), n(0), T.mul(i, T.pow(b, T.add(i, n(-1)))))));
+    let k = 0;
+    const { stmts, value } = lowerTerm(t, (h) => `${h}_${k++}`);
+    const f: Func = { name: 'g', params: [{ name: 'b', ty: { k: 'num' } }, { name: 'm', ty: { k: 'num' } }], ret: { k: 'num' }, body: [...stmts, { k: 'return', e: value }], exported: false };
+    const js = printFunc(f, { js: true });
+    expect(/for \([^)]*\) \{[^}]*\*\*/.test(js), js).toBe(false); // no power inside the loop
+    const g = new Function(`${js}; return g;`)() as (b: number, m: number) => number;
+    for (const bv of [0, 1, -2, 0.5, 1.5]) for (const m of [0, 1, 2, 7]) expect(same(g(bv, m), T.evaluate(t, { syms: { b: bv, m } }), 1e-13), `b=${bv} m=${m}`).toBe(true);
+  });
   it('refuses what is not a term', () => {
     const call: Expr = { k: 'call', fn: 'h', args: [{ k: 'var', name: 'x', ty: { k: 'num' } }], ty: { k: 'num' } };
     expect(() => fromIR({ k: 'bin', op: '+', a: call, b: { k: 'num', v: 1 }, ty: { k: 'num' } })).toThrow(/not a symbolic term: call h/);
@@ -382,6 +413,8 @@ describe('loops: F4, C5–C9, F5', () => {
     ['C7', T.add(T.mul(T.sym('a'), prev), T.at('bs', i)), 'C7'],
     ['C8', T.add(T.mul(T.at('as', i), prev), T.at('bs', i)), 'C8'],
     ['C9', T.mul(T.sym('a'), T.pow(prev, T.sym('b'))), 'C9'],
+    ['C7 with a = 0 (a value carried by one update: the last b, no Σ)', T.at('bs', i), 'C7'],
+    ['C6 with a = 0', T.add(T.sym('b'), x), 'C6'],
   ];
   for (const [title, next, rule] of cases) {
     it(`${title}: the closed form equals the loop for n = 0, 1, 2, 3, 5`, () => {
@@ -394,6 +427,7 @@ describe('loops: F4, C5–C9, F5', () => {
         const got = T.evaluate(form, { syms: { ...syms, '#L': m }, arrays });
         expect(same(got, simulate(next, 0.8, m, syms, arrays), 1e-12)).toBe(true);
       }
+      if (title.includes('a = 0')) expect(T.size(form)).toBeLessThan(12); // (no Σ of 0^(m−1−k)·b[k])
     });
   }
   it('C9 (corrected): a = 1.1, b = 1.5, p = 0.8 gives 0.768129 at n = 2, 0.740532 at 3, 0.645588 at 5', () => {

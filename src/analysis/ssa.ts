@@ -54,6 +54,8 @@ export type SsaNode =
       exit: PhiNode[];
       /** labels of the exits, in the order of the exit φ arguments */
       exits: string[];
+      /** the IR statement of the loop (coarsening records its trip count and exit there) */
+      src: Extract<Stmt, { k: 'for' | 'while' | 'do' }>;
     }
   /** leaves the innermost loop by its exit `index` (0-based among the breaks) */
   | { k: 'break'; site: string; index: number }
@@ -234,7 +236,7 @@ export function buildSsaOf(name: string, stmts: Stmt[], liveIn: string[]): SsaFu
     });
     const condExpr = s.cond;
     const always = !condExpr || (condExpr.k === 'bool' && condExpr.v);
-    const node: Extract<SsaNode, { k: 'loop' }> = { k: 'loop', site, form: s.k, trip: `#${site}`, entry, cond: null, body: [], update: [], exit: [], exits: [] };
+    const node: Extract<SsaNode, { k: 'loop' }> = { k: 'loop', site, form: s.k, trip: `#${site}`, entry, cond: null, body: [], update: [], exit: [], exits: [], src: s };
     out.push(node);
     if (s.k !== 'do' && condExpr && !always) node.cond = rename(condExpr, env);
     const ctx: LoopCtx = { site, label: s.label, breaks: [] };

@@ -316,8 +316,15 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
   // coarsening: segments differentiated by their closed forms, through the custom-derivative hook
   let coarsening: CoarsenReport | undefined;
   let mod = ruled;
+  // (the independents are chosen on the module before coarsening, and the rules generated for them: a rule
+  // computes no derivative for a parameter no caller varies, so both must see the same independents)
+  let coarsenedWrt: string[] | undefined;
   if (options.coarsen && ruled.funcs.has(options.head)) {
-    const c = timed('coarsen', () => coarsenModule(ruled, options.head, options.coarsen === true ? {} : (options.coarsen as CoarsenOptions)));
+    const head0 = ruled.funcs.get(options.head)!;
+    const of0 = options.of ?? defaultOf(head0, computeWrites(ruled).get(head0.name) ?? new Set<number>());
+    coarsenedWrt = options.wrt ?? defaultWrt(ruled, head0, of0);
+    const dependents0 = { result: of0.includes('return') && hasFloat(head0.ret), params: of0.filter((o) => o !== 'return') };
+    const c = timed('coarsen', () => coarsenModule(ruled, options.head, options.coarsen === true ? {} : (options.coarsen as CoarsenOptions), { wrt: coarsenedWrt!, dependents: dependents0 }));
     mod = c.mod;
     coarsening = c.report;
   }
@@ -350,7 +357,7 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
   const written = computeWrites(mod).get(head.name) ?? new Set<number>();
   const of = options.of ?? defaultOf(head, written);
   let analysed: { wrt: string[]; activity: ProgramActivity } | undefined;
-  const wrt = options.wrt ?? defaultWrt(mod, head, of, (w, activity) => (analysed = { wrt: w, activity }));
+  const wrt = options.wrt ?? coarsenedWrt ?? defaultWrt(mod, head, of, (w, activity) => (analysed = { wrt: w, activity }));
   for (const w of wrt) {
     const p = head.params.find((x) => x.name === w);
     if (!p) diags.error(head.loc, `the independents (--wrt, or wrt in the runtime API) name '${w}', which is not a parameter of '${head.name}'`, `parameters: ${head.params.map((x) => x.name).join(', ')}`);

@@ -12,7 +12,7 @@ import { stmtCalls } from '../analysis/activity.js';
 import { adjointNames } from './adjoint/context.js';
 import { derivTy, type DiffSignature, type ProgramInfo, zeroFloat32Shadow } from './context.js';
 import { Names } from './linearize.js';
-import { tangentName, type TangentMode } from './tangent.js';
+import { tangentName, TransformError, type TangentMode } from './tangent.js';
 
 /**
  * The derivative signature of a function with a rule: a derivative for each number-carrying parameter
@@ -26,11 +26,23 @@ export function customSignature(f: Func, fa: FuncActivity, isHead: boolean, inde
 
 const v = (name: string, ty: Ty): Extract<Expr, { k: 'var' }> => ({ k: 'var', name, ty });
 
-/** the zero derivative of a parameter the caller passes none for */
-function zeroOf(p: Param, nb: Expr | null = null): Expr {
+/** the zero derivative of a parameter the caller passes none for (an empty array where the rule ignores it: nothing to allocate) */
+function zeroOf(f: Func, p: Param, nb: Expr | null = null): Expr {
   if (!isRef(p.ty)) return { k: 'num', v: 0 };
+  if (f.custom?.ignores?.includes(p.name)) return { k: 'arrlit', elems: [], ty: derivTy(p.ty, false) };
   const x = v(p.name, p.ty);
   return zeroFloat32Shadow(x, nb) ?? { k: 'intr', fn: 'zerosLike', args: nb ? [x, nb] : [x], ty: derivTy(p.ty, nb !== null) };
+}
+
+/**
+ * Rules generated for this compilation's activity ignore the parameters no caller varies: one that is
+ * differentiated after all would get no derivative (a wrong one, silently), so it is refused.
+ */
+function refuseIgnoredDerivatives(f: Func, sig: DiffSignature): void {
+  const ignores = f.custom?.ignores;
+  if (!ignores) return;
+  const p = f.params.find((q, i) => sig.derivParams[i] && ignores.includes(q.name));
+  if (p) throw new TransformError(`internal error: the coarsened rules of '${f.name}' compute no derivative for '${p.name}', which is differentiated`, f);
 }
 
 function names(info: ProgramInfo, f: Func): Names {
@@ -46,6 +58,7 @@ export function customTangentFunc(info: ProgramInfo, name: string, mode: Tangent
   const f = info.func(name);
   const sig = info.sigs.get(name)!;
   const rule = f.custom!.tangent!;
+  refuseIgnoredDerivatives(f, sig);
   const vec = mode === 'vector';
   const nm = names(info, f);
   const nb = v(vec ? nm.fresh('nbdirs') : 'nbdirs', INT);
@@ -70,7 +83,7 @@ export function customTangentFunc(info: ProgramInfo, name: string, mode: Tangent
       args.push(v(p.name, p.ty));
       if (!ruleDerivKind(p.ty) || ruleDerivKind(p.ty) === 'none') return;
       const dn = dname.get(p.name);
-      args.push(dn ? v(dn, derivTy(p.ty, false)) : zeroOf(p));
+      args.push(dn ? v(dn, derivTy(p.ty, false)) : zeroOf(f, p));
     });
     return out([{ k: 'return', e: { k: 'call', fn: rule, args, ty: ruleTy } }]);
   }
@@ -93,7 +106,7 @@ export function customTangentFunc(info: ProgramInfo, name: string, mode: Tangent
       if (kind === 'scalar') args.push({ k: 'num', v: 0 });
       else {
         const z = nm.fresh(p.name + 'Zero');
-        body.push({ k: 'decl', name: z, ty: derivTy(p.ty, false), init: zeroOf(p), konst: true });
+        body.push({ k: 'decl', name: z, ty: derivTy(p.ty, false), init: zeroOf(f, p), konst: true });
         args.push(v(z, derivTy(p.ty, false)));
       }
       return;
@@ -129,6 +142,7 @@ export function customAdjointFuncs(info: ProgramInfo, name: string): { func: Fun
   const f = info.func(name);
   const sig = info.sigs.get(name)!;
   const rule = f.custom!.adjoint!;
+  refuseIgnoredDerivatives(f, sig);
   const nm = names(info, f);
   const tape = nm.fresh('tape');
   const bname = new Map<string, string>();
@@ -161,7 +175,7 @@ export function customAdjointFuncs(info: ProgramInfo, name: string): { func: Fun
       args.push(v(p.name, p.ty));
       if (ruleDerivKind(p.ty) !== 'array') return;
       const bn = bname.get(p.name);
-      args.push(bn ? v(bn, derivTy(p.ty, false)) : zeroOf(p));
+      args.push(bn ? v(bn, derivTy(p.ty, false)) : zeroOf(f, p));
     });
     args.push(v(seed, NUM));
     const call: Expr = { k: 'call', fn: rule, args, ty: ruleRet };

@@ -8,11 +8,12 @@
 //
 // `toIR` turns a term back into one IR expression (φ terms by a caller-supplied decision read, Σ/Π
 // refused), and `lowerTerm` into statements: every DAG node used more than once is bound once to a
-// `const` temporary (CSE), Σ and Π become counted loops accumulating into a `let`. Later work splices
-// these through the custom-derivative hook.
+// `const` temporary (CSE), Σ and Π become counted loops accumulating into a `let`: the parts of their
+// bodies free of every index are computed once before the loop, and the Σ/Π over the same range that
+// can be computed at that point share the loop (Σ linearity splits a loop's sum into several; fused,
+// their common subterms are computed once per iteration).
 //
-// Not yet here: hoisting index-independent subterms out of the loops `lowerTerm` emits (they are
-// emitted where first met), the numerically stable pattern table (report §2.10, `log(1 + e^t)`).
+// Not yet here: the numerically stable pattern table (report §2.10, `log(1 + e^t)`).
 import type { BinOp, Expr, Stmt } from '../../ir/types.js';
 import { BOOL, INT, NUM } from '../../ir/util.js';
 import { ruleFor } from '../../rules/table.js';
@@ -162,6 +163,84 @@ export function lowerTerm(t: Term, fresh: (hint: string) => string, opts: ToIROp
   return { stmts, value: values[0] };
 }
 
+type BigOp = Extract<Term, { k: 'sum' | 'prod' }>;
+
+/** the maximal subterms of t free of every Σ/Π index (loop invariants of the loops Σ/Π become), numbers and symbols aside */
+export function invariantParts(t: Term): Term[] {
+  const out: Term[] = [];
+  const seen = new Set<Term>();
+  const go = (x: Term): void => {
+    if (seen.has(x)) return;
+    seen.add(x);
+    if (x.k === 'num' || x.k === 'sym') return;
+    if (![...T.freeSyms(x)].some((s) => s.role === 'index')) {
+      out.push(x);
+      return;
+    }
+    for (const c of T.children(x)) go(c);
+  };
+  go(t);
+  return out;
+}
+
+/**
+ * Can y be computed in the loop of x (emitted where `bound` holds): the same range, neither reads the
+ * other, every index y reads is bound here, its own index cannot be confused with one x reads, and no
+ * Σ/Π inside y that is free of y's index is left to compute (it would be recomputed on each iteration).
+ */
+function fusable(x: BigOp, y: BigOp, bound: ReadonlyMap<Term, string>): boolean {
+  if (bound.has(y) || y.lo !== x.lo || y.hi !== x.hi || T.contains(x, y) || T.contains(y, x)) return false;
+  const fy = T.freeSyms(y);
+  if ([...fy].some((s) => s.role === 'index' && !bound.has(s))) return false;
+  if (y.i !== x.i && (bound.has(y.i) || fy.has(x.i as Extract<Term, { k: 'sym' }>) || T.freeSyms(x).has(y.i))) return false;
+  let invariantInner = false;
+  const seen = new Set<Term>();
+  const visit = (t: Term): void => {
+    if (seen.has(t) || invariantInner || bound.has(t)) return;
+    seen.add(t);
+    if ((t.k === 'sum' || t.k === 'prod') && !T.dependsOn(t, y.i)) invariantInner = true;
+    else T.children(t).forEach(visit);
+  };
+  visit(y.body);
+  return !invariantInner;
+}
+
+/**
+ * The powers b^(i + c) in the bodies of a loop over i from `lo` (i the index of a member of the group,
+ * b free of every index, c an integer with lo + c ≥ −1), not yet computed: each can be a running
+ * product starting at b^(lo + c). (From a lower start the product would pass through b^-2·b at b = 0.)
+ */
+function runningPowers(group: readonly BigOp[], lo: number, bound: ReadonlyMap<Term, string>): { term: Term; base: Term; first: number }[] {
+  const out: { term: Term; base: Term; first: number }[] = [];
+  const indices = new Set<Term>(group.map((y) => y.i));
+  const seen = new Set<Term>();
+  const visit = (t: Term): void => {
+    if (seen.has(t) || bound.has(t)) return;
+    seen.add(t);
+    if (t.k === 'sum' || t.k === 'prod') return; // (a nested loop's powers are its own)
+    if (t.k === 'pow' && ![...T.freeSyms(t.base)].some((s) => s.role === 'index')) {
+      const i = [...T.freeSyms(t.exp)].filter((s) => s.role === 'index');
+      if (i.length === 1 && indices.has(i[0])) {
+        const c = offset(t.exp, i[0]);
+        if (c !== null && lo + c >= -1) {
+          out.push({ term: t, base: t.base, first: lo + c });
+          return;
+        }
+      }
+    }
+    T.children(t).forEach(visit);
+  };
+  for (const y of group) visit(y.body);
+  return out;
+}
+
+/** c when e is i + c for an integer c (e is the index, or a sum of it and an integer) */
+function offset(e: Term, i: Term): number | null {
+  if (e === i) return 0;
+  if (e.k === 'add' && e.args.length === 2 && e.args[0].k === 'num' && Number.isInteger(e.args[0].v) && e.args[1] === i) return e.args[0].v;
+  return null;
+}
+
 /** lowerTerm for several terms at once: a node they share is computed once (the value reused by its partials) */
 export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => string, opts: ToIROptions = {}): { stmts: Stmt[]; values: Expr[] } {
   const uses = new Map<Term, number>();
@@ -171,23 +250,62 @@ export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => stri
     if (c === 0) for (const k of T.children(x)) count(k);
   };
   for (const t of roots) count(t);
+  const bigops = [...uses.keys()].filter((x): x is BigOp => x.k === 'sum' || x.k === 'prod');
   const emit = (x: Term, out: Stmt[], bound: Map<Term, string>): Expr => {
     const name = bound.get(x);
     if (name) return { k: 'var', name, ty: NUM };
     let e: Expr;
     if (x.k === 'sum' || x.k === 'prod') {
-      const acc = fresh(x.k === 'sum' ? 'sum' : 'prod');
-      const i = fresh(x.i.name.replace(/[^A-Za-z0-9_$]/g, '') || 'i');
-      const iv: Expr = { k: 'var', name: i, ty: INT };
-      out.push({ k: 'decl', name: acc, ty: NUM, init: n(x.k === 'sum' ? 0 : 1), konst: false });
       const hi = emit(x.hi, out, bound);
       const lo = emit(x.lo, out, bound);
+      // the bodies' parts free of every index: computed once, before the loop
+      const hoist = (y: BigOp) => {
+        for (const part of invariantParts(y.body)) {
+          const pe = emit(part, out, bound);
+          if (pe.k === 'var' || pe.k === 'num' || (pe.k === 'un' && pe.a.k === 'num')) continue;
+          const tmp = fresh('t');
+          out.push({ k: 'decl', name: tmp, ty: NUM, init: pe, konst: true });
+          bound.set(part, tmp);
+        }
+      };
+      hoist(x);
+      // one loop for every Σ/Π over the same range that can be computed here (the report's Σ terms
+      // split by linearity come back together): their shared subterms are computed once per iteration
+      const group = [x, ...bigops.filter((y) => y !== x && fusable(x, y, bound))];
+      group.slice(1).forEach(hoist);
+      const accs = group.map((y) => {
+        const acc = fresh(y.k === 'sum' ? 'sum' : 'prod');
+        out.push({ k: 'decl', name: acc, ty: NUM, init: n(y.k === 'sum' ? 0 : 1), konst: false });
+        return acc;
+      });
+      const i = fresh(x.i.name.replace(/[^A-Za-z0-9_$]/g, '') || 'i');
+      const iv: Expr = { k: 'var', name: i, ty: INT };
+      // inside the loop the indices read the loop variable; temporaries made there stay there, and
+      // those made outside that read a symbol the loop binds anew (a Σ nested in a Σ over the same index
+      // symbol) are not the loop's
+      const inner = new Map([...bound].filter(([t]) => !group.some((y) => T.dependsOn(t, y.i))));
+      for (const y of group) inner.set(y.i, i);
+      // powers b^(i + c) of an invariant base: a running product, one multiplication per iteration
+      // instead of a power (the geometric sums of C6 and their derivatives)
+      const running = x.lo.k === 'num' && Number.isInteger(x.lo.v) ? runningPowers(group, x.lo.v, bound) : [];
+      const updates: Stmt[] = [];
+      for (const r of running) {
+        const base = emit(r.base, out, bound);
+        const pw = fresh('pow');
+        out.push({ k: 'decl', name: pw, ty: NUM, init: b2('**', base, n(r.first)), konst: false });
+        inner.set(r.term, pw);
+        const pv: Extract<Expr, { k: 'var' }> = { k: 'var', name: pw, ty: NUM };
+        // (from b^-1 to b^0 the product would be ∞·0 at b = 0: b^0 is 1 for every b)
+        const next = r.first === -1 ? ({ k: 'cond', c: { k: 'bin', op: '===', a: iv, b: lo, ty: BOOL }, a: n(1), b: b2('*', pv, base), ty: NUM } as Expr) : b2('*', pv, base);
+        updates.push({ k: 'assign', target: pv, value: next, ...(r.first === -1 ? {} : { op: '*' as const }) });
+      }
       const body: Stmt[] = [];
-      // inside the loop the index reads the loop variable; temporaries made there stay there
-      const inner = new Map(bound);
-      inner.set(x.i, i);
-      const v = emit(x.body, body, inner);
-      body.push({ k: 'assign', target: { k: 'var', name: acc, ty: NUM }, value: b2(x.k === 'sum' ? '+' : '*', { k: 'var', name: acc, ty: NUM }, v), op: x.k === 'sum' ? '+' : '*' });
+      group.forEach((y, j) => {
+        const v = emit(y.body, body, inner);
+        const acc: Extract<Expr, { k: 'var' }> = { k: 'var', name: accs[j], ty: NUM };
+        body.push({ k: 'assign', target: acc, value: b2(y.k === 'sum' ? '+' : '*', acc, v), op: y.k === 'sum' ? '+' : '*' });
+      });
+      body.push(...updates);
       out.push({
         k: 'for',
         init: [{ k: 'decl', name: i, ty: INT, init: lo, konst: false }],
@@ -195,7 +313,10 @@ export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => stri
         update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
         body,
       });
-      e = { k: 'var', name: acc, ty: NUM };
+      group.forEach((y, j) => {
+        if (j > 0) bound.set(y, accs[j]);
+      });
+      e = { k: 'var', name: accs[0], ty: NUM };
     } else e = node(x, (c) => emit(c, out, bound), opts);
     if ((uses.get(x) ?? 0) > 1 && x.k !== 'num' && x.k !== 'sym' && e.k !== 'var') {
       const tmp = fresh('t');

@@ -183,6 +183,12 @@ export function closeRecurrence(rec: Recurrence, opts: { assume?: Assumptions; u
     const a = s(differentiate(next, prev));
     const b = s(T.subst(next, prev, T.num(0)));
     if (!T.contains(a, prev) && !T.contains(b, prev)) {
+      if (a === T.num(0)) {
+        // a value carried by one update (`prev = xs[i]`): after m ≥ 1 updates the last b, else p — C6/C7
+        // with a = 0, whose Σ of 0^(m−1−k)·b[k] would cost a loop per use
+        const last = (m: Term) => (byIndex(b) ? T.subst(b, rec.index!, dec(m)) : b);
+        return { rule: byIndex(b) ? 'C7' : 'C6', after: (m) => s(T.sel(T.cmp('>=', m, T.num(1)), last(m), p)) };
+      }
       if (!byIndex(a)) {
         const k = fresh('ᵏ');
         if (!byIndex(b)) {

@@ -6,10 +6,13 @@
 //
 // - `closedForm`: SSA (src/analysis/ssa.ts), symbolic elevation (elevate.ts), then each branch φ
 //   becomes a data select on its `if` condition (the rule recomputes the decision from its arguments:
-//   nothing is recorded by the primal, so the primal need not run). Refused (with the reason): anything
-//   elevation refuses (array writes, calls, effects, coupled or unclosable recurrences), a closed form
-//   still holding a φ or a trip count only the run knows (a loop without a closed form counts as large,
-//   report O-2), parameters a rule cannot take, a closed form larger than the limit.
+//   nothing is recorded by the primal, so the primal need not run). A top-level loop whose trip count
+//   or exit only the run knows (`while … break`: the report's ϕ_k' of BGDHyperOpt) keeps its trip-count
+//   symbol and exit φ: the rules then record a run of f's own statements (records.ts) and read them —
+//   the primal runs once more, inside the rule. Refused (with the reason): anything elevation refuses
+//   (array writes, calls, effects, coupled or unclosable recurrences), other φ's that stay, a trip count
+//   only the run knows of a loop nested in another (a loop without a closed form counts as large, report
+//   O-2), parameters a rule cannot take, a closed form larger than the limit.
 // - the tangent rule is the directional derivative: each number parameter p becomes p + ε·ṗ and each
 //   element read a[I] becomes a[I] + ε·ȧ[I]; ∂/∂ε at ε = 0 is the tangent (Σ is linear, so an array's
 //   tangent is Σ ∂f/∂a[i]·ȧ[i] at the cost of the function);
@@ -25,10 +28,11 @@ import { ruleDerivKind, ruleResult } from '../../frontend/custom-derivatives.js'
 import type { Expr, Func, Module, Param, Stmt, Ty } from '../../ir/types.js';
 import { declaredNames, INT, NUM } from '../../ir/util.js';
 import { Names } from '../linearize.js';
-import { fromIR, lowerTerms, NotATerm } from './convert.js';
+import { fromIR, invariantParts, lowerTerms, NotATerm, type ToIROptions } from './convert.js';
 import { differentiate } from './differentiate.js';
 import { elevate, ElevateUnsupported } from './elevate.js';
 import { NoClosedForm } from './phi.js';
+import { recordingRun, RecordsUnsupported, type RecordedLoop } from './records.js';
 import { simplify } from './simplify.js';
 import * as T from './terms.js';
 import type { Term } from './terms.js';
@@ -40,6 +44,8 @@ export interface ClosedForm {
   size: number;
   /** φ's the SSA form had (0: straight-line code, what the no-φ ablation keeps) */
   phis: number;
+  /** loops whose trip count or exit the closed form leaves to the run (the rules record a run of f) */
+  records: RecordedLoop[];
 }
 
 export interface CoarsenLimits {
@@ -69,6 +75,8 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
   let phis = 0;
   let ifs: Map<string, Extract<SsaNode, { k: 'if' }>>;
   let terms: Map<string, Term>;
+  // loops at the top level: their trip counts and exits can be recorded by a run (records.ts)
+  const topLoops = new Map<string, RecordedLoop>();
   try {
     const ssa = prune(buildSsa(f));
     ifs = new Map();
@@ -87,6 +95,7 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
       }
     };
     walk(ssa.body);
+    for (const n of ssa.body) if (n.k === 'loop') topLoops.set(n.site, { site: n.site, exits: n.exits, src: n.src });
     if (limits.noPhi && phis > 0) return { refused: 'it has branches or loops (coarsening without φ-calculus)' };
     const el = elevate(ssa, { unroll: limits.unroll ?? 4 });
     result = el.result;
@@ -106,6 +115,7 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
       t,
       (x) => {
         if (x.k !== 'phi') return x;
+        if (x.kind === 'exit' && topLoops.has(x.site)) return x;
         const node = ifs.get(x.site);
         if (x.kind !== 'branch' || x.args.length !== 2 || !node) {
           bad ??= x.kind === 'exit' ? `a loop (${x.site}) whose exit only the run knows` : `a φ at ${x.site} that stays`;
@@ -121,8 +131,10 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
     if (e instanceof NotATerm) return { refused: `a condition that is ${e.message}` };
     throw e;
   }
+  const recorded = new Set<string>();
   T.mapTerm(result, (x) => {
-    if (x.k === 'phi') bad ??= `a φ at ${x.site} that stays`;
+    if (x.k === 'phi' && x.kind === 'exit' && topLoops.has(x.site)) recorded.add(x.site);
+    else if (x.k === 'phi') bad ??= `a φ at ${x.site} that stays`;
     return x;
   });
   if (bad) return { refused: bad };
@@ -133,6 +145,10 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
   }
   for (const [g, c] of mod.globals) if (c.init && (c.ty.k === 'num' || c.ty.k === 'int')) allowed.add(g);
   for (const s of T.freeSyms(result)) {
+    if (s.role === 'trip' && topLoops.has(s.name.slice(1))) {
+      recorded.add(s.name.slice(1));
+      continue;
+    }
     if (s.role === 'trip') return { refused: `a loop whose trip count only the run knows (${s.name.slice(1)})` };
     if (!allowed.has(s.name)) return { refused: `it reads '${s.name}', which is no number parameter` };
   }
@@ -145,25 +161,7 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
   if (foreign) return { refused: `it reads the array '${foreign}', which is no parameter` };
   const size = T.size(result);
   if (size > limits.maxSize) return { refused: `its closed form has ${size} nodes, over the limit ${limits.maxSize}` };
-  return { result, size, phis };
-}
-
-/** the maximal subterms free of every Σ/loop index (computed once, before the loop over k) */
-function invariantParts(t: Term): Term[] {
-  const out: Term[] = [];
-  const seen = new Set<Term>();
-  const go = (x: Term): void => {
-    if (seen.has(x)) return;
-    seen.add(x);
-    if (x.k === 'num' || x.k === 'sym') return;
-    if (![...T.freeSyms(x)].some((s) => s.role === 'index')) {
-      out.push(x);
-      return;
-    }
-    for (const c of T.children(x)) go(c);
-  };
-  go(t);
-  return out;
+  return { result, size, phis, records: [...topLoops.values()].filter((l) => recorded.has(l.site)) };
 }
 
 /** every occurrence of a key replaced by its value, outermost first (a key inside another is not reached) */
@@ -194,7 +192,8 @@ const v = (name: string, ty: Ty): Extract<Expr, { k: 'var' }> => ({ k: 'var', na
  * Subterms free of every loop index are computed once, before the outermost loop. Returns why not
  * (a Π over the arrays: its adjoint needs the product rule), or null.
  */
-function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, string>, out: Stmt[], names: Names): string | null {
+function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, string>, out: Stmt[], names: Names, base: ToIROptions): string | null {
+  const baseName = (s: Sym) => (base.name ? base.name(s) : s.name);
   const readsArrays = new Map<Term, boolean>();
   const reads = (t: Term): boolean => {
     let r = readsArrays.get(t);
@@ -225,7 +224,7 @@ function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, 
       if (g !== ZERO) items.push({ part, seed: depth > 0 ? hoist(g) : g });
     }
     const roots = items.flatMap((x) => (x.part.k === 'at' ? [x.seed, x.part.index] : [x.seed]));
-    const low = lowerTerms(roots, (h) => names.fresh(h), { name: (s) => loopVars.get(s) ?? s.name });
+    const low = lowerTerms(roots, (h) => names.fresh(h), { ...base, name: (s) => loopVars.get(s) ?? baseName(s) });
     stmts.push(...low.stmts);
     let j = 0;
     for (const x of items) {
@@ -244,7 +243,7 @@ function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, 
       }
       // (a seed computed inside a loop is not loop-invariant: as an index-role symbol, `hoist` leaves it in place)
       const innerSeed = seedExpr.k === 'var' ? T.sym(seedExpr.name, depth > 0 ? 'index' : 'var') : T.num((seedExpr as { v: number }).v);
-      const bounds = lowerTerms([sum.lo, sum.hi], (h) => names.fresh(h), { name: (s) => loopVars.get(s) ?? s.name });
+      const bounds = lowerTerms([sum.lo, sum.hi], (h) => names.fresh(h), { ...base, name: (s) => loopVars.get(s) ?? baseName(s) });
       stmts.push(...bounds.stmts);
       const i = names.fresh(sum.i.name.replace(/[^A-Za-z0-9_$]/g, '') || 'i');
       const inner: Stmt[] = [];
@@ -264,7 +263,7 @@ function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, 
   const hoist = (t: Term): Term => {
     const fresh = invariantParts(t).filter((p) => !hoisted.has(p));
     if (fresh.length) {
-      const low = lowerTerms(fresh, (h) => names.fresh(h), { name: (s) => s.name });
+      const low = lowerTerms(fresh, (h) => names.fresh(h), { ...base, name: baseName });
       out.push(...low.stmts);
       fresh.forEach((p, j) => {
         let e = low.values[j];
@@ -288,12 +287,28 @@ export interface Rules {
   derivativeSize: number;
 }
 
-/** the tangent and adjoint rules of f from the closed form of its result (names given, fresh in the module) */
-export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp: string }, reserved: ReadonlySet<string>, maxDerivativeSize: number): Rules | { refused: string } {
+/**
+ * The tangent and adjoint rules of f from the closed form of its result (names given, fresh in the
+ * module). Only the parameters in `active` carry derivatives: the others (no caller varies them) keep
+ * their places in the rules' signatures, but their tangents are not read and their adjoints are neither
+ * computed nor written (0 for a number).
+ */
+export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp: string }, reserved: ReadonlySet<string>, maxDerivativeSize: number, active: ReadonlySet<string> = new Set(f.params.map((p) => p.name))): Rules | { refused: string } {
   const result = cf.result;
   const used = () => new Names(declaredNames(f), reserved);
-  const comments = (what: string) => [`// ${f.name}'s ${what}, from the closed form of its result (coarsening: ${cf.size} symbolic nodes)`];
-  const symName = (s: Sym) => s.name; // parameters and `a.length` print as themselves
+  const ignored = f.params.filter((p) => !active.has(p.name) && (ruleDerivKind(p.ty) === 'scalar' || ruleDerivKind(p.ty) === 'array')).map((p) => `'${p.name}'`);
+  const comments = (what: string) => [
+    `// ${f.name}'s ${what}, from the closed form of its result (coarsening: ${cf.size} symbolic nodes)${ignored.length ? `; no caller varies ${ignored.join(', ')}: no derivative for ${ignored.length === 1 ? 'it' : 'them'}` : ''}`,
+    ...(cf.records.length ? [`// (its statements up to the last loop whose iterations the data decide run first: the trip counts and exits the closed form reads)`] : []),
+  ];
+  // parameters and `a.length` print as themselves; trip counts and exits left to the run read its records
+  const recording = (n: Names) => (cf.records.length ? recordingRun(f, cf.records, (h) => n.fresh(h)) : { stmts: [] as Stmt[], options: {} as ToIROptions });
+  try {
+    recording(used());
+  } catch (e) {
+    if (e instanceof RecordsUnsupported) return { refused: `its run cannot be recorded: ${e.message}` };
+    throw e;
+  }
 
   // ---- tangent: ∂/∂ε f(p + ε·ṗ, a + ε·ȧ) at ε = 0
   const tn = used();
@@ -307,21 +322,22 @@ export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp
     jparams.push({ name: tangentOf.get(p.name)!, ty: derivTy(p.ty) });
   }
   const eps = T.sym('#eps');
-  const arraysT = new Map([...tangentOf].filter(([p]) => f.params.find((q) => q.name === p)!.ty.k === 'arr'));
+  const arraysT = new Map([...tangentOf].filter(([p]) => active.has(p) && f.params.find((q) => q.name === p)!.ty.k === 'arr'));
   const perturbed = T.mapTerm(result, (x) => {
-    if (x.k === 'sym' && x.role === 'var' && tangentOf.has(x.name) && !arraysT.has(x.name)) return T.add(x, T.mul(eps, T.sym(tangentOf.get(x.name)!)));
+    if (x.k === 'sym' && x.role === 'var' && tangentOf.has(x.name) && active.has(x.name) && !arraysT.has(x.name)) return T.add(x, T.mul(eps, T.sym(tangentOf.get(x.name)!)));
     if (x.k === 'at' && arraysT.has(x.arr)) return T.add(x, T.mul(eps, T.at(arraysT.get(x.arr)!, x.index)));
     return x;
   });
   const tangent = simplify(T.subst(differentiate(perturbed, eps), eps, ZERO));
-  const tBody = lowerTerms([tangent], (h) => tn.fresh(h), { name: symName });
+  const tRec = recording(tn);
+  const tBody = lowerTerms([tangent], (h) => tn.fresh(h), tRec.options);
   // the value is the primal's own (bit for bit what f returns: every mode returns the primal's values)
   const value: Expr = { k: 'call', fn: f.name, args: f.params.map((p) => v(p.name, p.ty)), ty: f.ret };
   const jvp: Func = {
     name: names.jvp,
     params: jparams,
     ret: ruleResult(f, 'tangent'),
-    body: [...tBody.stmts, { k: 'return', e: { k: 'arrlit', elems: [value, tBody.values[0]], ty: ruleResult(f, 'tangent') } }],
+    body: [...tRec.stmts, ...tBody.stmts, { k: 'return', e: { k: 'arrlit', elems: [value, tBody.values[0]], ty: ruleResult(f, 'tangent') } }],
     exported: false,
     loc: f.loc,
     comments: comments('tangent rule'),
@@ -341,12 +357,13 @@ export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp
   vparams.push({ name: seedName, ty: NUM });
   const yb = T.sym(seedName);
   const scalars = f.params.filter((p) => ruleDerivKind(p.ty) === 'scalar');
-  const scalarAdjoints = scalars.map((p) => simplify(T.mul(yb, simplify(differentiate(result, T.sym(p.name))))));
+  const scalarAdjoints = scalars.map((p) => (active.has(p.name) ? simplify(T.mul(yb, simplify(differentiate(result, T.sym(p.name))))) : ZERO));
   const derivativeSize = T.size(T.add(tangent, ...scalarAdjoints));
   if (derivativeSize > maxDerivativeSize) return { refused: `its partials have ${derivativeSize} nodes, over the limit ${maxDerivativeSize}` };
-  const pre = lowerTerms(scalarAdjoints, (h) => an.fresh(h), { name: symName });
-  const body: Stmt[] = [...pre.stmts];
-  const scatterError = scatterArrays(result, yb, adjointOf, body, an);
+  const aRec = recording(an);
+  const pre = lowerTerms(scalarAdjoints, (h) => an.fresh(h), aRec.options);
+  const body: Stmt[] = [...aRec.stmts, ...pre.stmts];
+  const scatterError = scatterArrays(result, yb, new Map([...adjointOf].filter(([p]) => active.has(p))), body, an, aRec.options);
   if (scatterError) return { refused: scatterError };
   const ret = ruleResult(f, 'adjoint');
   const adj = pre.values.slice(0, scalarAdjoints.length);
