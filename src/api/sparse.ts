@@ -57,8 +57,12 @@ export interface SparseInfo {
   detectionSweeps: number;
   patternMs: number;
   colouringMs: number;
-  /** the compressed sweep, the recovery of the entries and the check against the random direction */
+  /** the compressed sweep, the recovery of the entries and the check against the random direction (by elements: their sweep and the additions) */
   evaluationMs: number;
+  /** how the entries were computed: compressed sweeps of coloured columns, or element Hessians added (src/api/elements.ts); absent: colouring */
+  method?: 'colouring' | 'elements';
+  /** the elements summed (method 'elements') */
+  elements?: number;
 }
 
 /** the cached part, per derivative and argument shapes */
