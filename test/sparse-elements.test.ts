@@ -146,6 +146,19 @@ describe('sparseHessian by elements', () => {
     near(toDense(sparseHessian(switching)(tri)), hessian(switching)(tri), 1e-12, 'tridiagonal branch again');
   });
 
+  it('reuseValues: each call overwrites the last one\'s values, equal to a fresh evaluation', () => {
+    const f = sparseHessian(chainedRosenbrock, { reuseValues: true });
+    const x = point(10), y = point(10, 4);
+    const a = f(x);
+    const first = Array.from(a.values);
+    near(toDense(a), hessian(chainedRosenbrock)(x), 1e-12, 'first');
+    const b = f(y);
+    expect(b.values.buffer).toBe(a.values.buffer);
+    expect(Array.from(b.values)).not.toEqual(first);
+    near(toDense(b), hessian(chainedRosenbrock)(y), 1e-12, 'second');
+    expect(() => sparseHessian(chainedRosenbrock, { reuseValues: 1 as unknown as boolean })).toThrow(/reuseValues must be true or false/);
+  });
+
   it('a trip count from a passive argument: more elements, a larger pattern', () => {
     const x = point(10);
     const a = sparseHessian(firstTerms)(x, 3);

@@ -41,13 +41,16 @@ export interface ElementState {
   /** the sweep's buffers, kept between calls (grown when the elements do not fit) */
   idx: Int32Array;
   h: Float64Array;
+  /** the values of the last call asking to reuse them (sparseByElements' reuseValues) */
+  values?: Float64Array;
 }
 
 /**
  * The n × n Hessian by elements, with the state of an earlier call for these shapes (or none). Returns
- * the matrix and the state to keep.
+ * the matrix and the state to keep. With `reuseValues`, the values are written into the array of the
+ * last call that asked the same (overwriting that result's values) instead of a fresh one.
  */
-export function sparseByElements(sweep: ElementSweep, n: number, sites: number, slots: number, state: ElementState | undefined): { matrix: SparseMatrix; state: ElementState } {
+export function sparseByElements(sweep: ElementSweep, n: number, sites: number, slots: number, state: ElementState | undefined, reuseValues = false): { matrix: SparseMatrix; state: ElementState } {
   if (state && (state.pattern.n !== n || state.sites !== sites)) state = undefined;
   const t0 = performance.now();
   let idx = state?.idx ?? new Int32Array(sites * Math.max(16, n));
@@ -60,16 +63,26 @@ export function sparseByElements(sweep: ElementSweep, n: number, sites: number, 
   }
   const t1 = performance.now();
   let how: SparseInfo['pattern'] = 'cached';
-  let plan = state?.plans.find((p) => sameTrace(p, idx, count, sites));
-  if (!state || !plan) {
-    how = state ? 'redetected' : 'detected';
-    state = planned(idx, count, n, sites, slots, state);
-    plan = state.plans[0];
+  // (the last plan used is tried first, its comparison made while adding: one pass over the elements)
+  let values = state ? scatter(state, state.plans[0], idx, h, count, reuseValues) : null;
+  let t2 = performance.now();
+  if (state && !values) {
+    const k = state.plans.findIndex((p) => sameTrace(p, idx, count, sites));
+    if (k > 0) state.plans.unshift(...state.plans.splice(k, 1));
+    else {
+      how = 'redetected';
+      state = planned(idx, count, n, sites, slots, state);
+    }
+    t2 = performance.now();
+    values = scatter(state, state.plans[0], idx, h, count, reuseValues)!;
+  } else if (!state) {
+    how = 'detected';
+    state = planned(idx, count, n, sites, slots, undefined);
+    t2 = performance.now();
+    values = scatter(state, state.plans[0], idx, h, count, reuseValues)!;
   }
   state.idx = idx;
   state.h = h;
-  const t2 = performance.now();
-  const values = scatter(state, plan, h, count);
   const p = state.pattern;
   const t3 = performance.now();
   return {
@@ -78,7 +91,7 @@ export function sparseByElements(sweep: ElementSweep, n: number, sites: number, 
       shape: [n, n],
       rows: state.rows,
       cols: p.colIdx,
-      values: values.subarray(0, p.colIdx.length),
+      values: values!.subarray(0, p.colIdx.length),
       info: { pattern: how, nnz: p.colIdx.length, colours: 0, detectionSweeps: 0, patternMs: how === 'cached' ? 0 : t2 - t1, colouringMs: 0, evaluationMs: t1 - t0 + (t3 - t2), method: 'elements', elements: count },
     },
   };
@@ -143,29 +156,43 @@ function planned(idx: Int32Array, count: number, n: number, sites: number, slots
   return { sites, slots, pattern, rows, plans, idx, h: new Float64Array(0) };
 }
 
-/** the elements' Hessians added into their places (one past the entries: the dropped pairs) */
-function scatter(s: ElementState, plan: Plan, h: Float64Array, count: number): Float64Array {
-  const K = s.sites, S = s.slots, P = plan.places;
-  const values = new Float64Array(s.pattern.colIdx.length + 1);
+/**
+ * The elements' Hessians added into their places (one past the entries: the dropped pairs), or null
+ * where this run's indices are not the plan's (sameTrace, compared in the same pass).
+ */
+function scatter(s: ElementState, plan: Plan, idx: Int32Array, h: Float64Array, count: number, reuse: boolean): Float64Array | null {
+  if (count !== plan.count) return null;
+  const K = s.sites, S = s.slots, P = plan.places, T = plan.trace;
+  const size = s.pattern.colIdx.length + 1;
+  // (a fresh array of 10⁵ floats costs more than the sweep: its memory is new to the process each time)
+  const values = reuse && s.values?.length === size ? s.values.fill(0) : new Float64Array(size);
+  if (reuse) s.values = values;
+  let differ = false;
   if (K === 2) {
     // (the common case written out: the loops over slots cost more than the additions at two sites)
-    for (let e = 0, p = 0, q = 0; e < count; e++, p += 4, q += 3) {
+    for (let e = 0, p = 0, q = 0, i = 0; e < count; e++, p += 4, q += 3, i += 2) {
+      const a = idx[i], b = idx[i + 1];
+      if ((a !== T[i] && a !== -1) || (b !== T[i + 1] && b !== -1)) differ = true;
       values[P[p]] += h[q];
       values[P[p + 1]] += h[q + 1];
       const w = h[q + 2];
       values[P[p + 2]] += w;
       values[P[p + 3]] += w;
     }
-    return values;
+    return differ ? null : values;
   }
   for (let e = 0; e < count; e++) {
     const p = e * K * K, q = e * S;
-    for (let k = 0; k < K; k++) values[P[p + k]] += h[q + k];
+    for (let k = 0; k < K; k++) {
+      const j = idx[e * K + k];
+      if (j !== T[e * K + k] && j !== -1) differ = true;
+      values[P[p + k]] += h[q + k];
+    }
     for (let t = 0; t < S - K; t++) {
       const w = h[q + K + t];
       values[P[p + K + 2 * t]] += w;
       values[P[p + K + 2 * t + 1]] += w;
     }
   }
-  return values;
+  return differ ? null : values;
 }

@@ -59,6 +59,12 @@ export interface RuntimeOptions<W = Wrt> {
    * number array, each element's Hessian added in) or 'colouring' (compressed sweeps, always available)
    */
   sparse?: 'elements' | 'colouring';
+  /**
+   * sparseHessian by elements: write each call's values into the previous call's array (so a result's
+   * values hold until the next call with this option) instead of a fresh one, which at n = 10⁴ costs
+   * more than the evaluation (Newton iterations reading each Hessian before the next)
+   */
+  reuseValues?: boolean;
 }
 
 interface Compiled extends Generated {
@@ -460,6 +466,8 @@ function checkOptions(api: string, opts: unknown): void {
   if (coarsen !== undefined && typeof coarsen !== 'boolean') throw new TypeError(`tsad: ${api}'s coarsen must be true or false, not ${what(coarsen)}`);
   const sparse = (opts as RuntimeOptions).sparse;
   if (sparse !== undefined && sparse !== 'elements' && sparse !== 'colouring') throw new TypeError(`tsad: ${api}'s sparse must be 'elements' or 'colouring', not ${what(sparse)}`);
+  const reuse = (opts as RuntimeOptions).reuseValues;
+  if (reuse !== undefined && typeof reuse !== 'boolean') throw new TypeError(`tsad: ${api}'s reuseValues must be true or false, not ${what(reuse)}`);
 }
 
 function checkEntry(api: string, f: unknown, opts: unknown): void {
@@ -759,7 +767,7 @@ function sparseHessianOf(api: string, f: Fn, opts: RuntimeOptions, args: unknown
  */
 function byElements(c: Compiled, el: NonNullable<Compiled['elements']>, opts: RuntimeOptions, args: unknown[]): SparseMatrix {
   const x = args[c.wrt[0]] as ArrayLike<number>;
-  const { matrix, state } = sparseByElements((idx, h) => el.run(...args, idx, h), x.length, el.sites, el.slots, el.state);
+  const { matrix, state } = sparseByElements((idx, h) => el.run(...args, idx, h), x.length, el.sites, el.slots, el.state, opts.reuseValues === true);
   el.state = state;
   if ((c.sparseUnchecked ?? true) && opts.check !== false) checkSparse(c, args, state.pattern, matrix, 'hessian');
   return matrix;
