@@ -159,6 +159,43 @@ describe('sparseHessian by elements', () => {
     expect(() => sparseHessian(chainedRosenbrock, { reuseValues: 1 as unknown as boolean })).toThrow(/reuseValues must be true or false/);
   });
 
+  it('an index from a passive argument, the same number of elements: the indices differ, recorded again', () => {
+    const pairs = (x: number[], p: number[]) => {
+      let s = 0;
+      for (let i = 0; i < p.length; i++) s += x[i] * x[p[i]] * x[p[i]];
+      return s;
+    };
+    const x = point(8);
+    const a = sparseHessian(pairs)(x, [1, 2, 3, 4]);
+    near(toDense(a), hessian(pairs)(x, [1, 2, 3, 4]), 1e-12, 'first');
+    const b = sparseHessian(pairs)(x, [7, 6, 5, 4]);
+    expect(b.info.method).toBe('elements');
+    expect(b.info.pattern).toBe('redetected');
+    near(toDense(b), hessian(pairs)(x, [7, 6, 5, 4]), 1e-12, 'other indices');
+    expect(sparseHessian(pairs)(x, [1, 2, 3, 4]).info.pattern).toBe('cached');
+  });
+
+  it('a branch on x reading another entry, the same number of elements', () => {
+    const reads = (x: number[]) => {
+      let s = 0;
+      for (let i = 0; i + 1 < x.length; i++) {
+        if (x[i] > 0) s += x[i] * x[i + 1] * x[i + 1];
+        else s += x[i] * x[i] * x[i];
+      }
+      return s;
+    };
+    const pos = point(7), neg = pos.map((v, i) => (i === 3 ? -v : v));
+    const a = sparseHessian(reads)(neg);
+    near(toDense(a), hessian(reads)(neg), 1e-12, 'one element in the other branch');
+    const b = sparseHessian(reads)(pos);
+    expect(b.info.pattern).toBe('redetected');
+    near(toDense(b), hessian(reads)(pos), 1e-12, 'all in the first branch');
+    // (the union pattern's places serve the other branch too: an entry not read adds nothing)
+    const c = sparseHessian(reads)(neg);
+    expect(c.info.pattern).toBe('cached');
+    near(toDense(c), hessian(reads)(neg), 1e-12, 'back');
+  });
+
   it('a trip count from a passive argument: more elements, a larger pattern', () => {
     const x = point(10);
     const a = sparseHessian(firstTerms)(x, 3);

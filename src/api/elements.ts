@@ -1,17 +1,27 @@
 // Sparse Hessians of partially separable objectives by elements (issue 18): `<head>_elements`
-// (src/transform/elements.ts) gives, per element, the indices of x it read and its small dense Hessian;
-// this module turns the indices into the pattern (every pair of entries one element read, both
-// triangles) and each element's places in it, then adds the elements' Hessians into those places. No
-// detection sweep, colouring or check direction: the pattern is read off the indices themselves. They
-// depend on loop counters and passive values only, but the loops' trip counts may depend on anything, so
-// every evaluation compares its indices with those the places were computed for (the last few runs');
-// where they differ (another number of elements, another read), the places are computed again, on the
-// union of the old pattern and the new pairs.
+// (src/transform/elements.ts) records, per element, the indices of x it read and its small dense
+// Hessian; this module turns the indices into the pattern (every pair of entries one element read, both
+// triangles) and each element's places in it (a plan), then adds the elements' Hessians into those
+// places. No detection sweep, colouring or check direction: the pattern is read off the indices
+// themselves. They depend on loop counters and passive values only, but branches and trip counts may
+// depend on anything, so every evaluation compares its indices with those its places were computed
+// for: later calls run `<head>_elements_add`, which adds each element's Hessian into the last plan's
+// places and gives up (-1) at the first index that is not the plan's; then the elements are recorded
+// again and matched against the last few plans, else planned again on the union of the old pattern
+// and the new pairs.
 import { patternFromRows, patternUnion, type SparsityPattern } from '../runtime/colouring.js';
 import type { SparseInfo, SparseMatrix } from './sparse.js';
 
-/** one run of `<head>_elements` into idx and h: the number of elements, or -1 when they have no room */
-export type ElementSweep = (idx: Int32Array, h: Float64Array) => number;
+/**
+ * The generated code at the arguments: `record` runs `<head>_elements` into idx and h (the number of
+ * elements, or -1 when they have no room); `add` runs `<head>_elements_add`, adding the elements'
+ * Hessians into values at a plan's places (the number of elements, or -1 where an index is not the
+ * plan's trace's)
+ */
+export interface ElementSweeps {
+  record: (idx: Int32Array, h: Float64Array) => number;
+  add: (trace: Int32Array, places: Int32Array, values: Float64Array) => number;
+}
 
 /** the places of one run's indices in the pattern */
 interface Plan {
@@ -50,51 +60,64 @@ export interface ElementState {
  * the matrix and the state to keep. With `reuseValues`, the values are written into the array of the
  * last call that asked the same (overwriting that result's values) instead of a fresh one.
  */
-export function sparseByElements(sweep: ElementSweep, n: number, sites: number, slots: number, state: ElementState | undefined, reuseValues = false): { matrix: SparseMatrix; state: ElementState } {
+export function sparseByElements(sweeps: ElementSweeps, n: number, sites: number, slots: number, state: ElementState | undefined, reuseValues = false): { matrix: SparseMatrix; state: ElementState } {
   if (state && (state.pattern.n !== n || state.sites !== sites)) state = undefined;
   const t0 = performance.now();
-  let idx = state?.idx ?? new Int32Array(sites * Math.max(16, n));
-  let h = state?.h ?? new Float64Array(slots * Math.max(16, n));
-  let count = sweep(idx, h);
-  while (count < 0) {
-    idx = new Int32Array(idx.length * 2);
-    h = new Float64Array(h.length * 2);
-    count = sweep(idx, h);
-  }
-  const t1 = performance.now();
   let how: SparseInfo['pattern'] = 'cached';
-  // (the last plan used is tried first, its comparison made while adding: one pass over the elements)
-  let values = state ? scatter(state, state.plans[0], idx, h, count, reuseValues) : null;
-  let t2 = performance.now();
-  if (state && !values) {
-    const k = state.plans.findIndex((p) => sameTrace(p, idx, count, sites));
-    if (k > 0) state.plans.unshift(...state.plans.splice(k, 1));
-    else {
-      how = 'redetected';
-      state = planned(idx, count, n, sites, slots, state);
-    }
-    t2 = performance.now();
-    values = scatter(state, state.plans[0], idx, h, count, reuseValues)!;
-  } else if (!state) {
-    how = 'detected';
-    state = planned(idx, count, n, sites, slots, undefined);
-    t2 = performance.now();
-    values = scatter(state, state.plans[0], idx, h, count, reuseValues)!;
+  let values: Float64Array | null = null;
+  let plannedMs = 0;
+  // the last plan used, its indices compared as the Hessians are added in: one pass, nothing recorded
+  if (state) {
+    const plan = state.plans[0];
+    values = valuesFor(state, reuseValues);
+    if (sweeps.add(plan.trace, plan.places, values) !== plan.count) values = null;
   }
-  state.idx = idx;
-  state.h = h;
-  const p = state.pattern;
+  if (!values) {
+    // (the indices differ, or a first call: recorded, then another kept plan of the same indices, or a new one)
+    let idx = state?.idx ?? new Int32Array(sites * Math.max(16, n));
+    let h = state?.h ?? new Float64Array(slots * Math.max(16, n));
+    let count = sweeps.record(idx, h);
+    while (count < 0) {
+      idx = new Int32Array(idx.length * 2);
+      h = new Float64Array(h.length * 2);
+      count = sweeps.record(idx, h);
+    }
+    const t1 = performance.now();
+    const k = state ? state.plans.findIndex((p) => sameTrace(p, idx, count, sites)) : -1;
+    if (state && k >= 0) state.plans.unshift(...state.plans.splice(k, 1));
+    else {
+      how = state ? 'redetected' : 'detected';
+      state = planned(idx, count, n, sites, slots, state);
+      plannedMs = performance.now() - t1;
+    }
+    state.idx = idx;
+    state.h = h;
+    values = valuesFor(state, reuseValues);
+    scatter(state, state.plans[0], h, count, values);
+  }
+  const p = state!.pattern;
   const t3 = performance.now();
   return {
-    state,
+    state: state!,
     matrix: {
       shape: [n, n],
-      rows: state.rows,
+      rows: state!.rows,
       cols: p.colIdx,
-      values: values!.subarray(0, p.colIdx.length),
-      info: { pattern: how, nnz: p.colIdx.length, colours: 0, detectionSweeps: 0, patternMs: how === 'cached' ? 0 : t2 - t1, colouringMs: 0, evaluationMs: t1 - t0 + (t3 - t2), method: 'elements', elements: count },
+      values: values.subarray(0, p.colIdx.length),
+      info: { pattern: how, nnz: p.colIdx.length, colours: 0, detectionSweeps: 0, patternMs: plannedMs, colouringMs: 0, evaluationMs: t3 - t0 - plannedMs, method: 'elements', elements: state!.plans[0].count },
     },
   };
+}
+
+/**
+ * Zeros for the values, one past the pattern (the dropped pairs' place): the state's own array with
+ * `reuse`, else a fresh one (at 10⁵ floats it costs more than the evaluation: memory new to the process)
+ */
+function valuesFor(s: ElementState, reuse: boolean): Float64Array {
+  const size = s.pattern.colIdx.length + 1;
+  if (!reuse) return new Float64Array(size);
+  if (s.values?.length === size) return s.values.fill(0);
+  return (s.values = new Float64Array(size));
 }
 
 /** the run's indices are the plan's (a site the run did not read, -1, has a zero Hessian: any place serves) */
@@ -156,43 +179,16 @@ function planned(idx: Int32Array, count: number, n: number, sites: number, slots
   return { sites, slots, pattern, rows, plans, idx, h: new Float64Array(0) };
 }
 
-/**
- * The elements' Hessians added into their places (one past the entries: the dropped pairs), or null
- * where this run's indices are not the plan's (sameTrace, compared in the same pass).
- */
-function scatter(s: ElementState, plan: Plan, idx: Int32Array, h: Float64Array, count: number, reuse: boolean): Float64Array | null {
-  if (count !== plan.count) return null;
-  const K = s.sites, S = s.slots, P = plan.places, T = plan.trace;
-  const size = s.pattern.colIdx.length + 1;
-  // (a fresh array of 10⁵ floats costs more than the sweep: its memory is new to the process each time)
-  const values = reuse && s.values?.length === size ? s.values.fill(0) : new Float64Array(size);
-  if (reuse) s.values = values;
-  let differ = false;
-  if (K === 2) {
-    // (the common case written out: the loops over slots cost more than the additions at two sites)
-    for (let e = 0, p = 0, q = 0, i = 0; e < count; e++, p += 4, q += 3, i += 2) {
-      const a = idx[i], b = idx[i + 1];
-      if ((a !== T[i] && a !== -1) || (b !== T[i + 1] && b !== -1)) differ = true;
-      values[P[p]] += h[q];
-      values[P[p + 1]] += h[q + 1];
-      const w = h[q + 2];
-      values[P[p + 2]] += w;
-      values[P[p + 3]] += w;
-    }
-    return differ ? null : values;
-  }
+/** the recorded elements' Hessians added into their places */
+function scatter(s: ElementState, plan: Plan, h: Float64Array, count: number, values: Float64Array): void {
+  const K = s.sites, S = s.slots, P = plan.places;
   for (let e = 0; e < count; e++) {
     const p = e * K * K, q = e * S;
-    for (let k = 0; k < K; k++) {
-      const j = idx[e * K + k];
-      if (j !== T[e * K + k] && j !== -1) differ = true;
-      values[P[p + k]] += h[q + k];
-    }
+    for (let k = 0; k < K; k++) values[P[p + k]] += h[q + k];
     for (let t = 0; t < S - K; t++) {
       const w = h[q + K + t];
       values[P[p + K + 2 * t]] += w;
       values[P[p + K + 2 * t + 1]] += w;
     }
   }
-  return differ ? null : values;
 }

@@ -109,8 +109,8 @@ function gradientSource(head: string, params: ManifestParam[], returns: string, 
   ].join('\n');
 }
 
-/** `<head>_elements` (src/transform/elements.ts), printed alone, or why the head is not a sum of element functions */
-export type ElementsResult = { code: string; name: string; sites: number; slots: number } | { refused: string };
+/** `<head>_elements` and `<head>_elements_add` (src/transform/elements.ts), printed alone, or why the head is not a sum of element functions */
+export type ElementsResult = { code: string; name: string; addName: string; sites: number; slots: number } | { refused: string };
 
 /**
  * The element Hessian code of a scalar function of one number array `wrt`: a function of the head's
@@ -128,7 +128,7 @@ export function compileElements(input: SourceInput, options: { head: string; wrt
   const name = `${options.head}_elements`;
   try {
     const el = elementHessianFunc(head, options.wrt, name);
-    return { code: printFunc(el.func, { js: options.js }), name, sites: el.sites, slots: el.slots };
+    return { code: [printFunc(el.func, { js: options.js }), printFunc(el.add, { js: options.js })].join('\n'), name, addName: el.add.name, sites: el.sites, slots: el.slots };
   } catch (e) {
     if (e instanceof TransformError) return { refused: e.message + (e.node?.loc ? ` (line ${e.node.loc.line})` : '') };
     throw e;

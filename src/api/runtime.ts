@@ -80,7 +80,7 @@ interface Compiled extends Generated {
   /** sparseJacobian's or sparseHessian's pattern and colouring for these shapes (sparse.ts) */
   sparse?: SparseState;
   /** sparseHessian by elements, where the head is a sum of element functions of one number array (elements.ts) */
-  elements?: { run: (...args: unknown[]) => number; sites: number; slots: number; state?: ElementState };
+  elements?: { record: (...args: unknown[]) => number; add: (...args: unknown[]) => number; sites: number; slots: number; state?: ElementState };
   /** the sparse result has yet to be compared with the dense tangent at a finite point */
   sparseUnchecked?: boolean;
 }
@@ -356,7 +356,8 @@ function elementsOf(files: Map<string, string>, head: string, params: string[], 
   if (wrt.length !== 1 || !(Array.isArray(args[wrt[0]]) || args[wrt[0]] instanceof Float64Array)) return undefined;
   const r = compileElements(Object.fromEntries(files), { head, wrt: params[wrt[0]], js: true });
   if ('refused' in r) return undefined;
-  return { run: loadGenerated(r.code)[r.name] as (...args: unknown[]) => number, sites: r.sites, slots: r.slots };
+  const mod = loadGenerated(r.code);
+  return { record: mod[r.name] as (...args: unknown[]) => number, add: mod[r.addName] as (...args: unknown[]) => number, sites: r.sites, slots: r.slots };
 }
 
 /**
@@ -767,7 +768,8 @@ function sparseHessianOf(api: string, f: Fn, opts: RuntimeOptions, args: unknown
  */
 function byElements(c: Compiled, el: NonNullable<Compiled['elements']>, opts: RuntimeOptions, args: unknown[]): SparseMatrix {
   const x = args[c.wrt[0]] as ArrayLike<number>;
-  const { matrix, state } = sparseByElements((idx, h) => el.run(...args, idx, h), x.length, el.sites, el.slots, el.state, opts.reuseValues === true);
+  const sweeps = { record: (idx: Int32Array, h: Float64Array) => el.record(...args, idx, h), add: (trace: Int32Array, places: Int32Array, values: Float64Array) => el.add(...args, trace, places, values) };
+  const { matrix, state } = sparseByElements(sweeps, x.length, el.sites, el.slots, el.state, opts.reuseValues === true);
   el.state = state;
   if ((c.sparseUnchecked ?? true) && opts.check !== false) checkSparse(c, args, state.pattern, matrix, 'hessian');
   return matrix;

@@ -21,7 +21,10 @@ import { TransformError } from './tangent.js';
 export const MAX_SITES = 6;
 
 export interface ElementCode {
+  /** `<head>_elements`: records each element's indices and Hessian */
   func: Func;
+  /** `<head>_elements_add`: adds each element's Hessian into its places, for indices equal to a recorded run's */
+  add: Func;
   /** sites per element (the stride of idx) */
   sites: number;
   /** Hessian entries per element (the stride of h): sites(sites+1)/2 */
@@ -48,26 +51,35 @@ export function elementHessianFunc(head: Func, wrt: string, name: string): Eleme
         if (c.k === 'global') refuse(`a read of the module constant '${c.name}'`, c.loc ?? t.loc);
       });
   });
-  const g = new Gen(head, wrt, sum, name);
+  const record = build(head, wrt, sum, name, 'record');
+  const add = build(head, wrt, sum, `${name}_add`, 'add');
+  return { func: record.func, add: add.func, sites: record.K, slots: (record.K * (record.K + 1)) / 2 };
+}
+
+/** one of the two functions: 'record' writes indices and Hessians, 'add' adds the Hessians into a plan's places */
+function build(head: Func, wrt: string, sum: string, name: string, mode: Mode): { func: Func; K: number } {
+  const g = new Gen(head, wrt, sum, name, mode);
   const body = g.structural(head.body.slice(0, -1), true);
   const K = Math.max(1, g.maxSites);
   g.finish(K);
   const slots = (K * (K + 1)) / 2;
-  const params: Param[] = [...head.params.map((p) => ({ ...p })), { name: g.idxName, ty: I32 }, { name: g.hName, ty: F64 }];
-  const func: Func = {
-    name,
-    params,
-    ret: NUM,
-    exported: true,
-    loc: head.loc,
-    comments: [
-      `// The Hessian of '${head.name}' by elements (src/transform/elements.ts): the indices of '${wrt}' each element read (${K} an`,
-      `// element, in ${g.idxName}) and its Hessian (${slots} an element, in ${g.hName}); returns the number of elements, or -1 when they have no room for one more.`,
-    ],
-    body: [{ k: 'decl', name: g.countName, ty: INT, init: { k: 'num', v: 0 }, konst: false }, ...body, { k: 'return', e: vr(g.countName, INT) }],
-  };
-  return { func, sites: K, slots };
+  const [a, b, c] = g.bufferNames;
+  const params: Param[] = [...head.params.map((p) => ({ ...p })), ...(mode === 'record' ? [{ name: a, ty: I32 }, { name: b, ty: F64 }] : [{ name: a, ty: I32 }, { name: b, ty: I32 }, { name: c, ty: F64 }])];
+  const comments =
+    mode === 'record'
+      ? [
+          `// The Hessian of '${head.name}' by elements (src/transform/elements.ts): the indices of '${wrt}' each element read (${K} an`,
+          `// element, in ${a}, -1 for one not read) and its Hessian (${slots} an element, in ${b}); returns the number of elements, or -1 when they have no room for one more.`,
+        ]
+      : [
+          `// The Hessian of '${head.name}' by elements, added into ${c} at each element's places (${K * K} an element, in ${b}: src/api/elements.ts); returns`,
+          `// the number of elements, or -1 where an element reads '${wrt}' at another index than ${a} (the indices of the run the places are for) or past them.`,
+        ];
+  const func: Func = { name, params, ret: NUM, exported: true, loc: head.loc, comments, body: [{ k: 'decl', name: g.countName, ty: INT, init: { k: 'num', v: 0 }, konst: false }, ...body, { k: 'return', e: vr(g.countName, INT) }] };
+  return { func, K };
 }
+
+type Mode = 'record' | 'add';
 
 const vr = (name: string, ty: Ty = NUM): Expr => ({ k: 'var', name, ty });
 const lit = (n: number): Expr => ({ k: 'num', v: n });
@@ -93,8 +105,8 @@ function slot(k: number, l: number, K: number): number {
 
 /** the generated function's names and its elements, written once the stride K is known (finish) */
 class Gen {
-  readonly idxName: string;
-  readonly hName: string;
+  /** record: idx, h; add: trace, places, values */
+  readonly bufferNames: string[];
   readonly countName: string;
   maxSites = 0;
   private taken: Set<string>;
@@ -107,11 +119,11 @@ class Gen {
     private x: string,
     private sum: string,
     name: string,
+    readonly mode: Mode,
   ) {
     this.taken = declaredNames(head);
     this.taken.add(name);
-    this.idxName = this.fresh('idx');
-    this.hName = this.fresh('h');
+    this.bufferNames = (mode === 'record' ? ['idx', 'h'] : ['trace', 'places', 'values']).map((b) => this.fresh(b));
     this.countName = this.fresh('e');
   }
 
@@ -220,7 +232,7 @@ class Gen {
 
   /** each element's statements, now that the stride K is known */
   finish(K: number): void {
-    for (const p of this.pending) p.stmts.push(...p.el.wrap(K, this.idxName, this.hName, this.countName));
+    for (const p of this.pending) p.stmts.push(...p.el.wrap(K, this.bufferNames, this.countName));
   }
 
   get headName(): string {
@@ -378,12 +390,14 @@ class Element {
     return d;
   }
 
-  /** the element's statements, for a stride of K sites */
-  wrap(K: number, idxName: string, hName: string, count: string): Stmt[] {
+  /** the element's statements, for a stride of K sites, into the buffers of the generator's mode */
+  wrap(K: number, buffers: string[], count: string): Stmt[] {
     this.K = K;
     const S = (K * (K + 1)) / 2;
     const g = this.gen;
-    const base = g.fresh('o'), hbase = g.fresh('oh');
+    const add = g.mode === 'add';
+    const [idxName, outName, valuesName] = buffers;
+    const base = g.fresh('o'), hbase = g.fresh(add ? 'p' : 'oh');
     this.idxBase = base;
     this.idxName = idxName;
     for (const [name, d] of this.dep) {
@@ -397,19 +411,33 @@ class Element {
     for (let s = 0; s < S; s++) this.acc.push(g.fresh(`h${s}`));
     const cnt = vr(count, INT);
     const stmts: Stmt[] = [];
-    // (room for this element: -1 tells the caller to grow idx and h and call again)
+    // (record: room for this element, else -1 tells the caller to grow idx and h and call again; add:
+    // more elements than the run the places are for)
     stmts.push({ k: 'if', c: bin('>', bin('*', bin('+', cnt, lit(1), INT), lit(K), INT), { k: 'len', obj: vr(idxName, I32) }, BOOL), then: [{ k: 'return', e: lit(-1) }], else: [] });
     stmts.push({ k: 'decl', name: base, ty: INT, init: bin('*', cnt, lit(K), INT), konst: true });
-    stmts.push({ k: 'decl', name: hbase, ty: INT, init: bin('*', cnt, lit(S), INT), konst: true });
+    stmts.push({ k: 'decl', name: hbase, ty: INT, init: bin('*', cnt, lit(add ? K * K : S), INT), konst: true });
     for (const a of this.acc) stmts.push({ k: 'decl', name: a, ty: NUM, init: lit(0), konst: false });
     this.out = this.top = stmts;
     const at = stmts.length;
     this.block(this.body);
-    // (a site not read on every path, in a branch or beyond this element's own sites, is -1 unless read)
-    const unset: Stmt[] = [];
-    for (let k = 0; k < K; k++) if (!this.readTop.has(k)) unset.push({ k: 'assign', target: index(vr(idxName, I32), bin('+', vr(base, INT), lit(k), INT), INT), value: lit(-1) });
-    stmts.splice(at, 0, ...unset);
-    for (let s = 0; s < S; s++) stmts.push({ k: 'assign', target: index(vr(hName, F64), bin('+', vr(hbase, INT), lit(s), INT)), value: vr(this.acc[s]) });
+    if (!add) {
+      // (a site not read on every path, in a branch or beyond this element's own sites, is -1 unless read)
+      const unset: Stmt[] = [];
+      for (let k = 0; k < K; k++) if (!this.readTop.has(k)) unset.push({ k: 'assign', target: index(vr(idxName, I32), bin('+', vr(base, INT), lit(k), INT), INT), value: lit(-1) });
+      stmts.splice(at, 0, ...unset);
+      for (let s = 0; s < S; s++) stmts.push({ k: 'assign', target: index(vr(outName, F64), bin('+', vr(hbase, INT), lit(s), INT)), value: vr(this.acc[s]) });
+    } else {
+      // the places: the diagonal slots' first, then (k, l) and (l, k) of each upper slot (src/api/elements.ts)
+      const addAt = (place: number, s: number) => {
+        const target = index(vr(valuesName, F64), index(vr(outName, I32), bin('+', vr(hbase, INT), lit(place), INT), INT));
+        stmts.push({ k: 'assign', target, value: bin('+', target, vr(this.acc[s])), op: '+' });
+      };
+      for (let k = 0; k < K; k++) addAt(k, k);
+      for (let t = 0; t < S - K; t++) {
+        addAt(K + 2 * t, K + t);
+        addAt(K + 2 * t + 1, K + t);
+      }
+    }
     stmts.push({ k: 'assign', target: vr(count, INT) as Extract<Expr, { k: 'var' }>, value: bin('+', cnt, lit(1), INT), op: '+', inc: true });
     return stmts;
   }
@@ -562,7 +590,10 @@ class Element {
         const k = this.siteOf(e.index);
         let u = this.readTop.get(k);
         if (!u) {
-          this.out.push({ k: 'assign', target: index(vr(this.idxName, I32), bin('+', vr(this.idxBase, INT), lit(k), INT), INT), value: e.index });
+          const at = index(vr(this.idxName, I32), bin('+', vr(this.idxBase, INT), lit(k), INT), INT);
+          // (add: an index other than the recorded run's has no place: -1, the caller records again)
+          if (this.gen.mode === 'add') this.out.push({ k: 'if', c: bin('!==', at, e.index, BOOL), then: [{ k: 'return', e: lit(-1) }], else: [] });
+          else this.out.push({ k: 'assign', target: at, value: e.index });
           u = this.atom(e, 'u');
           // (x is never written and the index's variables not in the element: one read serves its rest)
           if (this.out === this.top) this.readTop.set(k, u);
