@@ -235,6 +235,8 @@ describe('sparseHessian by elements', () => {
     ['a read of the sum', 'let s = 0; for (let i = 0; i < x.length; i++) s = 0.5 * s + x[i] * x[i]; return s;', /assigned other than by adding/],
     ['an index computed from x', 'let s = 0; for (let i = 0; i < x.length; i++) s += x[i] * x[Math.abs(Math.floor(x[i] * 7)) % x.length]; return s;', /index computed from/],
     ['a result that is not the sum', 'let s = 0; for (let i = 0; i < x.length; i++) s += x[i] * x[i]; return Math.sqrt(s);', /does not end by returning a local/],
+    ['an alias of x', 'const y = x; let s = 0; for (let i = 0; i < y.length; i++) s += y[i] * y[i] * x[i]; return s;', /used other than as x\[i\]/],
+    ['x passed whole to a method', 'let s = 0; for (let i = 0; i < x.length; i++) s += x[i] * x.indexOf(x[i]); return s;', /used other than as x\[i\]|call/],
     ['a write into an array', 'const y = [0, 0]; let s = 0; for (let i = 0; i < x.length; i++) { y[0] = x[i]; s += y[0] * x[i]; } return s;', /write into an array/],
   ];
   for (const [what, body, reason] of refused)

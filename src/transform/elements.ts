@@ -14,7 +14,7 @@
 // than through the sum, a read of the sum, an index computed from x, writes to arrays, calls, jumps
 // inside an element, operations without a second-order rule below.
 import type { Expr, Func, Loc, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, bin, declaredNames, exprEq, forEachExpr, forEachStmt, hasJump, idx as index, stmtExprs, varsRead } from '../ir/util.js';
+import { BOOL, INT, NUM, bin, declaredNames, exprEq, forEachChild, forEachExpr, forEachStmt, hasJump, idx as index, stmtExprs, varsRead } from '../ir/util.js';
 import { TransformError } from './tangent.js';
 
 /** the most x reads (sites) an element may have: its Hessian has K(K+1)/2 entries, each a local per active value */
@@ -44,12 +44,16 @@ export function elementHessianFunc(head: Func, wrt: string, name: string): Eleme
   const last = head.body[head.body.length - 1];
   if (!last || last.k !== 'return' || last.e?.k !== 'var') return refuse('the function does not end by returning a local', last?.loc ?? head.loc);
   const sum = last.e.name;
-  // (the code is loaded alone, without the module's constants or the runtime API's scope)
   forEachStmt(head.body, (t) => {
-    for (const e of stmtExprs(t))
+    for (const e of stmtExprs(t)) {
       forEachExpr(e, (c) => {
+        // (the code is loaded alone, without the module's other functions, its constants or the runtime API's scope)
         if (c.k === 'global') refuse(`a read of the module constant '${c.name}'`, c.loc ?? t.loc);
+        if (c.k === 'call') refuse(`a call of '${c.fn}'`, c.loc ?? t.loc);
       });
+      // (x's values reach the elements only through x[i]: any other use, `x.at(i)`, an alias, would carry them unseen)
+      if (otherUse(e, wrt)) refuse(`'${wrt}' used other than as ${wrt}[i] or ${wrt}.length`, e.loc ?? t.loc);
+    }
   });
   const record = build(head, wrt, sum, name, 'record');
   const add = build(head, wrt, sum, `${name}_add`, 'add');
@@ -80,6 +84,17 @@ function build(head: Func, wrt: string, sum: string, name: string, mode: Mode): 
 }
 
 type Mode = 'record' | 'add';
+
+/** whether `x` occurs in e other than as the array of an index or a length */
+function otherUse(e: Expr, x: string): boolean {
+  if (e.k === 'var') return e.name === x;
+  if ((e.k === 'idx' || e.k === 'len') && e.obj.k === 'var' && e.obj.name === x) return e.k === 'idx' && otherUse(e.index, x);
+  let found = false;
+  forEachChild(e, (c) => {
+    if (!found && otherUse(c, x)) found = true;
+  });
+  return found;
+}
 
 const vr = (name: string, ty: Ty = NUM): Expr => ({ k: 'var', name, ty });
 const lit = (n: number): Expr => ({ k: 'num', v: n });
