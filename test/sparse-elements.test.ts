@@ -8,6 +8,7 @@ import { grad, hessian, sparseHessian } from '../src/index.js';
 import { toDense, type SparseMatrix } from '../src/api/sparse.js';
 import { compileElements } from '../src/api/hessian.js';
 import { dividedJacobian } from './support/numeric.js';
+import { typecheckModules } from './support/typecheck.js';
 
 function rng(seed: number): () => number {
   let s = seed;
@@ -227,6 +228,23 @@ describe('sparseHessian by elements', () => {
     }
     for (let i = 0; i + 1 < n; i++) last += 4 * (x[i] * x[i] + x[n - 1] * x[n - 1]) + 8 * x[n - 1] * x[n - 1];
     expect(D[n - 1][n - 1]).toBeCloseTo(last, 6);
+  });
+
+  it('the generated code type-checks under tsc --strict and is deterministic', () => {
+    const sources: Record<string, string> = {
+      rosenbrock: `export ${chainedRosenbrock.toString().replace('(x)', '(x: number[]): number')}`,
+      branches: 'export function f(x: number[], m: number): number { let s = 0; for (let i = 0; i + 2 < x.length && i < m; i++) { const u = x[i]; let t = u * x[i + 1]; if (u > 0.5) t = t / (1 + x[i + 2] * x[i + 2]); else t -= Math.sqrt(1 + u * u); s += t * t + (u > 0.3 ? Math.exp(x[i + 2]) : 1); } s += x[0] ** 3; return s; }',
+    };
+    const modules: Record<string, string> = {};
+    for (const [name, src] of Object.entries(sources)) {
+      const head = name === 'rosenbrock' ? 'chainedRosenbrock' : 'f';
+      const r = compileElements({ 'f.ts': src }, { head, wrt: 'x' });
+      if ('refused' in r) return expect.fail(`${name}: ${r.refused}`);
+      const again = compileElements({ 'f.ts': src }, { head, wrt: 'x' });
+      expect('code' in again && again.code).toBe(r.code);
+      modules[name] = r.code;
+    }
+    expect(typecheckModules(modules)).toEqual([]);
   });
 
   // (TypeScript sources for compileElements; the runtime API takes the same functions as JavaScript)

@@ -130,7 +130,7 @@ class Gen {
   private pending: { stmts: Stmt[]; el: Element }[] = [];
 
   constructor(
-    private head: Func,
+    head: Func,
     private x: string,
     private sum: string,
     name: string,
@@ -248,10 +248,6 @@ class Gen {
   /** each element's statements, now that the stride K is known */
   finish(K: number): void {
     for (const p of this.pending) p.stmts.push(...p.el.wrap(K, this.bufferNames, this.countName));
-  }
-
-  get headName(): string {
-    return this.head.name;
   }
 
   refuseAt(what: string, loc?: Loc): never {
