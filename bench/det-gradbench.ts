@@ -1,7 +1,8 @@
 // det's derivative/primal ratio through the GradBench protocol (issue 18, item 6): drives the
 // `tsad-gradbench` tool (src/cli/gradbench.ts) as GradBench's evaluator does — define, then evaluate
 // `primal` and `gradient` on the same input, each repeated until min_runs runs and min_seconds — and reports the ratio
-// of the minima of the tool's own per-run timings, beside the C++ figures of ../shared/evals/ANCHORS.md.
+// of the minima of the tool's own per-run timings, beside the ratios of GradBench's C++ `manual` tool
+// measured on this kind of machine (CPP below, from the shared reference figures, ANCHORS.md).
 // Usage (after `npm run build`): node dist/bench/det-gradbench.js [sizes…] (default 8 9 10). Not
 // compiler input.
 import { spawnSync } from 'node:child_process';
