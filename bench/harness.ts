@@ -40,16 +40,23 @@ export let checksum = 0;
  * Runs every variant once per round, `warmups + runs` rounds, rotating the order each round so no
  * variant always runs first (or right after the most allocating one). Times in milliseconds.
  */
-export function measure(variants: Variant[], warmups: number, runs: number, progress?: (round: number) => void): Map<string, Stats> {
+/** a clock in ms: wall time, or this process's CPU time (user + system; a shared machine's load does not count) */
+export const wallMs = (): number => performance.now();
+export const cpuMs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+export function measure(variants: Variant[], warmups: number, runs: number, progress?: (round: number) => void, clock: () => number = wallMs): Map<string, Stats> {
   const samples = new Map<string, number[]>(variants.map((v) => [v.name, []]));
   for (let round = 0; round < warmups + runs; round++) {
     for (let j = 0; j < variants.length; j++) {
       const v = variants[(round + j) % variants.length];
       const reps = v.reps ?? 1;
       let r = 0;
-      const t0 = performance.now();
+      const t0 = clock();
       for (let k = 0; k < reps; k++) r += v.run();
-      const dt = (performance.now() - t0) / reps;
+      const dt = (clock() - t0) / reps;
       checksum += Number.isFinite(r) ? r * 1e-300 : 1;
       if (round >= warmups) samples.get(v.name)!.push(dt);
     }

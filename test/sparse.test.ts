@@ -75,6 +75,10 @@ function switching(x: number[]): number {
   return s;
 }
 
+// (these check the colouring method: its colours, its structural pattern; test/sparse-elements.test.ts the
+// method by elements, the default where it applies)
+const C = { sparse: 'colouring' } as const;
+
 describe('sparseHessian', () => {
   const cases: [string, (x: number[]) => number, number, number][] = [
     ['chained Rosenbrock', chainedRosenbrock, 12, 3],
@@ -85,7 +89,7 @@ describe('sparseHessian', () => {
   for (const [name, f, n, colours] of cases)
     it(`${name}: equals the dense Hessian and divided differences of the gradient`, () => {
       const x = point(n);
-      const S = sparseHessian(f)(x);
+      const S = sparseHessian(f, C)(x);
       wellFormed(S);
       expect(S.shape).toEqual([n, n]);
       if (colours) expect(S.info.colours).toBe(colours);
@@ -96,23 +100,23 @@ describe('sparseHessian', () => {
       near(D, dividedJacobian(grad(f), [x], [0], 1e-5), 1e-6, `${name} vs differences`);
       // the pattern is cached, the result checked again
       const y = point(n, 9);
-      const T = sparseHessian(f)(y);
+      const T = sparseHessian(f, C)(y);
       expect(T.info.pattern).toBe('cached');
       expect(T.info.patternMs).toBe(0);
       near(toDense(T), hessian(f)(y), 1e-12, `${name} again`);
       // the diagonal is the sparse Hessian's
-      expect(hessianDiagonal(f)(y)).toEqual(Array.from({ length: n }, (_, i) => toDense(T)[i][i]));
+      expect(hessianDiagonal(f, C)(y)).toEqual(Array.from({ length: n }, (_, i) => toDense(T)[i][i]));
     });
 
   it('an entry zero only at the point of detection is in the pattern (structural, not numerical)', () => {
     const n = 7;
     const zero = new Array(n).fill(0);
-    const S = sparseHessian(cubic)(zero);
+    const S = sparseHessian(cubic, C)(zero);
     // 2·x_i on the off-diagonals and 2·x_{i+1} on the diagonal but its last entry: all zero at 0, all listed
     expect(S.info.nnz).toBe(3 * (n - 1));
     expect(Array.from(S.values).every((v) => v === 0)).toBe(true);
     const x = point(n);
-    const T = sparseHessian(cubic)(x);
+    const T = sparseHessian(cubic, C)(x);
     expect(T.info.pattern).toBe('cached');
     near(toDense(T), hessian(cubic)(x), 1e-12, 'cubic at x after detection at 0');
   });
@@ -122,20 +126,20 @@ describe('sparseHessian', () => {
     const diag = point(n); // x[0] > 0: diagonal
     const tri = diag.map((v) => -v); // x[0] < 0: tridiagonal
     const f = (x: number[]) => switching(x);
-    const first = sparseHessian(switching)(diag);
+    const first = sparseHessian(switching, C)(diag);
     expect(first.info.nnz).toBe(n);
-    const second = sparseHessian(switching)(tri);
+    const second = sparseHessian(switching, C)(tri);
     expect(second.info.pattern).toBe('redetected');
     near(toDense(second), hessian(switching)(tri), 1e-12, 'tridiagonal branch');
     // the pattern now covers both branches: the diagonal one is a cached (larger) pattern, still right
-    const third = sparseHessian(switching)(diag);
+    const third = sparseHessian(switching, C)(diag);
     expect(third.info.pattern).toBe('cached');
     near(toDense(third), hessian(switching)(diag), 1e-12, 'diagonal branch again');
     // and in the other order, for a fresh function
-    expect(sparseHessian(f, { scope: { switching } })(tri).info.nnz).toBe(3 * (n - 1)); // (x_0 enters linearly: no H[0][0])
+    expect(sparseHessian(f, { scope: { switching }, ...C })(tri).info.nnz).toBe(3 * (n - 1)); // (x_0 enters linearly: no H[0][0])
     // (the diagonal branch has H[0][0], the other not: detected again, then both branches are cached)
-    expect(sparseHessian(f, { scope: { switching } })(diag).info.pattern).toBe('redetected');
-    const back = sparseHessian(f, { scope: { switching } })(tri);
+    expect(sparseHessian(f, { scope: { switching }, ...C })(diag).info.pattern).toBe('redetected');
+    const back = sparseHessian(f, { scope: { switching }, ...C })(tri);
     expect(back.info.pattern).toBe('cached');
     near(toDense(back), hessian(switching)(tri), 1e-12, 'tridiagonal branch again');
   });

@@ -5,6 +5,10 @@
 // `<head>_grad_dv` the products with several directions at once (a Hessian's columns).
 import { DiagnosticBag, type Diagnostic } from '../frontend/diagnostics.js';
 import { compile, frontEnd, type CompileOptions, type CompileResult, type ManifestParam, type SourceInput } from './compile.js';
+import { printFunc } from '../backend/print.js';
+import { TsadError } from '../frontend/diagnostics.js';
+import { elementHessianFunc } from '../transform/elements.js';
+import { TransformError } from '../transform/tangent.js';
 
 export interface HvpOptions {
   /** the scalar function to differentiate twice */
@@ -103,4 +107,30 @@ function gradientSource(head: string, params: ManifestParam[], returns: string, 
     '}',
     '',
   ].join('\n');
+}
+
+/** `<head>_elements` and `<head>_elements_add` (src/transform/elements.ts), printed alone, or why the head is not a sum of element functions */
+export type ElementsResult = { code: string; name: string; addName: string; sites: number; slots: number } | { refused: string };
+
+/**
+ * The element Hessian code of a scalar function of one number array `wrt`: a function of the head's
+ * parameters and two buffers, needing nothing from the runtime (src/api/elements.ts calls it).
+ */
+export function compileElements(input: SourceInput, options: { head: string; wrt: string; js?: boolean }): ElementsResult {
+  let head;
+  try {
+    head = frontEnd(input).funcs.get(options.head);
+  } catch (e) {
+    if (e instanceof TsadError) return { refused: e.diagnostics[0]?.message ?? 'the front end failed' };
+    throw e;
+  }
+  if (!head) return { refused: `no function '${options.head}'` };
+  const name = `${options.head}_elements`;
+  try {
+    const el = elementHessianFunc(head, options.wrt, name);
+    return { code: [printFunc(el.func, { js: options.js }), printFunc(el.add, { js: options.js })].join('\n'), name, addName: el.add.name, sites: el.sites, slots: el.slots };
+  } catch (e) {
+    if (e instanceof TransformError) return { refused: e.message + (e.node?.loc ? ` (line ${e.node.loc.line})` : '') };
+    throw e;
+  }
 }

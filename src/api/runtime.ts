@@ -7,7 +7,8 @@ import ts from 'typescript';
 import { DiagnosticBag, formatDiagnostic, TsadError } from '../frontend/diagnostics.js';
 import { sizeParams } from '../analysis/ints.js';
 import { compileModule, defaultWrt, frontEnd } from './compile.js';
-import { compileHvp } from './hessian.js';
+import { compileElements, compileHvp } from './hessian.js';
+import { sparseByElements, type ElementState } from './elements.js';
 import { fieldTypesOfInstances, instanceType, readClass, valueTypeText, type ClassSource } from './classes.js';
 import { inferHelperTypes, helperModule, recursiveHelpers, untypedHelperHint, type Helper } from './infer.js';
 import { annotateLocals, assertTakenElements } from './locals.js';
@@ -53,6 +54,17 @@ export interface RuntimeOptions<W = Wrt> {
   customDerivatives?: RuntimeRules;
   /** coarsening (compile()'s option): functions, or segments of them, differentiated by their closed forms */
   coarsen?: boolean;
+  /**
+   * sparseHessian's method: 'elements' (the default where it applies: a sum of element functions of one
+   * number array, each element's Hessian added in) or 'colouring' (compressed sweeps, always available)
+   */
+  sparse?: 'elements' | 'colouring';
+  /**
+   * sparseHessian by elements: write each call's values into the previous call's array (so a result's
+   * values hold until the next call with this option) instead of a fresh one, which at n = 10⁴ costs
+   * more than the evaluation (Newton iterations reading each Hessian before the next)
+   */
+  reuseValues?: boolean;
 }
 
 interface Compiled extends Generated {
@@ -67,6 +79,8 @@ interface Compiled extends Generated {
   vectorUnchecked: boolean;
   /** sparseJacobian's or sparseHessian's pattern and colouring for these shapes (sparse.ts) */
   sparse?: SparseState;
+  /** sparseHessian by elements, where the head is a sum of element functions of one number array (elements.ts) */
+  elements?: { record: (...args: unknown[]) => number; add: (...args: unknown[]) => number; sites: number; slots: number; state?: ElementState };
   /** the sparse result has yet to be compared with the dense tangent at a finite point */
   sparseUnchecked?: boolean;
 }
@@ -332,8 +346,18 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
     adjoint: order === 1 ? entry(`${head}_b`) : null,
     vectorUnchecked: true,
   };
+  if (order === 'hessian') compiled.elements = elementsOf(files, head, params, wrt, args);
   perFn.set(key, compiled);
   return compiled;
+}
+
+/** the element Hessian code (elements.ts) where the only independent is an array of numbers and the head a sum of element functions of it; else none (sparseHessian colours) */
+function elementsOf(files: Map<string, string>, head: string, params: string[], wrt: number[], args: unknown[]): Compiled['elements'] {
+  if (wrt.length !== 1 || !(Array.isArray(args[wrt[0]]) || args[wrt[0]] instanceof Float64Array)) return undefined;
+  const r = compileElements(Object.fromEntries(files), { head, wrt: params[wrt[0]], js: true });
+  if ('refused' in r) return undefined;
+  const mod = loadGenerated(r.code);
+  return { record: mod[r.name] as (...args: unknown[]) => number, add: mod[r.addName] as (...args: unknown[]) => number, sites: r.sites, slots: r.slots };
 }
 
 /**
@@ -441,6 +465,10 @@ function checkOptions(api: string, opts: unknown): void {
   checkRuntimeRules(api, (opts as RuntimeOptions).customDerivatives, scope);
   const coarsen = (opts as RuntimeOptions).coarsen;
   if (coarsen !== undefined && typeof coarsen !== 'boolean') throw new TypeError(`tsad: ${api}'s coarsen must be true or false, not ${what(coarsen)}`);
+  const sparse = (opts as RuntimeOptions).sparse;
+  if (sparse !== undefined && sparse !== 'elements' && sparse !== 'colouring') throw new TypeError(`tsad: ${api}'s sparse must be 'elements' or 'colouring', not ${what(sparse)}`);
+  const reuse = (opts as RuntimeOptions).reuseValues;
+  if (reuse !== undefined && typeof reuse !== 'boolean') throw new TypeError(`tsad: ${api}'s reuseValues must be true or false, not ${what(reuse)}`);
 }
 
 function checkEntry(api: string, f: unknown, opts: unknown): void {
@@ -728,9 +756,35 @@ export function hessianDiagonal<F extends (...args: any[]) => number, const W ex
 function sparseHessianOf(api: string, f: Fn, opts: RuntimeOptions, args: unknown[]): SparseMatrix {
   const c = compileSecondOrder('hessian', f, opts, args);
   bind(c, opts);
+  if (c.elements && opts.sparse !== 'colouring') return byElements(c, c.elements, opts, args);
   if (!c.vector) throw new Error(`tsad: ${api}: no vector mode of the gradient was generated`);
   if (c.vectorUnchecked && opts.check !== false) checkVector(c, opts, args);
   return sparseFor(c, opts, args, 'hessian', []);
+}
+
+/**
+ * The Hessian by elements (elements.ts), its state kept on `c`; on the first call (unless check: false)
+ * compared with the dense H·v along a random direction, as sparseFor does.
+ */
+function byElements(c: Compiled, el: NonNullable<Compiled['elements']>, opts: RuntimeOptions, args: unknown[]): SparseMatrix {
+  const x = args[c.wrt[0]] as ArrayLike<number>;
+  const sweeps = { record: (idx: Int32Array, h: Float64Array) => el.record(...args, idx, h), add: (trace: Int32Array, places: Int32Array, values: Float64Array) => el.add(...args, trace, places, values) };
+  const { matrix, state } = sparseByElements(sweeps, x.length, el.sites, el.slots, el.state, opts.reuseValues === true);
+  el.state = state;
+  if ((c.sparseUnchecked ?? true) && opts.check !== false) checkSparse(c, args, state.pattern, matrix, 'hessian');
+  return matrix;
+}
+
+/** the first call's comparison of a sparse result with the dense tangent (or H·v) along a random direction; a mismatch is a bug in tsad */
+function checkSparse(c: Compiled, args: unknown[], pattern: SparseState['pattern'], matrix: SparseMatrix, kind: 'jacobian' | 'hessian'): void {
+  const R = rng(0x7ad5e4f);
+  const dirs = c.wrt.map((i) => randomLike(args[i], R));
+  const dense = flatten(runTangent(c, args, dirs)[1]);
+  const v = dirs.flatMap((d) => flatten(d));
+  if (![...dense, ...matrix.values].every(Number.isFinite)) return;
+  const bad = mismatch(pattern, matrix.values, v, dense);
+  if (bad) throw new Error(`tsad: self-check failed for the sparse ${kind === 'hessian' ? 'Hessian' : 'Jacobian'} of '${c.head}'${matrix.info.method === 'elements' ? ' (by elements)' : ''}: times a random direction it differs from the ${kind === 'hessian' ? 'Hessian-vector product' : 'tangent'} in that direction (row ${bad.row}: ${bad.got} vs ${bad.want}) ${pointText(c, args)}. This is a bug in tsad: please report it with the function; { check: false } skips this check`);
+  c.sparseUnchecked = false;
 }
 
 /** numbers and arrays of them: no object, so already in their own key order (ownOrder) */
@@ -747,17 +801,7 @@ function sparseFor(c: Compiled, opts: RuntimeOptions, args: unknown[], kind: 'ja
   const m = kind === 'hessian' ? n : outputCount(c, args);
   const { matrix, state } = sparseAt(kind, packedSweep(c, args), m, n, c.sparse);
   c.sparse = state;
-  if ((c.sparseUnchecked ?? true) && opts.check !== false) {
-    const R = rng(0x7ad5e4f);
-    const dirs = c.wrt.map((i) => randomLike(args[i], R));
-    const dense = flatten(runTangent(c, args, dirs)[1]);
-    const v = dirs.flatMap((d) => flatten(d));
-    if ([...dense, ...matrix.values].every(Number.isFinite)) {
-      const bad = mismatch(state.pattern, matrix.values, v, dense);
-      if (bad) throw new Error(`tsad: self-check failed for the sparse ${kind === 'hessian' ? 'Hessian' : 'Jacobian'} of '${c.head}': times a random direction it differs from the ${kind === 'hessian' ? 'Hessian-vector product' : 'tangent'} in that direction (row ${bad.row}: ${bad.got} vs ${bad.want}) ${pointText(c, args)}. This is a bug in tsad: please report it with the function; { check: false } skips this check`);
-      c.sparseUnchecked = false;
-    }
-  }
+  if ((c.sparseUnchecked ?? true) && opts.check !== false) checkSparse(c, args, state.pattern, matrix, kind);
   // (objects only have an own key order: arrays and numbers are already in it)
   const inputs = c.wrt.map((i) => args[i]);
   if (inputs.every(plain) && (kind === 'hessian' || rowOrder.every((k, i) => k === i))) return matrix;

@@ -35,7 +35,9 @@ export type PackedSweep = (seeds: ArrayLike<number>, nb: number) => ArrayLike<nu
 /**
  * A sparse matrix in coordinates (COO), entries sorted by row then column (so `rows` is also CSR's
  * order: row i's entries are contiguous). A Hessian lists both triangles. Entries of the pattern that
- * are zero at this point are listed with the value 0.
+ * are zero at this point are listed with the value 0. `values` is the call's own; `rows` and `cols` are
+ * the cached pattern's, shared by every result with that pattern (copies cost more than the rest of an
+ * evaluation at n = 10⁴): copy them before changing them.
  */
 export interface SparseMatrix {
   shape: [number, number];
@@ -57,8 +59,12 @@ export interface SparseInfo {
   detectionSweeps: number;
   patternMs: number;
   colouringMs: number;
-  /** the compressed sweep, the recovery of the entries and the check against the random direction */
+  /** the compressed sweep, the recovery of the entries and the check against the random direction (by elements: their sweep and the additions) */
   evaluationMs: number;
+  /** how the entries were computed: compressed sweeps of coloured columns, or element Hessians added (src/api/elements.ts); absent: colouring */
+  method?: 'colouring' | 'elements';
+  /** the elements summed (method 'elements') */
+  elements?: number;
 }
 
 /** the cached part, per derivative and argument shapes */
@@ -218,7 +224,7 @@ export function sparseAt(kind: SparseState['kind'], sweep: PackedSweep, m: numbe
   const p = s.pattern;
   return {
     state: s,
-    matrix: { shape: [p.m, p.n], rows: s.rows.slice(), cols: p.colIdx.slice(), values: r.values, info: { pattern: how, nnz: p.colIdx.length, colours: s.colouring.count, detectionSweeps, patternMs, colouringMs, evaluationMs } },
+    matrix: { shape: [p.m, p.n], rows: s.rows, cols: p.colIdx, values: r.values, info: { pattern: how, nnz: p.colIdx.length, colours: s.colouring.count, detectionSweeps, patternMs, colouringMs, evaluationMs } },
   };
 }
 
