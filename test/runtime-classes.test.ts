@@ -345,3 +345,18 @@ function energy(x) {
     expect(() => grad(energy, { scope: { Body, Link } })([0.3, 1.2, 2])).toThrow(/function\.ts:\d+:\d+: error: the instance `new Link\(…\)` keeps an array or object[^]*hint: keep a copy where it is stored/);
   });
 });
+
+describe('a class whose method is replaced after its definition', () => {
+  it('is refused, also after a first call cached its derivative, never answered with the old method', () => {
+    const P = new Function('return class P { constructor(x) { this.x = x; } e() { return this.x * this.x; } };')();
+    const S = new Function('return class S { static f(x) { return x * x; } };')();
+    const useP = new Function('P', 'return function useP(x) { return new P(x).e(); };')(P);
+    const useS = new Function('S', 'return function useS(x) { return S.f(x); };')(S);
+    expect(grad(useP, { scope: { P } })(3)).toBeCloseTo(6, 12);
+    expect(grad(useS, { scope: { S } })(3)).toBeCloseTo(6, 12);
+    P.prototype.e = function (this: { x: number }) { return this.x * this.x * this.x; };
+    S.f = (x: number) => x * x * x;
+    expect(() => grad(useP, { scope: { P } })(3)).toThrow(/the method 'e' of class 'P' was replaced after the class was defined/);
+    expect(() => grad(useS, { scope: { S } })(3)).toThrow(/the static member 'f' of class 'S' was replaced after the class was defined/);
+  });
+});

@@ -30,7 +30,24 @@ export function readClass(name: string, ctor: unknown): ClassSource {
   const base = ext && ts.isIdentifier(ext) ? ext.text : null;
   if (ext && !base)
     throw new TsadError([{ file: `scope.${name}`, line: 1, col: 1, message: `class '${name}' extends an expression tsad cannot follow`, hint: 'extend a class by its name, and pass that class in scope too', severity: 'error' }]);
+  const replaced = replacedMember(ctor as { prototype?: object }, text);
+  if (replaced)
+    throw new TsadError([{ file: `scope.${name}`, line: 1, col: 1, message: `the ${replaced} of class '${name}' was replaced after the class was defined: tsad reads the class's source, which still has the old one`, hint: 'write the new method in the class itself (or in a subclass), and pass that class in scope', severity: 'error' }]);
   return { name, base, node, sf };
+}
+
+/** a method (or accessor) of `ctor` or its prototype whose source is not in the class's own text: assigned later */
+function replacedMember(ctor: { prototype?: object }, text: string): string | null {
+  const owners: [object | undefined, string][] = [[ctor, 'static member'], [ctor.prototype, 'method']];
+  for (const [o, what] of owners) {
+    if (!o) continue;
+    for (const n of Object.getOwnPropertyNames(o)) {
+      if (n === 'constructor' || n === 'prototype') continue;
+      const d = Object.getOwnPropertyDescriptor(o, n)!;
+      for (const f of [d.value, d.get, d.set]) if (typeof f === 'function' && !text.includes(Function.prototype.toString.call(f))) return `${what} '${n}'`;
+    }
+  }
+  return null;
 }
 
 /** classes with each base before the classes extending it (a base declared later is a TypeScript error) */

@@ -244,7 +244,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   assertNoAliasing(args, args.map((_, i) => `argument ${i + 1}`));
   // (an object of functions in scope is a namespace: its members become helpers, namespaces.ts)
   const { scope, head: source } = flattenNamespaces(opts.scope ?? {}, f.toString());
-  const key = JSON.stringify([order, opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? String(scope[k]) : shapeKey(scope[k]))), rulesKey(opts.customDerivatives), opts.coarsen === true]);
+  const key = JSON.stringify([order, opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? functionKey(scope[k] as AnyFunction) : shapeKey(scope[k]))), rulesKey(opts.customDerivatives), opts.coarsen === true]);
   let perFn = cache.get(f);
   if (!perFn) cache.set(f, (perFn = new Map()));
   const hit = perFn.get(key);
@@ -378,6 +378,23 @@ function untypedFieldHint<D extends { message: string; hint?: string }>(d: D): D
   const field = /whose field '([^']+)' has type 'any'/.exec(d.message);
   if (field) d.hint = `the runtime API types a class's field from the values the class assigns to it (or the instances passed): '${field[1]}' is given none of a definite type (\`null\` or \`[]\` alone); assign it a value of its type in the constructor (\`this.${field[1]} = [0]\`, a placeholder object)`;
   return d;
+}
+
+/**
+ * A function in scope as the cache sees it: its source, and for a class the members it has now too (a
+ * method replaced after the first call, `P.prototype.e = …`, is not in the class's source: compiled
+ * again, the first call's check then finds the source and the running class disagree).
+ */
+function functionKey(fn: AnyFunction): string {
+  if (!isClass(fn)) return String(fn);
+  const members = (o: object) =>
+    Object.getOwnPropertyNames(o)
+      .filter((n) => n !== 'constructor' && n !== 'prototype' && n !== 'length' && n !== 'name')
+      .map((n) => {
+        const d = Object.getOwnPropertyDescriptor(o, n)!;
+        return `${n}=${[d.value, d.get, d.set].map((x) => (typeof x === 'function' ? String(x) : '')).join('|')}`;
+      });
+  return [String(fn), ...members(fn), ...members((fn as { prototype: object }).prototype)].join('\n');
 }
 
 /** a class (its source starts `class`), as opposed to a function */
