@@ -406,8 +406,8 @@ export function f(x: number[], o: O): number {
 }`, 'f', [[0.5, 1.2, -0.3], 0.8]);
   });
 
-  it('a factory returning a closure: one error, at the factory, saying what to do', () => {
-    refused(`function makeLoss(data: number[]): (w: number) => number {\n  return (w: number) => data.reduce((s, d) => s + (w - d) ** 2, 0);\n}\nexport function f(w: number, data: number[]): number {\n  const loss = makeLoss(data);\n  return loss(w);\n}\n`, 'f', 1, 36, /'makeLoss' returns a function \(a closure over its arguments\)/);
+  it('a factory returning a closure, called in the head: followed (was refused at the factory)', () => {
+    checks(`function makeLoss(data: number[]): (w: number) => number {\n  return (w: number) => data.reduce((s, d) => s + (w - d) ** 2, 0);\n}\nexport function f(w: number, data: number[]): number {\n  const loss = makeLoss(data);\n  return loss(w);\n}\n`, 'f', [0.5, [1, 2, 3]]);
   });
 
   it('a head returning an array that may be null or undefined: one error saying so, with what to write', () => {
@@ -771,5 +771,37 @@ export function f(F: number, K: number, kind: 'call' | 'put'): number {
     expect(r.wrt).toEqual(['z']);
     expect(compile(`export function g(w: number, y: number[]): number { let s = 0; for (let i = 0; i < y.length; i++) s += y[i] === 1 ? Math.log(w) : Math.log(1 - w); return s; }\n`, { head: 'g' }).wrt).toEqual(['w']);
     expect((grad((z: number[], k: number[]) => z[k[0]] * 2) as (z: number[], k: number[]) => number[])([1, 2, 3], [1])).toEqual([0, 2, 0]);
+  });
+});
+
+describe('trial 20 (2026-11-27): crashes in generated code', () => {
+  it('an options object defaulted to `{}` and left out: its derivative parameter defaults to `{}` too (vector mode read a field of undefined)', () => {
+    const src = `const DEF = { a: 2 };
+export function f(x: number, opts: { a?: number } = {}): number {
+  const o = { ...DEF, ...opts };
+  return o.a * x * x;
+}
+`;
+    const r = compile(src, { head: 'f', js: true, runtimeImport: null, modes: ['tangent', 'vector', 'reverse'] });
+    expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const m = loadGenerated(r.code, r.runtimeNames) as Record<string, (...a: unknown[]) => unknown>;
+    // f = 2x² without options: f' = 4x
+    expect((m.f_d(1.5, 1) as number[])[1]).toBeCloseTo(6, 12);
+    expect(Array.from((m.f_dv(1.5, new Float64Array([1, 2]), undefined, undefined, 2) as [number, Float64Array])[1])).toEqual([6, 12]);
+    expect(m.f_b(1.5, undefined, undefined, 1)).toBeCloseTo(6, 12);
+    // and given: a = 3, f' = 6x
+    expect((m.f_d(1.5, 1, { a: 3 }, { a: 0 }) as number[])[1]).toBeCloseTo(9, 12);
+  });
+
+  it('a selection loop over rows bound by `for…of` (nearest centre) in reverse: the taken row and its shadow are both bound', () => {
+    checks(`export function nearest(p: number[], cs: number[][]): number {
+  let best = Infinity;
+  for (const c of cs) {
+    const d = (p[0] - c[0]) ** 2 + (p[1] - c[1]) ** 2;
+    if (d < best) best = d;
+  }
+  return best;
+}
+`, 'nearest', [[1, 0.5], [[0.5, 0.4], [4.4, 3.9]]]);
   });
 });

@@ -214,6 +214,17 @@ export class DerivNames {
  * only the fields that can carry a derivative (it keeps its name when that drops nothing). In vector
  * mode each float becomes one per direction: a scalar a Float64Array, a number array a flat array.
  */
+/**
+ * The default of a derivative parameter: `optsd = {}` where the primal's is `opts = {}` (an empty
+ * object or array literal), so that a caller leaving both out passes an empty shadow, as the primal
+ * gets an empty value; none otherwise (a default with values has no derivative to give).
+ */
+export function shadowDefault(def: Expr | undefined, shadowTy: Ty): Expr | undefined {
+  if (def?.k === 'objlit' && def.fields.length === 0) return { k: 'objlit', fields: [], ty: shadowTy };
+  if (def?.k === 'arrlit' && def.elems.length === 0) return { k: 'arrlit', elems: [], ty: shadowTy };
+  return undefined;
+}
+
 export function derivTy(t: Ty, vec: boolean): Ty {
   switch (t.k) {
     case 'num':

@@ -11,7 +11,7 @@ import { diffVars } from '../analysis/activity.js';
 import { solveBackward, type Facts } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, countedFor, declaredNames, fixForUpdates, hasFloat, isOptionalRead, isRef, settleForHeader, stmtExprs, tyOf } from '../ir/util.js';
-import { DerivNames, derivTy, refNames, tapeNames, zeroFloat32Shadow, type ProgramInfo } from './context.js';
+import { DerivNames, derivTy, refNames, shadowDefault, tapeNames, zeroFloat32Shadow, type ProgramInfo } from './context.js';
 import { customTangentFunc } from './custom.js';
 import { hoistInvariantLoads } from './licm.js';
 import { reused } from './reuse.js';
@@ -218,7 +218,7 @@ class TangentBuilder {
       if (sig.derivParams[i]) {
         this.paramHasD.add(p.name);
         const dn = this.d.of(p.name);
-        params.push({ name: dn, ty: this.dty(p.ty), role: 'tangent', of: p.name });
+        params.push({ name: dn, ty: this.dty(p.ty), def: shadowDefault(p.def, this.dty(p.ty)), role: 'tangent', of: p.name });
         const isIndep = this.fa.ctx.variedParams.has(p.name);
         if (isRef(p.ty) && !isIndep && p.ty.k !== 'tape' && this.name === this.info.head) {
           // an output-only array: its incoming derivative is meaningless (Tapenade's contract), so zero it

@@ -10,6 +10,7 @@ import { iterationLocalScalars, mergeIncrements } from '../merge.js';
 import { scalarizeLoops } from '../scalarize.js';
 import { increments, linctx, linearizeAt, literalAdjoint } from './assign.js';
 import { type AdjointContext, adjointNames, primalNames, adjointTy, aliasRep, bwhole, endsWithReturnInside, exprVaried, hasB, type Pair, scratchOf, tapeOp, tapeVar, variedIn } from './context.js';
+import { shadowDefault } from '../context.js';
 import { cheapDefBefore, shapeDefAtEnd } from './record.js';
 import { storesReferences } from './references.js';
 import { callLocalGiveBacks, zeroedBelowLoops } from './reused-shadows.js';
@@ -71,7 +72,7 @@ function fwdParams(cx: AdjointContext): Param[] {
   const ps: Param[] = [{ name: cx.tapeName, ty: TAPE, role: 'tape' }];
   cx.f.params.forEach((p, i) => {
     ps.push({ name: p.name, ty: p.ty, def: p.def });
-    if (sig.derivParams[i] && isRef(p.ty)) ps.push({ name: cx.b.of(p.name), ty: adjointTy(cx, p.ty), role: 'adjoint', of: p.name });
+    if (sig.derivParams[i] && isRef(p.ty)) ps.push({ name: cx.b.of(p.name), ty: adjointTy(cx, p.ty), def: shadowDefault(p.def, adjointTy(cx, p.ty)), role: 'adjoint', of: p.name });
   });
   return ps;
 }
@@ -187,7 +188,7 @@ export function backward(cx: AdjointContext): Func {
   const params: Param[] = [{ name: cx.tapeName, ty: TAPE, role: 'tape' }];
   cx.f.params.forEach((p, i) => {
     params.push({ name: p.name, ty: p.ty, def: p.def });
-    if (sig.derivParams[i] && isRef(p.ty)) params.push({ name: cx.b.of(p.name), ty: adjointTy(cx, p.ty), role: 'adjoint', of: p.name });
+    if (sig.derivParams[i] && isRef(p.ty)) params.push({ name: cx.b.of(p.name), ty: adjointTy(cx, p.ty), def: shadowDefault(p.def, adjointTy(cx, p.ty)), role: 'adjoint', of: p.name });
   });
   const seed = sig.derivResult ? seedName(cx) : null;
   if (seed) params.push({ name: seed, ty: adjointTy(cx, cx.f.ret), role: 'seed' });
@@ -309,7 +310,7 @@ export function head(cx: AdjointContext): Func {
     bargs.push(pv);
     if (sig.derivParams[i] && isRef(p.ty)) {
       const bn = cx.b.of(p.name);
-      params.push({ name: bn, ty: adjointTy(cx, p.ty), role: 'adjoint', of: p.name });
+      params.push({ name: bn, ty: adjointTy(cx, p.ty), def: shadowDefault(p.def, adjointTy(cx, p.ty)), role: 'adjoint', of: p.name });
       fargs.push({ k: 'var', name: bn, ty: adjointTy(cx, p.ty) });
       bargs.push({ k: 'var', name: bn, ty: adjointTy(cx, p.ty) });
     }
