@@ -7,7 +7,8 @@ import { inferInts, sizeParams } from '../analysis/ints.js';
 import { Printer } from '../backend/print.js';
 import { sourceMapOf, type SourceMapV3 } from '../backend/source-map.js';
 import { DiagnosticBag, TsadError, type Diagnostic } from '../frontend/diagnostics.js';
-import { createProgram, keepProgramParses, lowerProgram } from '../frontend/lower.js';
+import { createProgram, keepProgramParses, lowerProgram, type LoweringTrace } from '../frontend/lower.js';
+import { forgetLowered, keepLowered, lowerEdited } from './incremental.js';
 import { forgetParsed } from '../frontend/reparse.js';
 import { checkBracketDepth } from '../frontend/limits.js';
 import type { Func, Module, Ty } from '../ir/types.js';
@@ -194,6 +195,7 @@ const MAX_KEPT_INPUT = 1_000_000; // characters: a huge module is not kept
 export function forgetFrontEnds(): void {
   recentFrontEnds.clear();
   forgetParsed();
+  forgetLowered();
 }
 
 /**
@@ -224,14 +226,24 @@ function lowerFiles(input: SourceInput): Module {
   for (const [name, text] of files) checkBracketDepth(name, text, diags);
   diags.throwIfErrors();
   const program = timed('parse', () => createProgram(files, {}, true));
-  const mod = timed('lower', () => lowerProgram(program, new Set(files.keys()), diags, files));
+  // (after an edit inside one function's body, only that function is checked and lowered: incremental.ts)
+  let mod = timed('lower', () => lowerEdited(program, files));
+  if (!mod) {
+    forgetLowered();
+    const trace: LoweringTrace = { globalTypes: [], funcs: new Map() };
+    const whole = timed('lower', () => lowerProgram(program, new Set(files.keys()), diags, files, { trace }));
+    if (!diags.hasErrors) {
+      timed('normalize', () => {
+        for (const f of whole.funcs.values()) inferInts(f);
+        for (const n of whole.order) whole.funcs.set(n, normalizeFunc(whole.funcs.get(n)!));
+      });
+      keepLowered(program, files, whole, trace);
+    }
+    mod = whole;
+  }
   // (the program is done with: its parsed files serve the next compile's parse, src/frontend/reparse.ts)
   keepProgramParses(program);
   diags.throwIfErrors();
-  timed('normalize', () => {
-    for (const f of mod.funcs.values()) inferInts(f);
-    for (const n of mod.order) mod.funcs.set(n, normalizeFunc(mod.funcs.get(n)!));
-  });
   // rules declared in the source (companions, directives); compileModule adds compile()'s option
   const ruled = timed('lower', () => applyCustomDerivatives(mod, undefined, diags));
   diags.throwIfErrors();
