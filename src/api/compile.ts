@@ -13,7 +13,7 @@ import { forgetParsed } from '../frontend/reparse.js';
 import { checkBracketDepth } from '../frontend/limits.js';
 import type { Func, Module, Ty } from '../ir/types.js';
 import { timed } from '../ir/timing.js';
-import { declaredNames, deepCopy, hasFloat, isRef } from '../ir/util.js';
+import { declaredNames, deepCopy, deepFreeze, hasFloat, isRef } from '../ir/util.js';
 import { adjointFuncs, type AdjointOutput } from '../transform/adjoint/index.js';
 import { ALL_FIELDS, unionReads, writtenNumberFields } from '../transform/adjoint/field-reads.js';
 import { DEFAULT_ADJOINT, DEFAULT_NAMING, ProgramInfo, type AdjointOptions, type Naming } from '../transform/context.js';
@@ -217,7 +217,33 @@ export function frontEnd(input: SourceInput): Module {
   if (key.length <= MAX_KEPT_INPUT) recentFrontEnds.set(key, hit);
   if (recentFrontEnds.size > RECENT_FRONT_ENDS) recentFrontEnds.delete(recentFrontEnds.keys().next().value!);
   if ('diagnostics' in hit) throw new TsadError(deepCopy(hit.diagnostics));
-  return timed('copy', () => deepCopy(hit.mod));
+  return timed('copy', () => sharedModule(hit.mod));
+}
+
+let freezing = false;
+
+/**
+ * Freezes the front end's results before sharing them (tests: a compile that changes the module it is
+ * given throws instead of changing what later compiles get). Off by default: frozen objects have other
+ * hidden classes than the back end's own, which makes the IR walkers about twice as slow.
+ */
+export function freezeSharedModules(on: boolean): void {
+  freezing = on;
+}
+
+/**
+ * A module whose functions, constants and types are those of `mod`, frozen: compiles share them (their
+ * analyses keep facts by function object, src/transform/reuse.ts), and none can change them. Its maps
+ * and order are its own.
+ */
+function sharedModule(mod: Module): Module {
+  if (freezing) {
+    for (const f of mod.funcs.values()) deepFreeze(f);
+    deepFreeze(mod.globals);
+    deepFreeze(mod.types);
+    deepFreeze(mod.failed);
+  }
+  return { ...mod, funcs: new Map(mod.funcs), globals: new Map(mod.globals), order: [...mod.order], types: new Map(mod.types), failed: new Map(mod.failed) };
 }
 
 function lowerFiles(input: SourceInput): Module {
@@ -333,7 +359,8 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
   const reach = reachable(mod, options.head);
   for (const n of reach) {
     const failed = mod.failed.get(n);
-    if (failed) diags.list.push(...failed.diagnostics);
+    // (copies: the module's are shared between compiles, and callers add their own hints to what they get)
+    if (failed) diags.list.push(...failed.diagnostics.map((d) => ({ ...d })));
   }
   if (diags.hasErrors) return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
   const head = mod.funcs.get(options.head);
