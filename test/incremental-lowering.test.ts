@@ -163,7 +163,7 @@ function editable(text: string): { body: ts.Block; at: number } | null {
 }
 
 describe('corpus sources, each edited inside a function body, give the cold output', () => {
-  const cases = corpus.filter((_, i) => i % 5 === 0).flatMap((c) => {
+  const cases = corpus.filter((_, i) => i % 10 === 0).flatMap((c) => {
     const files = Object.values(caseSources(c.file));
     return files.length === 1 ? [{ name: c.name, head: c.head, text: files[0] }] : [];
   });
@@ -184,7 +184,7 @@ describe('corpus sources, each edited inside a function body, give the cold outp
         if (r.alone) alone++;
       }
     }
-    expect(edits).toBeGreaterThan(60);
+    expect(edits).toBeGreaterThan(30);
     // (most of these functions meet the conditions: the path is taken, not only refused)
     expect(alone).toBeGreaterThan(edits / 3);
   });
