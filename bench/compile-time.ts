@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile, forgetFrontEnds, type Mode } from '../src/api/compile.js';
+import { loweredAloneLast } from '../src/api/incremental.js';
 import { collectStages } from '../src/ir/timing.js';
 import { forgetReusedDerivatives } from '../src/transform/reuse.js';
 import { corpus } from '../test/corpus/index.js';
@@ -35,6 +36,8 @@ export interface SizeResult {
   all: CompileRun;
   modes: CompileRun[];
   recompile: CompileRun;
+  /** the function the recompile's front end checked and lowered alone (src/api/incremental.ts), or null: the whole file */
+  recompileLoweredAlone: string | null;
   maxRssMiB: number;
 }
 
@@ -68,7 +71,7 @@ export function compileSize(functions: number): SizeResult {
   const changed = text.replace(/Math\.sin\(x\[j\] \* ([\d.]+)\)/, (_, c: string) => `Math.sin(x[j] * ${(Number(c) + 0.1).toFixed(1)})`);
   if (changed === text) throw new Error('the edit changed nothing');
   const recompile = timedCompile('recompile', changed, head, ALL);
-  return { functions, lines: all.lines, all, modes, recompile, maxRssMiB: process.resourceUsage().maxRSS / 1024 };
+  return { functions, lines: all.lines, all, modes, recompile, recompileLoweredAlone: loweredAloneLast(), maxRssMiB: process.resourceUsage().maxRSS / 1024 };
 }
 
 /** every corpus case and the GMM objective, all modes each */

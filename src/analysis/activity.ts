@@ -398,6 +398,34 @@ function analyzeFunction(f: Func, ctx: ActivityContext, writes: Map<string, Set<
   return { ctx, aliases: al, varied, useful, active };
 }
 
+/**
+ * A function's analyses by function object, under the context and the callees' writes they were made
+ * for: a fixpoint's later rounds, the adjoint's program (which shares most function objects) and the
+ * next compile of an edited module (whose front end shares the unchanged functions) find most of them.
+ */
+const analysed = new WeakMap<Func, Map<string, FuncActivity>>();
+const calleesOf = new WeakMap<Func, string[]>();
+
+function analyzeFunctionOnce(f: Func, ctx: ActivityContext, writes: Map<string, Set<number>>): FuncActivity {
+  let callees = calleesOf.get(f);
+  if (!callees) {
+    const found = new Set<string>();
+    forEachStmt(f.body, (s) => stmtCalls(s).forEach((c) => found.add(c.fn)));
+    calleesOf.set(f, (callees = [...found]));
+  }
+  const sorted = (xs: Iterable<string | number>) => [...xs].map(String).sort().join(',');
+  const key = `${sorted(ctx.variedParams)}|${ctx.usefulResult}|${sorted(ctx.usefulParams)}|${callees.map((n) => `${n}:${sorted(writes.get(n) ?? [])}`).join(';')}`;
+  let byKey = analysed.get(f);
+  if (!byKey) analysed.set(f, (byKey = new Map()));
+  const hit = byKey.get(key);
+  // (the context object is the analysis' own, which it may grow later: the result holds it, as a fresh analysis would)
+  if (hit) return { ...hit, ctx };
+  const fa = analyzeFunction(f, ctx, writes);
+  if (byKey.size >= 8) byKey.clear();
+  byKey.set(key, fa);
+  return fa;
+}
+
 export interface ProgramActivity {
   funcs: Map<string, FuncActivity>;
   writes: Map<string, Set<number>>;
@@ -427,7 +455,7 @@ export function analyzeActivity(mod: Module, head: string, independents: string[
       const f = mod.funcs.get(name)!;
       // a function with a hand-written rule is not differentiated through its body (its callees neither)
       const rule = !!f.custom && !f.custom.passive;
-      const fa = analyzeFunction(rule ? { ...f, body: [] } : f, ctx, writes);
+      const fa = rule ? analyzeFunction({ ...f, body: [] }, ctx, writes) : analyzeFunctionOnce(f, ctx, writes);
       results.set(name, fa);
       if (rule) continue;
       // propagate contexts to callees (never into a passive one)

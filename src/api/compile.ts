@@ -7,12 +7,13 @@ import { inferInts, sizeParams } from '../analysis/ints.js';
 import { Printer } from '../backend/print.js';
 import { sourceMapOf, type SourceMapV3 } from '../backend/source-map.js';
 import { DiagnosticBag, TsadError, type Diagnostic } from '../frontend/diagnostics.js';
-import { createProgram, keepProgramParses, lowerProgram } from '../frontend/lower.js';
+import { createProgram, keepProgramParses, lowerProgram, type LoweringTrace } from '../frontend/lower.js';
+import { forgetLowered, keepLowered, lowerEdited } from './incremental.js';
 import { forgetParsed } from '../frontend/reparse.js';
 import { checkBracketDepth } from '../frontend/limits.js';
 import type { Func, Module, Ty } from '../ir/types.js';
 import { timed } from '../ir/timing.js';
-import { declaredNames, deepCopy, forEachExpr, forEachStmt, hasFloat, isRef, stmtExprs } from '../ir/util.js';
+import { declaredNames, deepCopy, deepFreeze, forEachExpr, forEachStmt, hasFloat, isRef, stmtExprs } from '../ir/util.js';
 import { scratchFields } from '../analysis/scratch-fields.js';
 import { elidableScratch, handoverElisionHolds } from '../analysis/scratch-handover.js';
 import { adjointNames } from '../transform/adjoint/context.js';
@@ -197,6 +198,7 @@ const MAX_KEPT_INPUT = 1_000_000; // characters: a huge module is not kept
 export function forgetFrontEnds(): void {
   recentFrontEnds.clear();
   forgetParsed();
+  forgetLowered();
 }
 
 /**
@@ -218,7 +220,33 @@ export function frontEnd(input: SourceInput): Module {
   if (key.length <= MAX_KEPT_INPUT) recentFrontEnds.set(key, hit);
   if (recentFrontEnds.size > RECENT_FRONT_ENDS) recentFrontEnds.delete(recentFrontEnds.keys().next().value!);
   if ('diagnostics' in hit) throw new TsadError(deepCopy(hit.diagnostics));
-  return timed('copy', () => deepCopy(hit.mod));
+  return timed('copy', () => sharedModule(hit.mod));
+}
+
+let freezing = false;
+
+/**
+ * Freezes the front end's results before sharing them (tests: a compile that changes the module it is
+ * given throws instead of changing what later compiles get). Off by default: frozen objects have other
+ * hidden classes than the back end's own, which makes the IR walkers about twice as slow.
+ */
+export function freezeSharedModules(on: boolean): void {
+  freezing = on;
+}
+
+/**
+ * A module whose functions, constants and types are those of `mod`, frozen: compiles share them (their
+ * analyses keep facts by function object, src/transform/reuse.ts), and none can change them. Its maps
+ * and order are its own.
+ */
+function sharedModule(mod: Module): Module {
+  if (freezing) {
+    for (const f of mod.funcs.values()) deepFreeze(f);
+    deepFreeze(mod.globals);
+    deepFreeze(mod.types);
+    deepFreeze(mod.failed);
+  }
+  return { ...mod, funcs: new Map(mod.funcs), globals: new Map(mod.globals), order: [...mod.order], types: new Map(mod.types), failed: new Map(mod.failed) };
 }
 
 function lowerFiles(input: SourceInput): Module {
@@ -227,14 +255,24 @@ function lowerFiles(input: SourceInput): Module {
   for (const [name, text] of files) checkBracketDepth(name, text, diags);
   diags.throwIfErrors();
   const program = timed('parse', () => createProgram(files, {}, true));
-  const mod = timed('lower', () => lowerProgram(program, new Set(files.keys()), diags, files));
+  // (after an edit inside one function's body, only that function is checked and lowered: incremental.ts)
+  let mod = timed('lower', () => lowerEdited(program, files));
+  if (!mod) {
+    forgetLowered();
+    const trace: LoweringTrace = { globalTypes: [], funcs: new Map() };
+    const whole = timed('lower', () => lowerProgram(program, new Set(files.keys()), diags, files, { trace }));
+    if (!diags.hasErrors) {
+      timed('normalize', () => {
+        for (const f of whole.funcs.values()) inferInts(f);
+        for (const n of whole.order) whole.funcs.set(n, normalizeFunc(whole.funcs.get(n)!));
+      });
+      keepLowered(program, files, whole, trace);
+    }
+    mod = whole;
+  }
   // (the program is done with: its parsed files serve the next compile's parse, src/frontend/reparse.ts)
   keepProgramParses(program);
   diags.throwIfErrors();
-  timed('normalize', () => {
-    for (const f of mod.funcs.values()) inferInts(f);
-    for (const n of mod.order) mod.funcs.set(n, normalizeFunc(mod.funcs.get(n)!));
-  });
   // rules declared in the source (companions, directives); compileModule adds compile()'s option
   const ruled = timed('lower', () => applyCustomDerivatives(mod, undefined, diags));
   diags.throwIfErrors();
@@ -331,7 +369,8 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
   const reach = reachable(mod, options.head);
   for (const n of reach) {
     const failed = mod.failed.get(n);
-    if (failed) diags.list.push(...failed.diagnostics);
+    // (copies: the module's are shared between compiles, and callers add their own hints to what they get)
+    if (failed) diags.list.push(...failed.diagnostics.map((d) => ({ ...d })));
   }
   if (diags.hasErrors) return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
   const head = mod.funcs.get(options.head);

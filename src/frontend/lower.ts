@@ -296,9 +296,28 @@ function paramsOf(d: FuncDecl, checker: ts.TypeChecker): readonly ts.ParameterDe
   return ts.isClassDeclaration(d.node) ? inheritedParams(checker, d.node) : d.node.parameters;
 }
 
+/**
+ * What lowering each function did to the module beyond its own result, for the front end's reuse of
+ * unchanged functions after an edit (src/frontend/incremental.ts).
+ */
+export interface LoweringTrace {
+  /** the named types first registered while lowering the module constants, in order */
+  globalTypes: string[];
+  /** by function: the named types it first registered, in order, and whether it asked for a helper's specialised copy */
+  funcs: Map<string, { types: string[]; specialised: boolean }>;
+}
+
+export interface LowerOptions {
+  /** lower only this function (the others are left out of the module); the caller has type-checked it */
+  only?: string;
+  /** filled in as the functions are lowered */
+  trace?: LoweringTrace;
+}
+
 /** Lowers the whole compilation. Diagnostics go to `diags`; the module holds what lowered cleanly. */
-export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags: DiagnosticBag, sources: Map<string, string> = new Map()): Module {
+export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags: DiagnosticBag, sources: Map<string, string> = new Map(), options: LowerOptions = {}): Module {
   const checker = program.getTypeChecker();
+  const { only, trace } = options;
   const mod: Module = { funcs: new Map(), globals: new Map(), order: [], types: new Map(), failed: new Map() };
   const funcByDecl = new Map<ts.Node, string>();
   const globalByDecl = new Map<ts.Node, string>();
@@ -330,7 +349,8 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     );
   };
   const strictOnly: ts.Diagnostic[] = [];
-  for (const { d, strictOnly: so } of timed('check', () => userTypeErrors(program, (d) => !!d.file && d.file.fileName !== LIB_FILE))) {
+  const typeErrors = only !== undefined ? [] : timed('check', () => userTypeErrors(program, (d) => !!d.file && d.file.fileName !== LIB_FILE));
+  for (const { d, strictOnly: so } of typeErrors) {
     if (so) strictOnly.push(d);
     else reportTsError(diags, d, false);
   }
@@ -521,7 +541,9 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
   // name is taken before the copy is lowered (a recursive helper calls its own copy)
   const specs = new Map<string, string>();
   const specFailed = new WeakMap<DiagnosticBag, Set<string>>();
+  let specialised = false;
   ctx.specialise = (callerCtx, helper, label, key, spec) => {
+    specialised = true;
     const done = specs.get(key);
     if (done) return done;
     const failedHere = specFailed.get(callerCtx.diags) ?? new Set<string>();
@@ -543,6 +565,7 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
   };
 
   // ---- module constants ----
+  const typesBefore = mod.types.size;
   for (const g of globalDecls) {
     const ty = typeAt(g.node.name);
     if (!ty) {
@@ -559,12 +582,18 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     if (init) mod.globals.set(g.name, { name: g.name, ty, init, loc: locOf(g.node) } satisfies GlobalConst);
   }
 
+  if (trace) trace.globalTypes = [...mod.types.keys()].slice(typesBefore);
+
   // ---- functions ----
   for (const d of seen.values()) {
+    if (only !== undefined && d.name !== only) continue;
     // a function outside the subset is an error only if the head reaches it: collect separately
     const own = new DiagnosticBag(sources);
     const fl = new FunctionLowering({ ...ctx, diags: own }, d);
+    const typesFrom = mod.types.size;
+    specialised = false;
     const f = fl.lowerFunction();
+    trace?.funcs.set(d.name, { types: [...mod.types.keys()].slice(typesFrom), specialised });
     // the lowering's own diagnostic explains a strict-only type error better (one problem, one error)
     if (f && !own.hasErrors) for (const sd of strictOnly) if (owns(sd, d)) reportTsError(own, sd, true);
     if (f && !own.hasErrors) {

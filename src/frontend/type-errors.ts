@@ -99,3 +99,17 @@ function findToken(sf: ts.SourceFile, pos: number): ts.Node | undefined {
   sf.forEachChild(visit);
   return found;
 }
+
+/** the compiler's internal region check: the program's method takes the nodes to check as a third argument (TypeScript ≥ 5.6) */
+type RegionCheck = (sf: ts.SourceFile, token: ts.CancellationToken | undefined, nodes: readonly ts.Node[]) => readonly ts.Diagnostic[];
+
+/**
+ * Whether tsc, checking with --strict, reports an error in `nodes` of `sf`, in its syntax or bindings,
+ * or program-wide: only those nodes are type-checked (the language server's region diagnostics). A
+ * caller that finds one takes the whole-file path, which says which errors to report and how.
+ */
+export function hasErrorsIn(program: ts.Program, sf: ts.SourceFile, nodes: readonly ts.Node[]): boolean {
+  const error = (ds: readonly ts.Diagnostic[]) => ds.some((d) => d.category === ts.DiagnosticCategory.Error);
+  if (error(program.getSyntacticDiagnostics(sf)) || error(program.getOptionsDiagnostics()) || error(program.getGlobalDiagnostics())) return true;
+  return error((program.getSemanticDiagnostics as unknown as RegionCheck)(sf, undefined, nodes));
+}

@@ -564,6 +564,30 @@ export function deepCopy<T>(value: T, seen = new Map<unknown, unknown>()): T {
   return out as T;
 }
 
+/**
+ * Freezes IR data (plain objects and arrays, and what Maps and Sets hold; a Map or Set itself cannot be
+ * frozen): IR shared between compiles cannot be changed by one of them. Returns `value`.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  if (value instanceof Map) {
+    for (const [k, v] of value) {
+      deepFreeze(k);
+      deepFreeze(v);
+    }
+    return value;
+  }
+  if (value instanceof Set) {
+    for (const x of value) deepFreeze(x);
+    return value;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value; // not IR data
+  Object.freeze(value);
+  for (const x of Object.values(value as object)) deepFreeze(x);
+  return value;
+}
+
 /** the `return` statements of a body, through branches, loops, blocks and switch cases */
 export function countReturns(list: Stmt[]): number {
   let n = 0;

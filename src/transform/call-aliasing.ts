@@ -57,7 +57,8 @@ export function refuseAliasedWrittenArguments(mod: Module): void {
     });
     if (!guards.size) continue;
     const placed = new Set<Stmt>();
-    f.body = withGuards(f.body, guards, placed);
+    // (a new function in the module's map: the function object may be shared with other compiles)
+    mod.funcs.set(n, { ...f, body: withGuards(f.body, guards, placed) });
     for (const [st, err] of refusals) if (!placed.has(st)) throw err;
   }
 }
