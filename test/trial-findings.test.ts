@@ -793,6 +793,14 @@ export function f(x: number, opts: { a?: number } = {}): number {
     expect((m.f_d(1.5, 1, { a: 3 }, { a: 0 }) as number[])[1]).toBeCloseTo(9, 12);
   });
 
+  it('--check of the adjoint alone with the options object left out: its adjoint is no slot of the result (was a false FAILED)', () => {
+    const src = `export function f(x: number, opts: { a?: number } = {}): number {\n  const a = opts.a !== undefined ? opts.a : 2;\n  return a * x * x;\n}\n`;
+    const r = compile(src, { head: 'f', js: true, runtimeImport: null, modes: ['reverse'] });
+    const rep = checkCompiled(r, r.code, 'f', [1.5]);
+    expect(rep.messages).toEqual([]);
+    expect(rep.ok).toBe(true);
+  });
+
   it('a selection loop over rows bound by `for…of` (nearest centre) in reverse: the taken row and its shadow are both bound', () => {
     checks(`export function nearest(p: number[], cs: number[][]): number {
   let best = Infinity;

@@ -184,7 +184,8 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
     Tape.release(tape);
     // scalar adjoints come back in parameter order
     // (an optional number left out, `undefined`, still has its adjoint slot: zero)
-    const scalarParams = info.params.filter((p, j) => (typeof args[j] === 'number' || args[j] === undefined || args[j] === null) && (info.tangent ? info.tangent.params.some((q) => q.role === 'tangent' && q.of === p) : wrt.includes(p)));
+    // (an object left out, `opts = {}`, has its adjoint in a parameter of its own, not in the result)
+    const scalarParams = info.params.filter((p, j) => (typeof args[j] === 'number' || args[j] === undefined || args[j] === null) && !info.bwd?.params.some((q) => q.role === 'adjoint' && q.of === p) && (info.tangent ? info.tangent.params.some((q) => q.role === 'tangent' && q.of === p) : wrt.includes(p)));
     const scalarAdj = new Map<string, number>();
     if (scalarParams.length === 1) scalarAdj.set(scalarParams[0], ret as number);
     else scalarParams.forEach((p, k) => scalarAdj.set(p, (ret as number[])[k]));
