@@ -3152,10 +3152,10 @@ function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
   switch (form) {
     case 0:
       // (every other one takes its argument as a pair, destructured in the parameter list)
-      if (s.v % 4 === 2) {
+      if (s.v % 3 === 0) {
         // one of two functions chosen by a test of the inputs, called twice (`fn.choice`)
         c.emit(`const ${g} = ${last} > ${lim} ? (${x}: number): number => ${value} : (${x}: number): number => 0.5 * ${x};`, `${acc} = Math.tanh(${acc} + ${g}(${last}) - 0.5 * ${g}(${lim}));`);
-      } else if (s.v % 2) {
+      } else if (s.v % 3 === 1) {
         const w = c.fresh('w');
         c.emit(`const ${g} = ([${x}, ${w}]: number[]): number => ${value} * ${w};`, `${acc} = Math.tanh(${acc} + ${g}([${last}, 0.5]) - 0.5 * ${g}([${lim}, ${last}]));`);
       } else c.emit(`const ${g} = (${x}: number): number => ${value};`, `${acc} = Math.tanh(${acc} + ${g}(${last}) - 0.5 * ${g}(${lim}));`);
@@ -3179,7 +3179,7 @@ function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
     }
     case 4:
       c.needsClosureHelpers = true;
-      if (s.v % 4 === 1 && !a.f64) {
+      if (s.v % 2 === 1 && !a.f64) {
         // a closure a factory of the module returns, called twice
         c.emit(`const ${g} = makeBlend(${last}, ${a.name});`, `${acc} = Math.tanh(${acc} + ${g}(${last}) - 0.5 * ${g}(${lim}));`);
         return;
