@@ -297,18 +297,22 @@ export function tangentOf(n: LinNode, dref: (leaf: Expr) => Expr | null, guard?:
  * where ∂ is not finite, and a NaN tangent stays NaN.
  */
 function finiteTerm(d: Expr, p: Expr, guard: TangentGuard): Expr {
-  const bind = (e: Expr, base: string, ty = NUM): Expr => {
-    if (isSimple(e)) return e;
-    const name = guard.ctx.names.fresh(base);
-    guard.ctx.pre.push({ k: 'decl', name, ty, init: guard.within ? guard.within(e) : e, konst: true });
-    return { k: 'var', name, ty };
-  };
+  // (inside a branch of `c ? a : b` what is bound is evaluated only where the branch is taken)
+  const bind = (e: Expr, base: string): Expr => (isSimple(e) ? e : bindTemp(guard.ctx, guard.within ? guard.within(e) : e, base));
   const partial = bind(p, 'partial');
   const dd = guard.bindTangents ? bind(d, 'tempd') : d;
-  const finite: Expr = { k: 'intr', fn: 'Number.isFinite', args: [partial], ty: BOOL };
-  const nonzero: Expr = { k: 'un', op: '!', a: { k: 'un', op: '!', a: dd, ty: BOOL }, ty: BOOL };
-  const safe: Expr = { k: 'cond', c: { k: 'bin', op: '||', a: finite, b: nonzero, ty: BOOL }, a: partial, b: { k: 'num', v: 0 }, ty: NUM };
+  const safe: Expr = { k: 'cond', c: { k: 'bin', op: '||', a: isFiniteTest(partial), b: truthy(dd), ty: BOOL }, a: partial, b: { k: 'num', v: 0 }, ty: NUM };
   return mul(dd, safe);
+}
+
+/** `Number.isFinite(p)` */
+function isFiniteTest(p: Expr): Expr {
+  return { k: 'intr', fn: 'Number.isFinite', args: [p], ty: BOOL };
+}
+
+/** `!!x`: a number as a test, with no comparison TypeScript could call unintentional where x is a constant */
+function truthy(x: Expr): Expr {
+  return { k: 'un', op: '!', a: { k: 'un', op: '!', a: x, ty: BOOL }, ty: BOOL };
 }
 
 /**
@@ -341,9 +345,7 @@ export function adjointOf(n: LinNode, seed: Expr, ctx: LinContext, emit: (leaf: 
     // p·ȳ̇ where ȳ happens to be 0. The zero is written `0 * ȳ` (a NaN adjoint stays NaN), the test
     // `!!ȳ` (no comparison TypeScript could call unintentional where ȳ is a constant).
     const p = bindTemp(ctx, c.partial, 'partial');
-    const finite: Expr = { k: 'intr', fn: 'Number.isFinite', args: [p], ty: BOOL };
-    const nonzero: Expr = { k: 'un', op: '!', a: { k: 'un', op: '!', a: s, ty: BOOL }, ty: BOOL };
-    const test: Expr = { k: 'bin', op: '||', a: nonzero, b: finite, ty: BOOL };
+    const test: Expr = { k: 'bin', op: '||', a: truthy(s), b: isFiniteTest(p), ty: BOOL };
     const safe: Expr = { k: 'cond', c: test, a: scale(s, p), b: { k: 'bin', op: '*', a: { k: 'num', v: 0 }, b: s, ty: NUM }, ty: NUM };
     adjointOf(c.node, safe, ctx, emit, branch);
   }
