@@ -773,9 +773,14 @@ const BAD: BadCase[] = [
   },
   {
     // (it had no shadow: the tangent read one that did not exist, or a write through it was dropped)
-    name: 'nullable: a helper returning `number[] | null` computed from the independents',
-    src: `export function solve2(A: number[][], b: number[]): number[] | null {\n  const det = A[0][0] * A[1][1] - A[0][1] * A[1][0];\n  if (det === 0) return null;\n  return [(b[0] * A[1][1] - A[0][1] * b[1]) / det, (A[0][0] * b[1] - b[0] * A[1][0]) / det];\n}\nexport function f(A: number[][], b: number[]): number {\n  const x = solve2(A, b);\n  if (x === null) return 0;\n  return x[0] + 2 * x[1];\n}\n`,
-    line: 7, col: 9, message: /'x' is an array or object that may be null or undefined/, rendered: /return an array in every case/,
+    name: 'nullable: a helper returning `number[] | null` read inside an expression, not named',
+    src: `export function solve2(A: number[][], b: number[]): number[] | null {\n  const det = A[0][0] * A[1][1] - A[0][1] * A[1][0];\n  if (det === 0) return null;\n  return [(b[0] * A[1][1] - A[0][1] * b[1]) / det, (A[0][0] * b[1] - b[0] * A[1][0]) / det];\n}\nexport function f(A: number[][], b: number[]): number {\n  if (solve2(A, b) === null) return 0;\n  const x = solve2(A, b)!;\n  return x[0] + 2 * x[1];\n}\n`,
+    line: 7, col: 7, message: /'solve2' returns an array or null: tsad follows such a result where it is named/, rendered: /const r = solve2\(…\);/,
+  },
+  {
+    name: 'nullable: a helper returning an object or null computed from the independents',
+    src: `interface Pt { x: number; y: number }\nexport function meet(a: number, b: number): Pt | null {\n  if (a === b) return null;\n  return { x: 1 / (a - b), y: a / (a - b) };\n}\nexport function f(a: number, b: number): number {\n  const p = meet(a, b);\n  if (p === null) return 0;\n  return p.x + p.y;\n}\n`,
+    line: 7, col: 9, message: /'p' is an array or object that may be null or undefined/, rendered: /return an object in every case/,
   },
   {
     name: 'nullable: `find` returning a row that is written through',

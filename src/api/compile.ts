@@ -408,9 +408,11 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
     const p = head.params.find((x) => x.name === o);
     if (!p || !isRef(p.ty)) diags.error(head.loc, `--of names '${o}', which is not an array or object parameter of '${head.name}'`, "dependents are 'return' or output arrays/objects");
   }
-  const nullableRef = head.ret.k === 'opt' && head.ret.base.k !== 'num';
+  // (a nullable array result is lowered to a pair, src/frontend/nullable-locals.ts: the head's is refused as declared)
+  const declaredRet = head.nullableResult ?? head.ret;
+  const nullableRef = declaredRet.k === 'opt' && declaredRet.base.k !== 'num';
   if ((of.includes('return') || of.length === 0) && nullableRef && ofParams.length === 0)
-    diags.error(head.loc, `'${head.name}' returns an array or object that may be ${head.ret.k === 'opt' ? head.ret.none.join(' or ') : 'absent'}: tsad differentiates a result that may be null only when it is a number`, `return an array or object in every case (\`[NaN, NaN]\` where there is no solution) and test it at the call, or throw where there is none${head.ret.k === 'opt' && head.ret.none.includes('undefined') ? ' (a path that ends without `return`, such as a `switch` without `default`, returns undefined)' : ''}`);
+    diags.error(head.loc, `'${head.name}' returns an array or object that may be ${declaredRet.k === 'opt' ? declaredRet.none.join(' or ') : 'absent'}: tsad differentiates a result that may be null only when it is a number`, `return an array or object in every case (\`[NaN, NaN]\` where there is no solution) and test it at the call, or throw where there is none${declaredRet.k === 'opt' && declaredRet.none.includes('undefined') ? ' (a path that ends without `return`, such as a `switch` without `default`, returns undefined)' : ''}`);
   else if ((of.includes('return') && !hasFloat(head.ret) && ofParams.length === 0) || of.length === 0)
     diags.error(head.loc, `'${head.name}' returns no floating-point value to differentiate, and writes no array or object parameter`, 'return the value to differentiate, or name output array parameters with --of');
   if (diags.hasErrors) return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };

@@ -14,7 +14,7 @@ import { keepParsed, parseAgain } from './reparse.js';
 import { userTypeErrors } from './type-errors.js';
 import { forInProblem, mayResize } from './for-in.js';
 import { assignedOnceLater, checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isAssignedIn, isVarList, type VarBinding } from './var-scope.js';
-import { isSplittable, splitNullableLocals } from './nullable-locals.js';
+import { isSplitResult, isSplittable, refuseUnnamedResults, resultPair, returnPairs, splitNullableLocals, type SplitHost } from './nullable-locals.js';
 import { NULL, assignsNullable, inTest, isArrayTest, isPlainRead, narrowRead, nestedNullable, nullableUnion, mayBePastEnd, pastEndBinding, pastEndFallback, pastEndTest, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
 import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
 import { Sequencing, isConstant, isEffectNode, type SequencingHost } from './sequencing.js';
@@ -37,6 +37,7 @@ export const FORMS = [
   'decl', // `let`/`const` with an initializer (and a `var` lowered in place, as the `let` it cannot be told from)
   'decl.var', // a `var` binding hoisted to the top of its function (var-scope.ts), assigned where declared
   'nullable.split', // a nullable number assigned again (`let best: number | null = null`): a number and a flag (nullable-locals.ts), counted by the flag's statements
+  'nullable.result', // a helper's `number[] | null` result named (`const x = solve(A, b)`): its pair `[array, isSet]` taken apart (nullable-locals.ts)
   'assign.var', // `x = e`, `x op= e`, `x++` on a variable (of any type: rebinding an array or object too)
   'assign.elem', // a number stored into an array or tuple element: `a[i] = e`, `m[i][j] = e`, `o.f[i] = e`
   'assign.field', // a number stored into an object field: `o.f = e`, `ps[i].f = e`
@@ -813,6 +814,32 @@ class FunctionLowering {
     return null;
   }
 
+  /** what splitting nullable values needs of this lowering (src/frontend/nullable-locals.ts) */
+  private splitHost(at: ts.Node): SplitHost {
+    return {
+      fresh: (b) => this.fresh(b),
+      splitResult: (fn) => this.splitResultOf(fn),
+      refuse: (loc, msg, hint) => {
+        this.ok = false;
+        this.ctx.diags.error(loc ?? this.ctx.locOf(at), msg, hint);
+      },
+    };
+  }
+
+  /**
+   * The declared result of the module function `fn` when it is a nullable array returned as a pair:
+   * read from its declaration, so that its body and every call agree whichever is lowered first. A
+   * getter is not split (a narrowed read of it would disagree with its pair), nor an external one.
+   */
+  private splitResultOf(fn: string): Extract<Ty, { k: 'opt' }> | null {
+    const d = this.ctx.funcDecls.get(fn);
+    if (!d || d.external || ts.isClassDeclaration(d.node) || ts.isConstructorDeclaration(d.node) || ts.isGetAccessorDeclaration(d.node) || ts.isSetAccessorDeclaration(d.node)) return null;
+    const sig = this.ctx.checker.getSignatureFromDeclaration(d.node);
+    if (!sig) return null;
+    const ty = this.ctx.convert(this.ctx.checker.getReturnTypeOfSignature(sig), d.node);
+    return ty && isSplitResult(ty) ? ty : null;
+  }
+
   private fresh(base: string): string {
     if (!this.taken(base)) {
       this.names.add(base);
@@ -1027,10 +1054,18 @@ class FunctionLowering {
       const e = this.expr(node.body as ts.Expression);
       body.push(...this.takePre(), { k: 'return', e, loc: this.ctx.locOf(node.body) });
     }
-    body.splice(0, body.length, ...splitNullableLocals(body, (b) => this.fresh(b)));
+    body.splice(0, body.length, ...splitNullableLocals(body, this.splitHost(node)));
     if (retFromBody && this.ok) ret = this.returnedType(body) ?? this.err(node.name ?? node, `the return type 'any' of '${d.name}' is not supported`, 'annotate its return type, e.g. `): number {`');
     if (!this.ok || !ret) return null;
-    return { name: d.name, params, ret, body, exported: d.exported, loc: this.ctx.locOf(node), comments: this.comments(d.member ? node : d.stmt), ...(d.external ? { external: true } : {}) };
+    // a nullable array result is returned as `[array, isSet]` (src/frontend/nullable-locals.ts)
+    const nullableResult = this.splitResultOf(d.name);
+    if (nullableResult) {
+      body.splice(0, body.length, ...returnPairs(body, nullableResult, this.splitHost(node), this.ctx.locOf(node)));
+      ret = resultPair(nullableResult);
+    }
+    refuseUnnamedResults(body, this.splitHost(node));
+    if (!this.ok) return null;
+    return { name: d.name, params, ret, body, exported: d.exported, loc: this.ctx.locOf(node), comments: this.comments(d.member ? node : d.stmt), ...(d.external ? { external: true } : {}), ...(nullableResult ? { nullableResult } : {}) };
   }
 
   /**
@@ -1085,7 +1120,9 @@ class FunctionLowering {
     if (node?.body) this.hoistVars(node.body, body);
     const rest = constructorBody(this.hooks, cls, node, ty, this.self.name);
     if (!rest || !this.ok) return null;
-    body.push(...splitNullableLocals(rest, (b) => this.fresh(b)));
+    body.push(...splitNullableLocals(rest, this.splitHost(node ?? cls)));
+    refuseUnnamedResults(body, this.splitHost(node ?? cls));
+    if (!this.ok) return null;
     return { name: d.name, params, ret: ty, body, exported: d.exported, loc: this.ctx.locOf(node ?? cls), comments: this.comments(d.stmt) };
   }
 

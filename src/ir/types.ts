@@ -127,6 +127,8 @@ export interface Func {
   external?: boolean;
   /** a hand-written derivative, or passive (src/frontend/custom-derivatives.ts) */
   custom?: CustomRule;
+  /** the declared result `T[] | null`, returned as the pair `[array, isSet]` (src/frontend/nullable-locals.ts) */
+  nullableResult?: Extract<Ty, { k: 'opt' }>;
 }
 
 /**

@@ -233,9 +233,13 @@ export function derivTy(t: Ty, vec: boolean): Ty {
       // a typed array's derivative is a Float64Array whatever the primal's precision (no `ctor`)
       if (vec && t.elem.k === 'num') return { k: 'arr', elem: NUM, typed: t.typed, ro: false };
       return { k: 'arr', elem: derivTy(t.elem, vec), typed: vec ? false : t.typed, ro: false };
-    case 'tuple':
+    case 'tuple': {
       if (vec && t.elems.every((e) => e.k === 'num' || e.k === 'int')) return { k: 'arr', elem: NUM, typed: false, ro: false };
-      return vec ? { k: 'tuple', elems: t.elems.map((e) => derivTy(e, vec)), ro: false } : { ...t, ro: false };
+      // (a flag's slot, `[xs, isSet]`, holds the zero a number's would: its derivative is not read)
+      const flag = (e: Ty) => e.k === 'bool' || e.k === 'str';
+      if (!vec && !t.elems.some(flag)) return { ...t, ro: false };
+      return { k: 'tuple', elems: t.elems.map((e) => derivTy(flag(e) ? NUM : e, vec)), ro: false };
+    }
     case 'opt': // the derivative of a nullable number is a number, zero (and ignored) where the value is absent
       return derivTy(t.base, vec);
     case 'obj': {

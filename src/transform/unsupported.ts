@@ -98,8 +98,8 @@ function refuseVariedNullableRefs(f: Func, fa: FuncActivity): void {
             field
               ? `'${name}' has the optional field '${field}', an array or object that may be absent, and its numbers depend on the independents: tsad does not differentiate through optional arrays and objects yet; ` +
                   'make the field required (an empty array where there is nothing), or pass the array as a parameter of its own'
-              : `'${name}' is an array or object that may be null or undefined, and its numbers depend on the independents: tsad does not differentiate through nullable arrays and objects yet; ` +
-                  'return an array in every case (an empty one for no result) or throw instead of returning null, and for `find` on rows use `findIndex` and index the array',
+              : `'${name}' is an array or object that may be null or undefined, and its numbers depend on the independents: tsad follows a plain array that may be null (a helper's \`number[] | null\` result, a \`let\` set in a loop), not a nullable object, typed array or row found by \`find\`; ` +
+                  'return an object in every case (a flag field for no result) or throw instead of returning null, and for `find` on rows use `findIndex` and index the array',
             loc ? { loc } : s,
           );
   });

@@ -312,6 +312,9 @@ export const corpus: CorpusCase[] = [
   { name: 'js-nullable/soft_clamped_low', file: 'js-nullable.ts', head: 'softClamped', args: [vec(4, -1, 1), obj({ lo: num(-0.5, -0.2) })], tags: ['js', 'nullable-let-later', 'optional-field-absent'] },
   { name: 'js-nullable/polyline_length', file: 'js-nullable.ts', head: 'polylineLength', args: [mat(4, 2, -1, 1)], tags: ['js', 'nullable-array-split'] },
   { name: 'js-nullable/linked_above', file: 'js-nullable.ts', head: 'linkedAbove', args: [mat(5, 2, -1, 1), num(-0.2, 0.2)], tags: ['js', 'nullable-array-split'] },
+  { name: 'js-nullable/ray_travel', file: 'js-nullable.ts', head: 'rayTravel', args: [vec(2, -0.5, 0.5), vec(2, 0.5, 1), mat(3, 4, 1.5, 3)], tags: ['js', 'nullable-array-result', 'nullable-array-split'] },
+  { name: 'js-nullable/ray_travel_miss', file: 'js-nullable.ts', head: 'rayTravel', args: [vec(2, -0.5, 0.5), vec(2, -1, -0.5), mat(3, 4, 1.5, 3)], tags: ['js', 'nullable-array-result', 'null-result'] },
+  { name: 'js-nullable/solved_norm', file: 'js-nullable.ts', head: 'solvedNorm', args: [mat(2, 2, 0.5, 1.5), vec(2, -1, 1)], tags: ['js', 'nullable-array-result', 'truthiness'] },
 ];
 
 // ------------------------------------------------------------- js-exprs.ts

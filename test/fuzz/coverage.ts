@@ -66,6 +66,8 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   decl: { types: ['scalar', 'array', 'array2', 'arrobj', 'object', 'tuple'], effects: ['fresh', 'alias'] },
   'decl.var': { types: ['scalar'], effects: ['-'] },
   'nullable.split': { types: ['scalar'], effects: ['-'] },
+  // a helper's `number[] | null` result taken apart where it is named (src/frontend/nullable-locals.ts)
+  'nullable.result': { types: ['array'], effects: ['-'] },
   'assign.var': { types: ['scalar', 'array', 'array2', 'arrobj', 'object', 'tuple'], effects: ['fresh', 'alias', 'self'] },
   // the class is the stored-into variable's: `m[i][j] = e` stores into an array of arrays, `q.a[k] = e` into an object
   'assign.elem': { types: ['array', 'array2', 'object', 'tuple'], effects: ['store'] },
@@ -239,8 +241,8 @@ export function classifyModule(mod: Module): Counts {
   const origin = (s: Stmt, st: Strategy) => {
     const o = s.origin as Form | undefined;
     if (!o) return;
-    if (o === 'nullable.split') {
-      add(o, 'scalar', '-', st);
+    if (o === 'nullable.split' || o === 'nullable.result') {
+      add(o, o === 'nullable.split' ? 'scalar' : 'array', '-', st);
       return;
     }
     if (o.startsWith('closure.') || o === 'fn.choice' || o === 'fn.factory') {

@@ -988,8 +988,10 @@ interface HelperSig {
   retLen: number;
   rec: boolean;
   dflt: number;
-  /** returns `number | null` (null past a threshold): called only by the head's prologue, then tested */
+  /** returns `number | null` or `number[] | null` (null past a threshold): called by the head's prologue, then tested */
   nullable?: boolean;
+  /** where the prologue calls a `number[] | null` helper: straight-line, a counted loop, a `while`, nested loops */
+  nullLoop?: number;
 }
 
 const FIELDS = ['u', 'v', 'w'];
@@ -1226,6 +1228,20 @@ function callArgs(c: Ctx, h: HelperSig, args: Expr[], arrs: number[]): string[] 
     if (!(h.dflt > 0 && d === 0)) out.push(`${d}`);
   }
   return out;
+}
+
+/**
+ * The result of a helper returning `number[] | null` (src/frontend/nullable-locals.ts), named, then read
+ * where a test says it holds an array: an `if`, a choice by `=== null`, or by its truthiness.
+ */
+function bindNullableArray(c: Ctx, call: string, len: number, sel: number): void {
+  const m = c.fresh('hit');
+  const v = c.fresh('s');
+  c.emit(`const ${m} = ${call};`);
+  if (sel % 3 === 0) c.emit(`let ${v} = 0.25;`, `if (${m} !== null) ${v} = ${m}[0] * ${m}[${len - 1}];`);
+  else if (sel % 3 === 1) c.emit(`const ${v} = ${m} === null ? 0.5 : Math.tanh(${m}[0]) + ${m}[${len - 1}];`);
+  else c.emit(`const ${v} = ${m} ? ${m}[${len - 1}] : 0.75;`);
+  c.nums.push({ name: v, w: sel % 3 === 0 });
 }
 
 /** a number, nullable value or object whose truthiness a test reads: `y`, `q3`, `v0` (null: none in scope).
@@ -1761,7 +1777,8 @@ function renderStmt(c: Ctx, s: Stmt): void {
         return;
       }
       const call = `${h.name}(${callArgs(c, h, s.args, s.arrs).join(', ')})`;
-      if (h.ret === 2) c.emit(`${call};`);
+      if (h.ret === 1 && h.nullable) bindNullableArray(c, call, h.retLen, s.s);
+      else if (h.ret === 2) c.emit(`${call};`);
       else if (h.ret === 4) {
         const name = c.fresh('M');
         c.emit(`const ${name} = ${call};`);
@@ -3724,8 +3741,14 @@ export function render(spec: ProgSpec): Rendered {
     if (ret === 2 && !params.some((p) => p.kind === 'vec')) params.unshift({ kind: 'vec', len: h.retLen, name: 'out' });
     if (h.rec) ret = 0;
     const sig: HelperSig = { name, params, ret, retLen: h.retLen, rec: h.rec, dflt: h.rec ? h.dflt : 0 };
-    // every fourth number helper may give no result: `number | null`, null past a threshold of its input
+    // every fourth number helper and every other array helper may give no result: `number | null` or
+    // `number[] | null`, null past a threshold of its input (not a focus's helper, which the focus reads
+    // as an array)
     if (ret === 0 && !h.rec && h.q % 4 === 3) sig.nullable = true;
+    if (ret === 1 && hi < spec.helpers.length && !h.rec && h.q % 2 === 1) {
+      sig.nullable = true;
+      sig.nullLoop = (h.q >> 1) % 4;
+    }
     // early returns: with a value (number), none (arrays, objects), bare (void)
     const c = new Ctx(ret === 0 ? 0 : ret === 2 ? 2 : 1, sigs.slice());
     c.fround = spec.fround;
@@ -3789,7 +3812,7 @@ export function render(spec: ProgSpec): Rendered {
     }
     const ps = params.map(paramDecl);
     if (h.rec) ps.push(h.dflt > 0 ? `d: number = ${h.dflt}` : 'd: number');
-    const rt = sig.nullable ? 'number | null' : ['number', 'number[]', 'void', 'P', 'number[][]', '[number, number]'][ret];
+    const rt = sig.nullable ? (ret === 1 ? 'number[] | null' : 'number | null') : ['number', 'number[]', 'void', 'P', 'number[][]', '[number, number]'][ret];
     if (h.arrow) out.push(`export const ${name} = (${ps.join(', ')}): ${rt} => {`, ...c.lines, '};', '');
     else out.push(`export function ${name}(${ps.join(', ')}): ${rt} {`, ...c.lines, '}', '');
     sigs.push(sig);
@@ -3861,8 +3884,22 @@ export function render(spec: ProgSpec): Rendered {
   if (spec.gbl) c.arrs.push({ name: 'W', len: 4, f64: false, ro: true });
   // the results of nullable helpers, bound once and then tested where they are read
   sigs.filter((h) => h.nullable).forEach((h, k) => {
+    const call = `${h.name}(${callArgs(c, h, [{ k: 'var', s: k }, { k: 'lit', v: k + 1 }], [k]).join(', ')})`;
+    if (h.ret === 1) {
+      // in straight-line code, a counted loop, a `while` or two nested loops, summed into one number
+      const acc = c.fresh('acc');
+      c.emit(`let ${acc} = 0;`);
+      const inner = () => {
+        bindNullableArray(c, call, h.retLen, k);
+        c.emit(`${acc} += 0.5 * ${c.nums[c.nums.length - 1].name};`);
+      };
+      const shape = h.nullLoop ?? 0;
+      c.scoped(() => (shape === 3 ? ownLoop(c, 1, 2, () => ownLoop(c, 1, 2, inner)) : ownLoop(c, shape, 2, inner)));
+      c.nums.push({ name: acc, w: true });
+      return;
+    }
     const n = c.fresh('maybe');
-    c.emit(`const ${n} = ${h.name}(${callArgs(c, h, [{ k: 'var', s: k }, { k: 'lit', v: k + 1 }], [k]).join(', ')});`);
+    c.emit(`const ${n} = ${call};`);
     c.opts.push({ name: n, none: 'null' });
   });
   renderStmts(c, spec.body);

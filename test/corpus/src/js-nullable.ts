@@ -214,3 +214,50 @@ export function linkedAbove(pts: number[][], t: number): number {
   }
   return s;
 }
+
+/** the crossing of a ray with a segment's line, or null where they are parallel */
+function crossing(o: number[], dir: number[], a: number[], b: number[]): number[] | null {
+  const ex = b[0] - a[0], ey = b[1] - a[1];
+  const den = dir[0] * ey - dir[1] * ex;
+  if (Math.abs(den) < 1e-9) return null;
+  const t = ((a[0] - o[0]) * ey - (a[1] - o[1]) * ex) / den;
+  if (t < 0) return null;
+  return [o[0] + t * dir[0], o[1] + t * dir[1]];
+}
+
+/** the nearest crossing over the walls (rows x0, y0, x1, y1), or undefined where the ray meets none */
+function nearestCrossing(o: number[], dir: number[], walls: number[][]): number[] | undefined {
+  let best: number[] | null = null;
+  let bestDist = Infinity;
+  for (const w of walls) {
+    const hit = crossing(o, dir, [w[0], w[1]], [w[2], w[3]]);
+    if (hit === null) continue;
+    const dist = Math.hypot(hit[0] - o[0], hit[1] - o[1]);
+    if (dist < bestDist) {
+      bestDist = dist;
+      best = hit;
+    }
+  }
+  if (best !== null) return best;
+}
+
+/** a ray's travel to the nearest wall, with a soft penalty where it meets none: helpers returning arrays or null */
+export function rayTravel(o: number[], dir: number[], walls: number[][]): number {
+  const hit = nearestCrossing(o, dir, walls);
+  if (hit === undefined) return 10 + dir[0] * dir[0];
+  return Math.hypot(hit[0] - o[0], hit[1] - o[1]);
+}
+
+// plain-JS style: a 2×2 solve that gives up on a small determinant, tested by truthiness
+function solve2(m: number[][], r: number[]) {
+  var det = m[0][0] * m[1][1] - m[0][1] * m[1][0];
+  if (det < 0.05) return null;
+  return [(m[1][1] * r[0] - m[0][1] * r[1]) / det, (m[0][0] * r[1] - m[1][0] * r[0]) / det];
+}
+
+/** the squared norm of a 2×2 system's solution, 0 where the system is refused */
+export function solvedNorm(m: number[][], r: number[]): number {
+  var x = solve2(m, r);
+  if (!x) return 0;
+  return x[0] * x[0] + x[1] * x[1];
+}
