@@ -14,8 +14,9 @@ import { keepParsed, parseAgain } from './reparse.js';
 import { userTypeErrors } from './type-errors.js';
 import { forInProblem, mayResize } from './for-in.js';
 import { assignedOnceLater, checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isAssignedIn, isVarList, type VarBinding } from './var-scope.js';
+import { bodyDefaults, type BodyDefault } from './param-defaults.js';
 import { isSplitResult, isSplittable, refuseUnnamedResults, resultPair, returnPairs, splitNullableLocals, type SplitHost } from './nullable-locals.js';
-import { NULL, assignsNullable, inTest, isArrayTest, isPlainRead, narrowRead, nestedNullable, nullableUnion, mayBePastEnd, pastEndBinding, pastEndFallback, pastEndTest, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
+import { NULL, assignsNullable, inTest, present, isArrayTest, isPlainRead, narrowRead, nestedNullable, nullableUnion, mayBePastEnd, pastEndBinding, pastEndFallback, pastEndTest, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
 import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
 import { Sequencing, isConstant, isEffectNode, type SequencingHost } from './sequencing.js';
 import { helperArgs, type LiteralField, mathSpreadCall, objectSpreadFields, type SpreadHost } from './spread.js';
@@ -37,6 +38,7 @@ export const FORMS = [
   'decl', // `let`/`const` with an initializer (and a `var` lowered in place, as the `let` it cannot be told from)
   'decl.var', // a `var` binding hoisted to the top of its function (var-scope.ts), assigned where declared
   'nullable.split', // a nullable number assigned again (`let best: number | null = null`): a number and a flag (nullable-locals.ts), counted by the flag's statements
+  'param.bodydefault', // a parameter's default assigned at the top of the body (`opts = opts || {}`, `if (y === undefined) y = 2`): a local (param-defaults.ts)
   'nullable.result', // a helper's `number[] | null` result named (`const x = solve(A, b)`): its pair `[array, isSet]` taken apart (nullable-locals.ts)
   'assign.var', // `x = e`, `x op= e`, `x++` on a variable (of any type: rebinding an array or object too)
   'assign.elem', // a number stored into an array or tuple element: `a[i] = e`, `m[i][j] = e`, `o.f[i] = e`
@@ -666,6 +668,8 @@ class FunctionLowering {
   private vars = new Map<ts.VariableDeclaration, VarBinding>();
   /** declarations refused: their later uses are not reported again (one problem, one error) */
   private refused = new Set<ts.Symbol>();
+  /** statements a body default replaced (`opts = opts || {}`): lowered as the parameter's local instead */
+  private replaced = new Set<ts.Statement>();
   /** effects inside expressions (src/frontend/sequencing.ts) */
   private seq: Sequencing;
   /** conditionals lowered as an `if` (chosenDecl): their branches are statements of their own */
@@ -1014,6 +1018,15 @@ class FunctionLowering {
       }
       params.push(param);
     }
+    // `opts = opts || {}` at the top of the body: the parameter's default, computed at entry
+    if (node.body && ts.isBlock(node.body))
+      for (const [p, def] of bodyDefaults(node.body, node.parameters, this.ctx.checker)) {
+        const param = params.find((x) => x.name === this.varOf.get(p)?.name);
+        const local = param && this.bodyDefault(p, param, def);
+        if (!local) continue;
+        unpack.push(local);
+        this.replaced.add(def.stmt);
+      }
     params.push(...this.closures.capturedParams()); // a specialised copy takes what its closures capture
     if (d.member && d.member.kind !== 'static') {
       if (ts.isConstructorDeclaration(node)) return this.lowerConstructor(d, node, params, unpack);
@@ -1089,6 +1102,28 @@ class FunctionLowering {
     const given: Expr = { k: 'bin', op: '===', a: arg, b: { k: 'undef' }, ty: BOOL };
     const value: Expr = { k: 'cond', c: given, a: def, b: { k: 'var', name: param.name, ty, nn: true }, ty };
     return { k: 'decl', name: local, ty, init: value, konst: true, loc: this.ctx.locOf(p) };
+  }
+
+  /**
+   * The local a body default declares (src/frontend/param-defaults.ts): `const yValue = y ?? 2`, the
+   * body's reads of `y` made reads of it; null (the statement then lowers as written) where the test
+   * does not cover every absence the parameter's type allows.
+   */
+  private bodyDefault(p: ts.ParameterDeclaration, param: Param, def: BodyDefault): Stmt | null {
+    const ty = param.ty;
+    if (ty.k !== 'opt' || ty.none.includes('false') || (def.test === 'present' && !ty.none.every((n) => def.covers.includes(n as 'null' | 'undefined')))) return null;
+    // (the fallback is lowered before the body's reads of the parameter move to the local)
+    const fallback = this.expr(def.fallback);
+    if (this.pre.length) {
+      this.pre = [];
+      return this.err(def.fallback, `the default of '${param.name}' needs statements of its own (an array method, a spread): tsad computes defaults written in the body as expressions`, `compute it into a variable first and assign that: \`const dflt = …; ${param.name} = ${param.name} ?? dflt;\``);
+    }
+    if (!fallback) return null;
+    const arg: Expr = { k: 'var', name: param.name, ty };
+    const given: Expr = def.test === 'present' ? present(arg, ty.none) : truthy(arg);
+    const local = this.declareVar(p, `${param.name}Value`, ty.base);
+    const value: Expr = { k: 'cond', c: given, a: { k: 'var', name: param.name, ty: ty.base, nn: true }, b: fallback, ty: ty.base };
+    return { k: 'decl', name: local, ty: ty.base, init: value, konst: true, loc: this.ctx.locOf(def.stmt), origin: 'param.bodydefault' };
   }
 
   /** the one type every `return` of a lowered body gives (numbers only), or null */
@@ -1274,6 +1309,7 @@ class FunctionLowering {
   }
 
   private stmt(s: ts.Statement, out: Stmt[], label?: string): void {
+    if (this.replaced.has(s)) return;
     const loc = this.ctx.locOf(s);
     const comments = this.comments(s);
     const push = (st: Stmt) => {

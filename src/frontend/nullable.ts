@@ -99,7 +99,7 @@ export function isPlainRead(e: Expr): boolean {
 export const truthy = (a: Expr): Extract<Expr, { k: 'un' }> => ({ k: 'un', op: '!', a: { k: 'un', op: '!', a, ty: BOOL }, ty: BOOL });
 
 /** `a` present: `a !== null`, `a !== undefined`, both when both may be absent */
-function present(a: Expr, none: NoneKind[]): Expr {
+export function present(a: Expr, none: NoneKind[]): Expr {
   const tests: Expr[] = [];
   if (none.includes('null')) tests.push({ k: 'bin', op: '!==', a, b: NULL, ty: BOOL });
   if (none.includes('undefined')) tests.push({ k: 'bin', op: '!==', a, b: { k: 'undef' }, ty: BOOL });
