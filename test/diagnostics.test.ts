@@ -520,8 +520,8 @@ const BAD: BadCase[] = [
     line: 2, col: 7, message: /nullable variable 'best' must be `const`/, single: true,
   },
   {
-    name: 'an optional parameter reassigned',
-    src: `export function f(x: number, y?: number): number {\n  y = y ?? 2;\n  return x * y;\n}\n`,
+    name: 'an optional parameter given its default in the body, then assigned again',
+    src: `export function f(x: number, y?: number): number {\n  y = y ?? 2;\n  y = y * x;\n  return x * y;\n}\n`,
     line: 2, col: 3, message: /'y' is nullable and cannot be reassigned/, rendered: /const y2 = y \?\? …/,
   },
   {

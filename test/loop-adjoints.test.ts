@@ -723,3 +723,26 @@ describe('counted loops whose condition offsets the index (`i + 1 < x.length`)',
     expect(checkCompiled(on, on.code, 'f', [[0.7], 4.2], { seed: 2 }).messages).toEqual([]);
   });
 });
+
+// trial 21: a counted loop's reversal started from `bound - 1` (or `bound`) as if the bound were an
+// integer; with `k <= n` for n = 2.5 it ran k = 2.5, 1.5 where the primal ran 1, 2 (a silently wrong
+// gradient, NaN or writes at fractional indices). Each loop here has a bound that is not an integer at
+// the point checked.
+describe('counted loops whose bound is not an integer', () => {
+  const cases: [string, string, unknown[], string[]][] = [
+    ['k <= n, n fractional', 'export function f(y: number, n: number): number {\n  let p = 0;\n  for (let k = 1; k <= n; k++) p += Math.pow(1 + y, k);\n  return p;\n}', [0.1, 2.5], ['y']],
+    ['k < n from 0', 'export function f(y: number, n: number): number {\n  let p = 0;\n  for (let k = 0; k < n; k++) p += k * y * y;\n  return p;\n}', [0.5, 2.5], ['y']],
+    ['k < N / 2, N odd', 'export function f(xs: number[]): number {\n  let s = 0;\n  for (let k = 0; k < xs.length / 2; k++) s += xs[k] * xs[k] * (k + 1);\n  return s;\n}', [[1, 2, 3, 4, 5]], ['xs']],
+    ['i < T / dt (Euler)', 'export function f(k: number, y0: number, T: number, dt: number): number {\n  let y = y0;\n  for (let i = 0; i < T / dt; i++) y -= dt * k * y;\n  return y;\n}', [0.8, 1, 1, 0.3], ['k', 'y0']],
+    ['i >= n / 3, downwards', 'export function f(xs: number[]): number {\n  let s = 0;\n  for (let i = xs.length - 1; i >= xs.length / 3; i--) s += xs[i] ** 2 * i;\n  return s;\n}', [[1, 2, 3, 4, 5]], ['xs']],
+    ['j <= i / 2 inside i < n', 'export function f(xs: number[], n: number): number {\n  let s = 0;\n  for (let i = 0; i < n; i++)\n    for (let j = 0; j <= i / 2; j++) s += xs[i] * xs[j];\n  return s;\n}', [[1, 2, 3, 4, 5], 5], ['xs']],
+    ['by 2 up to a fractional bound', 'export function f(xs: number[], m: number): number {\n  let s = 0;\n  for (let i = 0; i < m; i += 2) s += Math.sin(xs[i]) * xs[i + 1];\n  return s;\n}', [[0.3, 1.2, -0.4, 0.8, 1.1, 0.2], 4.5], ['xs']],
+    ['from a start that may not be an integer', 'export function f(y: number, a: number): number {\n  let p = 0;\n  for (let k = a; k < 4; k++) p += Math.exp(y * k);\n  return p;\n}', [0.3, 0.5], ['y']],
+  ];
+  for (const [name, src, args, wrt] of cases)
+    it(`${name}: the adjoint agrees with the tangent and divided differences`, () => {
+      const r = compile(src, { head: 'f', wrt, js: true, runtimeImport: null });
+      expect(r.diagnostics).toEqual([]);
+      expect(checkCompiled(r, r.code, 'f', args, { seed: 7 }).messages).toEqual([]);
+    });
+});

@@ -75,6 +75,34 @@ interface Program {
 
 const PROGRAMS: Program[] = [
   {
+    name: 'defaults written in the body (opts = opts || {}, if (y === undefined) y = 2), both left out',
+    src: `
+function damped(x, y, opts) {
+  opts = opts || {};
+  if (y === undefined) y = 2;
+  var s = opts.scale || 1;
+  return s * x * x + y * x;
+}`,
+    head: 'damped',
+    helpers: [],
+    args: [1.5],
+    wrt: [0],
+  },
+  {
+    name: 'defaults written in the body, both given',
+    src: `
+function damped(x, y, opts) {
+  opts = opts || {};
+  if (y === undefined) y = 2;
+  var s = opts.scale || 1;
+  return s * x * x + y * x;
+}`,
+    head: 'damped',
+    helpers: [],
+    args: [1.5, 3, { scale: 2 }],
+    wrt: [0, 1],
+  },
+  {
     name: 'gl-matrix scale: writes into out and returns it',
     src: `
 function scale(out, a, s) {

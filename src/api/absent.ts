@@ -69,12 +69,12 @@ function elementUses(occ: readonly ts.Node[]): ts.Node[] {
  * is indexed (or only its length is read), else a number (what tsad differentiates; a string or a function
  * read here is a type error of the strict front end, located).
  */
-function typeOfUses(occ0: readonly ts.Node[]): string {
+function typeOfUses(occ0: readonly ts.Node[], defaulted: Set<string> | null = null): string {
   const occ = [...occ0, ...occ0.flatMap(constUses)];
   const fields = fieldUses(occ);
   const elements = elementUses(occ);
   const named = [...fields.keys()].filter((k) => k !== 'length');
-  if (named.length) return `{ ${named.map((k) => `${k}: ${typeOfUses(fields.get(k)!)}`).join('; ')} }`;
+  if (named.length) return `{ ${named.map((k) => `${k}${defaulted && !defaulted.has(k) ? '?' : ''}: ${typeOfUses(fields.get(k)!)}`).join('; ')} }`;
   if (elements.length || fields.has('length')) {
     const el = typeOfUses(elements);
     return /[ |{]/.test(el) ? `(${el})[]` : `${el}[]`;
@@ -123,7 +123,9 @@ function boolishUse(at: ts.Node): boolean {
  * value (`undefined`) is typed by its uses, `| undefined`. Null for a value of no usable shape.
  */
 function typeOf(v: unknown, occ: readonly ts.Node[]): string | null {
-  if (v === undefined) return `${typeOfUses(occ)} | undefined`;
+  // (an object defaulted in the body to a literal, `opts = opts || { tol: 1e-8 }`, may lack the fields the literal lacks)
+  const defaulted = defaultLiteralFields(occ);
+  if (v === undefined) return `${typeOfUses(occ, defaulted)} | undefined`;
   if (typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v)) {
     const t = tyOfValue(v);
     return t ? typeText(t) : null;
@@ -136,10 +138,28 @@ function typeOf(v: unknown, occ: readonly ts.Node[]): string | null {
     // a field holding `undefined` is refused as before: `'k' in o` tells it from an absent one
     const t = x === undefined ? null : typeOf(x, uses.get(k) ?? []);
     if (!t) return null;
-    parts.push(`${k}: ${t}`);
+    parts.push(`${k}${defaulted && !defaulted.has(k) ? '?' : ''}: ${t}`);
   }
   for (const [k, at] of uses) if (!own.includes(k) && k !== 'length') parts.push(`${k}?: ${typeOfUses(at)}`);
   return `{ ${parts.join('; ')} }`;
+}
+
+/**
+ * The fields of the object literal a parameter is defaulted to in the body (`p = p || { … }`, `p ??=
+ * { … }`, `if (!p) p = { … }`), or null where it is not.
+ */
+function defaultLiteralFields(occ: readonly ts.Node[]): Set<string> | null {
+  for (const o of occ) {
+    const e = outer(o);
+    const a = e.parent;
+    if (!ts.isBinaryExpression(a) || a.left !== e) continue;
+    const op = a.operatorToken.kind;
+    if (op !== ts.SyntaxKind.EqualsToken && op !== ts.SyntaxKind.BarBarEqualsToken && op !== ts.SyntaxKind.QuestionQuestionEqualsToken) continue;
+    let r = skipParens(a.right);
+    if (ts.isBinaryExpression(r) && (r.operatorToken.kind === ts.SyntaxKind.BarBarToken || r.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken)) r = skipParens(r.right);
+    if (ts.isObjectLiteralExpression(r)) return new Set(r.properties.flatMap((p) => (p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? [p.name.text] : [])));
+  }
+  return null;
 }
 
 /**

@@ -1024,7 +1024,7 @@ class FunctionLowering {
         const param = params.find((x) => x.name === this.varOf.get(p)?.name);
         const local = param && this.bodyDefault(p, param, def);
         if (!local) continue;
-        unpack.push(local);
+        if (local !== 'none') unpack.push(local);
         this.replaced.add(def.stmt);
       }
     params.push(...this.closures.capturedParams()); // a specialised copy takes what its closures capture
@@ -1109,8 +1109,12 @@ class FunctionLowering {
    * body's reads of `y` made reads of it; null (the statement then lowers as written) where the test
    * does not cover every absence the parameter's type allows.
    */
-  private bodyDefault(p: ts.ParameterDeclaration, param: Param, def: BodyDefault): Stmt | null {
+  private bodyDefault(p: ts.ParameterDeclaration, param: Param, def: BodyDefault): Stmt | 'none' | null {
     const ty = param.ty;
+    // (a parameter that cannot be absent, typed by the runtime API from a value given: an array or
+    // object is truthy, so only a number's `||` can change it)
+    if (ty.k !== 'opt' && (def.test === 'present' || isRef(ty))) return 'none';
+    if (ty.k !== 'opt' && (ty.k === 'num' || ty.k === 'int')) return this.truthyDefault(p, param, def);
     if (ty.k !== 'opt' || ty.none.includes('false') || (def.test === 'present' && !ty.none.every((n) => def.covers.includes(n as 'null' | 'undefined')))) return null;
     // (the fallback is lowered before the body's reads of the parameter move to the local)
     const fallback = this.expr(def.fallback);
@@ -1124,6 +1128,19 @@ class FunctionLowering {
     const local = this.declareVar(p, `${param.name}Value`, ty.base);
     const value: Expr = { k: 'cond', c: given, a: { k: 'var', name: param.name, ty: ty.base, nn: true }, b: fallback, ty: ty.base };
     return { k: 'decl', name: local, ty: ty.base, init: value, konst: true, loc: this.ctx.locOf(def.stmt), origin: 'param.bodydefault' };
+  }
+
+  /** `y = y || 2` on a number that is always given: `const yValue = y || 2` (0 and NaN take the fallback) */
+  private truthyDefault(p: ts.ParameterDeclaration, param: Param, def: BodyDefault): Stmt | null {
+    const fallback = this.expr(def.fallback);
+    if (this.pre.length || !fallback) {
+      this.pre = [];
+      return null;
+    }
+    const arg: Expr = { k: 'var', name: param.name, ty: param.ty };
+    const local = this.declareVar(p, `${param.name}Value`, NUM);
+    const value: Expr = { k: 'cond', c: truthy(arg), a: arg, b: fallback, ty: NUM };
+    return { k: 'decl', name: local, ty: NUM, init: value, konst: true, loc: this.ctx.locOf(def.stmt), origin: 'param.bodydefault' };
   }
 
   /** the one type every `return` of a lowered body gives (numbers only), or null */

@@ -315,6 +315,8 @@ export const corpus: CorpusCase[] = [
   { name: 'js-nullable/ray_travel', file: 'js-nullable.ts', head: 'rayTravel', args: [vec(2, -0.5, 0.5), vec(2, 0.5, 1), mat(3, 4, 1.5, 3)], tags: ['js', 'nullable-array-result', 'nullable-array-split'] },
   { name: 'js-nullable/ray_travel_miss', file: 'js-nullable.ts', head: 'rayTravel', args: [vec(2, -0.5, 0.5), vec(2, -1, -0.5), mat(3, 4, 1.5, 3)], tags: ['js', 'nullable-array-result', 'null-result'] },
   { name: 'js-nullable/solved_norm', file: 'js-nullable.ts', head: 'solvedNorm', args: [mat(2, 2, 0.5, 1.5), vec(2, -1, 1)], tags: ['js', 'nullable-array-result', 'truthiness'] },
+  { name: 'js-nullable/damped_sum_given', file: 'js-nullable.ts', head: 'dampedSum', args: [vec(4, -1, 1), num(0.2, 0.8), obj({ scale: num(0.5, 2), shift: num(-0.5, 0.5) })], wrt: ['xs', 'rate'], tags: ['js', 'body-default', 'optional-param'] },
+  { name: 'js-nullable/damped_sum_absent', file: 'js-nullable.ts', head: 'dampedSum', args: [vec(4, -1, 1), { kind: 'absent' }, { kind: 'absent' }], wrt: ['xs'], tags: ['js', 'body-default', 'absent'] },
 ];
 
 // ------------------------------------------------------------- js-exprs.ts

@@ -66,6 +66,8 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   decl: { types: ['scalar', 'array', 'array2', 'arrobj', 'object', 'tuple'], effects: ['fresh', 'alias'] },
   'decl.var': { types: ['scalar'], effects: ['-'] },
   'nullable.split': { types: ['scalar'], effects: ['-'] },
+  // a parameter's default assigned at the top of the body (src/frontend/param-defaults.ts)
+  'param.bodydefault': { types: ['scalar', 'object'], effects: ['-'] },
   // a helper's `number[] | null` result taken apart where it is named (src/frontend/nullable-locals.ts)
   'nullable.result': { types: ['array'], effects: ['-'] },
   'assign.var': { types: ['scalar', 'array', 'array2', 'arrobj', 'object', 'tuple'], effects: ['fresh', 'alias', 'self'] },
@@ -158,7 +160,7 @@ export function possible(c: Cell): boolean {
   // `continue` needs a loop
   if (c.form === 'stmt.continue' && c.strategy === 'straight') return false;
   // parameters are declared outside every loop
-  if ((c.form === 'param.optional' || c.form === 'param.optbool') && c.strategy !== 'straight') return false;
+  if ((c.form === 'param.optional' || c.form === 'param.optbool' || c.form === 'param.bodydefault') && c.strategy !== 'straight') return false;
   return true;
 }
 
@@ -241,6 +243,10 @@ export function classifyModule(mod: Module): Counts {
   const origin = (s: Stmt, st: Strategy) => {
     const o = s.origin as Form | undefined;
     if (!o) return;
+    if (o === 'param.bodydefault') {
+      if (s.k === 'decl') add(o, typeClass(s.ty), '-', st);
+      return;
+    }
     if (o === 'nullable.split' || o === 'nullable.result') {
       add(o, o === 'nullable.split' ? 'scalar' : 'array', '-', st);
       return;

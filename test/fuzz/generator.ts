@@ -1309,11 +1309,18 @@ function assign(c: Ctx, target: string, op: number, e: Expr, q: number): void {
   }
 }
 
-function loopBounds(c: Ctx): { text: string; n: number }[] {
-  const out = [2, 3, 4].map((n) => ({ text: `${n}`, n }));
+function loopBounds(c: Ctx, fractional = false): { text: string; n: number; frac?: boolean }[] {
+  const out: { text: string; n: number; frac?: boolean }[] = [2, 3, 4].map((n) => ({ text: `${n}`, n }));
   // (an array in scope written as a literal is parenthesized: `j < [a > b ? …].length` would read as type arguments)
   for (const a of c.arrs) out.push({ text: `${/^[\w$.[\]]+$/.test(a.name) ? a.name : `(${a.name})`}.length`, n: a.len });
   for (const m of c.mats) out.push({ text: `${m.name}.length`, n: m.rows }, { text: `${m.name}[0].length`, n: m.cols });
+  // bounds that need not be integers (`k < N / 2` with N odd, `i < T / dt`): `n` is the trip count's ceiling
+  if (!fractional) return out;
+  out.push({ text: '2.5', n: 3, frac: true });
+  const a = c.arrs.find((x) => /^[\w$.[\]]+$/.test(x.name));
+  if (a) out.push({ text: `${a.name}.length / 2`, n: Math.ceil(a.len / 2), frac: true });
+  const x = c.nums[0];
+  if (x) out.push({ text: `(2 + Math.tanh(${x.name}))`, n: 3, frac: true });
   return out;
 }
 
@@ -1494,7 +1501,7 @@ function renderStmt(c: Ctx, s: Stmt): void {
       return;
     }
     case 'for': {
-      const b = loopBounds(c)[s.b % loopBounds(c).length];
+      const b = loopBounds(c, true)[s.b % loopBounds(c, true).length];
       const i = c.fresh('i');
       const form = s.form % 6;
       // a search whose only work is the value it returns (`for (…) { if (c) return e; }`): the adjoint
@@ -1521,7 +1528,7 @@ function renderStmt(c: Ctx, s: Stmt): void {
         () =>
           [
             `for (let ${i} = 0; ${i} < ${b.text}; ${i}++) {`,
-            `for (let ${i} = ${b.text} - 1; ${i} >= 0; ${i}--) {`,
+            `for (let ${i} = ${b.frac ? `Math.ceil(${b.text})` : b.text} - 1; ${i} >= 0; ${i}--) {`,
             `for (let ${i} = 0; ${i} < ${b.text}; ${i} += 2) {`,
             `for (let ${i} = 1; ${i} < ${b.text}; ${i}++) {`,
             `for (let ${i} = 0; ${i} < ${b.text}; ++${i}) {`,
@@ -2314,10 +2321,14 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       const n = lenChoice(c, s.n);
       const per = s.v % 2 ? 2 : 3;
       if (s.t % 3 === 0) {
-        // outside a loop of its own: in the spec's loop context as it is
-        c.emit(`const ${name}: number[] = [${value(s.q + 1)}];`, per === 2 ? `${name}.push(${value(s.q)}, ${name}.length * 0.5);` : `${name}.push(${value(s.q)}, 0.25, ${name}[0]);`);
-        c.arrs.push({ name, len: 1 + per, f64: false, ro: false });
-        use(c.arrs[c.arrs.length - 1]);
+        // outside a loop of its own: in the spec's loop context as it is (every fourth inside a `while` of its own)
+        const inPlace = () => {
+          c.emit(`const ${name}: number[] = [${value(s.q + 1)}];`, per === 2 ? `${name}.push(${value(s.q)}, ${name}.length * 0.5);` : `${name}.push(${value(s.q)}, 0.25, ${name}[0]);`);
+          c.arrs.push({ name, len: 1 + per, f64: false, ro: false });
+          use(c.arrs[c.arrs.length - 1]);
+        };
+        if (s.q % 4 === 0) ownLoop(c, 2, 2, inPlace);
+        else inPlace();
         return;
       }
       filling(`const ${name}: number[] = [];`, n, () => (per === 2 ? `${name}.push(${value(s.q)}, ${name}.length * 0.5);` : `${name}.push(${value(s.q)}, 0.25, ${value(s.q + 1)});`));
@@ -3747,7 +3758,7 @@ export function render(spec: ProgSpec): Rendered {
     if (ret === 0 && !h.rec && h.q % 4 === 3) sig.nullable = true;
     if (ret === 1 && hi < spec.helpers.length && !h.rec && h.q % 2 === 1) {
       sig.nullable = true;
-      sig.nullLoop = (h.q >> 1) % 4;
+      sig.nullLoop = ((h.q >> 1) + hi) % 4;
     }
     // early returns: with a value (number), none (arrays, objects), bare (void)
     const c = new Ctx(ret === 0 ? 0 : ret === 2 ? 2 : 1, sigs.slice());
@@ -3846,11 +3857,16 @@ export function render(spec: ProgSpec): Rendered {
   // y, from the same draws: every fourth program takes it optional (`y?: number`) and left out, optional
   // and given, or with a default (`y = 0.5`); an optional y is read through `??` and `typeof` only
   const yForm = hp.y ? (spec.la + spec.lb) % 4 : 3;
+  // (every third optional y takes its default in the body, JavaScript's old way: src/frontend/param-defaults.ts)
+  const yInBody = hp.y && yForm < 2 && (spec.la + 2 * spec.rows) % 3 === 0;
   if (hp.y && yForm < 2) {
     params.push('y');
     decls.push('y?: number');
     args.push(yForm === 0 ? { kind: 'absent' } : num());
-    c.opts.push({ name: 'y', none: 'undefined' });
+    if (yInBody) {
+      c.emit(...[['if (y === undefined) y = 0.5;'], ['y = y ?? 0.75;'], ['y ??= 0.25;'], ['if (y == null) {', '  y = 1.25;', '}']][(spec.lb + spec.rows) % 4]);
+      c.nums.push({ name: 'y', w: false });
+    } else c.opts.push({ name: 'y', none: 'undefined' });
   } else if (hp.y) {
     add('y', 'number', num());
     if (yForm === 2) decls[decls.length - 1] = 'y: number = 0.5';
@@ -3867,7 +3883,14 @@ export function render(spec: ProgSpec): Rendered {
   if (hp.p) {
     // its optional field z: absent in one program of three, and read through `??` or a presence test
     const zAbsent = (spec.la + spec.lb + spec.rows) % 3 === 0;
-    add('p', 'P', { kind: 'obj', fields: { u: num(), v: num(), w: num(), ...(zAbsent ? {} : { z: num() }) } });
+    // (every fourth p is optional, given its default in the body: `p = p || { … }`, left out half the time)
+    const pInBody = (spec.la + spec.lb) % 4 === 1;
+    add(pInBody ? 'p?' : 'p', 'P', pInBody && spec.rows % 2 === 0 ? { kind: 'absent' } : { kind: 'obj', fields: { u: num(), v: num(), w: num(), ...(zAbsent ? {} : { z: num() }) } });
+    if (pInBody) {
+      params[params.length - 1] = 'p';
+      const dflt = '{ u: 0.5, v: 0.25, w: 1 }';
+      c.emit([`p = p || ${dflt};`, `if (!p) p = ${dflt};`, `p ??= ${dflt};`][spec.cols % 3]);
+    }
     c.objs.push('p');
     const pz = c.fresh('pz');
     c.emit((spec.la + spec.rows) % 2 ? `const ${pz} = p.z ?? 0.5;` : `const ${pz} = p.z !== undefined ? p.z * 0.5 : 0.25;`);
@@ -3953,8 +3976,7 @@ export function render(spec: ProgSpec): Rendered {
   }
   const rt = ret === 0 ? 'number' : ret === 1 ? 'void' : 'number[]';
   // (a required parameter may not follow an optional one: there y is `number | undefined`)
-  const yi = decls.indexOf('y?: number');
-  if (yi >= 0 && yi < decls.length - 1) decls[yi] = 'y: number | undefined';
+  for (let i = 0; i < decls.length - 1; i++) decls[i] = decls[i].replace(/^(\w+)\?: (.*)$/, '$1: $2 | undefined');
   out.push(`export function f(${decls.join(', ')}): ${rt} {`, ...c.lines, '}', '');
 
   // independents: by default every parameter; sometimes drop a few

@@ -261,3 +261,13 @@ export function solvedNorm(m: number[][], r: number[]): number {
   if (!x) return 0;
   return x[0] * x[0] + x[1] * x[1];
 }
+
+/** defaults written in the body, JavaScript's way before default parameters: each assigned once, first */
+export function dampedSum(xs: number[], rate?: number, opts?: { scale?: number; shift?: number }): number {
+  opts = opts || {};
+  if (rate === undefined) rate = 0.5;
+  const scale = opts.scale ?? 1;
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s = s * rate + scale * (xs[i] - (opts.shift ?? 0)) ** 2;
+  return s;
+}

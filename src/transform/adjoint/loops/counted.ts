@@ -1,7 +1,7 @@
 // Counted loops: recognizing `for (i = a; i < b; i += c)` with an index the body does not write (its
 // reversal runs the index backwards), and the forward sweep's loop with its init.
 import type { Expr, Stmt } from '../../../ir/types.js';
-import { BOOL, forEachExpr, forEachStmt, INT } from '../../../ir/util.js';
+import { BOOL, forEachExpr, forEachStmt, INT, tyOf } from '../../../ir/util.js';
 import type { AdjointContext, Pair } from '../context.js';
 
 /** Keeps `for (let i = 0; …)` readable when the init needs no pushes. */
@@ -15,9 +15,10 @@ export function forInit(cx: AdjointContext, fwd: Stmt, init: Pair): Stmt[] {
 /**
  * `for (i = a; i < b; i += c)` with i, a, b not written in the body, c constant, no jumps; also
  * `i + k < b` for an integer constant k (a loop over neighbours: `i + 1 < x.length`), which is
- * `i < b - k`. `bound` is b (b - k), `op` the comparison.
+ * `i < b - k`. `bound` is b (b - k), `op` the comparison, `start` a, `integral` whether b is an integer
+ * whatever the inputs.
  */
-export function countedLoop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>): { index: Extract<Expr, { k: 'var' }>; last: Expr; revCond: Expr; step: number; bound: Expr; op: '<' | '<=' | '>' | '>=' } | null {
+export function countedLoop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>): { index: Extract<Expr, { k: 'var' }>; last: Expr; revCond: Expr; step: number; bound: Expr; op: '<' | '<=' | '>' | '>='; start: Expr; integral: boolean } | null {
   if (s.init.length !== 1 || s.update.length !== 1 || !s.cond) return null;
   const ini = s.init[0];
   const name = ini.k === 'decl' ? ini.name : ini.k === 'assign' && ini.target.k === 'var' ? ini.target.name : null;
@@ -58,19 +59,68 @@ export function countedLoop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>):
   const i = { k: 'var', name, ty: INT } as Extract<Expr, { k: 'var' }>;
   const I = (op: '+' | '-' | '*' | '/', a: Expr, b: Expr): Expr => ({ k: 'bin', op, a, b, ty: INT });
   const n = (v: number): Expr => ({ k: 'num', v });
+  // (the reversal starts from the last index the loop took: for an integer start, the index stays an
+  // integer, and the count of steps before a bound that may not be one, `k <= n / 2` with n odd, is a
+  // ceiling or a floor; a start that may not be an integer accumulates rounding the reversal would not
+  // reproduce, and such a loop is reversed with its trip count recorded instead)
+  if (!isInteger(start)) return null;
+  const integral = isInteger(bound);
+  const floor = (x: Expr): Expr => ({ k: 'intr', fn: 'Math.floor', args: [x], ty: INT });
+  const ceil = (x: Expr): Expr => ({ k: 'intr', fn: 'Math.ceil', args: [x], ty: INT });
+  // the steps taken after the first: below an integer bound `(b - 1 - a) / c` rounded down, below any
+  // bound `ceil((b - a) / c) - 1`; up to a bound, `(b - a) / c` rounded down
+  const steps = (span: Expr, strict: boolean, st: number): Expr =>
+    integral || !strict ? floor(st === 1 ? (strict ? plus(span, -1) : span) : I('/', strict ? plus(span, -1) : span, n(st))) : plus(ceil(st === 1 ? span : I('/', span, n(st))), -1);
   let last: Expr;
   let revCond: Expr;
   if (step > 0 && (c.op === '<' || c.op === '<=')) {
-    const span = c.op === '<' ? I('-', I('-', bound, n(1)), start) : I('-', bound, start);
-    last = step === 1 ? (c.op === '<' ? plus(bound, -1) : bound) : I('+', start, I('*', { k: 'intr', fn: 'Math.floor', args: [I('/', span, n(step))], ty: INT }, n(step)));
+    last = step === 1 && integral ? (c.op === '<' ? plus(bound, -1) : bound) : I('+', start, scaled(steps(I('-', bound, start), c.op === '<', step), step));
     revCond = { k: 'bin', op: '>=', a: i, b: start, ty: BOOL };
   } else if (step < 0 && (c.op === '>' || c.op === '>=')) {
     const st = -step;
-    const span = c.op === '>' ? I('-', I('-', start, bound), n(1)) : I('-', start, bound);
-    last = st === 1 ? (c.op === '>' ? plus(bound, 1) : bound) : I('-', start, I('*', { k: 'intr', fn: 'Math.floor', args: [I('/', span, n(st))], ty: INT }, n(st)));
+    last = st === 1 && integral ? (c.op === '>' ? plus(bound, 1) : bound) : I('-', start, scaled(steps(I('-', start, bound), c.op === '>', st), st));
     revCond = { k: 'bin', op: '<=', a: i, b: start, ty: BOOL };
   } else return null;
-  return { index: i, last, revCond, step, bound, op: c.op };
+  return { index: i, last, revCond, step, bound, op: c.op, start, integral };
+}
+
+/**
+ * The iterations of an upward loop of step 1 (`countedLoop`), before clamping at 0: `b - a` below an
+ * integer bound b, `b - a + 1` up to one; `ceil(b - a)` and `floor(b - a) + 1` for any bound.
+ */
+export function upwardTrips(counted: NonNullable<ReturnType<typeof countedLoop>>): Expr {
+  const I = (op: '+' | '-', a: Expr, b: Expr): Expr => (b.k === 'num' && b.v === 0 ? a : { k: 'bin', op, a, b, ty: INT });
+  const span = I('-', counted.bound, counted.start);
+  if (counted.integral) return counted.op === '<' ? span : I('+', span, { k: 'num', v: 1 });
+  return counted.op === '<' ? { k: 'intr', fn: 'Math.ceil', args: [span], ty: INT } : I('+', { k: 'intr', fn: 'Math.floor', args: [span], ty: INT }, { k: 'num', v: 1 });
+}
+
+/** `e * k`, without the product for k = 1 */
+function scaled(e: Expr, k: number): Expr {
+  return k === 1 ? e : { k: 'bin', op: '*', a: e, b: { k: 'num', v: k }, ty: INT };
+}
+
+const ROUNDING = new Set(['Math.floor', 'Math.ceil', 'Math.round', 'Math.trunc']);
+
+/**
+ * whether `e` is an integer whatever the inputs: an integer literal, a length, a value typed an integer
+ * (src/analysis/ints.ts), a rounding, or a sum, difference or product of such
+ */
+function isInteger(e: Expr): boolean {
+  switch (e.k) {
+    case 'num':
+      return Number.isInteger(e.v);
+    case 'len':
+      return true;
+    case 'bin':
+      return (e.op === '+' || e.op === '-' || e.op === '*') ? isInteger(e.a) && isInteger(e.b) : tyOf(e).k === 'int';
+    case 'un':
+      return e.op === '-' ? isInteger(e.a) : tyOf(e).k === 'int';
+    case 'intr':
+      return ROUNDING.has(e.fn) || tyOf(e).k === 'int';
+    default:
+      return tyOf(e).k === 'int';
+  }
 }
 
 /** e + k, constants folded (`x.length - 1 - 1` reads `x.length - 2`) */

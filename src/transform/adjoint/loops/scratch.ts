@@ -8,7 +8,7 @@ import { type AdjointContext, aliasRep, tapeOp, tyOfLocal } from '../context.js'
 import { readNames } from '../liveness.js';
 import { storeForced } from '../record.js';
 import { isFlatArray, primalCopy } from '../util.js';
-import { countedLoop } from './counted.js';
+import { countedLoop, upwardTrips } from './counted.js';
 import { fusedLoopAssigns } from './fused-reduction.js';
 
 /**
@@ -111,7 +111,7 @@ export function scratchBuffer(
     .filter((v) => v.ty.k === 'num' || v.ty.k === 'int');
   const I = (op: '+' | '-' | '*', a: Expr, b: Expr): Expr => (b.k === 'num' && b.v === 0 && op !== '*' ? a : b.k === 'num' && b.v === 1 && op === '*' ? a : { k: 'bin', op, a, b, ty: INT });
   const num = (v: number): Expr => ({ k: 'num', v });
-  const span = counted.op === '<' ? I('-', counted.bound, start) : I('+', I('-', counted.bound, start), num(1));
+  const span = upwardTrips(counted);
   const iteration = start.k === 'num' && start.v === 0 ? counted.index : I('-', counted.index, start);
   const trips: Expr = { k: 'intr', fn: 'Math.max', args: [num(0), span], ty: INT };
   const bty: Ty = { k: 'arr', elem: NUM, typed: true, ro: false };

@@ -3,7 +3,7 @@
 import type { Expr, Stmt, Ty } from '../../../ir/types.js';
 import { forEachExpr, forEachStmt, INT, isRef, mapExpr, NUM, stmtExprs } from '../../../ir/util.js';
 import { type AdjointContext, type Pair, tapeOp } from '../context.js';
-import { countedLoop } from './counted.js';
+import { countedLoop, upwardTrips } from './counted.js';
 import { atFusedTop, fusedLoopAssigns } from './fused-reduction.js';
 
 /**
@@ -57,7 +57,7 @@ export function staticTape(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>, b
   const I = (op: '+' | '-' | '*', a: Expr, b: Expr): Expr => (b.k === 'num' && b.v === 0 && op !== '*' ? a : b.k === 'num' && b.v === 1 && op === '*' ? a : { k: 'bin', op, a, b, ty: INT });
   const num = (v: number): Expr => ({ k: 'num', v });
   const slot = (k: number): Expr => I('+', I('*', start.k === 'num' && start.v === 0 ? i : I('-', i, start), num(c)), num(k));
-  const span = counted.op === '<' ? I('-', counted.bound, start) : I('+', I('-', counted.bound, start), num(1));
+  const span = upwardTrips(counted);
   const size: Expr = I('*', { k: 'intr', fn: 'Math.max', args: [num(0), span], ty: INT }, num(c));
   let k = 0;
   const fwdBody = body.fwd.map((x): Stmt => (isPushF(x) ? { k: 'assign', target: { k: 'idx', obj: bv, index: slot(k++), ty: NUM }, value: x.e.args[1] } : x));
