@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkCompiled } from '../src/api/check.js';
 import { compile, type CompileOptions, type CompileResult } from '../src/api/compile.js';
+import { loadGenerated } from '../src/api/load.js';
 import { grad } from '../src/api/runtime.js';
 import { rng } from '../src/api/values.js';
 import { formatDiagnostic } from '../src/frontend/diagnostics.js';
@@ -118,6 +119,14 @@ export function L(p: number, q: number, x: number, c1: boolean, c2: boolean): nu
     }
   });
 
+  it('a loop left by `break` at its last element (trial 21): the sums of the exit not taken are not run, so they read nothing past the array', () => {
+    const src = `export function rosen(x: readonly number[], b: number): number {\n  let f = 0;\n  for (let i = 0; i < x.length; i++) {\n    if (i === x.length - 1) break;\n    f += b * (x[i + 1] - x[i] * x[i]) ** 2 + (1 - x[i]) ** 2;\n  }\n  return f;\n}`;
+    agree(src, 'rosen', [[0.3, -0.7, 1.2], 100]);
+    const xb = [0, 0, 0];
+    (loadGenerated(compile(src, { head: 'rosen', coarsen: true, js: true, runtimeImport: null }).code) as Record<string, (...a: unknown[]) => unknown>).rosen_b([0.3, -0.7, 1.2], xb, 100, 1);
+    expect(xb.length).toBe(3);
+    expect(xb.every(Number.isFinite)).toBe(true);
+  });
   it('the recorded run works on copies of the parameters it assigns (the rules read the arguments after it)', () => {
     // (found by the fuzz campaign: a segment assigning its live-in variable read it back clobbered)
     const src = `export function f(x: number, c: number): number { let k = 0; while (k < 10) { k++; if (x > c) break; x = x * 1.5 + c; } return x * x; }`;

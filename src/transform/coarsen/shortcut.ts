@@ -249,13 +249,17 @@ function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, 
       const inner: Stmt[] = [];
       const err = scope(sum.body, innerSeed, inner, new Map([...loopVars, [sum.i as Term, i]]), depth + 1);
       if (err) return err;
-      stmts.push({
+      const loop: Stmt = {
         k: 'for',
         init: [{ k: 'decl', name: i, ty: INT, init: bounds.values[0], konst: false }],
         cond: { k: 'bin', op: '<=', a: v(i, INT), b: bounds.values[1], ty: { k: 'bool' } },
         update: [{ k: 'assign', target: v(i, INT), value: { k: 'bin', op: '+', a: v(i, INT), b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
         body: inner,
-      });
+      };
+      // (a seed that is zero, the sum of an exit the primal did not take, runs no loop: its bounds are
+      // that exit's, and may reach past the array, where 0 · undefined would be NaN; statement-level AD
+      // adds nothing for a zero seed either)
+      stmts.push(seedExpr.k === 'var' ? { k: 'if', c: { k: 'bin', op: '!==', a: seedExpr, b: { k: 'num', v: 0 }, ty: { k: 'bool' } }, then: [loop], else: [] } : loop);
     }
     return null;
   };
