@@ -221,7 +221,11 @@ export function randomArgs(types: Ty[], seed: number, sizes: ReadonlySet<number>
         return t.elems.map((e, i) => draw(e, `${at}.${i}`));
       case 'obj': {
         const o: Record<string, unknown> = {};
-        for (const f of t.fields) o[f.name] = draw(f.ty, `${at}.${f.name}`);
+        // (an optional field is left out, not set to undefined: `{ ...opts }` would copy an undefined)
+        for (const f of t.fields) {
+          const v = draw(f.ty, `${at}.${f.name}`);
+          if (v !== undefined || !(f.optional || f.ty.k === 'opt')) o[f.name] = v;
+        }
         return o;
       }
       default:

@@ -539,8 +539,12 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
   if (!rep.ok) {
     const point = head.params.map((p, j) => `${p.name} = ${compact(values[j])}`).join(', ');
     process.stdout.write(`at ${args.input ? `the --input point` : 'random arguments'}: ${point}  (independents: ${r.wrt.join(', ')})\n`);
+    // (the tangent agrees with the divided differences there, so the point is not a kink: the adjoint is wrong)
+    const adjointWrong = !rep.unstable && rep.tangentError <= 1e-6 && !(rep.dotError <= 1e-8) && rep.vectorError <= 1e-12;
     process.stdout.write(
-      args.input
+      adjointWrong
+        ? `this is a bug in tsad, not a property of the point: the tangent agrees with the divided differences and the adjoint disagrees with the tangent; please report it with this file, the command and the point above\n`
+        : args.input
         ? `hint: a point where the function is not smooth (a kink, a branch switch) or outside its domain fails too: try another --input point; to leave parameters out, name the independents with --wrt\n`
         : `hint: if the function needs particular values (a domain, sizes, indices), check at a point of yours with --input point.json (a JSON array of the arguments, or an object keyed by parameter name); to leave parameters out, name the independents with --wrt\n`,
     );

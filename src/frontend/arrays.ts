@@ -350,7 +350,7 @@ const squash = (s: string) => s.replace(/\s+/g, '');
 /** a length expression evaluated the same wherever it is written: names, fields, literals, `.length`, arithmetic */
 function pureLength(e: ts.Expression): boolean {
   e = skip(e);
-  if (ts.isIdentifier(e) || ts.isNumericLiteral(e)) return true;
+  if (ts.isIdentifier(e) || ts.isNumericLiteral(e) || e.kind === ts.SyntaxKind.ThisKeyword) return true;
   // fields and `.length` (plain data in the subset: no getters)
   if (ts.isPropertyAccessExpression(e)) return pureLength(e.expression);
   if (ts.isBinaryExpression(e)) return [ts.SyntaxKind.PlusToken, ts.SyntaxKind.MinusToken, ts.SyntaxKind.AsteriskToken].includes(e.operatorToken.kind) && pureLength(e.left) && pureLength(e.right);

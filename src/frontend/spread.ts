@@ -8,7 +8,7 @@
 // since max(a, max(b, c)) = max(a, b, c) in value and in the rule table's choice on ties (the first).
 // `hypot` of a spread array among other arguments is refused: hypot(a, hypot(b, c)) rounds differently.
 import ts from 'typescript';
-import type { Expr, Loc, Stmt } from '../ir/types.js';
+import type { Expr, Loc, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, elemTy, tyOf } from '../ir/util.js';
 import { isPlainRead } from './nullable.js';
 
@@ -189,7 +189,9 @@ export function objectSpreadFields(
       const before = out.find((f) => f.name === g.name);
       const base = g.ty.k === 'opt' ? g.ty.base : g.ty;
       if (!before) return host.err(p, `the spread would copy the optional field '${g.name}', which nothing before it gives: the object would have it or not by the value`, `give a default first, \`{ ${g.name}: 0, ...o }\` (or \`{ ...DEFAULTS, ...o }\`), or spell out the fields`);
-      if (JSON.stringify(tyOf(before.value)) !== JSON.stringify(base)) return host.err(p, `the optional field '${g.name}' of the spread has another type than the value given before it`, 'give both the same type');
+      // (an integer literal, `{ k: 2, ...opts }`, is a number like the field's)
+      const numeric = (x: Ty) => JSON.stringify(x.k === 'int' ? { k: 'num' } : x);
+      if (numeric(tyOf(before.value)) !== numeric(base)) return host.err(p, `the optional field '${g.name}' of the spread has another type than the value given before it`, 'give both the same type');
       // (the earlier value is read only where the source lacks the field: named first if it is not a plain read)
       if (!isConstantValue(before.value) && !isPlainRead(before.value)) {
         const name = host.fresh(g.name);
