@@ -40,7 +40,9 @@ export function computeAliases(f: Func, containers = true): Aliases {
   const al = new Aliases();
   const refParams = f.params.filter((p) => isRef(p.ty) && p.ty.k !== 'tape' && hasFloat(p.ty)).map((p) => p.name);
   const link = (name: string, value: Expr) => {
-    if (!isRef(tyOf(value))) return;
+    // (a value that may be absent, `const o = opts!`, is the same object where it is present)
+    const t = tyOf(value);
+    if (!isRef(t) && !(t.k === 'opt' && isRef(t.base))) return;
     if (value.k === 'intr' && value.fn === 'tape.popR') {
       // a reference restored from a tape may be any array this function was given
       for (const p of refParams) al.union(name, p);
@@ -213,7 +215,7 @@ function computeWritesOnce(mod: Module): Map<string, Set<number>> {
       }
       const mine = writes.get(n)!;
       f.params.forEach((p, j) => {
-        if (isRef(p.ty) && written.has(rep(p.name)) && !mine.has(j)) {
+        if ((isRef(p.ty) || (p.ty.k === 'opt' && isRef(p.ty.base))) && written.has(rep(p.name)) && !mine.has(j)) {
           mine.add(j);
           changed = true;
         }

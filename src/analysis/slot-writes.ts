@@ -38,7 +38,7 @@ export function computeSlotWrites(mod: Module): Map<string, Set<number>> {
       });
       const mine = writes.get(n)!;
       f.params.forEach((p, j) => {
-        if (isRef(p.ty) && written.has(al.rep(p.name)) && !mine.has(j)) {
+        if ((isRef(p.ty) || (p.ty.k === 'opt' && isRef(p.ty.base))) && written.has(al.rep(p.name)) && !mine.has(j)) {
           mine.add(j);
           changed = true;
         }

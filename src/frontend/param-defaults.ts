@@ -9,8 +9,8 @@
 // argument's where one is given and the fallback's otherwise.
 //
 // Only leading statements are taken, each parameter at most once, and only where nothing else in the
-// body assigns the parameter or reads it inside a nested function (whose reads TypeScript does not
-// narrow); anything else keeps the existing rule (a nullable parameter is not reassigned).
+// body assigns the parameter; anything else keeps the existing rule (a nullable parameter is not
+// reassigned). A nested function's read, which TypeScript does not narrow, reads the local too.
 import ts from 'typescript';
 
 /** How a body default tests the parameter: present (`??`, `=== undefined`, `== null`) or truthy (`||`, `!y`). */
@@ -104,20 +104,22 @@ function nothing(e: ts.Expression): 'null' | 'undefined' | null {
   return null;
 }
 
-/** whether the body assigns `p` anywhere but in `def`, or reads it inside a nested function */
+/**
+ * whether the body assigns `p` anywhere but in `def` (a nested function reading it reads the local: it
+ * runs after the leading statements, and nothing assigns the parameter again)
+ */
 function usedOtherwise(body: ts.Block, p: ts.ParameterDeclaration, def: ts.Statement, checker: ts.TypeChecker): boolean {
   const sym = checker.getSymbolAtLocation(p.name);
   let used = false;
-  const visit = (n: ts.Node, nested: boolean): void => {
+  const visit = (n: ts.Node): void => {
     if (used || n === def) return;
     if (ts.isIdentifier(n) && checker.getSymbolAtLocation(n) === sym) {
-      if (nested || isWritten(n)) used = true;
+      if (isWritten(n)) used = true;
       return;
     }
-    const inner = nested || ts.isFunctionLike(n);
-    ts.forEachChild(n, (c) => visit(c, inner));
+    ts.forEachChild(n, visit);
   };
-  visit(body, false);
+  visit(body);
   return used;
 }
 

@@ -3982,7 +3982,8 @@ export function render(spec: ProgSpec): Rendered {
   // independents: by default every parameter; sometimes drop a few
   let wrt: string[] | undefined;
   if (spec.wrtDrop) {
-    const keep = params.filter((_, i) => !(spec.wrtDrop & (1 << i)));
+    // (an optional object is passive: never named as an independent)
+    const keep = params.filter((n, i) => !(spec.wrtDrop & (1 << i)) && !(n === 'p' && decls.some((d) => d.startsWith('p?:') || d.startsWith('p: P | undefined'))));
     if (keep.length && keep.length < params.length) wrt = keep;
   }
   return { source: out.join('\n'), head: 'f', params, args, ...(wrt ? { wrt } : {}) };
