@@ -75,6 +75,18 @@ interface Program {
 
 const PROGRAMS: Program[] = [
   {
+    name: "a string flag defaulted in the body, kind = kind || 'call'",
+    src: `
+function intrinsic(spot, strike, kind) {
+  kind = kind || 'call';
+  return kind === 'call' ? Math.log1p(Math.exp(spot - strike)) : Math.log1p(Math.exp(strike - spot));
+}`,
+    head: 'intrinsic',
+    helpers: [],
+    args: [1.1, 1, ''],
+    wrt: [0, 1],
+  },
+  {
     name: 'defaults written in the body (opts = opts || {}, if (y === undefined) y = 2), both left out',
     src: `
 function damped(x, y, opts) {
@@ -558,6 +570,41 @@ describe('array methods with callbacks in plain JavaScript (jacobian, grad, vjp,
 // do not show is inferred from the source, and the strict front end checks it again
 
 const INFERRED_PROGRAMS: Program[] = [
+  // (destructuring with defaults: ES5 emits it as `_a === void 0 ? 1 : _a` over a `var` copy, typed by another rule)
+  {
+    name: 'an options object destructured with defaults, left out',
+    src: `
+function huber(pred, target, opts = {}) {
+  const { delta = 1.0, reduction = 'mean' } = opts;
+  let total = 0;
+  for (let i = 0; i < pred.length; i++) {
+    const r = Math.abs(pred[i] - target[i]);
+    total += r <= delta ? 0.5 * r * r : delta * (r - 0.5 * delta);
+  }
+  return reduction === 'mean' ? total / pred.length : total;
+}`,
+    head: 'huber',
+    helpers: [],
+    args: [[1.3, 2.1, -0.4], [0.2, 0.1, 0.3]],
+    wrt: [0],
+  },
+  {
+    name: 'an options object destructured with defaults, one field given',
+    src: `
+function huber(pred, target, opts = {}) {
+  const { delta = 1.0, reduction = 'mean' } = opts;
+  let total = 0;
+  for (let i = 0; i < pred.length; i++) {
+    const r = Math.abs(pred[i] - target[i]);
+    total += r <= delta ? 0.5 * r * r : delta * (r - 0.5 * delta);
+  }
+  return reduction === 'mean' ? total / pred.length : total;
+}`,
+    head: 'huber',
+    helpers: [],
+    args: [[1.3, 2.1, -0.4], [0.2, 0.1, 0.3], { reduction: 'sum' }],
+    wrt: [0],
+  },
   {
     name: 'a helper called with arrays built by push from [] (evolving arrays type its parameters)',
     src: `
@@ -750,8 +797,9 @@ describe('plain JavaScript typed from its use (jacobian, grad, vjp, jvp)', () =>
   for (const p of INFERRED_PROGRAMS) it(p.name, () => run(p));
   // the ES5 emit too (`var y;` in the switch, `var A = []`), where the front end reads the down-levelled
   // forms: not yet `??` (a nullable temporary), spread (`__spreadArray`), a local function held in a `var`,
-  // or a nullable `const` (`var friction = opts.friction;`: a nullable variable must be `const`)
-  const es5Forms = INFERRED_PROGRAMS.filter((p) => !/\?\?|\.\.\.|const rhs|const friction/.test(p.src));
+  // or a nullable `const` (`var friction = opts.friction;`: a nullable variable must be `const`), nor a
+  // field destructured with a string default (`_b === void 0 ? 'mean' : _b` over a `var` copy of the field)
+  const es5Forms = INFERRED_PROGRAMS.filter((p) => !/\?\?|\.\.\.|const rhs|const friction|reduction = 'mean'/.test(p.src));
   for (const p of es5Forms) it(`${p.name} (ES5 emit)`, () => run(p, es5(p.src)));
 
   it('a bare `let y;` read where it may be unassigned, or given values of two types → a located error', () => {

@@ -51,6 +51,12 @@ function fieldUses(occ: readonly ts.Node[]): Map<string, ts.Node[]> {
     if (ts.isPropertyAccessExpression(p) && p.expression === e) add(p.name.text, p);
     else if (ts.isElementAccessExpression(p) && p.expression === e && ts.isStringLiteral(p.argumentExpression)) add(p.argumentExpression.text, p);
     else if (ts.isBinaryExpression(p) && p.right === e && p.operatorToken.kind === ts.SyntaxKind.InKeyword && ts.isStringLiteral(skipParens(p.left))) add((skipParens(p.left) as ts.StringLiteral).text, null);
+    // `const { delta = 1, reduction = 'mean' } = opts`: each field bound, read where its name is
+    else if (ts.isVariableDeclaration(p) && p.initializer === e && ts.isObjectBindingPattern(p.name))
+      for (const el of p.name.elements) {
+        const key = el.propertyName ?? el.name;
+        if (!el.dotDotDotToken && (ts.isIdentifier(key) || ts.isStringLiteral(key))) add(key.text, el);
+      }
   }
   return fields;
 }
@@ -70,11 +76,20 @@ function elementUses(occ: readonly ts.Node[]): ts.Node[] {
  * read here is a type error of the strict front end, located).
  */
 function typeOfUses(occ0: readonly ts.Node[], defaulted: Set<string> | null = null): string {
+  // (a field bound by a pattern with a default, `{ reduction = 'mean' }`, has the default's type)
+  const bound = occ0.find((o): o is ts.BindingElement => ts.isBindingElement(o) && !!o.initializer);
+  if (bound) {
+    const d = skipParens(bound.initializer!);
+    if (ts.isStringLiteral(d)) return 'string';
+    if (d.kind === ts.SyntaxKind.TrueKeyword || d.kind === ts.SyntaxKind.FalseKeyword) return 'boolean';
+  }
   const occ = [...occ0, ...occ0.flatMap(constUses)];
   const fields = fieldUses(occ);
   const elements = elementUses(occ);
   const named = [...fields.keys()].filter((k) => k !== 'length');
-  if (named.length) return `{ ${named.map((k) => `${k}${defaulted && !defaulted.has(k) ? '?' : ''}: ${typeOfUses(fields.get(k)!)}`).join('; ')} }`;
+  // (a field bound with a default, `{ delta = 1 } = opts`, may be left out)
+  const optional = (k: string) => (defaulted !== null && !defaulted.has(k)) || fields.get(k)!.some((o) => ts.isBindingElement(o) && !!o.initializer);
+  if (named.length) return `{ ${named.map((k) => `${k}${optional(k) ? '?' : ''}: ${typeOfUses(fields.get(k)!)}`).join('; ')} }`;
   if (elements.length || fields.has('length')) {
     const el = typeOfUses(elements);
     return /[ |{]/.test(el) ? `(${el})[]` : `${el}[]`;
@@ -122,9 +137,10 @@ function boolishUse(at: ts.Node): boolean {
  * the fields read but absent from an object added as optional fields typed by their uses; an absent
  * value (`undefined`) is typed by its uses, `| undefined`. Null for a value of no usable shape.
  */
-function typeOf(v: unknown, occ: readonly ts.Node[]): string | null {
-  // (an object defaulted in the body to a literal, `opts = opts || { tol: 1e-8 }`, may lack the fields the literal lacks)
-  const defaulted = defaultLiteralFields(occ);
+function typeOf(v: unknown, occ: readonly ts.Node[], literal: ts.ObjectLiteralExpression | null = null): string | null {
+  // (an object defaulted to a literal, `opts = {}` in the parameter list or `opts = opts || { tol: 1e-8 }`
+  // in the body, may lack the fields the literal lacks)
+  const defaulted = literal ? literalFields(literal) : defaultLiteralFields(occ);
   if (v === undefined) return `${typeOfUses(occ, defaulted)} | undefined`;
   if (typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v)) {
     const t = tyOfValue(v);
@@ -157,9 +173,13 @@ function defaultLiteralFields(occ: readonly ts.Node[]): Set<string> | null {
     if (op !== ts.SyntaxKind.EqualsToken && op !== ts.SyntaxKind.BarBarEqualsToken && op !== ts.SyntaxKind.QuestionQuestionEqualsToken) continue;
     let r = skipParens(a.right);
     if (ts.isBinaryExpression(r) && (r.operatorToken.kind === ts.SyntaxKind.BarBarToken || r.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken)) r = skipParens(r.right);
-    if (ts.isObjectLiteralExpression(r)) return new Set(r.properties.flatMap((p) => (p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? [p.name.text] : [])));
+    if (ts.isObjectLiteralExpression(r)) return literalFields(r);
   }
   return null;
+}
+
+function literalFields(r: ts.ObjectLiteralExpression): Set<string> {
+  return new Set(r.properties.flatMap((p) => (p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? [p.name.text] : [])));
 }
 
 /**
@@ -169,7 +189,7 @@ function defaultLiteralFields(occ: readonly ts.Node[]): Set<string> | null {
 export function argumentType(fn: FunctionSource, i: number, v: unknown): string | null {
   const p = fn.params[i];
   const occ = p && ts.isIdentifier(p.name) ? occurrences(fn, p.name.text) : [];
-  return typeOf(v, occ);
+  return typeOf(v, occ, p?.initializer && ts.isObjectLiteralExpression(p.initializer) ? p.initializer : null);
 }
 
 /**
@@ -203,6 +223,6 @@ export function testsForAbsence(fn: FunctionSource, i: number): boolean {
     if (op === ts.SyntaxKind.QuestionQuestionToken || op === ts.SyntaxKind.AmpersandAmpersandToken || op === ts.SyntaxKind.BarBarToken) return parent.left === e;
     if (!BOOLISH.has(op)) return false;
     const other = skipParens(parent.left === e ? parent.right : parent.left);
-    return other.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(other) && other.text === 'undefined');
+    return other.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(other) && other.text === 'undefined') || ts.isVoidExpression(other);
   });
 }

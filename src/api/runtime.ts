@@ -267,7 +267,9 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   // an untyped parameter left out (checkArity let it: the body tests it) is typed from its uses, `| undefined`
   for (let i = args.length; i < info.params.length; i++) {
     const p = info.params[i];
-    if (!p.type && !p.initializer && !p.dotDotDotToken && !p.questionToken) argTypes[i] = argumentType(info, i, undefined)!;
+    // (and one defaulted to an object literal, `opts = {}`, by the fields the body reads: `{ delta = 1 } = opts`)
+    const objectDefault = !!p.initializer && ts.isObjectLiteralExpression(p.initializer);
+    if (!p.type && ((!p.initializer && !p.dotDotDotToken && !p.questionToken) || objectDefault)) argTypes[i] = argumentType(info, i, undefined)!;
   }
   const parts: string[] = [];
   const helpers: Helper[] = [];

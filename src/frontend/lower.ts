@@ -1114,7 +1114,7 @@ class FunctionLowering {
     // (a parameter that cannot be absent, typed by the runtime API from a value given: an array or
     // object is truthy, so only a number's `||` can change it)
     if (ty.k !== 'opt' && (def.test === 'present' || isRef(ty))) return 'none';
-    if (ty.k !== 'opt' && (ty.k === 'num' || ty.k === 'int')) return this.truthyDefault(p, param, def);
+    if (ty.k !== 'opt' && (ty.k === 'num' || ty.k === 'int' || ty.k === 'str')) return this.truthyDefault(p, param, def);
     if (ty.k !== 'opt' || ty.none.includes('false') || (def.test === 'present' && !ty.none.every((n) => def.covers.includes(n as 'null' | 'undefined')))) return null;
     // (the fallback is lowered before the body's reads of the parameter move to the local)
     const fallback = this.expr(def.fallback);
@@ -1130,17 +1130,21 @@ class FunctionLowering {
     return { k: 'decl', name: local, ty: ty.base, init: value, konst: true, loc: this.ctx.locOf(def.stmt), origin: 'param.bodydefault' };
   }
 
-  /** `y = y || 2` on a number that is always given: `const yValue = y || 2` (0 and NaN take the fallback) */
+  /**
+   * `y = y || 2` on a number or string that is always given: `const yValue = y || 2` (0, NaN and ''
+   * take the fallback)
+   */
   private truthyDefault(p: ts.ParameterDeclaration, param: Param, def: BodyDefault): Stmt | null {
     const fallback = this.expr(def.fallback);
     if (this.pre.length || !fallback) {
       this.pre = [];
       return null;
     }
+    const ty = param.ty.k === 'int' ? NUM : param.ty;
     const arg: Expr = { k: 'var', name: param.name, ty: param.ty };
-    const local = this.declareVar(p, `${param.name}Value`, NUM);
-    const value: Expr = { k: 'cond', c: truthy(arg), a: arg, b: fallback, ty: NUM };
-    return { k: 'decl', name: local, ty: NUM, init: value, konst: true, loc: this.ctx.locOf(def.stmt), origin: 'param.bodydefault' };
+    const local = this.declareVar(p, `${param.name}Value`, ty);
+    const value: Expr = { k: 'cond', c: truthy(arg), a: arg, b: fallback, ty };
+    return { k: 'decl', name: local, ty, init: value, konst: true, loc: this.ctx.locOf(def.stmt), origin: 'param.bodydefault' };
   }
 
   /** the one type every `return` of a lowered body gives (numbers only), or null */
