@@ -520,6 +520,11 @@ const BAD: BadCase[] = [
     line: 2, col: 7, message: /nullable variable 'best' must be `const`/, single: true,
   },
   {
+    name: 'a `var` of a local function used outside its block',
+    src: `export function f(xs: number[]): number {\n  function last(v: number[]): number {\n    for (var i = 0; i < v.length; i++) {}\n    return v[i - 1];\n  }\n  return last(xs) * 2;\n}\n`,
+    line: 3, col: 14, message: /a `var` inside the local function 'last' that is used outside its block/, rendered: /declare it with `let` or `const`/,
+  },
+  {
     name: 'an optional parameter given its default in the body, then assigned again',
     src: `export function f(x: number, y?: number): number {\n  y = y ?? 2;\n  y = y * x;\n  return x * y;\n}\n`,
     line: 2, col: 3, message: /'y' is nullable and cannot be reassigned/, rendered: /const y2 = y \?\? …/,

@@ -22,7 +22,7 @@
 import ts from 'typescript';
 import type { Expr, Loc, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, NUM, containsCall, countReturns, mapBodies, tyOf } from '../ir/util.js';
-import { isAssignedIn, isVarList } from './var-scope.js';
+import { collectVarBindings, isAssignedIn, isVarList } from './var-scope.js';
 import { patternParamName } from './destructuring.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
@@ -353,8 +353,10 @@ export class Closures {
     if (fn.modifiers?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword)) return !!this.h.err(fn, `the local function '${name}' is \`async\`, which is not supported`, 'write synchronous code');
     const dyn = dynamicThis(fn);
     if (dyn) return !!this.h.err(dyn, `\`${dyn.getText()}\` inside the local function '${name}' depends on how it is called, which is not supported`, ts.isArrowFunction(fn) ? 'read the values it needs directly, as variables of the enclosing function' : 'write an arrow function (`const f = (…) => …`), whose `this` is the enclosing one, or read the values as variables');
-    const v = varIn(fn);
-    if (v) return !!this.h.err(v, `a \`var\` inside the local function '${name}' is not supported`, 'declare it with `let` or `const`');
+    // (a `var` the block-scoped lowering places where it stands, as a `let`, is fine: one declaration
+    // with a value, every use after it in its block — see var-scope.ts)
+    const v = fn.body ? [...collectVarBindings(fn.body, this.h.checker).values()].find((b) => b.hoisted) : undefined;
+    if (v) return !!this.h.err(v.decls[0], `a \`var\` inside the local function '${name}' that is used outside its block, declared twice or read before its value is not supported`, 'declare it with `let` or `const` where it is first given a value');
     for (const p of fn.parameters) {
       if (!ts.isIdentifier(p.name) && p.dotDotDotToken) return !!this.h.err(p, `a destructured rest parameter of the local function '${name}' is not supported`, 'name it (`...xs`) and read its elements');
       if (p.dotDotDotToken || p.initializer || p.questionToken) return !!this.h.err(p, `rest, optional and default parameters of the local function '${name}' are not supported`, 'declare plain parameters and pass every argument');
@@ -951,17 +953,6 @@ function usesThis(fn: FnNode): boolean {
   return found;
 }
 
-/** a `var` declared in the function's own body (not in a function nested in it) */
-function varIn(fn: FnNode): ts.Node | null {
-  let found: ts.Node | null = null;
-  const visit = (n: ts.Node): void => {
-    if (found) return;
-    if (ts.isVariableDeclarationList(n) && !(n.flags & (ts.NodeFlags.Let | ts.NodeFlags.Const))) found = n;
-    else if (!isFnNode(n)) n.forEachChild(visit);
-  };
-  if (fn.body) visit(fn.body);
-  return found;
-}
 
 /** the identifier targets of assignments and increments in a function (element and field stores by their root when `roots`) */
 function assignTargets(fn: FnNode, roots: boolean): ts.Identifier[] {

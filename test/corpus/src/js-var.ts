@@ -167,3 +167,19 @@ export function rebindInForOf(xs: number[], a: number): number {
   }
   return s + xs[0];
 }
+
+/** an old-style local helper whose `var`s each stand where they are given a value (bundler output) */
+export function smoothedEnergy(xs: number[], w: number): number {
+  function movingAverage(v: number[]): number[] {
+    var out: number[] = [];
+    for (var i = 0; i + 2 < v.length; i++) {
+      var s = v[i] + v[i + 1] + v[i + 2];
+      out.push(s / 3);
+    }
+    return out;
+  }
+  var m = movingAverage(xs);
+  var t = 0;
+  for (var k = 0; k < m.length; k++) t += w * m[k] * m[k];
+  return t;
+}
