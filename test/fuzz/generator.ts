@@ -3190,8 +3190,10 @@ function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
       return;
     case 1: {
       const v = c.fresh('v'), j = c.fresh('j'), t = c.fresh('t');
-      c.emit(`${acc} = Math.tanh(${acc} + ${g}(${a.name}));`, `function ${g}(${v}: ${a.f64 ? 'Float64Array' : a.ro ? 'readonly number[]' : 'number[]'}): number {`, `  let ${t} = 0;`, `  for (let ${j} = 0; ${j} < ${v}.length; ${j}++) {`,
-        `    if (${t} > 4) return ${t};`, `    const ${x} = ${v}[${j}];`, `    ${t} += Math.tanh(${value});`, '  }', `  return ${t} * 0.5;`, '}');
+      // (every other one in the old style: each `var` where it is given a value)
+      const [lt, cn] = s.v % 2 ? ['var', 'var'] : ['let', 'const'];
+      c.emit(`${acc} = Math.tanh(${acc} + ${g}(${a.name}));`, `function ${g}(${v}: ${a.f64 ? 'Float64Array' : a.ro ? 'readonly number[]' : 'number[]'}): number {`, `  ${lt} ${t} = 0;`, `  for (${lt} ${j} = 0; ${j} < ${v}.length; ${j}++) {`,
+        `    if (${t} > 4) return ${t};`, `    ${cn} ${x} = ${v}[${j}];`, `    ${t} += Math.tanh(${value});`, '  }', `  return ${t} * 0.5;`, '}');
       return;
     }
     case 2: {
@@ -3865,7 +3867,9 @@ export function render(spec: ProgSpec): Rendered {
     args.push(yForm === 0 ? { kind: 'absent' } : num());
     if (yInBody) {
       c.emit(...[['if (y === undefined) y = 0.5;'], ['y = y ?? 0.75;'], ['y ??= 0.25;'], ['if (y == null) {', '  y = 1.25;', '}']][(spec.lb + spec.rows) % 4]);
-      c.nums.push({ name: 'y', w: false });
+      // (read through a const: TypeScript does not narrow a reassigned parameter inside closures)
+      c.emit('const yv = y;');
+      c.nums.push({ name: 'yv', w: false });
     } else c.opts.push({ name: 'y', none: 'undefined' });
   } else if (hp.y) {
     add('y', 'number', num());
@@ -3884,16 +3888,16 @@ export function render(spec: ProgSpec): Rendered {
     // its optional field z: absent in one program of three, and read through `??` or a presence test
     const zAbsent = (spec.la + spec.lb + spec.rows) % 3 === 0;
     // (every fourth p is optional, given its default in the body: `p = p || { … }`, left out half the time)
-    const pInBody = (spec.la + spec.lb) % 4 === 1;
+    const pInBody = (spec.la + spec.lb) % 4 === 0;
     add(pInBody ? 'p?' : 'p', 'P', pInBody && spec.rows % 2 === 0 ? { kind: 'absent' } : { kind: 'obj', fields: { u: num(), v: num(), w: num(), ...(zAbsent ? {} : { z: num() }) } });
     if (pInBody) {
       params[params.length - 1] = 'p';
       const dflt = '{ u: 0.5, v: 0.25, w: 1 }';
       c.emit([`p = p || ${dflt};`, `if (!p) p = ${dflt};`, `p ??= ${dflt};`][spec.cols % 3]);
-    }
-    c.objs.push('p');
+      // (an optional object is passive: read, never written with numbers that depend on the independents)
+    } else c.objs.push('p');
     const pz = c.fresh('pz');
-    c.emit((spec.la + spec.rows) % 2 ? `const ${pz} = p.z ?? 0.5;` : `const ${pz} = p.z !== undefined ? p.z * 0.5 : 0.25;`);
+    c.emit((spec.la + spec.rows) % 2 ? `const ${pz} = p.z ?? 0.5${pInBody ? ' + p.u * p.w' : ''};` : `const ${pz} = p.z !== undefined ? p.z * 0.5 : 0.25${pInBody ? ' * p.v' : ''};`);
     c.nums.push({ name: pz, w: false });
   }
   if (hp.c) {
