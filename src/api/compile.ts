@@ -99,7 +99,8 @@ export function defaultWrt(mod: Module, head: Func, of?: readonly string[], anal
 
 /** the default dependents: the result, or for a function that returns nothing, the arrays it writes */
 function defaultOf(head: Func, written: ReadonlySet<number>): string[] {
-  return hasFloat(head.ret) ? ['return'] : head.params.filter((_, i) => written.has(i)).map((p) => p.name);
+  // (an array or object that may be absent, `opts?: Opts`, is passive: not an output either)
+  return hasFloat(head.ret) ? ['return'] : head.params.filter((p, i) => written.has(i) && p.ty.k !== 'opt').map((p) => p.name);
 }
 
 export interface CompileOptions {
