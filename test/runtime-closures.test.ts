@@ -166,3 +166,26 @@ describe('a factory called inside the differentiated function', () => {
     expect(message.match(/error:/g)).toHaveLength(1);
   });
 });
+
+// trial 21: after one call with the right scope, other data of the same shapes reused the compiled copy
+// unchecked, and the gradient was of the function the scope described, not of the closure
+describe('scope data that is not what the closure holds', () => {
+  function makeLoss(X: number[], y: number[]) {
+    return (w: number[]) => {
+      let s = 0;
+      for (let i = 0; i < X.length; i++) {
+        const r = w[0] * X[i] + w[1] - y[i];
+        s += r * r;
+      }
+      return s;
+    };
+  }
+  it('is compared again with the closure when it changes, and the error names the scope entries', () => {
+    const X1 = [1, 2, 3], y1 = [1, 2, 3];
+    const loss = makeLoss(X1, y1);
+    expect(grad(loss, { scope: { X: X1, y: y1 } })([0.5, 0.1])).toHaveLength(2);
+    expect(() => grad(loss, { scope: { X: [5, 5, 5], y: y1 } })([0.5, 0.1])).toThrow(/values passed in scope \(X, y\)/);
+    // the right data again: no error
+    expect(grad(loss, { scope: { X: X1, y: y1 } })([0.5, 0.1])).toHaveLength(2);
+  });
+});

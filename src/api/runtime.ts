@@ -83,6 +83,8 @@ interface Compiled extends Generated {
   elements?: { record: (...args: unknown[]) => number; add: (...args: unknown[]) => number; sites: number; slots: number; state?: ElementState };
   /** the sparse result has yet to be compared with the dense tangent at a finite point */
   sparseUnchecked?: boolean;
+  /** the scope data the compiled copy's value was last compared with `f`'s under (by identity) */
+  scopeChecked?: unknown[];
 }
 
 /** what a compilation is for: first derivatives, or the gradient's tangent (Hessian-vector products) alone or with its vector mode (Hessians) */
@@ -167,7 +169,23 @@ function checkArity(head: string, info: FunctionSource, params: string[], given:
 function compileFor(f: Fn, opts: RuntimeOptions, args: unknown[]): Compiled {
   const c = lookupOrCompile(f, opts, args, 1);
   if (c.unchecked && opts.check !== false) runSelfCheck(c, f, opts, args);
+  else if (c.hasScope && opts.check !== false && scopeChanged(c, opts)) assertSameValue(c, f, opts, args);
+  if (c.hasScope) c.scopeChecked = scopeData(opts);
   return c;
+}
+
+/**
+ * the data values in scope, in name order: other data of the same shapes reuses the compiled copy, and
+ * its value is compared with `f`'s once more (the closure may not read what scope says it does)
+ */
+function scopeData(opts: RuntimeOptions): unknown[] {
+  const scope = opts.scope ?? {};
+  return Object.keys(scope).sort().flatMap((k) => (typeof scope[k] === 'function' ? [] : [k, scope[k]]));
+}
+
+function scopeChanged(c: Compiled, opts: RuntimeOptions): boolean {
+  const now = scopeData(opts);
+  return !c.scopeChecked || now.length !== c.scopeChecked.length || now.some((v, i) => !Object.is(v, c.scopeChecked![i]));
 }
 
 function runSelfCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unknown[]): void {
@@ -211,7 +229,7 @@ function assertSameValue(c: Compiled, f: Fn, opts: RuntimeOptions, args: unknown
   } catch (e) {
     compiled = `an exception (${e instanceof Error ? e.message : String(e)})`;
   }
-  if (typeof compiled === 'string' || !sameResults(compiled, original)) throw valueError(c.head, f.toString(), c.params, args, compiled, original);
+  if (typeof compiled === 'string' || !sameResults(compiled, original)) throw valueError(c.head, f.toString(), c.params, args, compiled, original, Object.keys(opts.scope ?? {}).filter((k) => typeof opts.scope![k] !== 'function').sort());
 }
 
 /** the self-check of a derivative with one mode: that mode against central divided differences */

@@ -281,11 +281,15 @@ export function sameResults(a: unknown, b: unknown): boolean {
 }
 
 /** The error when the compiled copy of a function computes another value than the function itself. */
-export function valueError(name: string, source: string, params: readonly string[], args: readonly unknown[], compiled: unknown, original: unknown): Error {
+export function valueError(name: string, source: string, params: readonly string[], args: readonly unknown[], compiled: unknown, original: unknown, scopeData: readonly string[] = []): Error {
   const point = args.map((a, i) => `${params[i] ?? `argument ${i + 1}`} = ${compactValue(a)}`).join(', ');
+  // (with data in scope, the likelier cause is the caller's: scope names values the closure does not hold)
+  const cause = scopeData.length
+    ? `First check that the values passed in scope (${scopeData.join(', ')}) are the ones '${name}' reads: the compiled copy reads them from scope, '${name}' from its closure. Otherwise this is a bug in tsad`
+    : `This is a bug in tsad (most likely in the types it gave '${name}', its helpers or their options from their calls)`;
   return new Error(
     `tsad: self-check failed: the copy of '${name}' tsad compiled computes ${compactValue(compiled)} at ${point}, where '${name}' itself computes ${compactValue(original)}.\n` +
-      `  Its derivatives would be those of another function. This is a bug in tsad (most likely in the types it gave '${name}', its helpers or their options from their calls): please report it as an issue, with the function's source and the arguments of this call:\n${excerpt(source)}\n` +
+      `  Its derivatives would be those of another function. ${cause}: please report it as an issue, with the function's source and the arguments of this call:\n${excerpt(source)}\n` +
       `  To turn the check off (and get the unchecked derivative), pass { check: false } in the options, e.g. grad(${name}, { check: false }).`,
   );
 }
