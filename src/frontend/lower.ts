@@ -668,8 +668,8 @@ class FunctionLowering {
   private vars = new Map<ts.VariableDeclaration, VarBinding>();
   /** declarations refused: their later uses are not reported again (one problem, one error) */
   private refused = new Set<ts.Symbol>();
-  /** statements a body default replaced (`opts = opts || {}`): lowered as the parameter's local instead */
-  private replaced = new Set<ts.Statement>();
+  /** statements that give a parameter its default in the body (`opts = opts || {}`): lowered as the parameter's local */
+  private bodyDefaultAt = new Map<ts.Statement, { p: ts.ParameterDeclaration; param: Param; def: BodyDefault }>();
   /** effects inside expressions (src/frontend/sequencing.ts) */
   private seq: Sequencing;
   /** conditionals lowered as an `if` (chosenDecl): their branches are statements of their own */
@@ -1018,14 +1018,11 @@ class FunctionLowering {
       }
       params.push(param);
     }
-    // `opts = opts || {}` at the top of the body: the parameter's default, computed at entry
+    // `opts = opts || {}` in the body before any other use: the parameter's default, computed there
     if (node.body && ts.isBlock(node.body))
       for (const [p, def] of bodyDefaults(node.body, node.parameters, this.ctx.checker)) {
         const param = params.find((x) => x.name === this.varOf.get(p)?.name);
-        const local = param && this.bodyDefault(p, param, def);
-        if (!local) continue;
-        if (local !== 'none') unpack.push(local);
-        this.replaced.add(def.stmt);
+        if (param) this.bodyDefaultAt.set(def.stmt, { p, param, def });
       }
     params.push(...this.closures.capturedParams()); // a specialised copy takes what its closures capture
     if (d.member && d.member.kind !== 'static') {
@@ -1105,9 +1102,10 @@ class FunctionLowering {
   }
 
   /**
-   * The local a body default declares (src/frontend/param-defaults.ts): `const yValue = y ?? 2`, the
-   * body's reads of `y` made reads of it; null (the statement then lowers as written) where the test
-   * does not cover every absence the parameter's type allows.
+   * The local a body default declares where it stands (src/frontend/param-defaults.ts): `const yValue
+   * = y ?? 2`, the body's later reads of `y` made reads of it; 'none' where the parameter cannot be
+   * absent; null (the statement then lowers as written) where the test does not cover every absence
+   * the parameter's type allows.
    */
   private bodyDefault(p: ts.ParameterDeclaration, param: Param, def: BodyDefault): Stmt | 'none' | null {
     const ty = param.ty;
@@ -1118,10 +1116,6 @@ class FunctionLowering {
     if (ty.k !== 'opt' || ty.none.includes('false') || (def.test === 'present' && !ty.none.every((n) => def.covers.includes(n as 'null' | 'undefined')))) return null;
     // (the fallback is lowered before the body's reads of the parameter move to the local)
     const fallback = this.expr(def.fallback);
-    if (this.pre.length) {
-      this.pre = [];
-      return this.err(def.fallback, `the default of '${param.name}' needs statements of its own (an array method, a spread): tsad computes defaults written in the body as expressions`, `compute it into a variable first and assign that: \`const dflt = …; ${param.name} = ${param.name} ?? dflt;\``);
-    }
     if (!fallback) return null;
     const arg: Expr = { k: 'var', name: param.name, ty };
     const given: Expr = def.test === 'present' ? present(arg, ty.none) : truthy(arg);
@@ -1136,10 +1130,7 @@ class FunctionLowering {
    */
   private truthyDefault(p: ts.ParameterDeclaration, param: Param, def: BodyDefault): Stmt | null {
     const fallback = this.expr(def.fallback);
-    if (this.pre.length || !fallback) {
-      this.pre = [];
-      return null;
-    }
+    if (!fallback) return null;
     const ty = param.ty.k === 'int' ? NUM : param.ty;
     const arg: Expr = { k: 'var', name: param.name, ty: param.ty };
     const local = this.declareVar(p, `${param.name}Value`, ty);
@@ -1330,7 +1321,12 @@ class FunctionLowering {
   }
 
   private stmt(s: ts.Statement, out: Stmt[], label?: string): void {
-    if (this.replaced.has(s)) return;
+    const bd = this.bodyDefaultAt.get(s);
+    const local = bd && this.bodyDefault(bd.p, bd.param, bd.def);
+    if (local) {
+      if (local !== 'none') out.push(...this.takePre(), local);
+      return;
+    }
     const loc = this.ctx.locOf(s);
     const comments = this.comments(s);
     const push = (st: Stmt) => {

@@ -1,16 +1,17 @@
 // Defaults written in the body, JavaScript's way before default parameters: `opts = opts || {};`,
-// `y = y ?? 2;`, `y ??= 2;`, `if (y === undefined) y = 2;`, `if (!opts) opts = {};` at the top of a
-// function whose parameter may be left out.
+// `y = y ?? 2;`, `y ??= 2;`, `if (y === undefined) y = 2;`, `if (!opts) opts = {};` in a function
+// whose parameter may be left out.
 //
-// Such a statement assigns the parameter once, before any other use, so it is the parameter's default
-// computed at entry: the parameter keeps its name and type (callers and `wrt` use them), and the body
-// reads a local `yValue`, declared at the top as `y` where it is present (truthy, for `||` and `!y`)
-// and the fallback elsewhere. That is the lowering of `const yValue = y ?? 2`, whose derivative is the
-// argument's where one is given and the fallback's otherwise.
+// Such a statement, in the body's own statement list (it runs once) with nothing before it naming the
+// parameter, is the parameter's default: the parameter keeps its name and type (callers and `wrt` use
+// them), and from there the body reads a local `yValue`, declared where the statement stands as `y`
+// where it is present (truthy, for `||` and `!y`) and the fallback elsewhere. That is the lowering of
+// `const yValue = y ?? 2`, whose derivative is the argument's where one is given and the fallback's
+// otherwise.
 //
-// Only leading statements are taken, each parameter at most once, and only where nothing else in the
-// body assigns the parameter; anything else keeps the existing rule (a nullable parameter is not
-// reassigned). A nested function's read, which TypeScript does not narrow, reads the local too.
+// Each parameter is taken at most once, and only where nothing else in the body assigns it; anything
+// else keeps the existing rule (a nullable parameter is not reassigned). A nested function's read,
+// which TypeScript does not narrow, reads the local too.
 import ts from 'typescript';
 
 /** How a body default tests the parameter: present (`??`, `=== undefined`, `== null`) or truthy (`||`, `!y`). */
@@ -40,14 +41,31 @@ export function bodyDefaults(body: ts.Block, params: readonly ts.ParameterDeclar
     const sym = checker.getSymbolAtLocation(x);
     return sym ? bySymbol.get(sym) : undefined;
   };
+  // (a statement of the body's own list runs once; before it, nothing may read the parameter)
+  const mentioned = new Set<ts.ParameterDeclaration>();
   for (const s of body.statements) {
     const d = defaultStatement(s, paramOf);
-    if (!d || found.has(d.param)) break;
-    found.set(d.param, d.def);
+    if (d && !mentioned.has(d.param)) found.set(d.param, d.def);
+    for (const p of mentions(s, bySymbol, checker)) mentioned.add(p);
   }
   // (a parameter assigned again, or read by a nested function, keeps the existing rule)
   for (const [p, def] of [...found]) if (usedOtherwise(body, p, def.stmt, checker)) found.delete(p);
   return found;
+}
+
+/** the parameters a statement names (anywhere in it, nested functions included) */
+function mentions(s: ts.Node, bySymbol: ReadonlyMap<ts.Symbol, ts.ParameterDeclaration>, checker: ts.TypeChecker): ts.ParameterDeclaration[] {
+  const out: ts.ParameterDeclaration[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isIdentifier(n)) {
+      const sym = checker.getSymbolAtLocation(n);
+      const p = sym && bySymbol.get(sym);
+      if (p) out.push(p);
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(s);
+  return out;
 }
 
 /** `p = p || E`, `p = p ?? E`, `p ||= E`, `p ??= E`, or `if (<p absent>) p = E` (braces or not) */
