@@ -520,6 +520,11 @@ const BAD: BadCase[] = [
     line: 2, col: 7, message: /nullable variable 'best' must be `const`/, single: true,
   },
   {
+    name: 'reduce on an array made by new Array(n), typed any[]',
+    src: `export function f(x: number[]): number {\n  const out = new Array(x.length);\n  for (let i = 0; i < x.length; i++) out[i] = Math.tanh(x[i]);\n  return out.reduce((s, v) => s + v, 0);\n}\n`,
+    line: 4, col: 10, message: /is called on an array TypeScript types `any\[\]`/, rendered: /const out: number\[\] = new Array\(n\)/,
+  },
+  {
     name: 'a `var` of a local function used outside its block',
     src: `export function f(xs: number[]): number {\n  function last(v: number[]): number {\n    for (var i = 0; i < v.length; i++) {}\n    return v[i - 1];\n  }\n  return last(xs) * 2;\n}\n`,
     line: 3, col: 14, message: /a `var` inside the local function 'last' that is used outside its block/, rendered: /declare it with `let` or `const`/,

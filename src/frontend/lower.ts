@@ -285,6 +285,8 @@ interface FuncDecl {
   external?: boolean;
 }
 
+const CALLBACK_METHODS = new Set(['map', 'forEach', 'reduce', 'reduceRight', 'filter', 'some', 'every', 'find', 'findIndex', 'flatMap']);
+
 const isMathCall = (n: ts.CallExpression) => ts.isPropertyAccessExpression(n.expression) && ts.isIdentifier(n.expression.expression) && n.expression.expression.text === 'Math';
 
 /** whether evaluating an expression may call a function (other than Math's) or assign a variable */
@@ -2654,6 +2656,9 @@ class FunctionLowering {
       const arrMethod = arrayMethod(this.hooks, e, m, obj);
       if (arrMethod !== undefined) return arrMethod;
       const what = ot.k === 'arr' ? `the array method '.${m}()'` : `the method '.${m}()'`;
+      // (an array TypeScript types `any[]`, `new Array(n)`, gives its callbacks untyped parameters)
+      if (CALLBACK_METHODS.has(m) && this.isAnyArray(callee.expression))
+        return this.err(e, `${what} is called on an array TypeScript types \`any[]\` (made by \`new Array(n)\`), so its callback's parameters have no type`, `annotate the array where it is made: \`const ${callee.expression.getText()}: number[] = new Array(n);\``);
       return this.err(e, `${what} is not supported in differentiated code`, m === 'map' || m === 'reduce' || m === 'forEach' ? 'write a `for` loop over the indices' : 'write the computation with loops and indexing');
     }
     if (ts.isIdentifier(callee)) {
