@@ -992,3 +992,10 @@ describe('arrays of records where only some records have a field', () => {
     expect(() => grad(loss)(0.5, [{ t: 0, y: 1 }, { t: null, y: 2 }])).toThrow(/\(data\[1\]\.t: null\)/);
   });
 });
+
+describe('a function that reads `arguments`', () => {
+  it('is told to declare its parameters (not that options.wrt is malformed)', () => {
+    const f = new Function('return function sumSquares() { let s = 0; for (let i = 0; i < arguments.length; i++) s += arguments[i] ** 2; return s; };')();
+    expect(() => grad(f)(1, 2)).toThrow(/'sumSquares' declares no parameters \(reading `arguments` instead\?\)/);
+  });
+});

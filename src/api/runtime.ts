@@ -159,6 +159,9 @@ function firstIndependent(front: ReturnType<typeof frontEnd>, head: string, para
  * absence by the body (`if (closed)`, `opts ?? {}`); elsewhere say how many `f` takes.
  */
 function checkArity(head: string, info: FunctionSource, params: string[], given: number): void {
+  // (a function reading `arguments` declares none: there is nothing to differentiate with respect to)
+  if (params.length === 0 && given > 0)
+    throw new TypeError(`tsad: '${head}' declares no parameters (reading \`arguments\` instead?): tsad differentiates with respect to declared parameters; declare them, e.g. \`function ${head}(...xs)\` or \`function ${head}(a, b)\``);
   let required = info.params.length;
   const optional = (p: ts.ParameterDeclaration, i: number) => !!(p.initializer || p.questionToken || p.dotDotDotToken) || (!p.type && testsForAbsence(info, i));
   while (required > 0 && optional(info.params[required - 1], required - 1)) required--;
