@@ -3792,7 +3792,8 @@ export function render(spec: ProgSpec): Rendered {
       });
       // gl-matrix style, every third one: written into its array argument, which it returns (the result is
       // that very array, shared with the caller's); otherwise a fresh array
-      const into = h.q % 3 === 0 ? params.find((p) => p.kind === 'vec' && p.len === h.retLen) : undefined;
+      // (not where the result may be null: a pair holding the caller's array is refused, src/frontend/nullable-locals.ts)
+      const into = h.q % 3 === 0 && !sig.nullable ? params.find((p) => p.kind === 'vec' && p.len === h.retLen) : undefined;
       // a copy returned where it is made: of a parameter (`return v.slice()`), or of the local result
       const copied = h.q % 5 === 1 ? params.find((p) => (p.kind === 'vec' || p.kind === 'rovec') && p.len === h.retLen) : undefined;
       if (copied && !into) c.emit(`return ${copied.name}.slice();`);
