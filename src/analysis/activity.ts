@@ -87,8 +87,24 @@ export function computeAliases(f: Func, containers = true): Aliases {
   return al;
 }
 
+/** what only asks `rep` of alias classes: the classes `aliasesOf` shares may not be joined further */
+export type AliasClasses = Pick<Aliases, 'rep'>;
+
+const keptAliases = [new WeakMap<Func, Aliases>(), new WeakMap<Func, Aliases>()];
+
+/**
+ * `computeAliases(f, containers)`, made once per function object: several whole-module analyses ask
+ * it of every function, of each compile's module (which shares its unchanged functions with the last).
+ */
+export function aliasesOf(f: Func, containers = true): AliasClasses {
+  const kept = keptAliases[containers ? 1 : 0];
+  let al = kept.get(f);
+  if (!al) kept.set(f, (al = computeAliases(f, containers)));
+  return al;
+}
+
 /** Variables whose values flow differentiably into `e` (alias representatives). */
-export function diffVars(e: Expr, al: Aliases, out: Set<string> = new Set()): Set<string> {
+export function diffVars(e: Expr, al: AliasClasses, out: Set<string> = new Set()): Set<string> {
   const visit = (x: Expr): void => {
     switch (x.k) {
       case 'var':
@@ -144,7 +160,7 @@ export interface ActivityContext {
 
 export interface FuncActivity {
   ctx: ActivityContext;
-  aliases: Aliases;
+  aliases: AliasClasses;
   varied: FlowResult;
   useful: FlowResult;
   /** variables (alias representatives) active at some point */
@@ -180,7 +196,7 @@ function computeWritesOnce(mod: Module): Map<string, Set<number>> {
   const scratch = scratchFields(mod);
   for (const n of mod.order) {
     const f = mod.funcs.get(n)!;
-    const al = computeAliases(f);
+    const al = aliasesOf(f);
     const written = new Set<string>();
     const calls: { fn: string; roots: (string | null)[] }[] = [];
     forEachStmt(f.body, (s) => {
@@ -245,10 +261,39 @@ export function calledFrom(mod: Module, head: string, also?: (name: string, f: F
     if (seen.has(n)) continue;
     seen.add(n);
     const f = mod.funcs.get(n);
-    if (f) forEachStmt(f.body, (s) => stmtCalls(s).forEach((c) => stack.push(c.fn)));
+    if (f) for (const site of callSites(f)) for (const c of site.calls) stack.push(c.fn);
     if (also) stack.push(...also(n, f));
   }
   return seen;
+}
+
+export interface CallSite {
+  s: Stmt;
+  calls: Extract<Expr, { k: 'call' }>[];
+}
+
+const keptCallSites = new WeakMap<Func, CallSite[]>();
+
+/**
+ * The statements of `f` that hold calls (nested ones included, in forEachStmt's order), each with its
+ * calls; found once per function object (every compile's interprocedural passes ask it of every function).
+ */
+export function callSites(f: Func): readonly CallSite[] {
+  let sites = keptCallSites.get(f);
+  if (!sites) {
+    const found: CallSite[] = [];
+    forEachStmt(f.body, (s) => {
+      const calls = stmtCalls(s);
+      if (calls.length) found.push({ s, calls });
+    });
+    keptCallSites.set(f, (sites = found));
+  }
+  return sites;
+}
+
+/** the functions `f` calls, each once, in the order first met */
+export function calleeNames(f: Func): string[] {
+  return [...new Set(callSites(f).flatMap((site) => site.calls.map((c) => c.fn)))];
 }
 
 export function stmtCalls(s: Stmt): Extract<Expr, { k: 'call' }>[] {
@@ -304,7 +349,7 @@ function targetOf(s: Stmt): { name: string; whole: boolean; value: Expr | null }
 }
 
 function analyzeFunction(f: Func, ctx: ActivityContext, writes: Map<string, Set<number>>): FuncActivity {
-  const al = computeAliases(f);
+  const al = aliasesOf(f);
   const callWrittenRoots = (s: Stmt): string[] => {
     const roots: string[] = [];
     for (const c of stmtCalls(s)) {
@@ -404,15 +449,9 @@ function analyzeFunction(f: Func, ctx: ActivityContext, writes: Map<string, Set<
  * next compile of an edited module (whose front end shares the unchanged functions) find most of them.
  */
 const analysed = new WeakMap<Func, Map<string, FuncActivity>>();
-const calleesOf = new WeakMap<Func, string[]>();
 
 function analyzeFunctionOnce(f: Func, ctx: ActivityContext, writes: Map<string, Set<number>>): FuncActivity {
-  let callees = calleesOf.get(f);
-  if (!callees) {
-    const found = new Set<string>();
-    forEachStmt(f.body, (s) => stmtCalls(s).forEach((c) => found.add(c.fn)));
-    calleesOf.set(f, (callees = [...found]));
-  }
+  const callees = calleeNames(f);
   const sorted = (xs: Iterable<string | number>) => [...xs].map(String).sort().join(',');
   const key = `${sorted(ctx.variedParams)}|${ctx.usefulResult}|${sorted(ctx.usefulParams)}|${callees.map((n) => `${n}:${sorted(writes.get(n) ?? [])}`).join(';')}`;
   let byKey = analysed.get(f);
@@ -459,8 +498,8 @@ export function analyzeActivity(mod: Module, head: string, independents: string[
       results.set(name, fa);
       if (rule) continue;
       // propagate contexts to callees (never into a passive one)
-      forEachStmt(f.body, (s) => {
-        for (const c of stmtCalls(s)) {
+      for (const { s, calls } of callSites(f)) {
+        for (const c of calls) {
           const g = mod.funcs.get(c.fn);
           if (!g || c.custom === 'passive') continue;
           let gctx = ctxs.get(c.fn);
@@ -491,7 +530,7 @@ export function analyzeActivity(mod: Module, head: string, independents: string[
             grew = true;
           }
         }
-      });
+      }
     }
     if (!grew) break;
   }

@@ -5,7 +5,7 @@
 // container holds: a reference taken from the container before the call is the same object after it.
 import type { Module } from '../ir/types.js';
 import { forEachStmt, isRef, rootVar } from '../ir/util.js';
-import { computeAliases, stmtCalls } from './activity.js';
+import { aliasesOf, stmtCalls } from './activity.js';
 
 /** intrinsics that may change which elements an array holds (addInto and zeroFill write numbers only) */
 const SLOT_INTRINSICS = new Set(['push', 'pop', 'restoreInto', 'tape.pushF', 'tape.pushR', 'tape.pushI']);
@@ -18,7 +18,7 @@ export function computeSlotWrites(mod: Module): Map<string, Set<number>> {
   if (known) return known;
   const writes = new Map<string, Set<number>>();
   for (const n of mod.order) writes.set(n, new Set());
-  const aliases = new Map([...mod.order].map((n) => [n, computeAliases(mod.funcs.get(n)!)]));
+  const aliases = new Map([...mod.order].map((n) => [n, aliasesOf(mod.funcs.get(n)!)]));
   for (let changed = true; changed; ) {
     changed = false;
     for (const n of mod.order) {

@@ -624,7 +624,7 @@ function printModule(mod: Module, reach: Set<string>, out: Func[], options: Comp
   for (const n of mod.order.filter((x) => reach.has(x))) {
     const f = mod.funcs.get(n)!;
     if (f.external) continue;
-    p.func({ ...f, exported: true });
+    p.exportedFunc(f);
     p.line('');
     primals.push(n);
   }
@@ -634,8 +634,8 @@ function printModule(mod: Module, reach: Set<string>, out: Func[], options: Comp
     p.exportedFunc(f);
     p.line('');
   }
-  // the runtime's exports the derivatives use, imported ahead of everything (found in one pass over the text)
-  const used = new Set(p.textFrom(derivativesAt).match(new RegExp(`\\b(?:${RUNTIME_EXPORTS.map((n) => rt[n]).join('|')})\\b`, 'g')));
+  // the runtime's exports the derivatives use, imported ahead of everything (a reused derivative's text is not searched again)
+  const used = p.wordsFrom(derivativesAt, RUNTIME_EXPORTS.map((n) => rt[n]));
   const needs = RUNTIME_EXPORTS.filter((n) => used.has(rt[n]));
   if (runtime !== null && needs.length) p.insertLine(importAt, `import { ${needs.map((n) => (rt[n] === n ? n : `${n} as ${rt[n]}`)).join(', ')} } from '${runtime}';`);
   const code = p.text().replace(/\n+$/, '\n');

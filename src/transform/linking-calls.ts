@@ -6,7 +6,7 @@
 // other. Until callee summaries carry the links, such a call is refused where it stands, when numbers
 // are written afterwards into what it linked and more than one of the linked names is used afterwards
 // (or the callee put one object in two places, where one name suffices).
-import { computeAliases, stmtCalls } from '../analysis/activity.js';
+import { aliasesOf, computeAliases, stmtCalls } from '../analysis/activity.js';
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
 import { bodiesOf, calleeText, exprEq, forEachExpr, forEachStmt, isRef, rootVar, stmtExprs, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
 import { boundCall, floatWrittenParamsOf, mayRunAfter, positions } from './returned-args.js';
@@ -62,9 +62,9 @@ function linkingSummaries(mod: Module): Map<string, Linking> {
 }
 
 function linkingOf(f: Func, known: Map<string, Linking>): Linking {
-  const al = computeAliases(f, false);
+  const al = aliasesOf(f, false);
   // only what a caller can reach counts: the parameters' objects and the result, and what they hold
-  const held = computeAliases(f, true);
+  const held = aliasesOf(f, true);
   const exposed = new Set(f.params.filter((p) => isRef(p.ty)).map((p) => held.rep(p.name)));
   forEachStmt(f.body, (s) => {
     if (s.k === 'return' && s.e) for (const r of refRoots(s.e)) exposed.add(held.rep(r));
@@ -274,7 +274,7 @@ function checkCalls(f: Func, summaries: Map<string, Linking>, writes: Map<string
     const writtenAfter = stmts.some((t) => writtenRoots(t, writes).some((r) => al.rep(r) === joined && after(t, r)));
     if (!writtenAfter) continue;
     if (!l.twice) {
-      const apart = computeAliases(f, true);
+      const apart = aliasesOf(f, true);
       const usedAfter = (root: string) => stmts.some((t) => after(t, root) && [...usedNames(t)].some((u) => apart.rep(u) === apart.rep(root)));
       if (sides.filter(usedAfter).length < 2) continue;
     }

@@ -16,12 +16,11 @@
 // (ProgramInfo.fieldReads, read by compile.ts) and the generated function names it asked for (which
 // depend on the order of asking only when two of them collide; compile.ts then compiles again without
 // reuse: see ProgramInfo.renamedAny).
-import { stmtCalls } from '../analysis/activity.js';
+import { callSites } from '../analysis/activity.js';
 import { computeSlotWrites } from '../analysis/slot-writes.js';
 import { scratchFields } from '../analysis/scratch-fields.js';
 import { ruleFunctions } from '../frontend/custom-derivatives.js';
 import type { Func } from '../ir/types.js';
-import { forEachStmt } from '../ir/util.js';
 import type { ProgramInfo } from './context.js';
 import type { FieldReads } from './adjoint/field-reads.js';
 
@@ -158,8 +157,7 @@ function directCallees(info: ProgramInfo, name: string, direct: Map<string, stri
   out = [];
   const f = info.mod.funcs.get(name);
   if (f) {
-    const calls = out;
-    forEachStmt(f.body, (s) => stmtCalls(s).forEach((c) => calls.push(c.fn)));
+    for (const site of callSites(f)) for (const c of site.calls) out.push(c.fn);
     out.push(...ruleFunctions(f));
   }
   direct.set(name, out);
@@ -190,7 +188,7 @@ function irKey(f: Func): string {
 function programKey(info: ProgramInfo): string {
   const mod = info.mod;
   const called = new Set<string>();
-  for (const n of mod.order) forEachStmt(mod.funcs.get(n)!.body, (st) => stmtCalls(st).forEach((c) => called.add(c.fn)));
+  for (const n of mod.order) for (const site of callSites(mod.funcs.get(n)!)) for (const c of site.calls) called.add(c.fn);
   return hash(
     serialize({
       options: info.options,
