@@ -2,7 +2,7 @@
 // before any derivative is built: passed through, they would leave an array and its shadow with
 // different lengths, or read a shadow that was never made, and the derivative would be wrong.
 import type { FuncActivity } from '../analysis/activity.js';
-import { stmtCalls } from '../analysis/activity.js';
+import { callSites } from '../analysis/activity.js';
 import type { Expr, Func, Loc, Ty } from '../ir/types.js';
 import { forEachExpr, forEachStmt, hasFloat, isRef, rootVar, stmtExprs } from '../ir/util.js';
 import { oneKind } from './normalize.js';
@@ -110,10 +110,10 @@ function refuseVariedNullableRefs(f: Func, fa: FuncActivity): void {
  * derivative; a call passing numbers that depend on the independents there would lose theirs.
  */
 function refuseVariedArgumentsToNullableRefs(f: Func, fa: FuncActivity, callee: (name: string) => Func | undefined): void {
-  forEachStmt(f.body, (s) => {
+  for (const { s, calls } of callSites(f)) {
     const varied = fa.varied.inOf.get(s);
-    if (!varied) return;
-    for (const c of stmtCalls(s)) {
+    if (!varied) continue;
+    for (const c of calls) {
       const g = callee(c.fn);
       if (!g) continue;
       c.args.forEach((a, j) => {
@@ -130,5 +130,5 @@ function refuseVariedArgumentsToNullableRefs(f: Func, fa: FuncActivity, callee: 
         );
       });
     }
-  });
+  }
 }
