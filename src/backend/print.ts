@@ -67,8 +67,14 @@ interface PrintedFunc {
   opts: string;
   lines: string[];
   origins: (Loc | undefined)[];
+  /** the lines joined, once asked for (text, wordsFrom) */
+  text?: string;
   /** per word list searched (wordsFrom), the words the lines use */
   words: Map<string, Set<string>>;
+}
+
+function keptText(kept: PrintedFunc): string {
+  return (kept.text ??= kept.lines.join('\n'));
 }
 
 const printedFuncs = new WeakMap<Func, PrintedFunc>();
@@ -88,7 +94,16 @@ export class Printer {
   }
 
   text(): string {
-    return this.out.join('\n') + '\n';
+    // (a kept function's lines are joined once: a recompile prints mostly reused derivatives)
+    const pieces: string[] = [];
+    for (let i = 0; i < this.out.length; ) {
+      const kept = this.keptAt.get(i);
+      if (kept) {
+        pieces.push(keptText(kept));
+        i += kept.lines.length;
+      } else pieces.push(this.out[i++]);
+    }
+    return pieces.join('\n') + '\n';
   }
 
   line(s: string): void {
@@ -121,7 +136,7 @@ export class Printer {
       let used = kept.words.get(key);
       if (!used) {
         used = new Set();
-        search(kept.lines.join('\n'), used);
+        search(keptText(kept), used);
         kept.words.set(key, used);
       }
       for (const w of used) found.add(w);
@@ -423,7 +438,7 @@ export class Printer {
       kept = { opts, lines: p.out, origins: p.origins, words: new Map() };
       printedFuncs.set(f, kept);
     }
-    this.keptAt.set(this.out.length, kept);
+    if (kept.lines.length) this.keptAt.set(this.out.length, kept);
     for (const l of kept.lines) this.out.push(l);
     for (const o of kept.origins) this.origins.push(o);
   }

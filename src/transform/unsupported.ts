@@ -5,6 +5,7 @@ import type { FuncActivity } from '../analysis/activity.js';
 import { callSites } from '../analysis/activity.js';
 import type { Expr, Func, Loc, Ty } from '../ir/types.js';
 import { forEachExpr, forEachStmt, hasFloat, isRef, rootVar, stmtExprs } from '../ir/util.js';
+import { perFunction } from '../ir/per-function.js';
 import { oneKind } from './normalize.js';
 import { TransformError } from './tangent.js';
 
@@ -21,14 +22,23 @@ export function refuseUnsupportedOps(f: Func, fa: FuncActivity | undefined, call
  * branch taken only sometimes it cannot, and there such a value would carry no derivative.
  */
 function refuseUnnamedReferences(f: Func): void {
+  const found = firstUnnamedReference(f);
+  if (found) throw found;
+}
+
+/** the refusal of refuseUnnamedReferences at the first such value of `f`, or null (kept: it depends on `f` alone) */
+const firstUnnamedReference = perFunction((f): TransformError | null => {
+  let found: TransformError | null = null;
   forEachStmt(f.body, (s) => {
+    if (found) return;
     const top = s.k === 'decl' ? s.init : s.k === 'assign' && s.target.k === 'var' ? s.value : null;
     for (const e of stmtExprs(s))
       forEachExpr(e, (x) => {
+        if (found) return;
         const chosen = x.k === 'cond' && isRef(x.ty) && x !== top && !isChoiceOf(top, x);
         const made = (x.k === 'sub' && !rootVar(x.obj)) || (x.k === 'intr' && (x.fn === 'copy' || x.fn === 'snapshot') && x.args[0] && !rootVar(x.args[0]) && x.args[0].k !== 'arrlit');
         if (chosen || made)
-          throw new TransformError(
+          found = new TransformError(
             chosen && !oneKind(x)
               ? 'this test chooses between a typed array and a plain array: tsad follows derivatives through arrays of one kind only; convert one of them (`Float64Array.from(a)`, `Array.from(t)`)'
               : chosen
@@ -38,7 +48,8 @@ function refuseUnnamedReferences(f: Func): void {
           );
       });
   });
-}
+  return found;
+});
 
 /** is `x` a branch, at any depth, of the conditional `top` (`c ? (d ? a : b) : e` names a choice of choices)? */
 function isChoiceOf(top: Expr | null, x: Expr): boolean {
