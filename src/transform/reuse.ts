@@ -223,19 +223,27 @@ function serialize(value: unknown): string {
   });
 }
 
-/** two independent 53-bit hashes of a string (cyrb53), as one key: 106 bits against chance collisions */
+/**
+ * two independent 53-bit hashes of a string (cyrb53 with two seeds), as one key: 106 bits against
+ * chance collisions. Both are taken in one pass over the string (the keys hash whole functions' IR).
+ */
 function hash(s: string): string {
-  return `${cyrb53(s, 0x9e3779b9).toString(36)}.${cyrb53(s, 0x85ebca6b).toString(36)}.${s.length.toString(36)}`;
-}
-
-function cyrb53(s: string, seed: number): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
+  let a1 = 0xdeadbeef ^ 0x9e3779b9;
+  let a2 = 0x41c6ce57 ^ 0x9e3779b9;
+  let b1 = 0xdeadbeef ^ 0x85ebca6b;
+  let b2 = 0x41c6ce57 ^ 0x85ebca6b;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
+    a1 = Math.imul(a1 ^ c, 2654435761);
+    a2 = Math.imul(a2 ^ c, 1597334677);
+    b1 = Math.imul(b1 ^ c, 2654435761);
+    b2 = Math.imul(b2 ^ c, 1597334677);
   }
+  return `${cyrb53Final(a1, a2).toString(36)}.${cyrb53Final(b1, b2).toString(36)}.${s.length.toString(36)}`;
+}
+
+/** cyrb53's final mixing of its two 32-bit states into 53 bits */
+function cyrb53Final(h1: number, h2: number): number {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
