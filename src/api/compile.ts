@@ -13,6 +13,7 @@ import { forgetParsed } from '../frontend/reparse.js';
 import { checkBracketDepth } from '../frontend/limits.js';
 import type { Func, Module, Ty } from '../ir/types.js';
 import { timed } from '../ir/timing.js';
+import { perFunction } from '../ir/per-function.js';
 import { declaredNames, deepCopy, deepFreeze, forEachExpr, forEachStmt, hasFloat, isRef, stmtExprs } from '../ir/util.js';
 import { scratchFields } from '../analysis/scratch-fields.js';
 import { elidableScratch, handoverElisionHolds } from '../analysis/scratch-handover.js';
@@ -645,10 +646,13 @@ function printModule(mod: Module, reach: Set<string>, out: Func[], options: Comp
 
 const RUNTIME_EXPORTS = ['Tape', 'zerosLike', 'zeros', 'zeroFill', 'snapshot', 'restoreInto', 'addInto', 'zerosAgain', 'float64Again', 'zeroedFor'];
 
+/** a function's parameter and local names (every compile's runtimeNames asks them of every function) */
+const localNames: (f: Func) => ReadonlySet<string> = perFunction(declaredNames);
+
 /** the runtime's exports under names no declaration of the input uses (`Tape`, else `Tape0`, …) */
 function runtimeNames(mod: Module): Record<string, string> {
   const used = new Set<string>([...mod.order, ...mod.globals.keys(), ...mod.types.keys()]);
-  for (const f of mod.funcs.values()) for (const n of declaredNames(f)) used.add(n);
+  for (const f of mod.funcs.values()) for (const n of localNames(f)) used.add(n);
   const names = new Names(used);
   return Object.fromEntries(RUNTIME_EXPORTS.map((n) => [n, names.fresh(n)]));
 }

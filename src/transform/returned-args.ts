@@ -3,7 +3,7 @@
 // shadow: `w = g(y, c)` is differentiated as `g(y, c); w = y`, an alias the analyses and every mode
 // already follow. A helper that may return a parameter's object in any other way (on one branch only,
 // through a local alias, a row of it) is refused at the call that binds its result.
-import { type AliasClasses, aliasesOf, computeAliases, computeWrites, stmtCalls } from '../analysis/activity.js';
+import { type AliasClasses, aliasesOf, callSites, computeAliases, computeWrites, stmtCalls } from '../analysis/activity.js';
 import { isFreshValue } from '../analysis/scratch-fields.js';
 import type { Expr, Func, Module, Stmt, Ty } from '../ir/types.js';
 import { bodiesOf, calleeText, declaredNames, forEachExpr, forEachStmt, isRef, mapBodies, rootVar, stmtExprs, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
@@ -146,12 +146,9 @@ export function bindReturnedArguments(mod: Module): Module {
   // a function returning what a callee returned of its parameter returns it too: to a fixed point
   for (let round = 0; round <= mod.order.length; round++) {
     let changed = false;
-    const funcs = new Map(mod.funcs);
     for (const n of mod.order) {
-      const f = funcs.get(n)!;
-      const g: Func = { ...f, body: rewriteCallsLenient(f.body, known, new Names(declaredNames(f))) };
-      funcs.set(n, g);
-      const r = returnedOf(g, known);
+      const f = mod.funcs.get(n)!;
+      const r = isRef(f.ret) ? returnedOf(withCallsRewritten(f, known), known) : 'fresh';
       if (JSON.stringify(r) !== JSON.stringify(known.get(n))) {
         known.set(n, r);
         changed = true;
@@ -220,6 +217,13 @@ function unsharedCalls(f: Func, known: Map<string, Returned>, writes: Map<string
 }
 
 /** the rewrite while the summaries are still growing: refusals wait for the final round */
+/** `f` with its calls rewritten as rewriteCalls does, leniently; `f` itself where no callee may return a parameter's object */
+function withCallsRewritten(f: Func, known: Map<string, Returned>): Func {
+  const rewritten = (c: Extract<Expr, { k: 'call' }>) => (known.get(c.fn) ?? 'fresh') !== 'fresh';
+  if (!callSites(f).some((site) => site.calls.some(rewritten))) return f;
+  return { ...f, body: rewriteCallsLenient(f.body, known, new Names(declaredNames(f))) };
+}
+
 function rewriteCallsLenient(body: Stmt[], known: Map<string, Returned>, names: Names): Stmt[] {
   try {
     return rewriteCalls(body, known, names);
