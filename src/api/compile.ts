@@ -577,7 +577,7 @@ function withoutUnreadFieldRestores(
   const reads = unionReads(info.fieldReads.values());
   if (reads === ALL_FIELDS) return first;
   const written = new Set<string>();
-  for (const n of first.adjoints.keys()) if (n !== info.head) for (const w of writtenNumberFields(info.func(n).body)) written.add(w);
+  for (const n of first.adjoints.keys()) if (n !== info.head) for (const w of writtenNumberFields(info.func(n))) written.add(w);
   let unread = new Set([...written].filter((w) => !reads.has(w)));
   for (let round = 0; round < 3 && unread.size; round++) {
     const inf = fresh();

@@ -85,21 +85,35 @@ function nullableRefField(t: Ty, seen = new Set<Ty>()): string | null {
   }
 }
 
+interface NullableRefName {
+  name: string;
+  /** the field that may be absent, or null: the variable itself may be */
+  field: string | null;
+  loc: Loc | undefined;
+}
+
+/** the parameters and locals of `f` that are nullable arrays or objects or hold one in a field, in order (kept per function object) */
+const nullableRefNames = perFunction((f) => {
+  const out: NullableRefName[] = [];
+  const note = (name: string, t: Ty, loc: Loc | undefined) => {
+    const field = nullableRef(t) ? null : nullableRefField(t);
+    if (nullableRef(t) || field) out.push({ name, field, loc });
+  };
+  for (const p of f.params) note(p.name, p.ty, f.loc);
+  forEachStmt(f.body, (s) => {
+    if (s.k === 'decl') note(s.name, s.ty, s.loc);
+  });
+  return out;
+});
+
 /**
  * A nullable array or object whose numbers depend on the independents (`const x = solve(A, b)` with
  * `solve` returning `number[] | null`, `A.find(…)` on rows): it has no shadow, so its derivative would
  * be lost or read from a shadow that does not exist.
  */
 function refuseVariedNullableRefs(f: Func, fa: FuncActivity): void {
-  const where = new Map<string, { name: string; field: string | null; loc: Loc | undefined }>();
-  const note = (name: string, t: Ty, loc: Loc | undefined) => {
-    const field = nullableRef(t) ? null : nullableRefField(t);
-    if (nullableRef(t) || field) where.set(fa.aliases.rep(name), { name, field, loc });
-  };
-  for (const p of f.params) note(p.name, p.ty, f.loc);
-  forEachStmt(f.body, (s) => {
-    if (s.k === 'decl') note(s.name, s.ty, s.loc);
-  });
+  const where = new Map<string, NullableRefName>();
+  for (const n of nullableRefNames(f)) where.set(fa.aliases.rep(n.name), n);
   if (!where.size) return;
   forEachStmt(f.body, (s) => {
     for (const facts of [fa.varied.inOf.get(s), fa.varied.outOf.get(s)])
