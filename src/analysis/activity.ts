@@ -2,8 +2,9 @@
 // the dependents), flow-sensitive per statement, interprocedural by one context per function that is
 // the union over its call sites. Arrays and objects are one variable each; local aliases of a
 // reference (`const row = m[i]`) share the variable of what they alias.
-import type { Expr, Func, Module, Stmt } from '../ir/types.js';
+import type { Expr, Func, LValue, Module, Stmt } from '../ir/types.js';
 import { forEachExpr, forEachStmt, hasFloat, isRef, rootVar, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
+import { perFunction } from '../ir/per-function.js';
 import { solveBackward, solveForward, type Facts, type FlowResult } from './dataflow.js';
 import { type ScratchFields, scratchFields } from './scratch-fields.js';
 
@@ -89,8 +90,18 @@ export function computeAliases(f: Func, containers = true): Aliases {
   return al;
 }
 
+/** what only asks `rep` of alias classes: the classes `aliasesOf` shares may not be joined further */
+export type AliasClasses = Pick<Aliases, 'rep'>;
+
+const keptAliases = [perFunction((f) => computeAliases(f, false)), perFunction((f) => computeAliases(f, true))];
+
+/** `computeAliases(f, containers)`, made once per function object (several whole-module analyses ask it) */
+export function aliasesOf(f: Func, containers = true): AliasClasses {
+  return keptAliases[containers ? 1 : 0](f);
+}
+
 /** Variables whose values flow differentiably into `e` (alias representatives). */
-export function diffVars(e: Expr, al: Aliases, out: Set<string> = new Set()): Set<string> {
+export function diffVars(e: Expr, al: AliasClasses, out: Set<string> = new Set()): Set<string> {
   const visit = (x: Expr): void => {
     switch (x.k) {
       case 'var':
@@ -146,7 +157,7 @@ export interface ActivityContext {
 
 export interface FuncActivity {
   ctx: ActivityContext;
-  aliases: Aliases;
+  aliases: AliasClasses;
   varied: FlowResult;
   useful: FlowResult;
   /** variables (alias representatives) active at some point */
@@ -174,28 +185,41 @@ export function computeWrites(mod: Module): Map<string, Set<number>> {
   return new Map([...writes].map(([n, w]) => [n, new Set(w)]));
 }
 
+/** what a function writes by itself and what it passes to its calls (computeWrites' rounds change neither) */
+interface OwnWrites {
+  /** element and field stores: the alias class of what is stored into, and the target */
+  stores: { rep: string; target: LValue }[];
+  /** alias classes a writing intrinsic (or a tape push) changes */
+  intrinsics: string[];
+  calls: readonly CallRoots[];
+}
+
+const ownWrites = perFunction((f): OwnWrites => {
+  const al = aliasesOf(f);
+  const out: OwnWrites = { stores: [], intrinsics: [], calls: callRoots(f) };
+  forEachStmt(f.body, (s) => {
+    if (s.k === 'assign' && s.target.k !== 'var') {
+      const r = rootVar(s.target);
+      if (r) out.stores.push({ rep: al.rep(r), target: s.target });
+    }
+    if (s.k === 'expr' && s.e.k === 'intr' && (WRITING_INTRINSICS.has(s.e.fn) || s.e.fn.startsWith('tape.push'))) {
+      const r = rootVar(s.e.args[0]);
+      if (r) out.intrinsics.push(al.rep(r));
+    }
+  });
+  return out;
+});
+
 function computeWritesOnce(mod: Module): Map<string, Set<number>> {
-  // what each function writes by itself, and what it passes to its calls, found once: only the
-  // callees' writes change from round to round
-  const own = new Map<string, { written: Set<string>; calls: { fn: string; roots: (string | null)[] }[]; rep: (v: string) => string }>();
+  const own = new Map<string, { written: Set<string>; calls: OwnWrites['calls']; rep: (v: string) => string }>();
   // (an instance's scratch contents are not state a caller sees: writing them writes nothing)
   const scratch = scratchFields(mod);
   for (const n of mod.order) {
     const f = mod.funcs.get(n)!;
-    const al = computeAliases(f);
-    const written = new Set<string>();
-    const calls: { fn: string; roots: (string | null)[] }[] = [];
-    forEachStmt(f.body, (s) => {
-      if (s.k === 'assign' && s.target.k !== 'var' && !writesScratch(s.target, scratch, n)) {
-        const r = rootVar(s.target);
-        if (r) written.add(al.rep(r));
-      }
-      if (s.k === 'expr' && s.e.k === 'intr' && (WRITING_INTRINSICS.has(s.e.fn) || s.e.fn.startsWith('tape.push'))) {
-        const r = rootVar(s.e.args[0]);
-        if (r) written.add(al.rep(r));
-      }
-      for (const e of stmtCalls(s)) calls.push({ fn: e.fn, roots: e.args.map((a) => rootVar(a) ?? null) });
-    });
+    const al = aliasesOf(f);
+    const { stores, intrinsics, calls } = ownWrites(f);
+    const written = new Set(intrinsics);
+    for (const st of stores) if (!writesScratch(st.target, scratch, n)) written.add(st.rep);
     own.set(n, { written, calls, rep: (v) => al.rep(v) });
   }
   const writes = new Map<string, Set<number>>();
@@ -247,10 +271,42 @@ export function calledFrom(mod: Module, head: string, also?: (name: string, f: F
     if (seen.has(n)) continue;
     seen.add(n);
     const f = mod.funcs.get(n);
-    if (f) forEachStmt(f.body, (s) => stmtCalls(s).forEach((c) => stack.push(c.fn)));
+    if (f) for (const site of callSites(f)) for (const c of site.calls) stack.push(c.fn);
     if (also) stack.push(...also(n, f));
   }
   return seen;
+}
+
+export interface CallSite {
+  s: Stmt;
+  calls: Extract<Expr, { k: 'call' }>[];
+}
+
+/**
+ * The statements of `f` that hold calls (nested ones included, in forEachStmt's order), each with its
+ * calls; found once per function object (every compile's interprocedural passes ask it of every function).
+ */
+export const callSites: (f: Func) => readonly CallSite[] = perFunction((f) => {
+  const found: CallSite[] = [];
+  forEachStmt(f.body, (s) => {
+    const calls = stmtCalls(s);
+    if (calls.length) found.push({ s, calls });
+  });
+  return found;
+});
+
+/** a call: its callee, and the variable each argument is rooted in */
+export interface CallRoots {
+  fn: string;
+  roots: (string | null)[];
+}
+
+/** every call of `f` (callSites' order) with its arguments' roots: what writes pass back to the caller */
+export const callRoots: (f: Func) => readonly CallRoots[] = perFunction((f) => callSites(f).flatMap((site) => site.calls.map((c) => ({ fn: c.fn, roots: c.args.map(rootVar) }))));
+
+/** the functions `f` calls, each once, in the order first met */
+export function calleeNames(f: Func): string[] {
+  return [...new Set(callSites(f).flatMap((site) => site.calls.map((c) => c.fn)))];
 }
 
 export function stmtCalls(s: Stmt): Extract<Expr, { k: 'call' }>[] {
@@ -306,7 +362,7 @@ function targetOf(s: Stmt): { name: string; whole: boolean; value: Expr | null }
 }
 
 function analyzeFunction(f: Func, ctx: ActivityContext, writes: Map<string, Set<number>>): FuncActivity {
-  const al = computeAliases(f);
+  const al = aliasesOf(f);
   const callWrittenRoots = (s: Stmt): string[] => {
     const roots: string[] = [];
     for (const c of stmtCalls(s)) {
@@ -406,15 +462,9 @@ function analyzeFunction(f: Func, ctx: ActivityContext, writes: Map<string, Set<
  * next compile of an edited module (whose front end shares the unchanged functions) find most of them.
  */
 const analysed = new WeakMap<Func, Map<string, FuncActivity>>();
-const calleesOf = new WeakMap<Func, string[]>();
 
 function analyzeFunctionOnce(f: Func, ctx: ActivityContext, writes: Map<string, Set<number>>): FuncActivity {
-  let callees = calleesOf.get(f);
-  if (!callees) {
-    const found = new Set<string>();
-    forEachStmt(f.body, (s) => stmtCalls(s).forEach((c) => found.add(c.fn)));
-    calleesOf.set(f, (callees = [...found]));
-  }
+  const callees = calleeNames(f);
   const sorted = (xs: Iterable<string | number>) => [...xs].map(String).sort().join(',');
   const key = `${sorted(ctx.variedParams)}|${ctx.usefulResult}|${sorted(ctx.usefulParams)}|${callees.map((n) => `${n}:${sorted(writes.get(n) ?? [])}`).join(';')}`;
   let byKey = analysed.get(f);
@@ -461,8 +511,8 @@ export function analyzeActivity(mod: Module, head: string, independents: string[
       results.set(name, fa);
       if (rule) continue;
       // propagate contexts to callees (never into a passive one)
-      forEachStmt(f.body, (s) => {
-        for (const c of stmtCalls(s)) {
+      for (const { s, calls } of callSites(f)) {
+        for (const c of calls) {
           const g = mod.funcs.get(c.fn);
           if (!g || c.custom === 'passive') continue;
           let gctx = ctxs.get(c.fn);
@@ -493,7 +543,7 @@ export function analyzeActivity(mod: Module, head: string, independents: string[
             grew = true;
           }
         }
-      });
+      }
     }
     if (!grew) break;
   }

@@ -2,6 +2,7 @@
 // call, stored, aliased, returned). An array that does not escape is reached only through its own
 // variable, so rebinding that variable ends every access to the array it held.
 import type { Expr, Func } from '../ir/types.js';
+import { perFunction } from '../ir/per-function.js';
 import { forEachChild, forEachStmt } from '../ir/util.js';
 
 /**
@@ -9,7 +10,14 @@ import { forEachChild, forEachStmt } from '../ir/util.js';
  * (`keeps`, when given, tells of a call's argument i that the callee keeps no name for it: such an
  * argument does not count)
  */
-export function escapingArrays(f: Func, keepsNothing?: (fn: string, i: number) => boolean): Set<string> {
+export function escapingArrays(f: Func, keepsNothing?: (fn: string, i: number) => boolean): ReadonlySet<string> {
+  return keepsNothing ? findEscaping(f, keepsNothing) : escapingOf(f);
+}
+
+/** escapingArrays without `keepsNothing`, once per function object (each adjoint's passes ask it of the primal) */
+const escapingOf = perFunction((f) => findEscaping(f));
+
+function findEscaping(f: Func, keepsNothing?: (fn: string, i: number) => boolean): Set<string> {
   const out = new Set<string>();
   const visit = (e: Expr, direct: boolean): void => {
     switch (e.k) {

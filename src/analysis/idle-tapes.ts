@@ -12,19 +12,23 @@
 // starts idle, and any other use (a push or pop on it, a call to a function not in the module, a copy
 // into another variable) makes it busy, until nothing changes.
 import type { Expr, Module, Stmt } from '../ir/types.js';
+import { perFunction } from '../ir/per-function.js';
 import { forEachExpr, forEachStmt, stmtExprs } from '../ir/util.js';
+
+/** a function's tape parameters and locals (kept per function object: every ProgramInfo asks of every function) */
+const tapeVariables = perFunction((f) => {
+  const tapes = new Set<string>();
+  for (const p of f.params) if (p.ty.k === 'tape') tapes.add(p.name);
+  forEachStmt(f.body, (s) => {
+    if (s.k === 'decl' && s.ty.k === 'tape') tapes.add(s.name);
+  });
+  return tapes;
+});
 
 /** The idle tape variables (parameters and locals) of each function of the module, by function name. */
 export function idleTapes(mod: Module): Map<string, Set<string>> {
   const idle = new Map<string, Set<string>>();
-  for (const [name, f] of mod.funcs) {
-    const tapes = new Set<string>();
-    for (const p of f.params) if (p.ty.k === 'tape') tapes.add(p.name);
-    forEachStmt(f.body, (s) => {
-      if (s.k === 'decl' && s.ty.k === 'tape') tapes.add(s.name);
-    });
-    idle.set(name, tapes);
-  }
+  for (const [name, f] of mod.funcs) idle.set(name, new Set(tapeVariables(f)));
   for (let changed = true; changed; ) {
     changed = false;
     for (const [name, f] of mod.funcs) {

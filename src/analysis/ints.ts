@@ -2,6 +2,7 @@
 // (piecewise-constant) values never carry derivatives, so this also feeds activity.
 import type { Expr, Func, Module, Stmt, Ty } from '../ir/types.js';
 import { INT, forEachExpr, forEachStmt } from '../ir/util.js';
+import { perFunction } from '../ir/per-function.js';
 
 const INTEGRAL_MATH = new Set(['Math.floor', 'Math.ceil', 'Math.round', 'Math.trunc', 'Math.sign']);
 
@@ -122,14 +123,8 @@ export function sizeParams(mod: Module, fn: string): Set<string> {
   return new Set((f?.params ?? []).filter((p) => p.ty.k === 'num' && use.control.has(p.name) && use.sized.has(p.name)).map((p) => p.name));
 }
 
-function paramUse(mod: Module, fn: string, memo: Map<string, ParamUse | null>): ParamUse {
-  const none: ParamUse = { control: new Set(), sized: new Set() };
-  const f = mod.funcs.get(fn);
-  // recursion (null: in progress) and unknown callees: assume every parameter reaches a float
-  if (!f || memo.get(fn) === null) return none;
-  const known = memo.get(fn);
-  if (known) return known;
-  memo.set(fn, null);
+/** a function's scalar parameters and locals, and where each use of a variable's value goes (paramUse's rounds change neither) */
+const valueSinks = perFunction((f) => {
   const scalar = (t: Ty) => t.k === 'num' || t.k === 'int';
   const tracked = new Set(f.params.filter((p) => scalar(p.ty)).map((p) => p.name));
   forEachStmt(f.body, (s) => {
@@ -228,6 +223,18 @@ function paramUse(mod: Module, fn: string, memo: Map<string, ParamUse | null>): 
         break;
     }
   });
+  return { tracked, uses };
+});
+
+function paramUse(mod: Module, fn: string, memo: Map<string, ParamUse | null>): ParamUse {
+  const none: ParamUse = { control: new Set(), sized: new Set() };
+  const f = mod.funcs.get(fn);
+  // recursion (null: in progress) and unknown callees: assume every parameter reaches a float
+  if (!f || memo.get(fn) === null) return none;
+  const known = memo.get(fn);
+  if (known) return known;
+  memo.set(fn, null);
+  const { tracked, uses } = valueSinks(f);
   const callee = (to: { callee: string; arg: number }) => {
     const g = mod.funcs.get(to.callee);
     return { use: paramUse(mod, to.callee, memo), name: g?.params[to.arg]?.name ?? '' };

@@ -13,6 +13,7 @@
 // element not provably written first, reaching it through two instances in one function, calling any
 // function between its writes and reads — keeps it an ordinary field.
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
+import { perFunction } from '../ir/per-function.js';
 import { forEachChild, forEachStmt, hasJump, stmtExprs, tyOf } from '../ir/util.js';
 
 export interface ScratchFields {
@@ -76,25 +77,14 @@ interface FieldUse {
 }
 
 function findScratchFields(mod: Module): ScratchFields {
+  // fields only ever assigned fresh arrays of numbers
   const candidates = new Set<string>();
   const refused = new Set<string>();
-  // fields only ever assigned fresh arrays of numbers
-  for (const f of mod.funcs.values())
-    forEachStmt(f.body, (s) => {
-      const note = (key: string | null, value: Expr) => {
-        if (!key) return;
-        if (isFreshValue(value) && flatNumbers(value)) candidates.add(key);
-        else refused.add(key);
-      };
-      if (s.k === 'assign' && s.target.k === 'field') note(keyOf(s.target), s.value);
-      for (const e of stmtExprs(s))
-        walk(e, (x) => {
-          if (x.k === 'objlit') {
-            const t = x.ty;
-            if (t.k === 'obj' && t.name) for (const fl of x.fields) note(`${t.name}.${fl.name}`, fl.value);
-          }
-        });
-    });
+  for (const f of mod.funcs.values()) {
+    const assigned = fieldsAssigned(f);
+    for (const k of assigned.fresh) candidates.add(k);
+    for (const k of assigned.other) refused.add(k);
+  }
   for (const k of refused) candidates.delete(k);
   if (!candidates.size) return { fields: new Set(), aliases: new Map(), kills: new Set(), instances: new Map() };
   const uses = new Map<string, Map<string, FieldUse>>(); // function → key → use
@@ -127,6 +117,28 @@ function findScratchFields(mod: Module): ScratchFields {
     }
   return { fields: candidates, aliases, kills: new Set([...kills].filter(([k]) => candidates.has(k)).flatMap(([, l]) => l)), instances };
 }
+
+/** the fields (`Class.field`) a function assigns, in a store or a literal: fresh arrays of numbers, or other values */
+const fieldsAssigned = perFunction((f) => {
+  const fresh = new Set<string>();
+  const other = new Set<string>();
+  const note = (key: string | null, value: Expr) => {
+    if (!key) return;
+    if (isFreshValue(value) && flatNumbers(value)) fresh.add(key);
+    else other.add(key);
+  };
+  forEachStmt(f.body, (s) => {
+    if (s.k === 'assign' && s.target.k === 'field') note(keyOf(s.target), s.value);
+    for (const e of stmtExprs(s))
+      walk(e, (x) => {
+        if (x.k === 'objlit') {
+          const t = x.ty;
+          if (t.k === 'obj' && t.name) for (const fl of x.fields) note(`${t.name}.${fl.name}`, fl.value);
+        }
+      });
+  });
+  return { fresh, other };
+});
 
 /** pre-order walk of an expression */
 function walk(e: Expr, f: (x: Expr) => void): void {

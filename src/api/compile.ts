@@ -13,6 +13,7 @@ import { forgetParsed } from '../frontend/reparse.js';
 import { checkBracketDepth } from '../frontend/limits.js';
 import type { Func, Module, Ty } from '../ir/types.js';
 import { timed } from '../ir/timing.js';
+import { perFunction } from '../ir/per-function.js';
 import { declaredNames, deepCopy, deepFreeze, forEachExpr, forEachStmt, hasFloat, isRef, stmtExprs } from '../ir/util.js';
 import { scratchFields } from '../analysis/scratch-fields.js';
 import { elidableScratch, handoverElisionHolds } from '../analysis/scratch-handover.js';
@@ -579,7 +580,7 @@ function withoutUnreadFieldRestores(
   const reads = unionReads(info.fieldReads.values());
   if (reads === ALL_FIELDS) return first;
   const written = new Set<string>();
-  for (const n of first.adjoints.keys()) if (n !== info.head) for (const w of writtenNumberFields(info.func(n).body)) written.add(w);
+  for (const n of first.adjoints.keys()) if (n !== info.head) for (const w of writtenNumberFields(info.func(n))) written.add(w);
   let unread = new Set([...written].filter((w) => !reads.has(w)));
   for (let round = 0; round < 3 && unread.size; round++) {
     const inf = fresh();
@@ -627,7 +628,7 @@ function printModule(mod: Module, reach: Set<string>, out: Func[], options: Comp
   for (const n of mod.order.filter((x) => reach.has(x))) {
     const f = mod.funcs.get(n)!;
     if (f.external) continue;
-    p.func({ ...f, exported: true });
+    p.exportedFunc(f);
     p.line('');
     primals.push(n);
   }
@@ -637,8 +638,8 @@ function printModule(mod: Module, reach: Set<string>, out: Func[], options: Comp
     p.exportedFunc(f);
     p.line('');
   }
-  // the runtime's exports the derivatives use, imported ahead of everything (found in one pass over the text)
-  const used = new Set(p.textFrom(derivativesAt).match(new RegExp(`\\b(?:${RUNTIME_EXPORTS.map((n) => rt[n]).join('|')})\\b`, 'g')));
+  // the runtime's exports the derivatives use, imported ahead of everything (a reused derivative's text is not searched again)
+  const used = p.wordsFrom(derivativesAt, RUNTIME_EXPORTS.map((n) => rt[n]));
   const needs = RUNTIME_EXPORTS.filter((n) => used.has(rt[n]));
   if (runtime !== null && needs.length) p.insertLine(importAt, `import { ${needs.map((n) => (rt[n] === n ? n : `${n} as ${rt[n]}`)).join(', ')} } from '${runtime}';`);
   const code = p.text().replace(/\n+$/, '\n');
@@ -648,10 +649,13 @@ function printModule(mod: Module, reach: Set<string>, out: Func[], options: Comp
 
 const RUNTIME_EXPORTS = ['Tape', 'zerosLike', 'zeros', 'zeroFill', 'snapshot', 'restoreInto', 'addInto', 'zerosAgain', 'float64Again', 'zeroedFor'];
 
+/** a function's parameter and local names (every compile's runtimeNames asks them of every function) */
+const localNames: (f: Func) => ReadonlySet<string> = perFunction(declaredNames);
+
 /** the runtime's exports under names no declaration of the input uses (`Tape`, else `Tape0`, …) */
 function runtimeNames(mod: Module): Record<string, string> {
   const used = new Set<string>([...mod.order, ...mod.globals.keys(), ...mod.types.keys()]);
-  for (const f of mod.funcs.values()) for (const n of declaredNames(f)) used.add(n);
+  for (const f of mod.funcs.values()) for (const n of localNames(f)) used.add(n);
   const names = new Names(used);
   return Object.fromEntries(RUNTIME_EXPORTS.map((n) => [n, names.fresh(n)]));
 }

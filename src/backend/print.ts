@@ -62,10 +62,27 @@ function numText(e: Extract<Expr, { k: 'num' }>): string {
   return String(e.v);
 }
 
-const printedFuncs = new WeakMap<Func, { opts: string; lines: string[]; origins: (Loc | undefined)[] }>();
+/** a function's printed lines, kept by function object (see exportedFunc) */
+interface PrintedFunc {
+  opts: string;
+  lines: string[];
+  origins: (Loc | undefined)[];
+  /** the lines joined, once asked for (text, wordsFrom) */
+  text?: string;
+  /** per word list searched (wordsFrom), the words the lines use */
+  words: Map<string, Set<string>>;
+}
+
+function keptText(kept: PrintedFunc): string {
+  return (kept.text ??= kept.lines.join('\n'));
+}
+
+const printedFuncs = new WeakMap<Func, PrintedFunc>();
 
 export class Printer {
   private out: string[] = [];
+  /** the kept functions' lines in `out`, by the index of their first line */
+  private keptAt = new Map<number, PrintedFunc>();
   /** the source position of the statement (or function) each line of `out` was printed from */
   private origins: (Loc | undefined)[] = [];
   private at: Loc | undefined;
@@ -77,7 +94,16 @@ export class Printer {
   }
 
   text(): string {
-    return this.out.join('\n') + '\n';
+    // (a kept function's lines are joined once: a recompile prints mostly reused derivatives)
+    const pieces: string[] = [];
+    for (let i = 0; i < this.out.length; ) {
+      const kept = this.keptAt.get(i);
+      if (kept) {
+        pieces.push(keptText(kept));
+        i += kept.lines.length;
+      } else pieces.push(this.out[i++]);
+    }
+    return pieces.join('\n') + '\n';
   }
 
   line(s: string): void {
@@ -85,20 +111,45 @@ export class Printer {
     this.origins.push(s === '' ? undefined : this.at);
   }
 
-  /** how many lines are printed so far (a position for textFrom and insertLine) */
+  /** how many lines are printed so far (a position for wordsFrom and insertLine) */
   lineCount(): number {
     return this.out.length;
   }
 
-  /** the text printed since line `index` */
-  textFrom(index: number): string {
-    return this.out.slice(index).join('\n');
+  /**
+   * Which of `words` (identifiers) the text printed since line `index` uses as whole words. A kept
+   * function's lines are searched once per word list: a recompile's reused derivatives are not read again.
+   */
+  wordsFrom(index: number, words: readonly string[]): Set<string> {
+    const key = words.join('|');
+    const pattern = new RegExp(`\\b(?:${key})\\b`, 'g');
+    const search = (text: string, into: Set<string>) => {
+      for (const m of text.match(pattern) ?? []) into.add(m);
+    };
+    const found = new Set<string>();
+    for (let i = index; i < this.out.length; ) {
+      const kept = this.keptAt.get(i);
+      if (!kept) {
+        search(this.out[i++], found);
+        continue;
+      }
+      let used = kept.words.get(key);
+      if (!used) {
+        used = new Set();
+        search(keptText(kept), used);
+        kept.words.set(key, used);
+      }
+      for (const w of used) found.add(w);
+      i += kept.lines.length;
+    }
+    return found;
   }
 
   /** a top-level line put in at `index`, once what it depends on is printed (the runtime import) */
   insertLine(index: number, s: string): void {
     this.out.splice(index, 0, s);
     this.origins.splice(index, 0, undefined);
+    this.keptAt = new Map([...this.keptAt].map(([at, kept]) => [at >= index ? at + 1 : at, kept]));
   }
 
   /**
@@ -384,9 +435,10 @@ export class Printer {
     if (kept?.opts !== opts) {
       const p = new Printer(this.opts);
       p.func({ ...f, exported: true });
-      kept = { opts, lines: p.out, origins: p.origins };
+      kept = { opts, lines: p.out, origins: p.origins, words: new Map() };
       printedFuncs.set(f, kept);
     }
+    if (kept.lines.length) this.keptAt.set(this.out.length, kept);
     for (const l of kept.lines) this.out.push(l);
     for (const o of kept.origins) this.origins.push(o);
   }

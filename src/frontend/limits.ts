@@ -45,9 +45,27 @@ export function checkBracketDepth(file: string, text: string, diags: DiagnosticB
   return true;
 }
 
+/** top-level statements found within the depth limit: a recompile's parse reuses the unchanged ones (reparse.ts) */
+const withinDepth = new WeakSet<ts.Node>();
+
 /** Expression depth in the syntax tree (long operator chains), before type checking. */
 export function checkTreeDepth(sf: ts.SourceFile, display: string, diags: DiagnosticBag): boolean {
-  const stack: [ts.Node, number][] = [[sf, 0]];
+  // (each top-level statement starts again at depth 0; the last first, where one stack over the file
+  // would meet it first, so that the first too deep found is the same)
+  const tops: ts.Node[] = [];
+  sf.forEachChild((c) => {
+    tops.push(c);
+  });
+  for (let i = tops.length - 1; i >= 0; i--) {
+    if (withinDepth.has(tops[i])) continue;
+    if (!checkStatementDepth(tops[i], sf, display, diags)) return false;
+    withinDepth.add(tops[i]);
+  }
+  return true;
+}
+
+function checkStatementDepth(top: ts.Node, sf: ts.SourceFile, display: string, diags: DiagnosticBag): boolean {
+  const stack: [ts.Node, number][] = [[top, 0]];
   while (stack.length) {
     const [n, d] = stack.pop()!;
     if (d > MAX_DEPTH) {
@@ -57,7 +75,7 @@ export function checkTreeDepth(sf: ts.SourceFile, display: string, diags: Diagno
     }
     const isExpr = ts.isExpression(n) || ts.isParenthesizedExpression(n);
     n.forEachChild((c) => {
-      stack.push([c, isExpr ? d + 1 : ts.isBlock(c) || ts.isSourceFile(n) ? 0 : d]);
+      stack.push([c, isExpr ? d + 1 : ts.isBlock(c) ? 0 : d]);
     });
   }
   return true;

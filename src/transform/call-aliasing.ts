@@ -5,7 +5,7 @@
 // Two elements of one array (`resolve(balls[i], balls[j])`, a pair loop's call) are one object only
 // when the two slots hold the same reference: the call gets a guard before it that throws then, and
 // the derivatives, which assume two objects, are right wherever the guard lets the call run.
-import { computeAliases, computeWrites, stmtCalls } from '../analysis/activity.js';
+import { aliasesOf, callSites, computeWrites } from '../analysis/activity.js';
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
 import { BOOL, VOID, containsCall, exprEq, forEachExpr, forEachStmt, isRef, mapBodies, rootVar, stmtExprs } from '../ir/util.js';
 import { TransformError } from './tangent.js';
@@ -17,13 +17,13 @@ export function refuseAliasedWrittenArguments(mod: Module): void {
     // (in code that keeps references on a tape — differentiated code — every reference restored from it
     // may alias any parameter: there only one name given twice counts)
     const usesTape = f.params.some((p) => p.ty.k === 'tape');
-    const al = computeAliases(f);
+    const al = aliasesOf(f);
     const same = (a: string, b: string) => a === b || (!usesTape && al.rep(a) === al.rep(b));
     const guards = new Map<Stmt, Stmt[]>();
     // (a guarded statement the guards cannot be placed before, in a loop's header: refused as before)
     const refusals = new Map<Stmt, TransformError>();
-    forEachStmt(f.body, (s) => {
-      for (const c of stmtCalls(s)) {
+    for (const { s, calls } of callSites(f)) {
+      for (const c of calls) {
         const callee = mod.funcs.get(c.fn);
         const written = writes.get(c.fn);
         if (!callee || !written?.size) continue;
@@ -54,7 +54,7 @@ export function refuseAliasedWrittenArguments(mod: Module): void {
             );
           }
       }
-    });
+    }
     if (!guards.size) continue;
     const placed = new Set<Stmt>();
     // (a new function in the module's map: the function object may be shared with other compiles)

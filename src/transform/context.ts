@@ -6,6 +6,7 @@ import { customSignature } from './custom.js';
 import type { FieldReads } from './adjoint/field-reads.js';
 import { INT, NUM, forEachExpr, forEachStmt, hasFloat, isRef, stmtExprs, tyOf } from '../ir/util.js';
 import { idleTapes } from '../analysis/idle-tapes.js';
+import { perFunction } from '../ir/per-function.js';
 
 export interface Naming {
   tangentSuffix: string; // xd
@@ -318,15 +319,12 @@ export function refTapeFunctions(mod: Module): Set<string> {
   const direct = new Set<string>();
   const callers = new Map<string, Set<string>>();
   for (const name of mod.order) {
-    forEachStmt(mod.funcs.get(name)!.body, (st) => {
-      forEachStmtExpr(st, (e) => {
-        if (e.k === 'intr' && (e.fn === 'tape.pushR' || e.fn === 'tape.popR')) direct.add(name);
-        if (e.k === 'call') {
-          if (!callers.has(e.fn)) callers.set(e.fn, new Set());
-          callers.get(e.fn)!.add(name);
-        }
-      });
-    });
+    const { tapesReferences, callees } = tapeFacts(mod.funcs.get(name)!);
+    if (tapesReferences) direct.add(name);
+    for (const fn of callees) {
+      if (!callers.has(fn)) callers.set(fn, new Set());
+      callers.get(fn)!.add(name);
+    }
   }
   const out = new Set<string>();
   const todo = [...direct];
@@ -339,6 +337,19 @@ export function refTapeFunctions(mod: Module): Set<string> {
   return out;
 }
 
-function forEachStmtExpr(st: Stmt, f: (e: import('../ir/types.js').Expr) => void): void {
+function forEachStmtExpr(st: Stmt, f: (e: Expr) => void): void {
   for (const e of stmtExprs(st)) forEachExpr(e, f);
 }
+
+/** does a function put references on a tape itself, and the functions it calls (refTapeFunctions asks these of every function) */
+const tapeFacts = perFunction((f) => {
+  let tapesReferences = false;
+  const callees = new Set<string>();
+  forEachStmt(f.body, (st) => {
+    forEachStmtExpr(st, (e) => {
+      if (e.k === 'intr' && (e.fn === 'tape.pushR' || e.fn === 'tape.popR')) tapesReferences = true;
+      if (e.k === 'call') callees.add(e.fn);
+    });
+  });
+  return { tapesReferences, callees };
+});

@@ -6,7 +6,8 @@
 // other. Until callee summaries carry the links, such a call is refused where it stands, when numbers
 // are written afterwards into what it linked and more than one of the linked names is used afterwards
 // (or the callee put one object in two places, where one name suffices).
-import { computeAliases, stmtCalls } from '../analysis/activity.js';
+import { aliasesOf, callSites, computeAliases, stmtCalls } from '../analysis/activity.js';
+import { perFunction } from '../ir/per-function.js';
 import type { Expr, Func, Module, Stmt } from '../ir/types.js';
 import { bodiesOf, calleeText, exprEq, forEachExpr, forEachStmt, isRef, rootVar, stmtExprs, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
 import { boundCall, floatWrittenParamsOf, mayRunAfter, positions } from './returned-args.js';
@@ -62,9 +63,15 @@ function linkingSummaries(mod: Module): Map<string, Linking> {
 }
 
 function linkingOf(f: Func, known: Map<string, Linking>): Linking {
-  const al = computeAliases(f, false);
+  // (most functions place nothing and call nothing that links: every round of linkingSummaries asks)
+  const linkingCallee = (c: Extract<Expr, { k: 'call' }>) => {
+    const l = known.get(c.fn);
+    return !!l && (l.params.size > 0 || l.twice);
+  };
+  if (!mayPlace(f) && !callSites(f).some((site) => site.calls.some(linkingCallee))) return { params: new Set(), twice: false, sides: new Set() };
+  const al = aliasesOf(f, false);
   // only what a caller can reach counts: the parameters' objects and the result, and what they hold
-  const held = computeAliases(f, true);
+  const held = aliasesOf(f, true);
   const exposed = new Set(f.params.filter((p) => isRef(p.ty)).map((p) => held.rep(p.name)));
   forEachStmt(f.body, (s) => {
     if (s.k === 'return' && s.e) for (const r of refRoots(s.e)) exposed.add(held.rep(r));
@@ -188,6 +195,22 @@ function indexVars(e: Expr): string[] {
   return [];
 }
 
+/**
+ * may `f` place an object by itself (a reference stored into an element or a field, an array or object
+ * literal, a push)? When not, placementsIn finds only what its callees place.
+ */
+const mayPlace = perFunction((f) => {
+  let found = false;
+  forEachStmt(f.body, (s) => {
+    if (s.k === 'assign' && s.target.k !== 'var' && isRef(s.target.ty)) found = true;
+    for (const e of stmtExprs(s))
+      forEachExpr(e, (x) => {
+        if (x.k === 'arrlit' || x.k === 'objlit' || (x.k === 'intr' && x.fn === 'push')) found = true;
+      });
+  });
+  return found;
+});
+
 function placementsIn(f: Func, known: Map<string, Linking>): Placement[] {
   const out: Placement[] = [];
   const moved = moves(f.body);
@@ -274,7 +297,7 @@ function checkCalls(f: Func, summaries: Map<string, Linking>, writes: Map<string
     const writtenAfter = stmts.some((t) => writtenRoots(t, writes).some((r) => al.rep(r) === joined && after(t, r)));
     if (!writtenAfter) continue;
     if (!l.twice) {
-      const apart = computeAliases(f, true);
+      const apart = aliasesOf(f, true);
       const usedAfter = (root: string) => stmts.some((t) => after(t, root) && [...usedNames(t)].some((u) => apart.rep(u) === apart.rep(root)));
       if (sides.filter(usedAfter).length < 2) continue;
     }

@@ -4,7 +4,8 @@
 // write is refused where it is written.
 import { computeWrites, stmtCalls } from '../analysis/activity.js';
 import type { Expr, Module, Stmt } from '../ir/types.js';
-import { forEachStmt, isRef, WRITING_INTRINSICS } from '../ir/util.js';
+import { perFunction } from '../ir/per-function.js';
+import { forEachExpr, forEachStmt, isRef, stmtExprs, WRITING_INTRINSICS } from '../ir/util.js';
 import { TransformError } from './tangent.js';
 
 /** the module constant an element, field or whole reference is read from, directly or through a local alias */
@@ -23,10 +24,23 @@ function dataOf(e: Expr, aliases: Map<string, string>): string | null {
   }
 }
 
+/** does a function name any module constant? (one that does not cannot write into one) */
+const namesModuleData = perFunction((f) => {
+  let named = false;
+  forEachStmt(f.body, (s) => {
+    for (const e of stmtExprs(s))
+      forEachExpr(e, (x) => {
+        if (x.k === 'global') named = true;
+      });
+  });
+  return named;
+});
+
 export function refuseWritesToModuleData(mod: Module): void {
   const writes = computeWrites(mod);
   for (const n of mod.order) {
     const f = mod.funcs.get(n)!;
+    if (!namesModuleData(f)) continue;
     // locals that name module data (`const buf = BUF`, `let row = W[0]`), in program order
     const aliases = new Map<string, string>();
     const refuse = (name: string, at: Stmt | Expr): never => {

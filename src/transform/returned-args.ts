@@ -3,7 +3,7 @@
 // shadow: `w = g(y, c)` is differentiated as `g(y, c); w = y`, an alias the analyses and every mode
 // already follow. A helper that may return a parameter's object in any other way (on one branch only,
 // through a local alias, a row of it) is refused at the call that binds its result.
-import { computeAliases, computeWrites, stmtCalls } from '../analysis/activity.js';
+import { type AliasClasses, aliasesOf, callSites, computeAliases, computeWrites, stmtCalls } from '../analysis/activity.js';
 import { isFreshValue } from '../analysis/scratch-fields.js';
 import type { Expr, Func, Module, Stmt, Ty } from '../ir/types.js';
 import { bodiesOf, calleeText, declaredNames, forEachExpr, forEachStmt, isRef, mapBodies, rootVar, stmtExprs, tyOf, WRITING_INTRINSICS } from '../ir/util.js';
@@ -27,7 +27,7 @@ function fieldPath(e: Expr): { root: string; path: { name: string; ty: Ty }[] } 
 function returnedOf(f: Func, known: Map<string, Returned>): Returned {
   if (!isRef(f.ret)) return 'fresh';
   // the result is a parameter's object itself, not a fresh one holding it
-  const al = computeAliases(f, false);
+  const al = aliasesOf(f, false);
   const refParams = f.params.map((p, i) => ({ p, i })).filter(({ p }) => isRef(p.ty));
   const reassigned = new Set<string>();
   forEachStmt(f.body, (s) => {
@@ -58,7 +58,7 @@ function returnedOf(f: Func, known: Map<string, Returned>): Returned {
 }
 
 /** Could `e`, a returned reference, be (part of) an object a parameter holds? */
-function mayBeParamObject(e: Expr, f: Func, al: ReturnType<typeof computeAliases>, known: Map<string, Returned>): boolean {
+function mayBeParamObject(e: Expr, f: Func, al: AliasClasses, known: Map<string, Returned>): boolean {
   if (e.k === 'cond') return mayBeParamObject(e.a, f, al, known) || mayBeParamObject(e.b, f, al, known);
   if (e.k === 'call') return known.get(e.fn) !== undefined && known.get(e.fn) !== 'fresh';
   const r = rootVar(e);
@@ -146,12 +146,9 @@ export function bindReturnedArguments(mod: Module): Module {
   // a function returning what a callee returned of its parameter returns it too: to a fixed point
   for (let round = 0; round <= mod.order.length; round++) {
     let changed = false;
-    const funcs = new Map(mod.funcs);
     for (const n of mod.order) {
-      const f = funcs.get(n)!;
-      const g: Func = { ...f, body: rewriteCallsLenient(f.body, known, new Names(declaredNames(f))) };
-      funcs.set(n, g);
-      const r = returnedOf(g, known);
+      const f = mod.funcs.get(n)!;
+      const r = isRef(f.ret) ? returnedOf(withCallsRewritten(f, known), known) : 'fresh';
       if (JSON.stringify(r) !== JSON.stringify(known.get(n))) {
         known.set(n, r);
         changed = true;
@@ -187,7 +184,7 @@ function unsharedCalls(f: Func, known: Map<string, Returned>, writes: Map<string
   let any = false;
   forEachStmt(f.body, (s) => void (maybe(s) && (any = true)));
   if (!any) return out;
-  const al = computeAliases(f, true);
+  const al = aliasesOf(f, true);
   const stores: { s: Stmt; root: string }[] = [];
   forEachStmt(f.body, (s) => {
     if (s.k === 'assign' && s.target.k !== 'var' && !intoMade(s.target)) {
@@ -220,6 +217,13 @@ function unsharedCalls(f: Func, known: Map<string, Returned>, writes: Map<string
 }
 
 /** the rewrite while the summaries are still growing: refusals wait for the final round */
+/** `f` with its calls rewritten as rewriteCalls does, leniently; `f` itself where no callee may return a parameter's object */
+function withCallsRewritten(f: Func, known: Map<string, Returned>): Func {
+  const rewritten = (c: Extract<Expr, { k: 'call' }>) => (known.get(c.fn) ?? 'fresh') !== 'fresh';
+  if (!callSites(f).some((site) => site.calls.some(rewritten))) return f;
+  return { ...f, body: rewriteCallsLenient(f.body, known, new Names(declaredNames(f))) };
+}
+
 function rewriteCallsLenient(body: Stmt[], known: Map<string, Returned>, names: Names): Stmt[] {
   try {
     return rewriteCalls(body, known, names);
@@ -246,7 +250,7 @@ function resultsHoldingParameters(mod: Module, known: Map<string, Returned>): Se
   const out = new Set<string>();
   for (const [n, f] of mod.funcs) {
     if (!isRef(f.ret) || known.get(n) !== 'fresh') continue;
-    const al = computeAliases(f, true);
+    const al = aliasesOf(f, true);
     const params = new Set(f.params.filter((p) => isRef(p.ty)).map((p) => al.rep(p.name)));
     forEachStmt(f.body, (s) => {
       if (s.k === 'return' && s.e && returnedRoots(s.e, []).some((r) => params.has(al.rep(r)))) out.add(n);
@@ -262,7 +266,7 @@ function floatStoreRoot(s: Stmt): string | null {
 
 /** Parameters (by index) a function stores floats into, directly or through a local alias. */
 export function floatWrittenParams(f: Func, owned: ReadonlySet<string> = new Set()): Set<number> {
-  const al = computeAliases(f, true);
+  const al = aliasesOf(f, true);
   // locals only ever bound to an owned field's value (`const diff = this.centered`) are that scratch too
   const scratch = new Set<string>(), bound = new Set<string>();
   forEachStmt(f.body, (s) => {
@@ -321,7 +325,7 @@ function throughOwnedField(target: Expr, owned: ReadonlySet<string>): boolean {
 export function floatWrittenParamsOf(mod: Module): Map<string, Set<number>> {
   const owned = ownedFields(mod);
   const out = new Map([...mod.funcs].map(([n, f]) => [n, floatWrittenParams(f, owned)]));
-  const aliases = new Map([...mod.funcs].map(([n, f]) => [n, computeAliases(f, true)]));
+  const aliases = new Map([...mod.funcs].map(([n, f]) => [n, aliasesOf(f, true)]));
   for (let changed = true; changed; ) {
     changed = false;
     for (const [n, f] of mod.funcs) {
@@ -358,7 +362,7 @@ function refuseFloatWritesThroughHeldArguments(mod: Module, known: Map<string, R
   for (const f of mod.funcs.values()) {
     const al = computeAliases(f, true);
     // each side apart, before the call joins them: which names reach the result, which the arguments
-    const apart = computeAliases(f, true);
+    const apart = aliasesOf(f, true);
     const mentions = new Map<Stmt, Set<string>>();
     forEachStmt(f.body, (t) => {
       const names = new Set<string>();

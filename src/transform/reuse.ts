@@ -16,12 +16,11 @@
 // (ProgramInfo.fieldReads, read by compile.ts) and the generated function names it asked for (which
 // depend on the order of asking only when two of them collide; compile.ts then compiles again without
 // reuse: see ProgramInfo.renamedAny).
-import { stmtCalls } from '../analysis/activity.js';
+import { callSites } from '../analysis/activity.js';
 import { computeSlotWrites } from '../analysis/slot-writes.js';
 import { scratchFields } from '../analysis/scratch-fields.js';
 import { ruleFunctions } from '../frontend/custom-derivatives.js';
 import type { Func } from '../ir/types.js';
-import { forEachStmt } from '../ir/util.js';
 import type { ProgramInfo } from './context.js';
 import type { FieldReads } from './adjoint/field-reads.js';
 
@@ -158,8 +157,7 @@ function directCallees(info: ProgramInfo, name: string, direct: Map<string, stri
   out = [];
   const f = info.mod.funcs.get(name);
   if (f) {
-    const calls = out;
-    forEachStmt(f.body, (s) => stmtCalls(s).forEach((c) => calls.push(c.fn)));
+    for (const site of callSites(f)) for (const c of site.calls) out.push(c.fn);
     out.push(...ruleFunctions(f));
   }
   direct.set(name, out);
@@ -190,7 +188,7 @@ function irKey(f: Func): string {
 function programKey(info: ProgramInfo): string {
   const mod = info.mod;
   const called = new Set<string>();
-  for (const n of mod.order) forEachStmt(mod.funcs.get(n)!.body, (st) => stmtCalls(st).forEach((c) => called.add(c.fn)));
+  for (const n of mod.order) for (const site of callSites(mod.funcs.get(n)!)) for (const c of site.calls) called.add(c.fn);
   return hash(
     serialize({
       options: info.options,
@@ -225,19 +223,27 @@ function serialize(value: unknown): string {
   });
 }
 
-/** two independent 53-bit hashes of a string (cyrb53), as one key: 106 bits against chance collisions */
+/**
+ * two independent 53-bit hashes of a string (cyrb53 with two seeds), as one key: 106 bits against
+ * chance collisions. Both are taken in one pass over the string (the keys hash whole functions' IR).
+ */
 function hash(s: string): string {
-  return `${cyrb53(s, 0x9e3779b9).toString(36)}.${cyrb53(s, 0x85ebca6b).toString(36)}.${s.length.toString(36)}`;
-}
-
-function cyrb53(s: string, seed: number): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
+  let a1 = 0xdeadbeef ^ 0x9e3779b9;
+  let a2 = 0x41c6ce57 ^ 0x9e3779b9;
+  let b1 = 0xdeadbeef ^ 0x85ebca6b;
+  let b2 = 0x41c6ce57 ^ 0x85ebca6b;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
+    a1 = Math.imul(a1 ^ c, 2654435761);
+    a2 = Math.imul(a2 ^ c, 1597334677);
+    b1 = Math.imul(b1 ^ c, 2654435761);
+    b2 = Math.imul(b2 ^ c, 1597334677);
   }
+  return `${cyrb53Final(a1, a2).toString(36)}.${cyrb53Final(b1, b2).toString(36)}.${s.length.toString(36)}`;
+}
+
+/** cyrb53's final mixing of its two 32-bit states into 53 bits */
+function cyrb53Final(h1: number, h2: number): number {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);

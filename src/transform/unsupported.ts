@@ -2,9 +2,10 @@
 // before any derivative is built: passed through, they would leave an array and its shadow with
 // different lengths, or read a shadow that was never made, and the derivative would be wrong.
 import type { FuncActivity } from '../analysis/activity.js';
-import { stmtCalls } from '../analysis/activity.js';
+import { callSites } from '../analysis/activity.js';
 import type { Expr, Func, Loc, Ty } from '../ir/types.js';
 import { forEachExpr, forEachStmt, hasFloat, isRef, rootVar, stmtExprs } from '../ir/util.js';
+import { perFunction } from '../ir/per-function.js';
 import { oneKind } from './normalize.js';
 import { TransformError } from './tangent.js';
 
@@ -21,14 +22,23 @@ export function refuseUnsupportedOps(f: Func, fa: FuncActivity | undefined, call
  * branch taken only sometimes it cannot, and there such a value would carry no derivative.
  */
 function refuseUnnamedReferences(f: Func): void {
+  const found = firstUnnamedReference(f);
+  if (found) throw found;
+}
+
+/** the refusal of refuseUnnamedReferences at the first such value of `f`, or null (kept: it depends on `f` alone) */
+const firstUnnamedReference = perFunction((f): TransformError | null => {
+  let found: TransformError | null = null;
   forEachStmt(f.body, (s) => {
+    if (found) return;
     const top = s.k === 'decl' ? s.init : s.k === 'assign' && s.target.k === 'var' ? s.value : null;
     for (const e of stmtExprs(s))
       forEachExpr(e, (x) => {
+        if (found) return;
         const chosen = x.k === 'cond' && isRef(x.ty) && x !== top && !isChoiceOf(top, x);
         const made = (x.k === 'sub' && !rootVar(x.obj)) || (x.k === 'intr' && (x.fn === 'copy' || x.fn === 'snapshot') && x.args[0] && !rootVar(x.args[0]) && x.args[0].k !== 'arrlit');
         if (chosen || made)
-          throw new TransformError(
+          found = new TransformError(
             chosen && !oneKind(x)
               ? 'this test chooses between a typed array and a plain array: tsad follows derivatives through arrays of one kind only; convert one of them (`Float64Array.from(a)`, `Array.from(t)`)'
               : chosen
@@ -38,7 +48,8 @@ function refuseUnnamedReferences(f: Func): void {
           );
       });
   });
-}
+  return found;
+});
 
 /** is `x` a branch, at any depth, of the conditional `top` (`c ? (d ? a : b) : e` names a choice of choices)? */
 function isChoiceOf(top: Expr | null, x: Expr): boolean {
@@ -74,21 +85,35 @@ function nullableRefField(t: Ty, seen = new Set<Ty>()): string | null {
   }
 }
 
+interface NullableRefName {
+  name: string;
+  /** the field that may be absent, or null: the variable itself may be */
+  field: string | null;
+  loc: Loc | undefined;
+}
+
+/** the parameters and locals of `f` that are nullable arrays or objects or hold one in a field, in order (kept per function object) */
+const nullableRefNames = perFunction((f) => {
+  const out: NullableRefName[] = [];
+  const note = (name: string, t: Ty, loc: Loc | undefined) => {
+    const field = nullableRef(t) ? null : nullableRefField(t);
+    if (nullableRef(t) || field) out.push({ name, field, loc });
+  };
+  for (const p of f.params) note(p.name, p.ty, f.loc);
+  forEachStmt(f.body, (s) => {
+    if (s.k === 'decl') note(s.name, s.ty, s.loc);
+  });
+  return out;
+});
+
 /**
  * A nullable array or object whose numbers depend on the independents (`const x = solve(A, b)` with
  * `solve` returning `number[] | null`, `A.find(…)` on rows): it has no shadow, so its derivative would
  * be lost or read from a shadow that does not exist.
  */
 function refuseVariedNullableRefs(f: Func, fa: FuncActivity): void {
-  const where = new Map<string, { name: string; field: string | null; loc: Loc | undefined }>();
-  const note = (name: string, t: Ty, loc: Loc | undefined) => {
-    const field = nullableRef(t) ? null : nullableRefField(t);
-    if (nullableRef(t) || field) where.set(fa.aliases.rep(name), { name, field, loc });
-  };
-  for (const p of f.params) note(p.name, p.ty, f.loc);
-  forEachStmt(f.body, (s) => {
-    if (s.k === 'decl') note(s.name, s.ty, s.loc);
-  });
+  const where = new Map<string, NullableRefName>();
+  for (const n of nullableRefNames(f)) where.set(fa.aliases.rep(n.name), n);
   if (!where.size) return;
   forEachStmt(f.body, (s) => {
     for (const facts of [fa.varied.inOf.get(s), fa.varied.outOf.get(s)])
@@ -110,10 +135,10 @@ function refuseVariedNullableRefs(f: Func, fa: FuncActivity): void {
  * derivative; a call passing numbers that depend on the independents there would lose theirs.
  */
 function refuseVariedArgumentsToNullableRefs(f: Func, fa: FuncActivity, callee: (name: string) => Func | undefined): void {
-  forEachStmt(f.body, (s) => {
+  for (const { s, calls } of callSites(f)) {
     const varied = fa.varied.inOf.get(s);
-    if (!varied) return;
-    for (const c of stmtCalls(s)) {
+    if (!varied) continue;
+    for (const c of calls) {
       const g = callee(c.fn);
       if (!g) continue;
       c.args.forEach((a, j) => {
@@ -130,5 +155,5 @@ function refuseVariedArgumentsToNullableRefs(f: Func, fa: FuncActivity, callee: 
         );
       });
     }
-  });
+  }
 }

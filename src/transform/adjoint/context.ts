@@ -1,7 +1,7 @@
 // The state of one function's adjoint while it is built (what the builder knows and accumulates),
 // its construction, and the small queries over it every concern uses (activity, adjoint names, tape
 // operations, statement positions).
-import { diffVars, type FuncActivity, stmtCalls } from '../../analysis/activity.js';
+import { callSites, diffVars, type FuncActivity } from '../../analysis/activity.js';
 import type { Facts, FlowResult } from '../../analysis/dataflow.js';
 import { type ScratchFields, scratchFields } from '../../analysis/scratch-fields.js';
 import type { Expr, Func, Stmt, Ty } from '../../ir/types.js';
@@ -306,7 +306,7 @@ function calledAnywhere(info: ProgramInfo, name: string): boolean {
   let called = calledNames.get(info);
   if (!called) {
     called = new Set<string>();
-    for (const n of info.mod.order) forEachStmt(info.mod.funcs.get(n)!.body, (st) => stmtCalls(st).forEach((c) => called!.add(c.fn)));
+    for (const n of info.mod.order) for (const site of callSites(info.mod.funcs.get(n)!)) for (const c of site.calls) called.add(c.fn);
     calledNames.set(info, called);
   }
   return called.has(name);

@@ -9,7 +9,8 @@
 //
 // The facts come from the backward sweeps as built (compile.ts builds them, then builds again with the
 // fields found unread, and checks the result reads none of them).
-import type { Expr, Stmt, Ty } from '../../ir/types.js';
+import type { Expr, Func, Stmt, Ty } from '../../ir/types.js';
+import { perFunction } from '../../ir/per-function.js';
 import { forEachExpr, forEachStmt, rootVar, stmtExprs } from '../../ir/util.js';
 import type { ProgramInfo } from '../context.js';
 
@@ -96,14 +97,14 @@ export function unionReads(all: Iterable<FieldReads>): FieldReads {
   return out;
 }
 
-/** number fields some statement of `stmts` assigns (the candidates: only a write pushes) */
-export function writtenNumberFields(stmts: Stmt[]): Set<string> {
+/** number fields some statement of `f` assigns (the candidates: only a write pushes), once per function object */
+export const writtenNumberFields: (f: Func) => ReadonlySet<string> = perFunction((f) => {
   const out = new Set<string>();
-  forEachStmt(stmts, (s) => {
+  forEachStmt(f.body, (s) => {
     if (s.k === 'assign' && s.target.k === 'field' && s.target.ty.k === 'num') out.add(s.target.name);
   });
   return out;
-}
+});
 
 /**
  * Is `n` the generated backward sweep of a function differentiated through its body? (A hand-written

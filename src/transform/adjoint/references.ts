@@ -9,7 +9,8 @@
 // Regions that run as plain primal code in the forward sweep (joint-mode calls, checkpointed regions,
 // binomial loops) would change the primal's structure without its shadow's: where they store
 // references, they are reversed with an ordinary tape instead.
-import { stmtCalls } from '../../analysis/activity.js';
+import { callSites, stmtCalls } from '../../analysis/activity.js';
+import { perFunction } from '../../ir/per-function.js';
 import { isFreshValue } from '../../analysis/scratch-fields.js';
 import type { Expr, LValue, Stmt } from '../../ir/types.js';
 import { forEachStmt, isRef, rootVar, tyOf, varsRead, VOID } from '../../ir/util.js';
@@ -69,7 +70,27 @@ const RESHAPING = new Set(['push', 'pop']);
  * it — a row or field store of a reference, or a push or pop on an array it did not create? Such a
  * region cannot run as plain primal code in the forward sweep: its shadows would not follow.
  */
-export function storesReferences(info: ProgramInfo, body: Stmt[], seen: Set<string> = new Set()): boolean {
+export function storesReferences(info: ProgramInfo, body: Stmt[]): boolean {
+  if (storesReferencesItself(body)) return true;
+  // what it calls, transitively (each function's own answer is kept: every adjoint of a caller asks)
+  const seen = new Set<string>();
+  const todo: string[] = [];
+  forEachStmt(body, (st) => {
+    for (const c of stmtCalls(st)) todo.push(c.fn);
+  });
+  while (todo.length) {
+    const fn = todo.pop()!;
+    if (seen.has(fn) || !info.mod.funcs.has(fn)) continue;
+    seen.add(fn);
+    const g = info.func(fn);
+    if (functionStoresReferences(g)) return true;
+    for (const site of callSites(g)) for (const c of site.calls) todo.push(c.fn);
+  }
+  return false;
+}
+
+/** storesReferences of `body`'s own statements, not counting what it calls */
+function storesReferencesItself(body: Stmt[]): boolean {
   // arrays it created: names only ever given fresh arrays (`const ls = this.layers` names another's)
   const local = new Set<string>();
   const aliases = new Set<string>();
@@ -86,11 +107,8 @@ export function storesReferences(info: ProgramInfo, body: Stmt[], seen: Set<stri
       const r = rootVar(st.e.args[0]);
       if (!r || !local.has(r)) found = true;
     }
-    for (const c of stmtCalls(st)) {
-      if (seen.has(c.fn) || !info.mod.funcs.has(c.fn)) continue;
-      seen.add(c.fn);
-      if (storesReferences(info, info.func(c.fn).body, seen)) found = true;
-    }
   });
   return found;
 }
+
+const functionStoresReferences = perFunction((f) => storesReferencesItself(f.body));

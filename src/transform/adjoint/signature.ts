@@ -123,12 +123,10 @@ export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' |
   const needed = [...cx.readsInBwd].filter((n) => locals.has(n) && !cx.loopScoped.has(n)).sort();
   const tyOfName = new Map<string, Ty>();
   cx.f.params.forEach((p) => tyOfName.set(p.name, p.ty));
-  forEachStmt(cx.f.body, (s) => {
-    if (s.k === 'decl') tyOfName.set(s.name, s.ty);
-  });
   // parameters the body never assigns arrive unchanged from the caller
   const assigned = new Set<string>();
   forEachStmt(cx.f.body, (s) => {
+    if (s.k === 'decl') tyOfName.set(s.name, s.ty);
     if (s.k === 'assign' && s.target.k === 'var') assigned.add(s.target.name);
   });
   // adjoints of local arrays used by the backward sweep are handed over with them
@@ -145,12 +143,12 @@ export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' |
   // (a reference parameter the body rebinds ends the forward sweep holding another array than the
   // caller's, and so does its adjoint: both are handed over like a local's)
   const refLocals = [...locals].filter((n) => (!isParam(n) || assigned.has(n)) && !cx.rerunLocals.has(n) && !cx.loopScoped.has(n) && isRef(tyOfName.get(n) ?? NUM) && hasB(cx, n) && usedB.has(cx.b.of(n))).sort();
+  // a final value from a cheap assignment of unchanging inputs is evaluated again, not handed over
+  const recomputable = cx.info.options.recompute !== false && !endsWithReturnInside(cx);
   for (const n of [...new Set([...needed, ...refLocals])].sort()) {
     const ty = tyOfName.get(n) ?? NUM;
     if (isParam(n) && !assigned.has(n)) continue;
     const v: Expr = { k: 'var', name: n, ty };
-    // a final value from a cheap assignment of unchanging inputs is evaluated again, not handed over
-    const recomputable = cx.info.options.recompute !== false && !endsWithReturnInside(cx);
     const scalar = ty.k === 'num' || ty.k === 'int';
     const cheapAgain = needed.includes(n) && scalar && recomputable ? cheapDefBefore(cx, { list: cx.f.body, index: cx.f.body.length, parent: null }, n, true) : null;
     // (a reference or a length read again from unchanging parameters: `diff = self.centered`, `d = self.mean.length`)
