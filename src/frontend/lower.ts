@@ -1087,12 +1087,16 @@ class FunctionLowering {
    * derivative of the parameters it reads. Call sites leave such an argument out as undefined.
    */
   private computedDefault(p: ts.ParameterDeclaration, param: Param, def: Expr): Stmt | null {
+    const name = p.name.getText();
+    // (an array or object parameter that may be left out is passive: say so, rather than send the
+    // reader to `name?:`, whose hint would send them back here)
+    const refHint = `to differentiate with respect to '${name}', declare it required (\`${name}: ${p.type?.getText() ?? 'number[]'}\`) and pass ${p.initializer!.getText()} where it is left out; to keep it optional, give it the default in the body, \`if (${name} === undefined) ${name} = ${p.initializer!.getText()};\`, where it is passive`;
     if (this.pre.length) {
       this.pre = [];
-      return this.err(p.initializer!, `the default value of '${p.name.getText()}' needs statements of its own (an array method, a spread): tsad computes parameter defaults that are expressions of other parameters`, `compute it in the body: \`const ${p.name.getText()}Value = ${p.name.getText()} ?? ${p.initializer!.getText()};\` with the parameter declared optional`);
+      return this.err(p.initializer!, `the default value of '${name}' needs statements of its own (an array method, a spread): tsad computes parameter defaults that are expressions of other parameters`, isRef(param.ty) ? refHint : `compute it in the body: \`const ${name}Value = ${name} ?? ${p.initializer!.getText()};\` with the parameter declared optional`);
     }
     const ty = param.ty;
-    if (ty.k === 'opt' || isRef(ty)) return this.err(p.initializer!, `the default value of '${p.name.getText()}' reads other parameters: tsad computes such defaults for numbers only`, `compute it in the body: \`const ${p.name.getText()}Value = ${p.name.getText()} ?? ${p.initializer!.getText()};\` with the parameter declared optional`);
+    if (ty.k === 'opt' || isRef(ty)) return this.err(p.initializer!, `the default value of '${name}' reads other parameters: tsad computes such defaults for numbers only`, isRef(ty) ? refHint : `compute it in the body: \`const ${name}Value = ${name} ?? ${p.initializer!.getText()};\` with the parameter declared optional`);
     // (the parameter keeps its name, which callers and `wrt` use; the body reads the local)
     const local = this.declareVar(p, `${p.name.getText()}Value`, ty);
     param.ty = { k: 'opt', base: ty, none: ['undefined'] };
@@ -1109,35 +1113,46 @@ class FunctionLowering {
    * absent; null (the statement then lowers as written) where the test does not cover every absence
    * the parameter's type allows.
    */
-  private bodyDefault(p: ts.ParameterDeclaration, param: Param, def: BodyDefault): Stmt | 'none' | null {
+  private bodyDefault(p: ts.ParameterDeclaration, param: Param, def: BodyDefault): Stmt[] | 'none' | null {
     const ty = param.ty;
     // (a parameter that cannot be absent, typed by the runtime API from a value given: an array or
     // object is truthy, so only a number's `||` can change it)
     if (ty.k !== 'opt' && (def.test === 'present' || isRef(ty))) return 'none';
     if (ty.k !== 'opt' && (ty.k === 'num' || ty.k === 'int' || ty.k === 'str')) return this.truthyDefault(p, param, def);
     if (ty.k !== 'opt' || ty.none.includes('false') || (def.test === 'present' && !ty.none.every((n) => def.covers.includes(n as 'null' | 'undefined')))) return null;
-    // (the fallback is lowered before the body's reads of the parameter move to the local)
-    const fallback = this.expr(def.fallback);
-    if (!fallback) return null;
     const arg: Expr = { k: 'var', name: param.name, ty };
     const given: Expr = def.test === 'present' ? present(arg, ty.none) : truthy(arg);
-    const local = this.declareVar(p, `${param.name}Value`, ty.base);
-    const value: Expr = { k: 'cond', c: given, a: { k: 'var', name: param.name, ty: ty.base, nn: true }, b: fallback, ty: ty.base };
-    return { k: 'decl', name: local, ty: ty.base, init: value, konst: true, loc: this.ctx.locOf(def.stmt), origin: 'param.bodydefault' };
+    return this.defaultLocal(p, param, def, given, { k: 'var', name: param.name, ty: ty.base, nn: true }, ty.base);
+  }
+
+  /**
+   * `const yValue = given ? y : fallback`, or, where the fallback needs statements of its own (`ws =
+   * xs.map(…)`), those statements run only where the argument is absent: `let wsValue; if (given)
+   * wsValue = ws; else { …; wsValue = fallback; }`. The fallback is lowered before the body's reads of
+   * the parameter move to the local.
+   */
+  private defaultLocal(p: ts.ParameterDeclaration, param: Param, def: BodyDefault, given: Expr, arg: Expr, ty: Ty): Stmt[] | null {
+    const fallback = this.expr(def.fallback);
+    const pre = this.takePre();
+    if (!fallback) return null;
+    const local = this.declareVar(p, `${param.name}Value`, ty);
+    const loc = this.ctx.locOf(def.stmt);
+    if (!pre.length) return [{ k: 'decl', name: local, ty, init: { k: 'cond', c: given, a: arg, b: fallback, ty }, konst: true, loc, origin: 'param.bodydefault' }];
+    const set = (value: Expr): Stmt => ({ k: 'assign', target: { k: 'var', name: local, ty }, value, loc });
+    return [
+      { k: 'decl', name: local, ty, init: null, konst: false, loc, origin: 'param.bodydefault' },
+      { k: 'if', c: given, then: [set(arg)], else: [...pre, set(fallback)], loc },
+    ];
   }
 
   /**
    * `y = y || 2` on a number or string that is always given: `const yValue = y || 2` (0, NaN and ''
    * take the fallback)
    */
-  private truthyDefault(p: ts.ParameterDeclaration, param: Param, def: BodyDefault): Stmt | null {
-    const fallback = this.expr(def.fallback);
-    if (!fallback) return null;
+  private truthyDefault(p: ts.ParameterDeclaration, param: Param, def: BodyDefault): Stmt[] | null {
     const ty = param.ty.k === 'int' ? NUM : param.ty;
     const arg: Expr = { k: 'var', name: param.name, ty: param.ty };
-    const local = this.declareVar(p, `${param.name}Value`, ty);
-    const value: Expr = { k: 'cond', c: truthy(arg), a: arg, b: fallback, ty };
-    return { k: 'decl', name: local, ty, init: value, konst: true, loc: this.ctx.locOf(def.stmt), origin: 'param.bodydefault' };
+    return this.defaultLocal(p, param, def, truthy(arg), arg, ty);
   }
 
   /** the one type every `return` of a lowered body gives (numbers only), or null */
@@ -1326,7 +1341,7 @@ class FunctionLowering {
     const bd = this.bodyDefaultAt.get(s);
     const local = bd && this.bodyDefault(bd.p, bd.param, bd.def);
     if (local) {
-      if (local !== 'none') out.push(...this.takePre(), local);
+      if (local !== 'none') out.push(...local);
       return;
     }
     const loc = this.ctx.locOf(s);

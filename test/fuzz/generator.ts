@@ -3867,7 +3867,8 @@ export function render(spec: ProgSpec): Rendered {
     decls.push('y?: number');
     args.push(yForm === 0 ? { kind: 'absent' } : num());
     if (yInBody) {
-      c.emit(...[['if (y === undefined) y = 0.5;'], ['y = y ?? 0.75;'], ['y ??= 0.25;'], ['if (y == null) {', '  y = 1.25;', '}']][(spec.lb + spec.rows) % 4]);
+      // (the last one's fallback needs statements of its own, run only where y is absent)
+      c.emit(...[['if (y === undefined) y = 0.5;'], ['y = y ?? 0.75;'], ['y ??= 0.25;'], ['if (y == null) {', '  y = 1.25;', '}'], ['if (y === undefined) y = [0.5, 0.25].reduce((s, v) => s + v * v, 0);']][(spec.lb + spec.rows) % 5]);
       // (read through a const: TypeScript does not narrow a reassigned parameter inside closures)
       c.emit('const yv = y;');
       c.nums.push({ name: 'yv', w: false });
