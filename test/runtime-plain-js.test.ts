@@ -73,6 +73,27 @@ interface Program {
   wrt: number[];
 }
 
+/** defaults written in the body (an options object and a number), left out or given */
+const DAMPED = `
+function damped(x, y, opts) {
+  opts = opts || {};
+  if (y === undefined) y = 2;
+  var s = opts.scale || 1;
+  return s * x * x + y * x;
+}`;
+
+/** an options object destructured with defaults */
+const HUBER = `
+function huber(pred, target, opts = {}) {
+  const { delta = 1.0, reduction = 'mean' } = opts;
+  let total = 0;
+  for (let i = 0; i < pred.length; i++) {
+    const r = Math.abs(pred[i] - target[i]);
+    total += r <= delta ? 0.5 * r * r : delta * (r - 0.5 * delta);
+  }
+  return reduction === 'mean' ? total / pred.length : total;
+}`;
+
 const PROGRAMS: Program[] = [
   {
     name: "a string flag defaulted in the body, kind = kind || 'call'",
@@ -88,13 +109,7 @@ function intrinsic(spot, strike, kind) {
   },
   {
     name: 'defaults written in the body (opts = opts || {}, if (y === undefined) y = 2), both left out',
-    src: `
-function damped(x, y, opts) {
-  opts = opts || {};
-  if (y === undefined) y = 2;
-  var s = opts.scale || 1;
-  return s * x * x + y * x;
-}`,
+    src: DAMPED,
     head: 'damped',
     helpers: [],
     args: [1.5],
@@ -102,13 +117,7 @@ function damped(x, y, opts) {
   },
   {
     name: 'defaults written in the body, both given',
-    src: `
-function damped(x, y, opts) {
-  opts = opts || {};
-  if (y === undefined) y = 2;
-  var s = opts.scale || 1;
-  return s * x * x + y * x;
-}`,
+    src: DAMPED,
     head: 'damped',
     helpers: [],
     args: [1.5, 3, { scale: 2 }],
@@ -573,16 +582,7 @@ const INFERRED_PROGRAMS: Program[] = [
   // (destructuring with defaults: ES5 emits it as `_a === void 0 ? 1 : _a` over a `var` copy, typed by another rule)
   {
     name: 'an options object destructured with defaults, left out',
-    src: `
-function huber(pred, target, opts = {}) {
-  const { delta = 1.0, reduction = 'mean' } = opts;
-  let total = 0;
-  for (let i = 0; i < pred.length; i++) {
-    const r = Math.abs(pred[i] - target[i]);
-    total += r <= delta ? 0.5 * r * r : delta * (r - 0.5 * delta);
-  }
-  return reduction === 'mean' ? total / pred.length : total;
-}`,
+    src: HUBER,
     head: 'huber',
     helpers: [],
     args: [[1.3, 2.1, -0.4], [0.2, 0.1, 0.3]],
@@ -590,16 +590,7 @@ function huber(pred, target, opts = {}) {
   },
   {
     name: 'an options object destructured with defaults, one field given',
-    src: `
-function huber(pred, target, opts = {}) {
-  const { delta = 1.0, reduction = 'mean' } = opts;
-  let total = 0;
-  for (let i = 0; i < pred.length; i++) {
-    const r = Math.abs(pred[i] - target[i]);
-    total += r <= delta ? 0.5 * r * r : delta * (r - 0.5 * delta);
-  }
-  return reduction === 'mean' ? total / pred.length : total;
-}`,
+    src: HUBER,
     head: 'huber',
     helpers: [],
     args: [[1.3, 2.1, -0.4], [0.2, 0.1, 0.3], { reduction: 'sum' }],

@@ -21,7 +21,7 @@
 // split variable from the pair; `return solve(…)` in another such function passes the pair on; a
 // call asserted present (`solve(A, b)!`) throws where the original would fail on the first read.
 import type { Expr, Loc, NoneKind, Stmt, Ty } from '../ir/types.js';
-import { BOOL, forEachExpr, forEachStmt, mapBodies, mapExpr, tyOf } from '../ir/util.js';
+import { BOOL, forEachExpr, forEachStmt, mapBodies, mapExpr, stmtExprs, tyOf } from '../ir/util.js';
 import { NULL } from './nullable.js';
 
 /**
@@ -90,49 +90,14 @@ export function splitNullableLocals(body: Stmt[], h: SplitHost): Stmt[] {
  */
 export function refuseUnnamedResults(body: Stmt[], h: SplitHost): void {
   forEachStmt(body, (s) => {
-    const seen = (e: Expr) =>
+    for (const e of stmtExprs(s))
       forEachExpr(e, (x) => {
-        if (x.k !== 'call' || tyOf(x).k === 'tuple' || !h.splitResult(x.fn)) return;
-        h.refuse(x.loc ?? s.loc, `'${x.fn}' returns an array or ${h.splitResult(x.fn)!.none[0]}: tsad follows such a result where it is named, not inside an expression`, `name it first, \`const r = ${x.fn}(…);\`, then test \`r === ${h.splitResult(x.fn)!.none[0]}\` and read \`r\` where it holds an array`);
+        const result = x.k === 'call' && tyOf(x).k !== 'tuple' ? h.splitResult(x.fn) : null;
+        if (!result || x.k !== 'call') return;
+        const none = result.none[0];
+        h.refuse(x.loc ?? s.loc, `'${x.fn}' returns an array or ${none}: tsad follows such a result where it is named, not inside an expression`, `name it first, \`const r = ${x.fn}(…);\`, then test \`r === ${none}\` and read \`r\` where it holds an array`);
       });
-    forEachStmtExpr(s, seen);
   });
-}
-
-/** each expression directly in `s` (not in the statements inside it) */
-function forEachStmtExpr(s: Stmt, f: (e: Expr) => void): void {
-  switch (s.k) {
-    case 'decl':
-      if (s.init) f(s.init);
-      return;
-    case 'assign':
-      f(s.target);
-      f(s.value);
-      return;
-    case 'expr':
-    case 'throw':
-      f(s.e);
-      return;
-    case 'return':
-      if (s.e) f(s.e);
-      return;
-    case 'if':
-      f(s.c);
-      return;
-    case 'for':
-      if (s.cond) f(s.cond);
-      return;
-    case 'while':
-    case 'do':
-      f(s.cond);
-      return;
-    case 'switch':
-      f(s.disc);
-      for (const c of s.cases) c.tests?.forEach(f);
-      return;
-    default:
-      return;
-  }
 }
 
 function rewriteList(list: Stmt[], splits: Map<string, Split>, h: SplitHost): Stmt[] {
