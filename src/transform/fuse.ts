@@ -32,8 +32,14 @@ export function fuseLoops(body: Stmt[], storage: KnownStorage): Stmt[] {
     for (const s0 of list) {
       const s = mapBodies(s0, visit);
       const prev = out[out.length - 1];
-      const fused = prev && prev.k === 'for' && s.k === 'for' ? fuse(prev, s, body, storage, exclusive) : null;
+      if (!prev || prev.k !== 'for' || s.k !== 'for') {
+        out.push(s);
+        continue;
+      }
+      const fused = fuse(prev, s, body, storage, exclusive);
+      const split = fused ? null : fuseSplitting(prev, s, body, storage, exclusive);
       if (fused) out[out.length - 1] = fused;
+      else if (split) out.splice(out.length - 1, 1, ...split);
       else out.push(s);
     }
     return out;
@@ -61,6 +67,52 @@ function space(loop: For): Space | null {
 }
 
 function fuse(l1: For, l2: For, root: Stmt[], storage: KnownStorage, exclusive: Set<string>): For | null {
+  const body2 = joinable(l1, l2, l2.body, root, storage, exclusive, false);
+  return body2 ? { ...l1, body: [...l1.body, ...body2] } : null;
+}
+
+/**
+ * The second loop's statements that can run inside the first loop's iterations, moved there, and the
+ * rest left in a loop of their own after it (loop distribution, then fusion): the reset of an adjoint
+ * array that the first loop reads further on (`zb[j] = 0` after a triangle reads `zb[r]`, r > j) keeps
+ * the whole second loop apart otherwise. Moved statements run before every kept one, so a moved
+ * statement that follows a kept one in the body may not touch what the kept one touches (one writing).
+ */
+function fuseSplitting(l1: For, l2: For, root: Stmt[], storage: KnownStorage, exclusive: Set<string>): [For, For] | null {
+  const s2 = space(l2);
+  if (!s2 || hasJumpOrCall(l2.body) || l2.body.some((x) => x.k === 'decl')) return null;
+  const stay = new Set<number>();
+  l2.body.forEach((x, i) => {
+    if (!joinable(l1, l2, [x], root, storage, exclusive, true)) stay.add(i);
+  });
+  if (stay.size === 0 || stay.size === l2.body.length) return null;
+  // a statement after a kept one that shares an array with it (one writing) is kept too
+  for (let i = 0; i < l2.body.length; i++) {
+    if (!stay.has(i)) continue;
+    for (let j = i + 1; j < l2.body.length; j++) if (!stay.has(j) && sharesWrittenArray(l2.body[i], l2.body[j], storage, exclusive)) stay.add(j);
+  }
+  const moved = l2.body.filter((_, i) => !stay.has(i));
+  const kept = l2.body.filter((_, i) => stay.has(i));
+  if (moved.length === 0 || !scalarsIndependent(moved, kept)) return null;
+  // a moved statement before a kept one keeps its order with it only where iterations meet in order
+  if (!arraysIndependent(moved, kept, s2, storage, exclusive)) return null;
+  const body2 = joinable(l1, l2, moved, root, storage, exclusive, true);
+  return body2 ? [{ ...l1, body: [...l1.body, ...body2] }, { ...l2, body: kept }] : null;
+}
+
+/** whether two statements of one iteration touch one array (a write among them), by root or storage */
+function sharesWrittenArray(a: Stmt, b: Stmt, storage: KnownStorage, exclusive: Set<string>): boolean {
+  const xs = accesses([a], '', new Set());
+  const ys = accesses([b], '', new Set());
+  return xs.some((x) => ys.some((y) => (x.write || y.write) && !(x.inc && y.inc) && mayAlias(x.root, y.root, storage, exclusive)));
+}
+
+/**
+ * `body2` (statements of the second loop) renamed to the first loop's counter, when they can run at the
+ * end of each of its iterations; null otherwise. `distributed`: the second loop stays (with what is not
+ * moved), so its counter's value after it does not change.
+ */
+function joinable(l1: For, l2: For, body2In: Stmt[], root: Stmt[], storage: KnownStorage, exclusive: Set<string>, distributed: boolean): Stmt[] | null {
   const s1 = space(l1);
   const s2 = space(l2);
   if (!s1 || !s2 || s1.down !== s2.down || s1.cond.op !== s2.cond.op) return null;
@@ -73,16 +125,16 @@ function fuse(l1: For, l2: For, root: Stmt[], storage: KnownStorage, exclusive: 
   // the bound must not change inside either loop
   const written = new Set([...assignedScalars(l1.body), ...assignedScalars(l2.body)]);
   if ([...varsOf(s1.start), ...varsOf(s1.cond.b)].some((n) => written.has(n))) return null;
-  if (hasJumpOrCall(l1.body) || hasJumpOrCall(l2.body)) return null;
-  if (s1.v !== s2.v && (mentionsStmts(l2.body, s1.v) || (!scoped && !deadOutside(root, l2, s2.v)))) return null;
-  const body2 = s1.v === s2.v ? l2.body : mapStmts(l2.body, (e) => (e.k === 'var' && e.name === s2.v ? { ...e, name: s1.v } : e));
+  if (hasJumpOrCall(l1.body) || hasJumpOrCall(body2In)) return null;
+  if (s1.v !== s2.v && (mentionsStmts(body2In, s1.v) || (!scoped && !distributed && !deadOutside(root, l2, s2.v)))) return null;
+  const body2 = s1.v === s2.v ? body2In : mapStmts(body2In, (e) => (e.k === 'var' && e.name === s2.v ? { ...e, name: s1.v } : e));
   // block-scoped names of the two bodies share one block once fused
   // (and a name one body declares must not be one the other reads from outside: it would resolve to
   // the declaration once the bodies share a block)
   const declared = (list: Stmt[]) => list.filter((x) => x.k === 'decl').map((x) => (x as { name: string }).name);
   if (declared(l1.body).some((n) => mentionsStmts(body2, n)) || declared(body2).some((n) => mentionsStmts(l1.body, n))) return null;
   if (!scalarsIndependent(l1.body, body2) || !arraysIndependent(l1.body, body2, s1, storage, exclusive)) return null;
-  return { ...l1, body: [...l1.body, ...body2] };
+  return body2;
 }
 
 function mentionsStmts(list: Stmt[], name: string): boolean {
@@ -190,7 +242,7 @@ function onlyInnerCounter(list: Stmt[], n: string): boolean {
  * buffer) that hold numbers and are only ever indexed, measured or handed to the tape: no other name
  * reaches their memory.
  */
-function exclusiveArrays(body: Stmt[]): Set<string> {
+export function exclusiveArrays(body: Stmt[]): Set<string> {
   const defs = new Map<string, number>();
   const candidates = new Set<string>();
   forEachStmt(body, (s) => {
@@ -228,8 +280,11 @@ function exclusiveArrays(body: Stmt[]): Set<string> {
 type Where = { k: 'at'; off: string; d: number } | { k: 'range'; off: string; lo: number | null; hi: number | null } | { k: 'unknown' };
 
 interface Access {
+  /** the array: a variable, or a variable's field (`selfb.lower`) */
   root: string;
   write: boolean;
+  /** a write `a[i] += e` / `a[i] -= e` whose only read of `a` is its own element: increments commute */
+  inc: boolean;
   where: Where;
 }
 
@@ -244,16 +299,39 @@ function arraysIndependent(b1: Stmt[], b2: Stmt[], sp: Space, storage: KnownStor
   for (const x of a1)
     for (const y of a2) {
       if (!x.write && !y.write) continue;
+      // (two increments give the same sums in either order, up to rounding, wherever they land)
+      if (x.inc && y.inc) continue;
       if (x.root !== y.root) {
-        if (exclusive.has(x.root) || exclusive.has(y.root)) continue;
-        const cx = storage(x.root);
-        const cy = storage(y.root);
-        if (cx !== null && cy !== null && cx !== cy) continue;
-        return false;
+        if (mayAlias(x.root, y.root, storage, exclusive)) return false;
+        continue;
       }
       if (!ordered(x.where, y.where, sp.down)) return false;
     }
   return true;
+}
+
+/**
+ * Whether two different arrays may be one: not when one is exclusive or their storage classes differ.
+ * A field's array (`selfb.lower`) may be any array of its side (a primal object's fields hold primal
+ * arrays, an adjoint's hold adjoint arrays: `this.mean = mean` in a constructor makes a field and a
+ * parameter one array); it is apart only from the other side, and from a scratch field's one alias.
+ */
+export function mayAlias(r1: string, r2: string, storage: KnownStorage, exclusive: ReadonlySet<string>): boolean {
+  if (r1 === r2) return true;
+  if (exclusive.has(r1) || exclusive.has(r2)) return false;
+  const f1 = r1.includes('.');
+  const f2 = r2.includes('.');
+  const c1 = storage(f1 ? r1.slice(0, r1.indexOf('.')) : r1);
+  const c2 = storage(f2 ? r2.slice(0, r2.indexOf('.')) : r2);
+  if (c1 === null || c2 === null) return true;
+  if (!f1 && !f2) return c1 !== c2 ? false : true;
+  const adjoint = (c: string) => c.endsWith("'b");
+  if (adjoint(c1) !== adjoint(c2)) return false;
+  // (a scratch field's array, `scratch Class.field`, is no other field's)
+  const scratchField = (c: string) => (c.startsWith('scratch ') ? c.replace(/'b$/, '').slice(c.lastIndexOf('.') + 1) : null);
+  const [v, fieldRoot] = f1 ? [c2, r1] : [c1, r2];
+  const own = f1 && f2 ? null : scratchField(v);
+  return own === null || own === fieldRoot.slice(fieldRoot.indexOf('.') + 1);
 }
 
 /**
@@ -275,19 +353,30 @@ function accesses(list: Stmt[], v: string, varying: Set<string>): Access[] {
   const scan = (stmts: Stmt[]): void => {
     for (const s of stmts) {
       // (a field is an element of unknown place: `p.x`, `pts[j].x`)
-      const unknown = (e: Expr, write: boolean): Access => ({ root: rootVar(e) ?? '?', write, where: { k: 'unknown' } });
-      const readsIn = (e: Expr) =>
+      const unknown = (e: Expr, write: boolean): Access => ({ root: rootVar(e) ?? '?', write, inc: false, where: { k: 'unknown' } });
+      // (a field read is a read of its own: `self.logDetQ`, `pts[j].x`; an indexed array field is read by element)
+      const readsIn = (e: Expr) => {
+        const indexed = new Set<Expr>();
         forEachExpr(e, (x) => {
-          if (x.k === 'idx') out.push(access(x, false, v, ranges, varying));
-          else if (x.k === 'field') out.push(unknown(x, false));
+          if (x.k === 'idx') {
+            indexed.add(x.obj);
+            out.push(access(x, false, false, v, ranges, varying));
+          } else if (x.k === 'field' && !indexed.has(x)) out.push({ ...unknown(x, false), root: arrayPath(x) ?? rootVar(x) ?? '?' });
         });
+      };
       if (s.k === 'assign' && s.target.k !== 'var') {
         if (s.target.k === 'idx') {
-          out.push(access(s.target, true, v, ranges, varying));
+          const inc = increment(s);
+          out.push(access(s.target, true, inc !== null, v, ranges, varying));
           readsIn(s.target.index);
-        } else out.push(unknown(s.target, true));
-        readsIn(s.target.obj);
-        readsIn(s.value);
+          readsIn(inc ?? s.value);
+          // (the field holding the array is read, not written: `selfb.lower[t] += …` is an access of `selfb.lower`)
+          if (arrayPath(s.target.obj) === null) readsIn(s.target.obj);
+        } else {
+          out.push({ ...unknown(s.target, true), root: arrayPath(s.target) ?? rootVar(s.target) ?? '?' });
+          readsIn(s.value);
+          readsIn(s.target.obj);
+        }
       } else for (const e of stmtExprs(s)) readsIn(e);
       if (s.k === 'for') {
         scan(s.init);
@@ -304,18 +393,34 @@ function accesses(list: Stmt[], v: string, varying: Set<string>): Access[] {
   return out;
 }
 
-function access(e: Extract<Expr, { k: 'idx' }>, write: boolean, v: string, ranges: Map<string, { lo: number | null; hi: number | null }>, varying: Set<string>): Access {
-  const root = rootVar(e) ?? '?';
-  if (e.obj.k !== 'var') return { root, write, where: { k: 'unknown' } };
+/** the increment's addend when `s` is `a[i] += e` or `a[i] -= e` and `e` does not mention `a`, else null */
+function increment(s: Extract<Stmt, { k: 'assign' }>): Expr | null {
+  const v = s.value;
+  if (v.k !== 'bin' || (v.op !== '+' && v.op !== '-') || !exprEq(v.a, s.target)) return null;
+  const root = rootVar(s.target);
+  return root !== null && !varsRead(v.b).has(root) ? v.b : null;
+}
+
+/** `a` or `o.f` (an array held by a variable or by a variable's field), else null */
+export function arrayPath(e: Expr): string | null {
+  if (e.k === 'var') return e.name;
+  if (e.k === 'field' && e.obj.k === 'var') return `${e.obj.name}.${e.name}`;
+  return null;
+}
+
+function access(e: Extract<Expr, { k: 'idx' }>, write: boolean, inc: boolean, v: string, ranges: Map<string, { lo: number | null; hi: number | null }>, varying: Set<string>): Access {
+  const path = arrayPath(e.obj);
+  const root = path ?? rootVar(e) ?? '?';
+  if (path === null) return { root, write, inc, where: { k: 'unknown' } };
   const lin = linear(e.index);
-  if (!lin) return { root, write, where: { k: 'unknown' } };
+  if (!lin) return { root, write, inc, where: { k: 'unknown' } };
   const counters = lin.vars.filter((n) => n === v || ranges.has(n));
   const off = lin.vars.filter((n) => !counters.includes(n)).sort().join('+');
-  if (counters.length !== 1 || lin.vars.some((n) => !counters.includes(n) && varying.has(n))) return { root, write, where: { k: 'unknown' } };
+  if (counters.length !== 1 || lin.vars.some((n) => !counters.includes(n) && varying.has(n))) return { root, write, inc, where: { k: 'unknown' } };
   const c = counters[0];
-  if (c === v) return { root, write, where: { k: 'at', off, d: lin.k } };
+  if (c === v) return { root, write, inc, where: { k: 'at', off, d: lin.k } };
   const r = ranges.get(c)!;
-  return { root, write, where: { k: 'range', off, lo: r.lo === null ? null : r.lo + lin.k, hi: r.hi === null ? null : r.hi + lin.k } };
+  return { root, write, inc, where: { k: 'range', off, lo: r.lo === null ? null : r.lo + lin.k, hi: r.hi === null ? null : r.hi + lin.k } };
 }
 
 /** `a + b - 1 + c` as variables added once each plus a constant; null for anything else */

@@ -5,6 +5,7 @@ import { TransformError } from '../tangent.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../../ir/types.js';
 import { BOOL, countedFor, fixForUpdates, forEachExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, tyOf, VOID } from '../../ir/util.js';
 import { fuseLoops } from '../fuse.js';
+import { forwardElements } from '../forward-elements.js';
 import { iterationLocalArrays } from '../locarrays.js';
 import { iterationLocalScalars, mergeIncrements } from '../merge.js';
 import { scalarizeLoops } from '../scalarize.js';
@@ -241,15 +242,17 @@ function refineLoops(cx: AdjointContext, body: Stmt[]): Stmt[] {
     names.add(n);
     if (hasB(cx, n)) names.add(cx.b.of(n));
   }
-  return cx.info.options.fuseLoops === false ? local : fuseLoops(local, (n) => (names.has(n) ? known(n) : null));
+  const storage = (n: string) => (names.has(n) ? known(n) : null);
+  return cx.info.options.fuseLoops === false ? local : forwardElements(fuseLoops(local, storage), storage, (base) => cx.names.fresh(base));
 }
 
 export function storageClasses(cx: AdjointContext): (name: string) => string {
   const cls = new Map<string, string>();
-  // (a scratch field's array is reached through its one alias only: a class of its own)
+  // (a scratch field's array is reached through its aliases only: a class of its own, `scratch Class.field`)
   const scratch = scratchOf(cx).aliases.get(cx.name);
   for (const n of primalNames(cx)) {
-    const rep = scratch?.has(n) ? `scratch ${n}` : aliasRep(cx, n);
+    const field = scratch?.get(n);
+    const rep = field !== undefined ? `scratch ${field}` : aliasRep(cx, n);
     cls.set(n, rep);
     if (hasB(cx, n)) cls.set(cx.b.of(n), `${rep}'b`);
   }
