@@ -446,6 +446,47 @@ describe('fused reduction loops', () => {
     const full = compile(SRC, { head: 'nll', wrt: ['w', 'b'], js: true, runtimeImport: null });
     expect(checkCompiled(full, full.code, 'nll', [w, b, x, y], { seed: 3 }).messages).toEqual([]);
   });
+  it('a loop nested deeper in a fused iteration records on one stack buffer, grown as passes need; same gradient', () => {
+    // rows of different lengths (3 + 40 + 70 slots a point: the 64-slot buffer grows), a value
+    // overwritten in each row step whose old value the reversed step needs
+    const src = `export function ragged(w: number[][], x: number[][]): number {
+  let total = 0;
+  for (let i = 0; i < x.length; i++) {
+    const xi = x[i];
+    let acc = 0;
+    for (let k = 0; k < w.length; k++) {
+      const row = w[k];
+      let z = 0;
+      for (let r = 0; r < row.length; r++) {
+        z = Math.sin(z + row[r] * xi[r % xi.length]);
+        acc += z * z;
+      }
+    }
+    total += Math.log(1 + acc);
+  }
+  return total;
+}`;
+    const w = [3, 40, 70].map((n, k) => Array.from({ length: n }, (_, r) => Math.cos(k + 0.3 * r)));
+    const x = [[0.5, -0.2], [1.1, 0.4], [-0.7, 0.9]];
+    const gradOf = (code: string) => {
+      const m = loadGenerated(code) as Record<string, Fn>;
+      const wb = w.map((r) => r.map(() => 0));
+      m.ragged_b(w, wb, x, 1);
+      return wb.flat();
+    };
+    const on = compile(src, { head: 'ragged', wrt: ['w'], js: true, runtimeImport: null, modes: ['reverse'] });
+    expect(on.code).toMatch(/\$ad stack tape/);
+    expect(on.code).toMatch(/tape\.growF\(/);
+    const off = compile(src, { head: 'ragged', wrt: ['w'], js: true, runtimeImport: null, modes: ['reverse'], adjoint: { tbr: true, staticTape: false } });
+    expect(off.code).not.toMatch(/stack tape/);
+    const a = gradOf(on.code);
+    const r = gradOf(off.code);
+    expect(a).toEqual(r);
+    // again: the grown buffer and the stack top are reset by the first run
+    expect(gradOf(on.code)).toEqual(r);
+    const full = compile(src, { head: 'ragged', wrt: ['w'], js: true, runtimeImport: null });
+    expect(checkCompiled(full, full.code, 'ragged', [w, x], { seed: 9 }).messages).toEqual([]);
+  });
   it('scratch arrays of a fused iteration are expanded into buffers taken once: no copies, same gradient', () => {
     // per point and component: y = x_i - mu_c, z = L y (lower triangle), sum of z^2 — GMM's shape
     const src = `export function quad(mu: number[][], l: number[][], x: number[][]): number {

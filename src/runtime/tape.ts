@@ -86,6 +86,18 @@ export class Tape {
     return b;
   }
 
+  /**
+   * The stack buffer of loops nested in a fused iteration (static-tape.ts stackedTape), grown to hold
+   * at least n floats with its contents kept. It goes back with freeF like the buffer it replaces.
+   */
+  growF(b: Float64Array, n: number): Float64Array {
+    let cap = Math.max(64, b.length);
+    while (cap < n) cap *= 2;
+    const g = new Float64Array(cap);
+    g.set(b);
+    return g;
+  }
+
   freeF(b: Float64Array): void {
     this.staticFloats -= this.staticSizes.pop() ?? 0;
     const cls = 31 - Math.clz32(b.length);

@@ -1,7 +1,7 @@
 // Static tape: the values a counted loop records go to one buffer indexed by the iteration instead
 // of the dynamic tape.
 import type { Expr, Stmt, Ty } from '../../../ir/types.js';
-import { forEachExpr, forEachStmt, INT, isRef, mapExpr, NUM, stmtExprs } from '../../../ir/util.js';
+import { BOOL, forEachExpr, forEachStmt, INT, isRef, mapExpr, NUM, stmtExprs } from '../../../ir/util.js';
 import { type AdjointContext, type Pair, tapeOp } from '../context.js';
 import { countedLoop, upwardTrips } from './counted.js';
 import { atFusedTop, fusedLoopAssigns } from './fused-reduction.js';
@@ -19,7 +19,9 @@ export function staticTape(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>, b
   // (directly in a fused iteration one buffer, taken before the fused loop, serves every iteration;
   // or one per iteration when the size changes)
   const inFusedTop = atFusedTop(cx, s);
-  if (cx.info.options.recompute === false || cx.info.options.staticTape === false || (cx.loopDepth > 0 && !inFusedTop)) return null;
+  // (deeper in a fused iteration, a loop's records go to one stack buffer that every iteration reuses)
+  const stacked = !inFusedTop && cx.loopDepth > 0 && cx.inFused && cx.fused !== null && !cx.checkpointing;
+  if (cx.info.options.recompute === false || cx.info.options.staticTape === false || (cx.loopDepth > 0 && !inFusedTop && !stacked)) return null;
   const counted = countedLoop(cx, s);
   if (!counted || counted.step !== 1 || (counted.op !== '<' && counted.op !== '<=')) return null;
   const ini = s.init[0];
@@ -59,6 +61,7 @@ export function staticTape(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>, b
   const slot = (k: number): Expr => I('+', I('*', start.k === 'num' && start.v === 0 ? i : I('-', i, start), num(c)), num(k));
   const span = upwardTrips(counted);
   const size: Expr = I('*', { k: 'intr', fn: 'Math.max', args: [num(0), span], ty: INT }, num(c));
+  if (stacked) return stackedTape(cx, body, pushes, popOf, { start, index: i, count: c, size });
   let k = 0;
   const fwdBody = body.fwd.map((x): Stmt => (isPushF(x) ? { k: 'assign', target: { k: 'idx', obj: bv, index: slot(k++), ty: NUM }, value: x.e.args[1] } : x));
   // pops come in the reverse order of the pushes
@@ -106,5 +109,63 @@ export function staticTape(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>, b
     bwdPre: [{ k: 'decl', name: bufBack, ty: bty, init: tapeOp(cx, 'popR', [], bty), konst: true }],
     bwdBody,
     bwdPost: [{ k: 'expr', e: tapeOp(cx, 'freeF', [bb]) }],
+  };
+}
+
+/**
+ * A static tape for a counted loop nested deeper in a fused iteration (a row loop inside a loop over
+ * components, inside the loop over data points): a buffer per pass of the outer loop would cost more
+ * than the pushes it replaces, so every pass writes its slots on top of one stack buffer taken before
+ * the fused loop, `top` moving up by the pass's slots, and the reversed pass, which comes in the reverse
+ * order, moves `top` down by the same count before it reads them back. The buffer grows when a pass
+ * needs more room (once or twice in a run); each fused iteration leaves `top` where it found it.
+ */
+function stackedTape(
+  cx: AdjointContext,
+  body: Pair,
+  pushes: Stmt[],
+  popOf: (x: Stmt) => Expr | null,
+  loop: { start: Expr; index: Expr; count: number; size: Expr },
+): { fwdPre: Stmt[]; fwdBody: Stmt[]; fwdPost: Stmt[]; bwdPre: Stmt[]; bwdBody: Stmt[]; bwdPost: Stmt[] } {
+  const f = cx.fused!;
+  const bty: Ty = { k: 'arr', elem: NUM, typed: true, ro: false };
+  const bv: Extract<Expr, { k: 'var' }> = { k: 'var', name: cx.names.fresh('stackBuf'), ty: bty };
+  const top: Extract<Expr, { k: 'var' }> = { k: 'var', name: cx.names.fresh('stackTop'), ty: INT };
+  const taken: Extract<Expr, { k: 'var' }> = { k: 'var', name: cx.names.fresh('slots'), ty: INT };
+  const given: Extract<Expr, { k: 'var' }> = { k: 'var', name: cx.names.fresh('slots'), ty: INT };
+  const num = (v: number): Expr => ({ k: 'num', v });
+  const bin = (op: '+' | '-' | '*', a: Expr, b: Expr): Expr => ({ k: 'bin', op, a, b, ty: INT });
+  const offset = loop.start.k === 'num' && loop.start.v === 0 ? loop.index : bin('-', loop.index, loop.start);
+  const slot = (k: number): Expr => {
+    const row = loop.count === 1 ? offset : bin('*', offset, num(loop.count));
+    return k === 0 ? bin('+', top, row) : bin('+', bin('+', top, row), num(k));
+  };
+  f.pre.push(
+    { k: 'decl', name: bv.name, ty: bty, init: tapeOp(cx, 'bufF', [num(64)], bty), konst: false, comments: ['// $ad stack tape: the records of a loop nested in the fused iteration, one pass above the other'] },
+    { k: 'decl', name: top.name, ty: INT, init: num(0), konst: false },
+  );
+  f.post.push({ k: 'expr', e: tapeOp(cx, 'freeF', [bv]) });
+  let k = 0;
+  const fwdBody = body.fwd.map((x): Stmt => (pushes.includes(x) ? { k: 'assign', target: { k: 'idx', obj: bv, index: slot(k++), ty: NUM }, value: (x as Extract<Stmt, { k: 'expr' }> & { e: Extract<Expr, { k: 'intr' }> }).e.args[1] } : x));
+  k = loop.count;
+  const bwdBody = body.bwd.map((x): Stmt => {
+    if (popOf(x) === null) return x;
+    const load: Expr = { k: 'idx', obj: bv, index: slot(--k), ty: NUM };
+    return x.k === 'decl' ? { ...x, init: load } : { ...(x as Extract<Stmt, { k: 'assign' }>), value: load };
+  });
+  const room: Expr = bin('+', top, taken);
+  return {
+    fwdPre: [
+      { k: 'decl', name: taken.name, ty: INT, init: loop.size, konst: true },
+      { k: 'if', c: { k: 'bin', op: '>', a: room, b: { k: 'len', obj: bv }, ty: BOOL }, then: [{ k: 'assign', target: bv, value: tapeOp(cx, 'growF', [bv, room], bty) }], else: [] },
+    ],
+    fwdBody,
+    fwdPost: [{ k: 'assign', target: top, value: bin('+', top, taken), op: '+' }],
+    bwdPre: [
+      { k: 'decl', name: given.name, ty: INT, init: loop.size, konst: true },
+      { k: 'assign', target: top, value: bin('-', top, given), op: '-' },
+    ],
+    bwdBody,
+    bwdPost: [],
   };
 }
