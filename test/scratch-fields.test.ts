@@ -66,6 +66,18 @@ export function total(w: number[], v: number[], xs: number[][]): number {
     expect(code).toMatch(HANDOVER);
   });
 
+  it('an instance given to the head: its scratch adjoints start and end at zero, whatever the seeds; right in every mode', () => {
+    // (the backward sweep takes the adjoint of a scratch buffer to be zero on entry: an increment before
+    // any write assigns, a reset of what the sweep never wrote goes)
+    const src = `${FEATURE}
+export function twice(f: Feature, x: number[]): number {
+  return f.score(x) * f.score(x.map((v) => -v)) + f.score(x);
+}`;
+    const inst = () => ({ w: [0.7, -0.4, 1.1], tmp: new Float64Array(3), sq: [0, 0, 0] });
+    const code = compiled(src, 'twice', [inst(), X[0]]);
+    expect(code).toMatch(/= 2 \* /);
+  });
+
   it('the Hessian through a scratch buffer agrees with differences of the gradient', () => {
     class Feature {
       w: number[];

@@ -196,7 +196,7 @@ function endsWithReset(loop: For, arr: string, v: string): boolean {
  * the first write assigns. Null when the body does not write the element, or writes it only after it
  * hands the element to something else than a plain statement.
  */
-function writeFirst(list: Stmt[], arr: string, v: string): Stmt[] | null {
+export function writeFirst(list: Stmt[], arr: string, v: string): Stmt[] | null {
   const zeroed = (e: Expr) => foldZeros(mapExpr(e, (x) => (isElem(x, arr, v) ? { k: 'num', v: 0 } : x)));
   const out: Stmt[] = [];
   let written = false;
@@ -217,7 +217,7 @@ function writeFirst(list: Stmt[], arr: string, v: string): Stmt[] | null {
 }
 
 /** `0 + e` → `e`, `e - 0` → `e`, `0 - e` → `-e`, bottom up (exact but for the sign of a zero sum) */
-function foldZeros(e: Expr): Expr {
+export function foldZeros(e: Expr): Expr {
   if (e.k === 'bin') {
     const a = foldZeros(e.a);
     const b = foldZeros(e.b);

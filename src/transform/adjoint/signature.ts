@@ -6,6 +6,7 @@ import type { Expr, Func, LValue, Param, Stmt, Ty } from '../../ir/types.js';
 import { BOOL, countedFor, fixForUpdates, forEachExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, tyOf, VOID } from '../../ir/util.js';
 import { fuseLoops } from '../fuse.js';
 import { forwardElements } from '../forward-elements.js';
+import { scratchAdjointZeros } from '../scratch-adjoints.js';
 import { iterationLocalArrays } from '../locarrays.js';
 import { iterationLocalScalars, mergeIncrements } from '../merge.js';
 import { scalarizeLoops } from '../scalarize.js';
@@ -243,7 +244,13 @@ function refineLoops(cx: AdjointContext, body: Stmt[]): Stmt[] {
     if (hasB(cx, n)) names.add(cx.b.of(n));
   }
   const storage = (n: string) => (names.has(n) ? known(n) : null);
-  return cx.info.options.fuseLoops === false ? local : forwardElements(fuseLoops(local, storage), storage, (base) => cx.names.fresh(base));
+  if (cx.info.options.fuseLoops === false) return local;
+  const forwarded = forwardElements(fuseLoops(local, storage), storage, (base) => cx.names.fresh(base));
+  // (a scratch field's adjoint: its class is `scratch Class.field'b`)
+  return scratchAdjointZeros(forwarded, (n) => {
+    const c = storage(n);
+    return c !== null && c.startsWith('scratch ') && c.endsWith("'b");
+  });
 }
 
 export function storageClasses(cx: AdjointContext): (name: string) => string {
