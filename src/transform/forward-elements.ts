@@ -25,23 +25,24 @@ export function forwardElements(body: Stmt[], storage: KnownStorage, fresh: (bas
 }
 
 function forwardIn(list: Stmt[], storage: KnownStorage, exclusive: ReadonlySet<string>, fresh: (base: string) => string): Stmt[] {
+  // one element at a time, from where the last rewrite began (each rewrite leaves fewer element
+  // accesses than it found: the loop ends)
   let out = list;
-  // one element at a time: each rewrite changes the statements the next one sees
-  for (let guard = 0; guard < 32; guard++) {
-    const next = forwardOne(out, storage, exclusive, fresh);
+  let from = 0;
+  for (;;) {
+    const next = forwardOne(out, from, storage, exclusive, fresh);
     if (!next) return out;
-    out = next;
+    [out, from] = next;
   }
-  return out;
 }
 
-/** the first element worth forwarding in `list` rewritten, or null when there is none */
-function forwardOne(list: Stmt[], storage: KnownStorage, exclusive: ReadonlySet<string>, fresh: (base: string) => string): Stmt[] | null {
-  for (let i = 0; i < list.length; i++) {
+/** the first element worth forwarding in `list` from statement `from` rewritten, with where its window starts; null when there is none */
+function forwardOne(list: Stmt[], from: number, storage: KnownStorage, exclusive: ReadonlySet<string>, fresh: (base: string) => string): [Stmt[], number] | null {
+  for (let i = from; i < list.length; i++) {
     if (!straight(list[i])) continue;
     for (const el of elementsIn(list[i])) {
       const end = windowEnd(list, i, el, storage, exclusive);
-      if (end > i && memoryOpsAfter(list, i, end, el) < countAccesses(list.slice(i, end + 1), el)) return rewrite(list, i, end, el, fresh);
+      if (end > i && memoryOpsAfter(list, i, end, el) < countAccesses(list.slice(i, end + 1), el)) return [rewrite(list, i, end, el, fresh), i];
     }
   }
   return null;
