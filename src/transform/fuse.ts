@@ -104,7 +104,7 @@ function fuseSplitting(l1: For, l2: For, root: Stmt[], storage: KnownStorage, ex
 function sharesWrittenArray(a: Stmt, b: Stmt, storage: KnownStorage, exclusive: Set<string>): boolean {
   const xs = accesses([a], '', new Set());
   const ys = accesses([b], '', new Set());
-  return xs.some((x) => ys.some((y) => (x.write || y.write) && !(x.inc && y.inc) && mayAlias(x.root, y.root, storage, exclusive)));
+  return xs.some((x) => ys.some((y) => (x.write || y.write) && !(x.inc && y.inc && x.root !== y.root) && mayAlias(x.root, y.root, storage, exclusive)));
 }
 
 /**
@@ -283,7 +283,7 @@ interface Access {
   /** the array: a variable, or a variable's field (`selfb.lower`) */
   root: string;
   write: boolean;
-  /** a write `a[i] += e` / `a[i] -= e` whose only read of `a` is its own element: increments commute */
+  /** a write `a[i] += e` / `a[i] -= e` whose only read of `a` is its own element: increments of two arrays commute */
   inc: boolean;
   where: Where;
 }
@@ -299,10 +299,10 @@ function arraysIndependent(b1: Stmt[], b2: Stmt[], sp: Space, storage: KnownStor
   for (const x of a1)
     for (const y of a2) {
       if (!x.write && !y.write) continue;
-      // (two increments give the same sums in either order, up to rounding, wherever they land)
-      if (x.inc && y.inc) continue;
       if (x.root !== y.root) {
-        if (mayAlias(x.root, y.root, storage, exclusive)) return false;
+        // (two increments of arrays that may be one give the same sums in either order: bit for bit
+        // unless they are one array at run time, and then up to rounding)
+        if (!(x.inc && y.inc) && mayAlias(x.root, y.root, storage, exclusive)) return false;
         continue;
       }
       if (!ordered(x.where, y.where, sp.down)) return false;
