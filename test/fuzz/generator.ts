@@ -3353,7 +3353,8 @@ function renderState(c: Ctx, s: Extract<Stmt, { k: 'state' }>): void {
   if (kind === 0) c.arrs.push({ name, len: L, f64: false, ro: false });
   else if (kind === 1) c.arrs.push({ name, len: 2, f64: false, ro: false, tup: true });
   else if (kind === 2) c.objs.push(name);
-  else if (kind === 3) c.mats.push({ name, rows: 2, cols: 2 });
+  // (rebound to a helper's matrix parameter, it is its caller's matrix too: no row stored as another there)
+  else if (kind === 3) c.mats.push({ name, rows: 2, cols: 2, param: !!other && !!c.mats.find((m) => m.name === other!.name)?.param });
   else {
     c.aobjs.push({ name, len: 2 });
     for (const k of [0, 1]) {
