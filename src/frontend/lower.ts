@@ -3,7 +3,7 @@
 import ts from 'typescript';
 import { timed } from '../ir/timing.js';
 import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, VOID, containsCall, countedFor, directiveArgs, hasFloat, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, stmtExprs, tyOf, varsRead } from '../ir/util.js';
+import { BOOL, INT, NUM, VOID, containsCall, mapBodies, countedFor, directiveArgs, hasFloat, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, stmtExprs, tyOf, varsRead } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
 import { MATH_BINARY, MATH_CONSTS, MATH_FUNCS, MATH_INTEGRAL, MATH_NARY } from './math.js';
 import { ARRAY_FORMS, type ArrayHost, arrayFromCopy, arrayMethod, arrOf, emptyLiteralType, fillLoop, indexRange, isArrayOfLength, keysCall, restArgument, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
@@ -1069,6 +1069,9 @@ class FunctionLowering {
     body.splice(0, body.length, ...splitNullableLocals(body, this.splitHost(node)));
     if (retFromBody && this.ok) ret = this.returnedType(body) ?? this.err(node.name ?? node, `the return type 'any' of '${d.name}' is not supported`, 'annotate its return type, e.g. `): number {`');
     if (!this.ok || !ret) return null;
+    // `return;` and the end of the body give `undefined` where the result may be undefined: written out,
+    // so that every mode returns its pair there too
+    if (ret.k === 'opt' && ret.none.includes('undefined')) body.splice(0, body.length, ...explicitUndefined(body));
     // a nullable array result is returned as `[array, isSet]` (src/frontend/nullable-locals.ts)
     const nullableResult = this.splitResultOf(d.name);
     if (nullableResult) {
@@ -2936,3 +2939,21 @@ const LOGICAL_ASSIGNMENTS = new Map<ts.SyntaxKind, '||' | '&&' | '??'>([
   [ts.SyntaxKind.AmpersandAmpersandEqualsToken, '&&'],
   [ts.SyntaxKind.QuestionQuestionEqualsToken, '??'],
 ]);
+
+/** `body` with each bare `return;` returning `undefined`, and a `return undefined;` at its end when control can reach it */
+function explicitUndefined(body: Stmt[]): Stmt[] {
+  const undef: Expr = { k: 'undef' };
+  const visit = (list: Stmt[]): Stmt[] => list.map((s) => (s.k === 'return' && !s.e ? { ...s, e: undef } : mapBodies(s, visit)));
+  const out = visit(body);
+  return completes(out) ? [...out, { k: 'return', e: undef }] : out;
+}
+
+/** whether control may leave `list` by its end (not through a return or a throw on every path) */
+function completes(list: Stmt[]): boolean {
+  const last = list[list.length - 1];
+  if (!last) return true;
+  if (last.k === 'return' || last.k === 'throw') return false;
+  if (last.k === 'if') return completes(last.then) || completes(last.else);
+  if (last.k === 'block') return completes(last.body);
+  return true;
+}

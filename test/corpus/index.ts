@@ -287,6 +287,7 @@ export const corpus: CorpusCase[] = [
   // -------------------------------------------------------------- js-nullable.ts
   { name: 'js-nullable/smoothed_penalty', file: 'js-nullable.ts', head: 'smoothedPenalty', args: [vec(5, -1, 1), obj({ window: int(3), decay: num(0.4, 0.8) })], wrt: ['xs'], tags: ['js', 'truthiness'] },
   { name: 'js-nullable/smoothed_penalty_no_options', file: 'js-nullable.ts', head: 'smoothedPenalty', args: [vec(4, -1, 1), { kind: 'absent' }], tags: ['js', 'truthiness'] },
+  { name: 'js-nullable/excess_penalty', file: 'js-nullable.ts', head: 'excessPenalty', args: [vec(6, -1, 2), num(0.2, 0.6)], tags: ['js', 'nullable-result', 'bare-return'] },
   { name: 'js-nullable/quadratic_root', file: 'js-nullable.ts', head: 'quadraticRoot', args: [num(0.5, 2), num(1, 3), num(-2, -0.5)], tags: ['js', 'nullable-result'] },
   { name: 'js-nullable/quadratic_root_null', file: 'js-nullable.ts', head: 'quadraticRoot', args: [num(1, 2), num(-0.5, 0.5), num(1, 2)], tags: ['js', 'nullable-result', 'null-result'] },
   { name: 'js-nullable/root_or_penalty', file: 'js-nullable.ts', head: 'rootOrPenalty', args: [num(0.5, 2), num(-2, 2)], tags: ['js', 'nullable-helper', 'null-test'] },

@@ -990,6 +990,8 @@ interface HelperSig {
   dflt: number;
   /** returns `number | null` or `number[] | null` (null past a threshold): called by the head's prologue, then tested */
   nullable?: boolean;
+  /** a nullable number helper's `number | undefined`, given by a bare `return;` */
+  undef?: boolean;
   /** where the prologue calls a `number[] | null` helper: straight-line, a counted loop, a `while`, nested loops */
   nullLoop?: number;
 }
@@ -1806,7 +1808,7 @@ function renderStmt(c: Ctx, s: Stmt): void {
         // `number | null`: bound once (a nullable variable is const), read through its tests
         const name = c.fresh('maybe');
         c.emit(`const ${name} = ${call};`);
-        c.opts.push({ name, none: 'null' });
+        c.opts.push({ name, none: h.undef ? 'undefined' : 'null' });
       } else {
         const name = c.fresh('s');
         c.emit(`let ${name} = ${call};`);
@@ -3758,7 +3760,10 @@ export function render(spec: ProgSpec): Rendered {
     // every fourth number helper and every other array helper may give no result: `number | null` or
     // `number[] | null`, null past a threshold of its input (not a focus's helper, which the focus reads
     // as an array)
-    if (ret === 0 && !h.rec && h.q % 4 === 3) sig.nullable = true;
+    if (ret === 0 && !h.rec && h.q % 4 === 3) {
+      sig.nullable = true;
+      sig.undef = h.q % 8 === 7;
+    }
     if (ret === 1 && hi < spec.helpers.length && !h.rec && h.q % 2 === 1) {
       sig.nullable = true;
       sig.nullLoop = ((h.q >> 1) + hi) % 4;
@@ -3773,7 +3778,7 @@ export function render(spec: ProgSpec): Rendered {
     if (sig.nullable) {
       const p = params[0];
       const first = p.kind === 'num' ? p.name : p.kind === 'mat' ? `${p.name}[0][0]` : p.kind === 'obj' ? `${p.name}.u` : `${p.name}[0]`;
-      c.emit(`if (${first} > 1.25) return null;`);
+      c.emit(`if (${first} > 1.25) return${sig.undef ? '' : ' null'};`);
     }
     renderStmts(c, h.body);
     if (c.needsExchange) helpersExchange = true;
@@ -3827,7 +3832,7 @@ export function render(spec: ProgSpec): Rendered {
     }
     const ps = params.map(paramDecl);
     if (h.rec) ps.push(h.dflt > 0 ? `d: number = ${h.dflt}` : 'd: number');
-    const rt = sig.nullable ? (ret === 1 ? 'number[] | null' : 'number | null') : ['number', 'number[]', 'void', 'P', 'number[][]', '[number, number]'][ret];
+    const rt = sig.nullable ? (ret === 1 ? 'number[] | null' : sig.undef ? 'number | undefined' : 'number | null') : ['number', 'number[]', 'void', 'P', 'number[][]', '[number, number]'][ret];
     if (h.arrow) out.push(`export const ${name} = (${ps.join(', ')}): ${rt} => {`, ...c.lines, '};', '');
     else out.push(`export function ${name}(${ps.join(', ')}): ${rt} {`, ...c.lines, '}', '');
     sigs.push(sig);
@@ -3930,7 +3935,7 @@ export function render(spec: ProgSpec): Rendered {
     }
     const n = c.fresh('maybe');
     c.emit(`const ${n} = ${call};`);
-    c.opts.push({ name: n, none: 'null' });
+    c.opts.push({ name: n, none: h.undef ? 'undefined' : 'null' });
   });
   renderStmts(c, spec.body);
   const fo = spec.focus ? renderFocus(c, spec.focus) : '';

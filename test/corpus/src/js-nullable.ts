@@ -27,6 +27,30 @@ export function logWithDefault(x: number, y: number): number {
   return (lx ?? -1) * x + (ly ?? 0) + 1;
 }
 
+/** the excess over a threshold, none below it: a bare `return;` */
+function excessOver(x: number, t: number): number | undefined {
+  if (x <= t) return;
+  return (x - t) * (x - t);
+}
+
+/** the log-ratio where both are positive, by falling off the end elsewhere */
+function logRatio(a: number, b: number): number | undefined {
+  if (a > 0 && b > 0) {
+    return Math.log(a / b);
+  }
+}
+
+/** A hinge-like penalty and a log-ratio, from helpers whose result is `undefined` where they give none. */
+export function excessPenalty(xs: number[], t: number): number {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) {
+    s += excessOver(xs[i], t) ?? 0;
+    const r = logRatio(xs[i], t);
+    if (r !== undefined) s += 0.1 * r * xs[i];
+  }
+  return s;
+}
+
 /** Newton's iteration for √s with an options object: `opts.tol ?? 1e-8`, `opts.scale ?? 1`. */
 export function newtonSqrt(s: number, opts: { tol?: number; scale?: number; maxIter?: number }): number {
   const tol = opts.tol ?? 1e-10;
