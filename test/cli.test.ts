@@ -117,6 +117,9 @@ describe.concurrent('code generation', () => {
     const away = await tsad(f, '--head', 'f', '--check', '--input', '[0.5]', '--mode', 'reverse');
     expect(away.status, away.stdout + away.stderr).toBe(0);
     expect(away.stdout).toMatch(/check passed/);
+    // (no tangent was generated: no line claims one was compared)
+    expect(away.stdout).toMatch(/adjoint vs divided differences \(dot product\)/);
+    expect(away.stdout).not.toMatch(/tangent vs divided differences|vector vs scalar tangents/);
   });
 
   it('--mode hvp generates the gradient and its tangents, type-checks, and passes --check', async () => {

@@ -516,11 +516,14 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
     line('primal copy vs the source', asWritten.same ? 'same' : `differs: ${compact(asWritten.copy.result)} vs ${compact(asWritten.original.result)}`);
     if (!asWritten.same) rep = { ...rep, ok: false, messages: [...rep.messages, `the compiled copy of '${headName}' computes another value than the source at this point (${compact(asWritten.copy)} vs ${compact(asWritten.original)}): this is a bug in tsad; please report it with the source`] };
   }
-  line('tangent vs divided differences', `error ${rep.tangentError.toExponential(2)}  accuracy ${rep.accuracy.tangent.toFixed(1)} digits${rep.unstable ? '  (near a kink: steps disagree)' : ''}`);
+  // (without a tangent mode, --mode reverse, the adjoint is compared with the divided differences themselves)
+  const has = (mode: string) => r.manifest.some((m) => m.of === headName && m.mode === mode);
+  const tangent = has('tangent');
+  if (tangent) line('tangent vs divided differences', `error ${rep.tangentError.toExponential(2)}  accuracy ${rep.accuracy.tangent.toFixed(1)} digits${rep.unstable ? '  (near a kink: steps disagree)' : ''}`);
   // (--mode hvp and a tangent-only rule generate no adjoint to compare)
   const adjoint = Number.isFinite(rep.dotLeft);
-  if (adjoint) line('adjoint vs tangent (dot product)', `${rep.dotLeft} vs ${rep.dotRight}  accuracy ${rep.accuracy.dot.toFixed(1)} digits`);
-  line('vector vs scalar tangents', `error ${rep.vectorError.toExponential(2)}`);
+  if (adjoint) line(tangent ? 'adjoint vs tangent (dot product)' : 'adjoint vs divided differences (dot product)', `${rep.dotLeft} vs ${rep.dotRight}  accuracy ${rep.accuracy.dot.toFixed(1)} digits${!tangent && rep.unstable ? '  (near a kink: steps disagree)' : ''}`);
+  if (has('vector')) line('vector vs scalar tangents', `error ${rep.vectorError.toExponential(2)}`);
   if (adjoint) line('tape empty after adjoint', String(rep.tapeEmpty));
   if (args.stats && rep.tape) {
     const t = rep.tape;
