@@ -46,6 +46,12 @@ interface BadCase {
 const fn = (...body: string[]) => `export function f(x: number): number {\n${body.map((l) => '  ' + l).join('\n')}\n}\n`;
 
 const BAD: BadCase[] = [
+  {
+    name: 'callbacks: a two-argument Math function given to map would take the index as its second argument',
+    src: `export function f(xs: number[]): number {\n  return xs.map(Math.pow).reduce((a, b) => a + b, 0);\n}\n`,
+    line: 2, col: 17, message: /`map` would pass `Math.pow` the index and the array as well as the value/,
+    rendered: /\(v, i\) => Math\.pow\(v, i\)` for what this computes, or `\(v\) => Math\.pow\(v, 2\)`/, single: true,
+  },
   // ---------------- reference model: what it cannot follow ----------------
   {
     name: 'reference: one array passed as a written parameter and as another',

@@ -191,7 +191,7 @@ export class Callbacks {
     // `xs.map(Math.exp)`: a one-argument Math function ignores the index and array passed after the value
     if (ts.isPropertyAccessExpression(e) && ts.isIdentifier(e.expression) && e.expression.text === 'Math' && MATH_FUNCS.has(e.name.text)) {
       const f = e.name.text;
-      if (isReduce(m) || MATH_NARY.has(f) || MATH_BINARY.has(f)) return this.h.err(e, `\`${m}\` would pass \`Math.${f}\` ${isReduce(m) ? 'the accumulator, ' : ''}the index and the array as well as the value`, `pass an arrow function: \`${isReduce(m) ? '(a, v) => …' : `(v) => Math.${f}(v)`}\``);
+      if (isReduce(m) || MATH_NARY.has(f) || MATH_BINARY.has(f)) return this.h.err(e, `\`${m}\` would pass \`Math.${f}\` ${isReduce(m) ? 'the accumulator, ' : ''}the index and the array as well as the value`, `pass an arrow function saying which arguments it takes: \`${isReduce(m) ? '(a, v) => …' : MATH_BINARY.has(f) ? `(v, i) => Math.${f}(v, i)\` for what this computes, or \`(v) => Math.${f}(v, 2)` : `(v) => Math.${f}(v)`}\``);
       return { k: 'math', fn: `Math.${f}`, at: e };
     }
     if (ts.isIdentifier(e)) {
