@@ -119,7 +119,7 @@ export class Callbacks {
     const init = d.initializer && skip(d.initializer);
     if (!init || !(ts.isArrowFunction(init) || ts.isFunctionExpression(init)) || !ts.isIdentifier(d.name)) return false;
     if (!konst) {
-      this.h.err(d, `the local function '${d.name.text}' must be declared with \`const\``, `write \`const ${d.name.text} = …\`, or move it to the top level`);
+      this.h.err(d, `the local function '${d.name.text}' is assigned again, or named above its declaration: tsad follows a function given once`, `declare it once, \`const ${d.name.text} = …\`, and give another function a name of its own`);
       return true;
     }
     const sym = this.h.checker.getSymbolAtLocation(d.name);
@@ -202,7 +202,7 @@ export class Callbacks {
         return this.h.err(e, `'${e.text}' holds a function chosen by a condition, which \`${m}\` cannot take as its callback`, `pass an arrow that calls it: \`${isReduce(m) ? `(a, v) => ${e.text}(a, v)` : `(v) => ${e.text}(v)`}\``);
       // (a nested `function g(…) { … }` too: src/frontend/closures.ts checks it where it is declared)
       const decl = sym?.declarations?.[0];
-      const local = sym && (this.locals.get(sym) ?? (decl && ts.isFunctionDeclaration(decl) && decl.body && isLocalFunctionDecl(decl) ? (decl as Fn) : undefined));
+      const local = sym && (this.locals.get(sym) ?? (decl && ts.isFunctionDeclaration(decl) && decl.body && isLocalFunctionDecl(decl, this.h.checker) ? (decl as Fn) : undefined));
       // written out where it is passed: one that passes itself would be written out forever
       if (local && local.pos <= e.pos && e.end <= local.end) return this.h.err(e, `the local function '${e.text}' passes itself as a callback (recursion)`, 'write a top-level function, which may call itself');
       const w = local && outerWrites(local, this.h.checker)[0];
@@ -740,7 +740,7 @@ function shrinkingCall(n: ts.Node, checker: ts.TypeChecker, src: ts.Symbol | und
  */
 function outerWrites(fn: Fn, checker: ts.TypeChecker, own = false): ts.Identifier[] {
   // (through the local functions it calls too: src/frontend/closures.ts writes them out in its body)
-  if (!own) return writesOutside(fn, checker, isLocalFunctionDecl);
+  if (!own) return writesOutside(fn, checker, (d) => isLocalFunctionDecl(d, checker));
   const out: ts.Identifier[] = [];
   const inside = (d: ts.Node) => d.pos >= fn.pos && d.end <= fn.end;
   const isParam = (d: ts.Node) => ts.isParameter(d) && d.parent === fn;

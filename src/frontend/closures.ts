@@ -134,7 +134,7 @@ export class Closures {
   private localFn(decl: ts.Node | undefined): FnNode | null {
     if (!decl) return null;
     if (ts.isFunctionDeclaration(decl) && decl.body && !ts.isSourceFile(decl.parent) && !this.h.functionOf(decl)) return decl;
-    if (ts.isVariableDeclaration(decl) && decl.initializer && !this.h.functionOf(decl) && ts.isVariableDeclarationList(decl.parent) && decl.parent.flags & ts.NodeFlags.Const) {
+    if (ts.isVariableDeclaration(decl) && decl.initializer && !this.h.functionOf(decl) && ts.isVariableDeclarationList(decl.parent) && isFixedBinding(decl, this.h.checker)) {
       const init = skip(decl.initializer);
       if ((ts.isArrowFunction(init) || ts.isFunctionExpression(init)) && !ts.isSourceFile(decl.parent.parent.parent)) return init;
     }
@@ -977,10 +977,33 @@ function assignTargets(fn: FnNode, roots: boolean): ts.Identifier[] {
   return out;
 }
 
+/**
+ * A `const` declaration, or a `let`/`var` one of a function (`var sq = function (v) { … }`, older
+ * JavaScript's way) that nothing assigns again and nothing names before it: it holds one function.
+ */
+export function isFixedBinding(d: ts.VariableDeclaration, checker: ts.TypeChecker): boolean {
+  if (!ts.isVariableDeclarationList(d.parent)) return false;
+  if (d.parent.flags & ts.NodeFlags.Const) return true;
+  const init = d.initializer && skip(d.initializer);
+  if (!init || !(ts.isArrowFunction(init) || ts.isFunctionExpression(init)) || !ts.isIdentifier(d.name)) return false;
+  const scope = enclosingFn(d) ?? d.getSourceFile();
+  if (isAssignedIn(d.name, scope, checker)) return false;
+  // (a hoisted `var` read above its declaration holds undefined there)
+  const sym = checker.getSymbolAtLocation(d.name);
+  let early = false;
+  const visit = (n: ts.Node): void => {
+    if (early) return;
+    if (ts.isIdentifier(n) && n !== d.name && n.text === d.name.getText() && n.pos < d.end && checker.getSymbolAtLocation(n) === sym) early = true;
+    n.forEachChild(visit);
+  };
+  visit(scope);
+  return !early;
+}
+
 /** a local function's declaration: a nested `function f` or a `const f = (…) => …` inside a function */
-export function isLocalFunctionDecl(d: ts.Node): boolean {
+export function isLocalFunctionDecl(d: ts.Node, checker: ts.TypeChecker): boolean {
   if (ts.isFunctionDeclaration(d)) return !!d.body && !ts.isSourceFile(d.parent);
-  if (!ts.isVariableDeclaration(d) || !d.initializer || !ts.isVariableDeclarationList(d.parent) || !(d.parent.flags & ts.NodeFlags.Const)) return false;
+  if (!ts.isVariableDeclaration(d) || !d.initializer || !ts.isVariableDeclarationList(d.parent) || !isFixedBinding(d, checker)) return false;
   const init = skip(d.initializer);
   return (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) && !ts.isSourceFile(d.parent.parent.parent);
 }

@@ -24,7 +24,7 @@ import { CUSTOM_FORMS, isBlackBoxDeclaration } from './custom-derivatives.js';
 import { CALLBACK_FORMS, Callbacks, isCallbackCall, type CallbackHost } from './callbacks.js';
 import { REST_FORMS, objectRest, restElement, type RestHost } from './rest-elements.js';
 import { TYPED_FORMS, isTypedCtor, newTypedArray, newTypedArrayFill, typedArrayTy, type TypedArrayHost } from './typed-arrays.js';
-import { CLOSURE_FORMS, Closures, onlyMadeInto, takesFunctions, type ClosureHost, type Specialisation } from './closures.js';
+import { CLOSURE_FORMS, Closures, isFixedBinding, onlyMadeInto, takesFunctions, type ClosureHost, type Specialisation } from './closures.js';
 import { collectNamespace, isNamespaceObject, namespaceCall, namespaceUse, type NamespaceHost } from './namespaces.js';
 import { accessorRead, accessorUpdate, accessorWrite, classFields, collectClass, constructorBody, inheritedParams, isClassInstance, methodCall, newInstance, type ClassHost, type ClassMember } from './classes.js';
 
@@ -1646,7 +1646,7 @@ class FunctionLowering {
         if (this.ctx.diags.list.length > reported) this.silence(d);
         continue;
       }
-      if (this.callbacks.declareLocal(d, konst)) {
+      if (this.callbacks.declareLocal(d, konst || isFixedBinding(d, this.ctx.checker))) {
         // `const f = (v) => …`, written out where it is passed or called; refused: its uses stay silent
         if (this.ctx.diags.list.length > reported) this.silence(d);
         continue;

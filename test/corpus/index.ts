@@ -245,6 +245,7 @@ export const corpus: CorpusCase[] = [
   // -------------------------------------------------------------- js-var.ts
   { name: 'js-var/invert4', file: 'js-var.ts', head: 'invert4', args: [f64(16, -1, 1)], tags: ['js', 'var', 'return-array'] },
   { name: 'js-var/smoothed_energy', file: 'js-var.ts', head: 'smoothedEnergy', args: [vec(6, -1, 1), num(0.5, 1.5)], tags: ['js', 'var', 'local-function'] },
+  { name: 'js-var/logistic_loss_function_expressions', file: 'js-var.ts', head: 'logisticLossVar', args: [vec(3, -1, 1), mat(4, 3, -1, 1), vec(4, 0.2, 0.8)], wrt: ['w'], tags: ['js', 'var', 'local-function'] },
   { name: 'js-var/polyval', file: 'js-var.ts', head: 'polyvalVar', args: [vec(5, -1, 1), num(-1, 1)], tags: ['js', 'var', 'loop'] },
   { name: 'js-var/kepler_newton', file: 'js-var.ts', head: 'keplerNewton', args: [num(0.2, 2.5), num(0.05, 0.6)], tags: ['js', 'var', 'loop'] },
   { name: 'js-var/skewness', file: 'js-var.ts', head: 'skewnessVar', args: [vec(6, -1, 1)], tags: ['js', 'var', 'var-hoisted', 'loop'] },

@@ -3188,6 +3188,9 @@ function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
       } else if (s.v % 3 === 1) {
         const w = c.fresh('w');
         c.emit(`const ${g} = ([${x}, ${w}]: number[]): number => ${value} * ${w};`, `${acc} = Math.tanh(${acc} + ${g}([${last}, 0.5]) - 0.5 * ${g}([${lim}, ${last}]));`);
+      } else if (s.v % 6 === 5) {
+        // older JavaScript's function expression held by a `var`
+        c.emit(`var ${g} = function (${x}: number): number {`, `  return ${value};`, '};', `${acc} = Math.tanh(${acc} + ${g}(${last}) - 0.5 * ${g}(${lim}));`);
       } else c.emit(`const ${g} = (${x}: number): number => ${value};`, `${acc} = Math.tanh(${acc} + ${g}(${last}) - 0.5 * ${g}(${lim}));`);
       return;
     case 1: {
@@ -3200,7 +3203,9 @@ function renderClosure(c: Ctx, s: ClosureSpec, acc: string): void {
     }
     case 2: {
       const tot = c.fresh('tot');
-      c.emit(`let ${tot} = ${lim};`, `const ${g} = (${x}: number) => {`, `  ${tot} = 0.5 * ${tot} + Math.tanh(${value});`, '};', `for (const ${x} of ${a.name}) ${g}(${x});`, `${g}(${tot});`, `${acc} = Math.tanh(${acc} + ${tot});`);
+      // (every fourth one a `let` holding a function expression, never assigned again)
+      const decl = s.v % 4 === 3 ? `let ${g} = function (${x}: number): void {` : `const ${g} = (${x}: number) => {`;
+      c.emit(`let ${tot} = ${lim};`, decl, `  ${tot} = 0.5 * ${tot} + Math.tanh(${value});`, '};', `for (const ${x} of ${a.name}) ${g}(${x});`, `${g}(${tot});`, `${acc} = Math.tanh(${acc} + ${tot});`);
       return;
     }
     case 3: {

@@ -50,6 +50,24 @@ export function invert4(a: Float64Array): Float64Array {
 }
 
 /** Horner's rule, counter declared in the loop head */
+/** Pre-ES2015 style: helpers held by `var`s as function expressions, one writing the running total. */
+export function logisticLossVar(w: number[], xs: number[][], ys: number[]): number {
+  var total = 0;
+  var sigmoid = function (t: number): number {
+    return 1 / (1 + Math.exp(-t));
+  };
+  var dot = function (a: number[], b: number[]): number {
+    var s = 0;
+    for (var i = 0; i < a.length; i++) s += a[i] * b[i];
+    return s;
+  };
+  var addLoss = function (p: number, y: number): void {
+    total -= y * Math.log(p) + (1 - y) * Math.log(1 - p);
+  };
+  for (var k = 0; k < xs.length; k++) addLoss(sigmoid(dot(w, xs[k])), ys[k]);
+  return total / xs.length + 0.01 * w.map(sigmoid).reduce(function (a, b) { return a + b; }, 0);
+}
+
 export function polyvalVar(c: number[], x: number): number {
   var r = 0;
   for (var i = c.length - 1; i >= 0; i--) r = r * x + c[i];
