@@ -51,6 +51,26 @@ function run(p: Program): void {
 
 const PROGRAMS: Program[] = [
   {
+    // instances pushed by a forEach callback into an empty array: the array is typed once the class is
+    // in the module, and its elements type the method's parameter (trial 22)
+    name: 'instances pushed in a forEach, passed to a method',
+    src: `class Bead {
+  constructor(x) { this.x = x; }
+  dist(o) { return Math.abs(this.x - o.x) + 0.1; }
+}
+function chain(xs) {
+  const bs = [];
+  xs.forEach((x) => bs.push(new Bead(x)));
+  let e = 0;
+  for (let i = 0; i + 1 < bs.length; i++) e += 1 / bs[i].dist(bs[i + 1]);
+  return e;
+}`,
+    head: 'chain',
+    scope: ['Bead'],
+    args: () => [[0.3, 1.5, 2.5, 2.1]],
+    wrt: [0],
+  },
+  {
     name: 'a polynomial class made inside the function, its fields assigned in the constructor',
     src: `
 class Poly {

@@ -7,6 +7,7 @@ import { TsadError } from '../frontend/diagnostics.js';
 import { createProgram } from '../frontend/lower.js';
 import { annotate, asDeclaration, mentions, splitFields, type FunctionSource } from './source.js';
 import { annotateLocalFunctions, localKey, localName } from './local-functions.js';
+import { annotateLocals } from './locals.js';
 import { missingFieldsRead } from './absent.js';
 import { annotateClass, basesFirst, memberKey, thisAssignments, thisPushes, type ClassSource } from './classes.js';
 
@@ -130,7 +131,9 @@ export function inferHelperTypes(prelude: readonly string[], helpers: readonly H
   const recursive = recursiveHelpers(helpers);
   let types: HelperTypes = { params: new Map(), results: new Map(), locals: new Map(), passed: new Map(), fields: new Map(instanceFields) };
   for (let round = 0; round < 6; round++) {
-    const next = inferOnce(helperModule(prelude, helpers, types, classes), helpers, recursive, classes, instanceFields);
+    // (locals are typed in the whole module: `const bs = []` filled by `new Bead(x)` is `Bead[]` only
+    // once the class is there, and its elements then type the parameters they are passed to)
+    const next = inferOnce(annotateLocals(helperModule(prelude, helpers, types, classes)), helpers, recursive, classes, instanceFields);
     const key = (t: HelperTypes) => JSON.stringify([[...t.params], [...t.results], [...t.locals], [...t.passed], [...t.fields]]);
     if (key(next) === key(types)) break;
     types = next;
