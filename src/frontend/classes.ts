@@ -374,21 +374,69 @@ function fieldAssignment(s: ts.Statement): { field: string; value: ts.Expression
   return { field: e.left.name.text, value: e.right };
 }
 
+/** `this` in `n` only as `this.g` for another data field g, read or assigned (a method, an accessor or `this` passed on could read `field`) */
+function usesOtherFieldsOnly(n: ts.Node, field: string, fields: ReadonlySet<string>): boolean {
+  if (n.kind === ts.SyntaxKind.SuperKeyword) return false;
+  if (n.kind === ts.SyntaxKind.ThisKeyword) {
+    const use = n.parent;
+    return ts.isPropertyAccessExpression(use) && use.expression === n && ts.isIdentifier(use.name) && use.name.text !== field && fields.has(use.name.text) && !(ts.isCallExpression(use.parent) && use.parent.expression === use);
+  }
+  if (ts.isFunctionDeclaration(n) || ts.isFunctionExpression(n) || ts.isClassLike(n)) return true;
+  return !ts.forEachChild(n, (c) => !usesOtherFieldsOnly(c, field, fields) || undefined);
+}
+
+/**
+ * Can `this.field = value` run before `before` (the constructor's statements between)? The value must
+ * not read `this` or call anything but `Math` functions and array constructors, the statements before
+ * may use `this` only for other data fields (a method or `this.field` itself there would read undefined
+ * in JavaScript: refused as it was), and no name the value reads may be assigned, updated, passed to a call or have a method called
+ * on it there (`x0.push(…)` would change `x0.length`).
+ */
+function movableAbove(before: readonly ts.Statement[], field: string, value: ts.Expression, fields: ReadonlySet<string>): boolean {
+  if (mentionsThis(value) || !before.every((s) => usesOtherFieldsOnly(s, field, fields))) return false;
+  const names = new Set<string>();
+  let pure = true;
+  const scan = (n: ts.Node): void => {
+    if (ts.isIdentifier(n)) names.add(n.text);
+    if (ts.isCallExpression(n)) {
+      const callee = n.expression;
+      const ok = ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && (callee.expression.text === 'Math' || ((callee.expression.text === 'Array' || callee.expression.text === 'Float64Array') && callee.name.text === 'from'));
+      if (!ok) pure = false;
+    }
+    if (ts.isFunctionLike(n)) pure = false;
+    n.forEachChild(scan);
+  };
+  scan(value);
+  if (!pure) return false;
+  let ok = true;
+  const visit = (n: ts.Node): void => {
+    if (!ok) return;
+    if (ts.isPropertyAccessExpression(n) && n.expression.kind === ts.SyntaxKind.ThisKeyword && n.name.text === field) ok = false;
+    if (ts.isIdentifier(n) && names.has(n.text)) {
+      let at: ts.Node = n;
+      while (ts.isParenthesizedExpression(at.parent)) at = at.parent;
+      const p = at.parent;
+      const written = (ts.isBinaryExpression(p) && p.left === at && p.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && p.operatorToken.kind <= ts.SyntaxKind.LastAssignment) || ((ts.isPrefixUnaryExpression(p) || ts.isPostfixUnaryExpression(p)) && (p.operator === ts.SyntaxKind.PlusPlusToken || p.operator === ts.SyntaxKind.MinusMinusToken));
+      const methodCalled = ts.isPropertyAccessExpression(p) && p.expression === at && ts.isCallExpression(p.parent) && p.parent.expression === p;
+      const passed = ts.isCallExpression(p) && p.arguments.includes(at as ts.Expression);
+      const elementUsed = ts.isElementAccessExpression(p) && p.expression === at;
+      // (a name declared there is not there yet above it)
+      const declared = (ts.isVariableDeclaration(p) || ts.isBindingElement(p) || ts.isFunctionDeclaration(p) || ts.isParameter(p)) && p.name === at;
+      if (written || methodCalled || passed || elementUsed || declared) ok = false;
+    }
+    n.forEachChild(visit);
+  };
+  for (const s of before) visit(s);
+  return ok;
+}
+
 /**
  * Does the constructor body, from statement `from` on, assign `this.field` by a statement of its own
  * before anything could read it? Until then, `this` may only be used for other fields (`this.g`, read
  * or assigned): a method, an accessor or `this` passed on could read the field.
  */
 function assignedBeforeRead(stmts: readonly ts.Statement[], from: number, field: string, fields: ReadonlySet<string>): boolean {
-  const plainUse = (n: ts.Node): boolean => {
-    if (n.kind === ts.SyntaxKind.SuperKeyword) return false;
-    if (n.kind === ts.SyntaxKind.ThisKeyword) {
-      const use = n.parent;
-      return ts.isPropertyAccessExpression(use) && use.expression === n && ts.isIdentifier(use.name) && use.name.text !== field && fields.has(use.name.text) && !(ts.isCallExpression(use.parent) && use.parent.expression === use);
-    }
-    if (ts.isFunctionDeclaration(n) || ts.isFunctionExpression(n) || ts.isClassLike(n)) return true;
-    return !ts.forEachChild(n, (c) => !plainUse(c) || undefined);
-  };
+  const plainUse = (n: ts.Node) => usesOtherFieldsOnly(n, field, fields);
   for (let k = from; k < stmts.length; k++) {
     const fa = fieldAssignment(stmts[k]);
     if (fa?.field === field) return plainUse(fa.value);
@@ -467,6 +515,19 @@ export function constructorBody(h: ClassHost, cls: ts.ClassDeclaration, ctor: ts
     settle(true); // a statement before the object exists
     h.stmt(s, out);
   }
+  // a field given a fresh value further down (`this.buf = new Float64Array(n)` after a loop filling
+  // `this.xs`), by a statement nothing before it can tell from running first: its value is taken now
+  const early = new Set<number>();
+  const dataFields = new Set(ty.fields.map((f) => f.name));
+  for (let j = i + 1; j < stmts.length; j++) {
+    const fa = fieldAssignment(stmts[j]);
+    if (!fa || !ty.fields.some((f) => f.name === fa.field) || assigned(fa.field) || !movableAbove(stmts.slice(i, j), fa.field, fa.value, dataFields)) continue;
+    const v = h.expr(fa.value);
+    if (!v) return null;
+    effects();
+    pending.push({ field: fa.field, value: v, node: fa.value });
+    early.add(j);
+  }
   settle(pending.some((p) => containsCall(p.value))); // calls keep their order (a call may write what a value reads)
   // a number or boolean field the body assigns later, before anything can read it (`this.b = this.a * 2`
   // after `this.a = x`), starts as 0 or false: a value no one sees
@@ -484,7 +545,7 @@ export function constructorBody(h: ClassHost, cls: ts.ClassDeclaration, ctor: ts
   }
   const fields = ty.fields.filter((f) => values.has(f.name)).map((f) => ({ name: f.name, value: values.get(f.name)! }));
   out.push({ k: 'decl', name: selfName, ty, init: { k: 'objlit', fields, ty }, konst: true, loc: h.locOf(ctor ?? cls) });
-  for (; i < stmts.length; i++) h.stmt(stmts[i], out);
+  for (; i < stmts.length; i++) if (!early.has(i)) h.stmt(stmts[i], out);
   const self: Expr = { k: 'var', name: selfName, ty };
   returnSelf(out, self);
   out.push({ k: 'return', e: self, loc: h.locOf(ctor ?? cls) });
