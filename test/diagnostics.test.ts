@@ -189,6 +189,16 @@ const BAD: BadCase[] = [
     line: 1, col: 1, message: /abstract classes are not supported/,
   },
   {
+    name: 'class: a recursive class (a tree) is named as such, also where an empty array literal is its first use',
+    src: `class Node {\n  kids: Node[];\n  w: number;\n  constructor(kids: Node[], w: number) { this.kids = kids; this.w = w; }\n}\nexport function f(x: number): number {\n  const leaf = new Node([], x);\n  return new Node([leaf], 2).kids[0].w * x;\n}\n`,
+    line: 7, col: 25, message: /array literal has type 'Node\[\]', and 'Node' holds instances of itself \(a tree, a linked list\)/, rendered: /flat arrays/, single: true,
+  },
+  {
+    name: 'interface: a recursive parameter type',
+    src: `interface Tree { w: number; kids: Tree[] }\nexport function f(t: Tree, x: number): number {\n  return t.w * x;\n}\n`,
+    line: 2, col: 19, message: /parameter 't' has type 'Tree', and 'Tree' holds instances of itself/, single: true,
+  },
+  {
     // (a field given a fresh value after a loop filling another moves up, but not past what its value reads)
     name: 'class: a field whose value reads a local declared after the object is first used',
     src: `class A {\n  xs: number[];\n  buf: Float64Array;\n  constructor(x: number[]) {\n    this.xs = [];\n    for (const v of x) this.xs.push(v);\n    const n = this.xs.length;\n    this.buf = new Float64Array(n);\n  }\n}\nexport function f(x: number[]): number {\n  return new A(x).buf.length * x[0];\n}\n`,

@@ -914,6 +914,35 @@ class FunctionLowering {
     return tested && (t.k === 'num' || t.k === 'int') ? { k: 'opt', base: t, none: ['undefined'] } : t;
   }
 
+  /** the name of a class or interface reached again through the fields of `t` (arrays of it included), or null */
+  private recursiveType(t: ts.Type, at: ts.Node): string | null {
+    const checker = this.ctx.checker;
+    const open = new Set<ts.Symbol>();
+    const visit = (x: ts.Type, depth: number): string | null => {
+      if (depth > 8) return null;
+      if (checker.isArrayType(x)) return visit(checker.getTypeArguments(x as ts.TypeReference)[0], depth + 1);
+      if (x.isUnion()) {
+        for (const u of x.types) {
+          const r = visit(u, depth + 1);
+          if (r) return r;
+        }
+        return null;
+      }
+      const sym = x.getSymbol();
+      if (!sym || !(x.flags & ts.TypeFlags.Object) || !(sym.flags & (ts.SymbolFlags.Class | ts.SymbolFlags.Interface))) return null;
+      if (open.has(sym)) return sym.name;
+      open.add(sym);
+      for (const f of checker.getPropertiesOfType(x)) {
+        if (!(f.flags & ts.SymbolFlags.Property)) continue;
+        const r = visit(checker.getTypeOfSymbolAtLocation(f, at), depth + 1);
+        if (r) return r;
+      }
+      open.delete(sym);
+      return null;
+    };
+    return visit(t, 0);
+  }
+
   private tyOrErr(node: ts.Node, what: string): Ty | null {
     const t = this.ctx.typeAt(node);
     const p = node.parent;
@@ -926,6 +955,13 @@ class FunctionLowering {
       // (an optional boolean, `closed?: boolean`, is the one nullable tsad does not take yet)
       if (/\bboolean \| undefined\b|\?: boolean\b/.test(shown))
         return this.err(node, `${what} has type '${shown}': an optional boolean is not supported`, 'make it required (`flag: boolean`) and pass it, or, for a parameter, give it a default (`flag = false`)');
+      // (a class or interface holding instances of itself: say so, whatever the literal's own type, `[] as Node[]`)
+      // (or the type its place gives it: `new Node('leaf', [], 0)` passes `[]` as a `Node[]`)
+      const contextual = ts.isExpression(node) ? this.ctx.checker.getContextualType(node) : undefined;
+      const asserted = ts.isAsExpression(p) || ts.isSatisfiesExpression(p) ? this.ctx.checker.getTypeAtLocation(p) : contextual && this.recursiveType(contextual, node) ? contextual : this.ctx.checker.getTypeAtLocation(node);
+      const recursive = this.recursiveType(asserted, node);
+      if (recursive)
+        return this.err(node, `${what} has type '${this.ctx.checker.typeToString(asserted)}', and '${recursive}' holds instances of itself (a tree, a linked list): tsad does not differentiate through recursive types`, 'keep the structure in flat arrays (child or parent indices) and the numbers in number arrays, e.g. `w: number[]`, `kids: number[][]`');
       // (an object type is refused for one of its fields: name it, `end: Node | null`)
       const field = this.unsupportedField(this.ctx.checker.getTypeAtLocation(node), node);
       if (field) return this.err(node, `${what} has type '${shown}', whose field '${field.name}' has type '${field.type}', which tsad cannot differentiate through`, field.type.includes('null') || field.type.includes('undefined') ? 'a field holding an object or array that may be absent is not supported: give it a value of its type from the start (an empty array, a placeholder object) and a flag if needed' : 'use number, boolean, string-literal flags, number[] (nested), Float64Array, number tuples, or interfaces and classes of these');
