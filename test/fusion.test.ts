@@ -162,7 +162,7 @@ export function f(x: number[], y: number[]): number {
 
   it('moves what it can of a loop into the one before when a reset must stay behind (distribution)', () => {
     // the triangle reads z above the counter: the reset z[j] = 0 may not join it, the rest may
-    const r = fused(`export function f(x: number[], y: number[]): number {
+    const src = (last: string, sum: string) => `export function f(x: number[], y: number[]): number {
   const n = x.length;
   const z = new Float64Array(n);
   const w = new Float64Array(n);
@@ -174,33 +174,17 @@ export function f(x: number[], y: number[]): number {
   for (let j = n - 1; j >= 0; j--) {
     w[j] += z[j] * y[j];
     z[j] = 0;
-    w[j] -= x[j];
+    ${last}
   }
   let u = 0;
-  for (let j = 0; j < n; j++) u += w[j] + z[j];
+  for (let j = 0; j < n; j++) u += ${sum};
   return s + u;
-}`);
+}`;
+    const r = fused(src('w[j] -= x[j];', 'w[j] + z[j]'));
     expect(r.after).toMatch(/s \+= z\[r\] \* y\[j\];\n {4}\}\n {4}w\[j\] \+= z\[j\] \* y\[j\];\n {4}w\[j\] -= x\[j\];/);
     expect(r.after).toMatch(/for \(let (j\d*) = n - 1; \1 >= 0; \1--\) \{\n\s*z\[\1\] = 0;\n\s*\}/);
     // a statement after the reset that reads what the reset writes stays behind with it
-    const chained = fused(`export function f(x: number[], y: number[]): number {
-  const n = x.length;
-  const z = new Float64Array(n);
-  const w = new Float64Array(n);
-  let s = 0;
-  for (let j = n - 1; j >= 0; j--) {
-    z[j] = x[j] * 2;
-    for (let r = j + 1; r < n; r++) s += z[r] * y[j];
-  }
-  for (let j = n - 1; j >= 0; j--) {
-    w[j] += z[j] * y[j];
-    z[j] = 0;
-    w[j] -= z[j] + x[j];
-  }
-  let u = 0;
-  for (let j = 0; j < n; j++) u += w[j];
-  return s + u;
-}`);
+    const chained = fused(src('w[j] -= z[j] + x[j];', 'w[j]'));
     expect(chained.after).toMatch(/z\[(j\d*)\] = 0;\n {4}w\[\1\] -= z\[\1\] \+ x\[\1\];/);
   });
 

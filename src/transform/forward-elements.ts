@@ -8,7 +8,7 @@
 // that mention the array only as `a[e]`, for one index `e` that the window does not change, with no
 // call and no access to an array that may be `a` under another name (loop fusion's storage rules).
 import type { Expr, Stmt } from '../ir/types.js';
-import { exprEq, forEachExpr, mapBodies, mapExpr, rootVar, stmtExprs, tyOf, varsRead } from '../ir/util.js';
+import { exprEq, forEachExpr, mapBodies, mapExpr, mapStmts, rootVar, stmtExprs, tyOf, varsRead } from '../ir/util.js';
 import { type KnownStorage, arrayPath, exclusiveArrays, mayAlias } from './fuse.js';
 
 type Elem = Extract<Expr, { k: 'idx' }>;
@@ -155,7 +155,10 @@ function writes(s: Stmt, el: Elem): boolean {
 function rewrite(list: Stmt[], start: number, end: number, el: Elem, fresh: (base: string) => string): Stmt[] {
   const name = fresh(`${arrayPath(el.obj)!.replace('.', '_')}_elem`);
   const local: Expr = { k: 'var', name, ty: el.ty };
-  const swap = (e: Expr) => mapExpr(e, (x) => (x.k === 'idx' && exprEq(x, el) ? local : x));
+  const replace = (x: Expr) => (x.k === 'idx' && exprEq(x, el) ? local : x);
+  const swap = (e: Expr) => mapExpr(e, replace);
+  // (a window holds straight-line statements only: mapStmts rebuilds just their expressions)
+  const swapStmt = (x: Stmt) => mapStmts([x], replace)[0];
   const first = list[start];
   const out: Stmt[] = list.slice(0, start);
   const assigned = (s: Stmt) => s as Extract<Stmt, { k: 'assign' }>;
@@ -169,7 +172,7 @@ function rewrite(list: Stmt[], start: number, end: number, el: Elem, fresh: (bas
     dirty = true;
   } else {
     out.push({ k: 'decl', name, ty: el.ty, init: el, konst: !writtenFrom(start) });
-    out.push(swapStmt(first, swap));
+    out.push(swapStmt(first));
     dirty = writes(first, el);
   }
   for (let i = start + 1; i <= end; i++) {
@@ -181,21 +184,8 @@ function rewrite(list: Stmt[], start: number, end: number, el: Elem, fresh: (bas
       continue;
     }
     if (writes(s, el)) dirty = true;
-    out.push(swapStmt(s, swap));
+    out.push(swapStmt(s));
   }
   if (dirty) out.push({ k: 'assign', target: el, value: local });
   return [...out, ...list.slice(end + 1)];
-}
-
-function swapStmt(s: Stmt, swap: (e: Expr) => Expr): Stmt {
-  switch (s.k) {
-    case 'assign':
-      return { ...s, target: swap(s.target) as typeof s.target, value: swap(s.value) };
-    case 'decl':
-      return { ...s, init: s.init ? swap(s.init) : null };
-    case 'expr':
-      return { ...s, e: swap(s.e) };
-    default:
-      return s;
-  }
 }

@@ -79,15 +79,20 @@ function onlyElementAccess(body: Stmt[], arr: string): boolean {
     }
   });
   function checkExpr(e: Expr): void {
-    let allowed = 0;
-    let all = 0;
-    forEachExpr(e, (x) => {
-      if ((x.k === 'idx' || x.k === 'len') && x.obj.k === 'var' && x.obj.name === arr) allowed++;
-      if (x.k === 'var' && x.name === arr) all++;
-    });
-    if (all !== allowed) ok = false;
+    if (!onlyIndexedIn(e, arr)) ok = false;
   }
   return ok && allocations === 1;
+}
+
+/** every mention of the array in `e` is the array of an element access or of a length */
+export function onlyIndexedIn(e: Expr, arr: string): boolean {
+  let allowed = 0;
+  let all = 0;
+  forEachExpr(e, (x) => {
+    if ((x.k === 'idx' || x.k === 'len') && x.obj.k === 'var' && x.obj.name === arr) allowed++;
+    if (x.k === 'var' && x.name === arr) all++;
+  });
+  return all === allowed;
 }
 
 /** every variable of the length is assigned once, by a top-level statement before the allocation */

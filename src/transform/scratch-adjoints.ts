@@ -9,8 +9,8 @@
 //     values to locals), those stores change nothing: they go, and every read is 0.
 // The hand-written gradient of a method keeps such a derivative in a local and never clears it.
 import type { Expr, Stmt } from '../ir/types.js';
-import { forEachExpr, forEachStmt, hasJump, mapBodies, mapStmts, stmtExprs, varsRead } from '../ir/util.js';
-import { foldZeros, writeFirst } from './locarrays.js';
+import { forEachStmt, hasJump, mapBodies, mapStmts, stmtExprs, varsRead } from '../ir/util.js';
+import { foldZeros, onlyIndexedIn, writeFirst } from './locarrays.js';
 
 /** `body` with the zeros of each scratch field adjoint (`isScratchAdjoint`) used */
 export function scratchAdjointZeros(body: Stmt[], isScratchAdjoint: (name: string) => boolean): Stmt[] {
@@ -42,15 +42,7 @@ function onlyElementAccess(body: Stmt[], a: string): boolean {
   let ok = true;
   forEachStmt(body, (s) => {
     const exprs = s.k === 'assign' && s.target.k === 'var' && s.target.name === a ? [s.value] : s.k === 'decl' && s.name === a ? [] : stmtExprs(s);
-    for (const e of exprs) {
-      let allowed = 0;
-      let all = 0;
-      forEachExpr(e, (x) => {
-        if ((x.k === 'idx' || x.k === 'len') && x.obj.k === 'var' && x.obj.name === a) allowed++;
-        if (x.k === 'var' && x.name === a) all++;
-      });
-      if (all !== allowed) ok = false;
-    }
+    if (!exprs.every((e) => onlyIndexedIn(e, a))) ok = false;
   });
   return ok;
 }
