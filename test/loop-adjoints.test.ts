@@ -486,6 +486,23 @@ describe('fused reduction loops', () => {
     expect(gradOf(on.code)).toEqual(r);
     const full = compile(src, { head: 'ragged', wrt: ['w'], js: true, runtimeImport: null });
     expect(checkCompiled(full, full.code, 'ragged', [w, x], { seed: 9 }).messages).toEqual([]);
+    // differentiated again (forward over reverse): a grown buffer is a fresh array holding the old values
+    const adjointTs = compile(src, { head: 'ragged', wrt: ['w'], js: false, runtimeImport: 'tsad/runtime', modes: ['reverse'] });
+    const second = compile({ 'ragged_ad.ts': adjointTs.code }, { head: 'ragged_b', wrt: ['w'], of: ['wb'], js: true, runtimeImport: null, modes: ['tangent'] });
+    expect(second.diagnostics.map(formatDiagnostic)).toEqual([]);
+    expect(second.code).not.toMatch(/growF|bufF/);
+    // H·v, the tangent of the gradient along v, against central differences of the gradient
+    const v = w.map((row) => row.map((_, r) => Math.sin(r + 1)));
+    const hv = w.map((row) => row.map(() => 0));
+    (loadGenerated(second.code) as Record<string, Fn>).ragged_b_d(w, v, w.map((row) => row.map(() => 0)), hv, x, 1);
+    const gradAt = (s: number) => {
+      const ws = w.map((row, k) => row.map((e, r) => e + s * v[k][r]));
+      const g = ws.map((row) => row.map(() => 0));
+      (loadGenerated(on.code) as Record<string, Fn>).ragged_b(ws, g, x, 1);
+      return g.flat();
+    };
+    const [gp, gm] = [gradAt(1e-6), gradAt(-1e-6)];
+    hv.flat().forEach((e, i) => expect(Math.abs(e - (gp[i] - gm[i]) / 2e-6)).toBeLessThan(1e-5 * (1 + Math.abs(e))));
   });
   it('scratch arrays of a fused iteration are expanded into buffers taken once: no copies, same gradient', () => {
     // per point and component: y = x_i - mu_c, z = L y (lower triangle), sum of z^2 — GMM's shape

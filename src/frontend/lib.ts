@@ -20,7 +20,7 @@ declare module 'tsad/runtime' {
   export class Tape {
     pushF(v: number): void; popF(): number; pushI(v: number): void; popI(): number;
     pushR<T>(v: T): void; popR<T>(): T;
-    bufF(n: number): Float64Array; freeF(b: Float64Array): void;
+    bufF(n: number): Float64Array; growF(b: Float64Array, n: number): Float64Array; freeF(b: Float64Array): void;
     static acquire(): Tape; static release(t: Tape): void;
   }
   /** the type of a derivative of a T: writable, with only the parts that can hold a float */

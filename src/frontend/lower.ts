@@ -2684,6 +2684,18 @@ class FunctionLowering {
         }
         // a static-tape buffer is, for differentiation, a fresh array (its reuse is only a saving)
         if (m === 'bufF' && args.length === 1) return { k: 'alloc', len: args[0]!, fill: null, ty: { k: 'arr', elem: NUM, typed: true, ro: false } };
+        // a stack buffer grown (static-tape.ts stackedTape): a fresh array holding the old one's values
+        if (m === 'growF' && args.length === 2) {
+          const fty: Ty = { k: 'arr', elem: NUM, typed: true, ro: false };
+          const [old, n] = args as Expr[];
+          const grown: Expr = { k: 'var', name: this.fresh('grown'), ty: fty };
+          const z = this.fresh('z');
+          const zv: Expr = { k: 'var', name: z, ty: INT };
+          const len: Expr = { k: 'intr', fn: 'Math.max', args: [n, { k: 'len', obj: old }], ty: INT };
+          this.pre.push({ k: 'decl', name: grown.name, ty: fty, init: { k: 'alloc', len, fill: null, ty: fty }, konst: true, loc: this.ctx.locOf(e) });
+          this.pre.push(countedFor(z, { k: 'len', obj: old }, [{ k: 'assign', target: { k: 'idx', obj: grown, index: zv, ty: NUM }, value: { k: 'idx', obj: old, index: zv, ty: NUM } }]));
+          return grown;
+        }
         if (!(m in ops)) return this.err(e, `unknown tape operation '${m}'`);
         return { k: 'intr', fn: `tape.${m}`, args: [obj, ...(args as Expr[])], ty: ops[m] };
       }
