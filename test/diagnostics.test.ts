@@ -47,6 +47,11 @@ const fn = (...body: string[]) => `export function f(x: number): number {\n${bod
 
 const BAD: BadCase[] = [
   {
+    name: 'arrays: spreading rows into push',
+    src: `export function f(m: number[][]): number {\n  const out: number[][] = [];\n  out.push(...m);\n  return out[0][0];\n}\n`,
+    line: 3, col: 12, message: /spreading into `push` is supported for arrays of numbers only/, rendered: /push the values in a loop/, single: true,
+  },
+  {
     name: 'callbacks: a two-argument Math function given to map would take the index as its second argument',
     src: `export function f(xs: number[]): number {\n  return xs.map(Math.pow).reduce((a, b) => a + b, 0);\n}\n`,
     line: 2, col: 17, message: /`map` would pass `Math.pow` the index and the array as well as the value/,

@@ -22,6 +22,7 @@ export const ARRAY_FORMS = [
   'array.set', // `t.set(src, offset)` on a typed array (element stores, in place)
   'array.rest', // a rest parameter's array (`function sum(...xs: number[])`), built at each call from its trailing arguments
   'array.pushmany', // `out.push(a, b, …)`: one push per value, the values evaluated first
+  'array.pushspread', // `out.push(...xs)` of numbers: the count taken first, then a push per element
   'array.flat', // `rows.flat()`: a fresh array of the rows' elements, in order (depth 1)
   'array.sort', // `xs.sort((a, b) => a - b)`, objects or rows by a key (`(a, b) => a.v - b.v`): in place, through a passive order (`sortOrder`) and a copy
   'array.argsort', // indices sorted by another array's values (`order.sort((i, j) => xs[i] - xs[j])`): the same order and moves

@@ -2152,11 +2152,12 @@ class FunctionLowering {
     if (!arr) return null;
     const at = tyOf(arr);
     if (at.k !== 'arr' || at.typed || at.ro) return this.err(e, '`push` is supported on `number[]` and arrays of arrays only', 'allocate the array with its final length');
-    const spread = e.arguments.find(ts.isSpreadElement);
-    if (spread) return this.err(spread, 'spreading into `push` is not supported', 'push the values in a loop: `for (const v of vs) a.push(v)`');
-    if (e.arguments.length === 0) return this.err(e, '`push()` with no value does nothing', 'remove it');
     const loc = this.ctx.locOf(e);
     const pushOf = (v: Expr): Stmt => ({ k: 'expr', e: { k: 'intr', fn: 'push', args: [arr, v], ty: VOID }, loc });
+    const spread = e.arguments.find(ts.isSpreadElement);
+    if (spread && e.arguments.length === 1) return this.pushSpread(spread, arr, pushOf, loc);
+    if (spread) return this.err(spread, 'spreading into `push` beside other values is not supported', 'push the values in a loop: `for (const v of vs) a.push(v)`');
+    if (e.arguments.length === 0) return this.err(e, '`push()` with no value does nothing', 'remove it');
     if (e.arguments.length === 1) {
       const v = this.expr(e.arguments[0]);
       return v && pushOf(v);
@@ -2173,6 +2174,23 @@ class FunctionLowering {
     pushes[0].origin = 'array.pushmany';
     this.pre.push(...pushes.slice(0, -1));
     return pushes[pushes.length - 1];
+  }
+
+  /**
+   * `a.push(...vs)` of numbers: JavaScript reads every value before it pushes the first, so the count is
+   * taken first (`a.push(...a)` pushes the old elements once), then each is pushed in order.
+   */
+  private pushSpread(spread: ts.SpreadElement, arr: Expr, pushOf: (v: Expr) => Stmt, loc: Loc): Stmt | null {
+    const src = this.expr(spread.expression);
+    if (!src) return null;
+    const st = tyOf(src);
+    if (st.k !== 'arr' || (st.elem.k !== 'num' && st.elem.k !== 'int'))
+      return this.err(spread, 'spreading into `push` is supported for arrays of numbers only', 'push the values in a loop: `for (const v of vs) a.push(v)`');
+    const items = src.k === 'var' ? src : this.constant(src, 'items', loc);
+    const n = this.constant({ k: 'len', obj: items }, 'count', loc);
+    const z = this.fresh('k');
+    const loop = countedFor(z, n, [pushOf({ k: 'idx', obj: items, index: { k: 'var', name: z, ty: INT }, ty: NUM })]);
+    return { ...loop, loc, origin: 'array.pushspread' };
   }
 
   /**

@@ -258,6 +258,7 @@ export const corpus: CorpusCase[] = [
   { name: 'js-var/rebind_in_for_of', file: 'js-var.ts', head: 'rebindInForOf', args: [vec(4, -1, 1), num(0.5, 1.5)], tags: ['js', 'for-of', 'rebind', 'loop'] },
 
   // -------------------------------------------------------------- js-arrays.ts
+  { name: 'js-arrays/padded_smoothing', file: 'js-arrays.ts', head: 'paddedSmoothing', args: [vec(5, -1, 1), f64(2, -1, 1)], tags: ['js', 'push-spread'] },
   { name: 'js-arrays/moving_average_roughness', file: 'js-arrays.ts', head: 'movingAverageRoughness', args: [vec(7, -1, 1), { kind: 'int', value: 3 }], tags: ['js', 'untyped-push'] },
   { name: 'js-arrays/rank_weighted_loss', file: 'js-arrays.ts', head: 'rankWeightedLoss', args: [vec(6, -1, 1), vec(6, -1, 1)], tags: ['js', 'argsort', 'array-keys'] },
   { name: 'js-arrays/fill_cost', file: 'js-arrays.ts', head: 'fillCost', args: [list(4, obj({ price: num(1, 5), size: num(0.5, 2) })), num(2, 3)], tags: ['js', 'argsort', 'typed-keys', 'intrinsic:min'] },

@@ -121,6 +121,7 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   // a rest parameter's array, built at a call from its trailing arguments (numbers, or rows)
   'array.rest': { types: ['array', 'array2'], effects: ['-'] },
   'array.pushmany': { types: ['array'], effects: ['-'] },
+  'array.pushspread': { types: ['array'], effects: ['-'] },
   'array.flat': { types: ['array'], effects: ['-'] },
   'array.sort': { types: ['array', 'array2', 'arrobj'], effects: ['-'] },
   // indices as an array (`Array.from(xs.keys())`), and indices sorted by the values they index
@@ -253,6 +254,10 @@ export function classifyModule(mod: Module): Counts {
     }
     if (o.startsWith('closure.') || o === 'fn.choice' || o === 'fn.factory') {
       add(o, '-', '-', st);
+      return;
+    }
+    if (o === 'array.pushspread') {
+      if (s.k === 'for') add(o, 'array', '-', st);
       return;
     }
     if (o === 'array.pushmany') {

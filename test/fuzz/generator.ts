@@ -1694,7 +1694,10 @@ function renderStmt(c: Ctx, s: Stmt): void {
         });
         c.emit('}');
       }
-      c.arrs.push({ name, len: n.n, f64: false, ro: false });
+      // every other one then takes another array's values too: `t.push(...a)` (`array.pushspread`)
+      const more = s.q % 4 >= 2 ? pick(c.arrs.filter((a) => !a.tup && !a.row), s.how >> 2) : undefined;
+      if (more) c.emit(`${name}.push(...${more.name});`);
+      c.arrs.push({ name, len: n.n + (more ? more.len : 0), f64: false, ro: false });
       return;
     }
     case 'fill': {

@@ -15,6 +15,20 @@ export function movingAverageRoughness(xs: number[], width: number): number {
 }
 
 /** Prefix sums in a zero-filled array, then a soft penalty on the running totals. */
+/** A padded signal built with `push(...xs)` (its own values pushed again too), then smoothed. */
+export function paddedSmoothing(xs: number[], pad: Float64Array): number {
+  const buf: number[] = [];
+  buf.push(...pad);
+  buf.push(...xs);
+  buf.push(...buf.slice(0, 2));
+  let s = 0;
+  for (let i = 1; i + 1 < buf.length; i++) {
+    const d = buf[i + 1] - 2 * buf[i] + buf[i - 1];
+    s += d * d;
+  }
+  return s;
+}
+
 export function prefixSumPenalty(xs: number[]): number {
   const prefix = new Array(xs.length + 1).fill(0);
   for (let i = 0; i < xs.length; i++) prefix[i + 1] = prefix[i] + xs[i];
