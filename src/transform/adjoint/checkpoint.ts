@@ -56,7 +56,11 @@ export function checkpointRegion(cx: AdjointContext, region: Stmt[], at: Stmt, i
   const restore: Stmt[] = [];
   for (const lv of state) {
     const ty = lv.ty;
-    if (!isRef(ty)) {
+    if (!isRef(ty) && ty.k !== 'num' && ty.k !== 'int' && ty.k !== 'bool') {
+      // (a value the float stack cannot hold as it is: a number that may be undefined, a flag string)
+      fwd.push({ k: 'expr', e: tapeOp(cx, 'pushR', [lv]) });
+      restore.unshift({ k: 'assign', target: lv, value: tapeOp(cx, 'popR', [], ty) });
+    } else if (!isRef(ty)) {
       const val: Expr = ty.k === 'bool' ? { k: 'cond', c: lv, a: { k: 'num', v: 1 }, b: { k: 'num', v: 0 }, ty: INT } : lv;
       fwd.push({ k: 'expr', e: tapeOp(cx, 'pushF', [val]) });
       const pop = tapeOp(cx, 'popF', [], NUM);
