@@ -47,6 +47,11 @@ const fn = (...body: string[]) => `export function f(x: number): number {\n${bod
 
 const BAD: BadCase[] = [
   {
+    name: 'Math: apply with a this other than null, undefined or Math',
+    src: `export function f(xs: number[]): number {\n  return Math.max.apply(xs, xs);\n}\n`,
+    line: 2, col: 10, message: /Math\.max\.apply is supported as `Math\.max\.apply\(null, xs\)` only/, rendered: /Math\.max\(\.\.\.xs\)/, single: true,
+  },
+  {
     name: 'arrays: spreading rows into push',
     src: `export function f(m: number[][]): number {\n  const out: number[][] = [];\n  out.push(...m);\n  return out[0][0];\n}\n`,
     line: 3, col: 12, message: /spreading into `push` is supported for arrays of numbers only/, rendered: /push the values in a loop/, single: true,

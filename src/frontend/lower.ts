@@ -19,7 +19,7 @@ import { isSplitResult, isSplittable, refuseUnnamedResults, resultPair, returnPa
 import { NULL, assignsNullable, inTest, present, isArrayTest, isPlainRead, narrowRead, nestedNullable, nullableUnion, mayBePastEnd, pastEndBinding, pastEndFallback, pastEndTest, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
 import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
 import { Sequencing, isConstant, isEffectNode, type SequencingHost } from './sequencing.js';
-import { helperArgs, type LiteralField, mathSpreadCall, objectSpreadFields, type SpreadHost } from './spread.js';
+import { helperArgs, type LiteralField, mathApplyCall, mathSpreadCall, objectSpreadFields, type SpreadHost } from './spread.js';
 import { CUSTOM_FORMS, isBlackBoxDeclaration } from './custom-derivatives.js';
 import { CALLBACK_FORMS, Callbacks, isCallbackCall, type CallbackHost } from './callbacks.js';
 import { REST_FORMS, objectRest, restElement, type RestHost } from './rest-elements.js';
@@ -2651,6 +2651,9 @@ class FunctionLowering {
     if (ts.isPropertyAccessExpression(callee)) {
       const m = callee.name.text;
       const objNode = skipParens(callee.expression);
+      // `Math.max.apply(null, xs)`
+      if (m === 'apply' && ts.isPropertyAccessExpression(objNode) && ts.isIdentifier(objNode.expression) && objNode.expression.text === 'Math' && !this.resolve(objNode.expression) && MATH_FUNCS.has(objNode.name.text))
+        return mathApplyCall(e, objNode.name.text, this.hooks);
       if (ts.isIdentifier(objNode) && !this.resolve(objNode)) {
         const full = `${objNode.text}.${m}`;
         if (full === 'Object.assign') return this.objectAssign(e);

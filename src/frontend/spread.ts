@@ -78,6 +78,17 @@ export function helperArgs(e: ts.CallExpression | ts.NewExpression, fn: string, 
 const NARY = new Set(['min', 'max', 'hypot']);
 const ARITY: Record<string, number> = { atan2: 2, pow: 2 };
 
+/** `Math.max.apply(null, xs)` (older JavaScript's spread): `Math.max(...xs)` */
+export function mathApplyCall(e: ts.CallExpression, m: string, host: SpreadHost): Expr | null {
+  const [self, list] = e.arguments;
+  const ignored = self && (self.kind === ts.SyntaxKind.NullKeyword || self.kind === ts.SyntaxKind.UndefinedKeyword || (ts.isIdentifier(self) && (self.text === 'undefined' || self.text === 'Math')));
+  if (e.arguments.length !== 2 || !ignored || ts.isSpreadElement(list)) return host.err(e, `Math.${m}.apply is supported as \`Math.${m}.apply(null, xs)\` only`, `write \`Math.${m}(...xs)\``);
+  if (!NARY.has(m)) return host.err(e, `Math.${m}.apply: Math.${m} takes ${ARITY[m] ?? 1} argument(s), not an array of them`, `pass them: \`Math.${m}(a, b)\``);
+  const x = host.expr(list);
+  const arr = x && host.named(list, x);
+  return arr && { k: 'intr', fn: `Math.${m}Of`, args: [arr], ty: NUM };
+}
+
 /** `Math.m(…)` with spread arguments */
 export function mathSpreadCall(e: ts.CallExpression, m: string, host: SpreadHost): Expr | null {
   const only = e.arguments.length === 1 ? e.arguments[0] : null;

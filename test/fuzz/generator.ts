@@ -3710,7 +3710,8 @@ function renderExprs(c: Ctx, x: ExprsSpec): string {
         const xs = arr ? arr.name : n('xs');
         if (!arr) c.emit(`const ${xs}: number[] = [${E()}, 0.5, -0.25];`);
         const tp = n('tp');
-        c.emit(`${ex} += Math.max(...${xs}) + Math.min(${E2()}, ...${xs}) + 0.25 * Math.hypot(...${xs});`);
+        // (every other maximum in older JavaScript's spelling, `Math.max.apply(null, xs)`)
+        c.emit(`${ex} += ${x.q % 2 ? `Math.max.apply(null, ${xs})` : `Math.max(...${xs})`} + Math.min(${E2()}, ...${xs}) + 0.25 * Math.hypot(...${xs});`);
         c.emit(`const ${tp}: [number, number] = [${E()}, 0.5];`, `${ex} += Math.atan2(...${tp}) + dtwo(...${tp});`);
       }
     }),

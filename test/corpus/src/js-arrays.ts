@@ -21,7 +21,8 @@ export function paddedSmoothing(xs: number[], pad: Float64Array): number {
   buf.push(...pad);
   buf.push(...xs);
   buf.push(...buf.slice(0, 2));
-  let s = 0;
+  // (older JavaScript's spread: the range the penalty is scaled by)
+  let s = 0.01 * (Math.max.apply(null, buf) - Math.min.apply(Math, buf));
   for (let i = 1; i + 1 < buf.length; i++) {
     const d = buf[i + 1] - 2 * buf[i] + buf[i - 1];
     s += d * d;
