@@ -34,7 +34,7 @@ export function refuseAliasedWrittenArguments(mod: Module): void {
             if (!a || !b || !same(a, b) || !(written.has(j) || written.has(k))) continue;
             // (two parameters the callee only adds into, `ab[i] += …; bb[i] += …` as a backward sweep
             // does for `dot(x, x)`: the additions commute, one array may take both)
-            if (accumulatedOnly(callee, j) && accumulatedOnly(callee, k)) continue;
+            if (accumulatedOnly(mod, callee, j) && accumulatedOnly(mod, callee, k)) continue;
             const [w, o] = written.has(j) ? [j, k] : [k, j];
             // (two elements of one array, `g(balls[i], balls[j])`: they may be one object where i === j)
             const part = (x: Expr) => x.k === 'idx' || x.k === 'field';
@@ -87,9 +87,10 @@ function withGuards(body: Stmt[], guards: Map<Stmt, Stmt[]>, placed: Set<Stmt>):
 }
 
 /** Is parameter `j` of `f` used only as the target of additions into its elements (`p[i] += e`, `p[i] -= e`)? */
-function accumulatedOnly(f: Func, j: number): boolean {
+function accumulatedOnly(mod: Module, f: Func, j: number, seen: Set<Func> = new Set()): boolean {
   const name = f.params[j]?.name;
-  if (!name) return false;
+  if (!name || seen.has(f)) return false;
+  seen.add(f);
   const mentions = (e: Expr) => {
     let hit = false;
     forEachExpr(e, (x) => void (x.k === 'var' && x.name === name && (hit = true)));
@@ -103,6 +104,15 @@ function accumulatedOnly(f: Func, j: number): boolean {
       const indexReads = s.target.k === 'idx' ? mentions(s.target.index) : false;
       if (indexReads || v.k !== 'bin' || !exprEq(v.a, s.target) || mentions(v.b)) ok = false;
       return;
+    }
+    // (handed whole to a function that only adds into it: a backward sweep calling a hand-written
+    // adjoint rule, `dot_bwd` calling `dot_vjp(a, ab, b, bb, yb)`)
+    if (s.k === 'expr' && s.e.k === 'call') {
+      const call = s.e;
+      const callee = mod.funcs.get(call.fn);
+      const rest = call.args.filter((a) => !(a.k === 'var' && a.name === name));
+      const at = call.args.findIndex((a) => a.k === 'var' && a.name === name);
+      if (at >= 0 && call.args.length - rest.length === 1 && !rest.some(mentions) && callee && accumulatedOnly(mod, callee, at, seen)) return;
     }
     for (const e of stmtExprs(s)) if (mentions(e)) ok = false;
   });
