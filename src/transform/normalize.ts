@@ -34,7 +34,7 @@ function normalizeStmt(s: Stmt, names: Names, out: Stmt[]): void {
     return;
   }
   const pre: Stmt[] = [];
-  const top = (e: Expr, allowTopCall: boolean) => hoist(desugar(e, names, pre), names, pre, allowTopCall);
+  const top = (e: Expr, allowTopCall: boolean) => hoist(desugar(e), names, pre, allowTopCall);
   let r: Stmt;
   switch (s.k) {
     case 'decl':
@@ -185,7 +185,7 @@ function hoist(e: Expr, names: Names, pre: Stmt[], allowTopCall: boolean): Expr 
         if (x.fn === 'copy' && (args[0].k === 'arrlit' || (args[0].k === 'intr' && args[0].fn === 'copy')) && sameArrayKind(x.ty, tyOf(args[0]))) return args[0];
         // (and a copy or view of anything else made where it stands is of a named array)
         if ((x.fn === 'copy' || x.fn === 'snapshot') && !conditional) return { ...x, args: [named(args[0]), ...args.slice(1)] };
-        return { ...x, args };
+        return spreadOver({ ...x, args }, names, pre) ?? { ...x, args };
       }
       case 'idx':
         return { ...x, obj: visit(x.obj, false, conditional), index: visit(x.index, false, conditional) };
@@ -338,8 +338,8 @@ function readsMemory(e: Expr): boolean {
   return found;
 }
 
-/** n-ary min/max → nested binary; spread min/max over an array → a loop before the statement; spread hypot → its own constant. */
-function desugar(e: Expr, names: Names, pre: Stmt[]): Expr {
+/** n-ary min/max → nested binary (spread ones are taken where they are evaluated: hoist's spreadOver) */
+function desugar(e: Expr): Expr {
   return mapExpr(e, (x) => {
     if (x.k !== 'intr') return x;
     if ((x.fn === 'Math.min' || x.fn === 'Math.max') && x.args.length > 2) {
@@ -351,31 +351,40 @@ function desugar(e: Expr, names: Names, pre: Stmt[]): Expr {
       if (x.args.length === 1) return { k: 'intr', fn: x.fn, args: [x.args[0], { k: 'num', v: x.fn === 'Math.min' ? Infinity : -Infinity }], ty: NUM };
       return { k: 'num', v: x.fn === 'Math.min' ? Infinity : -Infinity };
     }
-    if (x.fn === 'Math.hypotOf') {
-      // kept whole: a loop of two-argument hypot calls rounds differently; its derivative is a dot product
-      const norm = names.fresh('norm');
-      pre.push({ k: 'decl', name: norm, ty: NUM, init: x, konst: true, loc: x.loc });
-      return { k: 'var', name: norm, ty: NUM };
-    }
-    const m = /^Math\.(min|max)Of$/.exec(x.fn);
-    if (!m) return x;
-    const fn = `Math.${m[1]}`;
-    const acc = names.fresh(m[1] === 'min' ? 'least' : 'most');
-    const i = names.fresh('i');
-    const accV: Expr = { k: 'var', name: acc, ty: NUM };
-    const iV: Expr = { k: 'var', name: i, ty: INT };
-    const init = m[1] === 'min' ? Infinity : -Infinity;
-    pre.push({ k: 'decl', name: acc, ty: NUM, init: { k: 'num', v: init }, konst: false, loc: x.loc });
-    pre.push({
-      k: 'for',
-      init: [{ k: 'decl', name: i, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
-      cond: { k: 'bin', op: '<', a: iV, b: { k: 'len', obj: x.args[0] }, ty: BOOL },
-      update: [{ k: 'assign', target: iV as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iV, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
-      body: [{ k: 'assign', target: accV as Extract<Expr, { k: 'var' }>, value: { k: 'intr', fn, args: [accV, { k: 'idx', obj: x.args[0], index: iV, ty: NUM }], ty: NUM } }],
-      loc: x.loc,
-    });
-    return accV;
+    return x;
   });
+}
+
+/**
+ * Spread min/max over an array → a loop before the statement; spread hypot → its own constant. Taken
+ * where the expression evaluates it, after the calls before it (`bump(a) + Math.hypot(...a)` reads the
+ * array `bump` changed) and before those after it; null for any other intrinsic.
+ */
+function spreadOver(x: Extract<Expr, { k: 'intr' }>, names: Names, pre: Stmt[]): Expr | null {
+  if (x.fn === 'Math.hypotOf') {
+    // kept whole: a loop of two-argument hypot calls rounds differently; its derivative is a dot product
+    const norm = names.fresh('norm');
+    pre.push({ k: 'decl', name: norm, ty: NUM, init: x, konst: true, loc: x.loc });
+    return { k: 'var', name: norm, ty: NUM };
+  }
+  const m = /^Math\.(min|max)Of$/.exec(x.fn);
+  if (!m) return null;
+  const fn = `Math.${m[1]}`;
+  const acc = names.fresh(m[1] === 'min' ? 'least' : 'most');
+  const i = names.fresh('i');
+  const accV: Expr = { k: 'var', name: acc, ty: NUM };
+  const iV: Expr = { k: 'var', name: i, ty: INT };
+  const init = m[1] === 'min' ? Infinity : -Infinity;
+  pre.push({ k: 'decl', name: acc, ty: NUM, init: { k: 'num', v: init }, konst: false, loc: x.loc });
+  pre.push({
+    k: 'for',
+    init: [{ k: 'decl', name: i, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
+    cond: { k: 'bin', op: '<', a: iV, b: { k: 'len', obj: x.args[0] }, ty: BOOL },
+    update: [{ k: 'assign', target: iV as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iV, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
+    body: [{ k: 'assign', target: accV as Extract<Expr, { k: 'var' }>, value: { k: 'intr', fn, args: [accV, { k: 'idx', obj: x.args[0], index: iV, ty: NUM }], ty: NUM } }],
+    loc: x.loc,
+  });
+  return accV;
 }
 
 function desugarInPlace(e: Expr): Expr {
