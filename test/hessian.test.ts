@@ -37,7 +37,10 @@ function headLine(c: CorpusCase): number {
 
 const refused: string[] = [];
 // (and every sort by a key: the gradient code's own order, `Int32Array.from(keys.keys()).sort(…)`, is read back)
-const CASES = scalarCases().filter((c, i) => ALL || i % 6 === 0 || c.tags?.includes('argsort'));
+// (and the cases whose second derivatives were once wrong or threw, whatever the sample: one array
+// pushed under two names restored from the tape, a hand-written rule given one array twice)
+const ALWAYS = new Set(['closures/pendulum_energy', 'custom-derivatives/kernel_ridge_objective']);
+const CASES = scalarCases().filter((c, i) => ALL || i % 6 === 0 || c.tags?.includes('argsort') || ALWAYS.has(c.name));
 
 function hvpOfCase(c: CorpusCase) {
   const plain = compileCase(c, { modes: ['reverse'] });

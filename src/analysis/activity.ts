@@ -40,13 +40,18 @@ export class Aliases {
 export function computeAliases(f: Func, containers = true): Aliases {
   const al = new Aliases();
   const refParams = f.params.filter((p) => isRef(p.ty) && p.ty.k !== 'tape' && hasFloat(p.ty)).map((p) => p.name);
+  // (the first variable given a reference restored from a tape: every other one may be the same array)
+  let popped: string | null = null;
   const link = (name: string, value: Expr) => {
     // (a value that may be absent, `const o = opts!`, is the same object where it is present)
     const t = tyOf(value);
     if (!isRef(t) && !(t.k === 'opt' && isRef(t.base))) return;
     if (value.k === 'intr' && value.fn === 'tape.popR') {
-      // a reference restored from a tape may be any array this function was given
+      // a reference restored from a tape may be any array this function was given, or any other one
+      // restored (a forward sweep pushes one array under two names: `thomb = yb` for a destructured parameter)
       for (const p of refParams) al.union(name, p);
+      if (popped !== null) al.union(name, popped);
+      else popped = name;
       return;
     }
     const visit = (e: Expr) => {
