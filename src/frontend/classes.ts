@@ -389,8 +389,8 @@ function usesOtherFieldsOnly(n: ts.Node, field: string, fields: ReadonlySet<stri
  * Can `this.field = value` run before `before` (the constructor's statements between)? The value must
  * not read `this` or call anything but `Math` functions and array constructors, the statements before
  * may use `this` only for other data fields (a method or `this.field` itself there would read undefined
- * in JavaScript: refused as it was), and no name the value reads may be assigned, updated, passed to a call or have a method called
- * on it there (`x0.push(…)` would change `x0.length`).
+ * in JavaScript: refused as it was), and no name the value reads may be written, indexed, passed to a
+ * call or have a method called on it there (`x0.push(…)` would change `x0.length`).
  */
 function movableAbove(before: readonly ts.Statement[], field: string, value: ts.Expression, fields: ReadonlySet<string>): boolean {
   if (mentionsThis(value) || !before.every((s) => usesOtherFieldsOnly(s, field, fields))) return false;

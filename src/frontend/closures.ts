@@ -993,7 +993,7 @@ export function isFixedBinding(d: ts.VariableDeclaration, checker: ts.TypeChecke
   let early = false;
   const visit = (n: ts.Node): void => {
     if (early) return;
-    if (ts.isIdentifier(n) && n !== d.name && n.text === d.name.getText() && n.pos < d.end && checker.getSymbolAtLocation(n) === sym) early = true;
+    if (ts.isIdentifier(n) && n !== d.name && n.text === (d.name as ts.Identifier).text && n.pos < d.end && checker.getSymbolAtLocation(n) === sym) early = true;
     n.forEachChild(visit);
   };
   visit(scope);

@@ -84,6 +84,12 @@ export function mathApplyCall(e: ts.CallExpression, m: string, host: SpreadHost)
   const ignored = self && (self.kind === ts.SyntaxKind.NullKeyword || self.kind === ts.SyntaxKind.UndefinedKeyword || (ts.isIdentifier(self) && (self.text === 'undefined' || self.text === 'Math')));
   if (e.arguments.length !== 2 || !ignored || ts.isSpreadElement(list)) return host.err(e, `Math.${m}.apply is supported as \`Math.${m}.apply(null, xs)\` only`, `write \`Math.${m}(...xs)\``);
   if (!NARY.has(m)) return host.err(e, `Math.${m}.apply: Math.${m} takes ${ARITY[m] ?? 1} argument(s), not an array of them`, `pass them: \`Math.${m}(a, b)\``);
+  return naryOver(m, list, host);
+}
+
+/** `Math.m` (min, max, hypot) over the elements of one array: the n-ary form, the array named first
+ * unless it is a variable (the loop it becomes reads its elements by index, derivatives included) */
+function naryOver(m: string, list: ts.Expression, host: SpreadHost): Expr | null {
   const x = host.expr(list);
   const arr = x && host.named(list, x);
   return arr && { k: 'intr', fn: `Math.${m}Of`, args: [arr], ty: NUM };
@@ -92,13 +98,8 @@ export function mathApplyCall(e: ts.CallExpression, m: string, host: SpreadHost)
 /** `Math.m(…)` with spread arguments */
 export function mathSpreadCall(e: ts.CallExpression, m: string, host: SpreadHost): Expr | null {
   const only = e.arguments.length === 1 ? e.arguments[0] : null;
-  if (only && ts.isSpreadElement(only) && NARY.has(m)) {
-    // one spread array or tuple: the n-ary form over it (a literal or a copy named first: the loop it
-    // becomes reads its elements by index, derivatives included)
-    const x = host.expr(only.expression);
-    const arr = x && host.named(only.expression, x);
-    return arr && { k: 'intr', fn: `Math.${m}Of`, args: [arr], ty: NUM };
-  }
+  // one spread array or tuple: the n-ary form over it
+  if (only && ts.isSpreadElement(only) && NARY.has(m)) return naryOver(m, only.expression, host);
   const args = expand(e.arguments ?? [], host);
   if (!args) return null;
   const arrays = args.filter((a) => a.k === 'array');

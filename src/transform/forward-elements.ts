@@ -13,7 +13,6 @@ import { type KnownStorage, arrayPath, exclusiveArrays, mayAlias } from './fuse.
 
 type Elem = Extract<Expr, { k: 'idx' }>;
 
-
 /** every loop body of `body` with its repeatedly accessed elements held in locals; `fresh` names them */
 export function forwardElements(body: Stmt[], storage: KnownStorage, fresh: (base: string) => string): Stmt[] {
   const exclusive = exclusiveArrays(body);

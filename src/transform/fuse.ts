@@ -47,7 +47,8 @@ export function fuseLoops(body: Stmt[], storage: KnownStorage): Stmt[] {
   return visit(body);
 }
 
-function space(loop: For): Space | null {
+/** a loop's counter, start, condition and direction, when it counts by one and its body never sets the counter */
+export function space(loop: For): Space | null {
   if (loop.label || loop.init.length !== 1 || loop.update.length !== 1 || !loop.cond || loop.cond.k !== 'bin') return null;
   const init = loop.init[0];
   const v = init.k === 'assign' && init.target.k === 'var' ? init.target.name : init.k === 'decl' ? init.name : null;
@@ -324,11 +325,11 @@ export function mayAlias(r1: string, r2: string, storage: KnownStorage, exclusiv
   const c1 = storage(f1 ? r1.slice(0, r1.indexOf('.')) : r1);
   const c2 = storage(f2 ? r2.slice(0, r2.indexOf('.')) : r2);
   if (c1 === null || c2 === null) return true;
-  if (!f1 && !f2) return c1 !== c2 ? false : true;
+  if (!f1 && !f2) return c1 === c2;
   const adjoint = (c: string) => c.endsWith("'b");
   if (adjoint(c1) !== adjoint(c2)) return false;
   // (a scratch field's array, `scratch Class.field`, is no other field's)
-  const scratchField = (c: string) => (c.startsWith('scratch ') ? c.replace(/'b$/, '').slice(c.lastIndexOf('.') + 1) : null);
+  const scratchField = (c: string) => (c.startsWith('scratch ') ? c.replace(/'b$/, '').split('.').pop()! : null);
   const [v, fieldRoot] = f1 ? [c2, r1] : [c1, r2];
   const own = f1 && f2 ? null : scratchField(v);
   return own === null || own === fieldRoot.slice(fieldRoot.indexOf('.') + 1);

@@ -113,7 +113,7 @@ function stableAfter(body: Stmt[], at: number, len: Expr): boolean {
   return true;
 }
 
-function touchesArray(s: Stmt, arr: string): boolean {
+export function touchesArray(s: Stmt, arr: string): boolean {
   let hit = false;
   forEachStmt([s], (x) => {
     for (const e of stmtExprs(x)) if (varsRead(e).has(arr)) hit = true;

@@ -2,7 +2,7 @@
 // user calls nested in expressions are evaluated into temporaries (Tapenade's `result1`), so that each
 // differentiated call is a statement of its own; n-ary and spread min/max become binary ones.
 import type { Expr, Func, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, containsCall, declaredNames, exprEq, forEachExpr, isRef, mapExpr, rootVar, settleForHeader, tyOf } from '../ir/util.js';
+import { BOOL, INT, NUM, containsCall, countedFor, declaredNames, exprEq, forEachExpr, isRef, mapExpr, rootVar, settleForHeader, tyOf } from '../ir/util.js';
 import { Names } from './linearize.js';
 
 export function normalizeFunc(f: Func): Func {
@@ -376,14 +376,7 @@ function spreadOver(x: Extract<Expr, { k: 'intr' }>, names: Names, pre: Stmt[]):
   const iV: Expr = { k: 'var', name: i, ty: INT };
   const init = m[1] === 'min' ? Infinity : -Infinity;
   pre.push({ k: 'decl', name: acc, ty: NUM, init: { k: 'num', v: init }, konst: false, loc: x.loc });
-  pre.push({
-    k: 'for',
-    init: [{ k: 'decl', name: i, ty: INT, init: { k: 'num', v: 0 }, konst: false }],
-    cond: { k: 'bin', op: '<', a: iV, b: { k: 'len', obj: x.args[0] }, ty: BOOL },
-    update: [{ k: 'assign', target: iV as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iV, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
-    body: [{ k: 'assign', target: accV as Extract<Expr, { k: 'var' }>, value: { k: 'intr', fn, args: [accV, { k: 'idx', obj: x.args[0], index: iV, ty: NUM }], ty: NUM } }],
-    loc: x.loc,
-  });
+  pre.push({ ...countedFor(i, { k: 'len', obj: x.args[0] }, [{ k: 'assign', target: accV as Extract<Expr, { k: 'var' }>, value: { k: 'intr', fn, args: [accV, { k: 'idx', obj: x.args[0], index: iV, ty: NUM }], ty: NUM } }]), loc: x.loc });
   return accV;
 }
 

@@ -10,7 +10,8 @@
 // The hand-written gradient of a method keeps such a derivative in a local and never clears it.
 import type { Expr, Stmt } from '../ir/types.js';
 import { forEachStmt, hasJump, mapBodies, mapStmts, stmtExprs, varsRead } from '../ir/util.js';
-import { foldZeros, onlyIndexedIn, writeFirst } from './locarrays.js';
+import { space } from './fuse.js';
+import { foldZeros, onlyIndexedIn, touchesArray, writeFirst } from './locarrays.js';
 
 /** `body` with the zeros of each scratch field adjoint (`isScratchAdjoint`) used */
 export function scratchAdjointZeros(body: Stmt[], isScratchAdjoint: (name: string) => boolean): Stmt[] {
@@ -68,7 +69,7 @@ function withoutZeroStores(body: Stmt[], a: string): Stmt[] {
   const zero = (e: Expr): Expr => (e.k === 'idx' && e.obj.k === 'var' && e.obj.name === a ? { k: 'num', v: 0 } : e.k === 'bin' || e.k === 'un' ? foldZeros(e) : e);
   const out = mapStmts(drop(body), zero);
   // the alias, read by nothing now, goes with its declaration
-  const used = out.some((s) => s.k !== 'decl' && !(s.k === 'assign' && s.target.k === 'var' && s.target.name === a) && touches(s, a));
+  const used = out.some((s) => s.k !== 'decl' && !(s.k === 'assign' && s.target.k === 'var' && s.target.name === a) && touchesArray(s, a));
   return used ? out : out.filter((s) => !((s.k === 'decl' && s.name === a) || (s.k === 'assign' && s.target.k === 'var' && s.target.name === a)));
 }
 
@@ -78,41 +79,17 @@ function withoutZeroStores(body: Stmt[], a: string): Stmt[] {
  * element's first write in the sweep is there, so reads before it give 0 and it assigns.
  */
 function firstLoopAssigns(body: Stmt[], a: string, at: number): Stmt[] | null {
-  const i = body.findIndex((s, k) => k > at && touches(s, a));
+  const i = body.findIndex((s, k) => k > at && touchesArray(s, a));
   const loop = body[i];
   if (!loop || loop.k !== 'for' || hasJump(loop.body)) return null;
-  const v = distinctCounter(loop);
+  const v = space(loop)?.v;
   if (!v) return null;
   let ok = true;
   forEachStmt(loop.body, (s) => {
     if (storesTo(s, a) && !(loop.body.includes(s) && s.target.index.k === 'var' && s.target.index.name === v)) ok = false;
   });
-  if (!ok || [...loop.init, ...loop.update].some((s) => touches(s, a)) || (loop.cond && varsRead(loop.cond).has(a))) return null;
+  if (!ok || [...loop.init, ...loop.update].some((s) => touchesArray(s, a)) || (loop.cond && varsRead(loop.cond).has(a))) return null;
   const first = writeFirst(loop.body, a, v);
   return first ? body.map((s) => (s === loop ? { ...loop, body: first } : s)) : null;
-}
-
-/** the counter of `for (v = …; …; v++ / v--)` that its body never sets */
-function distinctCounter(loop: Extract<Stmt, { k: 'for' }>): string | null {
-  if (loop.init.length !== 1 || loop.update.length !== 1) return null;
-  const init = loop.init[0];
-  const v = init.k === 'decl' ? init.name : init.k === 'assign' && init.target.k === 'var' ? init.target.name : null;
-  const up = loop.update[0];
-  if (!v || up.k !== 'assign' || up.target.k !== 'var' || up.target.name !== v) return null;
-  const u = up.value;
-  if (u.k !== 'bin' || (u.op !== '+' && u.op !== '-') || u.a.k !== 'var' || u.a.name !== v || u.b.k !== 'num' || u.b.v !== 1) return null;
-  let set = false;
-  forEachStmt(loop.body, (s) => {
-    if ((s.k === 'assign' && s.target.k === 'var' && s.target.name === v) || (s.k === 'decl' && s.name === v)) set = true;
-  });
-  return set ? null : v;
-}
-
-function touches(s: Stmt, a: string): boolean {
-  let hit = false;
-  forEachStmt([s], (x) => {
-    for (const e of stmtExprs(x)) if (varsRead(e).has(a)) hit = true;
-  });
-  return hit;
 }
 

@@ -61,16 +61,8 @@ export function staticTape(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>, b
   const slot = (k: number): Expr => I('+', I('*', start.k === 'num' && start.v === 0 ? i : I('-', i, start), num(c)), num(k));
   const span = upwardTrips(counted);
   const size: Expr = I('*', { k: 'intr', fn: 'Math.max', args: [num(0), span], ty: INT }, num(c));
-  if (stacked) return stackedTape(cx, body, pushes, popOf, { start, index: i, count: c, size });
-  let k = 0;
-  const fwdBody = body.fwd.map((x): Stmt => (isPushF(x) ? { k: 'assign', target: { k: 'idx', obj: bv, index: slot(k++), ty: NUM }, value: x.e.args[1] } : x));
-  // pops come in the reverse order of the pushes
-  k = c;
-  const bwdBody = body.bwd.map((x): Stmt => {
-    if (popOf(x) === null) return x;
-    const load: Expr = { k: 'idx', obj: inFusedTop ? bv : bb, index: slot(--k), ty: NUM };
-    return x.k === 'decl' ? { ...x, init: load } : { ...(x as Extract<Stmt, { k: 'assign' }>), value: load };
-  });
+  if (stacked) return stackedTape(cx, body, isPushF, popOf, { start, index: i, count: c, size });
+  const { fwdBody, bwdBody } = inSlots(body, isPushF, popOf, bv, inFusedTop ? bv : bb, slot, c);
   const take: Stmt = { k: 'decl', name: buf, ty: bty, init: tapeOp(cx, 'bufF', [size], bty), konst: true, comments: ['// $ad static tape: one slot per iteration'] };
   if (inFusedTop) {
     // the size may not change from one fused iteration to the next
@@ -123,7 +115,7 @@ export function staticTape(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>, b
 function stackedTape(
   cx: AdjointContext,
   body: Pair,
-  pushes: Stmt[],
+  isPush: (x: Stmt) => boolean,
   popOf: (x: Stmt) => Expr | null,
   loop: { start: Expr; index: Expr; count: number; size: Expr },
 ): { fwdPre: Stmt[]; fwdBody: Stmt[]; fwdPost: Stmt[]; bwdPre: Stmt[]; bwdBody: Stmt[]; bwdPost: Stmt[] } {
@@ -145,14 +137,7 @@ function stackedTape(
     { k: 'decl', name: top.name, ty: INT, init: num(0), konst: false },
   );
   f.post.push({ k: 'expr', e: tapeOp(cx, 'freeF', [bv]) });
-  let k = 0;
-  const fwdBody = body.fwd.map((x): Stmt => (pushes.includes(x) ? { k: 'assign', target: { k: 'idx', obj: bv, index: slot(k++), ty: NUM }, value: (x as Extract<Stmt, { k: 'expr' }> & { e: Extract<Expr, { k: 'intr' }> }).e.args[1] } : x));
-  k = loop.count;
-  const bwdBody = body.bwd.map((x): Stmt => {
-    if (popOf(x) === null) return x;
-    const load: Expr = { k: 'idx', obj: bv, index: slot(--k), ty: NUM };
-    return x.k === 'decl' ? { ...x, init: load } : { ...(x as Extract<Stmt, { k: 'assign' }>), value: load };
-  });
+  const { fwdBody, bwdBody } = inSlots(body, isPush, popOf, bv, bv, slot, loop.count);
   const room: Expr = bin('+', top, taken);
   return {
     fwdPre: [
@@ -168,4 +153,20 @@ function stackedTape(
     bwdBody,
     bwdPost: [],
   };
+}
+
+/**
+ * The iteration's pushes as stores into `store` at slot(0), slot(1), … and its pops as loads from
+ * `load` at the same slots, in the reverse order of the pushes.
+ */
+function inSlots(body: Pair, isPush: (x: Stmt) => boolean, popOf: (x: Stmt) => Expr | null, store: Expr, load: Expr, slot: (k: number) => Expr, count: number): { fwdBody: Stmt[]; bwdBody: Stmt[] } {
+  let k = 0;
+  const fwdBody = body.fwd.map((x): Stmt => (isPush(x) ? { k: 'assign', target: { k: 'idx', obj: store, index: slot(k++), ty: NUM }, value: ((x as Extract<Stmt, { k: 'expr' }>).e as Extract<Expr, { k: 'intr' }>).args[1] } : x));
+  k = count;
+  const bwdBody = body.bwd.map((x): Stmt => {
+    if (popOf(x) === null) return x;
+    const value: Expr = { k: 'idx', obj: load, index: slot(--k), ty: NUM };
+    return x.k === 'decl' ? { ...x, init: value } : { ...(x as Extract<Stmt, { k: 'assign' }>), value };
+  });
+  return { fwdBody, bwdBody };
 }
