@@ -172,6 +172,36 @@ describe('Hessians against hand-worked values', () => {
     expect(H[0][0]).toBeCloseTo(2 * w[0] - w[1] * w[1] * Math.sin(w[1] * a), 12);
   });
 
+  it('a nullable local read in a loop: each iteration\'s directions go on the tape, not the buffer that holds the last ones', () => {
+    // the gradient code pushes `r` (number | undefined) by reference; its vector tangent once pushed the
+    // one Float64Array it kept updating, so every pop read the last iteration's directions (caught by
+    // the runtime API's check of the vector mode; found by the fuzz property hvp)
+    const f = (a: number[]) => {
+      let s = 0;
+      for (let j = 0; j < a.length; j++) {
+        const r = a[j + 1];
+        s = s + a[j] * (r != null ? r : 0.25);
+      }
+      return s;
+    };
+    expect(hessian(f)([0.6, -0.9, 0.13])).toEqual([[0, 1, 0], [1, 0, 1], [0, 1, 0]]);
+  });
+
+  it('an array grown by storing zeros, its values added later: the tangent array grows with it', () => {
+    // `b[j] = 0` past the end of `b = []` while b is not varied used to leave the tangent array empty
+    // there (NaN in the tangent, and in H·v where the gradient code grows its adjoint array this way)
+    const f = (x: number, w: number[]) => {
+      const b: number[] = [];
+      for (let j = 0; j < 2; j++) b[j] = 0;
+      for (let j = 0; j < 2; j++) b[j] += Math.sin(x) * w[j];
+      return b[0] * b[1];
+    };
+    const x = 0.3, w = [1.5, -0.5];
+    const [hx] = hvp(f, [x, w], [1, [0, 0]], { wrt: [0, 1] });
+    // f = sin²x · w0 w1: ∂²f/∂x² = 2 cos 2x · w0 w1
+    expect(hx).toBeCloseTo(2 * Math.cos(2 * x) * w[0] * w[1], 12);
+  });
+
   it('a helper given one array twice (`dot(x, x)`, `v.dot(v)`): its backward sweep adds into one shadow twice', () => {
     // (the gradient code passes the same adjoint array for both parameters; it was refused when
     // differentiated again, with the generated names of the backward sweep)

@@ -12,6 +12,8 @@
 //   vector       vector tangent against repeated scalar tangents (checkCompiled)
 //   tape         tape empty after the adjoint's backward sweep (checkCompiled)
 //   selfcheck    the runtime API's self-check passes: no false alarm (test/fuzz/selfcheck-property.ts)
+//   hvp          second derivatives (forward over reverse) of a scalar result: the gradient code's gradient,
+//                H·v against divided differences of it, its vector mode, symmetry (test/fuzz/hvp-property.ts)
 //   tbr          f_b with `adjoint: { tbr: false, recompute: false, merge: false }` (the naive model) gives bit-identical gradients to f_b,
 //                and so do f_b with `adjoint: { primalResults: false }` (diff-liveness removing primal code)
 //                and f_b in joint mode (`adjoint: { checkpointCalls: true }`, every call checkpointed);
@@ -24,10 +26,11 @@ import { loadGenerated, type LoadedModule } from '../../src/api/load.js';
 import { clone, flatten, randomLike, rng } from '../../src/api/values.js';
 import { zerosLike } from '../../src/runtime/arrays.js';
 import { DOT_TOLERANCE } from '../../src/api/selfcheck.js';
+import { checkHvp } from './hvp-property.js';
 import { selfCheckProgram } from './selfcheck-property.js';
 
-export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'tape' | 'tbr' | 'runtime' | 'checker' | 'selfcheck';
-export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'tape', 'tbr', 'runtime', 'checker', 'selfcheck'];
+export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'tape' | 'tbr' | 'runtime' | 'checker' | 'selfcheck' | 'hvp';
+export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'tape', 'tbr', 'runtime', 'checker', 'selfcheck', 'hvp'];
 
 /** What identifies "the same failure" while shrinking: the property and its message without numbers or quoted names. */
 export function signature(f: Pick<Finding, 'prop' | 'message'>): string {
@@ -59,6 +62,8 @@ export interface CheckJob {
   jsJoint: CompileResult;
   /** `js` was coarsened (issue 19): its adjoint matches the statement-level ones to rounding, not bit for bit */
   coarsened?: boolean;
+  /** second derivatives (compileHvp) of a head returning one number, where tsad gives them */
+  hvp?: CompileResult;
 }
 
 export interface CheckOutcome {
@@ -190,6 +195,7 @@ export function runChecks(job: CheckJob): CheckOutcome {
   const eBj = entry(job.jsJoint, head, 'reverse');
   const params = (eT ?? eB)!.params.filter((p) => p.role === 'primal').map((p) => p.name);
   const of = js.of;
+  const hvpMod = job.hvp && eT ? loadGenerated(job.hvp.code) : undefined;
 
   const checkPoint = (args: unknown[], seed: number): Verdict => {
     // ---- the original
@@ -307,6 +313,12 @@ export function runChecks(job: CheckJob): CheckOutcome {
         const alt: CheckReport[] = [1e-5, 1e-7].map((h) => checkCompiled(js, gen, head, args, { seed, h }));
         if (!alt.some((r) => !r.unstable && r.tangentError <= 1e-6) && !truncationConverges([alt[0], rep, alt[1]].map((r) => r.tangentError)))
           find({ prop: 'tangent', message: 'tangent differs from central divided differences', observed: `relative error ${rep.tangentError.toExponential(2)} (h = 1e-6), ${alt.map((r) => r.tangentError.toExponential(2)).join(', ')} (h = 1e-5, 1e-7)`, expected: '≤ 1e-6', args });
+      }
+      if (job.hvp && hvpMod && !out.findings.length) {
+        stage = 'the second derivatives';
+        const h = checkHvp(job.hvp, hvpMod, js, gen, head, params, args, seed);
+        if (h.checked) count('hvp');
+        out.findings.push(...h.findings);
       }
       return 'done';
     } catch (e) {
