@@ -14,6 +14,8 @@
 //   selfcheck    the runtime API's self-check passes: no false alarm (test/fuzz/selfcheck-property.ts)
 //   hvp          second derivatives (forward over reverse) of a scalar result: the gradient code's gradient,
 //                H·v against divided differences of it, its vector mode, symmetry (test/fuzz/hvp-property.ts)
+//   sparse       sparse Jacobians (and Hessians, with hvp) by detected pattern and colouring equal the dense
+//                ones column by column (test/fuzz/sparse-property.ts)
 //   tbr          f_b with `adjoint: { tbr: false, recompute: false, merge: false }` (the naive model) gives bit-identical gradients to f_b,
 //                and so do f_b with `adjoint: { primalResults: false }` (diff-liveness removing primal code)
 //                and f_b in joint mode (`adjoint: { checkpointCalls: true }`, every call checkpointed);
@@ -28,9 +30,10 @@ import { zerosLike } from '../../src/runtime/arrays.js';
 import { DOT_TOLERANCE } from '../../src/api/selfcheck.js';
 import { checkHvp } from './hvp-property.js';
 import { selfCheckProgram } from './selfcheck-property.js';
+import { checkSparse } from './sparse-property.js';
 
-export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'tape' | 'tbr' | 'runtime' | 'checker' | 'selfcheck' | 'hvp';
-export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'tape', 'tbr', 'runtime', 'checker', 'selfcheck', 'hvp'];
+export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'tape' | 'tbr' | 'runtime' | 'checker' | 'selfcheck' | 'hvp' | 'sparse';
+export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'tape', 'tbr', 'runtime', 'checker', 'selfcheck', 'hvp', 'sparse'];
 
 /** What identifies "the same failure" while shrinking: the property and its message without numbers or quoted names. */
 export function signature(f: Pick<Finding, 'prop' | 'message'>): string {
@@ -319,6 +322,11 @@ export function runChecks(job: CheckJob): CheckOutcome {
         const h = checkHvp(job.hvp, hvpMod, js, gen, head, params, args, seed);
         if (h.checked) count('hvp');
         out.findings.push(...h.findings);
+      }
+      if (!out.findings.length) {
+        stage = 'the sparse matrices';
+        count('sparse');
+        out.findings.push(...checkSparse(js, gen, job.hvp && hvpMod ? { result: job.hvp, mod: hvpMod } : undefined, head, params, args));
       }
       return 'done';
     } catch (e) {

@@ -167,6 +167,7 @@ const NEEDS: Record<Prop, { ts: boolean; naive: boolean; check: boolean }> = {
   checker: { ts: false, naive: true, check: true },
   selfcheck: { ts: false, naive: true, check: true },
   hvp: { ts: false, naive: true, check: true },
+  sparse: { ts: false, naive: true, check: true },
 };
 
 const firstLines = (s: string, n = 6) => s.split('\n').slice(0, n).join('\n');
@@ -266,9 +267,9 @@ export async function testProgram(p: Program, points: unknown[][], seed: number,
  * anything else.
  */
 async function secondDerivatives(p: Program, js: CompileResult, worker: FuzzWorker, budget: number, only?: Prop): Promise<{ result: CompileResult } | { finding: Finding } | undefined> {
-  if (only !== undefined && only !== 'hvp') return undefined;
+  if (only !== undefined && only !== 'hvp' && only !== 'sparse') return undefined;
   const eB = js.manifest.find((m) => m.of === p.head && m.mode === 'reverse');
-  if (eB?.params.find((q) => q.role === 'seed')?.type !== 'number' || !js.manifest.some((m) => m.of === p.head && m.mode === 'tangent')) return undefined;
+  if (!js.wrt.length || eB?.params.find((q) => q.role === 'seed')?.type !== 'number' || !js.manifest.some((m) => m.of === p.head && m.mode === 'tangent')) return undefined;
   const r = await worker.run({ type: 'compileHvp', source: p.source, options: { head: p.head, wrt: js.wrt, js: true, runtimeImport: null } }, budget);
   if (!r.ok) return { finding: { prop: 'hvp', message: `compileHvp() ${r.timeout ? r.error : `threw ${r.error.split('\n')[0]}`}`, ...(r.timeout ? {} : { observed: firstLines(r.error, 8) }) } };
   const result = r.value as CompileResult;
