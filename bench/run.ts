@@ -9,6 +9,8 @@
 //   npm run bench -- --coarsen-only    only coarsening: the paper's applications (bench/coarsen.ts)
 //   npm run bench -- --second-only     only second derivatives: H·v, Hessian columns, sparse Hessians (bench/sparse.ts)
 //   npm run bench -- --sparse-only     only the sparse Hessians at n = 10⁴ (bench/sparse.ts)
+//   npm run bench -- --evals-only      only GradBench's twelve evals beside the C++ tool's figures (bench/evals.ts)
+//   node dist/bench/run.js --evals-only --evals=det,ht   some of them (prints the table, writes nothing)
 //
 // Workloads: the GMM objective of evals/gmm (d=10,K=25,N=1000 and d=64,K=100,N=1000) and a
 // scalar-loop-heavy particle simulation (bench/workloads/particles.ts), and the same two written with
@@ -44,6 +46,8 @@ import { secondOrderBench, secondOrderTable } from './second-order.js';
 import { sparseBench, sparseTable } from './sparse.js';
 import { compileTimeBench, compileTimeTable } from './compile-time.js';
 import { coarsenBench, coarsenTable } from './coarsen.js';
+import { evalsBench, evalsTable, writeEvalsOutputs } from './evals.js';
+import type { EvalName } from '../evals/index.js';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -54,6 +58,8 @@ const SECOND_ONLY = argv.includes('--second-only');
 const SPARSE_ONLY = argv.includes('--sparse-only');
 const COMPILE_ONLY = argv.includes('--compile-only');
 const COARSEN_ONLY = argv.includes('--coarsen-only');
+const EVALS_ONLY = argv.includes('--evals-only');
+const EVALS = argv.find((a) => a.startsWith('--evals='))?.slice('--evals='.length).split(',') as EvalName[] | undefined;
 const ND = 16; // directions of the vector tangent
 const log = (s: string) => process.stderr.write(s + '\n');
 
@@ -556,7 +562,7 @@ function tapeMicro(n: number, warmups: number, runs: number): MicroResult {
 // ---------------------------------------------------------------------------
 // Main
 
-function main(): void {
+async function main(): Promise<void> {
   if (SELFCHECK_ONLY) {
     console.log(selfCheckTable(selfCheckBench(QUICK)));
     return;
@@ -566,6 +572,13 @@ function main(): void {
     const rows = coarsenBench(QUICK, log);
     console.log(`coarsening (issue 19), load average ${load.toFixed(2)} at start, ${os.loadavg()[0].toFixed(2)} at end; medians of interleaved rounds\n`);
     console.log(coarsenTable(rows));
+    return;
+  }
+  if (EVALS_ONLY) {
+    const r = evalsBench({ quick: QUICK, log, only: EVALS });
+    console.log(evalsTable(r));
+    if (!EVALS) log(`wrote ${(await writeEvalsOutputs(r)).join(', ')}`);
+    else if (r.rows.some((row) => !row.check.pass)) process.exitCode = 1;
     return;
   }
   if (COMPILE_ONLY) {
@@ -667,6 +680,8 @@ function main(): void {
   const micro = tapeMicro(QUICK ? 1e6 : 1e7, QUICK ? 1 : 3, QUICK ? 3 : 10);
   log('runtime API self-check');
   const selfCheck = selfCheckBench(QUICK);
+  log('GradBench evals');
+  const evalsResults = evalsBench({ quick: QUICK, log });
   results.push(runWorkload(big)); // last: its tape (GiBs) stays in the tape pool
   const compileTime = compileTimeBench(QUICK, log);
 
@@ -733,6 +748,8 @@ function main(): void {
   out.push('');
   out.push(compileTimeTable(compileTime.sizes, compileTime.corpus, compileTime.gmm));
   out.push('');
+  out.push(evalsTable(evalsResults));
+  out.push('');
   out.push(
     `tape micro (${fmtCount(micro.n)} floats): push ${micro.pushNs.median.toFixed(2)} ns (min ${micro.pushNs.min.toFixed(2)}), ` +
       `pop ${micro.popNs.median.toFixed(2)} ns (min ${micro.popNs.min.toFixed(2)}); ` +
@@ -776,7 +793,11 @@ function main(): void {
   };
   writeFileSync(resultsPath, JSON.stringify(json, null, 2) + '\n');
   log(`wrote ${resultsPath}`);
+  log(`wrote ${(await writeEvalsOutputs(evalsResults)).join(', ')}`);
   if (!golden.pass) process.exitCode = 1;
 }
 
-main();
+main().catch((e: unknown) => {
+  log(String((e as Error).stack ?? e));
+  process.exitCode = 1;
+});
