@@ -1,6 +1,6 @@
 // GradBench's hand-written C++ tool ("manual") on this machine: the reference figures the evals table of
-// bench/evals.ts sets tsad beside. Provenance: the project's reference notes (shared/evals/ANCHORS.md, outside
-// this repository), "Reference figures: GradBench's C++ tools on this machine": measured 2026-11-25 on this
+// bench/evals.ts sets tsad beside. Provenance: the project's reference notes (ANCHORS.md, kept outside this
+// repository), "Reference figures: GradBench's C++ tools on this machine": measured 2026-11-25 on this
 // machine (AMD EPYC, 2 cores, g++ 12.2 -O3, Node 20) by GradBench's own evaluators on each eval's default
 // inputs (https://github.com/gradbench/gradbench, MIT licence), minimum over two rounds; times in
 // milliseconds per call as the tool reports them (mean over a message's runs); d/p = derivative time /
