@@ -267,7 +267,7 @@ export async function testProgram(p: Program, points: unknown[][], seed: number,
  * anything else.
  */
 async function secondDerivatives(p: Program, js: CompileResult, worker: FuzzWorker, budget: number, only?: Prop): Promise<{ result: CompileResult } | { finding: Finding } | undefined> {
-  if (only !== undefined && only !== 'hvp' && only !== 'sparse') return undefined;
+  if (only !== undefined && !['hvp', 'sparse', 'runtime'].includes(only)) return undefined;
   const eB = js.manifest.find((m) => m.of === p.head && m.mode === 'reverse');
   if (!js.wrt.length || eB?.params.find((q) => q.role === 'seed')?.type !== 'number' || !js.manifest.some((m) => m.of === p.head && m.mode === 'tangent')) return undefined;
   const r = await worker.run({ type: 'compileHvp', source: p.source, options: { head: p.head, wrt: js.wrt, js: true, runtimeImport: null } }, budget);
