@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { jacobian, sparseJacobian } from '../src/api/runtime.js';
 import { toDense } from '../src/api/sparse.js';
-import { compileBlocks } from '../src/api/blocks.js';
+import { blockJacobian, compileBlocks } from '../src/api/blocks.js';
 
 function rand(seed: number): () => number {
   let s = seed;
@@ -105,5 +105,58 @@ describe('block Jacobians', () => {
     expect('refused' in r && r.refused).toMatch(/declared outside it|outside the loops/);
     const read = compileBlocks({ 'f.ts': `export function f(x: number[], out: Float64Array): void {\n  for (let i = 0; i < x.length; i++) out[i] = x[i] + out[i];\n}` }, { head: 'f', wrt: ['x'], of: ['out'] });
     expect('refused' in read && read.refused).toMatch(/output 'out' is read/);
+  });
+
+  it('a number[] output written past its end (the write grows it): colours, never drops the rows', () => {
+    // (out has 2 elements, the loop writes 3: out[2] is a new row, which the blocks cannot know of before the call)
+    const grows = (x: number[], out: number[]) => {
+      for (let i = 0; i < x.length; i++) out[i] = x[i] * x[i];
+    };
+    // (check: false: the runtime's first-call dot-product test seeds the adjoint with an array shaped like the
+    // output before the call, which does not fit one the call grows, a false alarm outside the blocks)
+    const S = sparseJacobian(grows, { wrt: 0, of: [1], check: false })([0.3, 0.5, -0.7], [0, 0]);
+    expect(S.info.method ?? 'colouring').toBe('colouring');
+    expect(toDense(S)).toEqual([
+      [0.6, 0, 0],
+      [0, 1, 0],
+      [0, 0, -1.4],
+    ]);
+    // (in range: blocks; a Float64Array drops a write past its end, as the blocks do)
+    agrees(grows, [[0.3, 0.5, -0.7], [0, 0, 0]], { wrt: 0, of: [1] });
+    const src = `export function grows(x: number[], out: number[]): void {\n  for (let i = 0; i < x.length; i++) out[i] = x[i] * x[i];\n}`;
+    const b = blockJacobian({ 'g.ts': src }, { head: 'grows', wrt: ['x'], of: ['out'] });
+    if ('refused' in b) throw new Error(b.refused);
+    expect(toDense(b.jacobian([0.5, 2], [0, 0]))).toEqual([
+      [1, 0],
+      [0, 4],
+    ]);
+    expect(() => b.jacobian([0.5, 2, 3], [0, 0])).toThrow(/blockJacobian of 'grows': not blocks at these arguments: an iteration of the loop at line 2 writes past the end of a number\[\] output \(which grows it\)\. sparseJacobian, or tsad --jacobian --sparse, colours such a call/);
+  });
+
+  it('blockJacobian where two iterations write one row: a clear error (blocks or nothing, as at compile time)', () => {
+    const src = `export function twice(x: number[], at: number[]): Float64Array {\n  const r = new Float64Array(2);\n  for (let i = 0; i < x.length; i++) r[at[i]] = x[i] * x[i];\n  return r;\n}`;
+    const b = blockJacobian({ 't.ts': src }, { head: 'twice', wrt: ['x'], of: ['return'] });
+    if ('refused' in b) throw new Error(b.refused);
+    expect(toDense(b.jacobian([0.3, 0.5, 0.7], [1, 0, 2]))).toEqual([
+      [0, 1, 0],
+      [0.6, 0, 0],
+    ]);
+    expect(() => b.jacobian([0.3, 0.5, 0.7], [0, 1, 1])).toThrow(/blockJacobian of 'twice': not blocks at these arguments: row 1 is written by two iterations of the loop at line 3: the iterations are not independent at these arguments/);
+    // (and at arguments where they are independent again, blocks again)
+    expect(toDense(b.jacobian([0.3, 0.5, 0.7], [1, 0, 5]))).toEqual([
+      [0, 1, 0],
+      [0.6, 0, 0],
+    ]);
+  });
+
+  it('an output that is also an independent is refused (the rows no iteration writes are the identity\'s)', () => {
+    const src = `export function res(x: number[], out: number[]): void {\n  for (let i = 0; i < x.length; i++) out[i] = Math.sin(x[i]);\n}`;
+    const r = compileBlocks({ 'r.ts': src }, { head: 'res', wrt: ['x', 'out'], of: ['out'] });
+    expect('refused' in r && r.refused).toMatch(/the output 'out' is also an independent \(line 1\)/);
+    const res = (x: number[], out: number[]) => {
+      for (let i = 0; i < x.length; i++) out[i] = Math.sin(x[i]);
+    };
+    agrees(res, [[0.3, 0.5], [0, 0, 4]], { wrt: [0, 1], of: [1] }, 'colouring');
+    expect(toDense(sparseJacobian(res, { wrt: [0, 1], of: [1] })([0.3, 0.5], [0, 0, 4]))[2]).toEqual([0, 0, 0, 0, 1]);
   });
 });

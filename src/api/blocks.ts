@@ -14,8 +14,8 @@ import { TransformError } from '../transform/tangent.js';
 import { compile, frontEnd, type SourceInput } from './compile.js';
 import { formatDiagnostic } from '../frontend/diagnostics.js';
 import { loadGenerated } from './load.js';
-import { mismatch, type SparseInfo, type SparseMatrix } from './sparse.js';
-import { generatedOf, outputTangent, type Generated } from './sweeps.js';
+import { mismatch, sparseAt, type SparseInfo, type SparseMatrix } from './sparse.js';
+import { generatedOf, independentCount, outputCount, outputTangent, packedSweep, type Generated } from './sweeps.js';
 import { clone, flatten, floatCount, randomLike, rng } from './values.js';
 
 /** `<head>_blocks` printed alone (it needs nothing from the runtime), or why the head has not the form */
@@ -170,8 +170,9 @@ function planned(s: BlockState, used: { r: number; c: number; v: number }, m: nu
     for (let b = 0; b < s.counts[k]; b++, block++, r0 += l.outputs, c0 += l.inputs)
       for (let j = 0; j < l.outputs; j++) {
         const row = s.rows[r0 + j];
+        if (row === -2) throw new NotBlocks(`an iteration of ${loopText(l)} writes past the end of a number[] output (which grows it)`);
         if (!inside(row, m)) continue;
-        if (owner[row] >= 0) throw new NotBlocks(`row ${row} is written by two iterations, or twice by one`);
+        if (owner[row] >= 0) throw new NotBlocks(`row ${row} is written ${owner[row] === block ? `twice by one iteration of ${loopText(l)}` : owner[row] >= block - b ? `by two iterations of ${loopText(l)}` : 'by two loops'}: the iterations are not independent at these arguments`);
         owner[row] = block;
         for (let q = 0; q < l.inputs; q++) {
           const col = s.cols[c0 + q];
@@ -217,6 +218,8 @@ function planned(s: BlockState, used: { r: number; c: number; v: number }, m: nu
   for (let e = 0; identity && e < used.v; e++) identity = place[e] === e;
   return { counts: s.counts.slice(), rows: s.rows.slice(0, used.r), cols: s.cols.slice(0, used.c), m, n, pattern, cooRows, place, once, identity };
 }
+
+const loopText = (l: BlockLoop) => `the loop${l.loc ? ` at line ${l.loc.line}` : ''}`;
 
 /**
  * The first column of each independent's floats, as `<head>_blocks` takes them: a nested array's row
@@ -277,7 +280,14 @@ export function blockJacobian(input: SourceInput, options: { head: string; wrt: 
     const outputs = returned ? [(tangentMod[options.head] as (...x: unknown[]) => unknown)(...clone(args))] : options.of.map((o) => args[params.indexOf(o)]);
     const { rowAt, m } = rowStarts(outputs.map(floatCount));
     const primals = params.map((_, i) => args[i]);
-    const M = sparseByBlocks((...b) => run(...primals, ...b), m, n, colAt, rowAt, state, options.reuseValues === true);
+    let M: SparseMatrix;
+    try {
+      M = sparseByBlocks((...b) => run(...primals, ...b), m, n, colAt, rowAt, state, options.reuseValues === true);
+    } catch (e) {
+      // (blocks or nothing, as at compile time: a call whose iterations are not independent says so)
+      if (e instanceof NotBlocks) throw new Error(`tsad: blockJacobian of '${options.head}': not blocks at these arguments: ${e.message}. sparseJacobian, or tsad --jacobian --sparse, colours such a call`);
+      throw e;
+    }
     if (unchecked) unchecked = !checkedAgainstTangent(generatedOf(t.manifest, t.wrt, tangentMod, params, args, { primal: options.head, tangent: `${options.head}_d`, vector: `${options.head}_dv` }, t.of), args, M, state.plan!.pattern, options.head);
     return M;
   };
@@ -294,4 +304,29 @@ function checkedAgainstTangent(g: Generated, args: unknown[], M: SparseMatrix, p
   const bad = mismatch(pattern, M.values, v, dense);
   if (bad) throw new Error(`tsad: self-check failed for the sparse Jacobian of '${head}' (by blocks): times a random direction it differs from the tangent in that direction (row ${bad.row}: ${bad.got} vs ${bad.want}). This is a bug in tsad: please report it with the function; { check: false } skips this check`);
   return true;
+}
+
+/**
+ * The sparse Jacobian of a compiled head at one point, its rows and columns in the sweeps' order (the
+ * floats of the outputs `of`, then of the independents, flattened): by blocks where compileBlocks
+ * accepts the head and its iterations write distinct rows at this point, else by colouring (sparseAt),
+ * saying why not by blocks. `tsad --jacobian --sparse` and the fuzz property `blocks` run it.
+ */
+export function sparseJacobianAt(input: SourceInput, g: Generated, params: readonly string[], of: readonly string[], args: unknown[]): { matrix: SparseMatrix; notBlocks?: string } {
+  const colour = (why: string) => ({ matrix: sparseAt('jacobian', packedSweep(g, args), outputCount(g, args), independentCount(g, args), undefined).matrix, notBlocks: why });
+  const r = compileBlocks(input, { head: g.primal, wrt: g.wrt.map((i) => params[i]), of, js: true });
+  if ('refused' in r) return colour(r.refused);
+  const run = loadGenerated(r.code)[r.name] as (...x: unknown[]) => number;
+  const after = clone(args);
+  const y = (g.mod[g.primal] as (...x: unknown[]) => unknown)(...after);
+  const outputs = of.map((o) => (o === 'return' ? y : after[params.indexOf(o)]));
+  const { colAt, n } = columnStarts(g.wrt.map((i) => args[i]));
+  const { rowAt, m } = rowStarts(outputs.map(floatCount));
+  try {
+    const primals = params.map((_, i) => args[i]);
+    return { matrix: sparseByBlocks((...b) => run(...primals, ...b), m, n, colAt, rowAt, blockState(r.loops)) };
+  } catch (e) {
+    if (e instanceof NotBlocks) return colour(e.message);
+    throw e;
+  }
 }

@@ -80,6 +80,8 @@ type Node =
 interface Outputs {
   /** the output arrays, in row order: parameters named by `of`, or the array the function returns */
   names: string[];
+  /** which of them are `number[]`s, which a write past the end grows (a Float64Array drops it) */
+  grows: boolean[];
 }
 
 /**
@@ -94,6 +96,8 @@ export function blockJacobianFunc(mod: Module, head: Func, wrt: readonly string[
     return p;
   });
   const outputs = outputsOf(head, of);
+  // (an output also independent: the elements no iteration writes keep their values, rows of the identity no block holds)
+  for (const o of outputs.names) if (wrt.includes(o)) refuse(`the output '${o}' is also an independent`, head.loc);
   const taken = declaredNames(head);
   for (const f of mod.funcs.keys()) taken.add(f);
   for (const g of mod.globals.keys()) taken.add(g);
@@ -111,7 +115,7 @@ export function blockJacobianFunc(mod: Module, head: Func, wrt: readonly string[
     return n;
   });
   const topLocals = new Set<string>();
-  const env: Env = { head, mod, wrt: wrtParams.map((p) => p.name), outputs: outputs.names, topLocals, names };
+  const env: Env = { head, mod, wrt: wrtParams.map((p) => p.name), outputs: outputs.names, grows: outputs.grows, topLocals, names };
   const last = head.body.length - 1;
   head.body.forEach((s, k) => {
     if (s.k === 'for') {
@@ -121,7 +125,7 @@ export function blockJacobianFunc(mod: Module, head: Func, wrt: readonly string[
       const it = new Iteration(env, counter);
       it.run(s.body, s.loc);
       const code = new BlockWriter(it, env, buf, cur, atNames, loops.length).write();
-      loops.push(code.loop);
+      loops.push({ ...code.loop, loc: s.loc });
       body.push({ ...s, body: code.body });
       return;
     }
@@ -161,14 +165,14 @@ function outputsOf(head: Func, of: readonly string[]): Outputs {
     const r = last.e.name;
     const made = head.body.find((s) => s.k === 'decl' && s.name === r);
     if (!made || made.k !== 'decl' || made.init?.k !== 'alloc' || !isNumberArray(made.ty, 1)) return refuse(`'${r}' is not a new array of numbers made at the top of the function`, last.loc);
-    return { names: [r] };
+    return { names: [r], grows: [made.ty.k === 'arr' && !made.ty.typed] };
   }
   if (head.ret.k !== 'void') return refuse('the rows are arguments the function writes, but it returns a value', head.loc);
   for (const o of of) {
     const p = head.params.find((q) => q.name === o);
     if (!p || !isNumberArray(p.ty, 1)) return refuse(`the output '${o}' is not an array of numbers`, head.loc);
   }
-  return { names: [...of] };
+  return { names: [...of], grows: of.map((o) => { const t = head.params.find((q) => q.name === o)!.ty; return t.k === 'arr' && !t.typed; }) };
 }
 
 interface Env {
@@ -176,6 +180,8 @@ interface Env {
   mod: Module;
   wrt: string[];
   outputs: string[];
+  /** per output, whether a write past its end grows it (Outputs.grows) */
+  grows: boolean[];
   /** passive locals declared at the top of the head */
   topLocals: Set<string>;
   names: Names;
@@ -665,7 +671,10 @@ class BlockWriter {
           list.push({ k: 'decl', name: at, ty: NUM, init: o.at, konst: true });
           const arr = this.env.outputs[o.out];
           const inRange = bin('&&', bin('&&', bin('>=', vr(at), lit(0), BOOL), bin('<', vr(at), { k: 'len', obj: vr(arr, F64) }, BOOL), BOOL), bin('===', bin('|', vr(at), lit(0), INT), vr(at), BOOL), BOOL);
-          const row: Expr = { k: 'cond', c: inRange, a: plus(index(vr(this.buf.rowAt, I32), lit(o.out), INT), vr(at, INT)), b: lit(-1), ty: INT };
+          // (outside the array: -1, no row, as a Float64Array drops the write; past the end of a number[], which the
+          // write grows, -2: the caller falls back (src/api/blocks.ts), the rows being counted after the call)
+          const outside: Expr = this.env.grows[o.out] ? { k: 'cond', c: bin('>=', vr(at), { k: 'len', obj: vr(arr, F64) }, BOOL), a: lit(-2), b: lit(-1), ty: INT } : lit(-1);
+          const row: Expr = { k: 'cond', c: inRange, a: plus(index(vr(this.buf.rowAt, I32), lit(o.out), INT), vr(at, INT)), b: outside, ty: INT };
           list.push({ k: 'assign', target: this.cell(this.buf.rows, this.cur.r, n.out, I32), value: row });
           if (!mentions(n.e, this.active)) {
             if (this.mode === 'tangent') for (let k = 0; k < this.K; k++) list.push({ k: 'assign', target: this.cell(this.buf.vals, this.cur.v, n.out * this.K + k), value: lit(0) });
