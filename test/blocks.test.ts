@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { jacobian, sparseJacobian } from '../src/api/runtime.js';
 import { toDense } from '../src/api/sparse.js';
 import { blockJacobian, compileBlocks } from '../src/api/blocks.js';
+import { evalSource } from '../evals/tsad.js';
+import { typecheckModules } from './support/typecheck.js';
 
 function rand(seed: number): () => number {
   let s = seed;
@@ -158,5 +160,61 @@ describe('block Jacobians', () => {
     };
     agrees(res, [[0.3, 0.5], [0, 0, 4]], { wrt: [0, 1], of: [1] }, 'colouring');
     expect(toDense(sparseJacobian(res, { wrt: [0, 1], of: [1] })([0.3, 0.5], [0, 0, 4]))[2]).toEqual([0, 0, 0, 0, 1]);
+  });
+
+  it('the TypeScript it generates type-checks under --strict (reverse and tangent blocks, branches, rows bound, module constants, Float64Array rows)', () => {
+    const sources: [string, string, { head: string; wrt: string[]; of: string[] }][] = [
+      ['ba', evalSource('ba'), { head: 'baObjective', wrt: ['cams', 'points', 'weights'], of: ['reprojErr', 'wErr'] }],
+      [
+        'proj',
+        `const LINK: number[] = [0, 1, 1, 0];
+export function proj(cam: number[], pt: Float64Array): number[] {
+  const px = pt[0] - cam[3];
+  const z = pt[1] - cam[2] + 4;
+  return [cam[0] * px / z + cam[1], Math.exp(-z * z)];
+}
+export function resid(cams: number[][], pts: Float64Array[], w: number[], out: Float64Array, reg: number[]): void {
+  const n = w.length;
+  for (let i = 0; i < n; i++) {
+    const cam = cams[LINK[2 * i]];
+    const p = proj(cam, pts[LINK[2 * i + 1]]);
+    let t = p[0] * w[i];
+    if (p[1] > 0.5) t = Math.sin(t) + cam[1];
+    else t = t * cams[LINK[2 * i]][0];
+    out[2 * i] = t;
+    out[2 * i + 1] = w[(i + 1) % n] * p[1];
+  }
+  for (let i = 0; i < n; i++) reg[i] = Math.log1p(w[i] * w[i]);
+}`,
+        { head: 'resid', wrt: ['cams', 'pts', 'w'], of: ['out', 'reg'] },
+      ],
+      [
+        'spread',
+        `export function spread(x: number[]): Float64Array {
+  const y = new Float64Array(3 * x.length);
+  for (let i = 0; i < x.length; i++) {
+    let t = x[i] * x[i];
+    if (x[i] > 0) t = Math.sqrt(t + 1);
+    y[3 * i] = t;
+    if (t > 1) y[3 * i + 1] = t * x[i];
+    y[3 * i + 2] = 2;
+  }
+  return y;
+}`,
+        { head: 'spread', wrt: ['x'], of: ['return'] },
+      ],
+    ];
+    const modules: Record<string, string> = {};
+    for (const [name, src, opts] of sources) {
+      const r = compileBlocks({ [`${name}.ts`]: src }, opts);
+      if ('refused' in r) throw new Error(`${name}: ${r.refused}`);
+      expect(r.loops.map((l) => l.mode)).toContain(name === 'spread' ? 'tangent' : 'reverse');
+      modules[name] = r.code;
+      // (deterministic)
+      expect((compileBlocks({ [`${name}.ts`]: src }, opts) as { code: string }).code).toBe(r.code);
+    }
+    expect(modules.proj).toContain('const cam = cams[LINK[2 * i]];');
+    expect(modules.proj).toContain('const LINK: number[] = [0, 1, 1, 0];');
+    expect(typecheckModules(modules)).toEqual([]);
   });
 });

@@ -6,7 +6,8 @@
 // and columns depend on passive values only, but those may change between calls, so each call compares
 // the indices recorded with the plan's and plans again where they differ. A row written by two
 // iterations means the iterations were not independent: the caller falls back to colouring.
-import { printFunc } from '../backend/print.js';
+import { Printer, printTy } from '../backend/print.js';
+import { forEachExpr } from '../ir/util.js';
 import { TsadError } from '../frontend/diagnostics.js';
 import { patternFromRows, type SparsityPattern } from '../runtime/colouring.js';
 import { blockJacobianFunc, type BlockLoop } from '../transform/blocks.js';
@@ -38,7 +39,22 @@ export function compileBlocks(input: SourceInput, options: { head: string; wrt: 
   const name = `${options.head}_blocks`;
   try {
     const b = blockJacobianFunc(mod, head, options.wrt, options.of, name);
-    return { code: printFunc(b.func, { js: options.js }), name, loops: b.loops };
+    // (with the module constants it reads, and those their values read)
+    const used = new Set<string>();
+    const add = (g: string) => {
+      if (used.has(g)) return;
+      used.add(g);
+      const init = mod.globals.get(g)?.init;
+      if (init) forEachExpr(init, (x) => x.k === 'global' && add(x.name));
+    };
+    b.globals.forEach(add);
+    const ambient = [...used].find((g) => !mod.globals.get(g)?.init);
+    if (ambient) return { refused: `not a loop over independent items: '${ambient}', data bound at run time` };
+    const p = new Printer({ js: options.js });
+    for (const g of mod.globals.values()) if (used.has(g.name)) p.line(`const ${g.name}${options.js ? '' : `: ${printTy(g.ty)}`} = ${p.expr(g.init!)};`);
+    if (used.size) p.line('');
+    p.func(b.func);
+    return { code: p.text(), name, loops: b.loops };
   } catch (e) {
     if (e instanceof TransformError) return { refused: e.message + (e.node?.loc ? ` (line ${e.node.loc.line})` : '') };
     throw e;

@@ -16,7 +16,7 @@
 // Anything else is refused with a TransformError naming the construct; the caller then falls back to
 // the colouring method (src/api/sparse.ts): never a wrong answer.
 import type { Expr, Func, Loc, Module, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, bin, declaredNames, forEachChild, forEachExpr, idx as index, stmtExprs } from '../ir/util.js';
+import { BOOL, INT, NUM, bin, forEachChild, forEachExpr, idx as index, stmtExprs } from '../ir/util.js';
 import { adjointOf, linearize, LinError, Names, tangentOf, type LinContext, type LinNode } from './linearize.js';
 import { TransformError } from './tangent.js';
 
@@ -35,11 +35,15 @@ export interface BlockCode {
   func: Func;
   /** the loops in the order they run (each writes `counts[k]` blocks) */
   loops: BlockLoop[];
+  /** the module constants it reads */
+  globals: string[];
 }
 
 const I32: Ty = { k: 'arr', elem: INT, typed: true, ro: false, ctor: 'Int32Array' };
 const I32S: Ty = { k: 'arr', elem: I32, typed: false, ro: false };
 const F64: Ty = { k: 'arr', elem: NUM, typed: true, ro: false };
+/** a row of an independent (number[]) */
+const ROW: Ty = { k: 'arr', elem: NUM, typed: false, ro: false };
 
 const refuse = (what: string, loc?: Loc): never => {
   throw new TransformError(`not a loop over independent items: ${what}`, loc ? { loc } : undefined);
@@ -73,9 +77,20 @@ interface OutSite {
 /** the iteration with helpers written out and one name per value */
 type Node =
   | { k: 'def'; name: string; ty: Ty; e: Expr; hoisted: boolean }
+  // a row of an independent, bound once where the iteration first takes it outside a branch (`const cam = cams[obs[2 * i]]`)
+  | RowNode
   | { k: 'site'; site: number }
   | { k: 'out'; out: number; e: Expr }
   | { k: 'if'; c: Expr; then: Node[]; else: Node[] };
+
+interface RowNode {
+  k: 'row';
+  wrt: number;
+  row: Expr;
+  /** the user's name for it (a constant, a helper's parameter), given on first use; `used`: some element is read after it */
+  name: string | null;
+  used: boolean;
+}
 
 interface Outputs {
   /** the output arrays, in row order: parameters named by `of`, or the array the function returns */
@@ -98,7 +113,13 @@ export function blockJacobianFunc(mod: Module, head: Func, wrt: readonly string[
   const outputs = outputsOf(head, of);
   // (an output also independent: the elements no iteration writes keep their values, rows of the identity no block holds)
   for (const o of outputs.names) if (wrt.includes(o)) refuse(`the output '${o}' is also an independent`, head.loc);
-  const taken = declaredNames(head);
+  // (reserved: the names the block code keeps as written, parameters, top-level locals and counters; the iterations' own
+  // locals are given names again, the user's where free)
+  const taken = new Set(head.params.map((p) => p.name));
+  for (const s of head.body) {
+    if (s.k === 'decl') taken.add(s.name);
+    if (s.k === 'for') for (const t of s.init) if (t.k === 'decl') taken.add(t.name);
+  }
   for (const f of mod.funcs.keys()) taken.add(f);
   for (const g of mod.globals.keys()) taken.add(g);
   taken.add(name);
@@ -115,7 +136,7 @@ export function blockJacobianFunc(mod: Module, head: Func, wrt: readonly string[
     return n;
   });
   const topLocals = new Set<string>();
-  const env: Env = { head, mod, wrt: wrtParams.map((p) => p.name), outputs: outputs.names, grows: outputs.grows, topLocals, names };
+  const env: Env = { head, mod, wrt: wrtParams.map((p) => p.name), outputs: outputs.names, grows: outputs.grows, topLocals, globals: new Set(), names };
   const last = head.body.length - 1;
   head.body.forEach((s, k) => {
     if (s.k === 'for') {
@@ -148,7 +169,7 @@ export function blockJacobianFunc(mod: Module, head: Func, wrt: readonly string[
     `// (in ${buf.rows}), the columns it read (in ${buf.cols}, -1 where not read) and its block, row-major (in ${buf.vals}); ${buf.counts}[k] counts loop k's blocks. Returns`,
     `// the rows recorded, or -1 when the buffers have no room for the next block.`,
   ];
-  return { func: { name, params, ret: INT, exported: true, loc: head.loc, comments, body }, loops };
+  return { func: { name, params, ret: INT, exported: true, loc: head.loc, comments, body }, loops, globals: [...env.globals] };
 }
 
 function isNumberArray(t: Ty, depth: number): boolean {
@@ -184,6 +205,8 @@ interface Env {
   grows: boolean[];
   /** passive locals declared at the top of the head */
   topLocals: Set<string>;
+  /** the module constants the iterations read */
+  globals: Set<string>;
   names: Names;
 }
 
@@ -237,6 +260,10 @@ function passiveExpr(e: Expr, env: Env, loc?: Loc): void {
   if (e.k === 'call') refuse(`a call of '${e.fn}' outside the loops`, e.loc ?? loc);
   if (e.k === 'len' && e.obj.k === 'var') return;
   if (e.k === 'var' && (env.wrt.includes(e.name) || env.outputs.includes(e.name))) refuse(`'${e.name}' read outside the loops other than for its length`, e.loc ?? loc);
+  if (e.k === 'global') {
+    if (!env.mod.globals.get(e.name)?.init) refuse(`'${e.name}', data bound at run time`, e.loc ?? loc);
+    env.globals.add(e.name);
+  }
   forEachChild(e, (c) => passiveExpr(c, env, loc));
 }
 
@@ -252,6 +279,8 @@ class Iteration {
   outs: OutSite[] = [];
   private outKeys = new Map<string, number>();
   nodes: Node[] = [];
+  /** the rows bound, by independent and row index */
+  private rows = new Map<string, RowNode>();
   private target: Node[] = this.nodes;
   private depth = 0;
   private scope = new Map<string, Val>();
@@ -274,6 +303,22 @@ class Iteration {
 
   run(body: Stmt[], loc?: Loc): void {
     this.block(body);
+    // (a row is bound only where an element is read after it: reads before it, in a branch, index in place)
+    const seen = new Set<RowNode>();
+    const walk = (nodes: Node[]) => {
+      for (const n of nodes) {
+        if (n.k === 'row') seen.add(n);
+        else if (n.k === 'site') {
+          const s = this.sites[n.site];
+          const node = s.row ? this.rowNode(s.wrt, s.row) : undefined;
+          if (node && seen.has(node)) node.used = true;
+        } else if (n.k === 'if') {
+          walk(n.then);
+          walk(n.else);
+        }
+      }
+    };
+    walk(this.nodes);
     const order = this.sites.map((_, k) => k);
     const col = (s: Site) => (s.col.k === 'num' ? s.col.v : Infinity);
     order.sort((a, b) => {
@@ -314,6 +359,7 @@ class Iteration {
         if ((s.ty.k === 'arr' || s.ty.k === 'tuple') && s.init && s.konst) {
           const v = this.value(s.init);
           if (v.k === 'scalar') refuse(`'${s.name}' is not an array`, s.loc);
+          this.nameRow(v, s.name);
           this.declare(s.name, v, s.loc);
           this.assignable.delete(s.name);
           return;
@@ -417,8 +463,13 @@ class Iteration {
       case 'bool':
       case 'str':
         return { k: 'scalar', e };
-      case 'global':
+      case 'global': {
+        // (module constants are printed with the block code, src/api/blocks.ts; the runtime API's scope data is bound at run time only)
+        const g = this.env.mod.globals.get(e.name);
+        if (!g?.init) return refuse(`'${e.name}', data bound at run time`, e.loc);
+        this.env.globals.add(e.name);
         return e.ty.k === 'arr' ? { k: 'ref', e, wrt: null, row: null, ty: e.ty } : { k: 'scalar', e };
+      }
       case 'var':
         return this.variable(e);
       case 'idx': {
@@ -431,7 +482,15 @@ class Iteration {
         const at = this.scalar(e.index);
         if (obj.wrt === null) return e.ty.k === 'arr' ? { k: 'ref', e: index(obj.e, at, e.ty), wrt: null, row: null, ty: e.ty } : { k: 'scalar', e: index(obj.e, at, e.ty) };
         if (this.isActiveIndex(at)) return refuse('an index computed from an independent', e.loc);
-        if (e.ty.k === 'arr') return { k: 'ref', e: index(obj.e, at, e.ty), wrt: obj.wrt, row: at, ty: e.ty };
+        if (e.ty.k === 'arr') {
+          const key = `${obj.wrt}:${keyOf(at)}`;
+          if (this.depth === 0 && !this.rows.has(key)) {
+            const node: RowNode = { k: 'row', wrt: obj.wrt, row: at, name: null, used: false };
+            this.rows.set(key, node);
+            this.target.push(node);
+          }
+          return { k: 'ref', e: index(obj.e, at, e.ty), wrt: obj.wrt, row: at, ty: e.ty };
+        }
         return { k: 'scalar', e: this.site(obj.wrt, obj.row, at) };
       }
       case 'len': {
@@ -485,6 +544,18 @@ class Iteration {
     return refuse(`the parameter '${p.name}' (an object) read inside an iteration`, e.loc);
   }
 
+  /** the row node of a row of an independent, if bound */
+  rowNode(wrt: number, row: Expr): RowNode | undefined {
+    return this.rows.get(`${wrt}:${keyOf(row)}`);
+  }
+
+  /** a row of an independent bound to a name (a constant, a helper's parameter): the row node takes it if it has none */
+  private nameRow(v: Val, name: string): void {
+    if (v.k !== 'ref' || v.wrt === null || !v.row) return;
+    const node = this.rowNode(v.wrt, v.row);
+    if (node && node.name === null) node.name = this.env.names.fresh(name);
+  }
+
   /** the local holding the independent's element read here */
   private site(wrt: number, row: Expr | null, col: Expr): Expr {
     const key = `${wrt}:${keyOf(row)}:${keyOf(col)}`;
@@ -492,7 +563,11 @@ class Iteration {
     if (k === undefined) {
       k = this.sites.length;
       this.siteKeys.set(key, k);
-      const local = this.env.names.fresh(`${this.env.wrt[wrt]}_${k}`);
+      // (named after the array or row and the index: `cam_3`, `w_i`)
+      const node = row ? this.rowNode(wrt, row) : undefined;
+      if (node && node.name === null) node.name = this.env.names.fresh(`${this.env.wrt[wrt]}Row`);
+      const base = node?.name ?? this.env.wrt[wrt];
+      const local = this.env.names.fresh(`${base}_${col.k === 'num' && Number.isInteger(col.v) && col.v >= 0 ? col.v : col.k === 'var' && /^[A-Za-z]\w*$/.test(col.name) ? col.name : k}`);
       this.siteLocals.add(local);
       this.sites.push({ wrt, row, col, local, hoisted: this.depth > 0 });
     }
@@ -514,6 +589,7 @@ class Iteration {
     if (!last || last.k !== 'return' || !last.e) return refuse(`'${e.fn}' does not end by returning its value`, g.loc);
     const args = e.args.map((a, i) => {
       const v = this.value(a);
+      this.nameRow(v, g.params[i].name);
       return v.k === 'scalar' ? { k: 'scalar' as const, e: this.define(g.params[i].name, g.params[i].ty, v.e) } : v;
     });
     const saved = { scope: this.scope, assignable: this.assignable, types: this.types };
@@ -553,6 +629,8 @@ class BlockWriter {
   /** reverse mode: each active name's adjoints, one per output (made on first use) */
   private adjoints = new Map<string, (string | null)[]>();
   private adjointDecls: Stmt[] = [];
+  /** the rows bound so far (RowNode): their names and first columns */
+  private bound = new Map<RowNode, { name: string; col: string }>();
 
   constructor(
     private it: Iteration,
@@ -649,6 +727,17 @@ class BlockWriter {
   private forward(nodes: Node[], list: Stmt[], rev: Rev[], inBranch: boolean): void {
     for (const n of nodes) {
       switch (n.k) {
+        case 'row': {
+          if (!n.used) break;
+          // (the row and its first column, once)
+          const name = n.name ?? (n.name = this.env.names.fresh(`${this.env.wrt[n.wrt]}Row`));
+          const col = this.env.names.fresh(`${name}_at`);
+          const ty = this.rowTy(n.wrt);
+          list.push({ k: 'decl', name, ty, init: index(vr(this.env.wrt[n.wrt], { k: 'arr', elem: ty, typed: false, ro: false }), n.row, ty), konst: true });
+          list.push({ k: 'decl', name: col, ty: INT, init: index(vr(this.atNames[n.wrt], I32), n.row, INT), konst: true });
+          this.bound.set(n, { name, col });
+          break;
+        }
         case 'site': {
           const s = this.it.sites[n.site];
           this.readSite(s, n.site, list);
@@ -702,15 +791,32 @@ class BlockWriter {
   }
 
   /** the input's value into its local, its column recorded (-1 outside its array) */
+  /** the type of a row of independent w (number[] or Float64Array) */
+  private rowTy(w: number): Ty {
+    const t = this.env.head.params.find((p) => p.name === this.env.wrt[w])!.ty;
+    return t.k === 'arr' && t.elem.k === 'arr' ? t.elem : ROW;
+  }
+
   private readSite(s: Site, k: number, list: Stmt[]): void {
-    const x = vr(this.env.wrt[s.wrt], { k: 'arr', elem: NUM, typed: false, ro: false });
-    const arr = s.row ? index(x, s.row, { k: 'arr', elem: NUM, typed: false, ro: false }) : x;
-    const at = this.env.names.fresh('at');
-    list.push({ k: 'decl', name: at, ty: NUM, init: s.col, konst: true });
+    const node = s.row ? this.it.rowNode(s.wrt, s.row) : undefined;
+    const b = node && this.bound.get(node);
+    const ty = this.rowTy(s.wrt);
+    const x = vr(this.env.wrt[s.wrt], { k: 'arr', elem: ty, typed: false, ro: false });
+    const arr = b ? vr(b.name, ty) : s.row ? index(x, s.row, ty) : x;
+    const base = b ? vr(b.col, INT) : index(vr(this.atNames[s.wrt], I32), s.row ?? lit(0), INT);
+    const cols = this.cell(this.buf.cols, this.cur.c, this.it.slots[k], I32);
+    if (s.col.k === 'num' && Number.isInteger(s.col.v) && s.col.v >= 0) {
+      // (a literal index: `cam[3]`, its column recorded where the row has it)
+      this.bind(list, s.local, NUM, index(arr, s.col), s.hoisted);
+      list.push({ k: 'assign', target: cols, value: { k: 'cond', c: bin('<', s.col, { k: 'len', obj: arr }, BOOL), a: plus(base, s.col), b: lit(-1), ty: INT } });
+      return;
+    }
+    // (a computed index once, in a local; a name as it is)
+    const at = s.col.k === 'var' ? s.col.name : this.env.names.fresh('at');
+    if (s.col.k !== 'var') list.push({ k: 'decl', name: at, ty: NUM, init: s.col, konst: true });
     this.bind(list, s.local, NUM, index(arr, vr(at)), s.hoisted);
     const inRange = bin('&&', bin('&&', bin('>=', vr(at), lit(0), BOOL), bin('<', vr(at), { k: 'len', obj: arr }, BOOL), BOOL), bin('===', bin('|', vr(at), lit(0), INT), vr(at), BOOL), BOOL);
-    const base = index(vr(this.atNames[s.wrt], I32), s.row ?? lit(0), INT);
-    list.push({ k: 'assign', target: this.cell(this.buf.cols, this.cur.c, this.it.slots[k], I32), value: { k: 'cond', c: inRange, a: plus(base, vr(at, INT)), b: lit(-1), ty: INT } });
+    list.push({ k: 'assign', target: cols, value: { k: 'cond', c: inRange, a: plus(base, vr(at, INT)), b: lit(-1), ty: INT } });
   }
 
   /** tangent mode: the tangents of node along each input, simple ones inline, others bound */
