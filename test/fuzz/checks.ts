@@ -12,6 +12,7 @@
 //   vector       vector tangent against repeated scalar tangents (checkCompiled)
 //   tape         tape empty after the adjoint's backward sweep (checkCompiled)
 //   selfcheck    the runtime API's self-check passes: no false alarm (test/fuzz/selfcheck-property.ts)
+//   blocks       the sparse Jacobian (by blocks, else colouring) equals the dense one (test/fuzz/blocks-property.ts)
 //   tbr          f_b with `adjoint: { tbr: false, recompute: false, merge: false }` (the naive model) gives bit-identical gradients to f_b,
 //                and so do f_b with `adjoint: { primalResults: false }` (diff-liveness removing primal code)
 //                and f_b in joint mode (`adjoint: { checkpointCalls: true }`, every call checkpointed);
@@ -25,9 +26,10 @@ import { clone, flatten, randomLike, rng } from '../../src/api/values.js';
 import { zerosLike } from '../../src/runtime/arrays.js';
 import { DOT_TOLERANCE } from '../../src/api/selfcheck.js';
 import { selfCheckProgram } from './selfcheck-property.js';
+import { checkBlocks } from './blocks-property.js';
 
-export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'tape' | 'tbr' | 'runtime' | 'checker' | 'selfcheck';
-export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'tape', 'tbr', 'runtime', 'checker', 'selfcheck'];
+export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'tape' | 'tbr' | 'runtime' | 'checker' | 'selfcheck' | 'blocks';
+export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'tape', 'tbr', 'runtime', 'checker', 'selfcheck', 'blocks'];
 
 /** What identifies "the same failure" while shrinking: the property and its message without numbers or quoted names. */
 export function signature(f: Pick<Finding, 'prop' | 'message'>): string {
@@ -317,6 +319,9 @@ export function runChecks(job: CheckJob): CheckOutcome {
   };
 
   for (const [k, args] of job.points.entries()) if (checkPoint(args, job.seed + k) === 'done') break;
+  const bl = checkBlocks(job.source, job.seed);
+  if (bl.checked) count('blocks');
+  out.findings.push(...bl.findings);
   return out;
 }
 

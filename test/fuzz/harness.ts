@@ -165,6 +165,7 @@ const NEEDS: Record<Prop, { ts: boolean; naive: boolean; check: boolean }> = {
   runtime: { ts: false, naive: true, check: true },
   checker: { ts: false, naive: true, check: true },
   selfcheck: { ts: false, naive: true, check: true },
+  blocks: { ts: false, naive: true, check: true },
 };
 
 const firstLines = (s: string, n = 6) => s.split('\n').slice(0, n).join('\n');
