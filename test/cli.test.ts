@@ -225,6 +225,25 @@ describe.concurrent('code generation', () => {
     expect(alone.stderr).toMatch(/--sparse goes with --jacobian or --hessian/);
   });
 
+  it('--jacobian --sparse goes by blocks where the head loops over independent items, else colours and says why', async () => {
+    write('pairs.ts', 'export function pairs(cams: number[][], x: number[], obs: number[]): Float64Array {\n  const r = new Float64Array(2 * x.length);\n  for (let i = 0; i < x.length; i++) {\n    const cam = cams[obs[i]];\n    r[2 * i] = cam[0] * Math.sin(x[i]) - cam[1];\n    r[2 * i + 1] = x[i] * x[(i + 1) % x.length] + cam[1] * cam[1];\n  }\n  return r;\n}\n');
+    const input = '[[[0.5, 1], [2, -1]], [0.3, -0.7, 1.1], [1, 0, 1]]';
+    const [dense, sparse] = await Promise.all([tsad('pairs.ts', '--head', 'pairs', '--wrt', 'cams,x', '--jacobian', '--input', input), tsad('pairs.ts', '--head', 'pairs', '--wrt', 'cams,x', '--jacobian', '--sparse', '--input', input)]);
+    expect(sparse.status, sparse.stderr).toBe(0);
+    expect(sparse.stderr).toMatch(/the sparse Jacobian of 'pairs' at .* \(6 × 7, \d+ entries, by blocks: 3 dense blocks, one an iteration; pattern [\d.]+ ms, evaluation [\d.]+ ms\)/);
+    const J = JSON.parse(dense.stdout) as number[][];
+    const S = JSON.parse(sparse.stdout) as { shape: number[]; rows: number[]; cols: number[]; values: number[] };
+    expect(S.shape).toEqual([6, 7]);
+    const back = J.map((r) => r.map(() => 0));
+    S.values.forEach((v, e) => (back[S.rows[e]][S.cols[e]] = v));
+    expect(back).toEqual(J.map((r) => r.map((v) => expect.closeTo(v, 12))));
+    // obs among the independents: an index computed from an independent
+    const coloured = await tsad('pairs.ts', '--head', 'pairs', '--wrt', 'cams,x,obs', '--jacobian', '--sparse', '--input', input);
+    expect(coloured.status, coloured.stderr).toBe(0);
+    expect(coloured.stderr).toMatch(/colours; pattern/);
+    expect(coloured.stderr).toMatch(/by colouring, not by blocks: not a loop over independent items: an index computed from an independent \(line 4\)/);
+  });
+
   it('--mode vector --check compares against the scalar tangent it compiles beside', async () => {
     const r = await tsad('model.ts', '--head', 'loss', '--mode', 'vector', '--check');
     expect(r.status).toBe(0);

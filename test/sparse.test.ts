@@ -188,7 +188,8 @@ describe('sparseJacobian', () => {
       const x = point(n);
       const S = sparseJacobian(f)(x);
       wellFormed(S);
-      if (colours) expect(S.info.colours).toBe(colours);
+      // (the default for these loops is by blocks, blocks.test.ts: the colouring is asked for)
+      if (colours) expect(sparseJacobian(f, { sparse: 'colouring' })(x).info.colours).toBe(colours);
       const D = toDense(S);
       near(D, jacobian(f)(x), 1e-14, name);
       near(D, dividedJacobian(f, [x], [0], 1e-6), 1e-6, `${name} vs differences`);
@@ -197,11 +198,16 @@ describe('sparseJacobian', () => {
 
   it('a branch that changes the pattern is detected again', () => {
     const x = point(9);
-    expect(sparseJacobian(flips)(x).info.colours).toBe(1);
+    expect(sparseJacobian(flips, { sparse: 'colouring' })(x).info.colours).toBe(1);
     const y = x.map((v) => -v);
-    const S = sparseJacobian(flips)(y);
+    const S = sparseJacobian(flips, { sparse: 'colouring' })(y);
     expect(S.info.pattern).toBe('redetected');
     near(toDense(S), jacobian(flips)(y), 1e-14, 'other branch');
+    // by blocks (the default here): both sides of the test are read in every iteration, so one pattern (their union) serves both branches
+    near(toDense(sparseJacobian(flips)(x)), jacobian(flips)(x), 1e-14, 'by blocks');
+    const B = sparseJacobian(flips)(y);
+    expect(B.info.method).toBe('blocks');
+    near(toDense(B), jacobian(flips)(y), 1e-14, 'other branch by blocks');
   });
 
   it('a function writing into its independent array: each timed sweep on its own seeds', () => {

@@ -9,6 +9,7 @@ import { sizeParams } from '../analysis/ints.js';
 import { compileModule, defaultWrt, frontEnd } from './compile.js';
 import { compileElements, compileHvp } from './hessian.js';
 import { sparseByElements, type ElementState } from './elements.js';
+import { blockState, columnStarts, compileBlocks, NotBlocks, rowStarts, sparseByBlocks, type BlockState } from './blocks.js';
 import { fieldTypesOfInstances, instanceType, readClass, valueTypeText, type ClassSource } from './classes.js';
 import { inferHelperTypes, helperModule, recursiveHelpers, untypedHelperHint, type Helper } from './infer.js';
 import { annotateLocals, assertTakenElements } from './locals.js';
@@ -17,7 +18,7 @@ import { annotate, asDeclaration, readFunction, type FunctionSource } from './so
 import { loadGenerated } from './load.js';
 import { shapeKey, tyOfValue, typeText, whereUnusable } from './shapes.js';
 import { assertNoAliasing, clone, dot, flatten, numbersOnly, randomLike, rng } from './values.js';
-import { hessianAt, independentCount, jacobianAt, outputCount, ownOrder, packedSweep, runAdjoint, runTangent, runVector, tangentColumns, type Entry, type Generated } from './sweeps.js';
+import { hessianAt, independentCount, jacobianAt, outputCount, outputTangent, ownOrder, packedSweep, runAdjoint, runTangent, runVector, tangentColumns, type Entry, type Generated } from './sweeps.js';
 import { diagonalOf, mismatch, positions, renumbered, sparseAt, type SparseMatrix, type SparseState } from './sparse.js';
 import { differsError, mismatchError, sameResults, selfCheck, valueError, type Probe } from './selfcheck.js';
 import { zerosLike } from '../runtime/arrays.js';
@@ -55,10 +56,18 @@ export interface RuntimeOptions<W = Wrt> {
   /** coarsening (compile()'s option): functions, or segments of them, differentiated by their closed forms */
   coarsen?: boolean;
   /**
-   * sparseHessian's method: 'elements' (the default where it applies: a sum of element functions of one
-   * number array, each element's Hessian added in) or 'colouring' (compressed sweeps, always available)
+   * jacobian, jacfwd, jacrev and sparseJacobian: the Jacobian's rows are the floats these arguments hold
+   * after the call (positions or names, in order), for a function that writes its results into arrays
+   * it is passed, instead of the floats of its result
    */
-  sparse?: 'elements' | 'colouring';
+  of?: readonly (number | string)[];
+  /**
+   * sparseHessian's method: 'elements' (the default where it applies: a sum of element functions of one
+   * number array, each element's Hessian added in) or 'colouring' (compressed sweeps, always available);
+   * sparseJacobian's: 'blocks' (the default where it applies: loops over independent items, one dense
+   * block an iteration, src/transform/blocks.ts) or 'colouring'
+   */
+  sparse?: 'elements' | 'blocks' | 'colouring';
   /**
    * sparseHessian by elements: write each call's values into the previous call's array (so a result's
    * values hold until the next call with this option) instead of a fresh one, which at n = 10⁴ costs
@@ -81,6 +90,10 @@ interface Compiled extends Generated {
   sparse?: SparseState;
   /** sparseHessian by elements, where the head is a sum of element functions of one number array (elements.ts) */
   elements?: { record: (...args: unknown[]) => number; add: (...args: unknown[]) => number; sites: number; slots: number; state?: ElementState };
+  /** the source compiled (the head and its helpers), for the block Jacobian code compiled on first use */
+  source?: Map<string, string>;
+  /** sparseJacobian by blocks, where the head's loops run over independent items (blocks.ts); null: not of that form */
+  blocks?: { run: (...args: unknown[]) => number; state: BlockState } | null;
   /** the sparse result has yet to be compared with the dense tangent at a finite point */
   sparseUnchecked?: boolean;
   /** the scope data the compiled copy's value was last compared with `f`'s under (by identity) */
@@ -134,11 +147,11 @@ function resultType(f: Fn, args: unknown[]): string | null {
   return t ? typeText(t) : null;
 }
 
-function normalizeWrt(opt: RuntimeOptions['wrt'], params: string[]): number[] {
+function normalizeWrt(opt: RuntimeOptions['wrt'], params: string[], what = 'wrt'): number[] {
   const list = opt === undefined ? [0] : Array.isArray(opt) ? opt : [opt];
   return list.map((w) => {
     const i = typeof w === 'number' ? w : params.indexOf(w);
-    if (i < 0 || i >= params.length) throw new Error(`tsad: wrt '${w}' is not a parameter (${params.join(', ')})`);
+    if (i < 0 || i >= params.length) throw new Error(`tsad: ${what} '${w}' is not a parameter (${params.join(', ')})`);
     return i;
   });
 }
@@ -265,7 +278,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   assertNoAliasing(args, args.map((_, i) => `argument ${i + 1}`));
   // (an object of functions in scope is a namespace: its members become helpers, namespaces.ts)
   const { scope, head: source } = flattenNamespaces(opts.scope ?? {}, f.toString());
-  const key = JSON.stringify([order, opts.wrt ?? 0, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? functionKey(scope[k] as AnyFunction) : shapeKey(scope[k]))), rulesKey(opts.customDerivatives), opts.coarsen === true]);
+  const key = JSON.stringify([order, opts.wrt ?? 0, opts.of ?? null, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? functionKey(scope[k] as AnyFunction) : shapeKey(scope[k]))), rulesKey(opts.customDerivatives), opts.coarsen === true]);
   let perFn = cache.get(f);
   if (!perFn) cache.set(f, (perFn = new Map()));
   const hit = perFn.get(key);
@@ -345,12 +358,13 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
     throw e;
   }
   const wrt = opts.wrt === undefined ? [firstIndependent(front, head, params)] : normalizeWrt(opts.wrt, params);
+  const of = opts.of === undefined ? undefined : normalizeWrt(opts.of, params, 'of');
   // values come from the primal itself, gradients from f_b on copies: its forward sweep need not
   // keep the primal's results (diff-liveness at full strength)
   if (order !== 1 && noSource.length) throw new Error(`tsad: second derivatives of a black box ('${noSource[0]}') are not available: its hand-written rule gives first derivatives only`);
   const r =
     order === 1
-      ? compileModule(blackBoxes(front, noSource), { head, wrt: wrt.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false }, modes: rulesModes(opts.customDerivatives), customDerivatives: compileOption(opts.customDerivatives), coarsen: opts.coarsen === true }, new DiagnosticBag(files))
+      ? compileModule(blackBoxes(front, noSource), { head, wrt: wrt.map((i) => params[i]), of: of?.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false }, modes: rulesModes(opts.customDerivatives), customDerivatives: compileOption(opts.customDerivatives), coarsen: opts.coarsen === true }, new DiagnosticBag(files))
       : compileHvp(Object.fromEntries(files), { head, wrt: wrt.map((i) => params[i]), modes: order === 'hessian' ? ['tangent', 'vector'] : ['tangent'], js: true, runtimeImport: null, customDerivatives: compileOption(opts.customDerivatives) });
   if (r.diagnostics.length) throw new TsadError(r.diagnostics.map(untypedFieldHint).map(factoryAdvice));
   const mod = loadGenerated(r.code, r.runtimeNames);
@@ -368,6 +382,8 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
     vector: entry(order === 1 ? `${head}_dv` : `${head}_grad_dv`),
     adjoint: order === 1 ? entry(`${head}_b`) : null,
     vectorUnchecked: true,
+    source: files,
+    outputs: of && { result: false, params: of },
   };
   if (order === 'hessian') compiled.elements = elementsOf(files, head, params, wrt, args);
   perFn.set(key, compiled);
@@ -506,7 +522,9 @@ function checkOptions(api: string, opts: unknown): void {
   const coarsen = (opts as RuntimeOptions).coarsen;
   if (coarsen !== undefined && typeof coarsen !== 'boolean') throw new TypeError(`tsad: ${api}'s coarsen must be true or false, not ${what(coarsen)}`);
   const sparse = (opts as RuntimeOptions).sparse;
-  if (sparse !== undefined && sparse !== 'elements' && sparse !== 'colouring') throw new TypeError(`tsad: ${api}'s sparse must be 'elements' or 'colouring', not ${what(sparse)}`);
+  if (sparse !== undefined && sparse !== 'elements' && sparse !== 'blocks' && sparse !== 'colouring') throw new TypeError(`tsad: ${api}'s sparse must be 'elements', 'blocks' or 'colouring', not ${what(sparse)}`);
+  const of = (opts as RuntimeOptions).of;
+  if (of !== undefined && !(Array.isArray(of) && of.length > 0 && of.every(one))) throw new TypeError(`tsad: ${api}'s of must be a non-empty array of argument positions or parameter names (the arrays the function writes its results into), not ${Array.isArray(of) ? JSON.stringify(of) : what(of)}`);
   const reuse = (opts as RuntimeOptions).reuseValues;
   if (reuse !== undefined && typeof reuse !== 'boolean') throw new TypeError(`tsad: ${api}'s reuseValues must be true or false, not ${what(reuse)}`);
 }
@@ -765,15 +783,49 @@ export function hessian<F extends (...args: any[]) => number, const W extends Wr
 export function sparseJacobian<F extends AnyFunction, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => SparseMatrix {
   const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('sparseJacobian', f, opts);
+  if (opts.sparse === 'elements') throw new TypeError(`tsad: sparseJacobian's sparse must be 'blocks' or 'colouring' ('elements' is sparseHessian's)`);
   return (...args) =>
     withErrors(() => {
       const c = compileFor(f, opts, args);
       bind(c, opts);
       if (!c.tangent) throw new Error(`tsad: sparseJacobian: '${c.head}' has no tangent (a helper's hand-written derivative gives an adjoint rule only); use jacrev`);
       if (c.vector && c.vectorUnchecked && opts.check !== false) checkVector(c, opts, args);
-      const value = (c.mod[c.head] as (...x: unknown[]) => unknown)(...clone(args));
-      return sparseFor(c, opts, args, 'jacobian', plain(value) ? Array.from({ length: flatten(value).length }, (_, i) => i) : ownOrder([value]));
+      const a = clone(args);
+      const value = (c.mod[c.head] as (...x: unknown[]) => unknown)(...a);
+      const outputs = c.outputs ? c.outputs.params.map((k) => a[k]) : [value];
+      const byBlocks = opts.sparse !== 'colouring' && outputs.every(plain) ? blocksFor(c, opts, args, outputs) : null;
+      if (byBlocks) return byBlocks;
+      return sparseFor(c, opts, args, 'jacobian', outputs.every(plain) ? Array.from({ length: outputs.reduce<number>((n, o) => n + flatten(o).length, 0) }, (_, i) => i) : ownOrder(outputs));
     });
+}
+
+/**
+ * The Jacobian by blocks (blocks.ts) where the head has the form, else null (the caller colours). The
+ * code is compiled on first use; on the first call (unless check: false) the result is compared with
+ * the dense tangent along a random direction, as sparseFor does.
+ */
+function blocksFor(c: Compiled, opts: RuntimeOptions, args: unknown[], outputs: unknown[]): SparseMatrix | null {
+  if (c.blocks === undefined) {
+    const wrtArrays = c.wrt.every((i) => Array.isArray(args[i]) || args[i] instanceof Float64Array);
+    const r = wrtArrays && c.source ? compileBlocks(Object.fromEntries(c.source), { head: c.head, wrt: c.wrt.map((i) => c.params[i]), of: c.outputs ? c.outputs.params.map((k) => c.params[k]) : ['return'], js: true }) : null;
+    if (!r || 'refused' in r) c.blocks = null;
+    else c.blocks = { run: loadGenerated(r.code)[r.name] as (...x: unknown[]) => number, state: blockState(r.loops) };
+  }
+  const b = c.blocks;
+  if (!b) return null;
+  const { colAt, n } = columnStarts(c.wrt.map((i) => args[i]));
+  const { rowAt, m } = rowStarts(outputs.map((o) => flatten(o).length));
+  const primals = c.params.map((_, i) => args[i]);
+  let matrix: SparseMatrix;
+  try {
+    matrix = sparseByBlocks((...buffers) => b.run(...primals, ...buffers), m, n, colAt, rowAt, b.state, opts.reuseValues === true);
+  } catch (e) {
+    if (!(e instanceof NotBlocks)) throw e;
+    c.blocks = null;
+    return null;
+  }
+  if ((c.sparseUnchecked ?? true) && opts.check !== false) checkSparse(c, args, b.state.plan!.pattern, matrix, 'jacobian');
+  return matrix;
 }
 
 /**
@@ -834,11 +886,11 @@ function byElements(c: Compiled, el: NonNullable<Compiled['elements']>, opts: Ru
 function checkSparse(c: Compiled, args: unknown[], pattern: SparseState['pattern'], matrix: SparseMatrix, kind: 'jacobian' | 'hessian'): void {
   const R = rng(0x7ad5e4f);
   const dirs = c.wrt.map((i) => randomLike(args[i], R));
-  const dense = flatten(runTangent(c, args, dirs)[1]);
+  const dense = kind === 'jacobian' ? outputTangent(c, args, dirs) : flatten(runTangent(c, args, dirs)[1]);
   const v = dirs.flatMap((d) => flatten(d));
   if (![...dense, ...matrix.values].every(Number.isFinite)) return;
   const bad = mismatch(pattern, matrix.values, v, dense);
-  if (bad) throw new Error(`tsad: self-check failed for the sparse ${kind === 'hessian' ? 'Hessian' : 'Jacobian'} of '${c.head}'${matrix.info.method === 'elements' ? ' (by elements)' : ''}: times a random direction it differs from the ${kind === 'hessian' ? 'Hessian-vector product' : 'tangent'} in that direction (row ${bad.row}: ${bad.got} vs ${bad.want}) ${pointText(c, args)}. This is a bug in tsad: please report it with the function; { check: false } skips this check`);
+  if (bad) throw new Error(`tsad: self-check failed for the sparse ${kind === 'hessian' ? 'Hessian' : 'Jacobian'} of '${c.head}'${matrix.info.method === 'elements' || matrix.info.method === 'blocks' ? ` (by ${matrix.info.method})` : ''}: times a random direction it differs from the ${kind === 'hessian' ? 'Hessian-vector product' : 'tangent'} in that direction (row ${bad.row}: ${bad.got} vs ${bad.want}) ${pointText(c, args)}. This is a bug in tsad: please report it with the function; { check: false } skips this check`);
   c.sparseUnchecked = false;
 }
 

@@ -44,6 +44,8 @@ export interface SparseMatrix {
   rows: Int32Array;
   cols: Int32Array;
   values: Float64Array;
+  /** CSR's row starts (entries of row i at rowPtr[i] … rowPtr[i + 1] - 1), where the method has them at hand (blocks); csrOf gives them always */
+  rowPtr?: Int32Array;
   info: SparseInfo;
 }
 
@@ -62,9 +64,11 @@ export interface SparseInfo {
   /** the compressed sweep, the recovery of the entries and the check against the random direction (by elements: their sweep and the additions) */
   evaluationMs: number;
   /** how the entries were computed: compressed sweeps of coloured columns, or element Hessians added (src/api/elements.ts); absent: colouring */
-  method?: 'colouring' | 'elements';
+  method?: 'colouring' | 'elements' | 'blocks';
   /** the elements summed (method 'elements') */
   elements?: number;
+  /** the blocks computed, one per iteration of a loop over independent items (method 'blocks': src/api/blocks.ts) */
+  blocks?: number;
 }
 
 /** the cached part, per derivative and argument shapes */
@@ -310,6 +314,17 @@ export function positions(order: readonly number[]): Int32Array {
   const at = new Int32Array(order.length);
   order.forEach((from, to) => (at[from] = to));
   return at;
+}
+
+/** The matrix in compressed rows (CSR): row i's entries at rowPtr[i] … rowPtr[i + 1] - 1, its columns and values shared with M. */
+export function csrOf(M: SparseMatrix): { rowPtr: Int32Array; cols: Int32Array; values: Float64Array } {
+  let rowPtr = M.rowPtr;
+  if (!rowPtr) {
+    rowPtr = new Int32Array(M.shape[0] + 1);
+    for (let e = 0; e < M.rows.length; e++) rowPtr[M.rows[e] + 1]++;
+    for (let i = 0; i < M.shape[0]; i++) rowPtr[i + 1] += rowPtr[i];
+  }
+  return { rowPtr, cols: M.cols, values: M.values };
 }
 
 /** the dense rows of a sparse matrix (tests, small matrices) */

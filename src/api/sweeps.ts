@@ -137,7 +137,7 @@ function tangentRun(g: Generated, args: unknown[], dirs: unknown[]): [unknown, u
 }
 
 /** the tangents of the outputs (see Generated.outputs) along one direction per independent, flattened */
-function outputTangent(g: Generated, args: unknown[], dirs: unknown[]): number[] {
+export function outputTangent(g: Generated, args: unknown[], dirs: unknown[]): number[] {
   const [, t, shadows] = tangentRun(g, args, dirs);
   const out = g.outputs;
   if (!out) return flatten(t);

@@ -11,8 +11,9 @@ import { compileHvp } from '../api/hessian.js';
 import { loadGenerated, type LoadedModule } from '../api/load.js';
 import { agreesWithDifferences, differenceTangent } from '../api/custom-rules.js';
 import { clone, compact, dot, randomLike, rng } from '../api/values.js';
-import { generatedOf, hessianAt, independentCount, jacobianAt, outputCount, ownOrder, packedSweep, tangentColumns } from '../api/sweeps.js';
+import { generatedOf, hessianAt, independentCount, jacobianAt, ownOrder, packedSweep, tangentColumns } from '../api/sweeps.js';
 import { positions, renumbered, sparseAt } from '../api/sparse.js';
+import { sparseJacobianAt } from '../api/blocks.js';
 import { fromJson, jsonMismatch, readsPastEnd, sizedRandomArgs, typeText } from '../api/shapes.js';
 import { formatDiagnostic } from '../frontend/diagnostics.js';
 import { formatReport } from '../transform/coarsen/pass.js';
@@ -325,13 +326,16 @@ function printMatrix(files: Record<string, string>, args: Args): number {
   const n = independentCount(g, values);
   const point = head.params.map((p, j) => `${p.name} = ${compact(values[j])}`).join(', ');
   if (args.sparse) {
-    const { matrix: S } = sparseAt(hessian ? 'hessian' : 'jacobian', packedSweep(g, values), hessian ? n : outputCount(g, values), n, undefined);
+    // (a Jacobian by blocks where the head's loops run over independent items, else by colouring: api/blocks.ts)
+    const { matrix: S, notBlocks } = hessian ? { ...sparseAt('hessian', packedSweep(g, values), n, n, undefined), notBlocks: undefined } : sparseJacobianAt(files, g, params, r.of, values);
     const cols = positions(ownOrder(g.wrt.map((i) => values[i])));
     // (rows: a Jacobian's outputs in the order of their own keys, as the dense --jacobian gives them)
     const outputs = () => [...(r.of.includes('return') ? [(loaded[headName] as (...a: unknown[]) => unknown)(...clone(values))] : []), ...r.of.filter((o) => o !== 'return').map((o) => values[params.indexOf(o)])];
     const M = renumbered(S, hessian ? cols : positions(ownOrder(outputs())), cols);
     const i = M.info;
-    process.stderr.write(`tsad: the sparse ${hessian ? 'Hessian' : 'Jacobian'} of '${headName}' at ${point} (${M.shape[0]} × ${M.shape[1]}, ${i.nnz} entries, ${i.colours} colours; pattern ${i.patternMs.toFixed(1)} ms in ${i.detectionSweeps} sweeps, colouring ${i.colouringMs.toFixed(1)} ms, evaluation ${i.evaluationMs.toFixed(1)} ms)\n`);
+    const how = i.method === 'blocks' ? `by blocks: ${i.blocks} dense blocks, one an iteration; pattern ${i.patternMs.toFixed(1)} ms, evaluation ${i.evaluationMs.toFixed(1)} ms` : `${i.colours} colours; pattern ${i.patternMs.toFixed(1)} ms in ${i.detectionSweeps} sweeps, colouring ${i.colouringMs.toFixed(1)} ms, evaluation ${i.evaluationMs.toFixed(1)} ms`;
+    process.stderr.write(`tsad: the sparse ${hessian ? 'Hessian' : 'Jacobian'} of '${headName}' at ${point} (${M.shape[0]} × ${M.shape[1]}, ${i.nnz} entries, ${how})\n`);
+    if (notBlocks) process.stderr.write(`tsad: by colouring, not by blocks: ${notBlocks}\n`);
     process.stdout.write(JSON.stringify({ shape: M.shape, rows: Array.from(M.rows), cols: Array.from(M.cols), values: Array.from(M.values) }) + '\n');
     return 0;
   }

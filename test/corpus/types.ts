@@ -13,6 +13,7 @@ export type ArgSpec =
   | { kind: 'tuple'; n: number; lo: number; hi: number }    // [number, number, ...]
   | { kind: 'obj'; fields: Record<string, ArgSpec> }        // object / interface value
   | { kind: 'list'; n: number; of: ArgSpec }                // array of n values drawn from `of` (arrays of objects)
+  | { kind: 'index'; n: number; hi: number[] }              // number[] of n integers, element k in [0, hi[k % hi.length]) (passive: rows to read)
   | { kind: 'absent' };                                     // an optional argument left out: undefined
 
 export interface CorpusCase {

@@ -16,6 +16,7 @@
 //                H·v against divided differences of it, its vector mode, symmetry (test/fuzz/hvp-property.ts)
 //   sparse       sparse Jacobians (and Hessians, with hvp) by detected pattern and colouring equal the dense
 //                ones column by column (test/fuzz/sparse-property.ts)
+//   blocks       the sparse Jacobian (by blocks, else colouring) equals the dense one (test/fuzz/blocks-property.ts)
 //   tbr          f_b with `adjoint: { tbr: false, recompute: false, merge: false }` (the naive model) gives bit-identical gradients to f_b,
 //                and so do f_b with `adjoint: { primalResults: false }` (diff-liveness removing primal code)
 //                and f_b in joint mode (`adjoint: { checkpointCalls: true }`, every call checkpointed);
@@ -31,9 +32,10 @@ import { DOT_TOLERANCE } from '../../src/api/selfcheck.js';
 import { checkHvp } from './hvp-property.js';
 import { selfCheckProgram } from './selfcheck-property.js';
 import { checkSparse } from './sparse-property.js';
+import { checkBlocks } from './blocks-property.js';
 
-export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'tape' | 'tbr' | 'runtime' | 'checker' | 'selfcheck' | 'hvp' | 'sparse';
-export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'tape', 'tbr', 'runtime', 'checker', 'selfcheck', 'hvp', 'sparse'];
+export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'tape' | 'tbr' | 'runtime' | 'checker' | 'selfcheck' | 'hvp' | 'sparse' | 'blocks';
+export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'tape', 'tbr', 'runtime', 'checker', 'selfcheck', 'hvp', 'sparse', 'blocks'];
 
 /** What identifies "the same failure" while shrinking: the property and its message without numbers or quoted names. */
 export function signature(f: Pick<Finding, 'prop' | 'message'>): string {
@@ -337,6 +339,9 @@ export function runChecks(job: CheckJob): CheckOutcome {
   };
 
   for (const [k, args] of job.points.entries()) if (checkPoint(args, job.seed + k) === 'done') break;
+  const bl = checkBlocks(job.source, job.seed);
+  if (bl.checked) count('blocks');
+  out.findings.push(...bl.findings);
   return out;
 }
 

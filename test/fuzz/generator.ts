@@ -159,6 +159,50 @@ export interface HelperSpec {
   q: number;
 }
 
+/**
+ * A function `fb` made of loops over independent items (the block Jacobian's form,
+ * src/transform/blocks.ts), declared before the head, which calls it once (so every mode checks it as a
+ * callee) and mixes its outputs into its result; the property `blocks` differentiates it as a head of its
+ * own (its independents and arguments in the comment above it). Each iteration reads rows of nested independents through an
+ * index array (`cams[obs[2 * i]]`: a parameter, or a module constant) or by the counter, binds them to
+ * constants or reads them in place, may pass them to a helper returning a small array, computes a few
+ * numbers (one of them given in a branch), and writes `per` outputs of a returned array or of array
+ * parameters (two outputs: the second written by a second loop). One in six carries a number to the
+ * next iteration and one in eight names an output among the independents: forms the blocks refuse
+ * (the property `blocks` then checks the colouring method's answer).
+ */
+export interface BlocksSpec {
+  items: number;
+  /** rows and columns of `cams` and of `pts` */
+  ncams: number;
+  ccols: number;
+  npts: number;
+  pcols: number;
+  /** outputs an iteration writes */
+  per: number;
+  /** 0 a returned Float64Array, 1 a returned number[], 2 a Float64Array parameter, 3 two number[] parameters */
+  out: number;
+  /** the rows an iteration reads: 0 through an index parameter, 1 through a module constant, 2 by the counter */
+  idx: number;
+  bind: boolean;
+  helper: boolean;
+  /** the helper's two locals and two results */
+  he: Expr[];
+  /** the iteration's numbers, its outputs, the second loop's output */
+  body: Expr[];
+  outs: Expr[];
+  second: Expr;
+  /** a number given in a branch (then and else), and whether the last output is written inside it */
+  branch: { c: Cond; a: Expr; b: Expr; out: boolean } | null;
+  /** 0: nothing carried; 5: a number carried to the next iteration (refused) */
+  carry: number;
+  /** 0: the outputs are not independents; 7: the first one is (refused) */
+  wrtOut: number;
+  /** drops `w` (bit 0) or `pts` (bit 1) from the independents */
+  drop: number;
+  q: number;
+}
+
 export interface ProgSpec {
   hp: { x: boolean; y: boolean; a: boolean; b: boolean; m: boolean; p: boolean; c: boolean };
   la: number;
@@ -201,6 +245,8 @@ export interface ProgSpec {
   closures?: ClosureSpec[];
   /** helpers with rest parameters, `push` of several values, optional booleans (JsArraySpec forms 12-16), after the closures (drawn last) */
   jsCalls?: JsArraySpec[];
+  /** a function of loops over independent items, called by the head (drawn last; null: none) */
+  blocks?: BlocksSpec | null;
 }
 
 /**
@@ -951,6 +997,34 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
   jsCalls: fc.array(
     fc.record({ form: fc.nat({ max: 10 }).map((f) => 12 + f), s: sel, t: sel, e: exprArb(2), q: fc.nat({ max: 7 }), n: sel, v: sel, loop: fc.nat({ max: 3 }) }),
     { maxLength: 3 },
+  ),
+  // (last: every field before it draws as it did before block heads existed)
+  blocks: fc.oneof(
+    { weight: 5, arbitrary: fc.constant(null) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        items: fc.integer({ min: 1, max: 4 }),
+        ncams: fc.integer({ min: 1, max: 3 }),
+        ccols: fc.integer({ min: 2, max: 4 }),
+        npts: fc.integer({ min: 1, max: 3 }),
+        pcols: fc.integer({ min: 2, max: 3 }),
+        per: fc.integer({ min: 1, max: 3 }),
+        out: fc.nat({ max: 3 }),
+        idx: fc.nat({ max: 2 }),
+        bind: fc.boolean(),
+        helper: fc.boolean(),
+        he: fc.array(exprArb(1), { minLength: 4, maxLength: 4 }),
+        body: fc.array(exprArb(2), { minLength: 1, maxLength: 3 }),
+        outs: fc.array(exprArb(2), { minLength: 3, maxLength: 3 }),
+        second: exprArb(1),
+        branch: fc.option(fc.record({ c: condArb(1), a: exprArb(1), b: exprArb(1), out: fc.boolean() }), { nil: null, freq: 2 }),
+        carry: fc.nat({ max: 5 }),
+        wrtOut: fc.nat({ max: 7 }),
+        drop: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat({ max: 2 }) }),
+        q: fc.nat({ max: 7 }),
+      }),
+    },
   ),
 });
 
@@ -3969,6 +4043,9 @@ export function render(spec: ProgSpec): Rendered {
   if (spec.customs) out.push(...CUSTOM_BODY);
   const lc = spec.closures?.length ? renderClosures(c, spec.closures) : '';
   const jc = spec.jsCalls?.length ? renderJsArrays(c, spec.jsCalls) : '';
+  const bfn = spec.blocks ? renderBlocks(spec.blocks, spec.seed) : null;
+  if (bfn) out.push(...bfn.lines);
+  const bl = spec.blocks && bfn ? callBlocks(c, spec.blocks, bfn) : '';
   if (c.needsClosureHelpers) out.push(...CLOSURE_HELPERS);
   if (c.needsRestHelpers) out.push(...REST_HELPERS);
   if (c.needsRegrow) out.push(...REGROW_HELPER);
@@ -3977,7 +4054,7 @@ export function render(spec: ProgSpec): Rendered {
   if (c.needsExchange) out.push(...EXCHANGE_HELPER);
   if (c.needsTupleHelpers) out.push(...TUPLE_HELPERS);
   if (c.needsRebindHelpers) out.push(...REBIND_HELPERS);
-  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '') + (cu ? ` + 0.25 * Math.tanh(${cu})` : '') + (lc ? ` + 0.25 * Math.tanh(${lc})` : '') + (jc ? ` + 0.25 * Math.tanh(${jc})` : '');
+  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '') + (cu ? ` + 0.25 * Math.tanh(${cu})` : '') + (lc ? ` + 0.25 * Math.tanh(${lc})` : '') + (jc ? ` + 0.25 * Math.tanh(${jc})` : '') + (bl ? ` + 0.25 * Math.tanh(${bl})` : '');
   // a third of the programs reset a number after its last use (`x = 1` before the return): a store the
   // forward sweep drops, which the backward sweep must not replay
   const reset = c.nums.filter((v) => v.w && !v.name.includes('.') && !v.name.includes('['));
@@ -4016,6 +4093,145 @@ export function render(spec: ProgSpec): Rendered {
     if (keep.length && keep.length < params.length) wrt = keep;
   }
   return { source: out.join('\n'), head: 'f', params, args, ...(wrt ? { wrt } : {}) };
+}
+
+/** The function `fb` of loops over independent items (BlocksSpec), and how the head calls it. */
+interface BlocksFn {
+  lines: string[];
+  params: string[];
+  args: ArgSpec[];
+  wrt: string[];
+  out: number;
+  obs: number[];
+}
+
+function renderBlocks(b: BlocksSpec, seed: number): BlocksFn {
+  const out: string[] = [];
+  const obs = (() => {
+    const r = rng(seed + 29);
+    return Array.from({ length: 2 * b.items }, (_, k) => Math.floor(r() * (k % 2 ? b.npts : b.ncams)));
+  })();
+  const n = b.items;
+  const idxAt = (k: 0 | 1) => (b.idx === 0 ? `obs[2 * i${k ? ' + 1' : ''}]` : b.idx === 1 ? `LINK[2 * i${k ? ' + 1' : ''}]` : k ? `(i + 1) % ${b.npts}` : `i % ${b.ncams}`);
+  if (b.idx === 1) out.push(`const LINK: number[] = [${obs.join(', ')}];`, '');
+  if (b.helper) {
+    // a helper of the two rows returning a small array (written out into the iteration by the blocks)
+    const c = new Ctx(1, []);
+    c.arrs.push({ name: 'c', len: b.ccols, f64: false, ro: true }, { name: 'p', len: b.pcols, f64: false, ro: true });
+    for (const [k, e] of b.he.slice(0, 2).entries()) {
+      c.emit(`const d${k} = ${squash(b.q + k, renderExpr(c, e), false)};`);
+      c.nums.push({ name: `d${k}`, w: false });
+    }
+    c.emit(`return [${b.he.slice(2).map((e, k) => squash(b.q + k + 1, renderExpr(c, e), false)).join(', ')}];`);
+    out.push('export function hb(c: number[], p: number[]): number[] {', ...c.lines, '}', '');
+  }
+  const outputs = b.out === 0 || b.out === 1 ? ['r'] : b.out === 2 ? ['out'] : ['out', 'reg'];
+  const decls = ['cams: number[][]', 'pts: number[][]', 'w: number[]'];
+  const args: ArgSpec[] = [{ kind: 'mat', rows: b.ncams, cols: b.ccols, lo: -1.5, hi: 1.5 }, { kind: 'mat', rows: b.npts, cols: b.pcols, lo: -1.5, hi: 1.5 }, vec(n)];
+  const params = ['cams', 'pts', 'w'];
+  if (b.idx === 0) {
+    params.push('obs');
+    decls.push('obs: number[]');
+    args.push({ kind: 'index', n: 2 * n, hi: [b.ncams, b.npts] });
+  }
+  if (b.out === 2) {
+    params.push('out');
+    decls.push('out: Float64Array');
+    args.push({ kind: 'vec', n: b.per * n, lo: -1.5, hi: 1.5, typed: true });
+  } else if (b.out === 3) {
+    params.push('out', 'reg');
+    decls.push('out: number[]', 'reg: number[]');
+    args.push(vec(b.per * n), vec(n));
+  }
+  const c = new Ctx(b.out < 2 ? 1 : 2, []);
+  c.mats.push({ name: 'cams', rows: b.ncams, cols: b.ccols });
+  c.arrs.push({ name: 'w', len: n, f64: false, ro: true, tup: true });
+  c.emit('const n = w.length;');
+  if (b.out === 0) c.emit(`const r = new Float64Array(${b.per} * n);`);
+  if (b.out === 1) c.emit(`const r: number[] = new Array(${b.per} * n).fill(0);`);
+  const carry = b.carry === 5;
+  if (carry) c.emit('let s = 0.5;');
+  c.emit('for (let i = 0; i < n; i++) {');
+  c.block(() => {
+    c.ints.push({ name: 'i', U: n });
+    // the rows: bound to constants, or read in place (the array's name is the row expression)
+    const rows = [
+      { name: 'cam', at: `cams[${idxAt(0)}]`, len: b.ccols },
+      { name: 'pt', at: `pts[${idxAt(1)}]`, len: b.pcols },
+    ];
+    for (const r of rows) {
+      if (b.bind) c.emit(`const ${r.name} = ${r.at};`);
+      // (not spread: \`Math.min(...cam)\` is a loop, which the blocks refuse; \`w\` still may be)
+      c.arrs.push({ name: b.bind ? r.name : r.at, len: r.len, f64: false, ro: true, row: true, tup: true });
+    }
+    if (b.helper) {
+      c.emit(`const h = hb(${b.bind ? 'cam' : rows[0].at}, ${b.bind ? 'pt' : rows[1].at});`);
+      // (read at literal indices: the blocks refuse a computed index into a helper's result)
+      c.nums.push({ name: 'h[0]', w: false }, { name: 'h[1]', w: false });
+    }
+    b.body.forEach((e, k) => {
+      c.emit(`const t${k} = ${squash(b.q + k, renderExpr(c, e), false)};`);
+      c.nums.push({ name: `t${k}`, w: false });
+    });
+    const value = (k: number) => squash(b.q + k + 2, `${renderExpr(c, b.outs[k])}${carry && k === 0 ? ' + s' : ''}`, false);
+    const row = (k: number) => `${outputs[0]}[${b.per > 1 ? `${b.per} * i${k ? ` + ${k}` : ''}` : `i${k ? ` + ${k}` : ''}`}]`;
+    const inBranch = b.branch?.out ? b.per - 1 : -1;
+    if (b.branch) {
+      const br = b.branch;
+      c.emit('let u = 0;');
+      c.emit(`if (${renderCond(c, br.c)}) {`);
+      c.block(() => {
+        c.emit(`u = ${squash(b.q, renderExpr(c, br.a), false)};`);
+        if (inBranch >= 0) c.emit(`${row(inBranch)} = ${value(inBranch)};`);
+      });
+      c.emit('} else {');
+      c.block(() => {
+        c.emit(`u = ${squash(b.q + 1, renderExpr(c, br.b), false)};`);
+        if (inBranch >= 0) c.emit(`${row(inBranch)} = u * ${renderExpr(c, { k: 'rd', s: 1, i: { k: 'c', v: 0 } })};`);
+      });
+      c.emit('}');
+      c.nums.push({ name: 'u', w: false });
+    }
+    for (let k = 0; k < b.per; k++) if (k !== inBranch) c.emit(`${row(k)} = ${value(k)};`);
+    if (carry) c.emit(`s = Math.tanh(s + ${row(0)});`);
+  });
+  c.emit('}');
+  if (b.out === 3)
+    c.scoped(() => {
+      c.emit('for (let i = 0; i < n; i++) {');
+      c.block(() => {
+        c.ints.push({ name: 'i', U: n });
+        c.emit(`reg[i] = ${squash(b.q + 5, `${renderExpr(c, b.second)} * w[i]`, false)};`);
+      });
+      c.emit('}');
+    });
+  if (b.out < 2) c.emit('return r;');
+  const wrt = params.filter((p, k) => k < 3 && !((b.drop & 1 && p === 'w') || (b.drop & 2 && p === 'pts')));
+  if (b.wrtOut === 7 && b.out >= 2) wrt.push('out');
+  out.push(`// fb: loops over independent items (the fuzz property 'blocks'): wrt ${wrt.join(',')}; arguments ${JSON.stringify(args)}`);
+  out.push(`export function fb(${decls.join(', ')}): ${b.out === 0 ? 'Float64Array' : b.out === 1 ? 'number[]' : 'void'} {`, ...c.lines, '}', '');
+  return { lines: out, params, args, wrt, out: b.out, obs };
+}
+
+/** The head's call of `fb` (renderBlocks) on arrays of its numbers; returns the number its outputs give. */
+function callBlocks(c: Ctx, b: BlocksSpec, fn: BlocksFn): string {
+  let k = 0;
+  const value = () => {
+    const v = k++;
+    const n = pick(c.nums, v + b.q);
+    return n && v % 3 !== 2 ? (v % 2 ? `0.5 * ${n.name}` : n.name) : lit(LITS[(v + b.q) % LITS.length]);
+  };
+  const matrix = (rows: number, cols: number) => `[${Array.from({ length: rows }, () => `[${Array.from({ length: cols }, value).join(', ')}]`).join(', ')}]`;
+  const args = [matrix(b.ncams, b.ccols), matrix(b.npts, b.pcols), `[${Array.from({ length: b.items }, value).join(', ')}]`];
+  if (b.idx === 0) args.push(`[${fn.obs.join(', ')}]`);
+  const r = c.fresh('bk');
+  if (fn.out < 2) c.emit(`const ${r} = fb(${args.join(', ')});`);
+  else if (fn.out === 2) c.emit(`const ${r} = new Float64Array(${b.per * b.items});`, `fb(${args.join(', ')}, ${r});`);
+  else {
+    c.emit(`const ${r}: number[] = new Array(${b.per * b.items}).fill(0);`, `const ${r}g: number[] = new Array(${b.items}).fill(0.5);`, `fb(${args.join(', ')}, ${r}, ${r}g);`);
+    return `${r}[0] + ${r}[${b.per * b.items - 1}] + ${r}g[0]`;
+  }
+  return `${r}[0] + ${r}[${b.per * b.items - 1}]`;
 }
 
 /** Arguments for a rendered program: point number k of its seed. */

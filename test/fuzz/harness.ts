@@ -168,6 +168,7 @@ const NEEDS: Record<Prop, { ts: boolean; naive: boolean; check: boolean }> = {
   selfcheck: { ts: false, naive: true, check: true },
   hvp: { ts: false, naive: true, check: true },
   sparse: { ts: false, naive: true, check: true },
+  blocks: { ts: false, naive: true, check: true },
 };
 
 const firstLines = (s: string, n = 6) => s.split('\n').slice(0, n).join('\n');

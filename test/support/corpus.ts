@@ -40,6 +40,8 @@ export function drawArg(spec: ArgSpec, r: () => number): unknown {
       return Array.from({ length: spec.n }, () => u(spec.lo, spec.hi));
     case 'list':
       return Array.from({ length: spec.n }, () => drawArg(spec.of, r));
+    case 'index':
+      return Array.from({ length: spec.n }, (_, k) => Math.floor(r() * spec.hi[k % spec.hi.length]));
     case 'absent':
       return undefined;
     case 'obj': {
