@@ -64,8 +64,8 @@ function tangentAlong(js: CompileResult, gen: LoadedModule, head: string, params
 export function checkHvp(hvp: CompileResult, mod: LoadedModule, js: CompileResult, gen: LoadedModule, head: string, params: string[], args: unknown[], seed: number): HvpOutcome {
   const findings: Finding[] = [];
   const R = rng(seed);
-  // (an independent left out, `y?: number` passed undefined, has the gradient entry 0 and the direction 0)
-  const direction = (w: string) => (args[params.indexOf(w)] === undefined ? 0 : randomLike(args[params.indexOf(w)], R));
+  // (an independent left out, `y?: number` passed undefined (null in a saved regression), has the gradient entry 0 and the direction 0)
+  const direction = (w: string) => (args[params.indexOf(w)] == null ? 0 : randomLike(args[params.indexOf(w)], R));
   const u = hvp.wrt.map(direction);
   const v = hvp.wrt.map(direction);
   const dotted = (a: unknown[], hb: number[]) => a.flatMap((x) => flatten(x)).reduce((s, x, i) => s + x * hb[i], 0);

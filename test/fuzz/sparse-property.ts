@@ -32,7 +32,7 @@ export function checkSparse(js: CompileResult, gen: LoadedModule, hvp: { result:
   if (!g.tangent) return [];
   const found = compare('Jacobian', g, args, 'jacobian', outputCount(g, args), independentCount(g, args));
   // (a Hessian over an independent left out is refused by the API: the gradient keeps its entry)
-  if (found.length || !hvp || hvp.result.wrt.some((w) => args[params.indexOf(w)] === undefined)) return found;
+  if (found.length || !hvp || hvp.result.wrt.some((w) => args[params.indexOf(w)] == null)) return found;
   const h = generatedOf(hvp.result.manifest, hvp.result.wrt, hvp.mod, params, args, { primal: `${head}_grad`, tangent: `${head}_grad_d`, vector: `${head}_grad_dv` });
   const n = independentCount(h, args);
   return compare('Hessian', h, args, 'hessian', n, n);
