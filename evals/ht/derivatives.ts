@@ -17,28 +17,33 @@ type ComplicatedDv = (
   model: HandModel, correspondences: number[], points: number[][], nbdirs: number,
 ) => [Float64Array, Float64Array];
 
-function simpleDv(): SimpleDv {
-  return derive('ht/htObjectiveSimple/vector', () => ({ 'ht.ts': evalSource('ht') }), {
+function simpleDv(sparse: boolean): SimpleDv {
+  return derive(`ht/htObjectiveSimple/vector${sparse ? '/sparse' : ''}`, () => ({ 'ht.ts': evalSource('ht') }), {
     head: 'htObjectiveSimple',
     wrt: ['theta'],
     modes: ['vector'],
+    sparseVector: sparse,
   }).fn<SimpleDv>('htObjectiveSimple_dv', ['theta', 'thetad', 'model', 'correspondences', 'points', 'nbdirs']);
 }
 
-function complicatedDv(): ComplicatedDv {
-  return derive('ht/htObjectiveComplicated/vector', () => ({ 'ht.ts': evalSource('ht') }), {
+function complicatedDv(sparse: boolean): ComplicatedDv {
+  return derive(`ht/htObjectiveComplicated/vector${sparse ? '/sparse' : ''}`, () => ({ 'ht.ts': evalSource('ht') }), {
     head: 'htObjectiveComplicated',
     wrt: ['theta', 'us'],
     modes: ['vector'],
+    sparseVector: sparse,
   }).fn<ComplicatedDv>('htObjectiveComplicated_dv', ['theta', 'thetad', 'us', 'usd', 'model', 'correspondences', 'points', 'nbdirs']);
 }
 
-/** The Jacobian, flat row-major [3P × C] (C = 26 or 28). */
-export function jacobianFlat(a: HtArgs): { jac: Float64Array; rows: number; cols: number } {
+/**
+ * The Jacobian, flat row-major [3P × C] (C = 26 or 28); `sparse`: by the sparse vector mode (each
+ * vertex's skinning runs over the two to four directions of each bone, issue 18), else the dense one.
+ */
+export function jacobianFlat(a: HtArgs, sparse = true): { jac: Float64Array; rows: number; cols: number } {
   const rows = 3 * a.correspondences.length;
   if (!a.complicated) {
     const nb = 26;
-    const [, jac] = simpleDv()(a.theta, identitySeed(26, nb), a.model, a.correspondences, a.points, nb);
+    const [, jac] = simpleDv(sparse)(a.theta, identitySeed(26, nb), a.model, a.correspondences, a.points, nb);
     return { jac, rows, cols: nb };
   }
   const nb = 28;
@@ -48,7 +53,7 @@ export function jacobianFlat(a: HtArgs): { jac: Float64Array; rows: number; cols
     s[1 * nb + 1] = 1;
     return s;
   });
-  const [, jac] = complicatedDv()(a.theta, identitySeed(26, nb, 2), a.us, usd, a.model, a.correspondences, a.points, nb);
+  const [, jac] = complicatedDv(sparse)(a.theta, identitySeed(26, nb, 2), a.us, usd, a.model, a.correspondences, a.points, nb);
   return { jac, rows, cols: nb };
 }
 

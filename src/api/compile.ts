@@ -32,6 +32,7 @@ import { refuseLinkingCalls } from '../transform/linking-calls.js';
 import { refuseWritesToModuleData } from '../transform/module-data.js';
 import { refuseUnsupportedOps } from '../transform/unsupported.js';
 import { TransformError, tangentFunc } from '../transform/tangent.js';
+import { sparseVectorFunc } from '../transform/sparse-vector.js';
 import { applyCustomDerivatives, checkCustomOption, ruleFunctions, type CustomDerivativeOption } from '../frontend/custom-derivatives.js';
 import { customRuleErrors } from '../transform/custom.js';
 import { beginCompile, endCompile } from '../transform/reuse.js';
@@ -113,6 +114,11 @@ export interface CompileOptions {
   of?: string[];
   /** modes to generate (default: all three); 'forward' and 'adjoint' name tangent and reverse */
   modes?: ModeName[];
+  /**
+   * sparse vector mode (issue 18): the vector tangents (`f_dv`, same signatures) carry for each tangent
+   * row the interval of directions it may be non-zero in, and loop over those only (src/transform/sparse-vector.ts)
+   */
+  sparseVector?: boolean;
   /** emit JavaScript instead of TypeScript */
   js?: boolean;
   /** module specifier of the runtime in import statements (default 'tsad/runtime'); null: no import */
@@ -492,7 +498,8 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
     for (const mode of modes) {
       for (const n of diffOrder(mode === 'reverse' ? infoB : info)) {
         if (mode === 'tangent' || mode === 'vector') {
-          const g = timed(mode, () => tangentFunc(info, n, mode === 'tangent' ? 'scalar' : 'vector'));
+          const dense = timed(mode, () => tangentFunc(info, n, mode === 'tangent' ? 'scalar' : 'vector'));
+          const g = mode === 'vector' && options.sparseVector ? timed('sparse', () => sparseVectorFunc(dense, info.moduleNames).func) : dense;
           out.push(g);
           manifest.push(describe(g, mode, n));
         } else {

@@ -160,6 +160,7 @@ const NEEDS: Record<Prop, { ts: boolean; naive: boolean; check: boolean }> = {
   tangent: { ts: false, naive: true, check: true },
   dot: { ts: false, naive: true, check: true },
   vector: { ts: false, naive: true, check: true },
+  sparse: { ts: false, naive: true, check: true },
   tape: { ts: false, naive: true, check: true },
   tbr: { ts: false, naive: true, check: true },
   runtime: { ts: false, naive: true, check: true },
@@ -236,8 +237,11 @@ export async function testProgram(p: Program, points: unknown[][], seed: number,
     out.findings.push({ prop: 'accepts', message: `rejected with adjoint: { checkpointCalls: true }: ${joint.diagnostics.map((d) => d.message).join('; ')}` });
     return out;
   }
+  // the sparse vector mode (src/transform/sparse-vector.ts), beside the scalar tangent it is checked against
+  const sparse = await compileOnce({ ...base, js: true, runtimeImport: null, modes: ['tangent', 'vector'], sparseVector: true }, 'JavaScript, sparseVector: true');
+  if (!sparse) return out;
   out.coarsened = !!js.coarsening?.chosen.length;
-  const job: CheckJob = { source: p.source, head: p.head, points, seed, js, jsNaive: naive, jsLean: lean, jsJoint: joint, coarsened: out.coarsened };
+  const job: CheckJob = { source: p.source, head: p.head, points, seed, js, jsNaive: naive, jsLean: lean, jsJoint: joint, jsSparse: sparse, coarsened: out.coarsened };
   const r = await worker.run({ type: 'check', job }, opts.checkBudget ?? 60_000);
   if (!r.ok) {
     count('runtime');

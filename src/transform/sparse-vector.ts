@@ -1,0 +1,405 @@
+// Sparse vector mode (issue 18; `compile(…, { sparseVector: true })`): the vector tangent f_dv in which
+// every tangent row carries the half-open interval [lo, hi) of directions outside which it is zero, and
+// each direction loop runs over the union of the intervals it reads instead of over all nbdirs
+// directions. A loop over independent items (ht's vertices, each skinned by bones whose transforms
+// depend on two to four of the 26 pose parameters) then does work in proportion to the non-zeros.
+//
+// Rows. A scalar's tangent (`xd`, nbdirs floats read as `xd[nd]`) has one interval, in two locals
+// `xdLo`, `xdHi`; an array's tangent (`ad`, element E's directions at `E * nbdirs + nd`) one interval per
+// element, in two Int32Arrays `adLo[E]`, `adHi[E]`. Empty is [nbdirs, 0), so unions are Math.min of the
+// starts and Math.max of the ends.
+//
+// Invariant: wherever the function runs, storage outside a row's interval holds zeros. It holds for
+// fresh zero-filled tangents (empty intervals) and for tangents that come from elsewhere (parameters,
+// call results, arrays a call may have written, `zeroFill`), whose intervals are found by scanning them
+// (the exact non-zero hull). A direction loop keeps it:
+//   - its interval L is the union of the intervals of every tangent row its body reads (a row read
+//     through anything but a plain variable, as a call's returned tuple, makes it all directions);
+//   - for every direction outside L each tangent is a linear function of zero reads: 0 (the tangent
+//     expressions guard an infinite partial against a zero tangent; an unguarded 0 · ∞ or 0 · NaN, which
+//     the dense mode turns into NaN, stays 0 here);
+//   - an assignment `t = e` sets t's interval to L and first zeroes t's old interval outside L;
+//   - an accumulation `t = t + e` (or `- e`; t's slot read only there) leaves t's directions outside L as
+//     they are: its own read is not part of L, and its interval grows to the union of the old one and L.
+// Whatever this pass does not understand (a write of a tangent outside a direction loop, a tangent
+// stored under another name, tape operations, direction loops over anything but slots, …) leaves the
+// whole function dense: the dense vector code is correct for any intervals, and every function scans
+// what it receives, so sparse and dense functions call each other freely.
+import type { Expr, Func, LValue, Stmt, Ty } from '../ir/types.js';
+import { BOOL, INT, NUM, assign, bin, bodiesOf, countedFor, declaredNames, exprEq, forEachChild, forEachStmt, idx, intr, mapBodies, num, stmtExprs, v as vr } from '../ir/util.js';
+import { directionLoopVar, isDirectionSlot } from './direction-loops.js';
+import { Names } from './linearize.js';
+
+/** A tangent row: the scalar tangent `v` (e null), or element `e` of the array tangent `v`. */
+interface Row {
+  v: string;
+  e: Expr | null;
+  /** read only where this holds (`i > 0 ? ud[(i - 1) * nbdirs + nd] : 0`): element e may not exist elsewhere */
+  guard?: Expr;
+}
+
+/** What a direction loop reads and writes. */
+interface LoopRows {
+  reads: Row[];
+  /** reads a tangent row through something else than a variable: all directions */
+  all: boolean;
+  writes: { row: Row; accumulates: boolean }[];
+}
+
+class Unsupported extends Error {}
+
+const I32: Ty = { k: 'arr', elem: INT, typed: true, ro: false, ctor: 'Int32Array' };
+
+/**
+ * The sparse form of the vector tangent `g`, or `g` itself (dense) where this pass does not apply;
+ * `reserved`: names taken module-wide. `dense` tells which, with the reason.
+ */
+export function sparseVectorFunc(g: Func, reserved: ReadonlySet<string>): { func: Func; dense: string | null } {
+  const nb = g.params.find((p) => p.role === 'directions')?.name;
+  if (!nb) return { func: g, dense: 'no directions' };
+  try {
+    return { func: new SparseVector(g, nb, reserved).build(), dense: null };
+  } catch (e) {
+    if (e instanceof Unsupported) return { func: g, dense: e.message };
+    throw e;
+  }
+}
+
+class SparseVector {
+  private names: Names;
+  private nbv: Expr & { k: 'var' };
+  /** tangents with rows: scalar ('row') or array ('rows') */
+  private kinds = new Map<string, 'row' | 'rows'>();
+  private lo = new Map<string, string>();
+  private hi = new Map<string, string>();
+  /** the direction variable (of the scans) */
+  private nd: string | null = null;
+
+  constructor(
+    private g: Func,
+    private nb: string,
+    reserved: ReadonlySet<string>,
+  ) {
+    this.names = new Names(declaredNames(g), reserved);
+    this.nbv = vr(nb, INT);
+  }
+
+  build(): Func {
+    this.collect(this.g.body);
+    if (this.kinds.size === 0) throw new Unsupported('no direction loop');
+    this.nd ??= this.names.fresh('nd');
+    const params = new Set(this.g.params.map((p) => p.name));
+    for (const v of [...this.kinds.keys()].sort()) {
+      if (!params.has(v) && !this.declared(this.g.body, v)) throw new Unsupported(`${v} is not a local or a parameter`);
+      this.lo.set(v, this.names.fresh(`${v}Lo`));
+      this.hi.set(v, this.names.fresh(`${v}Hi`));
+    }
+    this.checkDefinitions(this.g.body);
+    const entry: Stmt[] = [];
+    for (const p of this.g.params) if (this.kinds.has(p.name)) entry.push(...this.defineRows(p.name, null, false));
+    return { ...this.g, body: [...entry, ...this.stmts(this.g.body)] };
+  }
+
+  // ---------- which tangents have rows ----------
+
+  /** records the tangents direction loops index, and refuses loops it cannot narrow */
+  private collect(list: Stmt[]): void {
+    for (const s of list) {
+      const nd = directionLoopVar(s, this.nb);
+      if (nd) {
+        this.nd ??= nd;
+        this.loopRows(s as Extract<Stmt, { k: 'for' }>, nd);
+      } else for (const b of bodiesOf(s)) this.collect(b);
+    }
+  }
+
+  private setKind(v: string, kind: 'row' | 'rows'): void {
+    const was = this.kinds.get(v);
+    if (was && was !== kind) throw new Unsupported(`${v} is read both as a scalar and as an array tangent`);
+    this.kinds.set(v, kind);
+  }
+
+  /**
+   * The row of `x` (an element read or written in a direction loop over `nd`): 'all' for a row of
+   * something not a variable (`res[1][nd]`), null for no row.
+   */
+  private rowOf(x: Expr, nd: string, locals: ReadonlySet<string>): Row | 'all' | null {
+    if (x.k !== 'idx' || !mentions(x.index, new Set([nd]))) return null;
+    if (x.obj.k !== 'var') {
+      if (x.index.k === 'var' && !mentions(x.obj, new Set([nd, ...locals]))) return 'all';
+      throw new Unsupported('direction index into an expression');
+    }
+    if (!isDirectionSlot(x.index, nd, this.nb)) throw new Unsupported('direction index not of a slot');
+    if (x.index.k === 'var') {
+      this.setKind(x.obj.name, 'row');
+      return { v: x.obj.name, e: null };
+    }
+    // E * nbdirs + nd
+    const e = ((x.index as Extract<Expr, { k: 'bin' }>).a as Extract<Expr, { k: 'bin' }>).a;
+    if (mentions(e, locals)) throw new Unsupported('element index depends on the direction');
+    this.setKind(x.obj.name, 'rows');
+    return { v: x.obj.name, e };
+  }
+
+  /** the rows a direction loop reads and writes */
+  private loopRows(s: Extract<Stmt, { k: 'for' }>, nd: string): LoopRows {
+    const out: LoopRows = { reads: [], all: false, writes: [] };
+    const locals = new Set<string>();
+    // `guard`: the condition under which `e` is evaluated (null: always; 'opaque': a condition that
+    // depends on the direction, under which no array row may be read)
+    const read = (e: Expr, skip: Expr | null, guard: Expr | null | 'opaque' = null): void => {
+      if (e === skip) return;
+      const r = this.rowOf(e, nd, locals);
+      if (r === 'all') out.all = true;
+      if (r && r !== 'all') {
+        if (guard === 'opaque' && r.e) throw new Unsupported('array tangent read under a condition on the direction');
+        const row: Row = r.e && guard && guard !== 'opaque' ? { ...r, guard } : r;
+        if (!out.reads.some((x) => sameRow(x, row))) out.reads.push(row);
+        return;
+      }
+      if (e.k === 'var' && e.name === nd) throw new Unsupported('direction used as a value');
+      if (e.k === 'call') throw new Unsupported(`call of ${e.fn} in a direction loop`);
+      if (e.k === 'intr' && !e.fn.startsWith('Math.') && e.fn !== 'Number.isFinite') throw new Unsupported(`${e.fn} in a direction loop`);
+      const test = e.k === 'cond' ? e.c : e.k === 'bin' && (e.op === '&&' || e.op === '||') ? e.a : null;
+      if (!test) {
+        forEachChild(e, (c) => read(c, skip, guard));
+        return;
+      }
+      // the branches of `c ? a : b`, and the right operand of `a && b` / `a || b`, run only where the test says
+      read(test, skip, guard);
+      const opaque = guard === 'opaque' || mentions(test, new Set([nd, ...locals]));
+      const under = (t: Expr): Expr | 'opaque' => (opaque ? 'opaque' : guard ? bin('&&', guard as Expr, t, BOOL) : t);
+      const not: Expr = { k: 'un', op: '!', a: test, ty: BOOL };
+      if (e.k === 'cond') {
+        read(e.a, skip, under(test));
+        read(e.b, skip, under(not));
+      } else if (e.k === 'bin') read(e.b, skip, under(e.op === '&&' ? test : not));
+    };
+    for (const x of s.body) {
+      if (x.k === 'decl' && x.init) {
+        read(x.init, null);
+        locals.add(x.name);
+        continue;
+      }
+      if (x.k !== 'assign') throw new Unsupported(`${x.k} in a direction loop`);
+      const w = this.rowOf(x.target, nd, locals);
+      if (!w || w === 'all') throw new Unsupported('write of something not a tangent row');
+      const value = x.value;
+      const accumulates = value.k === 'bin' && (value.op === '+' || value.op === '-') && exprEq(value.a, x.target);
+      read(value, accumulates ? (value as Extract<Expr, { k: 'bin' }>).a : null);
+      if (w.e) read(w.e, null);
+      out.writes.push({ row: w, accumulates });
+    }
+    return out;
+  }
+
+  private declared(list: Stmt[], v: string): boolean {
+    return list.some((s) => (s.k === 'decl' && s.name === v) || bodiesOf(s).some((b) => this.declared(b, v)));
+  }
+
+  /**
+   * Refuses tangents whose definition this pass cannot follow. A tangent with rows is defined by an
+   * allocation, `copy` or `zerosLike`, an array tangent with rows of its own (sharing them), or a part
+   * of a call's result tuple (`res[1]`, `res` read nowhere else: no other name for its memory).
+   */
+  private checkDefinitions(body: Stmt[]): void {
+    const tupleReads = new Map<string, number>();
+    const mentionsOf = new Map<string, number>();
+    const count = (e: Expr): void => {
+      if (e.k === 'idx' && e.obj.k === 'var' && e.index.k === 'num') tupleReads.set(e.obj.name, (tupleReads.get(e.obj.name) ?? 0) + 1);
+      if (e.k === 'var') mentionsOf.set(e.name, (mentionsOf.get(e.name) ?? 0) + 1);
+      forEachChild(e, count);
+    };
+    forEachStmt(body, (s) => {
+      for (const e of stmtExprs(s)) count(e);
+    });
+    forEachStmt(body, (s) => {
+      const defined = s.k === 'decl' ? s.name : s.k === 'assign' && s.target.k === 'var' ? s.target.name : null;
+      if (!defined || !this.kinds.has(defined)) return;
+      const value = s.k === 'decl' ? s.init : s.k === 'assign' ? s.value : null;
+      if (!value) throw new Unsupported(`${defined} declared without a value`);
+      if (value.k === 'alloc' || (value.k === 'intr' && (value.fn === 'copy' || value.fn === 'zerosLike'))) return;
+      if (value.k === 'var' && this.kinds.get(value.name) === 'rows' && this.kinds.get(defined) === 'rows') return;
+      if (value.k === 'idx' && value.obj.k === 'var' && value.index.k === 'num') {
+        const r = value.obj.name;
+        if (!this.kinds.has(r) && (mentionsOf.get(r) ?? 0) === (tupleReads.get(r) ?? 0)) return;
+      }
+      throw new Unsupported(`${defined} defined by a ${value.k}`);
+    });
+  }
+
+  // ---------- the transformation ----------
+
+  private stmts(list: Stmt[]): Stmt[] {
+    const out: Stmt[] = [];
+    for (const s of list) {
+      const nd = directionLoopVar(s, this.nb);
+      if (nd) out.push(...this.narrowLoop(s as Extract<Stmt, { k: 'for' }>, nd));
+      else if (bodiesOf(s).length) {
+        const header = [...stmtExprs(s), ...(s.k === 'for' ? [...s.init, ...s.update].flatMap((x) => (x.k === 'decl' ? [vr(x.name, INT), ...stmtExprs(x)] : stmtExprs(x))) : [])];
+        if (header.some((e) => mentions(e, this.tracked()))) throw new Unsupported(`a tangent in the header of a ${s.k}`);
+        out.push(mapBodies(s, (b) => this.stmts(b)));
+      } else out.push(...this.leaf(s));
+    }
+    return out;
+  }
+
+  private tracked(): Set<string> {
+    return new Set(this.kinds.keys());
+  }
+
+  /** a statement outside the direction loops: rows defined or rescanned, or the function refused */
+  private leaf(s: Stmt): Stmt[] {
+    if (s.k === 'return' || s.k === 'break' || s.k === 'continue') return [s];
+    const tracked = this.tracked();
+    let defined: string | null = null;
+    let value: Expr | null = null;
+    if (s.k === 'decl') {
+      if (tracked.has(s.name)) defined = s.name;
+      value = s.init;
+    } else if (s.k === 'assign') {
+      if (s.target.k === 'var' && tracked.has(s.target.name)) defined = s.target.name;
+      else if (mentions(s.target, tracked)) throw new Unsupported('tangent written outside a direction loop');
+      value = s.value;
+    } else if (s.k === 'expr') value = s.e;
+    else if (s.k === 'throw') {
+      if (mentions(s.e, tracked)) throw new Unsupported('tangent in a throw');
+      return [s];
+    } else throw new Unsupported(`${s.k} statement`);
+    const rescan = new Set<string>();
+    // (an alias of an array tangent shares its rows: checkDefinitions)
+    const alias = defined && value?.k === 'var' && tracked.has(value.name) ? value.name : null;
+    if (value && !alias) this.uses(value, rescan);
+    const out: Stmt[] = [s];
+    if (defined) out.push(...this.defineRows(defined, s.k === 'decl' ? s : null, true, alias, value?.k === 'alloc' ? value : null));
+    for (const v of [...rescan].sort()) if (v !== defined) out.push(...this.scan(v, true));
+    return out;
+  }
+
+  /**
+   * Checks the tangents `e` mentions: element reads and lengths are harmless; an argument of a call,
+   * `zeroFill` or `copy` is rescanned after the statement (`rescan`); anything else is refused.
+   */
+  private uses(e: Expr, rescan: Set<string>): void {
+    if (e.k === 'var') {
+      if (this.kinds.has(e.name)) throw new Unsupported(`${e.name} used as a value`);
+      return;
+    }
+    if ((e.k === 'idx' || e.k === 'len') && e.obj.k === 'var') {
+      if (e.k === 'idx') this.uses(e.index, rescan);
+      return;
+    }
+    if (e.k === 'call' || (e.k === 'intr' && (e.fn === 'zeroFill' || e.fn === 'copy' || e.fn === 'zerosLike'))) {
+      for (const a of e.args) {
+        if (a.k === 'var' && this.kinds.has(a.name)) rescan.add(a.name);
+        else this.uses(a, rescan);
+      }
+      return;
+    }
+    forEachChild(e, (c) => this.uses(c, rescan));
+  }
+
+  /**
+   * The rows of `v` where it is (re)defined: empty for a fresh allocation, shared with the array tangent
+   * it aliases, else found by a scan. `decl`: the declaration (rows declared beside it, const with it).
+   */
+  private defineRows(v: string, decl: Extract<Stmt, { k: 'decl' }> | null, inBody: boolean, alias: string | null = null, alloc: Extract<Expr, { k: 'alloc' }> | null = null): Stmt[] {
+    const again = inBody && !decl;
+    const set = (name: string, ty: Ty, value: Expr, konst: boolean): Stmt =>
+      again ? assign(vr(name, ty), value) : { k: 'decl', name, ty, init: value, konst };
+    const lo = this.lo.get(v)!;
+    const hi = this.hi.get(v)!;
+    if (this.kinds.get(v) === 'row') {
+      const rows = [set(lo, INT, this.nbv, false), set(hi, INT, num(0), false)];
+      const fresh = !!alloc && alloc.len.k === 'var' && alloc.len.name === this.nb;
+      return fresh ? rows : [...rows, ...this.scan(v, false)];
+    }
+    const konst = !!decl?.konst;
+    if (alias) return [set(lo, I32, vr(this.lo.get(alias)!, I32), konst), set(hi, I32, vr(this.hi.get(alias)!, I32), konst)];
+    const per = alloc && alloc.len.k === 'bin' && alloc.len.op === '*' && alloc.len.b.k === 'var' && alloc.len.b.name === this.nb ? alloc.len.a : null;
+    const len: Expr = per ?? bin('/', { k: 'len', obj: vr(v, NUMS) }, this.nbv, INT);
+    const rows = [set(lo, I32, { k: 'alloc', len, fill: this.nbv, ty: I32 }, konst), set(hi, I32, { k: 'alloc', len, fill: null, ty: I32 }, konst)];
+    return per ? rows : [...rows, ...this.scan(v, false)];
+  }
+
+  /** finds the rows of `v` from its contents; `reset`: empties them first (array rows always are) */
+  private scan(v: string, reset: boolean): Stmt[] {
+    const nd = vr(this.nd!, INT);
+    const row = this.kinds.get(v) === 'rows' ? vr(this.names.fresh('row'), INT) : null;
+    const lo: LValue = row ? idx(vr(this.lo.get(v)!, I32), row, INT) : vr(this.lo.get(v)!, INT);
+    const hi: LValue = row ? idx(vr(this.hi.get(v)!, I32), row, INT) : vr(this.hi.get(v)!, INT);
+    const slot: Expr = row ? bin('+', bin('*', row, this.nbv, INT), nd, INT) : nd;
+    const found: Stmt = {
+      k: 'if',
+      c: bin('!==', idx(vr(v, NUMS), slot), num(0), BOOL),
+      then: [assign(lo, intr('Math.min', [lo, nd], INT)), assign(hi, bin('+', nd, num(1), INT))],
+      else: [],
+    };
+    const body: Stmt[] = [...(reset || row ? [assign(lo, this.nbv), assign(hi, num(0))] : []), dirFor(nd.name, num(0), this.nbv, [found])];
+    const comments = [`// directions of ${v} that may be non-zero`];
+    if (!row) return [{ ...body[0], comments }, ...body.slice(1)];
+    return [{ ...dirFor(row.name, num(0), { k: 'len', obj: vr(this.lo.get(v)!, I32) }, body), comments }];
+  }
+
+  /** a direction loop over the union of the rows it reads (head comment) */
+  private narrowLoop(s: Extract<Stmt, { k: 'for' }>, nd: string): Stmt[] {
+    const rows = this.loopRows(s, nd);
+    const out: Stmt[] = [];
+    const loOf = (r: Row): LValue => (r.e ? idx(vr(this.lo.get(r.v)!, I32), r.e, INT) : vr(this.lo.get(r.v)!, INT));
+    const hiOf = (r: Row): LValue => (r.e ? idx(vr(this.hi.get(r.v)!, I32), r.e, INT) : vr(this.hi.get(r.v)!, INT));
+    // (a guarded row counts only where its guard holds: elsewhere its element may not exist)
+    const guarded = (r: Row, x: Expr, none: Expr): Expr => (r.guard ? { k: 'cond', c: r.guard, a: x, b: none, ty: INT } : x);
+    const empty = !rows.all && rows.reads.length === 0;
+    let lo: Expr = num(0);
+    let hi: Expr = this.nbv;
+    if (empty) {
+      lo = this.nbv;
+      hi = num(0);
+    } else if (!rows.all) {
+      const minMax = (fn: string, xs: Expr[]): Expr => (xs.length === 1 ? xs[0] : intr(fn, xs, INT));
+      const loName = this.names.fresh(`${nd}Lo`);
+      const hiName = this.names.fresh(`${nd}Hi`);
+      out.push({ k: 'decl', name: loName, ty: INT, init: minMax('Math.min', rows.reads.map((r) => guarded(r, loOf(r), this.nbv))), konst: true });
+      out.push({ k: 'decl', name: hiName, ty: INT, init: minMax('Math.max', rows.reads.map((r) => guarded(r, hiOf(r), num(0)))), konst: true });
+      lo = vr(loName, INT);
+      hi = vr(hiName, INT);
+    }
+    // an assigned row's old directions outside the loop's are zeroed
+    const slot = (r: Row): LValue => idx(vr(r.v, NUMS), r.e ? bin('+', bin('*', r.e, this.nbv, INT), vr(nd, INT), INT) : vr(nd, INT));
+    for (const w of rows.writes) {
+      if (w.accumulates || rows.all) continue;
+      const zero = (from: Expr, to: Expr): Stmt => dirFor(nd, from, to, [assign(slot(w.row), num(0))]);
+      if (empty) out.push(zero(loOf(w.row), hiOf(w.row)));
+      else out.push(zero(loOf(w.row), intr('Math.min', [hiOf(w.row), lo], INT)), zero(intr('Math.max', [loOf(w.row), hi], INT), hiOf(w.row)));
+    }
+    if (!empty) out.push({ ...s, comments: undefined, init: [{ ...(s.init[0] as Extract<Stmt, { k: 'decl' }>), init: lo }], cond: bin('<', vr(nd, INT), hi, BOOL) });
+    for (const w of rows.writes) {
+      if (!w.accumulates) out.push(assign(loOf(w.row), lo), assign(hiOf(w.row), hi));
+      else out.push(assign(loOf(w.row), intr('Math.min', [loOf(w.row), lo], INT)), assign(hiOf(w.row), intr('Math.max', [hiOf(w.row), hi], INT)));
+    }
+    if (s.comments && out.length) out[0] = { ...out[0], comments: s.comments };
+    return out;
+  }
+}
+
+const NUMS: Ty = { k: 'arr', elem: NUM, typed: true, ro: false };
+
+/** `for (let d = from; d < to; d++) body` */
+function dirFor(d: string, from: Expr, to: Expr, body: Stmt[]): Stmt {
+  const loop = countedFor(d, to, body) as Extract<Stmt, { k: 'for' }>;
+  return { ...loop, init: [{ ...(loop.init[0] as Extract<Stmt, { k: 'decl' }>), init: from }] };
+}
+
+function sameRow(a: Row, b: Row): boolean {
+  const same = (x: Expr | null | undefined, y: Expr | null | undefined): boolean => (x ? !!y && exprEq(x, y) : !y);
+  return a.v === b.v && same(a.e, b.e) && same(a.guard, b.guard);
+}
+
+function mentions(e: Expr, names: ReadonlySet<string>): boolean {
+  if (e.k === 'var') return names.has(e.name);
+  let found = false;
+  forEachChild(e, (c) => {
+    if (!found && mentions(c, names)) found = true;
+  });
+  return found;
+}
