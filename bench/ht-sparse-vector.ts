@@ -13,7 +13,7 @@ interface Times {
   cpu: number;
 }
 
-function time(f: () => unknown, minMs = 200, minRuns = 5): Times {
+function time(f: () => unknown, minMs = 1000, minRuns = 10): Times {
   let wall = Infinity;
   let cpu = Infinity;
   const start = performance.now();

@@ -47,12 +47,11 @@ export function jacobianFlat(a: HtArgs, sparse = true): { jac: Float64Array; row
     return { jac, rows, cols: nb };
   }
   const nb = 28;
-  const usd = a.us.map(() => {
-    const s = new Array<number>(2 * nb).fill(0);
-    s[0 * nb + 0] = 1;
-    s[1 * nb + 1] = 1;
-    return s;
-  });
+  // (every point's seed is the same row, read and never written by the tangent: one array for all)
+  const seedRow = new Array<number>(2 * nb).fill(0);
+  seedRow[0 * nb + 0] = 1;
+  seedRow[1 * nb + 1] = 1;
+  const usd = a.us.map(() => seedRow);
   const [, jac] = complicatedDv(sparse)(a.theta, identitySeed(26, nb, 2), a.us, usd, a.model, a.correspondences, a.points, nb);
   return { jac, rows, cols: nb };
 }

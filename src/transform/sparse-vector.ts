@@ -26,7 +26,7 @@
 // whole function dense: the dense vector code is correct for any intervals, and every function scans
 // what it receives, so sparse and dense functions call each other freely.
 import type { Expr, Func, LValue, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, assign, bin, bodiesOf, countedFor, declaredNames, exprEq, forEachChild, forEachStmt, idx, intr, mapBodies, num, stmtExprs, v as vr } from '../ir/util.js';
+import { BOOL, INT, NUM, assign, bin, bodiesOf, countedFor, declaredNames, exprEq, forEachChild, forEachStmt, idx, intr, mapBodies, mapExpr, num, stmtExprs, v as vr } from '../ir/util.js';
 import { directionLoopVar, isDirectionSlot } from './direction-loops.js';
 import { Names } from './linearize.js';
 
@@ -89,6 +89,7 @@ class SparseVector {
     if (this.kinds.size === 0) throw new Unsupported('no direction loop');
     this.nd ??= this.names.fresh('nd');
     const params = new Set(this.g.params.map((p) => p.name));
+    for (const p of this.g.params) if (this.kinds.has(p.name) && (p.optional || p.rest || p.ty.k !== 'arr')) throw new Unsupported(`parameter ${p.name} may be absent or is not an array`);
     for (const v of [...this.kinds.keys()].sort()) {
       if (!params.has(v) && !this.declared(this.g.body, v)) throw new Unsupported(`${v} is not a local or a parameter`);
       this.lo.set(v, this.names.fresh(`${v}Lo`));
@@ -153,7 +154,7 @@ class SparseVector {
       if (r === 'all') out.all = true;
       if (r && r !== 'all') {
         if (guard === 'opaque' && r.e) throw new Unsupported('array tangent read under a condition on the direction');
-        const row: Row = r.e && guard && guard !== 'opaque' ? { ...r, guard } : r;
+        const row: Row = guard && guard !== 'opaque' ? { ...r, guard } : r;
         if (!out.reads.some((x) => sameRow(x, row))) out.reads.push(row);
         return;
       }
@@ -186,11 +187,37 @@ class SparseVector {
       if (!w || w === 'all') throw new Unsupported('write of something not a tangent row');
       const value = x.value;
       const accumulates = value.k === 'bin' && (value.op === '+' || value.op === '-') && exprEq(value.a, x.target);
-      read(value, accumulates ? (value as Extract<Expr, { k: 'bin' }>).a : null);
+      // `t = t + c * e` with c a value of the primal (`px += w * (…)`, a weight): where c is 0 the
+      // increment is 0 (e finite), and the rows e reads count only where c is not
+      const term = accumulates ? (value as Extract<Expr, { k: 'bin' }>).b : null;
+      // (c read from memory, or a variable holding such a read: `c !== 0` type-checks, as it would not
+      // for a constant of literal type, `const dt = 0.05`)
+      const primal = (c: Expr) => (c.k === 'idx' || c.k === 'field' || (c.k === 'var' && this.readsFromMemory().has(c.name))) && !mentions(c, new Set([nd, ...locals]));
+      const factor = term?.k === 'bin' && term.op === '*' ? (primal(term.a) ? [term.a, term.b] : primal(term.b) ? [term.b, term.a] : null) : null;
+      if (factor) {
+        read(factor[0], null);
+        read(factor[1], null, bin('!==', factor[0], num(0), BOOL));
+      } else read(value, accumulates ? (value as Extract<Expr, { k: 'bin' }>).a : null);
       if (w.e) read(w.e, null);
       out.writes.push({ row: w, accumulates });
     }
     return out;
+  }
+
+  private memoryReads: Set<string> | null = null;
+  /** variables declared once, by an element or field read (`const w = wv[b]`) */
+  private readsFromMemory(): Set<string> {
+    if (!this.memoryReads) {
+      const decls = new Map<string, number>();
+      const reads = new Set<string>();
+      forEachStmt(this.g.body, (s) => {
+        if (s.k !== 'decl') return;
+        decls.set(s.name, (decls.get(s.name) ?? 0) + 1);
+        if (s.konst && (s.init?.k === 'idx' || s.init?.k === 'field')) reads.add(s.name);
+      });
+      this.memoryReads = new Set([...reads].filter((v) => decls.get(v) === 1));
+    }
+    return this.memoryReads;
   }
 
   private declared(list: Stmt[], v: string): boolean {
@@ -236,6 +263,7 @@ class SparseVector {
       const nd = directionLoopVar(s, this.nb);
       if (nd) out.push(...this.narrowLoop(s as Extract<Stmt, { k: 'for' }>, nd));
       else if (bodiesOf(s).length) {
+        if (s.k === 'for' && [...s.init, ...s.update].some((x) => x.k !== 'decl' && x.k !== 'assign')) throw new Unsupported('statement in a loop header');
         const header = [...stmtExprs(s), ...(s.k === 'for' ? [...s.init, ...s.update].flatMap((x) => (x.k === 'decl' ? [vr(x.name, INT), ...stmtExprs(x)] : stmtExprs(x))) : [])];
         if (header.some((e) => mentions(e, this.tracked()))) throw new Unsupported(`a tangent in the header of a ${s.k}`);
         out.push(mapBodies(s, (b) => this.stmts(b)));
@@ -359,8 +387,16 @@ class SparseVector {
       const minMax = (fn: string, xs: Expr[]): Expr => (xs.length === 1 ? xs[0] : intr(fn, xs, INT));
       const loName = this.names.fresh(`${nd}Lo`);
       const hiName = this.names.fresh(`${nd}Hi`);
-      out.push({ k: 'decl', name: loName, ty: INT, init: minMax('Math.min', rows.reads.map((r) => guarded(r, loOf(r), this.nbv))), konst: true });
-      out.push({ k: 'decl', name: hiName, ty: INT, init: minMax('Math.max', rows.reads.map((r) => guarded(r, hiOf(r), num(0)))), konst: true });
+      // (rows under one guard share it: `w !== 0 ? Math.min(…) : nbdirs`)
+      const groups: Row[][] = [];
+      for (const r of rows.reads) {
+        const g = groups.find((x) => (x[0].guard ? !!r.guard && exprEq(x[0].guard, r.guard) : !r.guard));
+        if (g) g.push(r);
+        else groups.push([r]);
+      }
+      const bound = (fn: string, of: (r: Row) => Expr, none: Expr) => minMax(fn, groups.map((g) => guarded(g[0], minMax(fn, g.map(of)), none)));
+      out.push({ k: 'decl', name: loName, ty: INT, init: bound('Math.min', loOf, this.nbv), konst: true });
+      out.push({ k: 'decl', name: hiName, ty: INT, init: bound('Math.max', hiOf, num(0)), konst: true });
       lo = vr(loName, INT);
       hi = vr(hiName, INT);
     }
@@ -372,13 +408,34 @@ class SparseVector {
       if (empty) out.push(zero(loOf(w.row), hiOf(w.row)));
       else out.push(zero(loOf(w.row), intr('Math.min', [hiOf(w.row), lo], INT)), zero(intr('Math.max', [loOf(w.row), hi], INT), hiOf(w.row)));
     }
-    if (!empty) out.push({ ...s, comments: undefined, init: [{ ...(s.init[0] as Extract<Stmt, { k: 'decl' }>), init: lo }], cond: bin('<', vr(nd, INT), hi, BOOL) });
+    if (!empty) out.push(...this.runLoop(s, nd, lo, hi, rows));
     for (const w of rows.writes) {
       if (!w.accumulates) out.push(assign(loOf(w.row), lo), assign(hiOf(w.row), hi));
       else out.push(assign(loOf(w.row), intr('Math.min', [loOf(w.row), lo], INT)), assign(hiOf(w.row), intr('Math.max', [hiOf(w.row), hi], INT)));
     }
     if (s.comments && out.length) out[0] = { ...out[0], comments: s.comments };
     return out;
+  }
+
+  /**
+   * The loop over [lo, hi). The row offsets `E * nbdirs` of the elements it always touches are computed
+   * once before it (`const at = E * nbdirs`, `ad[at + nd]`), where it runs at all.
+   */
+  private runLoop(s: Extract<Stmt, { k: 'for' }>, nd: string, lo: Expr, hi: Expr, rows: LoopRows): Stmt[] {
+    const offsets: { e: Expr; name: string }[] = [];
+    for (const r of [...rows.writes.map((w) => w.row), ...rows.reads.filter((x) => !x.guard)])
+      if (r.e && r.e.k !== 'num' && !offsets.some((o) => exprEq(o.e, r.e!))) offsets.push({ e: r.e, name: this.names.fresh('at') });
+    const at = (e: Expr): Expr => {
+      if (e.k !== 'idx' || e.obj.k !== 'var' || this.kinds.get(e.obj.name) !== 'rows' || !isDirectionSlot(e.index, nd, this.nb) || e.index.k !== 'bin') return e;
+      const row = (e.index.a as Extract<Expr, { k: 'bin' }>).a;
+      const o = offsets.find((x) => exprEq(x.e, row));
+      return o ? { ...e, index: bin('+', vr(o.name, INT), vr(nd, INT), INT) } : e;
+    };
+    const body = s.body.map((x): Stmt => (x.k === 'decl' && x.init ? { ...x, init: mapExpr(x.init, at) } : x.k === 'assign' ? { ...x, target: mapExpr(x.target, at) as LValue, value: mapExpr(x.value, at) } : x));
+    const loop: Stmt = { ...s, comments: undefined, init: [{ ...(s.init[0] as Extract<Stmt, { k: 'decl' }>), init: lo }], cond: bin('<', vr(nd, INT), hi, BOOL), body };
+    if (!offsets.length) return [loop];
+    const decls = offsets.map((o): Stmt => ({ k: 'decl', name: o.name, ty: INT, init: bin('*', o.e, this.nbv, INT), konst: true }));
+    return [{ k: 'if', c: bin('<', lo, hi, BOOL), then: [...decls, loop], else: [] }];
   }
 }
 
