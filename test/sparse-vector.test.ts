@@ -69,6 +69,57 @@ describe('sparse vector mode: generated code', () => {
   });
 });
 
+// Forms the corpus meets rarely: zero weights (a weighted increment's rows skipped), rows narrowed
+// again by reassignment, guarded neighbours, helpers writing arrays, a row read in all directions.
+const FORMS = `
+function blend(out: Float64Array, x: Float64Array, k: number): number {
+  out[k] = x[k] * x[(k + 1) % x.length];
+  return out[k] * 2;
+}
+export function forms(x: Float64Array, w: Float64Array): Float64Array {
+  const n = x.length;
+  const out = new Float64Array(n);
+  let t = 0;
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let j = 0; j < n; j++) s += w[(i + j) % n] * Math.sin(x[j]);
+    t = i % 2 === 0 ? x[i] * x[i] : 3 * t;
+    const left = i > 0 ? out[i - 1] : 0;
+    out[i] = s + t + left * 0.5 + blend(out, x, i);
+  }
+  return out;
+}`;
+
+describe('sparse vector mode: forms', () => {
+  const dense = compile({ 'f.ts': FORMS }, { head: 'forms', wrt: ['x'], modes: ['tangent', 'vector'], js: true, runtimeImport: null });
+  const sparse = compile({ 'f.ts': FORMS }, { head: 'forms', wrt: ['x'], modes: ['tangent', 'vector'], js: true, runtimeImport: null, sparseVector: true });
+  it('narrows them', () => {
+    expect(sparse.code).toContain('temp0 !== 0 ? xdLo[j] : nbdirs'); // (temp0 = w[(i + j) % n])
+    expect(sparse.code).toContain('branch0 ? outdLo[i - 1] : nbdirs'); // (branch0 = i > 0)
+    // x's tangent is scanned once, on entry: blend writes out, not x
+    expect(sparse.code.match(/directions of xd /g)?.length).toBe(2); // (forms_dv and blend_dv)
+  });
+  for (const seed of [3, 4, 5]) {
+    it(`agrees with the dense vector mode and scalar tangents (seed ${seed})`, () => {
+      const n = 7;
+      const r = (k: number) => Math.sin(seed * 17 + k * 3.1);
+      const x = Float64Array.from({ length: n }, (_, k) => r(k));
+      // (weights: zeros at every third index)
+      const w = Float64Array.from({ length: n }, (_, k) => (k % 3 === 0 ? 0 : r(k + n)));
+      const d = loadGenerated(dense.code), sp = loadGenerated(sparse.code);
+      // each float of x in one direction of 4, the last direction none
+      const nb = 5;
+      const xd = new Float64Array(n * nb);
+      for (let k = 0; k < n; k++) xd[k * nb + ((k + seed) % (nb - 1))] = 1 + k;
+      const [, want] = d.forms_dv(x, xd, w, nb) as [Float64Array, Float64Array];
+      const [, got] = sp.forms_dv(x, xd, w, nb) as [Float64Array, Float64Array];
+      expect(Array.from(got).filter((v, i) => !(v === want[i]))).toEqual([]);
+      const rep = checkCompiled(sparse, sp, 'forms', [x, w], { seed, directions: 5, sparseDirections: true });
+      expect(rep.messages).toEqual([]);
+    });
+  }
+});
+
 describe('sparse vector mode: ht', () => {
   for (const g of loadGolden('ht')) {
     it(`${g.name}: the Jacobian equals the dense vector mode's and the golden one`, () => {

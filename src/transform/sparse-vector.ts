@@ -50,15 +50,18 @@ class Unsupported extends Error {}
 
 const I32: Ty = { k: 'arr', elem: INT, typed: true, ro: false, ctor: 'Int32Array' };
 
+/** whether a call of `callee` may write the array passed as its argument `arg` (true when unknown) */
+export type MayWrite = (callee: string, arg: number) => boolean;
+
 /**
  * The sparse form of the vector tangent `g`, or `g` itself (dense) where this pass does not apply;
  * `reserved`: names taken module-wide. `dense` tells which, with the reason.
  */
-export function sparseVectorFunc(g: Func, reserved: ReadonlySet<string>): { func: Func; dense: string | null } {
+export function sparseVectorFunc(g: Func, reserved: ReadonlySet<string>, mayWrite: MayWrite = () => true): { func: Func; dense: string | null } {
   const nb = g.params.find((p) => p.role === 'directions')?.name;
   if (!nb) return { func: g, dense: 'no directions' };
   try {
-    return { func: new SparseVector(g, nb, reserved).build(), dense: null };
+    return { func: new SparseVector(g, nb, reserved, mayWrite).build(), dense: null };
   } catch (e) {
     if (e instanceof Unsupported) return { func: g, dense: e.message };
     throw e;
@@ -79,6 +82,7 @@ class SparseVector {
     private g: Func,
     private nb: string,
     reserved: ReadonlySet<string>,
+    private mayWrite: MayWrite,
   ) {
     this.names = new Names(declaredNames(g), reserved);
     this.nbv = vr(nb, INT);
@@ -305,8 +309,9 @@ class SparseVector {
   }
 
   /**
-   * Checks the tangents `e` mentions: element reads and lengths are harmless; an argument of a call,
-   * `zeroFill` or `copy` is rescanned after the statement (`rescan`); anything else is refused.
+   * Checks the tangents `e` mentions: element reads and lengths are harmless; an argument of a call
+   * that may write it, or of `zeroFill`, is rescanned after the statement (`rescan`), of `copy` or
+   * `zerosLike` left as it is; anything else is refused.
    */
   private uses(e: Expr, rescan: Set<string>): void {
     if (e.k === 'var') {
@@ -318,10 +323,10 @@ class SparseVector {
       return;
     }
     if (e.k === 'call' || (e.k === 'intr' && (e.fn === 'zeroFill' || e.fn === 'copy' || e.fn === 'zerosLike'))) {
-      for (const a of e.args) {
-        if (a.k === 'var' && this.kinds.has(a.name)) rescan.add(a.name);
-        else this.uses(a, rescan);
-      }
+      e.args.forEach((a, k) => {
+        if (a.k !== 'var' || !this.kinds.has(a.name)) this.uses(a, rescan);
+        else if (e.k === 'intr' ? e.fn === 'zeroFill' : this.mayWrite(e.fn, k)) rescan.add(a.name);
+      });
       return;
     }
     forEachChild(e, (c) => this.uses(c, rescan));
