@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkCompiled } from '../src/api/check.js';
 import { readFileSync } from 'node:fs';
+import { jacfwd } from '../src/index.js';
 import { compile } from '../src/api/compile.js';
 import { formatDiagnostic } from '../src/frontend/diagnostics.js';
 import { loadGenerated } from '../src/api/load.js';
@@ -118,6 +119,24 @@ describe('sparse vector mode: forms', () => {
       expect(rep.messages).toEqual([]);
     });
   }
+});
+
+describe('sparse vector mode: the runtime API', () => {
+  it("jacfwd with { sparseVector: true } gives jacfwd's Jacobian", () => {
+    // a banded map: each output depends on three inputs
+    function band(x: number[]): Float64Array {
+      const y = new Float64Array(x.length);
+      for (let i = 0; i < x.length; i++) y[i] = Math.sin(x[i]) * (i > 0 ? x[i - 1] : 1) + (i + 1 < x.length ? x[i + 1] * x[i + 1] : 0);
+      return y;
+    }
+    const x = Array.from({ length: 9 }, (_, k) => Math.cos(k));
+    // (the same numbers, a zero's sign aside: +0 outside every interval where the dense mode gives −0)
+    const sparse = jacfwd(band, { sparseVector: true })(x), dense = jacfwd(band)(x);
+    expect(sparse.flatMap((row, i) => row.filter((v, j) => !(v === dense[i][j])))).toEqual([]);
+    // (its vector tangent is the sparse one)
+    const code = compile({ 'band.ts': `export ${band.toString().replace('function band(x)', 'function band(x: number[]): Float64Array')}` }, { head: 'band', modes: ['vector'], sparseVector: true }).code;
+    expect(code).toContain('xdLo[i - 1]');
+  });
 });
 
 describe('sparse vector mode: ht', () => {
