@@ -60,7 +60,7 @@ describe('sparse vector mode: generated code', () => {
     const src = readFileSync(new URL('../evals/ht/objective.ts', import.meta.url), 'utf8');
     const code = compile({ 'ht.ts': src }, { head: 'htObjectiveSimple', wrt: ['theta'], modes: ['vector'], sparseVector: true }).code;
     const body = (f: string) => code.slice(code.indexOf(`function ${f}_dv(`), code.indexOf('\n}\n', code.indexOf(`function ${f}_dv(`)));
-    for (const f of ['boneAngles', 'eulerRotation', 'angleAxisRotation', 'skinningTransforms', 'posedVertices', 'htObjectiveSimple']) {
+    for (const f of ['boneAngles', 'eulerRotation', 'angleAxisRotation', 'skinningTransforms', 'posedVertices', 'htObjectiveSimpleInto']) {
       // every direction loop but the scans of what the function receives runs over an interval
       const loops = body(f).match(/for \(let nd = [^;]*;/g) ?? [];
       const scans = body(f).match(/directions of \w+ that may be non-zero/g) ?? [];

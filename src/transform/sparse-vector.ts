@@ -101,7 +101,12 @@ class SparseVector {
     }
     this.checkDefinitions(this.g.body);
     const entry: Stmt[] = [];
-    for (const p of this.g.params) if (this.kinds.has(p.name)) entry.push(...this.defineRows(p.name, null, false));
+    // (an output array the function zeroes first, `zeroFill(errd)`, needs no scan on entry)
+    const zeroedFirst = (p: string) => {
+      const first = this.g.body.find((x) => stmtExprs(x).some((e) => mentions(e, new Set([p]))) || bodiesOf(x).length > 0);
+      return !!first && isZeroFill(first) === p;
+    };
+    for (const p of this.g.params) if (this.kinds.has(p.name)) entry.push(...this.defineRows(p.name, null, false, null, null, zeroedFirst(p.name)));
     return { ...this.g, body: [...entry, ...this.stmts(this.g.body)] };
   }
 
@@ -304,8 +309,18 @@ class SparseVector {
     if (value && !alias) this.uses(value, rescan);
     const out: Stmt[] = [s];
     if (defined) out.push(...this.defineRows(defined, s.k === 'decl' ? s : null, true, alias, value?.k === 'alloc' ? value : null));
-    for (const v of [...rescan].sort()) if (v !== defined) out.push(...this.scan(v, true));
+    // (zeroFill empties every row: no scan)
+    const zeroed = isZeroFill(s);
+    for (const v of [...rescan].sort()) if (v !== defined) out.push(...(v === zeroed ? this.emptyRows(v) : this.scan(v, true)));
     return out;
+  }
+
+  /** every row of `v` empty (its tangent all zeros) */
+  private emptyRows(v: string): Stmt[] {
+    const lo = this.lo.get(v)!, hi = this.hi.get(v)!;
+    if (this.kinds.get(v) === 'row') return [assign(vr(lo, INT), this.nbv), assign(vr(hi, INT), num(0))];
+    const row = vr(this.names.fresh('row'), INT);
+    return [dirFor(row.name, num(0), { k: 'len', obj: vr(lo, I32) }, [assign(idx(vr(lo, I32), row, INT), this.nbv), assign(idx(vr(hi, I32), row, INT), num(0))])];
   }
 
   /**
@@ -336,7 +351,7 @@ class SparseVector {
    * The rows of `v` where it is (re)defined: empty for a fresh allocation, shared with the array tangent
    * it aliases, else found by a scan. `decl`: the declaration (rows declared beside it, const with it).
    */
-  private defineRows(v: string, decl: Extract<Stmt, { k: 'decl' }> | null, inBody: boolean, alias: string | null = null, alloc: Extract<Expr, { k: 'alloc' }> | null = null): Stmt[] {
+  private defineRows(v: string, decl: Extract<Stmt, { k: 'decl' }> | null, inBody: boolean, alias: string | null = null, alloc: Extract<Expr, { k: 'alloc' }> | null = null, zeroedNext = false): Stmt[] {
     const again = inBody && !decl;
     const set = (name: string, ty: Ty, value: Expr, konst: boolean): Stmt =>
       again ? assign(vr(name, ty), value) : { k: 'decl', name, ty, init: value, konst };
@@ -352,7 +367,7 @@ class SparseVector {
     const per = alloc && alloc.len.k === 'bin' && alloc.len.op === '*' && alloc.len.b.k === 'var' && alloc.len.b.name === this.nb ? alloc.len.a : null;
     const len: Expr = per ?? bin('/', { k: 'len', obj: vr(v, NUMS) }, this.nbv, INT);
     const rows = [set(lo, I32, { k: 'alloc', len, fill: this.nbv, ty: I32 }, konst), set(hi, I32, { k: 'alloc', len, fill: null, ty: I32 }, konst)];
-    return per ? rows : [...rows, ...this.scan(v, false)];
+    return per || zeroedNext ? rows : [...rows, ...this.scan(v, false)];
   }
 
   /** finds the rows of `v` from its contents; `reset`: empties them first (array rows always are) */
@@ -450,6 +465,11 @@ const NUMS: Ty = { k: 'arr', elem: NUM, typed: true, ro: false };
 function dirFor(d: string, from: Expr, to: Expr, body: Stmt[]): Stmt {
   const loop = countedFor(d, to, body) as Extract<Stmt, { k: 'for' }>;
   return { ...loop, init: [{ ...(loop.init[0] as Extract<Stmt, { k: 'decl' }>), init: from }] };
+}
+
+/** the variable `s` zeroes, if it is `zeroFill(v)` */
+function isZeroFill(s: Stmt): string | null {
+  return s.k === 'expr' && s.e.k === 'intr' && s.e.fn === 'zeroFill' && s.e.args[0]?.k === 'var' ? s.e.args[0].name : null;
 }
 
 function sameRow(a: Row, b: Row): boolean {
