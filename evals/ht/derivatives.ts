@@ -20,7 +20,7 @@ type ComplicatedDv = (
 
 // (the heads write the residuals into `err`, and their tangents into `errd`: the Jacobian)
 function simpleDv(sparse: boolean): SimpleDv {
-  return derive(`ht/htObjectiveSimpleInto/vector${sparse ? '/sparse' : ''}`, () => ({ 'ht.ts': evalSource('ht') }), {
+  return derive(`ht/htObjectiveSimpleInto/${sparse ? 'sparse-vector' : 'vector'}`, () => ({ 'ht.ts': evalSource('ht') }), {
     head: 'htObjectiveSimpleInto',
     wrt: ['theta'],
     of: ['err'],
@@ -30,7 +30,7 @@ function simpleDv(sparse: boolean): SimpleDv {
 }
 
 function complicatedDv(sparse: boolean): ComplicatedDv {
-  return derive(`ht/htObjectiveComplicatedInto/vector${sparse ? '/sparse' : ''}`, () => ({ 'ht.ts': evalSource('ht') }), {
+  return derive(`ht/htObjectiveComplicatedInto/${sparse ? 'sparse-vector' : 'vector'}`, () => ({ 'ht.ts': evalSource('ht') }), {
     head: 'htObjectiveComplicatedInto',
     wrt: ['theta', 'us'],
     of: ['err'],
