@@ -77,6 +77,10 @@ class SparseVector {
   private hi = new Map<string, string>();
   /** the direction variable (of the scans) */
   private nd: string | null = null;
+  /** tangents direction loops write */
+  private written = new Set<string>();
+  /** tangents only read, whose rows the pass does not follow (`const usd_i = usd[i]`): read in all directions */
+  private opaque = new Set<string>();
 
   constructor(
     private g: Func,
@@ -139,6 +143,7 @@ class SparseVector {
       if (x.index.k === 'var' && !mentions(x.obj, new Set([nd, ...locals]))) return 'all';
       throw new Unsupported('direction index into an expression');
     }
+    if (this.opaque.has(x.obj.name)) return 'all';
     if (!isDirectionSlot(x.index, nd, this.nb)) throw new Unsupported('direction index not of a slot');
     if (x.index.k === 'var') {
       this.setKind(x.obj.name, 'row');
@@ -160,8 +165,11 @@ class SparseVector {
     const read = (e: Expr, skip: Expr | null, guard: Expr | null | 'opaque' = null): void => {
       if (e === skip) return;
       const r = this.rowOf(e, nd, locals);
-      if (r === 'all') out.all = true;
-      if (r && r !== 'all') {
+      if (r === 'all') {
+        out.all = true;
+        return;
+      }
+      if (r) {
         if (guard === 'opaque' && r.e) throw new Unsupported('array tangent read under a condition on the direction');
         const row: Row = guard && guard !== 'opaque' ? { ...r, guard } : r;
         if (!out.reads.some((x) => sameRow(x, row))) out.reads.push(row);
@@ -194,6 +202,7 @@ class SparseVector {
       if (x.k !== 'assign') throw new Unsupported(`${x.k} in a direction loop`);
       const w = this.rowOf(x.target, nd, locals);
       if (!w || w === 'all') throw new Unsupported('write of something not a tangent row');
+      this.written.add(w.v);
       const value = x.value;
       const accumulates = value.k === 'bin' && (value.op === '+' || value.op === '-') && exprEq(value.a, x.target);
       // `t = t + c * e` with c a value of the primal (`px += w * (…)`, a weight): where c is 0 the
@@ -234,11 +243,26 @@ class SparseVector {
   }
 
   /**
-   * Refuses tangents whose definition this pass cannot follow. A tangent with rows is defined by an
+   * Tangents whose definition this pass cannot follow. A tangent with rows is defined by an
    * allocation, `copy` or `zerosLike`, an array tangent with rows of its own (sharing them), or a part
-   * of a call's result tuple (`res[1]`, `res` read nowhere else: no other name for its memory).
+   * of a call's result tuple (`res[1]`, `res` read nowhere else: no other name for its memory). Another
+   * tangent (a row of a matrix tangent, `const usd_i = usd[i]`) that no direction loop writes and that
+   * is only ever indexed becomes opaque: read in all directions. Else the function stays dense.
    */
   private checkDefinitions(body: Stmt[]): void {
+    const unfollowed = new Set<string>();
+    this.definitions(body, unfollowed);
+    if (!unfollowed.size) return;
+    for (const v of unfollowed) if (this.written.has(v) || !onlyIndexed(body, v)) throw new Unsupported(`${v} is defined by a form the pass does not follow`);
+    for (const v of unfollowed) {
+      this.opaque.add(v);
+      this.kinds.delete(v);
+    }
+    // (an alias of an opaque tangent would share rows it does not have)
+    this.definitions(body, unfollowed);
+  }
+
+  private definitions(body: Stmt[], unfollowed: Set<string>): void {
     const tupleReads = new Map<string, number>();
     const mentionsOf = new Map<string, number>();
     const count = (e: Expr): void => {
@@ -260,7 +284,8 @@ class SparseVector {
         const r = value.obj.name;
         if (!this.kinds.has(r) && (mentionsOf.get(r) ?? 0) === (tupleReads.get(r) ?? 0)) return;
       }
-      throw new Unsupported(`${defined} defined by a ${value.k}`);
+      if (this.opaque.size) throw new Unsupported(`${defined} aliases an opaque tangent`);
+      unfollowed.add(defined);
     });
   }
 
@@ -465,6 +490,22 @@ const NUMS: Ty = { k: 'arr', elem: NUM, typed: true, ro: false };
 function dirFor(d: string, from: Expr, to: Expr, body: Stmt[]): Stmt {
   const loop = countedFor(d, to, body) as Extract<Stmt, { k: 'for' }>;
   return { ...loop, init: [{ ...(loop.init[0] as Extract<Stmt, { k: 'decl' }>), init: from }] };
+}
+
+/** `v` appears only indexed (`v[…]`) or defined (`v = …`, `const v = …`) in `body` */
+function onlyIndexed(body: Stmt[], v: string): boolean {
+  let ok = true;
+  const visit = (e: Expr): void => {
+    if (e.k === 'var' && e.name === v) ok = false;
+    else if (e.k === 'idx' && e.obj.k === 'var' && e.obj.name === v) visit(e.index);
+    else forEachChild(e, visit);
+  };
+  forEachStmt(body, (s) => {
+    const exprs = s.k === 'assign' && s.target.k === 'var' && s.target.name === v ? [s.value] : stmtExprs(s);
+    exprs.forEach(visit);
+    if (s.k === 'for') for (const x of [...s.init, ...s.update]) stmtExprs(x).forEach(visit);
+  });
+  return ok;
 }
 
 /** the variable `s` zeroes, if it is `zeroFill(v)` */
