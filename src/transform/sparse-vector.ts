@@ -97,7 +97,9 @@ class SparseVector {
     if (this.kinds.size === 0) throw new Unsupported('no direction loop');
     this.nd ??= this.names.fresh('nd');
     const params = new Set(this.g.params.map((p) => p.name));
-    for (const p of this.g.params) if (this.kinds.has(p.name) && (p.optional || p.rest || p.ty.k !== 'arr')) throw new Unsupported(`parameter ${p.name} may be absent or is not an array`);
+    // (the tangent of an optional number is absent with it, read only where the number is present)
+    const absent = (p: Func['params'][number]) => p.optional || p.rest || p.ty.k !== 'arr' || this.g.params.some((q) => q.name === p.of && (q.optional || q.ty.k === 'opt'));
+    for (const p of this.g.params) if (this.kinds.has(p.name) && absent(p)) throw new Unsupported(`parameter ${p.name} may be absent or is not an array`);
     for (const v of [...this.kinds.keys()].sort()) {
       if (!params.has(v) && !this.declared(this.g.body, v)) throw new Unsupported(`${v} is not a local or a parameter`);
       this.lo.set(v, this.names.fresh(`${v}Lo`));
