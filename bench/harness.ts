@@ -1,6 +1,8 @@
 // Benchmark plumbing: interleaved timing, statistics, and building argument lists for generated
 // derivative functions from the compiler's manifest. Not compiler input.
+import { execFileSync } from 'node:child_process';
 import type { ManifestEntry } from '../src/api/compile.js';
+import { repoRoot } from '../evals/paths.js';
 import type { Tape } from '../src/runtime/tape.js';
 
 // ---------------------------------------------------------------------------
@@ -36,10 +38,6 @@ export function stats(samples: number[]): Stats {
 /** Keeps results alive (read at the end of the run). */
 export let checksum = 0;
 
-/**
- * Runs every variant once per round, `warmups + runs` rounds, rotating the order each round so no
- * variant always runs first (or right after the most allocating one). Times in milliseconds.
- */
 /** a clock in ms: wall time, or this process's CPU time (user + system; a shared machine's load does not count) */
 export const wallMs = (): number => performance.now();
 export const cpuMs = (): number => {
@@ -47,22 +45,52 @@ export const cpuMs = (): number => {
   return (u.user + u.system) / 1000;
 };
 
+/**
+ * Runs every variant once per round, `warmups + runs` rounds, rotating the order each round so no
+ * variant always runs first (or right after the most allocating one). Times in milliseconds.
+ */
 export function measure(variants: Variant[], warmups: number, runs: number, progress?: (round: number) => void, clock: () => number = wallMs): Map<string, Stats> {
-  const samples = new Map<string, number[]>(variants.map((v) => [v.name, []]));
+  return new Map([...measureClocks(variants, warmups, runs, [clock], progress)].map(([k, s]) => [k, s[0]]));
+}
+
+/** measure() reading several clocks around each sample (e.g. [wallMs, cpuMs]): Stats per variant, one per clock. */
+export function measureClocks(variants: Variant[], warmups: number, runs: number, clocks: (() => number)[], progress?: (round: number) => void): Map<string, Stats[]> {
+  const samples = new Map<string, number[][]>(variants.map((v) => [v.name, clocks.map(() => [])]));
+  const t0 = new Array<number>(clocks.length);
   for (let round = 0; round < warmups + runs; round++) {
     for (let j = 0; j < variants.length; j++) {
       const v = variants[(round + j) % variants.length];
       const reps = v.reps ?? 1;
       let r = 0;
-      const t0 = clock();
+      for (let c = 0; c < clocks.length; c++) t0[c] = clocks[c]();
       for (let k = 0; k < reps; k++) r += v.run();
-      const dt = (clock() - t0) / reps;
+      const t1 = clocks.map((c) => c());
       checksum += Number.isFinite(r) ? r * 1e-300 : 1;
-      if (round >= warmups) samples.get(v.name)!.push(dt);
+      if (round >= warmups) samples.get(v.name)!.forEach((s, c) => s.push((t1[c] - t0[c]) / reps));
     }
     progress?.(round);
   }
-  return new Map([...samples].map(([k, s]) => [k, stats(s)]));
+  return new Map([...samples].map(([k, s]) => [k, s.map(stats)]));
+}
+
+/**
+ * Calls per sample so that a sample lasts at least `targetMs` (at most `maxReps`), from the time of
+ * one call (a call of a few µs timed alone is mostly the timer and the call around it).
+ */
+export function repsFor(callMs: number, targetMs: number, maxReps = 100_000): number {
+  return Math.max(1, Math.min(maxReps, Math.ceil(targetMs / Math.max(callMs, 1e-5))));
+}
+
+/** The git commit measured, and whether src/ or evals/ had uncommitted changes (`override`: a commit named from outside, for a snapshot without .git). */
+export function tsadCommit(override?: string): { commit: string; dirty: boolean | null } {
+  if (override) return { commit: override, dirty: false };
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
+    const st = execFileSync('git', ['status', '--porcelain', '--', 'src', 'evals'], { cwd: repoRoot, encoding: 'utf8' }).trim();
+    return { commit, dirty: st.length > 0 };
+  } catch {
+    return { commit: 'unknown', dirty: null };
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import { checkCompiled } from '../src/api/check.js';
 import { frontEnd } from '../src/api/compile.js';
 import { compileHvp } from '../src/api/hessian.js';
 import { loadGenerated } from '../src/api/load.js';
-import { hessian, hvp } from '../src/api/runtime.js';
+import { hessian, hvp, sparseHessian } from '../src/api/runtime.js';
 import { flatten, packDirections, randomLike, rng, unpackDirection, zeros } from '../src/api/values.js';
 import { zerosLike } from '../src/runtime/arrays.js';
 import { formatDiagnostic } from '../src/frontend/diagnostics.js';
@@ -170,6 +170,51 @@ describe('Hessians against hand-worked values', () => {
     expect([ha, ...hw].map((x) => +x.toFixed(12))).toEqual(Hv.map((x) => +x.toFixed(12)));
     // ∂²f/∂a² = 2 w0 − w1² sin(w1 a), by hand
     expect(H[0][0]).toBeCloseTo(2 * w[0] - w[1] * w[1] * Math.sin(w[1] * a), 12);
+  });
+
+  it('a nullable local read in a loop: each iteration\'s directions go on the tape, not the buffer that holds the last ones', () => {
+    // the gradient code pushes `r` (number | undefined) by reference; its vector tangent once pushed the
+    // one Float64Array it kept updating, so every pop read the last iteration's directions (caught by
+    // the runtime API's check of the vector mode; found by the fuzz property hvp)
+    const f = (a: number[]) => {
+      let s = 0;
+      for (let j = 0; j < a.length; j++) {
+        const r = a[j + 1];
+        s = s + a[j] * (r != null ? r : 0.25);
+      }
+      return s;
+    };
+    expect(hessian(f)([0.6, -0.9, 0.13])).toEqual([[0, 1, 0], [1, 0, 1], [0, 1, 0]]);
+  });
+
+  it('an independent left out (undefined) is refused by the Hessian matrices, not shifted into the rows', () => {
+    // the gradient keeps the left-out number's entry: its rows once came one place late, silently, once
+    // the self-check stopped tripping over the undefined direction (fuzz property sparse)
+    const f = (y: number | undefined, m: number[]) => {
+      if (y === undefined) y = 0.5;
+      return y * m[0] * m[0] + m[1] * m[2] * m[2];
+    };
+    const m = [0.3, -1.5, 0.8];
+    expect(() => hessian(f, { wrt: [0, 1] })(undefined, m)).toThrow(/hessian: the independent 'y' is undefined in this call/);
+    expect(() => sparseHessian(f, { wrt: [0, 1] })(undefined, m)).toThrow(/sparseHessian: the independent 'y' is undefined/);
+    expect(hessian(f, { wrt: [1] })(undefined, m)).toEqual([[1, 0, 0], [0, 0, 1.6], [0, 1.6, -3]]);
+    // hvp, shaped like the gradient, gives the left-out one its 0
+    expect(hvp(f, [undefined, m], [undefined, [1, 0, 0]], { wrt: [0, 1] })).toEqual([0, [1, 0, 0]]);
+  });
+
+  it('an array grown by storing zeros, its values added later: the tangent array grows with it', () => {
+    // `b[j] = 0` past the end of `b = []` while b is not varied used to leave the tangent array empty
+    // there (NaN in the tangent, and in H·v where the gradient code grows its adjoint array this way)
+    const f = (x: number, w: number[]) => {
+      const b: number[] = [];
+      for (let j = 0; j < 2; j++) b[j] = 0;
+      for (let j = 0; j < 2; j++) b[j] += Math.sin(x) * w[j];
+      return b[0] * b[1];
+    };
+    const x = 0.3, w = [1.5, -0.5];
+    const [hx] = hvp(f, [x, w], [1, [0, 0]], { wrt: [0, 1] });
+    // f = sin²x · w0 w1: ∂²f/∂x² = 2 cos 2x · w0 w1
+    expect(hx).toBeCloseTo(2 * Math.cos(2 * x) * w[0] * w[1], 12);
   });
 
   it('a helper given one array twice (`dot(x, x)`, `v.dot(v)`): its backward sweep adds into one shadow twice', () => {

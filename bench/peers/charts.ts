@@ -6,13 +6,13 @@ import type { PeerName } from './protocol.js';
 import { median, primalOf } from './report.js';
 import type { PeersResults } from './run.js';
 
-type Spec = Record<string, unknown>;
+export type Spec = Record<string, unknown>;
 
 const PEER_ORDER: PeerName[] = ['tsad', 'hand-written', 'fd-central', 'tfjs-cpu', 'tfjs-wasm', 'jax-js'];
 const COLORS = ['#d62728', '#2ca02c', '#7f7f7f', '#ff7f0e', '#9467bd', '#1f77b4'];
-const color = { field: 'peer', type: 'nominal', scale: { domain: PEER_ORDER, range: COLORS }, legend: { title: null, orient: 'bottom' } };
 
-interface Row {
+/** One point of a line chart: `peer` is the series (a peer, or any other series name). */
+export interface Row {
   eval: string;
   size: string;
   order: number;
@@ -35,13 +35,27 @@ function rows(r: PeersResults, value: (w: PeersResults['workloads'][number], p: 
   return out;
 }
 
-function facetLines(title: string, data: Row[], yTitle: string): Spec {
+/** Series (colours), facet order and point shapes of a chart; the peers' by default. */
+export interface ChartStyle {
+  series: string[];
+  colors: string[];
+  facets: string[];
+  /** point shape by `note` (measured / extrapolated / single call); off: plain points */
+  shapes: boolean;
+}
+
+const PEERS_STYLE: ChartStyle = { series: PEER_ORDER, colors: COLORS, facets: ['lse', 'llsq', 'gmm', 'kmeans'], shapes: true };
+
+/** Lines over the sizes of each eval (one facet per eval, log y), a series per `peer`. */
+export function facetLines(title: string, data: Row[], yTitle: string, style: ChartStyle = PEERS_STYLE): Spec {
+  const color = { field: 'peer', type: 'nominal', scale: { domain: style.series, range: style.colors }, legend: { title: null, orient: 'bottom' } };
+  const tooltip = [{ field: 'peer' }, { field: 'size' }, { field: 'value', format: '.4g' }, { field: 'note' }];
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title,
     data: { values: data },
-    facet: { field: 'eval', type: 'nominal', title: null, sort: ['lse', 'llsq', 'gmm', 'kmeans'] },
-    columns: 2,
+    facet: { field: 'eval', type: 'nominal', title: null, sort: style.facets },
+    columns: style.facets.length > 4 ? 3 : 2,
     spec: {
       width: 300,
       height: 220,
@@ -54,10 +68,12 @@ function facetLines(title: string, data: Row[], yTitle: string): Spec {
         { mark: { type: 'line', strokeWidth: 1.5 } },
         {
           mark: { type: 'point', filled: true, size: 60 },
-          encoding: {
-            shape: { field: 'note', type: 'nominal', scale: { domain: ['measured', 'extrapolated', 'single call'], range: ['circle', 'triangle-up', 'square'] }, legend: { title: null, orient: 'bottom' } },
-            tooltip: [{ field: 'peer' }, { field: 'size' }, { field: 'value', format: '.4g' }, { field: 'note' }],
-          },
+          encoding: style.shapes
+            ? {
+                shape: { field: 'note', type: 'nominal', scale: { domain: ['measured', 'extrapolated', 'single call'], range: ['circle', 'triangle-up', 'square'] }, legend: { title: null, orient: 'bottom' } },
+                tooltip,
+              }
+            : { tooltip },
         },
       ],
     },
@@ -67,14 +83,15 @@ function facetLines(title: string, data: Row[], yTitle: string): Spec {
 }
 
 /** facetLines plus a dashed rule at `ruleAt` (ratio charts). */
-function facetRatios(title: string, data: Row[], yTitle: string, ruleAt: number): Spec {
-  const spec = facetLines(title, data, yTitle);
+export function facetRatios(title: string, data: Row[], yTitle: string, ruleAt: number, style: ChartStyle = PEERS_STYLE): Spec {
+  const spec = facetLines(title, data, yTitle, style);
   const inner = spec['spec'] as { layer: Spec[] };
   inner.layer.push({ mark: { type: 'rule', color: 'black', strokeDash: [4, 2] }, encoding: { y: { datum: ruleAt }, x: null, color: null } });
   return spec;
 }
 
-async function render(spec: Spec): Promise<string> {
+/** A Vega-Lite spec rendered to SVG. */
+export async function render(spec: Spec): Promise<string> {
   const vl = (await import('vega-lite')) as unknown as { compile(s: unknown): { spec: unknown } };
   const vega = (await import('vega')) as unknown as {
     parse(s: unknown): unknown;
@@ -86,9 +103,20 @@ async function render(spec: Spec): Promise<string> {
   return svg;
 }
 
+/** Renders each (file name, spec) to an SVG file in `dir`; returns their paths. */
+export async function writeSvgs(dir: string, charts: [string, Spec][]): Promise<string[]> {
+  mkdirSync(dir, { recursive: true });
+  const out: string[] = [];
+  for (const [name, spec] of charts) {
+    const path = join(dir, name);
+    writeFileSync(path, await render(spec));
+    out.push(path);
+  }
+  return out;
+}
+
 /** Writes the charts into `dir`; returns their paths. */
 export async function writeCharts(r: PeersResults, dir: string): Promise<string[]> {
-  mkdirSync(dir, { recursive: true });
   const when = `${r.mode}, ${r.date.slice(0, 10)}, ${r.machine.cpu} ×${r.machine.cores}`;
   const tsadOf = (w: PeersResults['workloads'][number]) => median(w, 'tsad');
   const charts: [string, Spec][] = [
@@ -131,11 +159,5 @@ export async function writeCharts(r: PeersResults, dir: string): Promise<string[
       ),
     ],
   ];
-  const out: string[] = [];
-  for (const [name, spec] of charts) {
-    const path = join(dir, name);
-    writeFileSync(path, await render(spec));
-    out.push(path);
-  }
-  return out;
+  return writeSvgs(dir, charts);
 }

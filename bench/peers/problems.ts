@@ -101,7 +101,8 @@ function goldenOf(s: SizeSpec) {
   return s.golden ? loadGoldenFile(join(goldenDir(s.eval), `${s.golden}.json`)) : undefined;
 }
 
-function generate(s: SizeSpec): Args[EvalName] {
+/** An input of the eval's distributions at the sizes `s.params` (seeded; see the header). */
+export function generate(s: Pick<SizeSpec, 'eval' | 'params'>): Args[EvalName] {
   const p = s.params;
   switch (s.eval) {
     case 'lse':
@@ -138,7 +139,8 @@ export function flatten(v: unknown): Float64Array {
   return Float64Array.from(out);
 }
 
-function handwrittenReference(ev: EvalName, a: Args[EvalName]): { value: number; grad: Float64Array } {
+/** Value and flat derivative by the hand-written float64 code (evals/<eval>/handwritten.ts). */
+export function handwrittenReference(ev: EvalName, a: Args[EvalName]): { value: number; grad: Float64Array } {
   switch (ev) {
     case 'lse': {
       const x = (a as LseArgs).x;

@@ -205,7 +205,8 @@ export function textReport(r: PeersResults): string {
   return out.join('\n');
 }
 
-function mdTable(head: string[], rows: string[][]): string {
+/** A Markdown table: the first two columns left-aligned, the others right-aligned. */
+export function mdTable(head: string[], rows: string[][]): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   return [`| ${head.map(esc).join(' | ')} |`, `|${head.map((_, i) => (i < 2 ? '---' : '---:')).join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
 }

@@ -30,7 +30,7 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../../evals/paths.js';
-import { stats, type Stats } from '../harness.js';
+import { stats, tsadCommit, type Stats } from '../harness.js';
 import { writeCharts } from './charts.js';
 import { DERIVATIVE, EVALS, SIZES, type EvalName, type Errors, type SizeSpec } from './problems.js';
 import { PEERS, type InitReply, type PeerName, type Reply, type RunReply, type SetupReply, type VariantName } from './protocol.js';
@@ -199,19 +199,6 @@ function lscpu(): { model: string; threadsPerCore: string } {
   }
 }
 
-/** TSAD_PEERS_COMMIT overrides (for a run from an exported snapshot without .git). */
-function tsadSource(): PeersResults['tsad'] {
-  const env = process.env['TSAD_PEERS_COMMIT'];
-  if (env) return { commit: env, dirty: false };
-  try {
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
-    const st = execFileSync('git', ['status', '--porcelain', '--', 'src', 'evals'], { cwd: repoRoot, encoding: 'utf8' }).trim();
-    return { commit, dirty: st.length > 0 };
-  } catch {
-    return { commit: 'unknown', dirty: null };
-  }
-}
-
 function dateCommand(): string {
   try {
     return execFileSync('date', { encoding: 'utf8' }).trim();
@@ -259,7 +246,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     dateCommand: dateCommand(),
     mode: QUICK ? 'quick' : 'full',
-    tsad: tsadSource(),
+    tsad: tsadCommit(process.env['TSAD_PEERS_COMMIT']), // (TSAD_PEERS_COMMIT: for a run from an exported snapshot without .git)
     machine: {
       cpu: cpu.model,
       cores: os.cpus().length,

@@ -694,8 +694,10 @@ function gradientTangent(c: Compiled, opts: RuntimeOptions, args: unknown[], tan
  */
 function runSecondOrderCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unknown[]): void {
   const R = rng(0x7ad5e2f);
-  const v = c.wrt.map((i) => randomLike(args[i], R));
-  const u = c.wrt.map((i) => randomLike(args[i], R));
+  // (an independent left out, undefined, takes its default: its direction is 0, its gradient entry unused)
+  const direction = (i: number) => (args[i] === undefined ? 0 : randomLike(args[i], R));
+  const v = c.wrt.map(direction);
+  const u = c.wrt.map(direction);
   const [g, hvList] = gradientTangent(c, opts, args, v);
   const hv = hvList.flatMap((x) => flatten(x));
   const hu = gradientTangent(c, opts, args, u)[1].flatMap((x) => flatten(x));
@@ -714,7 +716,7 @@ function runSecondOrderCheck(c: Compiled, f: Fn, opts: RuntimeOptions, args: unk
   bind(primal, opts);
   const fd = differenceTangent(primal.mod[primal.head] as (...a: unknown[]) => unknown, args, c.wrt, v);
   if (fd && Number.isFinite(fd[1][0])) {
-    const gv = g.reduce<number>((s, gi, k) => s + dot(gi, v[k]), 0);
+    const gv = g.reduce<number>((s, gi, k) => (args[c.wrt[k]] === undefined ? s : s + dot(gi, v[k])), 0);
     if (!agreesWithDifferences([gv], [fd[1][0]]))
       throw new Error(`tsad: self-check failed for the gradient of '${c.head}' behind its second derivatives: it disagrees with divided differences of the function (${gv} vs ${fd[1][0]}) ${at}. This is a bug in tsad: please report it with the function; { check: false } skips this check`);
   }
@@ -753,6 +755,7 @@ export function hessian<F extends (...args: any[]) => number, const W extends Wr
   return (...args) =>
     withErrors(() => {
       const c = compileSecondOrder('hessian', f, opts, args);
+      refuseAbsentIndependents('hessian', c, args);
       return hessianAt(c, args, (js) => checkedColumns(c, opts, args, js));
     });
 }
@@ -801,8 +804,20 @@ export function hessianDiagonal<F extends (...args: any[]) => number, const W ex
   return (...args) => withErrors(() => Array.from(diagonalOf(sparseHessianOf('hessianDiagonal', f, opts, args))));
 }
 
+/**
+ * A Hessian over an independent left out (undefined: it takes its default) would have no row or column
+ * of its, but the gradient the columns come from still holds its entry, and the rows would shift: refused
+ * (hvp, shaped like the gradient, gives it).
+ */
+function refuseAbsentIndependents(api: string, c: Compiled, args: unknown[]): void {
+  const absent = c.wrt.filter((i) => args[i] === undefined).map((i) => c.params[i]);
+  if (absent.length)
+    throw new TypeError(`tsad: ${api}: the independent${absent.length > 1 ? 's' : ''} ${absent.map((p) => `'${p}'`).join(', ')} ${absent.length > 1 ? 'are' : 'is'} undefined in this call (left out, taking ${absent.length > 1 ? 'their defaults' : 'its default'}): name the independents with { wrt } without ${absent.length > 1 ? 'them' : 'it'}, or pass ${absent.length > 1 ? 'values' : 'a value'}`);
+}
+
 function sparseHessianOf(api: string, f: Fn, opts: RuntimeOptions, args: unknown[]): SparseMatrix {
   const c = compileSecondOrder('hessian', f, opts, args);
+  refuseAbsentIndependents(api, c, args);
   bind(c, opts);
   if (c.elements && opts.sparse !== 'colouring') return byElements(c, c.elements, opts, args);
   if (!c.vector) throw new Error(`tsad: ${api}: no vector mode of the gradient was generated`);

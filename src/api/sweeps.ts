@@ -387,13 +387,15 @@ export function packedSweep(g: Generated, args: unknown[], way?: 'vector' | 'sca
     if (!ways) fasterWay.set(g, (ways = new Map()));
     const known = ways.get(nb);
     if (known) return known === 'vector' ? vector(seeds, nb) : scalar(seeds, nb);
-    // (each way twice, alternating, the faster of each kept: one timing is at the mercy of a busy machine)
+    // (each way twice, alternating, the faster of each kept: one timing is at the mercy of a busy machine;
+    // each run on its own copy of the seeds, which a derivative writing into its tangent argument changes)
     let out: ArrayLike<number> = new Float64Array(0);
     const best = { vector: Infinity, scalar: Infinity };
     for (let round = 0; round < 2; round++)
       for (const way of ['vector', 'scalar'] as const) {
+        const mine = Array.isArray(seeds) ? seeds.slice() : Float64Array.from(seeds);
         const t0 = performance.now();
-        out = way === 'vector' ? vector(seeds, nb) : scalar(seeds, nb);
+        out = way === 'vector' ? vector(mine, nb) : scalar(mine, nb);
         best[way] = Math.min(best[way], performance.now() - t0);
       }
     ways.set(nb, best.scalar < SCALAR_MARGIN * best.vector ? 'scalar' : 'vector');

@@ -404,8 +404,13 @@ class TangentBuilder {
       return;
     }
     // a derivative that stops being varied is reset only if it is read again (after a merge); usefulness
-    // is not enough to decide: a later passive redefinition kills usefulness but leaves the tangent as is
-    const needReset = (V.has(rep) || valueVaried) && this.tangentLiveOut(s).has(rep);
+    // is not enough to decide: a later passive redefinition kills usefulness but leaves the tangent as is.
+    // An element of a plain array that has a tangent array gets a zero tangent where nothing varied is
+    // written: the write may grow the array (`b = []; b[j] = 0`) and the tangent array has no element
+    // there yet, for this function's later statements or for code it hands the tangent to (a tape).
+    const objTy = target.k === 'idx' ? tyOf(target.obj) : null;
+    const growable = target.k === 'idx' && objTy?.k === 'arr' && !objTy.typed && objTy.elem.k === 'num' && this.dwhole(target.obj) !== null;
+    const needReset = ((V.has(rep) || valueVaried) && this.tangentLiveOut(s).has(rep)) || growable;
     if (d || needReset || (valueVaried && U.has(rep))) {
       const dt = this.dref(target) as LValue | null;
       out.push(...pre);
@@ -447,7 +452,8 @@ class TangentBuilder {
     const op = (fn: string, x: Expr): Stmt => ({ k: 'expr', e: { k: 'intr', fn, args: [td, x], ty: { k: 'void' } } });
     if (e.fn === 'tape.pushR') {
       // (a checkpoint's `snapshot(m[i])` pushes the snapshot of the tangent beside it)
-      out.push(op('tape.pushR', this.refDeriv(v, out) ?? this.zerosLike(v)), s);
+      const d = this.refDeriv(v, out) ?? this.zerosLike(v);
+      out.push(op('tape.pushR', this.vec && !isRef(tyOf(v)) ? this.directionsCopy(d) : d), s);
       return;
     }
     let d: Expr | null = null;
@@ -464,6 +470,17 @@ class TangentBuilder {
     // them back in order; an array per value pushed cost an allocation per push)
     else out.push(...this.dirLoop([op('tape.pushF', d ?? this.zero())], true));
     out.push({ ...s, e: { ...e, args: [tape, prim] } } as Stmt);
+  }
+
+  /**
+   * A number pushed by reference (`tape.pushR(set ? r : undefined)`, a nullable number) has, in vector
+   * mode, its directions in one buffer the function keeps updating: what goes on the tape is a copy of
+   * it, or every pop would read the buffer's last directions.
+   */
+  private directionsCopy(d: Expr): Expr {
+    if (d.k === 'cond') return { ...d, a: this.directionsCopy(d.a), b: this.directionsCopy(d.b) };
+    if (d.k === 'var' || d.k === 'idx' || d.k === 'field') return { k: 'intr', fn: 'copy', args: [d], ty: tyOf(d) };
+    return d;
   }
 
   /** Runtime calls of generated code: the same call on the derivatives. */

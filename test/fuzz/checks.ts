@@ -10,11 +10,15 @@
 //                a failure is confirmed with two more step sizes before it is reported)
 //   dot          tangent against adjoint by the dot-product test (checkCompiled)
 //   vector       vector tangent against repeated scalar tangents (checkCompiled)
-//   sparse       the sparse vector mode (`sparseVector: true`) against repeated scalar tangents, with
+//   sparse-vector the sparse vector mode (`sparseVector: true`) against repeated scalar tangents, with
 //                directions that each seed a few of the independents (narrow direction intervals), and
 //                its primal values bit-identical to the primal's
 //   tape         tape empty after the adjoint's backward sweep (checkCompiled)
 //   selfcheck    the runtime API's self-check passes: no false alarm (test/fuzz/selfcheck-property.ts)
+//   hvp          second derivatives (forward over reverse) of a scalar result: the gradient code's gradient,
+//                H·v against divided differences of it, its vector mode, symmetry (test/fuzz/hvp-property.ts)
+//   sparse       sparse Jacobians (and Hessians, with hvp) by detected pattern and colouring equal the dense
+//                ones column by column (test/fuzz/sparse-property.ts)
 //   tbr          f_b with `adjoint: { tbr: false, recompute: false, merge: false }` (the naive model) gives bit-identical gradients to f_b,
 //                and so do f_b with `adjoint: { primalResults: false }` (diff-liveness removing primal code)
 //                and f_b in joint mode (`adjoint: { checkpointCalls: true }`, every call checkpointed);
@@ -27,10 +31,12 @@ import { loadGenerated, type LoadedModule } from '../../src/api/load.js';
 import { clone, flatten, randomLike, rng } from '../../src/api/values.js';
 import { zerosLike } from '../../src/runtime/arrays.js';
 import { DOT_TOLERANCE } from '../../src/api/selfcheck.js';
+import { checkHvp } from './hvp-property.js';
 import { selfCheckProgram } from './selfcheck-property.js';
+import { checkSparse } from './sparse-property.js';
 
-export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'sparse' | 'tape' | 'tbr' | 'runtime' | 'checker' | 'selfcheck';
-export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'sparse', 'tape', 'tbr', 'runtime', 'checker', 'selfcheck'];
+export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'sparse-vector' | 'tape' | 'tbr' | 'runtime' | 'checker' | 'selfcheck' | 'hvp' | 'sparse';
+export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'sparse-vector', 'tape', 'tbr', 'runtime', 'checker', 'selfcheck', 'hvp', 'sparse'];
 
 /** What identifies "the same failure" while shrinking: the property and its message without numbers or quoted names. */
 export function signature(f: Pick<Finding, 'prop' | 'message'>): string {
@@ -64,6 +70,8 @@ export interface CheckJob {
   jsSparse?: CompileResult;
   /** `js` was coarsened (issue 19): its adjoint matches the statement-level ones to rounding, not bit for bit */
   coarsened?: boolean;
+  /** second derivatives (compileHvp) of a head returning one number, where tsad gives them */
+  hvp?: CompileResult;
 }
 
 export interface CheckOutcome {
@@ -195,8 +203,9 @@ export function runChecks(job: CheckJob): CheckOutcome {
   const eBj = entry(job.jsJoint, head, 'reverse');
   const params = (eT ?? eB)!.params.filter((p) => p.role === 'primal').map((p) => p.name);
   const of = js.of;
-  const sparse = job.jsSparse ? loadGenerated(job.jsSparse.code) : null;
+  const sparseVector = job.jsSparse ? loadGenerated(job.jsSparse.code) : null;
   const eS = job.jsSparse ? entry(job.jsSparse, head, 'vector') : undefined;
+  const hvpMod = job.hvp && eT ? loadGenerated(job.hvp.code) : undefined;
 
   const checkPoint = (args: unknown[], seed: number): Verdict => {
     // ---- the original
@@ -299,14 +308,14 @@ export function runChecks(job: CheckJob): CheckOutcome {
       if (eB && !rep.tapeEmpty) find({ prop: 'tape', message: 'the tape is not empty after the backward sweep', args });
       // ---- the sparse vector mode: narrow directions, against scalar tangents; its primal values
       stage = 'the sparse vector mode';
-      if (sparse && eS && job.jsSparse) {
-        count('sparse');
-        const { res, after } = callTangent(sparse, eS, params, args, 2);
+      if (sparseVector && eS && job.jsSparse) {
+        count('sparse-vector');
+        const { res, after } = callTangent(sparseVector, eS, params, args, 2);
         const v = of.includes('return') ? (res as unknown[])[0] : undefined;
         if ((of.includes('return') && !sameBits(v, y0)) || !sameBits(after, c0))
-          find({ prop: 'sparse', message: `primal values after the sparse ${eS.name} differ from the primal's`, observed: show({ result: v, args: after }), expected: show({ result: y0, args: c0 }), args });
-        const s = checkCompiled(job.jsSparse, sparse, head, args, { seed, directions: 5, sparseDirections: true });
-        if (s.vectorError > 1e-12) find({ prop: 'sparse', message: 'sparse vector tangent differs from repeated scalar tangents', observed: `relative error ${s.vectorError.toExponential(2)}`, expected: '≤ 1e-12', args });
+          find({ prop: 'sparse-vector', message: `primal values after the sparse ${eS.name} differ from the primal's`, observed: show({ result: v, args: after }), expected: show({ result: y0, args: c0 }), args });
+        const s = checkCompiled(job.jsSparse, sparseVector, head, args, { seed, directions: 5, sparseDirections: true });
+        if (s.vectorError > 1e-12) find({ prop: 'sparse-vector', message: 'sparse vector tangent differs from repeated scalar tangents', observed: `relative error ${s.vectorError.toExponential(2)}`, expected: '≤ 1e-12', args });
       }
       stage = 'the self-check';
       const sc = selfCheckProgram(js, gen, head, args);
@@ -325,6 +334,17 @@ export function runChecks(job: CheckJob): CheckOutcome {
         const alt: CheckReport[] = [1e-5, 1e-7].map((h) => checkCompiled(js, gen, head, args, { seed, h }));
         if (!alt.some((r) => !r.unstable && r.tangentError <= 1e-6) && !truncationConverges([alt[0], rep, alt[1]].map((r) => r.tangentError)))
           find({ prop: 'tangent', message: 'tangent differs from central divided differences', observed: `relative error ${rep.tangentError.toExponential(2)} (h = 1e-6), ${alt.map((r) => r.tangentError.toExponential(2)).join(', ')} (h = 1e-5, 1e-7)`, expected: '≤ 1e-6', args });
+      }
+      if (job.hvp && hvpMod && !out.findings.length) {
+        stage = 'the second derivatives';
+        const h = checkHvp(job.hvp, hvpMod, js, gen, head, params, args, seed);
+        if (h.checked) count('hvp');
+        out.findings.push(...h.findings);
+      }
+      if (!out.findings.length) {
+        stage = 'the sparse matrices';
+        count('sparse');
+        out.findings.push(...checkSparse(js, gen, job.hvp && hvpMod ? { result: job.hvp, mod: hvpMod } : undefined, head, params, args));
       }
       return 'done';
     } catch (e) {

@@ -2108,7 +2108,7 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
   const use = (a: { name: string; len: number }) => c.emit(`${acc} = Math.tanh(${acc} + ${a.name}[0] * ${a.name}[${a.len - 1}]);`);
   const filling = (head: string, n: { text: string; n: number }, store: (j: string) => string) => {
     const j = c.fresh('j');
-    c.emit(head, `for (let ${j} = 0; ${j} < ${n.text}; ${j}++) {`);
+    c.emit(...(head ? [head] : []), `for (let ${j} = 0; ${j} < ${n.text}; ${j}++) {`);
     c.block(() => {
       c.ints.push({ name: j, U: n.n });
       c.emit(store(j));
@@ -2170,8 +2170,12 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
         use(c.arrs[c.arrs.length - 1]);
         return;
       }
-      // (or an empty literal the loop grows by storing past its end)
-      filling(s.v % 3 === 2 ? `const ${name}: number[] = [];` : `const ${name} = ${s.v % 2 ? 'new ' : ''}Array(${n.text});`, n, (j) => `${name}[${j}] = ${value(s.q)};`);
+      // (or an empty literal the loop grows by storing past its end; every other such one grown with
+      // zeros and its values added by a second loop: its tangent array grows with it)
+      if (s.v % 3 === 2 && s.t % 2 === 1) {
+        filling(`const ${name}: number[] = [];`, n, (j) => `${name}[${j}] = 0;`);
+        filling('', n, (j) => `${name}[${j}] += ${value(s.q)};`);
+      } else filling(s.v % 3 === 2 ? `const ${name}: number[] = [];` : `const ${name} = ${s.v % 2 ? 'new ' : ''}Array(${n.text});`, n, (j) => `${name}[${j}] = ${value(s.q)};`);
       c.arrs.push({ name, len: n.n, f64: false, ro: false });
       use(c.arrs[c.arrs.length - 1]);
       return;

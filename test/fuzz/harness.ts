@@ -15,6 +15,7 @@ import fc from 'fast-check';
 import type { CompileOptions, CompileResult } from '../../src/api/compile.js';
 import { typecheckModules } from '../support/typecheck.js';
 import { signature, type CheckJob, type CheckOutcome, type Finding, type Prop } from './checks.js';
+import { HVP_REFUSAL } from './hvp-property.js';
 import { mergeCounts, type Counts } from './coverage.js';
 import { drawArguments, programArb, render, type ProgSpec, type Rendered } from './generator.js';
 import type { WorkerJob, WorkerReply } from './worker.js';
@@ -160,12 +161,14 @@ const NEEDS: Record<Prop, { ts: boolean; naive: boolean; check: boolean }> = {
   tangent: { ts: false, naive: true, check: true },
   dot: { ts: false, naive: true, check: true },
   vector: { ts: false, naive: true, check: true },
-  sparse: { ts: false, naive: true, check: true },
+  'sparse-vector': { ts: false, naive: true, check: true },
   tape: { ts: false, naive: true, check: true },
   tbr: { ts: false, naive: true, check: true },
   runtime: { ts: false, naive: true, check: true },
   checker: { ts: false, naive: true, check: true },
   selfcheck: { ts: false, naive: true, check: true },
+  hvp: { ts: false, naive: true, check: true },
+  sparse: { ts: false, naive: true, check: true },
 };
 
 const firstLines = (s: string, n = 6) => s.split('\n').slice(0, n).join('\n');
@@ -238,10 +241,15 @@ export async function testProgram(p: Program, points: unknown[][], seed: number,
     return out;
   }
   // the sparse vector mode (src/transform/sparse-vector.ts), beside the scalar tangent it is checked against
-  const sparse = await compileOnce({ ...base, js: true, runtimeImport: null, modes: ['tangent', 'vector'], sparseVector: true }, 'JavaScript, sparseVector: true');
-  if (!sparse) return out;
+  const sparseVec = await compileOnce({ ...base, js: true, runtimeImport: null, modes: ['tangent', 'vector'], sparseVector: true }, 'JavaScript, sparseVector: true');
+  if (!sparseVec) return out;
   out.coarsened = !!js.coarsening?.chosen.length;
-  const job: CheckJob = { source: p.source, head: p.head, points, seed, js, jsNaive: naive, jsLean: lean, jsJoint: joint, jsSparse: sparse, coarsened: out.coarsened };
+  const hvp = await secondDerivatives(p, js, worker, budget, opts.only);
+  if (hvp && 'finding' in hvp) {
+    out.findings.push(hvp.finding);
+    return out;
+  }
+  const job: CheckJob = { source: p.source, head: p.head, points, seed, js, jsNaive: naive, jsLean: lean, jsJoint: joint, jsSparse: sparseVec, coarsened: out.coarsened, ...(hvp ? { hvp: hvp.result } : {}) };
   const r = await worker.run({ type: 'check', job }, opts.checkBudget ?? 60_000);
   if (!r.ok) {
     count('runtime');
@@ -254,6 +262,25 @@ export async function testProgram(p: Program, points: unknown[][], seed: number,
   out.nonfinite = o.nonfinite;
   out.unstable = o.unstable;
   return out;
+}
+
+/**
+ * compileHvp of a head whose adjoint takes one number as its seed (a scalar result), with the first
+ * compilation's independents; undefined where there is none or tsad says the gradient code cannot be
+ * differentiated again (HVP_REFUSAL: a located refusal, not a bug), a finding where it throws or says
+ * anything else.
+ */
+async function secondDerivatives(p: Program, js: CompileResult, worker: FuzzWorker, budget: number, only?: Prop): Promise<{ result: CompileResult } | { finding: Finding } | undefined> {
+  if (only !== undefined && !['hvp', 'sparse', 'runtime'].includes(only)) return undefined;
+  const eB = js.manifest.find((m) => m.of === p.head && m.mode === 'reverse');
+  if (!js.wrt.length || eB?.params.find((q) => q.role === 'seed')?.type !== 'number' || !js.manifest.some((m) => m.of === p.head && m.mode === 'tangent')) return undefined;
+  const r = await worker.run({ type: 'compileHvp', source: p.source, options: { head: p.head, wrt: js.wrt, js: true, runtimeImport: null } }, budget);
+  if (!r.ok) return { finding: { prop: 'hvp', message: `compileHvp() ${r.timeout ? r.error : `threw ${r.error.split('\n')[0]}`}`, ...(r.timeout ? {} : { observed: firstLines(r.error, 8) }) } };
+  const result = r.value as CompileResult;
+  const errors = result.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length === 1 && HVP_REFUSAL.test(errors[0].message)) return undefined;
+  if (errors.length || !result.code) return { finding: { prop: 'hvp', message: `compileHvp() fails: ${errors.map((d) => `${d.line}:${d.col} ${d.message}`).join('; ') || 'no code'}` } };
+  return { result };
 }
 
 export const POINTS = 6;

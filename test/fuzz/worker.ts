@@ -4,11 +4,13 @@
 // never returns is a failure, not a hung test run.
 import { parentPort } from 'node:worker_threads';
 import { compile, frontEnd, type CompileOptions } from '../../src/api/compile.js';
+import { compileHvp, type HvpOptions } from '../../src/api/hessian.js';
 import { runChecks, type CheckJob } from './checks.js';
 import { classifyModule } from './coverage.js';
 
 export type WorkerJob =
   | { type: 'compile'; source: string; options: CompileOptions }
+  | { type: 'compileHvp'; source: string; options: HvpOptions }
   | { type: 'check'; job: CheckJob }
   // the coverage cells of a program (test/fuzz/coverage.ts), as [key, count] pairs
   | { type: 'cells'; source: string };
@@ -19,7 +21,7 @@ export type WorkerReply = { id: number; ok: true; value: unknown; ms: number } |
 parentPort!.on('message', (m: WorkerRequest) => {
   const t0 = performance.now();
   try {
-    const value = m.type === 'compile' ? compile(m.source, m.options) : m.type === 'cells' ? [...classifyModule(frontEnd(m.source))] : runChecks(m.job);
+    const value = m.type === 'compile' ? compile(m.source, m.options) : m.type === 'compileHvp' ? compileHvp(m.source, m.options) : m.type === 'cells' ? [...classifyModule(frontEnd(m.source))] : runChecks(m.job);
     parentPort!.postMessage({ id: m.id, ok: true, value, ms: performance.now() - t0 } satisfies WorkerReply);
   } catch (e) {
     const error = e instanceof Error ? `${e.name}: ${e.message}\n${e.stack ?? ''}` : String(e);

@@ -349,3 +349,17 @@ export function interquartileSpread(samples: Float64Array): number {
   for (let i = lo; i < hi; i++) s += (v[i] - mean) ** 2;
   return s / (hi - lo);
 }
+
+/** Soft histogram energy: bins zeroed by storing past the end of an empty array, then filled by weights. */
+export function binnedEnergy(xs: number[], width: number, nbins: number): number {
+  var bins: number[] = [];
+  for (var k = 0; k < nbins; k++) bins[k] = 0;
+  for (var i = 0; i < xs.length; i++) {
+    var pos = xs[i] / width;
+    var b = Math.min(nbins - 1, Math.max(0, Math.floor(pos)));
+    bins[b] += Math.exp(-(pos - b - 0.5) * (pos - b - 0.5));
+  }
+  var e = 0;
+  for (var k = 0; k < nbins; k++) e += bins[k] * bins[k];
+  return e;
+}
