@@ -29,6 +29,8 @@ interface EvalCase {
   head: string;
   wrt: string[];
   of?: string[];
+  /** also fingerprinted in the sparse vector mode (`|sparse-vector`), as derivatives.ts compiles it */
+  sparseVector?: boolean;
 }
 const one = (ev: string, head: string, wrt: string[]): EvalCase => ({ name: `eval/${ev}/${head}`, files: () => ({ [`${ev}.ts`]: evalSource(ev) }), head, wrt });
 const EVALS: EvalCase[] = [
@@ -42,8 +44,8 @@ const EVALS: EvalCase[] = [
   one('lstm', 'lstmObjective', ['mainParams', 'extraParams']),
   one('ba', 'reprojError', ['cam', 'X', 'w']),
   one('ba', 'weightError', ['w']),
-  one('ht', 'htObjectiveSimple', ['theta']),
-  one('ht', 'htObjectiveComplicated', ['theta', 'us']),
+  { ...one('ht', 'htObjectiveSimpleInto', ['theta']), of: ['err'], sparseVector: true },
+  { ...one('ht', 'htObjectiveComplicatedInto', ['theta', 'us']), of: ['err'], sparseVector: true },
   one('particle', 'potential', ['p']),
   one('saddle', 'saddleF', ['b']),
   // nested: tsad's own output differentiated again (the kmeans Hessian diagonal)
@@ -92,6 +94,7 @@ function current(): Record<string, string> {
     const files = e.files();
     const run = (o: Partial<CompileOptions>) => compile(files, { head: e.head, wrt: e.wrt, ...(e.of ? { of: e.of } : {}), ...TS_OUT, ...o });
     fingerprints(out, e.name, () => run({}), run);
+    if (e.sparseVector) out[`${e.name}|sparse-vector`] = fingerprint(() => run({ modes: ['vector'], sparseVector: true }).code);
   }
   return out;
 }

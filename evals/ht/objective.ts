@@ -192,16 +192,27 @@ export function htObjectiveSimple(
   correspondences: number[],
   points: number[][],
 ): Float64Array {
+  const err = new Float64Array(correspondences.length * 3);
+  htObjectiveSimpleInto(theta, model, correspondences, points, err);
+  return err;
+}
+
+/** htObjectiveSimple written into `err` (flat [3P]; the Jacobian's adapter reuses its buffers). */
+export function htObjectiveSimpleInto(
+  theta: number[],
+  model: HandModel,
+  correspondences: number[],
+  points: number[][],
+  err: Float64Array,
+): void {
   const verts = posedVertices(theta, model);
   const np = correspondences.length;
-  const err = new Float64Array(np * 3);
   for (let i = 0; i < np; i++) {
     const v = correspondences[i];
     for (let j = 0; j < 3; j++) {
       err[i * 3 + j] = points[i][j] - verts[v * 3 + j];
     }
   }
-  return err;
 }
 
 /**
@@ -215,9 +226,22 @@ export function htObjectiveComplicated(
   correspondences: number[],
   points: number[][],
 ): Float64Array {
+  const err = new Float64Array(correspondences.length * 3);
+  htObjectiveComplicatedInto(theta, us, model, correspondences, points, err);
+  return err;
+}
+
+/** htObjectiveComplicated written into `err` (flat [3P]; the Jacobian's adapter reuses its buffers). */
+export function htObjectiveComplicatedInto(
+  theta: number[],
+  us: number[][],
+  model: HandModel,
+  correspondences: number[],
+  points: number[][],
+  err: Float64Array,
+): void {
   const verts = posedVertices(theta, model);
   const np = correspondences.length;
-  const err = new Float64Array(np * 3);
   for (let i = 0; i < np; i++) {
     const tri = model.triangles[correspondences[i]];
     const u0 = us[i][0];
@@ -228,5 +252,4 @@ export function htObjectiveComplicated(
       err[i * 3 + j] = points[i][j] - handPoint;
     }
   }
-  return err;
 }

@@ -5,7 +5,7 @@ import type { CompileResult, ManifestEntry } from './compile.js';
 import { loadGenerated, type LoadedModule } from './load.js';
 import { Tape } from '../runtime/tape.js';
 import { addInto, zerosLike } from '../runtime/arrays.js';
-import { assertNoAliasing, axpy, clone, dot, flatten, packDirections, randomLike, rng, unpackDirection } from './values.js';
+import { assertNoAliasing, axpy, clone, dot, flatten, mapFloats, packDirections, randomLike, rng, unpackDirection } from './values.js';
 import { zeroShadow } from './sweeps.js';
 
 
@@ -24,6 +24,12 @@ export interface CheckOptions {
   h?: number;
   /** number of directions for the vector-mode check */
   directions?: number;
+  /**
+   * vector-mode directions that each seed a few of the independents' floats (float i of the flattened
+   * independents in direction ⌊i / block⌋ mod nb, block 1 or 2 by the seed), and some directions none:
+   * the sparse vector mode's case (src/transform/sparse-vector.ts), where rows carry narrow intervals
+   */
+  sparseDirections?: boolean;
 }
 
 export interface CheckReport {
@@ -222,6 +228,17 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
   if (info.vector && info.tangent) {
     const nb = opts.directions ?? 3;
     const perDir = Array.from({ length: nb }, () => info.params.map((_, j) => (wrt.includes(info.params[j]) && args[j] !== undefined ? randomLike(args[j], R) : null)));
+    if (opts.sparseDirections) {
+      // (directions 0 .. nb - 2 take the floats in turn, direction nb - 1 none)
+      const block = 1 + ((opts.seed ?? 1) % 2);
+      let at = 0;
+      for (let j = 0; j < info.params.length; j++) {
+        if (perDir[0][j] === null) continue;
+        const base = at;
+        for (let k = 0; k < nb; k++) perDir[k][j] = mapFloats(perDir[k][j], (x, i) => (k < nb - 1 && Math.floor((base + i) / block) % (nb - 1) === k ? x : 0));
+        at += flatten(perDir[0][j]).length;
+      }
+    }
     const c = clone(args);
     const call: unknown[] = [];
     for (const p of info.vector.params) {

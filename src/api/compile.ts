@@ -31,7 +31,8 @@ import { refuseAliasedWrittenArguments } from '../transform/call-aliasing.js';
 import { refuseLinkingCalls } from '../transform/linking-calls.js';
 import { refuseWritesToModuleData } from '../transform/module-data.js';
 import { refuseUnsupportedOps } from '../transform/unsupported.js';
-import { TransformError, tangentFunc } from '../transform/tangent.js';
+import { TransformError, tangentFunc, tangentName } from '../transform/tangent.js';
+import { sparseVectorFunc } from '../transform/sparse-vector.js';
 import { applyCustomDerivatives, checkCustomOption, ruleFunctions, type CustomDerivativeOption } from '../frontend/custom-derivatives.js';
 import { customRuleErrors } from '../transform/custom.js';
 import { beginCompile, endCompile } from '../transform/reuse.js';
@@ -113,6 +114,11 @@ export interface CompileOptions {
   of?: string[];
   /** modes to generate (default: all three); 'forward' and 'adjoint' name tangent and reverse */
   modes?: ModeName[];
+  /**
+   * sparse vector mode (issue 18): the vector tangents (`f_dv`, same signatures) carry for each tangent
+   * row the interval of directions it may be non-zero in, and loop over those only (src/transform/sparse-vector.ts)
+   */
+  sparseVector?: boolean;
   /** emit JavaScript instead of TypeScript */
   js?: boolean;
   /** module specifier of the runtime in import statements (default 'tsad/runtime'); null: no import */
@@ -510,8 +516,30 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
     }
     throw e;
   }
+  if (modes.includes('vector') && options.sparseVector) timed('sparse', () => sparseVectorFuncs(info, out));
   const printed = timed('print', () => printModule(mod, reach, out, options, diags, { manifest, wrt, of }));
   return coarsening ? { ...printed, coarsening } : printed;
+}
+
+/**
+ * The vector tangents of `out` in their sparse form (src/transform/sparse-vector.ts). A call's array
+ * argument has its rows found again after the call only where the callee may write it.
+ */
+function sparseVectorFuncs(info: ProgramInfo, out: Func[]): void {
+  const vectors = new Map<string, { primal: Func; func: Func }>();
+  for (const n of info.mod.order) {
+    const name = tangentName(info, n, 'vector');
+    const func = out.find((g) => g.name === name);
+    if (func) vectors.set(name, { primal: info.func(n), func });
+  }
+  const writes = computeWrites(info.mod);
+  const mayWrite = (callee: string, arg: number): boolean => {
+    const v = vectors.get(callee);
+    const p = v?.func.params[arg];
+    if (!v || p?.role !== 'tangent' || !p.of) return true;
+    return writes.get(v.primal.name)?.has(v.primal.params.findIndex((q) => q.name === p.of)) ?? true;
+  };
+  for (const [k, g] of out.entries()) if (vectors.get(g.name)?.func === g) out[k] = sparseVectorFunc(g, info.moduleNames, mayWrite).func;
 }
 
 /**

@@ -56,6 +56,12 @@ export interface RuntimeOptions<W = Wrt> {
   /** coarsening (compile()'s option): functions, or segments of them, differentiated by their closed forms */
   coarsen?: boolean;
   /**
+   * sparse vector mode (compile()'s option): the vector tangent behind jacfwd, jacobian's forward way and
+   * sparse Jacobians loops over the directions each value depends on only (issue 18: pays where outputs
+   * depend on few inputs each)
+   */
+  sparseVector?: boolean;
+  /**
    * jacobian, jacfwd, jacrev and sparseJacobian: the Jacobian's rows are the floats these arguments hold
    * after the call (positions or names, in order), for a function that writes its results into arrays
    * it is passed, instead of the floats of its result
@@ -278,7 +284,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   assertNoAliasing(args, args.map((_, i) => `argument ${i + 1}`));
   // (an object of functions in scope is a namespace: its members become helpers, namespaces.ts)
   const { scope, head: source } = flattenNamespaces(opts.scope ?? {}, f.toString());
-  const key = JSON.stringify([order, opts.wrt ?? 0, opts.of ?? null, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? functionKey(scope[k] as AnyFunction) : shapeKey(scope[k]))), rulesKey(opts.customDerivatives), opts.coarsen === true]);
+  const key = JSON.stringify([order, opts.wrt ?? 0, opts.of ?? null, Object.keys(scope).sort(), args.map(shapeKey), Object.keys(scope).sort().map((k) => (typeof scope[k] === 'function' ? functionKey(scope[k] as AnyFunction) : shapeKey(scope[k]))), rulesKey(opts.customDerivatives), opts.coarsen === true, opts.sparseVector === true]);
   let perFn = cache.get(f);
   if (!perFn) cache.set(f, (perFn = new Map()));
   const hit = perFn.get(key);
@@ -364,7 +370,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   if (order !== 1 && noSource.length) throw new Error(`tsad: second derivatives of a black box ('${noSource[0]}') are not available: its hand-written rule gives first derivatives only`);
   const r =
     order === 1
-      ? compileModule(blackBoxes(front, noSource), { head, wrt: wrt.map((i) => params[i]), of: of?.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false }, modes: rulesModes(opts.customDerivatives), customDerivatives: compileOption(opts.customDerivatives), coarsen: opts.coarsen === true }, new DiagnosticBag(files))
+      ? compileModule(blackBoxes(front, noSource), { head, wrt: wrt.map((i) => params[i]), of: of?.map((i) => params[i]), js: true, runtimeImport: null, adjoint: { primalResults: false }, modes: rulesModes(opts.customDerivatives), customDerivatives: compileOption(opts.customDerivatives), coarsen: opts.coarsen === true, sparseVector: opts.sparseVector === true }, new DiagnosticBag(files))
       : compileHvp(Object.fromEntries(files), { head, wrt: wrt.map((i) => params[i]), modes: order === 'hessian' ? ['tangent', 'vector'] : ['tangent'], js: true, runtimeImport: null, customDerivatives: compileOption(opts.customDerivatives) });
   if (r.diagnostics.length) throw new TsadError(r.diagnostics.map(untypedFieldHint).map(factoryAdvice));
   const mod = loadGenerated(r.code, r.runtimeNames);
@@ -521,6 +527,8 @@ function checkOptions(api: string, opts: unknown): void {
   checkRuntimeRules(api, (opts as RuntimeOptions).customDerivatives, scope);
   const coarsen = (opts as RuntimeOptions).coarsen;
   if (coarsen !== undefined && typeof coarsen !== 'boolean') throw new TypeError(`tsad: ${api}'s coarsen must be true or false, not ${what(coarsen)}`);
+  const sparseVector = (opts as RuntimeOptions).sparseVector;
+  if (sparseVector !== undefined && typeof sparseVector !== 'boolean') throw new TypeError(`tsad: ${api}'s sparseVector must be true or false, not ${what(sparseVector)}`);
   const sparse = (opts as RuntimeOptions).sparse;
   if (sparse !== undefined && sparse !== 'elements' && sparse !== 'blocks' && sparse !== 'colouring') throw new TypeError(`tsad: ${api}'s sparse must be 'elements', 'blocks' or 'colouring', not ${what(sparse)}`);
   const of = (opts as RuntimeOptions).of;

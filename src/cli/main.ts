@@ -67,6 +67,8 @@ Options:
                     existing file of that name in it is overwritten) instead of printing
   --js              emit JavaScript instead of TypeScript
   --runtime <spec>  module the generated code imports the runtime from (default: tsad/runtime)
+  --sparse-vector   vector mode in its sparse form: each value's directions, an interval, are
+                    the only ones its loops run over (compile()'s sparseVector)
   --coarsen         differentiate whole functions, or segments of them, by their closed forms
                     (branches and loops through φ-calculus); the segments chosen go to stderr;
                     --coarsen=no-phi: straight-line segments only (the ablation)
@@ -105,6 +107,8 @@ interface Args {
   sparse?: boolean;
   /** --coarsen[=no-phi] (src/transform/coarsen) */
   coarsen?: true | { noPhi: true };
+  /** --sparse-vector (src/transform/sparse-vector.ts) */
+  sparseVector?: boolean;
 }
 
 function usage(msg: string): never {
@@ -132,7 +136,7 @@ function parseArgs(argv: string[]): Args {
     if (eq > 0) {
       inline = x.slice(eq + 1);
       x = x.slice(0, eq);
-      if (!VALUED.has(x) && (x === '--help' || x === '--version' || x === '--js' || x === '--check' || x === '--stats' || x === '--jacobian' || x === '--hessian' || x === '--sparse')) usage(`${x} takes no value`);
+      if (!VALUED.has(x) && (x === '--help' || x === '--version' || x === '--js' || x === '--check' || x === '--stats' || x === '--jacobian' || x === '--hessian' || x === '--sparse' || x === '--sparse-vector')) usage(`${x} takes no value`);
     }
     const val = () => {
       if (inline !== undefined) return inline;
@@ -195,6 +199,9 @@ function parseArgs(argv: string[]): Args {
         break;
       case '--sparse':
         a.sparse = true;
+        break;
+      case '--sparse-vector':
+        a.sparseVector = true;
         break;
       case '--coarsen':
         if (inline !== undefined && inline !== 'no-phi') usage(`--coarsen takes no value, or 'no-phi' (the ablation without φ-calculus), not '${inline}'`);
@@ -273,7 +280,7 @@ function main(): void {
   }
   const r = args.hvp
     ? compileHvp(files, { head: args.head, wrt: args.wrt, js: args.js, runtimeImport: args.runtime })
-    : compile(files, { head: args.head, wrt: args.wrt, of: args.of, modes: args.modes, js: args.js, runtimeImport: args.runtime, coarsen: args.coarsen });
+    : compile(files, { head: args.head, wrt: args.wrt, of: args.of, modes: args.modes, js: args.js, runtimeImport: args.runtime, coarsen: args.coarsen, sparseVector: args.sparseVector });
   if (r.diagnostics.length) {
     process.stderr.write(r.diagnostics.map(formatDiagnostic).join('\n\n') + '\n');
     process.exit(1);

@@ -80,6 +80,12 @@ function directionLoopEffects(s: Stmt, nd: string, nbdirs: string): Effects | nu
   return fx;
 }
 
+/** the direction variable of `s` if it is a direction loop, `for (let nd = 0; nd < nbdirs; nd++)` */
+export function directionLoopVar(s: Stmt, nbdirs: string): string | null {
+  if (s.k !== 'for' || s.init.length !== 1 || s.init[0].k !== 'decl') return null;
+  return isDirectionLoop(s, s.init[0].name, nbdirs) ? s.init[0].name : null;
+}
+
 /** `for (let nd = 0; nd < nbdirs; nd++)` */
 function isDirectionLoop(s: Stmt, nd: string, nbdirs: string): s is Extract<Stmt, { k: 'for' }> {
   if (s.k !== 'for' || s.init.length !== 1 || s.update.length !== 1 || !s.cond || s.body.length === 0) return false;
@@ -93,7 +99,7 @@ function isDirectionLoop(s: Stmt, nd: string, nbdirs: string): s is Extract<Stmt
 }
 
 /** `nd`, or `E * nbdirs + nd` with E free of nd: the slot of direction nd */
-function isDirectionSlot(index: Expr, nd: string, nbdirs: string): boolean {
+export function isDirectionSlot(index: Expr, nd: string, nbdirs: string): boolean {
   if (isVar(index, nd)) return true;
   return index.k === 'bin' && index.op === '+' && isVar(index.b, nd) && index.a.k === 'bin' && index.a.op === '*' && isVar(index.a.b, nbdirs) && !mentions(index.a.a, nd);
 }

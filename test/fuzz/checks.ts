@@ -10,6 +10,9 @@
 //                a failure is confirmed with two more step sizes before it is reported)
 //   dot          tangent against adjoint by the dot-product test (checkCompiled)
 //   vector       vector tangent against repeated scalar tangents (checkCompiled)
+//   sparse-vector the sparse vector mode (`sparseVector: true`) against repeated scalar tangents, with
+//                directions that each seed a few of the independents (narrow direction intervals), and
+//                its primal values bit-identical to the primal's
 //   tape         tape empty after the adjoint's backward sweep (checkCompiled)
 //   selfcheck    the runtime API's self-check passes: no false alarm (test/fuzz/selfcheck-property.ts)
 //   hvp          second derivatives (forward over reverse) of a scalar result: the gradient code's gradient,
@@ -34,8 +37,8 @@ import { selfCheckProgram } from './selfcheck-property.js';
 import { checkSparse } from './sparse-property.js';
 import { checkBlocks } from './blocks-property.js';
 
-export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'tape' | 'tbr' | 'runtime' | 'checker' | 'selfcheck' | 'hvp' | 'sparse' | 'blocks';
-export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'tape', 'tbr', 'runtime', 'checker', 'selfcheck', 'hvp', 'sparse', 'blocks'];
+export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'sparse-vector' | 'tape' | 'tbr' | 'runtime' | 'checker' | 'selfcheck' | 'hvp' | 'sparse' | 'blocks';
+export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'sparse-vector', 'tape', 'tbr', 'runtime', 'checker', 'selfcheck', 'hvp', 'sparse', 'blocks'];
 
 /** What identifies "the same failure" while shrinking: the property and its message without numbers or quoted names. */
 export function signature(f: Pick<Finding, 'prop' | 'message'>): string {
@@ -65,6 +68,8 @@ export interface CheckJob {
   jsNaive: CompileResult;
   jsLean: CompileResult;
   jsJoint: CompileResult;
+  /** tangent and sparse vector mode (`sparseVector: true`) */
+  jsSparse?: CompileResult;
   /** `js` was coarsened (issue 19): its adjoint matches the statement-level ones to rounding, not bit for bit */
   coarsened?: boolean;
   /** second derivatives (compileHvp) of a head returning one number, where tsad gives them */
@@ -200,6 +205,8 @@ export function runChecks(job: CheckJob): CheckOutcome {
   const eBj = entry(job.jsJoint, head, 'reverse');
   const params = (eT ?? eB)!.params.filter((p) => p.role === 'primal').map((p) => p.name);
   const of = js.of;
+  const sparseVector = job.jsSparse ? loadGenerated(job.jsSparse.code) : null;
+  const eS = job.jsSparse ? entry(job.jsSparse, head, 'vector') : undefined;
   const hvpMod = job.hvp && eT ? loadGenerated(job.hvp.code) : undefined;
 
   const checkPoint = (args: unknown[], seed: number): Verdict => {
@@ -301,6 +308,17 @@ export function runChecks(job: CheckJob): CheckOutcome {
       if (rep.dotError > 1e-10) find({ prop: 'dot', message: `dot-product test fails (${which})`, observed: `ȳ·(J ẋ) = ${rep.dotLeft}`, expected: `(Jᵀȳ)·ẋ = ${rep.dotRight} (relative error ${rep.dotError.toExponential(2)})`, args });
       if (rep.vectorError > 1e-12) find({ prop: 'vector', message: 'vector tangent differs from repeated scalar tangents', observed: `relative error ${rep.vectorError.toExponential(2)}`, expected: '≤ 1e-12', args });
       if (eB && !rep.tapeEmpty) find({ prop: 'tape', message: 'the tape is not empty after the backward sweep', args });
+      // ---- the sparse vector mode: narrow directions, against scalar tangents; its primal values
+      stage = 'the sparse vector mode';
+      if (sparseVector && eS && job.jsSparse) {
+        count('sparse-vector');
+        const { res, after } = callTangent(sparseVector, eS, params, args, 2);
+        const v = of.includes('return') ? (res as unknown[])[0] : undefined;
+        if ((of.includes('return') && !sameBits(v, y0)) || !sameBits(after, c0))
+          find({ prop: 'sparse-vector', message: `primal values after the sparse ${eS.name} differ from the primal's`, observed: show({ result: v, args: after }), expected: show({ result: y0, args: c0 }), args });
+        const s = checkCompiled(job.jsSparse, sparseVector, head, args, { seed, directions: 5, sparseDirections: true });
+        if (s.vectorError > 1e-12) find({ prop: 'sparse-vector', message: 'sparse vector tangent differs from repeated scalar tangents', observed: `relative error ${s.vectorError.toExponential(2)}`, expected: '≤ 1e-12', args });
+      }
       stage = 'the self-check';
       const sc = selfCheckProgram(js, gen, head, args);
       if (sc && sc.kind !== 'nonfinite') count('selfcheck');

@@ -161,6 +161,7 @@ const NEEDS: Record<Prop, { ts: boolean; naive: boolean; check: boolean }> = {
   tangent: { ts: false, naive: true, check: true },
   dot: { ts: false, naive: true, check: true },
   vector: { ts: false, naive: true, check: true },
+  'sparse-vector': { ts: false, naive: true, check: true },
   tape: { ts: false, naive: true, check: true },
   tbr: { ts: false, naive: true, check: true },
   runtime: { ts: false, naive: true, check: true },
@@ -240,13 +241,16 @@ export async function testProgram(p: Program, points: unknown[][], seed: number,
     out.findings.push({ prop: 'accepts', message: `rejected with adjoint: { checkpointCalls: true }: ${joint.diagnostics.map((d) => d.message).join('; ')}` });
     return out;
   }
+  // the sparse vector mode (src/transform/sparse-vector.ts), beside the scalar tangent it is checked against
+  const sparseVec = await compileOnce({ ...base, js: true, runtimeImport: null, modes: ['tangent', 'vector'], sparseVector: true }, 'JavaScript, sparseVector: true');
+  if (!sparseVec) return out;
   out.coarsened = !!js.coarsening?.chosen.length;
   const hvp = await secondDerivatives(p, js, worker, budget, opts.only);
   if (hvp && 'finding' in hvp) {
     out.findings.push(hvp.finding);
     return out;
   }
-  const job: CheckJob = { source: p.source, head: p.head, points, seed, js, jsNaive: naive, jsLean: lean, jsJoint: joint, coarsened: out.coarsened, ...(hvp ? { hvp: hvp.result } : {}) };
+  const job: CheckJob = { source: p.source, head: p.head, points, seed, js, jsNaive: naive, jsLean: lean, jsJoint: joint, jsSparse: sparseVec, coarsened: out.coarsened, ...(hvp ? { hvp: hvp.result } : {}) };
   const r = await worker.run({ type: 'check', job }, opts.checkBudget ?? 60_000);
   if (!r.ok) {
     count('runtime');
