@@ -133,6 +133,22 @@ describe('a wrong derivative is caught', () => {
   });
 });
 
+describe('large arguments', () => {
+  it('an array of 300 000 numbers: the check\'s step size is found without spreading them into Math.max', () => {
+    // (`Math.max(1, ...xs)` overflowed the call stack at this size: the bench's n = 10⁶ grad threw
+    // "the derivative ran out of call stack" on its first, checked call)
+    const f = (x: number[], a: number) => {
+      let s = 0;
+      for (let i = 0; i < x.length; i++) s += Math.log(1 + (x[i] * x[i] + a * x[i]) ** 2);
+      return s;
+    };
+    const x = Array.from({ length: 300_000 }, (_, i) => Math.sin(i));
+    const g = grad(f)(x, 0.3);
+    const t = x[7] * x[7] + 0.3 * x[7];
+    expect(g[7]).toBeCloseTo((2 * t * (2 * x[7] + 0.3)) / (1 + t * t), 12);
+  });
+});
+
 describe('when the check runs', () => {
   it('once per compiled derivative: later calls, and the same shapes through another wrapper, do not check', () => {
     const f = (x: number, y: number[]) => x * y[0] + Math.exp(y[1]);

@@ -158,7 +158,9 @@ function differenceCheck(value: (args: unknown[]) => unknown, args: unknown[], w
   const projected = yb.reduce((s, b, j) => s + b * yd[j], 0);
   const terms = yb.reduce((s, b, j) => s + Math.abs(b * yd[j]), 0);
   const size = yb.reduce((s, b, j) => s + Math.abs(b * y0[j]), 0);
-  const big = Math.max(1, ...wrt.flatMap((i) => flatten(args[i]).map(Math.abs)));
+  // (a loop, not Math.max(...xs): a million arguments overflow the call stack)
+  let big = 1;
+  for (const i of wrt) for (const x of flatten(args[i])) big = Math.max(big, Math.abs(x));
   const at = (h: number): number | null => {
     const shifted = (sign: number) => args.map((a, i) => (wrt.includes(i) ? axpy(a, sign * h, xdot[wrt.indexOf(i)]) : clone(a)));
     const plus = flatten(value(shifted(1))), minus = flatten(value(shifted(-1)));
