@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { checkCompiled } from '../src/api/check.js';
 import { compile } from '../src/api/compile.js';
 import { loadGenerated } from '../src/api/load.js';
-import { grad, hessian, jacobian, valueAndGrad } from '../src/index.js';
+import { grad, hessian, hessianDiagonal, jacfwd, jacobian, jacrev, sparseHessian, valueAndGrad } from '../src/index.js';
 
 function checks(src: string, head: string, args: unknown[], wrt?: string[]): void {
   const r = compile(src, { head, js: true, runtimeImport: null, ...(wrt ? { wrt } : {}) });
@@ -811,5 +811,59 @@ export function f(x: number, opts: { a?: number } = {}): number {
   return best;
 }
 `, 'nearest', [[1, 0.5], [[0.5, 0.4], [4.4, 3.9]]]);
+  });
+});
+
+describe('trial 23 (2026-11-28): the runtime API on arrays grown in the call', () => {
+  it('a result grown by index from [] (out[i] = …): its adjoint array grows with it though the store itself is dead', () => {
+    // the runtime API drops primal results (`primalResults: false`): the dead `out[i] = …` took the
+    // forward sweep's growth of `outb` with it, so the backward sweep read holes (NaN rows from jacrev
+    // with check: false; a false self-check failure otherwise)
+    const sq = (w: number[]) => {
+      const out: number[] = [];
+      for (let i = 0; i < w.length; i++) out[i] = w[i] * w[i];
+      return out;
+    };
+    expect(jacrev(sq, { check: false })([0.5, -1, 2])).toEqual([[1, 0, 0], [0, -2, 0], [0, 0, 4]]);
+    expect(jacobian(sq)([0.5, -1, 2])).toEqual([[1, 0, 0], [0, -2, 0], [0, 0, 4]]);
+    const hist = (xs: number[]) => {
+      const bins: number[] = [];
+      for (let k = 0; k < 2; k++) bins[k] = 0;
+      for (let i = 0; i < xs.length; i++) bins[i % 2] += xs[i] * xs[i];
+      return bins;
+    };
+    expect(jacrev(hist)([1, 2, 3])).toEqual([[2, 0, 6], [0, 4, 0]]);
+  });
+
+  it('an output argument grown by push: jacrev refuses (its adjoint would be seeded at the old length), the tangents answer', () => {
+    // jacrev returned zero rows here, silently: the seeds were shaped like the empty array passed in
+    const pushOut = (p: number[], xs: number[], r: number[]) => {
+      r.length = 0;
+      for (const x of xs) r.push(p[0] * Math.sin(p[1] * x));
+    };
+    const p = [1.3, 0.7], xs = [0.5, 1, 2];
+    expect(() => jacrev(pushOut, { of: ['r'] })(p, xs, [])).toThrow(/jacrev: the output argument 3 changes its length in the call/);
+    const want = xs.map((x) => [Math.sin(p[1] * x), p[0] * x * Math.cos(p[1] * x)]);
+    for (const J of [jacobian(pushOut, { of: ['r'] })(p, xs, []), jacfwd(pushOut, { of: ['r'] })(p, xs, [])])
+      J.forEach((row, i) => row.forEach((v, j) => expect(v).toBeCloseTo(want[i][j], 12)));
+  });
+
+  it('sparseHessian by elements with a trailing optional argument left out', () => {
+    // the element functions were called with the arguments given, so `idx` landed in `a`'s place
+    function cr(x: number[], a?: number) {
+      let t = 0;
+      if (a === undefined) a = 100;
+      for (let i = 0; i + 1 < x.length; i++) {
+        const d = x[i + 1] - x[i] * x[i];
+        t += a * d * d + (1 - x[i]) ** 2;
+      }
+      return t;
+    }
+    const x = [1.1, 0.9, 1.2];
+    const S = sparseHessian(cr)(x);
+    expect(S.info.method).toBe('elements');
+    const H = hessian(cr)(x);
+    for (let e = 0; e < S.values.length; e++) expect(S.values[e]).toBeCloseTo(H[S.rows[e]][S.cols[e]], 9);
+    expect(Array.from(hessianDiagonal(cr)(x))).toEqual(H.map((row, i) => row[i]).map((v) => expect.closeTo(v, 9)));
   });
 });

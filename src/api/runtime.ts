@@ -883,7 +883,9 @@ function sparseHessianOf(api: string, f: Fn, opts: RuntimeOptions, args: unknown
  */
 function byElements(c: Compiled, el: NonNullable<Compiled['elements']>, opts: RuntimeOptions, args: unknown[]): SparseMatrix {
   const x = args[c.wrt[0]] as ArrayLike<number>;
-  const sweeps = { record: (idx: Int32Array, h: Float64Array) => el.record(...args, idx, h), add: (trace: Int32Array, places: Int32Array, values: Float64Array) => el.add(...args, trace, places, values) };
+  // (trailing arguments left out still take their places: the element functions' own parameters follow)
+  const all = c.params.map((_, i) => args[i]);
+  const sweeps = { record: (idx: Int32Array, h: Float64Array) => el.record(...all, idx, h), add: (trace: Int32Array, places: Int32Array, values: Float64Array) => el.add(...all, trace, places, values) };
   const { matrix, state } = sparseByElements(sweeps, x.length, el.sites, el.slots, el.state, opts.reuseValues === true);
   el.state = state;
   if ((c.sparseUnchecked ?? true) && opts.check !== false) checkSparse(c, args, state.pattern, matrix, 'hessian');

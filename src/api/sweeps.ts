@@ -51,13 +51,18 @@ export function outputCount(g: Generated, args: unknown[]): number {
   return primalOutputs(g, args).count;
 }
 
-/** one primal run on copies of `args`: its result, and the number of outputs (the result's floats, then the output arguments') */
-function primalOutputs(g: Generated, args: unknown[]): { y: unknown; count: number } {
+/**
+ * one primal run on copies of `args`: its result, the number of outputs (the result's floats, then the
+ * output arguments'), and the output arguments whose number of floats the call changes (`r.push(…)` into
+ * an `r` given empty)
+ */
+function primalOutputs(g: Generated, args: unknown[]): { y: unknown; count: number; resized: number[] } {
   const a = clone(args);
   const y = (g.mod[g.primal] as (...x: unknown[]) => unknown)(...a);
   const out = g.outputs;
-  if (!out) return { y, count: flatten(y).length };
-  return { y, count: (out.result ? flatten(y).length : 0) + out.params.reduce((s, k) => s + flatten(a[k]).length, 0) };
+  if (!out) return { y, count: flatten(y).length, resized: [] };
+  const resized = out.params.filter((k) => flatten(a[k]).length !== flatten(args[k]).length);
+  return { y, count: (out.result ? flatten(y).length : 0) + out.params.reduce((s, k) => s + flatten(a[k]).length, 0), resized };
 }
 
 /**
@@ -211,10 +216,14 @@ export function independentCount(g: Generated, args: unknown[]): number {
  * sweeps among those generated.
  */
 export function jacobianAt(g: Generated, args: unknown[], how: 'auto' | 'forward' | 'reverse', columns: (js: number[]) => number[][] = (js) => tangentColumns(g, args, js)): number[][] {
-  const { y, count: m } = primalOutputs(g, args);
+  const { y, count: m, resized } = primalOutputs(g, args);
   if (m === 0 && !g.outputs) throw new Error(`tsad: '${g.primal}' returns no number: its Jacobian would have no rows. Return what it computes (the array it writes into, say)`);
   const n = independentCount(g, args);
-  const reverse = how === 'reverse' || (how === 'auto' && !!g.adjoint && (m <= n || !g.tangent));
+  // (an output argument the call grows or shrinks has no adjoint to seed before the call: its rows are
+  // only the tangents')
+  if (resized.length && (how === 'reverse' || !g.tangent))
+    throw new TypeError(`tsad: jacrev: the output argument ${resized.map((k) => `${k + 1}`).join(', ')} changes its length in the call (it is grown or cut, \`r.push(…)\` into an \`r\` given empty): the adjoint sweeps seed it before the call, at its old length; use jacobian or jacfwd (tangents), or pass it at its final length`);
+  const reverse = !resized.length && (how === 'reverse' || (how === 'auto' && !!g.adjoint && (m <= n || !g.tangent)));
   const J = reverse ? reverseRows(g, args, y, m) : fromColumns(columns, m, n);
   const outputs = [...(!g.outputs || g.outputs.result ? [y] : []), ...(g.outputs?.params ?? []).map((k) => args[k])];
   return inOwnOrder(J, ownOrder(outputs), ownOrder(g.wrt.map((i) => args[i])));

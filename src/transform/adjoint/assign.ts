@@ -138,8 +138,11 @@ export function deadAssign(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'a
   const value = s.k === 'decl' ? s.init! : s.value;
   const target: LValue = s.k === 'decl' ? { k: 'var', name: s.name, ty: s.ty } : s.target;
   const root = rootVar(target)!;
-  if (hasFloat(target.ty) && target.ty.k !== 'int' && !isRef(target.ty) && hasB(cx, root)) return { fwd: [], bwd: scalarAdjoint(cx, s, target, value) };
-  return { fwd: [], bwd: [] };
+  // (the store goes, but an array it would have grown still needs its shadow grown: the backward sweep
+  // accumulates into the element, `addInto(outb, resultb)` among others)
+  const fwd = growShadow(cx, target);
+  if (hasFloat(target.ty) && target.ty.k !== 'int' && !isRef(target.ty) && hasB(cx, root)) return { fwd, bwd: scalarAdjoint(cx, s, target, value) };
+  return { fwd, bwd: [] };
 }
 
 export function declAsAssign(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' }>): Stmt {
