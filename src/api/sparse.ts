@@ -63,7 +63,7 @@ export interface SparseInfo {
   colouringMs: number;
   /** the compressed sweep, the recovery of the entries and the check against the random direction (by elements: their sweep and the additions) */
   evaluationMs: number;
-  /** how the entries were computed: compressed sweeps of coloured columns, or element Hessians added (src/api/elements.ts); absent: colouring */
+  /** how the entries were computed: compressed sweeps of coloured columns, element Hessians added (src/api/elements.ts), or dense blocks (src/api/blocks.ts) */
   method?: 'colouring' | 'elements' | 'blocks';
   /** the elements summed (method 'elements') */
   elements?: number;
@@ -232,7 +232,7 @@ export function sparseAt(kind: SparseState['kind'], sweep: PackedSweep, m: numbe
   const p = s.pattern;
   return {
     state: s,
-    matrix: { shape: [p.m, p.n], rows: s.rows, cols: p.colIdx, values: r.values, info: { pattern: how, nnz: p.colIdx.length, colours: s.colouring.count, detectionSweeps, patternMs, colouringMs, evaluationMs } },
+    matrix: { shape: [p.m, p.n], rows: s.rows, cols: p.colIdx, values: r.values, info: { pattern: how, nnz: p.colIdx.length, colours: s.colouring.count, detectionSweeps, patternMs, colouringMs, evaluationMs, method: 'colouring' } },
   };
 }
 
