@@ -247,10 +247,7 @@ function evaluate(s: SparseState, sweep: PackedSweep, n: number): { ok: true; va
   for (let j = 0, at = 0; j < n; j++, at += nb) {
     for (let k = 0; k < c.count; k++) seeds[at + k] = 0;
     seeds[at + c.colour[j]] = 1;
-    // xorshift32: integer operations only (Park–Miller's float remainder cost more than the rest of this loop)
-    a ^= a << 13;
-    a ^= a >>> 17;
-    a ^= a << 5;
+    a = xorshift(a);
     seeds[at + c.count] = v[j] = (a >>> 0) / 2147483648 - 1;
   }
   s.seed = a;
@@ -290,6 +287,13 @@ export function mismatch(p: SparsityPattern, values: Float64Array, v: ArrayLike<
   return null;
 }
 
+/** xorshift32's next state: integer operations only (Park–Miller's float remainder cost more than the seed loop it feeds) */
+function xorshift(a: number): number {
+  a ^= a << 13;
+  a ^= a >>> 17;
+  return a ^ (a << 5);
+}
+
 /**
  * How far from linear the sweep is at this point, output by output: |L(v) + L(w) − L(v + w)| for a random
  * w, in one sweep of three directions. Exact arithmetic gives 0; the gap is the rounding of the
@@ -299,9 +303,7 @@ function roundingNoise(sweep: PackedSweep, n: number, m: number, v: ArrayLike<nu
   const seeds = zeros(n * 3);
   let a = 0x2545f491;
   for (let j = 0; j < n; j++) {
-    a ^= a << 13;
-    a ^= a >>> 17;
-    a ^= a << 5;
+    a = xorshift(a);
     const w = (a >>> 0) / 2147483648 - 1;
     seeds[3 * j] = v[j];
     seeds[3 * j + 1] = w;
