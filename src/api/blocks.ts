@@ -304,14 +304,15 @@ export function blockJacobian(input: SourceInput, options: { head: string; wrt: 
       if (e instanceof NotBlocks) throw new Error(`tsad: blockJacobian of '${options.head}': not blocks at these arguments: ${e.message}. sparseJacobian, or tsad --jacobian --sparse, colours such a call`);
       throw e;
     }
-    if (unchecked) unchecked = !checkedAgainstTangent(generatedOf(t.manifest, t.wrt, tangentMod, params, args, { primal: options.head, tangent: `${options.head}_d`, vector: `${options.head}_dv` }, t.of), args, M, state.plan!.pattern, options.head);
+    // (first call, and whenever the rows or columns read changed: a new plan is checked again)
+    if (unchecked || (options.check !== false && M.info.pattern !== 'cached')) unchecked = !checkedAgainstTangent(generatedOf(t.manifest, t.wrt, tangentMod, params, args, { primal: options.head, tangent: `${options.head}_d`, vector: `${options.head}_dv` }, t.of), args, M, state.plan!.pattern, options.head);
     return M;
   };
   return { jacobian };
 }
 
 /** M times a random direction against the tangent along it: true when compared (and equal), false at a non-finite point; throws where they differ */
-function checkedAgainstTangent(g: Generated, args: unknown[], M: SparseMatrix, pattern: SparsityPattern, head: string): boolean {
+export function checkedAgainstTangent(g: Generated, args: unknown[], M: SparseMatrix, pattern: SparsityPattern, head: string): boolean {
   const R = rng(0x7ad5e5f);
   const dirs = g.wrt.map((i) => randomLike(args[i], R));
   const dense = outputTangent(g, args, dirs);
@@ -340,7 +341,11 @@ export function sparseJacobianAt(input: SourceInput, g: Generated, params: reado
   const { rowAt, m } = rowStarts(outputs.map(floatCount));
   try {
     const primals = params.map((_, i) => args[i]);
-    return { matrix: sparseByBlocks((...b) => run(...primals, ...b), m, n, colAt, rowAt, blockState(r.loops)) };
+    const state = blockState(r.loops);
+    const matrix = sparseByBlocks((...b) => run(...primals, ...b), m, n, colAt, rowAt, state);
+    // (one call, printed: checked like the runtime API's first call)
+    checkedAgainstTangent(g, args, matrix, state.plan!.pattern, g.primal);
+    return { matrix };
   } catch (e) {
     if (e instanceof NotBlocks) return colour(e.message);
     throw e;

@@ -537,7 +537,9 @@ function sparseVectorFuncs(info: ProgramInfo, out: Func[]): void {
     const v = vectors.get(callee);
     const p = v?.func.params[arg];
     if (!v || p?.role !== 'tangent' || !p.of) return true;
-    return writes.get(v.primal.name)?.has(v.primal.params.findIndex((q) => q.name === p.of)) ?? true;
+    // (a parameter not found counts as written, like everything this cannot tell)
+    const j = v.primal.params.findIndex((q) => q.name === p.of);
+    return j < 0 || (writes.get(v.primal.name)?.has(j) ?? true);
   };
   for (const [k, g] of out.entries()) if (vectors.get(g.name)?.func === g) out[k] = sparseVectorFunc(g, info.moduleNames, mayWrite).func;
 }

@@ -9,7 +9,7 @@ import { sizeParams } from '../analysis/ints.js';
 import { compileModule, defaultWrt, frontEnd } from './compile.js';
 import { compileElements, compileHvp } from './hessian.js';
 import { sparseByElements, type ElementState } from './elements.js';
-import { blockState, columnStarts, compileBlocks, NotBlocks, rowStarts, sparseByBlocks, type BlockState } from './blocks.js';
+import { blockState, checkedAgainstTangent, columnStarts, compileBlocks, NotBlocks, rowStarts, sparseByBlocks, type BlockState } from './blocks.js';
 import { fieldTypesOfInstances, instanceType, readClass, valueTypeText, type ClassSource } from './classes.js';
 import { inferHelperTypes, helperModule, recursiveHelpers, untypedHelperHint, type Helper } from './infer.js';
 import { annotateLocals, assertTakenElements } from './locals.js';
@@ -99,7 +99,8 @@ interface Compiled extends Generated {
   /** the source compiled (the head and its helpers), for the block Jacobian code compiled on first use */
   source?: Map<string, string>;
   /** sparseJacobian by blocks, where the head's loops run over independent items (blocks.ts); null: not of that form */
-  blocks?: { run: (...args: unknown[]) => number; state: BlockState } | null;
+  /** blocks (src/api/blocks.ts): checked against the tangent on the first call and after every new plan, on their own (not colouring's flag) */
+  blocks?: { run: (...args: unknown[]) => number; state: BlockState; unchecked: boolean } | null;
   /** the sparse result has yet to be compared with the dense tangent at a finite point */
   sparseUnchecked?: boolean;
   /** the scope data the compiled copy's value was last compared with `f`'s under (by identity) */
@@ -817,7 +818,7 @@ function blocksFor(c: Compiled, opts: RuntimeOptions, args: unknown[], outputs: 
     const wrtArrays = c.wrt.every((i) => Array.isArray(args[i]) || args[i] instanceof Float64Array);
     const r = wrtArrays && c.source ? compileBlocks(Object.fromEntries(c.source), { head: c.head, wrt: c.wrt.map((i) => c.params[i]), of: c.outputs ? c.outputs.params.map((k) => c.params[k]) : ['return'], js: true }) : null;
     if (!r || 'refused' in r) c.blocks = null;
-    else c.blocks = { run: loadGenerated(r.code)[r.name] as (...x: unknown[]) => number, state: blockState(r.loops) };
+    else c.blocks = { run: loadGenerated(r.code)[r.name] as (...x: unknown[]) => number, state: blockState(r.loops), unchecked: true };
   }
   const b = c.blocks;
   if (!b) return null;
@@ -832,7 +833,7 @@ function blocksFor(c: Compiled, opts: RuntimeOptions, args: unknown[], outputs: 
     c.blocks = null;
     return null;
   }
-  if ((c.sparseUnchecked ?? true) && opts.check !== false) checkSparse(c, args, b.state.plan!.pattern, matrix, 'jacobian');
+  if ((b.unchecked || matrix.info.pattern !== 'cached') && opts.check !== false) b.unchecked = !checkedAgainstTangent(c, args, matrix, b.state.plan!.pattern, c.head);
   return matrix;
 }
 
