@@ -132,6 +132,11 @@ describe.concurrent('code generation', () => {
     // the gradient itself is compared with divided differences of the function (its tangent only with the gradient)
     expect(c.stdout).toMatch(/gradient vs divided differences +(-?[\d.e+-]+) vs (-?[\d.e+-]+)/);
     expect(c.stdout).not.toMatch(/dot product|NaN/);
+    // (and H·v, the tangent of the gradient, against divided differences of the gradient: trial 23 found no line for it)
+    expect(c.stdout).toMatch(/H·v vs differences of the gradient +error [\d.e+-]+ +accuracy/);
+    const sv = await tsad('model.ts', '--head', 'loss', '--mode', 'reverse', '--sparse-vector');
+    expect(sv.status).toBe(2);
+    expect(sv.stderr).toMatch(/--sparse-vector is a form of the vector mode, which --mode reverse does not generate/);
     const mixed = await tsad('model.ts', '--head', 'loss', '--mode', 'hvp,reverse');
     expect(mixed.status).toBe(2);
     expect(mixed.stderr).toMatch(/--mode hvp is compiled on its own/);

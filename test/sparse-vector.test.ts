@@ -59,6 +59,10 @@ describe('sparse vector mode: generated code', () => {
     expect(narrowed.length).toBeGreaterThanOrEqual(cases.length / 2);
   });
 
+  it('is refused without the vector mode (it would change nothing, silently)', () => {
+    expect(() => compile({ 'f.ts': 'export function f(x: number): number { return x * x; }' }, { head: 'f', modes: ['reverse'], sparseVector: true })).toThrow(/sparseVector is a form of the vector mode, which options.modes \(reverse\) leaves out/);
+  });
+
   it('narrows the direction loops of ht', () => {
     const src = readFileSync(new URL('../evals/ht/objective.ts', import.meta.url), 'utf8');
     const code = compile({ 'ht.ts': src }, { head: 'htObjectiveSimple', wrt: ['theta'], modes: ['vector'], sparseVector: true }).code;

@@ -301,7 +301,8 @@ function checkOptions(options: unknown): asserts options is CompileOptions {
   checkCoarsenOption(o.coarsen);
   if (o.modes !== undefined) {
     if (!Array.isArray(o.modes)) throw new TypeError(`tsad: options.modes must be an array, e.g. ['reverse'], not ${describeValue(o.modes)}; the modes are ${MODE_LIST}`);
-    normalizeModes(o.modes);
+    const modes = normalizeModes(o.modes);
+    if (o.sparseVector && !modes.includes('vector')) throw new TypeError(`tsad: options.sparseVector is a form of the vector mode, which options.modes (${modes.join(', ')}) leaves out: add 'vector', or leave out sparseVector`);
   }
 }
 

@@ -272,6 +272,7 @@ function main(): void {
   }
   if (args.hvp && args.of) usage('--of does not apply to --mode hvp: second derivatives are of the scalar result');
   if (args.sparse && !args.matrix) usage('--sparse goes with --jacobian or --hessian (the matrix it prints in coordinates)');
+  if (args.sparseVector && (args.hvp || (args.modes && !args.modes.includes('vector')))) usage(`--sparse-vector is a form of the vector mode, which ${args.hvp ? '--mode hvp' : `--mode ${args.modes!.join(',')}`} does not generate: add vector to --mode, or leave out --sparse-vector`);
   if (args.sparse && args.modes?.every((m) => m === 'reverse')) usage('--jacobian --sparse compresses columns, by the tangent or vector mode: leave out --mode reverse');
   if (args.matrix) {
     if (args.check || args.out || args.hvp) usage(`--${args.matrix} prints a matrix: it does not combine with ${args.check ? '--check' : args.out ? '-o' : '--mode hvp'}`);
@@ -528,9 +529,9 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
     if (!asWritten.same) rep = { ...rep, ok: false, messages: [...rep.messages, `the compiled copy of '${headName}' computes another value than the source at this point (${compact(asWritten.copy)} vs ${compact(asWritten.original)}): this is a bug in tsad; please report it with the source`] };
   }
   // (without a tangent mode, --mode reverse, the adjoint is compared with the divided differences themselves)
-  const has = (mode: string) => r.manifest.some((m) => m.of === headName && m.mode === mode);
+  const has = (mode: string) => r.manifest.some((m) => m.of === checked && m.mode === mode);
   const tangent = has('tangent');
-  if (tangent) line('tangent vs divided differences', `error ${rep.tangentError.toExponential(2)}  accuracy ${rep.accuracy.tangent.toFixed(1)} digits${rep.unstable ? '  (near a kink: steps disagree)' : ''}`);
+  if (tangent) line(args.hvp ? 'H·v vs differences of the gradient' : 'tangent vs divided differences', `error ${rep.tangentError.toExponential(2)}  accuracy ${rep.accuracy.tangent.toFixed(1)} digits${rep.unstable ? '  (near a kink: steps disagree)' : ''}`);
   // (--mode hvp and a tangent-only rule generate no adjoint to compare)
   const adjoint = Number.isFinite(rep.dotLeft);
   if (adjoint) line(tangent ? 'adjoint vs tangent (dot product)' : 'adjoint vs divided differences (dot product)', `${rep.dotLeft} vs ${rep.dotRight}  accuracy ${rep.accuracy.dot.toFixed(1)} digits${!tangent && rep.unstable ? '  (near a kink: steps disagree)' : ''}`);

@@ -261,6 +261,8 @@ export const corpus: CorpusCase[] = [
   { name: 'js-arrays/padded_smoothing', file: 'js-arrays.ts', head: 'paddedSmoothing', args: [vec(5, -1, 1), f64(2, -1, 1)], tags: ['js', 'push-spread'] },
   { name: 'js-arrays/moving_average_roughness', file: 'js-arrays.ts', head: 'movingAverageRoughness', args: [vec(7, -1, 1), { kind: 'int', value: 3 }], tags: ['js', 'untyped-push'] },
   { name: 'js-arrays/binned_energy', file: 'js-arrays.ts', head: 'binnedEnergy', args: [vec(6, 0.1, 2.9), num(0.8, 1.2), { kind: 'int', value: 4 }], tags: ['js', 'var', 'grown-by-store'] },
+  { name: 'js-arrays/back_substitute', file: 'js-arrays.ts', head: 'backSubstitute', args: [mat(4, 4, 1, 2), vec(4, -1, 1)], tags: ['js', 'grown-by-store', 'countdown-fill', 'vector-result'] },
+  { name: 'js-arrays/knot_penalty', file: 'js-arrays.ts', head: 'knotPenalty', args: [vec(6, -1, 1)], tags: ['js', 'var', 'grown-by-store', 'holes'] },
   { name: 'js-arrays/rank_weighted_loss', file: 'js-arrays.ts', head: 'rankWeightedLoss', args: [vec(6, -1, 1), vec(6, -1, 1)], tags: ['js', 'argsort', 'array-keys'] },
   { name: 'js-arrays/fill_cost', file: 'js-arrays.ts', head: 'fillCost', args: [list(4, obj({ price: num(1, 5), size: num(0.5, 2) })), num(2, 3)], tags: ['js', 'argsort', 'typed-keys', 'intrinsic:min'] },
   { name: 'js-arrays/rank_correlation', file: 'js-arrays.ts', head: 'rankCorrelation', args: [vec(6, -1, 1)], tags: ['js', 'argsort', 'spread-keys'] },

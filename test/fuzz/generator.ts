@@ -4075,8 +4075,17 @@ export function render(spec: ProgSpec): Rendered {
       c.emit(`  out[${k}] = ${body};`);
       c.emit('}');
     } else {
+      // a fresh array: from Array.from, grown by index from `[]` (upwards, or downwards so that the first
+      // store leaves holes the later ones fill), or by push
       const r = c.fresh('r');
-      c.emit(`const ${r} = Array.from({ length: ${spec.rl} }, (_, ${k}) => ${body});`);
+      const grow = (spec.rl + spec.cols + spec.la) % 4;
+      if (grow === 0) c.emit(`const ${r} = Array.from({ length: ${spec.rl} }, (_, ${k}) => ${body});`);
+      else {
+        c.emit(`const ${r}: number[] = [];`);
+        c.emit(grow === 3 ? `for (let ${k} = ${spec.rl - 1}; ${k} >= 0; ${k}--) {` : `for (let ${k} = 0; ${k} < ${spec.rl}; ${k}++) {`);
+        c.emit(grow === 2 ? `  ${r}.push(${body});` : `  ${r}[${k}] = ${body};`);
+        c.emit('}');
+      }
       c.emit(`return ${r};`);
     }
   }

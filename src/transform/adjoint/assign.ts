@@ -92,7 +92,9 @@ function growShadow(cx: AdjointContext, target: LValue): Stmt[] {
   const ob = bwhole(cx, target.obj);
   if (!ob) return [];
   const slot: LValue = { k: 'idx', obj: ob, index: target.index, ty: NUM };
-  return [{ k: 'if', c: { k: 'bin', op: '>=', a: target.index, b: { k: 'len', obj: ob }, ty: BOOL }, then: [{ k: 'assign', target: slot, value: { k: 'num', v: 0 } }], else: [] }];
+  // (tested by the element, not by the length: a store that leaves a hole, filled by a later store,
+  // `r[0] = …; r[2] = …; r[1] = …`, must still find a zero there)
+  return [{ k: 'if', c: { k: 'bin', op: '===', a: slot, b: { k: 'undef' }, ty: BOOL }, then: [{ k: 'assign', target: slot, value: { k: 'num', v: 0 } }], else: [] }];
 }
 
 /** alias classes (by representative) of arrays that some variable takes from an array literal */

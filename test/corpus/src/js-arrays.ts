@@ -363,3 +363,26 @@ export function binnedEnergy(xs: number[], width: number, nbins: number): number
   for (var k = 0; k < nbins; k++) e += bins[k] * bins[k];
   return e;
 }
+
+/** Back substitution into an empty array from its last element down: the first store leaves holes the later ones fill. */
+export function backSubstitute(U: number[][], b: number[]): number[] {
+  const n = b.length;
+  const x: number[] = [];
+  for (let i = n - 1; i >= 0; i--) {
+    let s = b[i];
+    for (let j = i + 1; j < n; j++) s -= U[i][j] * x[j];
+    x[i] = s / U[i][i];
+  }
+  return x;
+}
+
+/** Knots stored out of order into an empty array (ends first, then the middle), and a smoothness penalty over them. */
+export function knotPenalty(y: number[]) {
+  var k = [];
+  k[y.length - 1] = y[y.length - 1];
+  k[0] = y[0];
+  for (var i = 1; i < y.length - 1; i++) k[i] = 0.5 * (y[i - 1] + y[i + 1]) + 0.25 * y[i];
+  var p = 0;
+  for (var i = 1; i < k.length; i++) p += (k[i] - k[i - 1]) * (k[i] - k[i - 1]);
+  return p;
+}
