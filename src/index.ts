@@ -1,6 +1,6 @@
 // The public API of tsad.
 export { compile, compileModule, frontEnd, type CompileOptions, type CompileResult, type ManifestEntry, type ManifestParam, type Mode, type ModeName } from './api/compile.js';
-export { compileHvp, type HvpOptions } from './api/hessian.js';
+export { compileHvp, compileElements, type HvpOptions } from './api/hessian.js';
 export { checkCompiled, type CheckOptions, type CheckReport } from './api/check.js';
 export { loadGenerated, type LoadedModule } from './api/load.js';
 export { grad, valueAndGrad, jvp, vjp, jacobian, jacfwd, jacrev, hvp, hessian, sparseJacobian, sparseHessian, hessianDiagonal, type RuntimeOptions, type Wrt } from './api/runtime.js';
