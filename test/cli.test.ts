@@ -109,6 +109,18 @@ describe.concurrent('code generation', () => {
     expect(r.stdout).not.toMatch(/function loss_dv\(/);
   });
 
+  it('--check where the function is not finite at random points (an index array drawn fractional) is INCONCLUSIVE and asks for --input, not FAILED', async () => {
+    const f = write('gather.ts', 'export function gather(x: number[], idx: number[]): number {\n  let s = 0;\n  for (let k = 0; k < idx.length; k++) s += x[idx[k]] * x[idx[k]];\n  return s;\n}\n');
+    const random = await tsad(f, '--head', 'gather', '--check');
+    expect(random.status).toBe(1);
+    expect(random.stdout).toMatch(/check INCONCLUSIVE: 'gather' itself is not finite at 5 random points/);
+    expect(random.stdout).toMatch(/hint: check at a point of yours with --input/);
+    expect(random.stdout).not.toMatch(/FAIL/);
+    const given = await tsad(f, '--head', 'gather', '--check', '--input', '[[1, 2, 3, 4], [0, 2, 3]]');
+    expect(given.status, given.stdout + given.stderr).toBe(0);
+    expect(given.stdout).toMatch(/check passed/);
+  });
+
   it('--mode reverse --check at a jump is INCONCLUSIVE (exit 1), not passed: without a tangent the adjoint had nothing to be compared with', async () => {
     const f = write('jump.ts', 'export function f(x: number): number { return x > 1 ? 3 * x + 1 : 3 * x; }\n');
     const at = await tsad(f, '--head', 'f', '--check', '--input', '[1]', '--mode', 'reverse');

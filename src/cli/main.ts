@@ -462,6 +462,21 @@ function gradientCheck(loaded: LoadedModule, primal: LoadedModule, head: string,
   return { left, right, ok: agreesWithDifferences([left], [right]) };
 }
 
+/** does the compiled primal run to a result whose numbers are all finite at these arguments? (a throw is the check's own case) */
+function finiteAt(primal: Record<string, unknown>, head: string, values: unknown[]): boolean {
+  const f = primal[head] as ((...a: unknown[]) => unknown) | undefined;
+  if (!f) return true;
+  let out: unknown;
+  try {
+    const a = clone(values);
+    out = [f(...a), a];
+  } catch {
+    return true;
+  }
+  const finite = (v: unknown): boolean => (typeof v === 'number' ? Number.isFinite(v) : v instanceof Float64Array ? v.every(Number.isFinite) : Array.isArray(v) ? v.every(finite) : v && typeof v === 'object' ? Object.values(v).every(finite) : true);
+  return finite(out);
+}
+
 function runCheck(files: Record<string, string>, args: Args): boolean {
   // (the modes asked for: a hand-written rule alone gives some modes only)
   const r = args.hvp
@@ -490,10 +505,25 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
   // near a kink, another random point (an --input point is the one point)
   let seed = 1;
   try {
-    do {
+    // (a random point where the function itself is not finite, fractional indices drawn for an index
+    // array or a logarithm of a negative, judges nothing: other points are drawn, and if none serves the
+    // check says so instead of failing)
+    // (judged by the source as written where it runs alone: a compiled copy that is not finite where the
+    // source is stays a failure, found below)
+    const sources = Object.values(files);
+    const judge = (!args.input && sources.length === 1 ? loadOriginal(sources[0]) : null) ?? primal;
+    values = pointFor(args, mod, head, primal, seed);
+    while (!args.input && !finiteAt(judge, headName, values) && seed < 5) values = pointFor(args, mod, head, primal, ++seed);
+    if (!args.input && !finiteAt(judge, headName, values)) {
+      process.stdout.write(`check INCONCLUSIVE: '${headName}' itself is not finite at ${seed} random points (the last: ${head.params.map((p, j) => `${p.name} = ${compact(values[j])}`).join(', ')}): it needs particular values (indices, sizes, a domain)\n`);
+      process.stdout.write('hint: check at a point of yours with --input point.json (a JSON array of the arguments, or an object keyed by parameter name)\n');
+      return false;
+    }
+    rep = checkCompiled(r, loaded, checked, values);
+    while (!args.input && inconclusive(rep) && ++seed <= 5) {
       values = pointFor(args, mod, head, primal, seed);
       rep = checkCompiled(r, loaded, checked, values);
-    } while (!args.input && inconclusive(rep) && ++seed <= 5);
+    }
   } catch (e) {
     // the function itself throwing at the point (a random length that is not a whole number) is the
     // point's problem; the derivative code throwing where the function does not is tsad's
