@@ -867,3 +867,89 @@ describe('trial 23 (2026-11-28): the runtime API on arrays grown in the call', (
     expect(Array.from(hessianDiagonal(cr)(x))).toEqual(H.map((row, i) => row[i]).map((v) => expect.closeTo(v, 9)));
   });
 });
+
+describe('arrays with holes (2026-11-28, found by the generator once it returned arrays grown from [])', () => {
+  // (each of these was wrong before: NaN adjoints, a primal copy that differed from the source, NaN Hessians)
+  const knot = (y: number[]) => {
+    const k: number[] = [];
+    k[y.length - 1] = y[y.length - 1];
+    k[0] = y[0];
+    for (let i = 1; i < y.length - 1; i++) k[i] = 0.5 * (y[i - 1] + y[i + 1]) + 0.25 * y[i] * y[i];
+    let p = 0;
+    for (let i = 1; i < k.length; i++) p += (k[i] - k[i - 1]) * (k[i] - k[i - 1]);
+    return p;
+  };
+  const y = [0.3, -0.2, 0.5, 0.8, -0.6];
+  const central = (f: (v: number[]) => number, v: number[], h = 1e-6) =>
+    v.map((_, j) => {
+      const a = v.slice(), b = v.slice();
+      a[j] += h;
+      b[j] -= h;
+      return (f(a) - f(b)) / (2 * h);
+    });
+
+  it('stores that leave holes filled later: gradient and Hessian (forward over reverse)', () => {
+    const g = grad(knot, { check: false })(y);
+    central(knot, y).forEach((d, j) => expect(g[j]).toBeCloseTo(d, 7));
+    const H = hessian(knot)(y);
+    y.forEach((_, j) => central((v) => grad(knot)(v)[j], y).forEach((d, i) => expect(H[j][i]).toBeCloseTo(d, 5)));
+  });
+
+  it('a test whether an element is there reads the hole as JavaScript does (`=== undefined`, `??`), not as a bounds test', () => {
+    const src = `export function f(x: number[]): number {
+  const k: number[] = [];
+  k[3] = x[0];
+  k[0] = x[1];
+  let s = 0;
+  for (let i = 0; i < 4; i++) s += k[i] === undefined ? 1 : k[i] * k[i];
+  return s + (k[2] ?? 0.5) * x[0];
+}`;
+    const r = compile({ 'f.ts': src }, { head: 'f', modes: ['tangent'], js: true, runtimeImport: null });
+    const m = loadGenerated(r.code, r.runtimeNames);
+    const f = m.f as (x: number[]) => number;
+    expect(f([1, 2])).toBe(4 + 1 + 1 + 1 + 0.5);
+    expect((m.f_d as (x: number[], xd: number[]) => [number, number])([1, 2], [1, 0])).toEqual([7.5, 2 + 0.5]);
+  });
+
+  it('reverse mode refuses such a test of an array it fills after, where it would restore a hole as NaN, and says what to write', () => {
+    const src = `export function f(x: number[]): number {
+  const y = [];
+  for (let i = 0; i < x.length; i += 2) y[i] = x[i] * x[i];
+  let s = 0;
+  for (let i = 1; i < x.length; i += 2) {
+    s += (y[i] ?? 0.5) * x[i];
+    y[i] = 0.5 * y[i - 1];
+  }
+  return s + y[1];
+}`;
+    const r = compile({ 'f.ts': src }, { head: 'f', modes: ['reverse'] });
+    expect(r.diagnostics).toHaveLength(1);
+    expect(r.diagnostics[0].message).toMatch(/'y' may have holes .* reverse mode would restore a hole as NaN/);
+    expect(r.diagnostics[0].hint).toMatch(/if \(y\[…\] !== undefined\)/);
+    expect(r.diagnostics[0].line).toBe(6);
+    expect(compile({ 'f.ts': src }, { head: 'f', modes: ['tangent'] }).diagnostics).toEqual([]);
+  });
+
+  it('a memo table [] filled by a recursive helper: its adjoint grows with it', () => {
+    const src = `function best(i: number, w: number[], memo: number[]): number {
+  if (memo[i] !== undefined) return memo[i];
+  let v: number;
+  if (i <= 1) v = w[i] * w[i];
+  else v = Math.min(best(i - 1, w, memo), best(i - 2, w, memo)) + Math.sin(w[i]);
+  memo[i] = v;
+  return v;
+}
+export function cost(w: number[]): number {
+  const memo: number[] = [];
+  return best(w.length - 1, w, memo);
+}`;
+    const r = compile({ 'm.ts': src }, { head: 'cost', js: true, runtimeImport: null });
+    expect(r.diagnostics).toEqual([]);
+    const m = loadGenerated(r.code, r.runtimeNames);
+    const rep = checkCompiled(r, m, 'cost', [[0.3, 0.7, -0.2, 0.5, 1.1]]);
+    expect(rep.ok, rep.messages.join('; ')).toBe(true);
+    const wb = [0, 0, 0, 0, 0];
+    (m.cost_b as (w: number[], wb: number[], s: number) => void)([0.3, 0.7, -0.2, 0.5, 1.1], wb, 1);
+    expect(wb.every(Number.isFinite)).toBe(true);
+  });
+});

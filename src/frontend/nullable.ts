@@ -161,7 +161,7 @@ export function shortCircuit(h: NullableHost, e: ts.BinaryExpression, op: '&&' |
 export function pastEndFallback(h: NullableHost, e: ts.BinaryExpression, op: '||' | '??', a: Extract<Expr, { k: 'idx' }>, b: Expr): Expr | null {
   const tb = tyOf(b);
   if (tb.k !== 'num' && tb.k !== 'int') return h.err(e.right, `the fallback of \`${op}\` on an array element must be a number`, 'write a number, or test the index: `i + 1 < u.length ? u[i + 1] : …`');
-  const inside = insideTest(a);
+  const inside = presentTest(a);
   // (`||` also falls back on 0 and NaN)
   const c: Expr = op === '??' ? inside : { k: 'bin', op: '&&', a: inside, b: truthy(a), ty: BOOL };
   return { k: 'cond', c, a, b, ty: { k: 'num' } };
@@ -182,7 +182,7 @@ export function pastEndTest(h: NullableHost, e: ts.BinaryExpression, op: string,
   // (a nullable variable TypeScript reads as a number: the comparison is the test it needs)
   if ((t.k !== 'num' && t.k !== 'int') || (x.k === 'var' && x.nn)) return undefined;
   if (mayBePastEnd(x)) {
-    const inside = insideTest(x);
+    const inside = presentTest(x);
     return op === '!==' || op === '!=' ? inside : { k: 'un', op: '!', a: inside, ty: BOOL };
   }
   const held = heldElementRead(h, node);
@@ -190,12 +190,20 @@ export function pastEndTest(h: NullableHost, e: ts.BinaryExpression, op: string,
   return undefined;
 }
 
-/** `k >= 0 && k < a.length` for the element read `a[k]` (the first test left out for a literal index) */
-function insideTest(a: Extract<Expr, { k: 'idx' }>): Expr {
+/**
+ * `k >= 0 && k < a.length && a[k] !== undefined` for the element read `a[k]` (the first test left out
+ * for a literal index; the last for a typed array): whether the element is there. The bounds alone are
+ * not enough for an array with holes, `memo[i] === undefined` in a table filled out of order, or
+ * `const k = []; k[3] = …; k[0] = …` (JavaScript reads undefined at a hole, inside the bounds); the
+ * bounds come first so that no read goes past the end.
+ */
+function presentTest(a: Extract<Expr, { k: 'idx' }>): Expr {
   const index = a.index;
   const below: Expr = { k: 'bin', op: '<', a: index, b: { k: 'len', obj: a.obj }, ty: BOOL };
-  if (index.k === 'num' && index.v >= 0) return below;
-  return { k: 'bin', op: '&&', a: { k: 'bin', op: '>=', a: index, b: { k: 'num', v: 0 }, ty: BOOL }, b: below, ty: BOOL };
+  const inside: Expr = index.k === 'num' && index.v >= 0 ? below : { k: 'bin', op: '&&', a: { k: 'bin', op: '>=', a: index, b: { k: 'num', v: 0 }, ty: BOOL }, b: below, ty: BOOL };
+  const t = tyOf(a.obj);
+  if (t.k === 'arr' && t.typed) return inside;
+  return { k: 'bin', op: '&&', a: inside, b: { k: 'bin', op: '!==', a, b: { k: 'undef' }, ty: BOOL }, ty: BOOL };
 }
 
 /**
@@ -205,7 +213,7 @@ function insideTest(a: Extract<Expr, { k: 'idx' }>): Expr {
  */
 export function pastEndBinding(h: NullableHost, name: ts.Identifier, init: Expr, ty: Ty): { init: Expr; ty: Ty } | null {
   if ((ty.k !== 'num' && ty.k !== 'int') || !mayBePastEnd(init) || !testedForAbsence(h.checker, name)) return null;
-  return { init: { k: 'cond', c: insideTest(init), a: init, b: { k: 'undef' }, ty: { k: 'opt', base: ty, none: ['undefined'] } }, ty: { k: 'opt', base: ty, none: ['undefined'] } };
+  return { init: { k: 'cond', c: presentTest(init), a: init, b: { k: 'undef' }, ty: { k: 'opt', base: ty, none: ['undefined'] } }, ty: { k: 'opt', base: ty, none: ['undefined'] } };
 }
 
 /** is the variable `name` declares compared with undefined or null, or given a `??` fallback, anywhere in its scope? */

@@ -263,6 +263,8 @@ export const corpus: CorpusCase[] = [
   { name: 'js-arrays/binned_energy', file: 'js-arrays.ts', head: 'binnedEnergy', args: [vec(6, 0.1, 2.9), num(0.8, 1.2), { kind: 'int', value: 4 }], tags: ['js', 'var', 'grown-by-store'] },
   { name: 'js-arrays/back_substitute', file: 'js-arrays.ts', head: 'backSubstitute', args: [mat(4, 4, 1, 2), vec(4, -1, 1)], tags: ['js', 'grown-by-store', 'countdown-fill', 'vector-result'] },
   { name: 'js-arrays/knot_penalty', file: 'js-arrays.ts', head: 'knotPenalty', args: [vec(6, -1, 1)], tags: ['js', 'var', 'grown-by-store', 'holes'] },
+  { name: 'js-arrays/memo_path_cost', file: 'js-arrays.ts', head: 'memoPathCost', args: [vec(6, -1, 1)], tags: ['js', 'memo', 'recursion', 'holes', 'intrinsic:min'] },
+  { name: 'js-arrays/interleaved_fill', file: 'js-arrays.ts', head: 'interleavedFill', args: [vec(7, -1, 1)], tags: ['js', 'holes', 'past-end-fallback'] },
   { name: 'js-arrays/rank_weighted_loss', file: 'js-arrays.ts', head: 'rankWeightedLoss', args: [vec(6, -1, 1), vec(6, -1, 1)], tags: ['js', 'argsort', 'array-keys'] },
   { name: 'js-arrays/fill_cost', file: 'js-arrays.ts', head: 'fillCost', args: [list(4, obj({ price: num(1, 5), size: num(0.5, 2) })), num(2, 3)], tags: ['js', 'argsort', 'typed-keys', 'intrinsic:min'] },
   { name: 'js-arrays/rank_correlation', file: 'js-arrays.ts', head: 'rankCorrelation', args: [vec(6, -1, 1)], tags: ['js', 'argsort', 'spread-keys'] },

@@ -4076,14 +4076,19 @@ export function render(spec: ProgSpec): Rendered {
       c.emit('}');
     } else {
       // a fresh array: from Array.from, grown by index from `[]` (upwards, or downwards so that the first
-      // store leaves holes the later ones fill), or by push
+      // store leaves holes the later ones fill, one read before it is), or by push
       const r = c.fresh('r');
       const grow = (spec.rl + spec.cols + spec.la) % 4;
       if (grow === 0) c.emit(`const ${r} = Array.from({ length: ${spec.rl} }, (_, ${k}) => ${body});`);
       else {
         c.emit(`const ${r}: number[] = [];`);
         c.emit(grow === 3 ? `for (let ${k} = ${spec.rl - 1}; ${k} >= 0; ${k}--) {` : `for (let ${k} = 0; ${k} < ${spec.rl}; ${k}++) {`);
-        c.emit(grow === 2 ? `  ${r}.push(${body});` : `  ${r}[${k}] = ${body};`);
+        // (downwards, the element below is still a hole when tested: the fallback is taken, as in JavaScript;
+        // tested in a statement, since reverse mode refuses `r[k - 1] ?? 1` of an array with holes it fills)
+        if (grow === 3) {
+          const h = c.fresh('below');
+          c.emit(`  let ${h} = 1;`, `  if (${r}[${k} - 1] !== undefined) ${h} = ${r}[${k} - 1];`, `  ${r}[${k}] = ${body} + 0.5 * ${h};`);
+        } else c.emit(grow === 2 ? `  ${r}.push(${body});` : `  ${r}[${k}] = ${body};`);
         c.emit('}');
       }
       c.emit(`return ${r};`);

@@ -1,8 +1,9 @@
 // Adjoints of assignments and declarations: linearization of the right-hand side, increments of the
 // adjoints it reads, reset of the target's adjoint; array and object literals and whole-array
 // references.
-import { stmtCalls } from '../../analysis/activity.js';
-import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
+import { callRoots, stmtCalls } from '../../analysis/activity.js';
+import type { Expr, Func, LValue, Stmt, Ty } from '../../ir/types.js';
+import type { ProgramInfo } from '../context.js';
 import { BOOL, countedFor, exprEq, forEachExpr, forEachStmt, hasFloat, INT, isOptionalRead, isRef, NUM, rootVar, tyOf, VOID } from '../../ir/util.js';
 import { adjointOf, hasSelect, type LinContext, linearize, LinError } from '../linearize.js';
 import { TransformError } from '../tangent.js';
@@ -97,19 +98,64 @@ function growShadow(cx: AdjointContext, target: LValue): Stmt[] {
   return [{ k: 'if', c: { k: 'bin', op: '===', a: slot, b: { k: 'undef' }, ty: BOOL }, then: [{ k: 'assign', target: slot, value: { k: 'num', v: 0 } }], else: [] }];
 }
 
-/** alias classes (by representative) of arrays that some variable takes from an array literal */
+/**
+ * alias classes (by representative) of arrays that some variable takes from an array literal, or that a
+ * parameter may receive from one (a memo table `[]` handed to a recursive helper that fills it)
+ */
 const literalCache = new WeakMap<AdjointContext, Set<string>>();
 function bornLiteral(cx: AdjointContext): Set<string> {
   let out = literalCache.get(cx);
   if (out) return out;
   out = new Set();
-  forEachStmt(cx.f.body, (st) => {
-    const name = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
-    const v = st.k === 'decl' ? st.init : st.k === 'assign' ? st.value : null;
-    if (name && v && v.k === 'arrlit') out!.add(aliasRep(cx, name));
-  });
+  for (const name of literalVars(cx.f)) out.add(aliasRep(cx, name));
+  const params = literalParams(cx.info);
+  for (const p of cx.f.params) if (params.has(`${cx.f.name}\0${p.name}`)) out.add(aliasRep(cx, p.name));
   literalCache.set(cx, out);
   return out;
+}
+
+/** the variables of `f` assigned an array literal */
+function literalVars(f: Func): Set<string> {
+  const out = new Set<string>();
+  forEachStmt(f.body, (st) => {
+    const name = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
+    const v = st.k === 'decl' ? st.init : st.k === 'assign' ? st.value : null;
+    if (name && v && v.k === 'arrlit') out.add(name);
+  });
+  return out;
+}
+
+/**
+ * The parameters (`fn\0param`) that some call may pass an array born of a literal, directly or through
+ * the caller's own such parameter: a store into them may grow the caller's array, and their shadows with it.
+ */
+const paramsCache = new WeakMap<ProgramInfo, Set<string>>();
+function literalParams(info: ProgramInfo): Set<string> {
+  let marked = paramsCache.get(info);
+  if (marked) return marked;
+  const mod = info.mod;
+  marked = new Set();
+  const own = new Map([...mod.funcs.values()].map((f) => [f.name, literalVars(f)]));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const f of mod.funcs.values()) {
+      const grown = (r: string) => own.get(f.name)!.has(r) || marked!.has(`${f.name}\0${r}`);
+      for (const site of callRoots(f)) {
+        const g = mod.funcs.get(site.fn);
+        site.roots.forEach((r, k) => {
+          const p = g?.params[k];
+          if (!r || !p || !grown(r) || p.ty.k !== 'arr' || p.ty.typed) return;
+          const key = `${g!.name}\0${p.name}`;
+          if (!marked!.has(key)) {
+            marked!.add(key);
+            changed = true;
+          }
+        });
+      }
+    }
+  }
+  paramsCache.set(info, marked);
+  return marked;
 }
 
 /** does `e` read only what the innermost enclosing loop leaves unchanged? */
@@ -158,12 +204,47 @@ export function linctx(cx: AdjointContext, s: Stmt, pre: Stmt[]): LinContext {
 }
 
 export function linearizeAt(cx: AdjointContext, e: Expr, s: Stmt, pre: Stmt[]) {
+  const from = pre.length;
   try {
-    return linearize(e, linctx(cx, s, pre));
+    const lin = linearize(e, linctx(cx, s, pre));
+    refuseRestoredHoleTests(cx, pre.slice(from), s);
+    return lin;
   } catch (err) {
     if (err instanceof LinError) throw new TransformError(err.message, err.node.loc ? err.node : s);
     throw err;
   }
+}
+
+/**
+ * The backward sweep evaluates a conditional expression's test again, on the values it restored. A test
+ * whether an element is there (`y[i] ?? 0.5`, `y[i] !== undefined ? … : …`) of an array that may have
+ * holes and has elements stored into it would then see the hole a store filled restored from the tape
+ * as NaN, not undefined, and take the other branch: refused until the decision is recorded instead.
+ */
+function refuseRestoredHoleTests(cx: AdjointContext, temps: Stmt[], s: Stmt): void {
+  for (const t of temps) {
+    if (t.k !== 'decl' || !t.init) continue;
+    forEachExpr(t.init, (x) => {
+      if (x.k !== 'bin' || (x.op !== '!==' && x.op !== '===') || x.b.k !== 'undef' || x.a.k !== 'idx' || x.a.obj.k !== 'var') return;
+      const name = x.a.obj.name;
+      const rep = aliasRep(cx, name);
+      if (!bornLiteral(cx).has(rep) || !elementsStored(cx, rep)) return;
+      throw new TransformError(`'${name}' may have holes (it grows from [] by stores), and this tests whether an element is there while later stores fill them: reverse mode would restore a hole as NaN, not undefined, and take the other branch`, s.loc ? s : x, `decide it in a statement, whose branch reverse mode records: \`let v = 0.5; if (${name}[…] !== undefined) v = ${name}[…];\`, or start '${name}' filled (\`new Array(n).fill(0)\`) and test the index`);
+    });
+  }
+}
+
+/** does `f` store numbers into elements of the arrays of alias class `rep`, or pass one to a call? */
+function elementsStored(cx: AdjointContext, rep: string): boolean {
+  let found = false;
+  forEachStmt(cx.f.body, (st) => {
+    if (st.k === 'assign' && st.target.k === 'idx') {
+      const r = rootVar(st.target);
+      if (r && aliasRep(cx, r) === rep) found = true;
+    }
+    for (const c of stmtCalls(st)) for (const a of c.args) if (a.k === 'var' && aliasRep(cx, a.name) === rep) found = true;
+  });
+  return found;
 }
 
 /** the adjoint location of a scalar leaf */

@@ -386,3 +386,34 @@ export function knotPenalty(y: number[]) {
   for (var i = 1; i < k.length; i++) p += (k[i] - k[i - 1]) * (k[i] - k[i - 1]);
   return p;
 }
+
+/** Top-down dynamic programming: a memo table `[]` filled out of order by a recursive helper, tested for holes. */
+function cheapestTo(i: number, w: number[], memo: number[]): number {
+  if (memo[i] !== undefined) return memo[i];
+  let v: number;
+  if (i <= 1) v = w[i] * w[i];
+  else v = Math.min(cheapestTo(i - 1, w, memo), cheapestTo(i - 2, w, memo)) + Math.sin(w[i]);
+  memo[i] = v;
+  return v;
+}
+export function memoPathCost(w: number[]): number {
+  const memo: number[] = [];
+  return cheapestTo(w.length - 1, w, memo);
+}
+
+/** Every other sample stored first; the gaps, still holes, tested on the way (then filled). */
+export function interleavedFill(x: number[]) {
+  const y = [];
+  for (let i = 0; i < x.length; i += 2) y[i] = x[i] * x[i];
+  let s = 0;
+  for (let i = 1; i < x.length; i += 2) {
+    let gap = 0.5;
+    if (y[i] !== undefined) gap = y[i];
+    s += gap * x[i];
+    let right = y[i - 1];
+    if (y[i + 1] !== undefined) right = y[i + 1];
+    y[i] = 0.5 * (y[i - 1] + right);
+  }
+  for (let i = 0; i < y.length; i++) s += Math.tanh(y[i]);
+  return s;
+}
