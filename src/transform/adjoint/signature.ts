@@ -13,7 +13,7 @@ import { scalarizeLoops } from '../scalarize.js';
 import { increments, linctx, linearizeAt, literalAdjoint } from './assign.js';
 import { type AdjointContext, adjointNames, primalNames, adjointTy, aliasRep, bwhole, endsWithReturnInside, exprVaried, hasB, type Pair, scratchOf, tapeOp, tapeVar, variedIn } from './context.js';
 import { shadowDefault } from '../context.js';
-import { cheapDefBefore, shapeDefAtEnd } from './record.js';
+import { arithDefAtEnd, cheapDefBefore, shapeDefAtEnd } from './record.js';
 import { storesReferences } from './references.js';
 import { callLocalGiveBacks, zeroedBelowLoops } from './reused-shadows.js';
 
@@ -118,8 +118,8 @@ function contentsHandover(cx: AdjointContext, a: Expr, dir: 'push' | 'pop'): Stm
   };
 }
 
-export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' | 'R' | 'S'; again?: Expr }[] {
-  const out: { v: Expr; kind: 'F' | 'I' | 'R' | 'S'; again?: Expr }[] = [];
+export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' | 'R' | 'S'; again?: Expr; chainAt?: number }[] {
+  const out: { v: Expr; kind: 'F' | 'I' | 'R' | 'S'; again?: Expr; chainAt?: number }[] = [];
   const scratch = scratchOf(cx).aliases.get(cx.name);
   const locals = primalNames(cx);
   const needed = [...cx.readsInBwd].filter((n) => locals.has(n) && !cx.loopScoped.has(n)).sort();
@@ -147,6 +147,8 @@ export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' |
   const refLocals = [...locals].filter((n) => (!isParam(n) || assigned.has(n)) && !cx.rerunLocals.has(n) && !cx.loopScoped.has(n) && isRef(tyOfName.get(n) ?? NUM) && hasB(cx, n) && usedB.has(cx.b.of(n))).sort();
   // a final value from a cheap assignment of unchanging inputs is evaluated again, not handed over
   const recomputable = cx.info.options.recompute !== false && !endsWithReturnInside(cx);
+  // …and one from arithmetic on such inputs and on other numbers handed over (record.ts arithDefAtEnd)
+  const handedNumber = (n: string) => needed.includes(n) && (tyOfName.get(n)?.k === 'num' || tyOfName.get(n)?.k === 'int');
   for (const n of [...new Set([...needed, ...refLocals])].sort()) {
     const ty = tyOfName.get(n) ?? NUM;
     if (isParam(n) && !assigned.has(n)) continue;
@@ -155,11 +157,12 @@ export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' |
     const cheapAgain = needed.includes(n) && scalar && recomputable ? cheapDefBefore(cx, { list: cx.f.body, index: cx.f.body.length, parent: null }, n, true) : null;
     // (a reference or a length read again from unchanging parameters: `diff = self.centered`, `d = self.mean.length`)
     const shape = recomputable && (scalar || isRef(ty)) ? shapeDefAtEnd(cx, n) : null;
-    const again = cheapAgain ?? (needed.includes(n) ? shape : null);
+    const chain = !cheapAgain && !shape && needed.includes(n) && scalar && recomputable ? arithDefAtEnd(cx, n, handedNumber) : null;
+    const again = cheapAgain ?? (needed.includes(n) ? shape : null) ?? chain?.e ?? null;
     // (a scratch field's contents go before the array itself: the backward sweep pops the array first)
     // (…unless nothing writes them between the two sweeps: analysis/scratch-handover.ts)
     if (needed.includes(n) && scratch?.has(n) && !cx.info.elidedScratch.has(scratch.get(n)!)) out.push({ v, kind: 'S' });
-    if (needed.includes(n)) out.push({ v, kind: scalar ? 'F' : ty.k === 'bool' ? 'I' : 'R', ...(again ? { again } : {}) });
+    if (needed.includes(n)) out.push({ v, kind: scalar ? 'F' : ty.k === 'bool' ? 'I' : 'R', ...(again ? { again } : {}), ...(chain && again === chain.e ? { chainAt: chain.at } : {}) });
     if (isRef(ty) && hasB(cx, n) && usedB.has(cx.b.of(n))) {
       // (the adjoint of a reference read again is the same read of the adjoints: `diffb = selfb.centered`)
       // (only from parameters whose adjoints are parameters too: the same arrays in both sweeps)
@@ -197,6 +200,7 @@ export function backward(cx: AdjointContext): Func {
   const handover = handoverValues(cx);
   for (let k = handover.length - 1; k >= 0; k--) {
     const h = handover[k];
+    if (h.chainAt !== undefined) continue;
     if (h.again) {
       body.push({ k: 'assign', target: h.v as LValue, value: h.again });
       continue;
@@ -208,6 +212,8 @@ export function backward(cx: AdjointContext): Func {
     const pop = h.kind === 'F' ? tapeOp(cx, 'popF', [], NUM) : h.kind === 'I' ? { k: 'bin' as const, op: '===' as const, a: tapeOp(cx, 'popI', [], INT), b: { k: 'num' as const, v: 1 }, ty: BOOL } : tapeOp(cx, 'popR', [], h.v.k === 'var' ? h.v.ty : NUM);
     body.push({ k: 'assign', target: h.v as LValue, value: pop });
   }
+  // final values evaluated again from final values: after the pops, in the order of their assignments
+  for (const h of handover.filter((x) => x.chainAt !== undefined).sort((a, b) => a.chainAt! - b.chainAt!)) body.push({ k: 'assign', target: h.v as LValue, value: h.again! });
   const seedStmts: Stmt[] = [];
   const scalarB: Expr[] = [];
   cx.f.params.forEach((p, i) => {
