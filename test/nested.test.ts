@@ -156,6 +156,11 @@ export function simulate(w: number): number {
     expect(fwd).not.toMatch(/pushF\((temp|partial)/);
     const bwd = /function potential_bwd_bwd\([^]*?\n}/.exec(rr.code)![0];
     expect(bwd).toMatch(/temp0 = 1 \/ temp;/);
+    // potential_b's tape is idle (its sweeps record nothing): its sweeps, differentiated, take the
+    // caller's tape instead of a tape of their own kept until the backward sweep
+    const bFwd = /function potential_b_fwd\([^]*?\n}/.exec(rr.code)![0];
+    expect(bFwd).not.toMatch(/Tape\.acquire|pushR/);
+    expect(bFwd).toMatch(/potential_bwd_fwd\(tape0, tape0,/);
     // without recomputation they are recorded, and the derivative is the same, bit for bit
     const naive = stage2('r', 'r', { adjoint: { recompute: false } });
     expect(/function potential_bwd_fwd\([^]*?\n}/.exec(naive.code)![0]).toMatch(/pushF\(temp0\)/);
@@ -181,5 +186,36 @@ export function f(xs: number[], y: number): number {
     expect(rep.tapeEmpty).toBe(true);
     const gFwd = /function g_fwd\([^]*?\n}/.exec(r.code)![0];
     expect(gFwd).not.toMatch(/pushF\((r|s|t)\)/);
+  });
+});
+
+describe('f_b of a forward sweep that only computes the result', () => {
+  const rev = (src: string) => {
+    const r = compile(src, { head: 'f', modes: ['reverse'], js: true, runtimeImport: null });
+    expect(r.diagnostics.map(formatDiagnostic)).toEqual([]);
+    return r;
+  };
+  it('is not run: f_b calls the backward sweep alone', () => {
+    const r = rev(`export function f(p: number[], w: number): number {
+  const dx = p[0] - 1;
+  const dy = p[1] - w;
+  return w / Math.sqrt(dx * dx + dy * dy) + (dx > 0 ? dx : -dy);
+}`);
+    const fb = /function f_b\([^]*?\n}/.exec(r.code)![0];
+    expect(fb).not.toMatch(/f_fwd\(/);
+    const rep = checkCompiled(r, r.code, 'f', [[0.3, -0.8], 0.7], { seed: 4 });
+    expect(rep.messages).toEqual([]);
+    expect(rep.tapeEmpty).toBe(true);
+  });
+  it('is run where it records, loops or writes an array', () => {
+    for (const src of [
+      `export function f(x: number[]): number { let s = 0; for (let i = 0; i < x.length; i++) s = Math.sin(s + x[i]); return s; }`,
+      `export function f(x: number[]): number { x[0] = x[0] * x[1]; return x[0] * x[0]; }`,
+    ]) {
+      const r = rev(src);
+      expect(/function f_b\([^]*?\n}/.exec(r.code)![0]).toMatch(/f_fwd\(/);
+      const rep = checkCompiled(r, r.code, 'f', [[0.3, -0.8, 0.4]], { seed: 4 });
+      expect(rep.messages).toEqual([]);
+    }
   });
 });

@@ -93,6 +93,7 @@ export function forward(cx: AdjointContext): Func {
   }
   const r = cx.retStmt;
   if (r && r.e) body.push({ k: 'return', e: r.e });
+  dropIdleTapes(cx, body);
   // (fused iterations run adjoint code in the forward sweep)
   // (a loop update that became statements, `y = g(y)` recorded around its call, moves into the body)
   const fbody = zeroedBelowLoops(fixForUpdates(cx.info.options.merge !== false ? refineLoops(cx, body) : body));
@@ -233,6 +234,7 @@ export function backward(cx: AdjointContext): Func {
   // iteration's increment, its reset dropped as if nothing read it afterwards)
   if (scalarB.length === 1) fbody.push({ k: 'return', e: scalarB[0] });
   else if (scalarB.length > 1) fbody.push({ k: 'return', e: { k: 'arrlit', elems: scalarB, ty: { k: 'tuple', elems: scalarB.map(() => NUM), ro: false } } });
+  dropIdleTapes(cx, fbody);
   if (cx.info.options.merge !== false) fbody = timed('merge', () => refineLoops(cx, fbody));
   fbody = zeroedBelowLoops(fixForUpdates(fbody));
   const ret: Ty = scalarB.length === 0 ? VOID : scalarB.length === 1 ? NUM : { k: 'tuple', elems: scalarB.map(() => NUM), ro: false };
@@ -311,7 +313,75 @@ function adjointDecls(cx: AdjointContext, bodies: Stmt[][], skip: Set<string>, d
   return out;
 }
 
-export function head(cx: AdjointContext): Func {
+/**
+ * A local tape of the primal that no code records on (analysis/idle-tapes.ts), once its callees' sweeps
+ * take the caller's own tape in its place (calls.ts): its declaration, `Tape.acquire()` and
+ * `Tape.release` go from the sweep `body` (in place) when nothing else there names it.
+ */
+function dropIdleTapes(cx: AdjointContext, body: Stmt[]): void {
+  const idle = cx.info.idleTapes.get(cx.name);
+  if (!idle?.size) return;
+  const params = new Set(cx.f.params.map((p) => p.name));
+  const tapeOnly = (s: Stmt, n: string): boolean =>
+    (s.k === 'decl' && s.name === n && (!s.init || (s.init.k === 'intr' && s.init.fn === 'Tape.acquire'))) ||
+    (s.k === 'assign' && !s.op && s.target.k === 'var' && s.target.name === n && s.value.k === 'intr' && s.value.fn === 'Tape.acquire') ||
+    (s.k === 'expr' && s.e.k === 'intr' && s.e.fn === 'Tape.release' && s.e.args.length === 1 && s.e.args[0].k === 'var' && s.e.args[0].name === n);
+  for (const n of idle) {
+    if (params.has(n) || n === cx.tapeName) continue;
+    let used = false;
+    forEachStmt(body, (s) => {
+      if (used || tapeOnly(s, n)) return;
+      for (const e of stmtExprs(s))
+        forEachExpr(e, (x) => {
+          if (x.k === 'var' && x.name === n) used = true;
+        });
+      if (s.k === 'assign' && s.target.k === 'var' && s.target.name === n) used = true;
+    });
+    if (used) continue;
+    const prune = (list: Stmt[]): void => {
+      for (let k = list.length - 1; k >= 0; k--) {
+        const s = list[k];
+        if (tapeOnly(s, n)) list.splice(k, 1);
+        else forEachChildList(s, prune);
+      }
+    };
+    prune(body);
+  }
+}
+
+/** the statement lists directly inside `s` */
+function forEachChildList(s: Stmt, f: (list: Stmt[]) => void): void {
+  if (s.k === 'if') {
+    f(s.then);
+    f(s.else);
+  } else if (s.k === 'for') {
+    f(s.init);
+    f(s.body);
+    f(s.update);
+  } else if (s.k === 'while' || s.k === 'do' || s.k === 'block') f(s.body);
+  else if (s.k === 'switch') for (const c of s.cases) f(c.body);
+}
+
+/**
+ * Does the forward sweep `body` only compute its result? No store outside its locals, no tape
+ * operation, call, loop or throw: intrinsics of Math and Number only. Then `f_b`, which drops the
+ * result, need not run it (the backward sweep computes what it needs: nothing was recorded).
+ */
+function onlyComputes(body: Stmt[]): boolean {
+  let ok = true;
+  forEachStmt(body, (s) => {
+    if (s.k === 'throw' || s.k === 'for' || s.k === 'while' || s.k === 'do' || s.k === 'switch') ok = false;
+    if (s.k === 'assign' && s.target.k !== 'var') ok = false;
+    for (const e of stmtExprs(s))
+      forEachExpr(e, (x) => {
+        if (x.k === 'call' || x.k === 'raw') ok = false;
+        if (x.k === 'intr' && !/^(Math|Number)\.[a-zA-Z0-9]+$/.test(x.fn)) ok = false;
+      });
+  });
+  return ok;
+}
+
+export function head(cx: AdjointContext, fwd: Func): Func {
   const sig = cx.info.sigs.get(cx.name)!;
   const nm = adjointNames(cx.info, cx.name);
   const params: Param[] = [];
@@ -344,7 +414,8 @@ export function head(cx: AdjointContext): Func {
     body.push({ k: 'decl', name: s.copy, ty: tyOf(s.b), init: { k: 'intr', fn: 'snapshot', args: [s.b], ty: tyOf(s.b) }, konst: true });
     body.push({ k: 'expr', e: { k: 'intr', fn: 'zeroFill', args: [s.b], ty: VOID } });
   }
-  body.push({ k: 'expr', e: { k: 'call', fn: nm.fwd, args: fargs, ty: cx.f.ret } });
+  // (a forward sweep that only computes the result, which f_b drops, is not run)
+  if (seedCopies.length > 0 || !onlyComputes(fwd.body)) body.push({ k: 'expr', e: { k: 'call', fn: nm.fwd, args: fargs, ty: cx.f.ret } });
   for (const s of seedCopies) body.push({ k: 'expr', e: { k: 'intr', fn: 'addInto', args: [s.b, { k: 'var', name: s.copy, ty: tyOf(s.b) }], ty: VOID } });
   // the backward sweep restores arrays to their inputs: keep what the primal left in them
   const snaps: { p: Param; n: string }[] = [];
