@@ -153,6 +153,11 @@ export function call(cx: AdjointContext, s: Stmt, c: Extract<Expr, { k: 'call' }
       argPops.unshift({ k: 'decl', name: back.name, ty: back.ty, init: tapeOp(cx, 'popF', [], NUM), konst: true });
       fargs.push(tmp);
       bargs.push(back);
+    } else if (g.params[j].ty.k === 'tape' && cx.info.idleTapes.get(c.fn)?.has(g.params[j].name)) {
+      // a tape the callee never records on (analysis/idle-tapes.ts): the sweeps pass their own, so
+      // the caller need not take one, keep it until the backward sweep, nor hand it over
+      fargs.push(tapeVar(cx));
+      bargs.push(tapeVar(cx));
     } else {
       fargs.push(a);
       bargs.push(a);

@@ -29,7 +29,7 @@ export function adjointFuncs(info: ProgramInfo, name: string): AdjointOutput[] {
       // (a backward sweep's loops read its instance's arrays too: `selfb.lower[t] += …`)
       { func: timed('licm', () => hoistInvariantFields(backward(cx))), role: 'backward' },
     ];
-    if (name === info.head) out.push({ func: head(cx), role: 'reverse' });
+    if (name === info.head) out.push({ func: head(cx, out[0].func), role: 'reverse' });
     return out;
   });
 }

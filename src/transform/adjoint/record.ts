@@ -263,6 +263,85 @@ export function cheapDefBefore(cx: AdjointContext, start: { list: Stmt[]; index:
 
 
 /**
+ * Recomputation of final values from final values: a number the function assigns last at its top level
+ * from arithmetic (`temp0 = 1 / temp`, `temp = Math.sqrt(dx1 * dx1 + dy1 * dy1)`, the guarded partials
+ * of linearized code) on unchanging parameters and on other numbers handed over to the backward sweep
+ * (`handed`: popped or evaluated again there) that nothing assigns after it. Its final value is
+ * evaluated again at the start of the backward sweep, after the pops, instead of a push and a pop: the
+ * inputs hold their final values there, which are the ones the assignment read. The same operations
+ * on the same values: the same bits. Returns the expression and the index of its statement in the
+ * body (the chain is evaluated in that order).
+ */
+export function arithDefAtEnd(cx: AdjointContext, name: string, handed: (n: string) => boolean): { e: Expr; at: number } | null {
+  if (cx.info.options.recompute === false) return null;
+  if (!(tyOfLocal(cx, name)?.k === 'num' || tyOfLocal(cx, name)?.k === 'int')) return null;
+  const params = new Set(cx.f.params.map((p) => p.name));
+  const body = cx.f.body;
+  for (let k = body.length - 1; k >= 0; k--) {
+    const t = body[k];
+    if (cx.dead.has(t)) continue;
+    const defines = (t.k === 'decl' && t.name === name) || (t.k === 'assign' && t.target.k === 'var' && t.target.name === name && !t.op);
+    if (!defines) {
+      if (assignsVar(t, name)) return null;
+      continue;
+    }
+    const def = t.k === 'decl' ? t.init : t.k === 'assign' ? t.value : null;
+    if (!def || storeForced(cx, t) || !arithmetic(def) || operations(def) > MAX_REEVALUATED_OPERATIONS) return null;
+    const later = body.slice(k + 1);
+    let ok = true;
+    forEachExpr(def, (x) => {
+      if (x.k !== 'var') return;
+      if (x.name === name) ok = false;
+      // (an unchanging parameter: a number, or an array nothing writes)
+      else if (params.has(x.name)) ok &&= stable(cx).has(x.name);
+      // (a number handed over whose final value is the one read here)
+      else ok &&= (x.ty.k === 'num' || x.ty.k === 'int') && handed(x.name) && !later.some((u) => assignsVar(u, x.name));
+    });
+    return ok ? { e: def, at: k } : null;
+  }
+  return null;
+}
+
+/** a longer expression is recorded: a push and a pop cost about as much as a few operations on registers */
+const MAX_REEVALUATED_OPERATIONS = 10;
+
+function operations(e: Expr): number {
+  let n = 0;
+  forEachExpr(e, (x) => {
+    if (x.k === 'bin' || x.k === 'un' || x.k === 'cond' || x.k === 'intr' || x.k === 'idx') n++;
+  });
+  return n;
+}
+
+/** exact operations, each about as dear as a push and a pop: evaluated again rather than recorded */
+const EXACT = new Set(['Math.sqrt', 'Math.abs', 'Math.min', 'Math.max', 'Math.sign', 'Math.floor', 'Math.ceil', 'Math.trunc', 'Math.round', 'Math.fround', 'Number.isFinite', 'isFinite', 'isNaN', 'Number.isNaN']);
+
+/** arithmetic without calls, allocation or transcendental functions, on loads of unchanging arrays */
+function arithmetic(e: Expr): boolean {
+  switch (e.k) {
+    case 'var':
+    case 'num':
+    case 'bool':
+    case 'global':
+      return true;
+    case 'idx':
+      return e.obj.k === 'var' && arithmetic(e.index);
+    case 'len':
+      return e.obj.k === 'var';
+    case 'bin':
+      return e.op !== '**' && arithmetic(e.a) && arithmetic(e.b);
+    case 'un':
+      return arithmetic(e.a);
+    case 'cond':
+      return arithmetic(e.c) && arithmetic(e.a) && arithmetic(e.b);
+    case 'intr':
+      return EXACT.has(e.fn) && e.args.every(arithmetic);
+    default:
+      return false;
+  }
+}
+
+/**
  * A reference or a length the function computes at its top level from parameters it never assigns,
  * through field reads of references only (`diff = self.centered`, `d = self.mean.length`, `b = a`):
  * its final value, evaluated again at the start of the backward sweep, instead of a push and a pop. Numbers stored into elements or fields

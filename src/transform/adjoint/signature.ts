@@ -13,7 +13,7 @@ import { scalarizeLoops } from '../scalarize.js';
 import { increments, linctx, linearizeAt, literalAdjoint } from './assign.js';
 import { type AdjointContext, adjointNames, primalNames, adjointTy, aliasRep, bwhole, endsWithReturnInside, exprVaried, hasB, type Pair, scratchOf, tapeOp, tapeVar, variedIn } from './context.js';
 import { shadowDefault } from '../context.js';
-import { cheapDefBefore, shapeDefAtEnd } from './record.js';
+import { arithDefAtEnd, cheapDefBefore, shapeDefAtEnd } from './record.js';
 import { storesReferences } from './references.js';
 import { callLocalGiveBacks, zeroedBelowLoops } from './reused-shadows.js';
 
@@ -93,6 +93,7 @@ export function forward(cx: AdjointContext): Func {
   }
   const r = cx.retStmt;
   if (r && r.e) body.push({ k: 'return', e: r.e });
+  dropIdleTapes(cx, body);
   // (fused iterations run adjoint code in the forward sweep)
   // (a loop update that became statements, `y = g(y)` recorded around its call, moves into the body)
   const fbody = zeroedBelowLoops(fixForUpdates(cx.info.options.merge !== false ? refineLoops(cx, body) : body));
@@ -118,8 +119,8 @@ function contentsHandover(cx: AdjointContext, a: Expr, dir: 'push' | 'pop'): Stm
   };
 }
 
-export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' | 'R' | 'S'; again?: Expr }[] {
-  const out: { v: Expr; kind: 'F' | 'I' | 'R' | 'S'; again?: Expr }[] = [];
+export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' | 'R' | 'S'; again?: Expr; chainAt?: number }[] {
+  const out: { v: Expr; kind: 'F' | 'I' | 'R' | 'S'; again?: Expr; chainAt?: number }[] = [];
   const scratch = scratchOf(cx).aliases.get(cx.name);
   const locals = primalNames(cx);
   const needed = [...cx.readsInBwd].filter((n) => locals.has(n) && !cx.loopScoped.has(n)).sort();
@@ -147,6 +148,8 @@ export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' |
   const refLocals = [...locals].filter((n) => (!isParam(n) || assigned.has(n)) && !cx.rerunLocals.has(n) && !cx.loopScoped.has(n) && isRef(tyOfName.get(n) ?? NUM) && hasB(cx, n) && usedB.has(cx.b.of(n))).sort();
   // a final value from a cheap assignment of unchanging inputs is evaluated again, not handed over
   const recomputable = cx.info.options.recompute !== false && !endsWithReturnInside(cx);
+  // …and one from arithmetic on such inputs and on other numbers handed over (record.ts arithDefAtEnd)
+  const handedNumber = (n: string) => needed.includes(n) && (tyOfName.get(n)?.k === 'num' || tyOfName.get(n)?.k === 'int');
   for (const n of [...new Set([...needed, ...refLocals])].sort()) {
     const ty = tyOfName.get(n) ?? NUM;
     if (isParam(n) && !assigned.has(n)) continue;
@@ -155,11 +158,12 @@ export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' |
     const cheapAgain = needed.includes(n) && scalar && recomputable ? cheapDefBefore(cx, { list: cx.f.body, index: cx.f.body.length, parent: null }, n, true) : null;
     // (a reference or a length read again from unchanging parameters: `diff = self.centered`, `d = self.mean.length`)
     const shape = recomputable && (scalar || isRef(ty)) ? shapeDefAtEnd(cx, n) : null;
-    const again = cheapAgain ?? (needed.includes(n) ? shape : null);
+    const chain = !cheapAgain && !shape && needed.includes(n) && scalar && recomputable ? arithDefAtEnd(cx, n, handedNumber) : null;
+    const again = cheapAgain ?? (needed.includes(n) ? shape : null) ?? chain?.e ?? null;
     // (a scratch field's contents go before the array itself: the backward sweep pops the array first)
     // (…unless nothing writes them between the two sweeps: analysis/scratch-handover.ts)
     if (needed.includes(n) && scratch?.has(n) && !cx.info.elidedScratch.has(scratch.get(n)!)) out.push({ v, kind: 'S' });
-    if (needed.includes(n)) out.push({ v, kind: scalar ? 'F' : ty.k === 'bool' ? 'I' : 'R', ...(again ? { again } : {}) });
+    if (needed.includes(n)) out.push({ v, kind: scalar ? 'F' : ty.k === 'bool' ? 'I' : 'R', ...(again ? { again } : {}), ...(chain && again === chain.e ? { chainAt: chain.at } : {}) });
     if (isRef(ty) && hasB(cx, n) && usedB.has(cx.b.of(n))) {
       // (the adjoint of a reference read again is the same read of the adjoints: `diffb = selfb.centered`)
       // (only from parameters whose adjoints are parameters too: the same arrays in both sweeps)
@@ -197,6 +201,7 @@ export function backward(cx: AdjointContext): Func {
   const handover = handoverValues(cx);
   for (let k = handover.length - 1; k >= 0; k--) {
     const h = handover[k];
+    if (h.chainAt !== undefined) continue;
     if (h.again) {
       body.push({ k: 'assign', target: h.v as LValue, value: h.again });
       continue;
@@ -208,6 +213,8 @@ export function backward(cx: AdjointContext): Func {
     const pop = h.kind === 'F' ? tapeOp(cx, 'popF', [], NUM) : h.kind === 'I' ? { k: 'bin' as const, op: '===' as const, a: tapeOp(cx, 'popI', [], INT), b: { k: 'num' as const, v: 1 }, ty: BOOL } : tapeOp(cx, 'popR', [], h.v.k === 'var' ? h.v.ty : NUM);
     body.push({ k: 'assign', target: h.v as LValue, value: pop });
   }
+  // final values evaluated again from final values: after the pops, in the order of their assignments
+  for (const h of handover.filter((x) => x.chainAt !== undefined).sort((a, b) => a.chainAt! - b.chainAt!)) body.push({ k: 'assign', target: h.v as LValue, value: h.again! });
   const seedStmts: Stmt[] = [];
   const scalarB: Expr[] = [];
   cx.f.params.forEach((p, i) => {
@@ -227,6 +234,7 @@ export function backward(cx: AdjointContext): Func {
   // iteration's increment, its reset dropped as if nothing read it afterwards)
   if (scalarB.length === 1) fbody.push({ k: 'return', e: scalarB[0] });
   else if (scalarB.length > 1) fbody.push({ k: 'return', e: { k: 'arrlit', elems: scalarB, ty: { k: 'tuple', elems: scalarB.map(() => NUM), ro: false } } });
+  dropIdleTapes(cx, fbody);
   if (cx.info.options.merge !== false) fbody = timed('merge', () => refineLoops(cx, fbody));
   fbody = zeroedBelowLoops(fixForUpdates(fbody));
   const ret: Ty = scalarB.length === 0 ? VOID : scalarB.length === 1 ? NUM : { k: 'tuple', elems: scalarB.map(() => NUM), ro: false };
@@ -305,7 +313,75 @@ function adjointDecls(cx: AdjointContext, bodies: Stmt[][], skip: Set<string>, d
   return out;
 }
 
-export function head(cx: AdjointContext): Func {
+/**
+ * A local tape of the primal that no code records on (analysis/idle-tapes.ts), once its callees' sweeps
+ * take the caller's own tape in its place (calls.ts): its declaration, `Tape.acquire()` and
+ * `Tape.release` go from the sweep `body` (in place) when nothing else there names it.
+ */
+function dropIdleTapes(cx: AdjointContext, body: Stmt[]): void {
+  const idle = cx.info.idleTapes.get(cx.name);
+  if (!idle?.size) return;
+  const params = new Set(cx.f.params.map((p) => p.name));
+  const tapeOnly = (s: Stmt, n: string): boolean =>
+    (s.k === 'decl' && s.name === n && (!s.init || (s.init.k === 'intr' && s.init.fn === 'Tape.acquire'))) ||
+    (s.k === 'assign' && !s.op && s.target.k === 'var' && s.target.name === n && s.value.k === 'intr' && s.value.fn === 'Tape.acquire') ||
+    (s.k === 'expr' && s.e.k === 'intr' && s.e.fn === 'Tape.release' && s.e.args.length === 1 && s.e.args[0].k === 'var' && s.e.args[0].name === n);
+  for (const n of idle) {
+    if (params.has(n) || n === cx.tapeName) continue;
+    let used = false;
+    forEachStmt(body, (s) => {
+      if (used || tapeOnly(s, n)) return;
+      for (const e of stmtExprs(s))
+        forEachExpr(e, (x) => {
+          if (x.k === 'var' && x.name === n) used = true;
+        });
+      if (s.k === 'assign' && s.target.k === 'var' && s.target.name === n) used = true;
+    });
+    if (used) continue;
+    const prune = (list: Stmt[]): void => {
+      for (let k = list.length - 1; k >= 0; k--) {
+        const s = list[k];
+        if (tapeOnly(s, n)) list.splice(k, 1);
+        else forEachChildList(s, prune);
+      }
+    };
+    prune(body);
+  }
+}
+
+/** the statement lists directly inside `s` */
+function forEachChildList(s: Stmt, f: (list: Stmt[]) => void): void {
+  if (s.k === 'if') {
+    f(s.then);
+    f(s.else);
+  } else if (s.k === 'for') {
+    f(s.init);
+    f(s.body);
+    f(s.update);
+  } else if (s.k === 'while' || s.k === 'do' || s.k === 'block') f(s.body);
+  else if (s.k === 'switch') for (const c of s.cases) f(c.body);
+}
+
+/**
+ * Does the forward sweep `body` only compute its result? No store outside its locals, no tape
+ * operation, call, loop or throw: intrinsics of Math and Number only. Then `f_b`, which drops the
+ * result, need not run it (the backward sweep computes what it needs: nothing was recorded).
+ */
+function onlyComputes(body: Stmt[]): boolean {
+  let ok = true;
+  forEachStmt(body, (s) => {
+    if (s.k === 'throw' || s.k === 'for' || s.k === 'while' || s.k === 'do' || s.k === 'switch') ok = false;
+    if (s.k === 'assign' && s.target.k !== 'var') ok = false;
+    for (const e of stmtExprs(s))
+      forEachExpr(e, (x) => {
+        if (x.k === 'call' || x.k === 'raw') ok = false;
+        if (x.k === 'intr' && !/^(Math|Number)\.[a-zA-Z0-9]+$/.test(x.fn)) ok = false;
+      });
+  });
+  return ok;
+}
+
+export function head(cx: AdjointContext, fwd: Func): Func {
   const sig = cx.info.sigs.get(cx.name)!;
   const nm = adjointNames(cx.info, cx.name);
   const params: Param[] = [];
@@ -338,7 +414,8 @@ export function head(cx: AdjointContext): Func {
     body.push({ k: 'decl', name: s.copy, ty: tyOf(s.b), init: { k: 'intr', fn: 'snapshot', args: [s.b], ty: tyOf(s.b) }, konst: true });
     body.push({ k: 'expr', e: { k: 'intr', fn: 'zeroFill', args: [s.b], ty: VOID } });
   }
-  body.push({ k: 'expr', e: { k: 'call', fn: nm.fwd, args: fargs, ty: cx.f.ret } });
+  // (a forward sweep that only computes the result, which f_b drops, is not run)
+  if (seedCopies.length > 0 || !onlyComputes(fwd.body)) body.push({ k: 'expr', e: { k: 'call', fn: nm.fwd, args: fargs, ty: cx.f.ret } });
   for (const s of seedCopies) body.push({ k: 'expr', e: { k: 'intr', fn: 'addInto', args: [s.b, { k: 'var', name: s.copy, ty: tyOf(s.b) }], ty: VOID } });
   // the backward sweep restores arrays to their inputs: keep what the primal left in them
   const snaps: { p: Param; n: string }[] = [];
