@@ -3,7 +3,7 @@
 import ts from 'typescript';
 import { timed } from '../ir/timing.js';
 import type { BinOp, Expr, Func, GlobalConst, Loc, Module, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, VOID, containsCall, mapBodies, countedFor, directiveArgs, hasFloat, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, stmtExprs, tyOf, varsRead } from '../ir/util.js';
+import { BOOL, INT, NUM, VOID, containsCall, exprEq, mapBodies, countedFor, directiveArgs, hasFloat, forEachStmt, elemTy, fieldTy, hasDirectiveIn, isRef, stmtExprs, tyOf, varsRead } from '../ir/util.js';
 import { DiagnosticBag } from './diagnostics.js';
 import { MATH_BINARY, MATH_CONSTS, MATH_FUNCS, MATH_INTEGRAL, MATH_NARY } from './math.js';
 import { ARRAY_FORMS, type ArrayHost, arrayFromCopy, arrayMethod, arrOf, emptyLiteralType, fillLoop, indexRange, isArrayOfLength, keysCall, restArgument, spreadLiteral, untypedArrayDecl, untypedReadType } from './arrays.js';
@@ -2089,6 +2089,9 @@ class FunctionLowering {
         const target = this.lvalue(e.left);
         const value = target && this.initExpr(e.right, target.k === 'var' ? target.name : 'tmp');
         if (!target || !value) return null;
+        // `a[a.length] = v` appends, as `a.push(v)` does: a store at an index read from the length it changes
+        // would be undone (and its adjoint read) at the length after it
+        if (appendsByIndex(target)) return { k: 'expr', e: { k: 'intr', fn: 'push', args: [target.obj, value], ty: VOID }, loc };
         return { k: 'assign', target, value, loc };
       }
       const op = COMPOUND_OPS[k];
@@ -3025,4 +3028,11 @@ function completes(list: Stmt[]): boolean {
   if (last.k === 'if') return completes(last.then) || completes(last.else);
   if (last.k === 'block') return completes(last.body);
   return true;
+}
+
+/** `a[a.length]` of a plain array (a typed array's length is fixed: the store past it does nothing) */
+function appendsByIndex(t: Expr): t is Extract<Expr, { k: 'idx' }> {
+  if (t.k !== 'idx' || t.index.k !== 'len' || !exprEq(t.index.obj, t.obj)) return false;
+  const ty = tyOf(t.obj);
+  return ty.k === 'arr' && !ty.typed;
 }

@@ -265,6 +265,7 @@ export const corpus: CorpusCase[] = [
   { name: 'js-arrays/knot_penalty', file: 'js-arrays.ts', head: 'knotPenalty', args: [vec(6, -1, 1)], tags: ['js', 'var', 'grown-by-store', 'holes'] },
   { name: 'js-arrays/memo_path_cost', file: 'js-arrays.ts', head: 'memoPathCost', args: [vec(6, -1, 1)], tags: ['js', 'memo', 'recursion', 'holes', 'intrinsic:min'] },
   { name: 'js-arrays/interleaved_fill', file: 'js-arrays.ts', head: 'interleavedFill', args: [vec(7, -1, 1)], tags: ['js', 'holes', 'past-end-fallback'] },
+  { name: 'js-arrays/interleaved_fallback', file: 'js-arrays.ts', head: 'interleavedFallback', args: [vec(7, -1, 1)], tags: ['js', 'holes', 'past-end-fallback', 'nullish'] },
   { name: 'js-arrays/rank_weighted_loss', file: 'js-arrays.ts', head: 'rankWeightedLoss', args: [vec(6, -1, 1), vec(6, -1, 1)], tags: ['js', 'argsort', 'array-keys'] },
   { name: 'js-arrays/fill_cost', file: 'js-arrays.ts', head: 'fillCost', args: [list(4, obj({ price: num(1, 5), size: num(0.5, 2) })), num(2, 3)], tags: ['js', 'argsort', 'typed-keys', 'intrinsic:min'] },
   { name: 'js-arrays/rank_correlation', file: 'js-arrays.ts', head: 'rankCorrelation', args: [vec(6, -1, 1)], tags: ['js', 'argsort', 'spread-keys'] },

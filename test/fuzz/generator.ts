@@ -4078,20 +4078,27 @@ export function render(spec: ProgSpec): Rendered {
       // a fresh array: from Array.from, grown by index from `[]` (upwards, or downwards so that the first
       // store leaves holes the later ones fill, one read before it is), or by push
       const r = c.fresh('r');
-      const grow = (spec.rl + spec.cols + spec.la) % 4;
+      const grow = (spec.rl + spec.cols + spec.la + spec.lb) % 7;
       if (grow === 0) c.emit(`const ${r} = Array.from({ length: ${spec.rl} }, (_, ${k}) => ${body});`);
-      else {
+      else if (grow >= 4) {
+        // appended by index (`r[r.length] = …`), a row pushed empty and filled by index, a field of an
+        // object literal filled by index
+        const loop = `for (let ${k} = 0; ${k} < ${spec.rl}; ${k}++) {`;
+        if (grow === 4) c.emit(`const ${r}: number[] = [];`, loop, `  ${r}[${r}.length] = ${body};`, '}', `return ${r};`);
+        else if (grow === 5) c.emit(`const ${r}: number[][] = [];`, `${r}.push([]);`, loop, `  ${r}[0][${k}] = ${body};`, '}', `return ${r}[0];`);
+        else c.emit(`const ${r} = { v: [] as number[] };`, loop, `  ${r}.v[${k}] = ${body};`, '}', `return ${r}.v;`);
+      } else {
         c.emit(`const ${r}: number[] = [];`);
         c.emit(grow === 3 ? `for (let ${k} = ${spec.rl - 1}; ${k} >= 0; ${k}--) {` : `for (let ${k} = 0; ${k} < ${spec.rl}; ${k}++) {`);
         // (downwards, the element below is still a hole when tested: the fallback is taken, as in JavaScript;
-        // tested in a statement, since reverse mode refuses `r[k - 1] ?? 1` of an array with holes it fills)
-        if (grow === 3) {
+        // tested by `??` or in a statement)
+        if (grow === 3 && spec.lb % 2 === 0) c.emit(`  ${r}[${k}] = ${body} + 0.5 * (${r}[${k} - 1] ?? 1);`);
+        else if (grow === 3) {
           const h = c.fresh('below');
           c.emit(`  let ${h} = 1;`, `  if (${r}[${k} - 1] !== undefined) ${h} = ${r}[${k} - 1];`, `  ${r}[${k}] = ${body} + 0.5 * ${h};`);
         } else c.emit(grow === 2 ? `  ${r}.push(${body});` : `  ${r}[${k}] = ${body};`);
-        c.emit('}');
+        c.emit('}', `return ${r};`);
       }
-      c.emit(`return ${r};`);
     }
   }
   const rt = ret === 0 ? 'number' : ret === 1 ? 'void' : 'number[]';

@@ -4,7 +4,7 @@
 import { callRoots, stmtCalls } from '../../analysis/activity.js';
 import type { Expr, Func, LValue, Stmt, Ty } from '../../ir/types.js';
 import type { ProgramInfo } from '../context.js';
-import { BOOL, countedFor, exprEq, forEachExpr, forEachStmt, hasFloat, INT, isOptionalRead, isRef, NUM, rootVar, tyOf, VOID } from '../../ir/util.js';
+import { BOOL, countedFor, exprEq, forEachExpr, forEachStmt, hasFloat, INT, isOptionalRead, isRef, mapExpr, NUM, rootVar, tyOf, VOID } from '../../ir/util.js';
 import { adjointOf, hasSelect, type LinContext, linearize, LinError } from '../linearize.js';
 import { TransformError } from '../tangent.js';
 import { call, passiveCallSnapshots } from './calls.js';
@@ -89,13 +89,45 @@ function builtFresh(v: Expr): boolean {
  * that the backward sweep finds the element it accumulates into.
  */
 function growShadow(cx: AdjointContext, target: LValue): Stmt[] {
-  if (target.k !== 'idx' || target.obj.k !== 'var' || isRef(target.ty) || !bornLiteral(cx).has(aliasRep(cx, target.obj.name))) return [];
+  if (target.k !== 'idx' || isRef(target.ty) || !mayGrow(cx, target)) return [];
   const ob = bwhole(cx, target.obj);
   if (!ob) return [];
   const slot: LValue = { k: 'idx', obj: ob, index: target.index, ty: NUM };
   // (tested by the element, not by the length: a store that leaves a hole, filled by a later store,
   // `r[0] = …; r[2] = …; r[1] = …`, must still find a zero there)
   return [{ k: 'if', c: { k: 'bin', op: '===', a: slot, b: { k: 'undef' }, ty: BOOL }, then: [{ k: 'assign', target: slot, value: { k: 'num', v: 0 } }], else: [] }];
+}
+
+/**
+ * may a store of a number into `target` grow its array? An array born of a literal (`[]`), a row of one
+ * (`C.push([]); C[i][j] = …`, `[[], []]`), a field of an object literal (`{ v: [] }`) or a field some
+ * function assigns a literal (`this.buf = []`); not a typed array, whose length is fixed
+ */
+function mayGrow(cx: AdjointContext, target: Extract<LValue, { k: 'idx' }>): boolean {
+  const t = tyOf(target.obj);
+  if (t.k !== 'arr' || t.typed) return false;
+  const root = rootVar(target);
+  if (root && bornLiteral(cx).has(aliasRep(cx, root))) return true;
+  return target.obj.k === 'field' && literalFields(cx.info).has(target.obj.name);
+}
+
+/** fields some function of the module assigns an array literal, or an object literal gives one */
+const fieldsCache = new WeakMap<ProgramInfo, Set<string>>();
+function literalFields(info: ProgramInfo): Set<string> {
+  let out = fieldsCache.get(info);
+  if (out) return out;
+  const found = new Set<string>();
+  for (const f of info.mod.funcs.values())
+    forEachStmt(f.body, (st) => {
+      if (st.k === 'assign' && st.target.k === 'field' && st.value.k === 'arrlit') found.add(st.target.name);
+      for (const e of st.k === 'decl' ? [st.init] : st.k === 'assign' ? [st.value] : st.k === 'expr' ? [st.e] : st.k === 'return' ? [st.e] : [])
+        if (e)
+          forEachExpr(e, (x) => {
+            if (x.k === 'objlit') for (const fl of x.fields) if (fl.value.k === 'arrlit') found.add(fl.name);
+          });
+    });
+  fieldsCache.set(info, (out = found));
+  return out;
 }
 
 /**
@@ -114,13 +146,13 @@ function bornLiteral(cx: AdjointContext): Set<string> {
   return out;
 }
 
-/** the variables of `f` assigned an array literal */
+/** the variables of `f` assigned an array literal, or an object literal holding one */
 function literalVars(f: Func): Set<string> {
   const out = new Set<string>();
   forEachStmt(f.body, (st) => {
     const name = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
     const v = st.k === 'decl' ? st.init : st.k === 'assign' ? st.value : null;
-    if (name && v && v.k === 'arrlit') out.add(name);
+    if (name && v && (v.k === 'arrlit' || (v.k === 'objlit' && v.fields.some((fl) => fl.value.k === 'arrlit')))) out.add(name);
   });
   return out;
 }
@@ -207,7 +239,12 @@ export function linearizeAt(cx: AdjointContext, e: Expr, s: Stmt, pre: Stmt[]) {
   const from = pre.length;
   try {
     const lin = linearize(e, linctx(cx, s, pre));
-    refuseRestoredHoleTests(cx, pre.slice(from), s);
+    const held = new Map<string, Expr>();
+    for (let k = from; k < pre.length; k++) {
+      pre[k] = holesRestoredAsNaN(cx, pre[k], held);
+      const t = pre[k];
+      if (t.k === 'decl' && t.init) held.set(t.name, t.init);
+    }
     return lin;
   } catch (err) {
     if (err instanceof LinError) throw new TransformError(err.message, err.node.loc ? err.node : s);
@@ -216,22 +253,34 @@ export function linearizeAt(cx: AdjointContext, e: Expr, s: Stmt, pre: Stmt[]) {
 }
 
 /**
- * The backward sweep evaluates a conditional expression's test again, on the values it restored. A test
- * whether an element is there (`y[i] ?? 0.5`, `y[i] !== undefined ? … : …`) of an array that may have
- * holes and has elements stored into it would then see the hole a store filled restored from the tape
- * as NaN, not undefined, and take the other branch: refused until the decision is recorded instead.
+ * The backward sweep evaluates a conditional expression's test again (its temporaries), on the values
+ * it restored. A test whether an element is there (`y[i] ?? 0.5`, `y[i] === undefined ? … : …`) of an
+ * array that may have holes and has elements stored into it would then see a hole that a later store
+ * filled restored from the float tape as NaN, not undefined, and take the other branch. There the test
+ * also takes NaN for a hole: `y[i] !== undefined && !Number.isNaN(y[i])`. (`y[i] || 0` needs nothing:
+ * NaN is falsy.) An element that held NaN itself takes the fallback's branch in the backward sweep only.
  */
-function refuseRestoredHoleTests(cx: AdjointContext, temps: Stmt[], s: Stmt): void {
-  for (const t of temps) {
-    if (t.k !== 'decl' || !t.init) continue;
-    forEachExpr(t.init, (x) => {
-      if (x.k !== 'bin' || (x.op !== '!==' && x.op !== '===') || x.b.k !== 'undef' || x.a.k !== 'idx' || x.a.obj.k !== 'var') return;
-      const name = x.a.obj.name;
-      const rep = aliasRep(cx, name);
-      if (!bornLiteral(cx).has(rep) || !elementsStored(cx, rep)) return;
-      throw new TransformError(`'${name}' may have holes (it grows from [] by stores), and this tests whether an element is there while later stores fill them: reverse mode would restore a hole as NaN, not undefined, and take the other branch`, s.loc ? s : x, `decide it in a statement, whose branch reverse mode records: \`let v = 0.5; if (${name}[…] !== undefined) v = ${name}[…];\`, or start '${name}' filled (\`new Array(n).fill(0)\`) and test the index`);
-    });
-  }
+function holesRestoredAsNaN(cx: AdjointContext, t: Stmt, held: ReadonlyMap<string, Expr>): Stmt {
+  if (t.k !== 'decl' || !t.init) return t;
+  const truthTested: Expr[] = [];
+  forEachExpr(t.init, (x) => {
+    if (x.k === 'un' && x.op === '!' && x.a.k === 'un' && x.a.op === '!') truthTested.push(x.a.a);
+  });
+  let changed = false;
+  const init = mapExpr(t.init, (x) => {
+    if (x.k !== 'bin' || (x.op !== '!==' && x.op !== '===') || x.b.k !== 'undef') return x;
+    // (a temporary holding the element read: `const y_elem = y[i]; … y_elem !== undefined`)
+    const read = x.a.k === 'var' ? held.get(x.a.name) ?? x.a : x.a;
+    if (read.k !== 'idx' || read.obj.k !== 'var' || truthTested.some((y) => exprEq(y, x.a))) return x;
+    const rep = aliasRep(cx, read.obj.name);
+    if (!bornLiteral(cx).has(rep) || !elementsStored(cx, rep)) return x;
+    changed = true;
+    const nan: Expr = { k: 'intr', fn: 'Number.isNaN', args: [x.a], ty: BOOL };
+    return x.op === '!=='
+      ? { k: 'bin', op: '&&', a: x, b: { k: 'un', op: '!', a: nan, ty: BOOL }, ty: BOOL }
+      : { k: 'bin', op: '||', a: x, b: nan, ty: BOOL };
+  });
+  return changed ? { ...t, init } : t;
 }
 
 /** does `f` store numbers into elements of the arrays of alias class `rep`, or pass one to a call? */
