@@ -118,8 +118,22 @@ function contentsHandover(cx: AdjointContext, a: Expr, dir: 'push' | 'pop'): Stm
   };
 }
 
-export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' | 'R' | 'S'; again?: Expr }[] {
-  const out: { v: Expr; kind: 'F' | 'I' | 'R' | 'S'; again?: Expr }[] = [];
+type Handover = { v: Expr; kind: 'F' | 'I' | 'R' | 'S'; again?: Expr };
+
+/** handoverValues' answer for a context's sweeps as built (asked by the callers' summary, forward and backward) */
+const handovers = new WeakMap<AdjointContext, { built: AdjointContext['built']; readsInBwd: Set<string>; out: readonly Handover[] }>();
+
+/** the values the forward sweep hands over to the backward one (found once per built sweeps) */
+export function handoverValues(cx: AdjointContext): readonly Handover[] {
+  const kept = handovers.get(cx);
+  if (kept && kept.built === cx.built && kept.readsInBwd === cx.readsInBwd) return kept.out;
+  const out = findHandoverValues(cx);
+  handovers.set(cx, { built: cx.built, readsInBwd: cx.readsInBwd, out });
+  return out;
+}
+
+function findHandoverValues(cx: AdjointContext): Handover[] {
+  const out: Handover[] = [];
   const scratch = scratchOf(cx).aliases.get(cx.name);
   const locals = primalNames(cx);
   const needed = [...cx.readsInBwd].filter((n) => locals.has(n) && !cx.loopScoped.has(n)).sort();
