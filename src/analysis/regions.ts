@@ -3,9 +3,12 @@
 // loop is a must-definition of the whole array, which element-by-element reasoning cannot see.
 import type { Expr, Func, Stmt } from '../ir/types.js';
 import { exprEq, forEachStmt, hasJump } from '../ir/util.js';
+import { perFunction } from '../ir/per-function.js';
 
-/** For each loop of `f` that overwrites whole arrays, the names of those arrays. */
-export function wholeArrayWrites(f: Func): Map<Stmt, string[]> {
+/** For each loop of `f` that overwrites whole arrays, the names of those arrays (found once per function object). */
+export const wholeArrayWrites: (f: Func) => ReadonlyMap<Stmt, readonly string[]> = perFunction(findWholeArrayWrites);
+
+function findWholeArrayWrites(f: Func): Map<Stmt, string[]> {
   const defs = definitionCounts(f);
   // a variable defined once at the top level holds one value from there on (inside a loop, the one
   // definition can run again)

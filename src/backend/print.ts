@@ -88,6 +88,9 @@ export class Printer {
   private at: Loc | undefined;
   private depth = 0;
   private ind: string;
+  private indents: string[] = [];
+  /** the precedence of the expression exprP printed last */
+  private prec = 0;
 
   constructor(private opts: PrintOptions = {}) {
     this.ind = opts.indent ?? '  ';
@@ -107,8 +110,16 @@ export class Printer {
   }
 
   line(s: string): void {
-    this.out.push(s === '' ? '' : this.ind.repeat(this.depth) + s);
+    this.out.push(s === '' ? '' : this.indent() + s);
     this.origins.push(s === '' ? undefined : this.at);
+  }
+
+  /** the indentation of the current depth (made once per depth) */
+  private indent(): string {
+    const d = this.depth;
+    const known = this.indents;
+    while (known.length <= d) known.push(this.ind.repeat(known.length));
+    return known[d];
   }
 
   /** how many lines are printed so far (a position for wordsFrom and insertLine) */
@@ -171,42 +182,49 @@ export class Printer {
 
   // ---------- expressions ----------
   expr(e: Expr, ctx = 0): string {
-    const [s, p] = this.exprP(e);
-    return p < ctx ? `(${s})` : s;
+    const s = this.exprP(e);
+    return this.prec < ctx ? `(${s})` : s;
   }
 
-  private exprP(e: Expr): [string, number] {
+  /** `text` as an expression of precedence `prec` */
+  private ret(text: string, prec: number): string {
+    this.prec = prec;
+    return text;
+  }
+
+  /** `e` printed; its precedence in this.prec (no pair made per node) */
+  private exprP(e: Expr): string {
     switch (e.k) {
       case 'num': {
         const s = numText(e);
-        return [s, s.startsWith('-') ? UNARY : 20];
+        return this.ret(s, s.startsWith('-') ? UNARY : 20);
       }
       case 'bool':
-        return [String(e.v), 20];
+        return this.ret(String(e.v), 20);
       case 'str':
-        return [JSON.stringify(e.v), 20];
+        return this.ret(JSON.stringify(e.v), 20);
       case 'undef':
-        return ['undefined', 20];
+        return this.ret('undefined', 20);
       case 'var':
-        return [e.nn && !this.opts.js ? `${e.name}!` : e.name, e.nn ? POSTFIX : 20];
+        return this.ret(e.nn && !this.opts.js ? `${e.name}!` : e.name, e.nn ? POSTFIX : 20);
       case 'global':
-        return [e.name, 20];
+        return this.ret(e.name, 20);
       case 'raw':
-        return [e.text, 20];
+        return this.ret(e.text, 20);
       case 'bin': {
         const p = PREC[e.op];
         // ** is right-associative and its left operand may not be a unary expression
         const left = e.op === '**' ? this.expr(e.a, UNARY + 1) : this.expr(e.a, p);
         const right = e.op === '**' ? this.expr(e.b, p) : this.expr(e.b, p + 1);
-        return [`${left} ${e.op} ${right}`, p];
+        return this.ret(`${left} ${e.op} ${right}`, p);
       }
       case 'un': {
         // `!!0.25` (a truthiness test of a literal, after inlining): TypeScript rejects it as always truthy
-        if (e.op === '!' && e.a.k === 'un' && e.a.op === '!' && e.a.a.k === 'num') return [String(!!e.a.a.v), POSTFIX];
+        if (e.op === '!' && e.a.k === 'un' && e.a.op === '!' && e.a.a.k === 'num') return this.ret(String(!!e.a.a.v), POSTFIX);
         const a = this.expr(e.a, UNARY);
         // avoid `--x` / `- -x` ambiguity
         const sep = (e.op === '-' && a.startsWith('-')) || (e.op === '+' && a.startsWith('+')) ? ' ' : '';
-        return [`${e.op}${sep}${a}`, UNARY];
+        return this.ret(`${e.op}${sep}${a}`, UNARY);
       }
       case 'cond': {
         // the truth of a literal is decided (an adjoint's zero guard, `!!ȳ || … ? … : 0 * ȳ`, whose
@@ -215,29 +233,29 @@ export class Printer {
         const lit = (x: Expr) => x.k === 'un' && x.op === '!' && x.a.k === 'un' && x.a.op === '!' && x.a.a.k === 'num' && x.a.a.raw === undefined ? !!x.a.a.v : null;
         if (lit(c) !== null) return this.exprP(lit(c) ? e.a : e.b);
         if (c.k === 'bin' && c.op === '||' && lit(c.a) === true) return this.exprP(e.a);
-        return [`${this.expr(e.c, 3)} ? ${this.expr(e.a, 2)} : ${this.expr(e.b, 2)}`, 2];
+        return this.ret(`${this.expr(e.c, 3)} ? ${this.expr(e.a, 2)} : ${this.expr(e.b, 2)}`, 2);
       }
       case 'call':
-        return [`${e.fn}(${e.args.map((a) => this.expr(a, 2)).join(', ')})`, POSTFIX];
+        return this.ret(`${e.fn}(${e.args.map((a) => this.expr(a, 2)).join(', ')})`, POSTFIX);
       case 'intr':
         // the type tests of nullable values (src/frontend/nullable.ts) are operators, not calls
-        if (e.fn === 'typeof') return [`typeof ${this.expr(e.args[0], UNARY)}`, UNARY];
-        if (e.fn === 'in') return [`${this.expr(e.args[0], 10)} in ${this.expr(e.args[1], 10)}`, 9];
-        return [this.intrinsic(e), POSTFIX];
+        if (e.fn === 'typeof') return this.ret(`typeof ${this.expr(e.args[0], UNARY)}`, UNARY);
+        if (e.fn === 'in') return this.ret(`${this.expr(e.args[0], 10)} in ${this.expr(e.args[1], 10)}`, 9);
+        return this.ret(this.intrinsic(e), POSTFIX);
       case 'idx':
-        return [`${this.expr(e.obj, POSTFIX)}[${this.expr(e.index)}]`, POSTFIX];
+        return this.ret(`${this.expr(e.obj, POSTFIX)}[${this.expr(e.index)}]`, POSTFIX);
       case 'field':
-        return [`${this.expr(e.obj, POSTFIX)}.${e.name}${e.nn && !this.opts.js ? '!' : ''}`, POSTFIX];
+        return this.ret(`${this.expr(e.obj, POSTFIX)}.${e.name}${e.nn && !this.opts.js ? '!' : ''}`, POSTFIX);
       case 'len':
-        return [`${this.expr(e.obj, POSTFIX)}.length`, POSTFIX];
+        return this.ret(`${this.expr(e.obj, POSTFIX)}.length`, POSTFIX);
       case 'arrlit':
-        return [`[${e.elems.map((a) => this.expr(a, 2)).join(', ')}]`, 20];
+        return this.ret(`[${e.elems.map((a) => this.expr(a, 2)).join(', ')}]`, 20);
       case 'objlit':
-        return [e.fields.length ? `{ ${e.fields.map((f) => (f.value.k === 'var' && f.value.name === f.name ? f.name : `${f.name}: ${this.expr(f.value, 2)}`)).join(', ')} }` : '{}', 20];
+        return this.ret(e.fields.length ? `{ ${e.fields.map((f) => (f.value.k === 'var' && f.value.name === f.name ? f.name : `${f.name}: ${this.expr(f.value, 2)}`)).join(', ')} }` : '{}', 20);
       case 'alloc':
-        return [this.alloc(e), POSTFIX];
+        return this.ret(this.alloc(e), POSTFIX);
       case 'sub':
-        return [`${this.expr(e.obj, POSTFIX)}.subarray(${this.expr(e.start, 2)}${e.end ? ', ' + this.expr(e.end, 2) : ''})`, POSTFIX];
+        return this.ret(`${this.expr(e.obj, POSTFIX)}.subarray(${this.expr(e.start, 2)}${e.end ? ', ' + this.expr(e.end, 2) : ''})`, POSTFIX);
     }
   }
 
@@ -255,9 +273,9 @@ export class Printer {
 
   private intrinsic(e: Extract<Expr, { k: 'intr' }>): string {
     const args = e.args.map((a) => this.expr(a, 2));
-    const m = /^Math\.(min|max|hypot)Of$/.exec(e.fn);
+    const m = e.fn.startsWith('Math.') ? /^Math\.(min|max|hypot)Of$/.exec(e.fn) : null;
     if (m) return `Math.${m[1]}(...${args[0]})`;
-    const tape = /^tape\.(\w+)$/.exec(e.fn);
+    const tape = e.fn.startsWith('tape.') ? /^tape\.(\w+)$/.exec(e.fn) : null;
     if (tape) return `${args[0]}.${tape[1]}(${args.slice(1).join(', ')})`;
     if (e.fn === 'push') return `${this.expr(e.args[0], POSTFIX)}.push(${args[1]})`;
     if (e.fn === 'pop') return `${this.expr(e.args[0], POSTFIX)}.pop()${this.opts.js || e.ty.k === 'void' ? '' : '!'}`;

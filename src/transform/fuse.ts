@@ -255,25 +255,27 @@ export function exclusiveArrays(body: Stmt[]): Set<string> {
     const ty = value.k === 'alloc' || value.k === 'intr' ? value.ty : null;
     if (flat && ty && ty.k === 'arr' && ty.elem.k === 'num') candidates.add(name);
   });
+  for (const n of candidates) if (defs.get(n) !== 1) candidates.delete(n);
+  if (candidates.size === 0) return candidates;
+  // one walk for all candidates: per expression, each occurrence of a candidate must be an indexed or
+  // measured array, a tape operation's argument or the assigned variable itself. Each such use is one
+  // occurrence, so no expression has more of them than occurrences, and the totals tell: a name with
+  // as many uses as occurrences over the whole body has them in every expression
+  const occurrences = new Map<string, number>();
+  const uses = new Map<string, number>();
+  const count = (m: Map<string, number>, n: string) => m.set(n, (m.get(n) ?? 0) + 1);
+  forEachStmt(body, (s) => {
+    for (const e of stmtExprs(s)) {
+      forEachExpr(e, (x) => {
+        if ((x.k === 'idx' || x.k === 'len') && x.obj.k === 'var' && candidates.has(x.obj.name)) count(uses, x.obj.name);
+        if (x.k === 'intr' && (x.fn === 'tape.freeF' || x.fn === 'tape.giveBack' || x.fn === 'tape.pushR')) for (const a of x.args) if (a.k === 'var' && candidates.has(a.name)) count(uses, a.name);
+        if (x.k === 'var' && candidates.has(x.name)) count(occurrences, x.name);
+      });
+      if (s.k === 'assign' && s.target.k === 'var' && e === s.target && candidates.has(s.target.name)) count(uses, s.target.name);
+    }
+  });
   const out = new Set<string>();
-  for (const n of candidates) {
-    if (defs.get(n) !== 1) continue;
-    let ok = true;
-    forEachStmt(body, (s) => {
-      for (const e of stmtExprs(s)) {
-        let allowed = 0;
-        let all = 0;
-        forEachExpr(e, (x) => {
-          if ((x.k === 'idx' || x.k === 'len') && x.obj.k === 'var' && x.obj.name === n) allowed++;
-          if (x.k === 'intr' && (x.fn === 'tape.freeF' || x.fn === 'tape.giveBack' || x.fn === 'tape.pushR')) for (const a of x.args) if (a.k === 'var' && a.name === n) allowed++;
-          if (x.k === 'var' && x.name === n) all++;
-        });
-        const isDef = (s.k === 'assign' && s.target.k === 'var' && s.target.name === n && e === s.target) || false;
-        if (all !== allowed + (isDef ? 1 : 0)) ok = false;
-      }
-    });
-    if (ok) out.add(n);
-  }
+  for (const n of candidates) if ((occurrences.get(n) ?? 0) === (uses.get(n) ?? 0)) out.add(n);
   return out;
 }
 

@@ -169,7 +169,7 @@ function funcKey(info: ProgramInfo, name: string): string | null {
   const f: Func | undefined = info.mod.funcs.get(name);
   const fa = info.act(name);
   try {
-    return `${f ? irKey(f) : 'none'}:${serialize(fa ? fa.ctx : null)}`;
+    return `${f ? irKey(f) : 'none'}:${digest(fa ? fa.ctx : null)}`;
   } catch {
     return null;
   }
@@ -180,7 +180,7 @@ const irKeys = new WeakMap<Func, string>();
 
 function irKey(f: Func): string {
   let k = irKeys.get(f);
-  if (k === undefined) irKeys.set(f, (k = hash(serialize(f))));
+  if (k === undefined) irKeys.set(f, (k = digest(f)));
   return k;
 }
 
@@ -189,57 +189,136 @@ function programKey(info: ProgramInfo): string {
   const mod = info.mod;
   const called = new Set<string>();
   for (const n of mod.order) for (const site of callSites(mod.funcs.get(n)!)) for (const c of site.calls) called.add(c.fn);
-  return hash(
-    serialize({
-      options: info.options,
-      naming: info.naming,
-      head: info.head,
-      independents: [...info.independents].sort(),
-      moduleNames: [...info.moduleNames],
-      order: mod.order,
-      failed: [...mod.failed.keys()],
-      globals: mod.globals,
-      types: mod.types,
-      sigs: info.sigs,
-      writes: info.activity.writes,
-      refTapes: info.refTapes,
-      idleTapes: info.idleTapes,
-      unreadNumberFields: info.unreadNumberFields,
-      elidedScratch: [...info.elidedScratch].sort(),
-      called,
-      scratch: scratchFields(mod),
-      slotWrites: computeSlotWrites(mod),
-    }),
-  );
-}
-
-/** JSON that keeps what JSON drops: Maps, Sets, NaN, infinities and -0 */
-function serialize(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => {
-    if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0) ? v : `\u0000num:${Object.is(v, -0) ? '-0' : String(v)}`;
-    if (v instanceof Map) return { '\u0000map': [...v] };
-    if (v instanceof Set) return { '\u0000set': [...v] };
-    return v;
+  return digest({
+    options: info.options,
+    naming: info.naming,
+    head: info.head,
+    independents: [...info.independents].sort(),
+    moduleNames: [...info.moduleNames],
+    order: mod.order,
+    failed: [...mod.failed.keys()],
+    globals: mod.globals,
+    types: mod.types,
+    sigs: info.sigs,
+    writes: info.activity.writes,
+    refTapes: info.refTapes,
+    idleTapes: info.idleTapes,
+    unreadNumberFields: info.unreadNumberFields,
+    elidedScratch: [...info.elidedScratch].sort(),
+    called,
+    scratch: scratchFields(mod),
+    slotWrites: computeSlotWrites(mod),
   });
 }
 
 /**
- * two independent 53-bit hashes of a string (cyrb53 with two seeds), as one key: 106 bits against
- * chance collisions. Both are taken in one pass over the string (the keys hash whole functions' IR).
+ * A digest of `value` as JSON would write it, keeping what JSON drops (Maps, Sets, NaN, infinities and
+ * -0): the value is walked once and its parts fed to the hash as they are met, with no text made
+ * (the keys digest whole functions' IR). Like JSON, object properties holding undefined or a function
+ * are left out, and object keys are taken in their own order.
  */
-function hash(s: string): string {
-  let a1 = 0xdeadbeef ^ 0x9e3779b9;
-  let a2 = 0x41c6ce57 ^ 0x9e3779b9;
-  let b1 = 0xdeadbeef ^ 0x85ebca6b;
-  let b2 = 0x41c6ce57 ^ 0x85ebca6b;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    a1 = Math.imul(a1 ^ c, 2654435761);
-    a2 = Math.imul(a2 ^ c, 1597334677);
-    b1 = Math.imul(b1 ^ c, 2654435761);
-    b2 = Math.imul(b2 ^ c, 1597334677);
+function digest(value: unknown): string {
+  const d = new Digest();
+  d.value(value);
+  return d.result();
+}
+
+/**
+ * two independent 53-bit hashes (cyrb53 with two seeds) of a stream of characters, as one key: 106 bits
+ * against chance collisions. Every part is written with a tag and strings with their length, so that
+ * two different values cannot give the same stream.
+ */
+class Digest {
+  private a1 = 0xdeadbeef ^ 0x9e3779b9;
+  private a2 = 0x41c6ce57 ^ 0x9e3779b9;
+  private b1 = 0xdeadbeef ^ 0x85ebca6b;
+  private b2 = 0x41c6ce57 ^ 0x85ebca6b;
+  private n = 0;
+
+  private code(c: number): void {
+    this.a1 = Math.imul(this.a1 ^ c, 2654435761);
+    this.a2 = Math.imul(this.a2 ^ c, 1597334677);
+    this.b1 = Math.imul(this.b1 ^ c, 2654435761);
+    this.b2 = Math.imul(this.b2 ^ c, 1597334677);
+    this.n++;
   }
-  return `${cyrb53Final(a1, a2).toString(36)}.${cyrb53Final(b1, b2).toString(36)}.${s.length.toString(36)}`;
+
+  private chars(s: string): void {
+    for (let i = 0; i < s.length; i++) this.code(s.charCodeAt(i));
+  }
+
+  /** a string: its length, then its characters */
+  text(s: string): void {
+    this.code(0x73); // 's'
+    this.code(s.length & 0xffff);
+    this.code(s.length >>> 16);
+    this.chars(s);
+  }
+
+  value(v: unknown): void {
+    switch (typeof v) {
+      case 'string':
+        return this.text(v);
+      case 'number':
+        this.code(0x6e); // 'n'
+        this.chars(Object.is(v, -0) ? '-0' : String(v));
+        this.code(0x3b); // ';'
+        return;
+      case 'boolean':
+        return this.code(v ? 0x74 : 0x66);
+      case 'object':
+        break;
+      case 'undefined':
+      case 'function':
+      case 'symbol':
+        // (in an array JSON writes null; a top-level one has no text)
+        return this.code(0x7a);
+      default:
+        // (JSON throws on a bigint: so does the key, and the function is not reused)
+        throw new TypeError(`cannot digest a ${typeof v}`);
+    }
+    if (v === null) return this.code(0x7a);
+    if (Array.isArray(v)) {
+      this.code(0x5b); // '['
+      for (const x of v) this.value(x);
+      return this.code(0x5d);
+    }
+    if (v instanceof Map) {
+      this.code(0x4d); // 'M'
+      for (const [k, x] of v) {
+        this.code(0x2c);
+        this.value(k);
+        this.value(x);
+      }
+      return this.code(0x5d);
+    }
+    if (v instanceof Set) {
+      this.code(0x53); // 'S'
+      for (const x of v) this.value(x);
+      return this.code(0x5d);
+    }
+    this.code(0x7b); // '{'
+    const o = v as Record<string, unknown>;
+    for (const k in o) {
+      if (!Object.hasOwn(o, k)) continue;
+      const x = o[k];
+      if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
+      this.text(k);
+      this.value(x);
+    }
+    this.code(0x7d);
+  }
+
+  result(): string {
+    return `${cyrb53Final(this.a1, this.a2).toString(36)}.${cyrb53Final(this.b1, this.b2).toString(36)}.${this.n.toString(36)}`;
+  }
+}
+
+/** the digest of a string's characters */
+function hash(s: string): string {
+  const d = new Digest();
+  d.text(s);
+  return d.result();
 }
 
 /** cyrb53's final mixing of its two 32-bit states into 53 bits */

@@ -8,6 +8,7 @@ import type { Expr, Func, Stmt, Ty } from '../../ir/types.js';
 import { declaredNames, forEachStmt, hasDirectiveIn, TAPE, tyOf, VOID } from '../../ir/util.js';
 import { DerivNames, derivTy, type ProgramInfo, refNames, tapeNames, zeroFloat32Shadow } from '../context.js';
 import { Names } from '../linearize.js';
+import { perFunction } from '../../ir/per-function.js';
 import { build } from './traverse.js';
 import { assignsVar } from './util.js';
 
@@ -237,20 +238,30 @@ export function zerosLike(cx: AdjointContext, e: Expr): Expr {
 
 /** a return inside a branch or loop: the end of the body is not the only exit */
 export function endsWithReturnInside(cx: AdjointContext): boolean {
+  return returnsInside(cx.f);
+}
+
+const returnsInside = perFunction((f) => {
   let inner = false;
-  for (const st of cx.f.body) if (st.k !== 'return') forEachStmt([st], (x) => {
+  for (const st of f.body) if (st.k !== 'return') forEachStmt([st], (x) => {
     if (x.k === 'return') inner = true;
   });
   return inner;
+});
+
+/** the type of a local (its last declaration met walking the body, else the parameter's) */
+export function tyOfLocal(cx: AdjointContext, name: string): Ty | undefined {
+  return declaredTypes(cx.f).get(name) ?? cx.f.params.find((p) => p.name === name)?.ty;
 }
 
-export function tyOfLocal(cx: AdjointContext, name: string): Ty | undefined {
-  let t: Ty | undefined = cx.f.params.find((p) => p.name === name)?.ty;
-  forEachStmt(cx.f.body, (st) => {
-    if (st.k === 'decl' && st.name === name) t = st.ty;
+/** each name declared in `f`'s body with the type of its last declaration in walk order */
+const declaredTypes = perFunction((f) => {
+  const out = new Map<string, Ty>();
+  forEachStmt(f.body, (st) => {
+    if (st.k === 'decl') out.set(st.name, st.ty);
   });
-  return t;
-}
+  return out as ReadonlyMap<string, Ty>;
+});
 
 /** where each statement sits: its statement list, its index there, the compound statement around it */
 export function positions(cx: AdjointContext): Map<Stmt, { list: Stmt[]; index: number; parent: Stmt | null }> {
