@@ -251,6 +251,15 @@ function fillingLoop(d: ts.VariableDeclaration, name: string, nNode: ts.Expressi
   if (!pureLength(nNode)) return 'its length is not a plain name, literal or `.length`';
   const n = squash(nNode.getText());
   const isLength = (e: ts.Expression) => squash(e.getText()) === n || squash(e.getText()) === `${name}.length`;
+  // (a length written `m + 1`: the last index is `m`, and `m - j` the one j before it)
+  const base = n.endsWith('+1') ? n.slice(0, -2) : null;
+  const lengthMinus = (e: ts.Expression, j: number): boolean => {
+    e = skip(e);
+    if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.MinusToken && isLength(e.left) && ts.isNumericLiteral(e.right) && Number(e.right.text) === j) return true;
+    if (base === null) return false;
+    if (j === 1) return squash(e.getText()) === base;
+    return ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.MinusToken && squash(e.left.getText()) === base && ts.isNumericLiteral(e.right) && Number(e.right.text) === j - 1;
+  };
   // `a[j] = e` for the first elements in order (up), or `a[n - 1 - j] = e` for the last (down), e not reading `a`
   const preStore = (st: ts.Statement, j: number): { up: boolean; value: ts.Expression } | null => {
     const e = ts.isExpressionStatement(st) && ts.isBinaryExpression(st.expression) && st.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken ? st.expression : null;
@@ -258,8 +267,7 @@ function fillingLoop(d: ts.VariableDeclaration, name: string, nNode: ts.Expressi
     if (!e || !t || mentions(e.right)) return null;
     const ix = skip(t.argumentExpression);
     if (ts.isNumericLiteral(ix) && Number(ix.text) === j) return { up: true, value: e.right };
-    const back = ts.isBinaryExpression(ix) && ix.operatorToken.kind === ts.SyntaxKind.MinusToken && isLength(ix.left) && ts.isNumericLiteral(ix.right) && Number(ix.right.text) === j + 1;
-    return back ? { up: false, value: e.right } : null;
+    return lengthMinus(ix, j + 1) ? { up: false, value: e.right } : null;
   };
   const pre: { up: boolean; value: ts.Expression }[] = [];
   while (k < list.length) {
@@ -282,13 +290,15 @@ function fillingLoop(d: ts.VariableDeclaration, name: string, nNode: ts.Expressi
     // for (let i = p; i < n; i++), p the stores before it
     if (!ts.isNumericLiteral(start) || Number(start.text) !== pre.length) return pre.length ? `the loop after it does not start at ${pre.length}, past the elements stored before it` : 'the loop after it does not start at 0';
     const c = next.condition;
-    const bound = c && ts.isBinaryExpression(c) && c.operatorToken.kind === ts.SyntaxKind.LessThanToken && ts.isIdentifier(c.left) && c.left.text === i ? c.right : null;
-    if (!bound || !isLength(bound)) return `the loop after it does not run \`${i}\` up to its length`;
+    const test = c && ts.isBinaryExpression(c) && ts.isIdentifier(c.left) && c.left.text === i ? c : null;
+    // (`i < n`, or `i <= n - 1`: up to the last index)
+    const below = test && test.operatorToken.kind === ts.SyntaxKind.LessThanToken && isLength(test.right);
+    const upTo = test && test.operatorToken.kind === ts.SyntaxKind.LessThanEqualsToken && lengthMinus(test.right, 1);
+    if (!below && !upTo) return `the loop after it does not run \`${i}\` up to its length`;
     if (!stepsBy(next.incrementor, i, ts.SyntaxKind.PlusPlusToken, ts.SyntaxKind.PlusEqualsToken)) return `the loop after it does not step \`${i}\` by 1`;
   } else {
     // for (let i = n - 1 - p; i >= 0; i--)
-    const fromEnd = ts.isBinaryExpression(start) && start.operatorToken.kind === ts.SyntaxKind.MinusToken && isLength(start.left) && ts.isNumericLiteral(start.right) ? Number(start.right.text) : null;
-    if (fromEnd !== pre.length + 1) return `the loop after it does not start at the last index not yet stored (\`${n} - ${pre.length + 1}\`)`;
+    if (!lengthMinus(start, pre.length + 1)) return `the loop after it does not start at the last index not yet stored (\`${n} - ${pre.length + 1}\`)`;
     const c = next.condition;
     const toZero = c && ts.isBinaryExpression(c) && ts.isIdentifier(c.left) && c.left.text === i && ts.isNumericLiteral(skip(c.right)) && ((c.operatorToken.kind === ts.SyntaxKind.GreaterThanEqualsToken && (skip(c.right) as ts.NumericLiteral).text === '0'));
     if (!toZero) return `the loop after it does not run \`${i}\` down to 0`;

@@ -2233,8 +2233,15 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
           use(c.arrs[c.arrs.length - 1]);
           return;
         }
-        c.emit(`const ${name}: number[] = new Array(${n.text});`, upward ? `${name}[0] = ${value(s.q)};` : `${name}[${n.text} - 1] = ${value(s.q)};`);
-        c.emit(upward ? `for (let ${j} = 1; ${j} < ${n.text}; ${j}++) {` : `for (let ${j} = ${n.text} - 2; ${j} >= 0; ${j}--) {`);
+        // (every fifth with its length written `last + 1` and the loop running to `last` inclusive)
+        const last = s.v % 5 === 4 ? c.fresh('last') : null;
+        if (last) {
+          c.emit(`const ${last} = ${n.text} - 1;`, `const ${name}: number[] = new Array(${last} + 1);`, upward ? `${name}[0] = ${value(s.q)};` : `${name}[${last}] = ${value(s.q)};`);
+          c.emit(upward ? `for (let ${j} = 1; ${j} <= ${last}; ${j}++) {` : `for (let ${j} = ${last} - 1; ${j} >= 0; ${j}--) {`);
+        } else {
+          c.emit(`const ${name}: number[] = new Array(${n.text});`, upward ? `${name}[0] = ${value(s.q)};` : `${name}[${n.text} - 1] = ${value(s.q)};`);
+          c.emit(upward ? `for (let ${j} = 1; ${j} < ${n.text}; ${j}++) {` : `for (let ${j} = ${n.text} - 2; ${j} >= 0; ${j}--) {`);
+        }
         c.block(() => {
           c.ints.push({ name: j, U: n.n });
           c.emit(`${name}[${j}] = ${value(s.q + 1)} - 0.5 * ${name}[${j} ${upward ? '-' : '+'} 1];`);
