@@ -275,7 +275,28 @@ export function cheapDefBefore(cx: AdjointContext, start: { list: Stmt[]; index:
 export function arithDefAtEnd(cx: AdjointContext, name: string, handed: (n: string) => boolean): { e: Expr; at: number } | null {
   if (cx.info.options.recompute === false) return null;
   if (!(tyOfLocal(cx, name)?.k === 'num' || tyOfLocal(cx, name)?.k === 'int')) return null;
+  const last = lastTopLevelDef(cx, name);
+  if (!last || !arithmetic(last.def) || operations(last.def) > MAX_REEVALUATED_OPERATIONS) return null;
   const params = new Set(cx.f.params.map((p) => p.name));
+  const later = cx.f.body.slice(last.at + 1);
+  let ok = true;
+  forEachExpr(last.def, (x) => {
+    if (x.k !== 'var') return;
+    if (x.name === name) ok = false;
+    // (an unchanging parameter: a number, or an array nothing writes)
+    else if (params.has(x.name)) ok &&= stable(cx).has(x.name);
+    // (a number handed over whose final value is the one read here)
+    else ok &&= (x.ty.k === 'num' || x.ty.k === 'int') && handed(x.name) && !later.some((u) => assignsVar(u, x.name));
+  });
+  return ok ? { e: last.def, at: last.at } : null;
+}
+
+/**
+ * The statement of the function's top level that gives `name` its final value (a plain assignment or
+ * a declaration, not a compound one, whose store is not forced onto the tape), with its index; null
+ * where something else assigns it after that, inside a branch or loop for instance.
+ */
+function lastTopLevelDef(cx: AdjointContext, name: string): { def: Expr; at: number } | null {
   const body = cx.f.body;
   for (let k = body.length - 1; k >= 0; k--) {
     const t = body[k];
@@ -286,18 +307,7 @@ export function arithDefAtEnd(cx: AdjointContext, name: string, handed: (n: stri
       continue;
     }
     const def = t.k === 'decl' ? t.init : t.k === 'assign' ? t.value : null;
-    if (!def || storeForced(cx, t) || !arithmetic(def) || operations(def) > MAX_REEVALUATED_OPERATIONS) return null;
-    const later = body.slice(k + 1);
-    let ok = true;
-    forEachExpr(def, (x) => {
-      if (x.k !== 'var') return;
-      if (x.name === name) ok = false;
-      // (an unchanging parameter: a number, or an array nothing writes)
-      else if (params.has(x.name)) ok &&= stable(cx).has(x.name);
-      // (a number handed over whose final value is the one read here)
-      else ok &&= (x.ty.k === 'num' || x.ty.k === 'int') && handed(x.name) && !later.some((u) => assignsVar(u, x.name));
-    });
-    return ok ? { e: def, at: k } : null;
+    return def && !storeForced(cx, t) ? { def, at: k } : null;
   }
   return null;
 }
@@ -352,28 +362,17 @@ function arithmetic(e: Expr): boolean {
  */
 export function shapeDefAtEnd(cx: AdjointContext, name: string): Expr | null {
   if (cx.info.options.recompute === false) return null;
+  const last = lastTopLevelDef(cx, name);
+  if (!last || !shapeOnly(last.def)) return null;
   const params = new Set(cx.f.params.map((p) => p.name));
-  const body = cx.f.body;
-  for (let k = body.length - 1; k >= 0; k--) {
-    const t = body[k];
-    if (cx.dead.has(t)) continue;
-    const defines = (t.k === 'decl' && t.name === name) || (t.k === 'assign' && t.target.k === 'var' && t.target.name === name && !t.op);
-    if (!defines) {
-      if (assignsVar(t, name)) return null;
-      continue;
-    }
-    const def = t.k === 'decl' ? t.init : t.k === 'assign' ? t.value : null;
-    if (!def || storeForced(cx, t) || !shapeOnly(def)) return null;
-    const slotsWritten = bodyFacts(cx).writtenFrom(0, true);
-    let ok = true;
-    forEachExpr(def, (x) => {
-      if (x.k !== 'var') return;
-      // (a parameter the body never assigns, whose references and lengths nothing here changes)
-      if (!params.has(x.name) || bodyFacts(cx).defs.has(x.name) || slotsWritten.has(aliasRep(cx, x.name))) ok = false;
-    });
-    return ok ? def : null;
-  }
-  return null;
+  const slotsWritten = bodyFacts(cx).writtenFrom(0, true);
+  let ok = true;
+  forEachExpr(last.def, (x) => {
+    if (x.k !== 'var') return;
+    // (a parameter the body never assigns, whose references and lengths nothing here changes)
+    if (!params.has(x.name) || bodyFacts(cx).defs.has(x.name) || slotsWritten.has(aliasRep(cx, x.name))) ok = false;
+  });
+  return ok ? last.def : null;
 }
 
 /** a chain of reference reads from a variable, or the length of one (no number is read) */
