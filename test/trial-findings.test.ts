@@ -982,3 +982,44 @@ export function cost(w: number[]): number {
     expect(wb.every(Number.isFinite)).toBe(true);
   });
 });
+
+describe('trial 24 (2026-11-28): refusals of code tsc accepts', () => {
+  it('options over defaults whose string flag TypeScript types string, the options a union of literals', () => {
+    const src = `export interface Opts { loss?: 'l2' | 'l1'; scale?: number }
+const DEFAULTS = { loss: 'l2', scale: 1 };
+export function f(x: number, options: Opts = {}): number {
+  const o = { ...DEFAULTS, ...options };
+  return o.loss === 'l1' ? Math.abs(x) * o.scale : x * x * o.scale;
+}`;
+    const r = compile({ 'f.ts': src }, { head: 'f', js: true, runtimeImport: null });
+    expect(r.diagnostics).toEqual([]);
+    const m = loadGenerated(r.code, r.runtimeNames);
+    for (const args of [[-0.7], [-0.7, { loss: 'l1', scale: 2 }], [0.4, { scale: 3 }]]) {
+      const rep = checkCompiled(r, m, 'f', args);
+      expect(rep.ok, rep.messages.join('; ')).toBe(true);
+    }
+  });
+
+  it('new Array(m + 1) filled up to i <= m, or down from m', () => {
+    const src = `export function prefix(x: number[]): number {
+  const n = x.length - 1;
+  const cp = new Array(n + 1);
+  cp[0] = x[0];
+  for (let i = 1; i <= n; i++) cp[i] = cp[i - 1] * x[i];
+  return cp[n];
+}
+export function suffix(x: number[]): number {
+  const n = x.length - 1;
+  const M = new Array(n + 1);
+  M[n] = x[n];
+  for (let i = n - 1; i >= 0; i--) M[i] = x[i] * M[i + 1];
+  return M[0];
+}`;
+    for (const head of ['prefix', 'suffix']) {
+      const r = compile({ 'f.ts': src }, { head, js: true, runtimeImport: null });
+      expect(r.diagnostics).toEqual([]);
+      const rep = checkCompiled(r, loadGenerated(r.code, r.runtimeNames), head, [[0.5, 1.5, -0.75, 2]]);
+      expect(rep.ok, rep.messages.join('; ')).toBe(true);
+    }
+  });
+});

@@ -199,11 +199,14 @@ export function objectSpreadFields(
       // an optional field over a value given before (`{ ...DEFAULTS, ...options }`): the source's where
       // it has the field, else the earlier value
       const before = out.find((f) => f.name === g.name);
-      const base = g.ty.k === 'opt' ? g.ty.base : g.ty;
+      const given0 = g.ty.k === 'opt' ? g.ty.base : g.ty;
+      // (string flags: `{ loss: 'l2' }` typed string by TypeScript, over `loss?: 'l2' | 'l1'`: either)
+      const tb = before ? tyOf(before.value) : null;
+      const base: Ty = given0.k === 'str' && tb?.k === 'str' ? { k: 'str', lits: given0.lits.length && tb.lits.length ? [...new Set([...tb.lits, ...given0.lits])] : [] } : given0;
       if (!before) return host.err(p, `the spread would copy the optional field '${g.name}', which nothing before it gives: the object would have it or not by the value`, `give a default first, \`{ ${g.name}: 0, ...o }\` (or \`{ ...DEFAULTS, ...o }\`), or spell out the fields`);
       // (an integer literal, `{ k: 2, ...opts }`, is a number like the field's)
       const numeric = (x: Ty) => JSON.stringify(x.k === 'int' ? { k: 'num' } : x);
-      if (numeric(tyOf(before.value)) !== numeric(base)) return host.err(p, `the optional field '${g.name}' of the spread has another type than the value given before it`, 'give both the same type');
+      if (numeric(tb!) !== numeric(base) && !(base.k === 'str' && tb!.k === 'str')) return host.err(p, `the optional field '${g.name}' of the spread has another type than the value given before it`, 'give both the same type');
       // (the earlier value is read only where the source lacks the field: named first if it is not a plain read)
       if (!isConstantValue(before.value) && !isPlainRead(before.value)) {
         const name = host.fresh(g.name);

@@ -3692,10 +3692,11 @@ const EXPRS_HELPERS = [
   '}',
   '',
   // options that may be absent, merged over defaults (`{ ...d, ...o }`: fields o lacks or o absent)
-  'export function dmerge(x: number[], o?: { u?: number; z?: number }): number {',
-  '  const d = { u: 0.5, z: -0.25 };',
+  // (a string flag too, typed string in the defaults and a union of literals in the options)
+  'export function dmerge(x: number[], o?: { u?: number; z?: number; mode?: \'soft\' | \'hard\' }): number {',
+  '  const d = { u: 0.5, z: -0.25, mode: \'soft\' };',
   '  const m = { ...d, ...o };',
-  '  return m.u * x[0] + m.z;',
+  '  return m.mode === \'hard\' ? m.u * Math.abs(x[0]) + m.z : m.u * x[0] + m.z;',
   '}',
   '',
   'export function dtwo(a: number, b: number): number {',
@@ -3776,7 +3777,7 @@ function renderExprs(c: Ctx, x: ExprsSpec): string {
         const o = pick(c.objs, x.s);
         c.emit(`${ex} += dpar(${arr ? arr.name : `[${E()}, 0.5]`}, ${o ?? `{ u: ${E2()}, v: 0.5, w: -0.25 }`});`);
         c.emit(`${ex} += dopt(${arr ? arr.name : `[${E()}, 0.5]`}) + dopt([${E2()}], ${o ?? `{ z: ${E()} }`});`);
-        c.emit(`${ex} += dmerge([${E2()}]) + dmerge([${E()}, 0.5], { z: 0.75 });`);
+        c.emit(`${ex} += dmerge([${E2()}]) + dmerge([${E()}, 0.5], { z: 0.75 }) + dmerge([${E()}], { mode: 'hard' });`);
         c.emit(`${ex} += dmod([${E()}], {}) + dmod([${E2()}, 0.5], { u: ${E()} });`);
         const mu = c.fresh('mu');
         c.emit(`const ${mu}: number | undefined = ${E()} > 0 ? undefined : ${E2()};`);
