@@ -4087,7 +4087,7 @@ export function render(spec: ProgSpec): Rendered {
       // store leaves holes the later ones fill, one read before it is), or by push
       const r = c.fresh('r');
       const grow = (spec.rl + spec.cols + spec.la + spec.lb) % 7;
-      if (grow === 0) c.emit(`const ${r} = Array.from({ length: ${spec.rl} }, (_, ${k}) => ${body});`);
+      if (grow === 0) c.emit(`const ${r} = Array.from({ length: ${spec.rl} }, (_, ${k}) => ${body});`, `return ${r};`);
       else if (grow >= 4) {
         // appended by index (`r[r.length] = …`), a row pushed empty and filled by index, a field of an
         // object literal filled by index
