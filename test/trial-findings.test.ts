@@ -1000,6 +1000,12 @@ export function f(x: number, options: Opts = {}): number {
     }
   });
 
+  it('a scope entry that is undefined is named as such (U3)', () => {
+    let K: number | undefined;
+    const f = (x: number[]) => K! * x[0] * x[0];
+    expect(() => grad(f, { scope: { K } })([1])).toThrow(/scope entry 'K' is undefined: give the value the function reads under that name/);
+  });
+
   it('new Array(m + 1) filled up to i <= m, or down from m', () => {
     const src = `export function prefix(x: number[]): number {
   const n = x.length - 1;

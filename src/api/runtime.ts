@@ -329,6 +329,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
     } else if (typeof v === 'function') helpers.push({ name: k, fn: readFunction(v.toString()) });
     else {
       const t = valueTypeText(v, classOf);
+      if (!t && (v === undefined || v === null)) throw new Error(`tsad: scope entry '${k}' is ${v}: give the value the function reads under that name (a misspelt or not yet assigned variable?)`);
       if (!t) throw new Error(`tsad: scope entry '${k}' has a shape tsad cannot use: scope takes numbers, booleans, strings, arrays and objects of these, functions, classes and objects of functions (namespaces: \`${k}.f(…)\`)`);
       parts.push(`declare const ${k}: ${t};`);
     }
