@@ -1000,6 +1000,15 @@ export function f(x: number, options: Opts = {}): number {
     }
   });
 
+  it('Math.fround: the check takes float32 steps, as for Float32Array stores (U5: a false FAILED at every point)', () => {
+    const r = compile({ 'f.ts': 'export function f(x: number): number {\n  return Math.fround(x) + Math.sin(x);\n}\n' }, { head: 'f', js: true, runtimeImport: null });
+    const m = loadGenerated(r.code, r.runtimeNames);
+    for (const x of [0.7, 1.234, -2.5]) {
+      const rep = checkCompiled(r, m, 'f', [x]);
+      expect(rep.ok, rep.messages.join('; ')).toBe(true);
+    }
+  });
+
   it('a scope entry that is undefined is named as such (U3)', () => {
     let K: number | undefined;
     const f = (x: number[]) => K! * x[0] * x[0];

@@ -85,9 +85,9 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
   const mod = typeof jsCode === 'string' ? loadGenerated(jsCode, r.runtimeNames) : jsCode;
   const info = headInfo(r, head);
   const R = rng(opts.seed ?? 1);
-  // values stored in a Float32Array are rounded to 7 digits: divided differences need a larger step, and
+  // values stored in a Float32Array (or rounded by Math.fround) keep 7 digits: divided differences need a larger step, and
   // agree with the derivative to fewer digits (it is the derivative of the unrounded arithmetic)
-  const f32 = /\bFloat32Array\b/.test(r.code);
+  const f32 = /\bFloat32Array\b|\bMath\.fround\(/.test(r.code);
   const h = opts.h ?? (f32 ? 3e-3 : 1e-6);
   const tangentTolerance = f32 ? 1e-3 : 1e-6, stableTolerance = f32 ? 1e-3 : 1e-5;
   const wrt = r.wrt, of = r.of;
