@@ -33,6 +33,7 @@ import { refuseWritesToModuleData } from '../transform/module-data.js';
 import { refuseUnsupportedOps } from '../transform/unsupported.js';
 import { TransformError, tangentFunc, tangentName } from '../transform/tangent.js';
 import { sparseVectorFunc } from '../transform/sparse-vector.js';
+import { literalParams } from '../analysis/grown-arrays.js';
 import { applyCustomDerivatives, checkCustomOption, ruleFunctions, type CustomDerivativeOption } from '../frontend/custom-derivatives.js';
 import { customRuleErrors } from '../transform/custom.js';
 import { beginCompile, endCompile } from '../transform/reuse.js';
@@ -542,7 +543,14 @@ function sparseVectorFuncs(info: ProgramInfo, out: Func[]): void {
     const j = v.primal.params.findIndex((q) => q.name === p.of);
     return j < 0 || (writes.get(v.primal.name)?.has(j) ?? true);
   };
-  for (const [k, g] of out.entries()) if (vectors.get(g.name)?.func === g) out[k] = sparseVectorFunc(g, info.moduleNames, mayWrite).func;
+  // (a parameter some call may pass an array born of a literal, which the call may grow: left dense)
+  const grown = literalParams(info.mod);
+  const mayGrow = (g: Func) => (param: string): boolean => {
+    const v = vectors.get(g.name);
+    const p = g.params.find((q) => q.name === param);
+    return !!v && !!p?.of && grown.has(`${v.primal.name}\0${p.of}`);
+  };
+  for (const [k, g] of out.entries()) if (vectors.get(g.name)?.func === g) out[k] = sparseVectorFunc(g, info.moduleNames, mayWrite, mayGrow(g)).func;
 }
 
 /**

@@ -481,7 +481,7 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
   // (the modes asked for: a hand-written rule alone gives some modes only)
   const r = args.hvp
     ? compileHvp(files, { head: args.head!, wrt: args.wrt, js: true, runtimeImport: null })
-    : compile(files, { head: args.head!, wrt: args.wrt, of: args.of, modes: checkedModes(args.modes), js: true, runtimeImport: null, coarsen: args.coarsen });
+    : compile(files, { head: args.head!, wrt: args.wrt, of: args.of, modes: checkedModes(args.modes), js: true, runtimeImport: null, coarsen: args.coarsen, sparseVector: args.sparseVector });
   const mod = frontEnd(files);
   // a black box (`declare function`) has no body to run here: say so instead of failing inside the check
   const boxes = [...mod.funcs.values()].filter((f) => f.external && new RegExp(`\\b${f.name}\\(`).test(r.code)).map((f) => f.name);

@@ -26,7 +26,7 @@
 // whole function dense: the dense vector code is correct for any intervals, and every function scans
 // what it receives, so sparse and dense functions call each other freely.
 import type { Expr, Func, LValue, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, assign, bin, bodiesOf, countedFor, declaredNames, exprEq, forEachChild, forEachStmt, idx, intr, mapBodies, mapExpr, num, stmtExprs, v as vr } from '../ir/util.js';
+import { BOOL, INT, NUM, assign, bin, bodiesOf, countedFor, declaredNames, exprEq, forEachChild, forEachExpr, forEachStmt, idx, intr, mapBodies, mapExpr, num, stmtExprs, v as vr } from '../ir/util.js';
 import { directionLoopVar, isDirectionSlot } from './direction-loops.js';
 import { Names } from './linearize.js';
 
@@ -57,11 +57,14 @@ export type MayWrite = (callee: string, arg: number) => boolean;
  * The sparse form of the vector tangent `g`, or `g` itself (dense) where this pass does not apply;
  * `reserved`: names taken module-wide. `dense` tells which, with the reason.
  */
-export function sparseVectorFunc(g: Func, reserved: ReadonlySet<string>, mayWrite: MayWrite = () => true): { func: Func; dense: string | null } {
+/** may the array this parameter's tangent shadows grow in the call (analysis/grown-arrays.ts)? */
+export type MayGrow = (param: string) => boolean;
+
+export function sparseVectorFunc(g: Func, reserved: ReadonlySet<string>, mayWrite: MayWrite = () => true, mayGrow: MayGrow = () => false): { func: Func; dense: string | null } {
   const nb = g.params.find((p) => p.role === 'directions')?.name;
   if (!nb) return { func: g, dense: 'no directions' };
   try {
-    return { func: new SparseVector(g, nb, reserved, mayWrite).build(), dense: null };
+    return { func: new SparseVector(g, nb, reserved, mayWrite, mayGrow).build(), dense: null };
   } catch (e) {
     if (e instanceof Unsupported) return { func: g, dense: e.message };
     throw e;
@@ -87,6 +90,7 @@ class SparseVector {
     private nb: string,
     reserved: ReadonlySet<string>,
     private mayWrite: MayWrite,
+    private mayGrow: MayGrow,
   ) {
     this.names = new Names(declaredNames(g), reserved);
     this.nbv = vr(nb, INT);
@@ -102,6 +106,8 @@ class SparseVector {
     for (const p of this.g.params) if (this.kinds.has(p.name) && absent(p)) throw new Unsupported(`parameter ${p.name} may be absent or is not an array`);
     for (const v of [...this.kinds.keys()].sort()) {
       if (!params.has(v) && !this.declared(this.g.body, v)) throw new Unsupported(`${v} is not a local or a parameter`);
+      // (its intervals are sized on entry or at its definition: an array that grows past them is not followed)
+      if (this.kinds.get(v) === 'rows' && (params.has(v) ? this.mayGrow(v) : this.bornGrowable(v))) throw new Unsupported(`${v} shadows an array that may grow`);
       this.lo.set(v, this.names.fresh(`${v}Lo`));
       this.hi.set(v, this.names.fresh(`${v}Hi`));
     }
@@ -238,6 +244,33 @@ class SparseVector {
       this.memoryReads = new Set([...reads].filter((v) => decls.get(v) === 1));
     }
     return this.memoryReads;
+  }
+
+  /**
+   * Is the local `v` the tangent of a plain array literal, which stores past its end may grow: a
+   * literal itself, the zeros of one (`zerosLike(k, nbdirs)`, k `[]` or `[x[0]]`), or plain zeros of
+   * a constant number of rows (`zeros(1 * nbdirs)`: the shadow of `const k = [x[0]]`)? A typed array
+   * keeps its length, and an allocation sized by a length or a variable is not a literal's.
+   */
+  private bornGrowable(v: string): boolean {
+    const init = (n: string): Expr | null => {
+      let found: Expr | null = null;
+      forEachStmt(this.g.body, (s) => {
+        if (s.k === 'decl' && s.name === n && s.init) found = s.init;
+      });
+      return found;
+    };
+    const e = init(v);
+    if (!e) return false;
+    if (e.k === 'arrlit') return true;
+    if (e.k === 'intr' && e.fn === 'zerosLike' && e.args[0].k === 'var') return init(e.args[0].name)?.k === 'arrlit';
+    const plain = e.k === 'intr' && e.fn === 'zeros' ? e.args[0] : e.k === 'alloc' && e.ty.k === 'arr' && !e.ty.typed ? e.len : null;
+    if (!plain) return false;
+    let sized = false;
+    forEachExpr(plain, (x) => {
+      if ((x.k === 'var' && x.name !== this.nb) || x.k === 'len' || x.k === 'call' || x.k === 'idx' || x.k === 'field') sized = true;
+    });
+    return !sized;
   }
 
   private declared(list: Stmt[], v: string): boolean {

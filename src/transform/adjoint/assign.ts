@@ -1,9 +1,10 @@
 // Adjoints of assignments and declarations: linearization of the right-hand side, increments of the
 // adjoints it reads, reset of the target's adjoint; array and object literals and whole-array
 // references.
-import { callRoots, stmtCalls } from '../../analysis/activity.js';
-import type { Expr, Func, LValue, Stmt, Ty } from '../../ir/types.js';
+import { stmtCalls } from '../../analysis/activity.js';
+import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
 import type { ProgramInfo } from '../context.js';
+import { literalFields, literalParams, literalVars } from '../../analysis/grown-arrays.js';
 import { BOOL, countedFor, exprEq, forEachExpr, forEachStmt, hasFloat, INT, isOptionalRead, isRef, mapExpr, NUM, rootVar, tyOf, VOID } from '../../ir/util.js';
 import { adjointOf, hasSelect, type LinContext, linearize, LinError } from '../linearize.js';
 import { TransformError } from '../tangent.js';
@@ -108,25 +109,22 @@ function mayGrow(cx: AdjointContext, target: Extract<LValue, { k: 'idx' }>): boo
   if (t.k !== 'arr' || t.typed) return false;
   const root = rootVar(target);
   if (root && bornLiteral(cx).has(aliasRep(cx, root))) return true;
-  return target.obj.k === 'field' && literalFields(cx.info).has(target.obj.name);
+  return target.obj.k === 'field' && literalFieldsOf(cx.info).has(target.obj.name);
 }
 
-/** fields some function of the module assigns an array literal, or an object literal gives one */
+/** fields some function of the module assigns an array literal (analysis/grown-arrays.ts), per compile */
 const fieldsCache = new WeakMap<ProgramInfo, Set<string>>();
-function literalFields(info: ProgramInfo): Set<string> {
+function literalFieldsOf(info: ProgramInfo): Set<string> {
   let out = fieldsCache.get(info);
-  if (out) return out;
-  const found = new Set<string>();
-  for (const f of info.mod.funcs.values())
-    forEachStmt(f.body, (st) => {
-      if (st.k === 'assign' && st.target.k === 'field' && st.value.k === 'arrlit') found.add(st.target.name);
-      for (const e of st.k === 'decl' ? [st.init] : st.k === 'assign' ? [st.value] : st.k === 'expr' ? [st.e] : st.k === 'return' ? [st.e] : [])
-        if (e)
-          forEachExpr(e, (x) => {
-            if (x.k === 'objlit') for (const fl of x.fields) if (fl.value.k === 'arrlit') found.add(fl.name);
-          });
-    });
-  fieldsCache.set(info, (out = found));
+  if (!out) fieldsCache.set(info, (out = literalFields(info.mod)));
+  return out;
+}
+
+/** parameters some call may pass an array born of a literal (analysis/grown-arrays.ts), per compile */
+const paramsCache = new WeakMap<ProgramInfo, Set<string>>();
+function literalParamsOf(info: ProgramInfo): Set<string> {
+  let out = paramsCache.get(info);
+  if (!out) paramsCache.set(info, (out = literalParams(info.mod)));
   return out;
 }
 
@@ -140,54 +138,10 @@ function bornLiteral(cx: AdjointContext): Set<string> {
   if (out) return out;
   out = new Set();
   for (const name of literalVars(cx.f)) out.add(aliasRep(cx, name));
-  const params = literalParams(cx.info);
+  const params = literalParamsOf(cx.info);
   for (const p of cx.f.params) if (params.has(`${cx.f.name}\0${p.name}`)) out.add(aliasRep(cx, p.name));
   literalCache.set(cx, out);
   return out;
-}
-
-/** the variables of `f` assigned an array literal, or an object literal holding one */
-function literalVars(f: Func): Set<string> {
-  const out = new Set<string>();
-  forEachStmt(f.body, (st) => {
-    const name = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
-    const v = st.k === 'decl' ? st.init : st.k === 'assign' ? st.value : null;
-    if (name && v && (v.k === 'arrlit' || (v.k === 'objlit' && v.fields.some((fl) => fl.value.k === 'arrlit')))) out.add(name);
-  });
-  return out;
-}
-
-/**
- * The parameters (`fn\0param`) that some call may pass an array born of a literal, directly or through
- * the caller's own such parameter: a store into them may grow the caller's array, and their shadows with it.
- */
-const paramsCache = new WeakMap<ProgramInfo, Set<string>>();
-function literalParams(info: ProgramInfo): Set<string> {
-  let marked = paramsCache.get(info);
-  if (marked) return marked;
-  const mod = info.mod;
-  marked = new Set();
-  const own = new Map([...mod.funcs.values()].map((f) => [f.name, literalVars(f)]));
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (const f of mod.funcs.values()) {
-      const grown = (r: string) => own.get(f.name)!.has(r) || marked!.has(`${f.name}\0${r}`);
-      for (const site of callRoots(f)) {
-        const g = mod.funcs.get(site.fn);
-        site.roots.forEach((r, k) => {
-          const p = g?.params[k];
-          if (!r || !p || !grown(r) || p.ty.k !== 'arr' || p.ty.typed) return;
-          const key = `${g!.name}\0${p.name}`;
-          if (!marked!.has(key)) {
-            marked!.add(key);
-            changed = true;
-          }
-        });
-      }
-    }
-  }
-  paramsCache.set(info, marked);
-  return marked;
 }
 
 /** does `e` read only what the innermost enclosing loop leaves unchanged? */
