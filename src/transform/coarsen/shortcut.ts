@@ -33,6 +33,7 @@ import { differentiate } from './differentiate.js';
 import { elevate, ElevateUnsupported } from './elevate.js';
 import { NoClosedForm } from './phi.js';
 import { recordingRun, RecordsUnsupported, type RecordedLoop } from './records.js';
+import type { ReplayInfo } from './replay.js';
 import { simplify } from './simplify.js';
 import * as T from './terms.js';
 import type { Term } from './terms.js';
@@ -46,6 +47,8 @@ export interface ClosedForm {
   phis: number;
   /** loops whose trip count or exit the closed form leaves to the run (the rules record a run of f) */
   records: RecordedLoop[];
+  /** what the replay of the last recorded loop reads (replay.ts); absent: no replay, the loop runs */
+  replay?: ReplayInfo;
 }
 
 export interface CoarsenLimits {
@@ -55,6 +58,8 @@ export interface CoarsenLimits {
   noPhi?: boolean;
   /** C5: loops with a constant trip count up to this are unrolled */
   unroll?: number;
+  /** replay the last recorded loop from its closed form, decisions certified (replay.ts; default true) */
+  replay?: boolean;
 }
 
 type Sym = Extract<Term, { k: 'sym' }>;
@@ -75,6 +80,7 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
   let phis = 0;
   let ifs: Map<string, Extract<SsaNode, { k: 'if' }>>;
   let terms: Map<string, Term>;
+  let replay: ReplayInfo | undefined;
   // loops at the top level: their trip counts and exits can be recorded by a run (records.ts)
   const topLoops = new Map<string, RecordedLoop>();
   try {
@@ -100,6 +106,7 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
     const el = elevate(ssa, { unroll: limits.unroll ?? 4 });
     result = el.result;
     terms = el.terms;
+    if (limits.replay !== false) replay = { ssa, terms: el.terms, trips: new Map([...el.loops].map(([k, l]) => [k, l.trip])) };
   } catch (e) {
     if (e instanceof SsaUnsupported || e instanceof ElevateUnsupported || e instanceof NotATerm || e instanceof NoClosedForm) return { refused: e.message };
     // (when unsure, do not coarsen: a failure of the symbolic engine leaves the function to statement-level AD)
@@ -161,7 +168,7 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
   if (foreign) return { refused: `it reads the array '${foreign}', which is no parameter` };
   const size = T.size(result);
   if (size > limits.maxSize) return { refused: `its closed form has ${size} nodes, over the limit ${limits.maxSize}` };
-  return { result, size, phis, records: [...topLoops.values()].filter((l) => recorded.has(l.site)) };
+  return { result, size, phis, records: [...topLoops.values()].filter((l) => recorded.has(l.site)), ...(replay ? { replay } : {}) };
 }
 
 /** every occurrence of a key replaced by its value, outermost first (a key inside another is not reached) */
@@ -306,7 +313,7 @@ export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp
     ...(cf.records.length ? [`// (its statements up to the last loop whose iterations the data decide run first: the trip counts and exits the closed form reads)`] : []),
   ];
   // parameters and `a.length` print as themselves; trip counts and exits left to the run read its records
-  const recording = (n: Names) => (cf.records.length ? recordingRun(f, cf.records, (h) => n.fresh(h)) : { stmts: [] as Stmt[], options: {} as ToIROptions });
+  const recording = (n: Names) => (cf.records.length ? recordingRun(f, cf.records, (h) => n.fresh(h), cf.replay) : { stmts: [] as Stmt[], options: {} as ToIROptions, replayed: false });
   try {
     recording(used());
   } catch (e) {
