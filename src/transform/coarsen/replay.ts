@@ -306,8 +306,24 @@ function generate(info: ReplayInfo, node: LoopNode, ctx: ReplayContext, exactSta
   const magSym = (p: string) => T.sym(`#mag:${p}`);
   const isState = (t: Term) => [...T.freeSyms(t)].some((s) => stateSyms.has(s) || s.name.startsWith('#mag:'));
   const hoisted = new Map<Term, Term>();
-  /** the parts of t free of the state computed once before the replay loop (t's per-iteration rest returned) */
-  const hoist = (t: Term): Term => {
+  /**
+   * The parts of the terms free of the state, computed once before the replay loop, all in one lowering
+   * (Σ's over one range share a loop; a Σ's index is renamed to one name first, so that the same Σ met in
+   * two terms is computed once); returns the terms' per-iteration rests.
+   */
+  let canon = 0;
+  const canonical = (t: Term): Term =>
+    T.mapTerm(t, (x) => {
+      if (x.k !== 'sum' && x.k !== 'prod') return x;
+      let nested = false;
+      T.mapTerm(x.body, (y) => ((nested ||= y.k === 'sum' || y.k === 'prod'), y));
+      if (nested) return x; // (a Σ inside: left as it is, no index captured)
+      const c = T.sym(`#c${canon++}`, 'index'); // (a fresh name first: the canonical one may be free in the body)
+      const body = T.subst(T.subst(x.body, x.i, c), c, T.sym('#c', 'index'));
+      return x.k === 'sum' ? T.sum(T.sym('#c', 'index'), x.lo, x.hi, body) : T.prod(T.sym('#c', 'index'), x.lo, x.hi, body);
+    });
+  const hoist = (ts0: Term[]): Term[] => {
+    const ts = ts0.map(canonical);
     const parts: Term[] = [];
     const seen = new Set<Term>();
     const go = (x: Term): void => {
@@ -320,7 +336,7 @@ function generate(info: ReplayInfo, node: LoopNode, ctx: ReplayContext, exactSta
       }
       T.children(x).forEach(go);
     };
-    go(t);
+    ts.forEach(go);
     if (parts.length) {
       const low = lowerTerms(parts, fresh, { name: (s) => symIR(s) });
       pre.push(...low.stmts);
@@ -343,13 +359,15 @@ function generate(info: ReplayInfo, node: LoopNode, ctx: ReplayContext, exactSta
       memo.set(x, out);
       return out;
     };
-    const rest = rep(t);
-    T.mapTerm(rest, (x) => {
-      if (x.k === 'sum' || x.k === 'prod') throw new ReplayUnsupported('a reduction whose closed form keeps a Σ over the state (no cheaper than the loop)');
-      if (x.k === 'phi' || (x.k === 'sym' && x.role === 'trip')) throw new ReplayUnsupported('a reduction whose closed form reads a recorded decision');
-      return x;
+    return ts.map((t) => {
+      const rest = rep(t);
+      T.mapTerm(rest, (x) => {
+        if (x.k === 'sum' || x.k === 'prod') throw new ReplayUnsupported('a reduction whose closed form keeps a Σ over the state (no cheaper than the loop)');
+        if (x.k === 'phi' || (x.k === 'sym' && x.role === 'trip')) throw new ReplayUnsupported('a reduction whose closed form reads a recorded decision');
+        return x;
+      });
+      return rest;
     });
-    return rest;
   };
   /** IR names of the symbols of closed forms: parameters (the arguments: closed forms are in them), lengths, hoisted temporaries, the replay's state */
   const symIR = (s: Sym): string => {
@@ -505,12 +523,12 @@ function generate(info: ReplayInfo, node: LoopNode, ctx: ReplayContext, exactSta
       // N: the roundings on a path, the trip count plus the operations (the source's body, the closed form's, the bound's)
       const nTerm = T.add(T.fn('Math.max', ZERO, trip), T.num(ops + T.size(G) + T.size(P) + T.size(Gbar) + 8));
       const gam = fresh('gamma');
-      const nLow = lowerTerms([hoist(nTerm)], fresh, { name: symIR });
+      const [Ni, Gi, Pi, Gbi] = hoist([nTerm, G, P, Gbar]);
+      const nLow = lowerTerms([Ni], fresh, { name: symIR });
       pre.push(...nLow.stmts);
       const nu: Expr = { k: 'bin', op: '*', a: nLow.values[0], b: nv(U * (1 + 1e-10)), ty: NUM };
       pre.push(decl(gam, { k: 'cond', c: cmpE('<', nu, nv(1e-3)), a: { k: 'bin', op: '/', a: nu, b: { k: 'bin', op: '-', a: nv(1), b: nu, ty: NUM }, ty: NUM }, b: nv(Infinity), ty: NUM }));
       // per iteration: the state's magnitudes |v| and |v| + ρ, the value, the bound
-      const Gi = hoist(G), Pi = hoist(P), Gbi = hoist(Gbar);
       const mLo = new Map<Term, Term>(), mHi = new Map<Term, Term>();
       for (const p of node.entry) {
         const ms = magSym(p.name);
