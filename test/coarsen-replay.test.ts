@@ -9,7 +9,7 @@ import { compile, type CompileOptions, type CompileResult } from '../src/api/com
 import { formatDiagnostic } from '../src/frontend/diagnostics.js';
 import { adjointAt, relDiff } from './support/coarsened.js';
 
-const opts = (head: string, coarsen: CompileOptions['coarsen'], wrt: string[]): CompileOptions => ({ head, wrt, js: true, runtimeImport: null, coarsen, modes: ['reverse', 'tangent'] });
+const opts = (head: string, coarsen: CompileOptions['coarsen'], wrt: string[]): CompileOptions => ({ head, wrt, js: true, runtimeImport: null, coarsen, modes: ['reverse'] });
 
 /** the module with every fallback of the replay counted in globalThis.__replayFallbacks */
 function counted(r: CompileResult): CompileResult {
@@ -152,7 +152,7 @@ describe('BGDHyperOpt replayed', () => {
 describe('other loops the replay covers', () => {
   const programs: [string, string, (r: () => number) => unknown[], string[]][] = [
     [
-      'a for loop with two carried values, a break on either side and a do-nothing test',
+      'a for loop with two carried values and a break on either side',
       `export function f(h: number, x: number[], y: number[], n: number, c: number): number {
   let a = 0.5;
   let b = 1;
@@ -205,4 +205,39 @@ describe('other loops the replay covers', () => {
       const r = rand(3);
       for (let j = 0; j < 100; j++) same(t, head, gen(r), 1e-7);
     });
+});
+
+describe("the fuzz generator's descent helper (test/fuzz/generator.ts DescentSpec), every form", () => {
+  it('coarsened, replayed, bit for bit the recorded run; the exact tie of `d <= d0` always falls back', async () => {
+    const { DESCENT_BODY } = await import('./fuzz/generator.js');
+    let replayed = 0, taken = 0, calls = 0, ties = 0, tiesTaken = 0;
+    for (let form = 0; form < 4; form++)
+      for (let body = 0; body < 4; body++)
+        for (let test = 0; test < 5; test++) {
+          const src = DESCENT_BODY({ form, body, test, rate: 0, cap: 30, thr: 0, n: 3, loop: 0, e: { k: 'lit', v: 0 } }).join('\n');
+          const t = build(src, 'gdDescent');
+          expect(t.replayed.coarsening!.chosen.length, src).toBe(1);
+          if (!/replayFailed/.test(t.replayed.code)) continue;
+          replayed++;
+          const r = rand(form * 100 + body * 10 + test);
+          for (let j = 0; j < 12; j++) {
+            const n = 1 + Math.floor(r() * 12);
+            const x = Array.from({ length: n }, () => Math.round((r() * 2 - 1) * 100) / 100);
+            const y = x.map((v) => Math.round((1.5 * v + 0.2 * (r() - 0.5)) * 100) / 100);
+            const k = same(t, 'gdDescent', [[0.05, -0.05, 0.2, -0.3][j % 4] * (1 + 0.25 * (r() - 0.5)), x, y, [0.001, 0.05, -0.01, 0.3][(j >> 2) % 4]], 1e-7);
+            calls++;
+            taken += k;
+            if (test === 4) {
+              ties++;
+              tiesTaken += k;
+            }
+          }
+        }
+    // every shape the helper takes is replayed (none refused)
+    expect(replayed).toBe(80);
+    // the tie `d <= d0` of the first iteration falls back each time (unless the loop never starts: cap ≥ 1, so it does)
+    expect(tiesTaken).toBe(ties);
+    // elsewhere the fallback is rare
+    expect(taken - tiesTaken).toBeLessThan((calls - ties) / 20);
+  });
 });
