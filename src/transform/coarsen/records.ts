@@ -4,7 +4,9 @@
 // each such loop counting its iterations and noting its exit, and read the records where the closed
 // form has the trip-count symbol and the exit φ. The statements are the source's, verbatim: the
 // decisions are the primal's own, bit for bit (a loop re-derived from the simplified closed form could
-// round a test the other way and differentiate another path).
+// round a test the other way and differentiate another path). The last recorded loop is replayed from its
+// closed form instead (replay.ts: O(M + K) where the run costs O(M·K)) where every decision can be
+// certified to be the source's; a decision too close to call runs the loop here, as written.
 //
 // Only loops at the top level of the function are recorded (one record per loop: a loop nested in
 // another runs once per outer iteration, its trip count with it).

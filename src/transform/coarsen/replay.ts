@@ -162,6 +162,9 @@ function generate(info: ReplayInfo, node: LoopNode, ctx: ReplayContext, exactSta
     env.set(p.name, { v: vr(v), r: r ? T.sym(r) : ZERO });
   }
   const outside = (name: string): boolean => !inLoop.has(name);
+  /** the run's variables the replay reads from before the loop (unchanged while it runs) */
+  const outsideIR = new Set<string>();
+  const isOutsideIR = (n: string) => outsideIR.has(n);
 
   /** a term's radius bound to a name (0 stays the number 0) */
   const bindR = (r: Term, out: Stmt[]): Term => {
@@ -180,13 +183,50 @@ function generate(info: ReplayInfo, node: LoopNode, ctx: ReplayContext, exactSta
     out.push(decl(t, e));
     return vr(t);
   };
-  /** the radius of a result `res` of an operation whose operands have radii `rs` and exact spread Δ */
-  const rounded = (rs: Term[], spread: Term, res: Expr): Term => {
+  /**
+   * Checks that no magnitude reached HUGE (near it the source could overflow where the replay does not),
+   * made since the last test: tested together before the next test and at the back edge (off the radii's
+   * chain from one iteration to the next).
+   */
+  let pending: string[] = [];
+  const flush = (out: Stmt[]): void => {
+    if (!pending.length) return;
+    const all = pending.map((n): Expr => vr(n, BOOL)).reduce((a, b) => ({ k: 'bin', op: '&&', a, b, ty: BOOL }));
+    out.push({ k: 'if', c: { k: 'un', op: '!', a: all, ty: BOOL }, then: giveUp(), else: [] });
+    pending = [];
+  };
+  const small = (t: Term, out: Stmt[]): void => {
+    const low = lowerTerms([T.cmp('<', t, T.num(HUGE))], fresh);
+    out.push(...low.stmts);
+    const n = fresh('finite');
+    out.push({ k: 'decl', name: n, ty: BOOL, init: low.values[0], konst: true });
+    pending.push(n);
+  };
+  /** the radius of a result `res` of an operation whose operands have radii `rs` and exact spread Δ (bound to a name) */
+  const rounded = (rs: Term[], spread: Term, res: Expr, out: Stmt[]): Term => {
     const live = rs.filter((r) => r !== ZERO);
     if (!live.length) return ZERO;
-    const bound = T.add(T.mul(T.add(spread, T.mul(T.num(ROUND), abs(termOf(res)))), T.num(INFLATE)), T.num(TINY));
-    // (near the overflow threshold the source could overflow where the replay does not: unbounded)
-    return T.sel(T.cmp('===', T.add(...live), ZERO), ZERO, T.sel(T.cmp('<', T.add(abs(termOf(res)), bound), T.num(HUGE)), bound, INF));
+    // (Δ·INFLATE last: the radius's own chain through the iterations is a multiplication and an addition per operation)
+    const bound = bindR(T.add(T.num(TINY), T.mul(T.num(ROUND * INFLATE), abs(termOf(res))), T.mul(spread, T.num(INFLATE))), out);
+    small(T.add(abs(termOf(res)), bound), out);
+    return bound;
+  };
+  /** 1/|b| rounded up (b's magnitude ≥ 1/that), computed before the loop where b is a value from before it */
+  const reciprocals = new Map<string, Term>();
+  const reciprocal = (b: Expr): Term => {
+    const tb = termOf(b);
+    if (b.k !== 'var' && !(b.k === 'num' || (b.k === 'un' && b.a.k === 'num'))) return T.mul(T.div(T.num(1), abs(tb)), T.num(1 + 4 * U));
+    const key = b.k === 'var' ? b.name : String(tb.k === 'num' ? tb.v : '');
+    if (b.k === 'var' && [...standIn.values()].some((s) => s.v === b.name)) return T.mul(T.div(T.num(1), abs(tb)), T.num(1 + 4 * U));
+    let hit = reciprocals.get(key);
+    if (!hit && b.k === 'var' && !isOutsideIR(b.name)) return T.mul(T.div(T.num(1), abs(tb)), T.num(1 + 4 * U));
+    if (!hit) {
+      const n = fresh('recip');
+      pre.push(decl(n, { k: 'bin', op: '*', a: { k: 'bin', op: '/', a: nv(1), b: { k: 'intr', fn: 'Math.abs', args: [b], ty: NUM }, ty: NUM }, b: nv(1 + 4 * U), ty: NUM }));
+      hit = T.sym(n);
+      reciprocals.set(key, hit);
+    }
+    return hit;
   };
   /** other operations: exact from exact operands, else unbounded */
   const opaque = (rs: Term[]): Term => {
@@ -202,6 +242,7 @@ function generate(info: ReplayInfo, node: LoopNode, ctx: ReplayContext, exactSta
         const hit = env.get(e.name);
         if (hit) return hit;
         if (inLoop.has(e.name)) throw new ReplayUnsupported(`a read of ${e.name} the replay does not compute`);
+        outsideIR.add(ctx.irName(e.name));
         return { v: vr(ctx.irName(e.name), e.ty), r: ZERO };
       }
       case 'global':
@@ -231,13 +272,13 @@ function generate(info: ReplayInfo, node: LoopNode, ctx: ReplayContext, exactSta
         const res = vr(t);
         const ta = termOf(a.v), tb = termOf(b.v);
         let r: Term;
-        if (e.op === '+' || e.op === '-') r = rounded([a.r, b.r], T.add(a.r, b.r), res);
+        if (e.op === '+' || e.op === '-') r = rounded([a.r, b.r], T.add(a.r, b.r), res, out);
         else if (e.op === '*') {
           const parts = [...(b.r !== ZERO ? [T.mul(abs(ta), b.r)] : []), ...(a.r !== ZERO ? [T.mul(abs(tb), a.r)] : []), ...(a.r !== ZERO && b.r !== ZERO ? [T.mul(a.r, b.r)] : [])];
-          r = rounded([a.r, b.r], T.add(...parts), res);
+          r = rounded([a.r, b.r], T.add(...parts), res, out);
         } else if (e.op === '/') {
-          const spread = b.r === ZERO ? T.div(a.r, abs(tb)) : T.sel(T.cmp('>', abs(tb), b.r), T.div(T.add(a.r, T.mul(abs(termOf(res)), T.num(INFLATE), b.r)), T.add(abs(tb), T.neg(b.r))), INF);
-          r = rounded([a.r, b.r], spread, res);
+          const spread = b.r === ZERO ? T.mul(a.r, reciprocal(b.v)) : T.sel(T.cmp('>', abs(tb), b.r), T.div(T.add(a.r, T.mul(abs(termOf(res)), T.num(INFLATE), b.r)), T.add(abs(tb), T.neg(b.r))), INF);
+          r = rounded([a.r, b.r], spread, res, out);
         } else r = opaque([a.r, b.r]);
         return { v: res, r: bindR(r, out) };
       }
@@ -277,6 +318,7 @@ function generate(info: ReplayInfo, node: LoopNode, ctx: ReplayContext, exactSta
     }
     if (e.k === 'bin' && ['<', '<=', '>', '>=', '===', '!==', '==', '!='].includes(e.op)) {
       const a = value(e.a, out), b = value(e.b, out);
+      flush(out);
       const exact = tern({ k: 'bin', op: e.op, a: a.v, b: b.v, ty: BOOL }, nv(1), nv(0));
       if (a.r === ZERO && b.r === ZERO) return bind(exact);
       // the source's operands lie within rr of the replay's: decided when their difference is farther from 0
@@ -560,8 +602,8 @@ function generate(info: ReplayInfo, node: LoopNode, ctx: ReplayContext, exactSta
       const rad = fresh('radius');
       const bound = addE(addE(mul(spread, nv(1 + 4 * U)), mul(g2, addE(mul(nv(4), phi), mul(nv(2), gb)))), nv(TINY));
       // (P and Ḡ bound every partial sum and product of the source's and the replay's evaluations: below HUGE none overflows)
-      const small: Expr = { k: 'bin', op: '&&', a: cmpE('<', phi, nv(HUGE)), b: cmpE('<', gb, nv(HUGE)), ty: BOOL };
-      out.push(decl(rad, { k: 'cond', c: small, a: bound, b: nv(Infinity), ty: NUM }));
+      out.push(decl(rad, bound));
+      small(T.add(termOf(phi), termOf(gb)), out);
       env.set(x.name, { v: vr(val), r: T.sym(rad) });
     }
   };
@@ -593,9 +635,16 @@ function generate(info: ReplayInfo, node: LoopNode, ctx: ReplayContext, exactSta
           out.push({ k: 'if', c: cmpE('<', d, nv(0)), then: giveUp(), else: [] });
           const tb = ends(n.then), eb = ends(n.else);
           if (!tb && !eb && (n.then.length || n.else.length)) throw new ReplayUnsupported('a branch that does not leave the loop');
+          // (a branch that leaves the loop has decided the exit: its checks made after that are dropped,
+          // they are in its block; a branch that falls through is emitted after the test, its checks kept)
           const thenS: Stmt[] = [], elseS: Stmt[] = [];
+          const before = pending;
+          pending = [...before];
           walk(n.then, thenS);
+          const afterThen = tb ? before : pending;
+          pending = [...afterThen];
           walk(n.else, elseS);
+          if (eb) pending = afterThen;
           if (tb && eb) out.push({ k: 'if', c: cmpE('===', d, nv(1)), then: thenS, else: elseS });
           else if (tb) out.push({ k: 'if', c: cmpE('===', d, nv(1)), then: thenS, else: [] }, ...elseS);
           else if (eb) out.push({ k: 'if', c: cmpE('===', d, nv(0)), then: elseS, else: [] }, ...thenS);
@@ -633,6 +682,7 @@ function generate(info: ReplayInfo, node: LoopNode, ctx: ReplayContext, exactSta
     body.push({ k: 'if', c: cmpE('<', d, nv(0)), then: giveUp(), else: [] });
     body.push({ k: 'if', c: cmpE('===', d, nv(0)), then: notTaken(), else: [] });
   }
+  flush(body);
   // the back edge: the state takes the iteration's values (read first: one may be another's)
   const inexact: string[] = [];
   const nextV: [string, Expr, Term][] = [];

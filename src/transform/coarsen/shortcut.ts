@@ -9,7 +9,8 @@
 //   nothing is recorded by the primal, so the primal need not run). A top-level loop whose trip count
 //   or exit only the run knows (`while … break`: the report's ϕ_k' of BGDHyperOpt) keeps its trip-count
 //   symbol and exit φ: the rules then record a run of f's own statements (records.ts) and read them —
-//   the primal runs once more, inside the rule. Refused (with the reason): anything elevation refuses
+//   the statements before the loop run, the loop itself is replayed from its closed form with certified
+//   decisions (replay.ts), or where that cannot be certified, runs as written. Refused (with the reason): anything elevation refuses
 //   (array writes, calls, effects, coupled or unclosable recurrences), other φ's that stay, a trip count
 //   only the run knows of a loop nested in another (a loop without a closed form counts as large, report
 //   O-2), parameters a rule cannot take, a closed form larger than the limit.
