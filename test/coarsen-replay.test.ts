@@ -241,3 +241,25 @@ describe("the fuzz generator's descent helper (test/fuzz/generator.ts DescentSpe
     expect(taken - tiesTaken).toBeLessThan((calls - ties) / 20);
   });
 });
+
+describe('what the replay leaves to the recorded run', () => {
+  it('a test through an operation without an error bound (Math.sqrt of a reduction): no replay, the loop runs recorded', () => {
+    const src = `export function f(r: number, x: number[], T: number, c: number): number {
+  let w = 1;
+  let k = 0;
+  while (k < T) {
+    k++;
+    let d = 0;
+    for (let i = 0; i < x.length; i++) d += x[i] * (x[i] * w - 1);
+    if (Math.sqrt(Math.abs(d)) < c) break;
+    w = w - r * d;
+  }
+  return w * w;
+}`;
+    const t = build(src, 'f');
+    expect(t.replayed.coarsening!.chosen.length).toBe(1);
+    expect(t.replayed.code).not.toMatch(/replayFailed/);
+    const r = rand(5);
+    for (let j = 0; j < 20; j++) same(t, 'f', [r() * 0.3, Array.from({ length: 1 + Math.floor(r() * 20) }, () => r() * 2 - 1), Math.floor(r() * 30), r() * 0.1], 1e-7);
+  });
+});

@@ -14,8 +14,8 @@
 // - a + b, a − b, a·b, a/b with operand radii ra, rb: the spread of the exact results over the operand
 //   intervals (Δ = ra + rb; |a|·rb + |b|·ra + ra·rb; (ra + |a/b|·rb)/(|b| − rb)), plus the rounding of
 //   both the source and the replay (≤ u each of the result's magnitude), inflated for the bound's own
-//   rounding; other operations (Math functions, **, %, element reads at an index of positive radius) on
-//   operands of positive radius give an infinite radius;
+//   rounding; |·|, max and min keep the largest radius; other operations (Math functions, **, %, element
+//   reads at an index of positive radius) are replayed only on operands of radius 0 (else no replay);
 // - a reduction acc₀ + Σ_k e(k, s) (s: the loop state read inside, acc₀ exact) replayed as its closed
 //   form G(s): with P the closed form of the source's absolute evaluation (|acc₀| + Σ_k ē(k, |s|), every
 //   constant, element and state value by its magnitude, − as +: a polynomial in |s| with non-negative
@@ -121,6 +121,27 @@ export function replayLoop(info: ReplayInfo, loop: RecordedLoop, ctx: ReplayCont
 function affineParts(t: Term, syms: readonly Sym[]): Term {
   const s = syms.find((x) => T.dependsOn(t, x));
   if (!s) return t;
+  // (s only under sums, products, numerators, Σ bodies and whole powers: a polynomial in s, where the
+  // derivative's independence of s means affinity — a floor or a select of s would have a derivative free of it)
+  const poly = (x: Term): boolean => {
+    if (!T.dependsOn(x, s)) return true;
+    switch (x.k) {
+      case 'sym':
+        return true;
+      case 'add':
+      case 'mul':
+        return x.args.every(poly);
+      case 'div':
+        return !T.dependsOn(x.b, s) && poly(x.a);
+      case 'sum':
+        return !T.dependsOn(x.lo, s) && !T.dependsOn(x.hi, s) && poly(x.body);
+      case 'pow':
+        return x.exp.k === 'num' && Number.isInteger(x.exp.v) && x.exp.v >= 0 && poly(x.base);
+      default:
+        return false;
+    }
+  };
+  if (!poly(t)) throw new ReplayUnsupported('a reduction that is not a polynomial in the state');
   const rest = syms.filter((x) => x !== s);
   const d = simplify(differentiate(t, s));
   if (T.dependsOn(d, s)) throw new ReplayUnsupported('a reduction that is not affine in the state');
@@ -231,7 +252,10 @@ function generate(info: ReplayInfo, node: LoopNode, ctx: ReplayContext, exactSta
   /** other operations: exact from exact operands, else unbounded */
   const opaque = (rs: Term[]): Term => {
     const live = rs.filter((r) => r !== ZERO);
-    return live.length ? T.sel(T.cmp('===', T.add(...live), ZERO), ZERO, INF) : ZERO;
+    // (on a value the replay only approximates there is no bound: the replay would give up in every
+    // iteration that reaches it, so it is not made — the recorded run, directly)
+    if (live.length) throw new ReplayUnsupported('an operation without an error bound on a value the replay approximates');
+    return ZERO;
   };
 
   const value = (e: Expr, out: Stmt[]): VR => {
