@@ -138,7 +138,8 @@ export interface CompileOptions {
   /**
    * coarsening (issue 19): differentiate whole functions, or segments of them, by their closed forms;
    * `{ noPhi: true }` is the ablation without φ-calculus (straight-line segments only), `maxSize` the
-   * segment size limit L. The result's `coarsening` reports the segments chosen.
+   * segment size limit L, `{ replay: false }` runs a recorded loop instead of replaying it from its closed
+   * form (src/transform/coarsen/replay.ts). The result's `coarsening` reports the segments chosen.
    */
   coarsen?: boolean | CoarsenOptions;
 }
@@ -312,7 +313,7 @@ function checkCoarsenOption(v: unknown): void {
   const bad = (what: string) => new TypeError(`tsad: options.coarsen ${what}; pass true, or { noPhi: true } (the ablation), or { maxSize: 400 } (the segment size limit)`);
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(`must be a boolean or an object, not ${describeValue(v)}`);
   for (const [k, x] of Object.entries(v)) {
-    if (k === 'noPhi' ? typeof x !== 'boolean' : k === 'maxSize' ? !(typeof x === 'number' && Number.isInteger(x) && x > 0) : true) throw bad(`has '${k}': ${k === 'noPhi' ? 'a boolean' : k === 'maxSize' ? 'a positive integer' : 'not a known key (noPhi, maxSize)'} is expected`);
+    if (k === 'noPhi' || k === 'replay' ? typeof x !== 'boolean' : k === 'maxSize' ? !(typeof x === 'number' && Number.isInteger(x) && x > 0) : true) throw bad(`has '${k}': ${k === 'noPhi' || k === 'replay' ? 'a boolean' : k === 'maxSize' ? 'a positive integer' : 'not a known key (noPhi, maxSize, replay)'} is expected`);
   }
 }
 

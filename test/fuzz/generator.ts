@@ -247,6 +247,30 @@ export interface ProgSpec {
   jsCalls?: JsArraySpec[];
   /** a function of loops over independent items, called by the head (drawn last; null: none) */
   blocks?: BlocksSpec | null;
+  /** a gradient-descent helper whose loop coarsening replays (DescentSpec; drawn last; null: none) */
+  descent?: DescentSpec | null;
+}
+
+/**
+ * A helper of BGDHyperOpt's shape (issue 19: the loop whose trip count and exit only the run knows,
+ * replayed from its closed form by src/transform/coarsen/replay.ts), called by the head with its rate
+ * from the head's numbers and constant data (so that only the rate is active and the helper is
+ * coarsened): `form` the loop (0 `while (k < cap)`, 1 `for (let k = 0; k < cap; k++)`, 2 `do … while (k <
+ * cap && |g| > c)` with g carried, 3 `while (k < cap && w > -8)`); `body` the reduction (affine in the
+ * state w); `test` the break (0 `d < c`, 1 `Math.abs(d) < c`, 2 `d > c`, 3 none, 4 `d <= d0` with d0 the
+ * same reduction at w = 0 computed before the loop: an exact tie in the first iteration, which the
+ * replay cannot certify and leaves to the recorded run); `loop` where the head calls it.
+ */
+export interface DescentSpec {
+  form: number;
+  body: number;
+  test: number;
+  rate: number;
+  cap: number;
+  thr: number;
+  n: number;
+  loop: number;
+  e: Expr;
 }
 
 /**
@@ -1023,6 +1047,24 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
         wrtOut: fc.nat({ max: 7 }),
         drop: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat({ max: 2 }) }),
         q: fc.nat({ max: 7 }),
+      }),
+    },
+  ),
+  // (last: every field before it draws as it did before the descent helper existed)
+  descent: fc.oneof(
+    { weight: 4, arbitrary: fc.constant(null) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        form: fc.nat({ max: 3 }),
+        body: fc.nat({ max: 3 }),
+        test: fc.nat({ max: 4 }),
+        rate: fc.nat({ max: 3 }),
+        cap: fc.integer({ min: 1, max: 40 }),
+        thr: fc.nat({ max: 3 }),
+        n: fc.integer({ min: 1, max: 6 }),
+        loop: fc.nat({ max: 2 }),
+        e: exprArb(1),
       }),
     },
   ),
@@ -2979,6 +3021,55 @@ function renderCustoms(c: Ctx, x: CustomSpec): string {
   return cu;
 }
 
+/** The descent helper (DescentSpec): `gd(r, x, y, c)`, a loop of gradient steps whose iterations the data decide. */
+export function DESCENT_BODY(x: DescentSpec): string[] {
+  const red = [
+    (w: string) => `2 * x[i] * (y[i] - x[i] * ${w})`,
+    (w: string) => `x[i] * ${w} - y[i]`,
+    (w: string) => `(x[i] + 0.5) * (1 - ${w} * y[i]) / 3`,
+    (w: string) => `x[i] * (x[i] * ${w} + y[i]) - 0.25 * ${w}`,
+  ][x.body % 4];
+  const test = x.test % 5;
+  const L: string[] = ['export function gdDescent(r: number, x: number[], y: number[], c: number): number {', '  const M = Math.min(x.length, y.length);', '  let w = 0;'];
+  if (test === 4) L.push('  let d0 = 0;', `  for (let i = 0; i < M; i++) d0 += ${red('0')};`, '  d0 = d0 / M;');
+  if (x.form % 4 === 2) L.push('  let g = 1;');
+  if (x.form % 4 !== 1) L.push('  let k = 0;');
+  const cap = x.cap;
+  L.push(
+    x.form % 4 === 0 ? `  while (k < ${cap}) {` : x.form % 4 === 1 ? `  for (let k = 0; k < ${cap}; k++) {` : x.form % 4 === 2 ? '  do {' : `  while (k < ${cap} && w > -8) {`,
+  );
+  if (x.form % 4 !== 1) L.push('    k++;');
+  L.push('    let d = 0;', `    for (let i = 0; i < M; i++) d += ${red('w')};`, '    d = d / M;');
+  if (test === 0) L.push('    if (d < c) break;');
+  else if (test === 1) L.push('    if (Math.abs(d) < c) break;');
+  else if (test === 2) L.push('    if (d > c) break;');
+  else if (test === 4) L.push('    if (d <= d0) break;');
+  if (x.form % 4 === 2) L.push('    g = d;');
+  L.push('    w = w - r * d;');
+  L.push(x.form % 4 === 2 ? `  } while (k < ${cap} && Math.abs(g) > c);` : '  }');
+  L.push('  let e = 0;', '  for (let j = 0; j < M; j++) e += (y[j] - x[j] * w) * (y[j] - x[j] * w);', '  return e / M;', '}', '');
+  return L;
+}
+
+/** The head's call of the descent helper: the rate from its numbers, constant data (passive), in its loop context; returns the number its values flow into. */
+function renderDescent(c: Ctx, x: DescentSpec): string {
+  const gd = c.fresh('gdv');
+  c.emit(`let ${gd} = 0;`);
+  const r = rng(x.n * 7 + x.cap);
+  const data = (f: (v: number) => number) => Array.from({ length: x.n }, () => f(Math.round((r() * 2 - 1) * 100) / 100));
+  const xs = data((v) => v), ys = xs.map((v, k) => Math.round((v * [1.5, -0.5, 2, 0.25][x.body % 4] + 0.1 * ((k % 3) - 1)) * 100) / 100);
+  const gx = c.fresh('gx'), gy = c.fresh('gy');
+  c.emit(`const ${gx} = [${xs.join(', ')}];`, `const ${gy} = [${ys.join(', ')}];`);
+  const rate = [0.05, -0.05, 0.2, -0.3][x.rate % 4];
+  const thr = [0.001, 0.05, -0.01, 0.3][x.thr % 4];
+  c.scoped(() =>
+    ownLoop(c, x.loop % 3, 2, () => {
+      c.emit(`${gd} = ${gd} + gdDescent(${lit(rate)} * (1 + 0.25 * Math.tanh(${renderExpr(c, x.e)})), ${gx}, ${gy}, ${lit(thr)});`);
+    }),
+  );
+  return gd;
+}
+
 /** The array methods with callbacks, each in its loop context, in a scope of their own; returns the number their values flow into. */
 function renderCallbacks(c: Ctx, specs: CallbackSpec[]): string {
   const acc = c.fresh('cb');
@@ -4054,6 +4145,8 @@ export function render(spec: ProgSpec): Rendered {
   const bfn = spec.blocks ? renderBlocks(spec.blocks, spec.seed) : null;
   if (bfn) out.push(...bfn.lines);
   const bl = spec.blocks && bfn ? callBlocks(c, spec.blocks, bfn) : '';
+  if (spec.descent) out.push(...DESCENT_BODY(spec.descent));
+  const gd = spec.descent ? renderDescent(c, spec.descent) : '';
   if (c.needsClosureHelpers) out.push(...CLOSURE_HELPERS);
   if (c.needsRestHelpers) out.push(...REST_HELPERS);
   if (c.needsRegrow) out.push(...REGROW_HELPER);
@@ -4062,7 +4155,7 @@ export function render(spec: ProgSpec): Rendered {
   if (c.needsExchange) out.push(...EXCHANGE_HELPER);
   if (c.needsTupleHelpers) out.push(...TUPLE_HELPERS);
   if (c.needsRebindHelpers) out.push(...REBIND_HELPERS);
-  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '') + (cu ? ` + 0.25 * Math.tanh(${cu})` : '') + (lc ? ` + 0.25 * Math.tanh(${lc})` : '') + (jc ? ` + 0.25 * Math.tanh(${jc})` : '') + (bl ? ` + 0.25 * Math.tanh(${bl})` : '');
+  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '') + (cu ? ` + 0.25 * Math.tanh(${cu})` : '') + (lc ? ` + 0.25 * Math.tanh(${lc})` : '') + (jc ? ` + 0.25 * Math.tanh(${jc})` : '') + (bl ? ` + 0.25 * Math.tanh(${bl})` : '') + (gd ? ` + 0.25 * Math.tanh(${gd})` : '');
   // a third of the programs reset a number after its last use (`x = 1` before the return): a store the
   // forward sweep drops, which the backward sweep must not replay
   const reset = c.nums.filter((v) => v.w && !v.name.includes('.') && !v.name.includes('['));

@@ -143,6 +143,8 @@ export interface ProgramResult {
   unstable: number;
   /** with TestOptions.coarsen: something of the program was coarsened */
   coarsened?: boolean;
+  /** with TestOptions.coarsen: a recorded loop is replayed from its closed form (src/transform/coarsen/replay.ts) */
+  replayed?: boolean;
 }
 
 export interface Program {
@@ -245,6 +247,7 @@ export async function testProgram(p: Program, points: unknown[][], seed: number,
   const sparseVec = await compileOnce({ ...base, js: true, runtimeImport: null, modes: ['tangent', 'vector'], sparseVector: true }, 'JavaScript, sparseVector: true');
   if (!sparseVec) return out;
   out.coarsened = !!js.coarsening?.chosen.length;
+  out.replayed = /\breplayFailed\d* = true;/.test(js.code);
   const hvp = await secondDerivatives(p, js, worker, budget, opts.only);
   if (hvp && 'finding' in hvp) {
     out.findings.push(hvp.finding);
@@ -342,6 +345,8 @@ export interface CampaignReport {
   ms: number;
   /** with CampaignOptions.coarsen: programs of which something was coarsened */
   coarsened: number;
+  /** with CampaignOptions.coarsen: programs whose rules replay a recorded loop */
+  replayed: number;
   /** coverage cells produced (test/fuzz/coverage.ts) */
   coverage: Counts;
 }
@@ -350,7 +355,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
   const log = opts.log ?? (() => {});
   const t0 = performance.now();
   const worker = await FuzzWorker.create();
-  const report: CampaignReport = { programs: 0, checks: {}, totalChecks: 0, failures: [], shrunk: [], nonfinite: 0, unstable: 0, restarts: 0, ms: 0, coarsened: 0, coverage: new Map() };
+  const report: CampaignReport = { programs: 0, checks: {}, totalChecks: 0, failures: [], shrunk: [], nonfinite: 0, unstable: 0, restarts: 0, ms: 0, coarsened: 0, replayed: 0, coverage: new Map() };
   const add = (c: Partial<Record<Prop, number>>) => {
     for (const [k, n] of Object.entries(c)) report.checks[k as Prop] = (report.checks[k as Prop] ?? 0) + n;
   };
@@ -371,6 +376,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
         report.nonfinite += r.nonfinite;
         report.unstable += r.unstable;
         if (r.coarsened) report.coarsened++;
+        if (r.replayed) report.replayed++;
         if (r.tsCode) tsModules[`p${i}`] = r.tsCode;
         for (const f of r.findings) {
           report.failures.push({ index: i, prop: f.prop, finding: f, source: program.source });

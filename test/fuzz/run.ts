@@ -67,7 +67,7 @@ console.log('');
 console.log(`programs: ${r.programs}`);
 console.log(`checks:   ${r.totalChecks} (${PROPS.filter((p) => r.checks[p]).map((p) => `${p} ${r.checks[p]}`).join(', ')})`);
 console.log(`points skipped (original non-finite): ${r.nonfinite}; resampled (unstable tangent check): ${r.unstable}; worker restarts: ${r.restarts}`);
-if (coarsen) console.log(`coarsened: ${r.coarsened} of ${r.programs} programs (whole functions or segments)`);
+if (coarsen) console.log(`coarsened: ${r.coarsened} of ${r.programs} programs (whole functions or segments); a recorded loop replayed in ${r.replayed}`);
 console.log(`time:     ${(r.ms / 1000).toFixed(1)} s`);
 const byProp = new Map<string, number>();
 for (const f of r.failures) byProp.set(f.prop, (byProp.get(f.prop) ?? 0) + 1);

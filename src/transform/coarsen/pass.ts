@@ -22,6 +22,8 @@ export interface CoarsenOptions {
   maxSize?: number;
   /** the ablation: coarsen straight-line code only (no φ-calculus for branches and loops) */
   noPhi?: boolean;
+  /** replay the last recorded loop from its closed form with certified decisions (default true; false: run it, as before) */
+  replay?: boolean;
 }
 
 export const DEFAULT_SOI_LIMIT = 400;
@@ -78,7 +80,7 @@ interface Candidate {
  * is inlined back.
  */
 export function coarsenModule(mod: Module, head: string, opts: CoarsenOptions = {}, activity?: CoarsenActivity): { mod: Module; report: CoarsenReport } {
-  const limits: CoarsenLimits = { maxSize: opts.maxSize ?? DEFAULT_SOI_LIMIT, noPhi: opts.noPhi };
+  const limits: CoarsenLimits = { maxSize: opts.maxSize ?? DEFAULT_SOI_LIMIT, noPhi: opts.noPhi, replay: opts.replay };
   const report: CoarsenReport = { chosen: [], refused: [] };
   const funcs = new Map(mod.funcs);
   const order = [...mod.order];

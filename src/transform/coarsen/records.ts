@@ -4,13 +4,16 @@
 // each such loop counting its iterations and noting its exit, and read the records where the closed
 // form has the trip-count symbol and the exit φ. The statements are the source's, verbatim: the
 // decisions are the primal's own, bit for bit (a loop re-derived from the simplified closed form could
-// round a test the other way and differentiate another path).
+// round a test the other way and differentiate another path). The last recorded loop is replayed from its
+// closed form instead (replay.ts: O(M + K) where the run costs O(M·K)) where every decision can be
+// certified to be the source's; a decision too close to call runs the loop here, as written.
 //
 // Only loops at the top level of the function are recorded (one record per loop: a loop nested in
 // another runs once per outer iteration, its trip count with it).
 import type { Expr, Func, Stmt } from '../../ir/types.js';
-import { deepCopy, forEachStmt, INT, mapBodies, mapStmts } from '../../ir/util.js';
+import { BOOL, deepCopy, forEachStmt, INT, mapBodies, mapStmts } from '../../ir/util.js';
 import type { ToIROptions } from './convert.js';
+import { replayLoop, ReplayUnsupported, type ReplayInfo } from './replay.js';
 
 export type LoopStmt = Extract<Stmt, { k: 'for' | 'while' | 'do' }>;
 
@@ -34,7 +37,7 @@ const iv = (name: string): Extract<Expr, { k: 'var' }> => ({ k: 'var', name, ty:
  * `trip…` and its exit into `exit…` (the index of the exit φ argument it takes), and the options that
  * lower the closed form's trip-count symbols and exit φ's to reads of them.
  */
-export function recordingRun(f: Func, loops: readonly RecordedLoop[], fresh: (hint: string) => string): { stmts: Stmt[]; options: ToIROptions } {
+export function recordingRun(f: Func, loops: readonly RecordedLoop[], fresh: (hint: string) => string, replay?: ReplayInfo, replayNote?: (why: string) => void): { stmts: Stmt[]; options: ToIROptions; replayed: boolean } {
   const trip = new Map<string, string>();
   const exit = new Map<string, string>();
   const bySrc = new Map<Stmt, RecordedLoop>(loops.map((l) => [l.src, l]));
@@ -70,14 +73,38 @@ export function recordingRun(f: Func, loops: readonly RecordedLoop[], fresh: (hi
   // (the statements after the last recorded loop decide nothing recorded: left out)
   const last = Math.max(...loops.map((l) => f.body.indexOf(l.src)));
   if (last < 0) throw new Error('records: a recorded loop is not at the top level of the function');
-  const run = mapList(f.body.slice(0, last + 1), null, { j: 0 });
   // the run works on copies of the parameters it assigns: the rule reads the arguments after it
   const params = new Set(f.params.map((p) => p.name));
   const renamed = new Map<string, string>();
-  forEachStmt(run, (st) => {
+  forEachStmt(f.body.slice(0, last + 1), (st) => {
     if (st.k === 'decl' && params.has(st.name)) throw new RecordsUnsupported(`a declaration shadows the parameter '${st.name}'`);
     if (st.k === 'assign' && st.target.k === 'var' && params.has(st.target.name) && !renamed.has(st.target.name)) renamed.set(st.target.name, fresh(`${st.target.name}Run`));
   });
+  const run = mapList(f.body.slice(0, last), null, { j: 0 });
+  const lastLoop = loops.find((l) => l.src === f.body[last])!;
+  const recordedLast = mapList([f.body[last]], null, { j: 0 });
+  // the last loop replayed from its closed form where the replay can certify its decisions (replay.ts);
+  // where it cannot (or the run assigns a parameter: closed forms read the arguments), the loop itself
+  let replayed: Stmt[] | null = null;
+  if (replay && renamed.size === 0) {
+    const fallback = fresh('replayFailed');
+    try {
+      const irName = (n: string) => {
+        const d = replay.ssa.defs.get(n);
+        return d ? d.of : n;
+      };
+      const stmts = replayLoop(replay, lastLoop, { fresh, irName, trip: trip.get(lastLoop.site)!, exit: exit.get(lastLoop.site)!, fallback });
+      const reset: Stmt[] = [
+        { k: 'assign', target: iv(trip.get(lastLoop.site)!), value: int(0) },
+        { k: 'assign', target: iv(exit.get(lastLoop.site)!), value: int(-1) },
+      ];
+      replayed = [{ k: 'decl', name: fallback, ty: BOOL, init: { k: 'bool', v: false }, konst: false }, ...stmts, { k: 'if', c: { k: 'var', name: fallback, ty: BOOL }, then: [...reset, ...recordedLast], else: [] }];
+    } catch (e) {
+      if (!(e instanceof ReplayUnsupported)) throw e;
+      replayNote?.(e.message);
+    }
+  }
+  run.push(...(replayed ?? recordedLast));
   for (const [p, r] of renamed) stmts.push({ k: 'decl', name: r, ty: f.params.find((q) => q.name === p)!.ty, init: { k: 'var', name: p, ty: f.params.find((q) => q.name === p)!.ty }, konst: false });
   // (a copy: the rule's statements share no node with the function's)
   stmts.push(...mapStmts(deepCopy(run), (e) => (e.k === 'var' && renamed.has(e.name) ? { ...e, name: renamed.get(e.name)! } : e)));
@@ -94,5 +121,5 @@ export function recordingRun(f: Func, loops: readonly RecordedLoop[], fresh: (hi
       return iv(x);
     },
   };
-  return { stmts, options };
+  return { stmts, options, replayed: replayed !== null };
 }

@@ -9,7 +9,8 @@
 //   nothing is recorded by the primal, so the primal need not run). A top-level loop whose trip count
 //   or exit only the run knows (`while … break`: the report's ϕ_k' of BGDHyperOpt) keeps its trip-count
 //   symbol and exit φ: the rules then record a run of f's own statements (records.ts) and read them —
-//   the primal runs once more, inside the rule. Refused (with the reason): anything elevation refuses
+//   the statements before the loop run, the loop itself is replayed from its closed form with certified
+//   decisions (replay.ts), or where that cannot be certified, runs as written. Refused (with the reason): anything elevation refuses
 //   (array writes, calls, effects, coupled or unclosable recurrences), other φ's that stay, a trip count
 //   only the run knows of a loop nested in another (a loop without a closed form counts as large, report
 //   O-2), parameters a rule cannot take, a closed form larger than the limit.
@@ -33,6 +34,7 @@ import { differentiate } from './differentiate.js';
 import { elevate, ElevateUnsupported } from './elevate.js';
 import { NoClosedForm } from './phi.js';
 import { recordingRun, RecordsUnsupported, type RecordedLoop } from './records.js';
+import type { ReplayInfo } from './replay.js';
 import { simplify } from './simplify.js';
 import * as T from './terms.js';
 import type { Term } from './terms.js';
@@ -46,6 +48,8 @@ export interface ClosedForm {
   phis: number;
   /** loops whose trip count or exit the closed form leaves to the run (the rules record a run of f) */
   records: RecordedLoop[];
+  /** what the replay of the last recorded loop reads (replay.ts); absent: no replay, the loop runs */
+  replay?: ReplayInfo;
 }
 
 export interface CoarsenLimits {
@@ -55,6 +59,8 @@ export interface CoarsenLimits {
   noPhi?: boolean;
   /** C5: loops with a constant trip count up to this are unrolled */
   unroll?: number;
+  /** replay the last recorded loop from its closed form, decisions certified (replay.ts; default true) */
+  replay?: boolean;
 }
 
 type Sym = Extract<Term, { k: 'sym' }>;
@@ -75,6 +81,7 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
   let phis = 0;
   let ifs: Map<string, Extract<SsaNode, { k: 'if' }>>;
   let terms: Map<string, Term>;
+  let replay: ReplayInfo | undefined;
   // loops at the top level: their trip counts and exits can be recorded by a run (records.ts)
   const topLoops = new Map<string, RecordedLoop>();
   try {
@@ -100,6 +107,7 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
     const el = elevate(ssa, { unroll: limits.unroll ?? 4 });
     result = el.result;
     terms = el.terms;
+    if (limits.replay !== false) replay = { ssa, terms: el.terms, trips: new Map([...el.loops].map(([k, l]) => [k, l.trip])) };
   } catch (e) {
     if (e instanceof SsaUnsupported || e instanceof ElevateUnsupported || e instanceof NotATerm || e instanceof NoClosedForm) return { refused: e.message };
     // (when unsure, do not coarsen: a failure of the symbolic engine leaves the function to statement-level AD)
@@ -161,7 +169,7 @@ export function closedForm(f: Func, mod: Module, limits: CoarsenLimits): ClosedF
   if (foreign) return { refused: `it reads the array '${foreign}', which is no parameter` };
   const size = T.size(result);
   if (size > limits.maxSize) return { refused: `its closed form has ${size} nodes, over the limit ${limits.maxSize}` };
-  return { result, size, phis, records: [...topLoops.values()].filter((l) => recorded.has(l.site)) };
+  return { result, size, phis, records: [...topLoops.values()].filter((l) => recorded.has(l.site)), ...(replay ? { replay } : {}) };
 }
 
 /** every occurrence of a key replaced by its value, outermost first (a key inside another is not reached) */
@@ -306,7 +314,7 @@ export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp
     ...(cf.records.length ? [`// (its statements up to the last loop whose iterations the data decide run first: the trip counts and exits the closed form reads)`] : []),
   ];
   // parameters and `a.length` print as themselves; trip counts and exits left to the run read its records
-  const recording = (n: Names) => (cf.records.length ? recordingRun(f, cf.records, (h) => n.fresh(h)) : { stmts: [] as Stmt[], options: {} as ToIROptions });
+  const recording = (n: Names) => (cf.records.length ? recordingRun(f, cf.records, (h) => n.fresh(h), cf.replay) : { stmts: [] as Stmt[], options: {} as ToIROptions, replayed: false });
   try {
     recording(used());
   } catch (e) {
