@@ -226,7 +226,8 @@ export function classifyModule(mod: Module): Counts {
   };
   const exprs = (e: Expr, st: Strategy) =>
     forEachExpr(e, (x) => {
-      if (x.k === 'cond') add(x.sc ? 'expr.short' : isRef(x.ty) ? 'expr.condref' : 'expr.cond', typeClass(x.ty), '-', st);
+      // (a choice between string flags, `{ ...d, ...o }` with `mode?: 'soft' | 'hard'`, carries no number: passive, not counted)
+      if (x.k === 'cond' && !(typeClass(x.ty) === '-' && !x.sc)) add(x.sc ? 'expr.short' : isRef(x.ty) ? 'expr.condref' : 'expr.cond', typeClass(x.ty), '-', st);
       else if (x.k === 'intr' && (x.fn === 'typeof' || x.fn === 'in' || x.fn === 'Array.isArray')) add('expr.typetest', 'scalar', '-', st);
       else if ((x.k === 'un' || x.k === 'bool') && x.tt) add('expr.truthtest', 'scalar', '-', st);
       else if (x.k === 'call') add(x.origin ?? (x.custom === 'rule' ? 'call.custom' : x.custom === 'passive' ? 'call.passive' : 'call.helper'), typeClass(x.ty), '-', st);
