@@ -1227,7 +1227,9 @@ function renderExpr(c: Ctx, e: Expr): string {
       // `Array.isArray(y) ? v : …`
       const w = pick(c.nums, e.s + 1)!;
       if (e.s === 13) return `(${v.name} || ${lit(LITS[(e.s + c.nums.length) % LITS.length])})`;
-      if (e.s === 14) return `(${v.name} && ${w.name})`;
+      // (`&&` tests its left operand and then yields it: a variable or a field, not an element such as
+      // the blocks' `h[0]`, which the front end refuses with a hint)
+      if (e.s === 14 && !v.name.includes('[')) return `(${v.name} && ${w.name})`;
       const o = pick(c.opts, e.s + c.nums.length);
       if (e.s === 15 && o) return `(${o.name} ?? ${v.name})`;
       if (e.s === 12 && o) return `(typeof ${o.name} === 'number' ? ${o.name} : ${v.name})`;
