@@ -474,7 +474,7 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
       infoB = new ProgramInfo(modB, timed('activity', () => analyzeActivity(modB, head.name, wrt, dependents)), head.name, new Set(wrt), naming, { ...DEFAULT_ADJOINT, ...options.adjoint });
     } catch (e) {
       if (e instanceof TransformError) {
-        diags.error(e.node?.loc, e.message, e.hint ?? 'rewrite this part with supported operations (see the README)');
+        diags.error(e.node?.loc, e.message, 'rewrite this part with supported operations (see the README)');
         return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
       }
       throw e;
@@ -514,7 +514,7 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
     }
   } catch (e) {
     if (e instanceof TransformError) {
-      diags.error(e.node?.loc, e.message, e.hint ?? 'rewrite this part with supported operations (see the README)');
+      diags.error(e.node?.loc, e.message, 'rewrite this part with supported operations (see the README)');
       return { code: '', manifest: [], diagnostics: diags.list, primals: [], wrt: [], of: [] };
     }
     throw e;

@@ -504,14 +504,15 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
   const inconclusive = (x: typeof rep) => x.ok && x.unstable && (x.tangentError > 1e-6 || !x.judged);
   // near a kink, another random point (an --input point is the one point)
   let seed = 1;
+  // the function as written, where one self-contained file holds it (compared with the compiled copy below)
+  const sources = Object.values(files);
+  const asWrittenModule = sources.length === 1 ? loadOriginal(sources[0]) : null;
   try {
     // (a random point where the function itself is not finite, fractional indices drawn for an index
     // array or a logarithm of a negative, judges nothing: other points are drawn, and if none serves the
-    // check says so instead of failing)
-    // (judged by the source as written where it runs alone: a compiled copy that is not finite where the
-    // source is stays a failure, found below)
-    const sources = Object.values(files);
-    const judge = (!args.input && sources.length === 1 ? loadOriginal(sources[0]) : null) ?? primal;
+    // check says so instead of failing; judged by the source as written: a compiled copy that is not
+    // finite where the source is stays a failure, found below)
+    const judge = asWrittenModule ?? primal;
     values = pointFor(args, mod, head, primal, seed);
     while (!args.input && !finiteAt(judge, headName, values) && seed < 5) values = pointFor(args, mod, head, primal, ++seed);
     if (!args.input && !finiteAt(judge, headName, values)) {
@@ -551,8 +552,7 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
     }
   }
   // the compiled copy of the function against the function as written (one self-contained file)
-  const sources = Object.values(files);
-  const original = !args.hvp && sources.length === 1 ? loadOriginal(sources[0]) : null;
+  const original = !args.hvp ? asWrittenModule : null;
   const asWritten = original && typeof original[headName] === 'function' && typeof primal[headName] === 'function' ? comparePrimal(original[headName] as (...a: unknown[]) => unknown, primal[headName], values) : null;
   if (asWritten) {
     line('primal copy vs the source', asWritten.same ? 'same' : `differs: ${compact(asWritten.copy.result)} vs ${compact(asWritten.original.result)}`);

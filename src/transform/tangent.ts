@@ -23,8 +23,6 @@ export class TransformError extends Error {
   constructor(
     message: string,
     public node?: { loc?: { file: string; line: number; col: number } },
-    /** what to write instead, where there is more to say than the general advice */
-    public hint?: string,
   ) {
     super(message);
   }
