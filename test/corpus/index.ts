@@ -385,6 +385,7 @@ corpus.push(
 // ------------------------------------------------------------- classes.ts
 corpus.push(
   { name: 'classes/spring_run', file: 'classes.ts', head: 'springRun', args: [num(-1, 1), num(-1, 1), num(0.5, 2), num(0.1, 0.5)], tags: ['js', 'class', 'method', 'getter', 'setter', 'static-method', 'parameter-property'] },
+  { name: 'classes/growing_log_energy', file: 'classes.ts', head: 'growingLogEnergy', args: [vec(5, -1, 1)], tags: ['js', 'class', 'array-fields', 'grown-by-store', 'holes'] },
   { name: 'classes/polyline_cost', file: 'classes.ts', head: 'polylineCost', args: [vec(4, -1, 1), vec(4, -1, 1), num(-1, 1), num(-1, 1)], tags: ['js', 'class', 'value-class', 'instances-in-array'] },
   { name: 'classes/kalman_track', file: 'classes.ts', head: 'kalmanTrack', args: [mat(3, 2, -1, 1), vec(2, -1, 1), num(0.1, 0.5), num(0.5, 1.5)], tags: ['js', 'class', 'array-fields', 'getter'] },
   { name: 'classes/mlp_loss', file: 'classes.ts', head: 'mlpLoss', args: [mat(3, 2, -1, 1), vec(3, -0.5, 0.5), mat(1, 3, -1, 1), vec(1, -0.5, 0.5), vec(2, -1, 1), num(-0.5, 0.5)], tags: ['js', 'class', 'instances-in-field', 'returns-this'] },

@@ -285,3 +285,18 @@ export function pulledPath(p0: number[], k: number, dt: number): number {
   }
   return path;
 }
+
+/** A buffer field that starts empty and grows by index stores through a method (its adjoint grows with it). */
+class GrowingLog {
+  values: number[] = [];
+  record(k: number, v: number): void {
+    this.values[k] = v;
+  }
+}
+export function growingLogEnergy(x: number[]): number {
+  const log = new GrowingLog();
+  for (let i = x.length - 1; i >= 0; i--) log.record(i, x[i] * Math.tanh(x[0] + i));
+  let e = 0;
+  for (let i = 1; i < log.values.length; i++) e += (log.values[i] - log.values[i - 1]) ** 2;
+  return e;
+}
