@@ -1038,3 +1038,25 @@ export function suffix(x: number[]): number {
     }
   });
 });
+
+describe('known bug (2026-11-28, found in the review): the length of an array that grows, read by the backward sweep', () => {
+  // BUG: a store past the end of an array born of `[]` changes its length, but the adjoint treats element
+  // stores as changing no length: the backward sweep reads `ring.length` at its final value (2), where the
+  // forward sweep read 1 at i = 0, so the partial of `ring[0] * ring.length` is wrong (a finite wrong value;
+  // the CLI's --check and the runtime API's first-call check catch it). When fixed, this it.fails fails:
+  // make it an it.
+  it.fails('ring[i % 2] = …; s += ring[0] * ring.length: the reverse mode agrees with the tangent', () => {
+    const src = `export function f(xs: number[]): number {
+  const ring: number[] = [];
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) {
+    ring[i % 2] = xs[i];
+    s += ring[0] * ring.length;
+  }
+  return s;
+}`;
+    const r = compile({ 'f.ts': src }, { head: 'f', js: true, runtimeImport: null });
+    const rep = checkCompiled(r, loadGenerated(r.code, r.runtimeNames), 'f', [[0.5, 1.5, -0.75, 2]]);
+    expect(rep.ok, rep.messages.join('; ')).toBe(true);
+  });
+});
