@@ -1039,14 +1039,12 @@ export function suffix(x: number[]): number {
   });
 });
 
-describe('known bug (2026-11-28, found in the review): the length of an array that grows, read by the backward sweep', () => {
-  // BUG: a store past the end of an array born of `[]` changes its length, but the adjoint treats element
-  // stores as changing no length: the backward sweep reads `ring.length` at its final value (2), where the
-  // forward sweep read 1 at i = 0, so the partial of `ring[0] * ring.length` is wrong (a finite wrong value;
-  // the CLI's --check and the runtime API's first-call check catch it). When fixed, this it.fails fails:
-  // make it an it.
-  it.fails('ring[i % 2] = …; s += ring[0] * ring.length: the reverse mode agrees with the tangent', () => {
-    const src = `export function f(xs: number[]): number {
+describe('the length of an array that grows by stores past its end, read by the backward sweep (a wrong adjoint before grown-lengths.ts)', () => {
+  // A store past the end of an array born of `[]` changes its length; the backward sweep read `.length`
+  // at its final value where the forward sweep read a shorter one (a finite wrong adjoint, which --check
+  // and the first-call check caught, but generated code used directly did not).
+  const programs: Record<string, string> = {
+    ring: `export function f(xs: number[]): number {
   const ring: number[] = [];
   let s = 0;
   for (let i = 0; i < xs.length; i++) {
@@ -1054,9 +1052,49 @@ describe('known bug (2026-11-28, found in the review): the length of an array th
     s += ring[0] * ring.length;
   }
   return s;
-}`;
-    const r = compile({ 'f.ts': src }, { head: 'f', js: true, runtimeImport: null });
-    const rep = checkCompiled(r, loadGenerated(r.code, r.runtimeNames), 'f', [[0.5, 1.5, -0.75, 2]]);
-    expect(rep.ok, rep.messages.join('; ')).toBe(true);
-  });
+}`,
+    running_mean: `export function f(xs: number[]): number {
+  const seen: number[] = [];
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) {
+    seen[i] = xs[i];
+    let m = 0;
+    for (const v of seen) m += v;
+    s += Math.sin(m / seen.length);
+  }
+  return s;
+}`,
+    bound: `export function f(xs: number[]): number {
+  const acc: number[] = [];
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) {
+    acc[i] = xs[i] * xs[i];
+    for (let j = 0; j < acc.length; j++) s += acc[j] * xs[i];
+  }
+  return s;
+}`,
+    helper: `function fill(out: number[], k: number, v: number): void {
+  out[k] = v;
+}
+function mean(a: number[]): number {
+  let s = 0;
+  for (let j = 0; j < a.length; j++) s += a[j];
+  return s / a.length;
+}
+export function f(xs: number[]): number {
+  const out: number[] = [];
+  let t = 0;
+  for (let i = 0; i < xs.length; i++) {
+    fill(out, i, xs[i] * xs[i]);
+    t += mean(out) * xs[i];
+  }
+  return t;
+}`,
+  };
+  for (const [name, src] of Object.entries(programs))
+    it(`${name}: the reverse mode agrees with the tangent and divided differences`, () => {
+      const r = compile({ 'f.ts': src }, { head: 'f', js: true, runtimeImport: null });
+      const rep = checkCompiled(r, loadGenerated(r.code, r.runtimeNames), 'f', [[0.5, 1.5, -0.75, 2]]);
+      expect(rep.ok, rep.messages.join('; ')).toBe(true);
+    });
 });

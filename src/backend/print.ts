@@ -278,6 +278,7 @@ export class Printer {
     const tape = e.fn.startsWith('tape.') ? /^tape\.(\w+)$/.exec(e.fn) : null;
     if (tape) return `${args[0]}.${tape[1]}(${args.slice(1).join(', ')})`;
     if (e.fn === 'push') return `${this.expr(e.args[0], POSTFIX)}.push(${args[1]})`;
+    if (e.fn === 'truncate') return `${this.expr(e.args[0], POSTFIX)}.length = ${args[1]}`;
     if (e.fn === 'pop') return `${this.expr(e.args[0], POSTFIX)}.pop()${this.opts.js || e.ty.k === 'void' ? '' : '!'}`;
     if (e.fn === 'indexOf' || e.fn === 'includes') return `${this.expr(e.args[0], POSTFIX)}.${e.fn}(${args[1]})`;
     if (e.fn === 'sortOrder') {

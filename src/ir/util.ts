@@ -12,7 +12,7 @@ export function isOptionalRead(e: Expr): boolean {
 }
 
 /** intrinsics that change the array their first argument names (its elements or its length) */
-export const WRITING_INTRINSICS: ReadonlySet<string> = new Set(['push', 'pop', 'restoreInto', 'addInto', 'zeroFill']);
+export const WRITING_INTRINSICS: ReadonlySet<string> = new Set(['push', 'pop', 'truncate', 'restoreInto', 'addInto', 'zeroFill']);
 export const TAPE: Ty = { k: 'tape' };
 
 export function isScalarFloat(t: Ty): boolean {

@@ -82,7 +82,7 @@ function isSimple(s: Stmt): boolean {
   return !effect;
 }
 
-const SIDE_EFFECTS = new Set(['push', 'pop', 'restoreInto', 'addInto', 'zeroFill', 'Tape.acquire', 'Tape.release']);
+const SIDE_EFFECTS = new Set(['push', 'pop', 'truncate', 'restoreInto', 'addInto', 'zeroFill', 'Tape.acquire', 'Tape.release']);
 
 /** the index expressions of a location (a[i][j]: i and j) */
 function indexExprs(lv: Expr): Expr[] {

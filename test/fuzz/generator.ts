@@ -4182,23 +4182,33 @@ export function render(spec: ProgSpec): Rendered {
       // store leaves holes the later ones fill, one read before it is), or by push
       const r = c.fresh('r');
       const grow = (spec.rl + spec.cols + spec.la + spec.lb) % 7;
+      // (a third of the grown arrays weigh each value by the length so far, read inline or named before
+      // the store: the backward sweep must read the length the forward sweep read, not the final one)
+      const byLength = (spec.la + spec.rl) % 3;
+      const counted = byLength === 2 ? c.fresh('n') : null;
+      const weighed = (v: string) => (byLength === 0 ? v : `(${v}) * (1 + 0.125 * ${counted ?? `${r}.length`})`);
+      const count = counted ? [`  const ${counted} = ${r}.length;`] : [];
+      if (grow >= 1 && grow <= 4) body = weighed(body);
       if (grow === 0) c.emit(`const ${r} = Array.from({ length: ${spec.rl} }, (_, ${k}) => ${body});`, `return ${r};`);
       else if (grow >= 4) {
         // appended by index (`r[r.length] = …`), a row pushed empty and filled by index, a field of an
         // object literal filled by index
         const loop = `for (let ${k} = 0; ${k} < ${spec.rl}; ${k}++) {`;
-        if (grow === 4) c.emit(`const ${r}: number[] = [];`, loop, `  ${r}[${r}.length] = ${body};`, '}', `return ${r};`);
+        if (grow === 4) c.emit(`const ${r}: number[] = [];`, loop, ...count, `  ${r}[${r}.length] = ${body};`, '}', `return ${r};`);
         else if (grow === 5) c.emit(`const ${r}: number[][] = [];`, `${r}.push([]);`, loop, `  ${r}[0][${k}] = ${body};`, '}', `return ${r}[0];`);
         else c.emit(`const ${r} = { v: [] as number[] };`, loop, `  ${r}.v[${k}] = ${body};`, '}', `return ${r}.v;`);
       } else {
         c.emit(`const ${r}: number[] = [];`);
-        c.emit(grow === 3 ? `for (let ${k} = ${spec.rl - 1}; ${k} >= 0; ${k}--) {` : `for (let ${k} = 0; ${k} < ${spec.rl}; ${k}++) {`);
+        c.emit(grow === 3 ? `for (let ${k} = ${spec.rl - 1}; ${k} >= 0; ${k}--) {` : `for (let ${k} = 0; ${k} < ${spec.rl}; ${k}++) {`, ...count);
         // (downwards, the element below is still a hole when tested: the fallback is taken, as in JavaScript;
         // tested by `??` or in a statement)
         if (grow === 3 && spec.lb % 2 === 0) c.emit(`  ${r}[${k}] = ${body} + 0.5 * (${r}[${k} - 1] ?? 1);`);
         else if (grow === 3) {
           const h = c.fresh('below');
           c.emit(`  let ${h} = 1;`, `  if (${r}[${k} - 1] !== undefined) ${h} = ${r}[${k} - 1];`, `  ${r}[${k}] = ${body} + 0.5 * ${h};`);
+        } else if (grow === 1 && spec.lb % 2 === 1) {
+          // (stored by index and pushed in turn: the backward sweep of a push finds its element at the end)
+          c.emit(`  if (${k} % 2 === 0) ${r}[${k}] = ${body};`, `  else ${r}.push(${body});`);
         } else c.emit(grow === 2 ? `  ${r}.push(${body});` : `  ${r}[${k}] = ${body};`);
         c.emit('}', `return ${r};`);
       }

@@ -3,14 +3,13 @@
 // references.
 import { stmtCalls } from '../../analysis/activity.js';
 import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
-import type { ProgramInfo } from '../context.js';
-import { literalFields, literalParams, literalVars } from '../../analysis/grown-arrays.js';
 import { BOOL, countedFor, exprEq, forEachExpr, forEachStmt, hasFloat, INT, isOptionalRead, isRef, mapExpr, NUM, rootVar, tyOf, VOID } from '../../ir/util.js';
 import { adjointOf, hasSelect, type LinContext, linearize, LinError } from '../linearize.js';
 import { TransformError } from '../tangent.js';
 import { call, passiveCallSnapshots } from './calls.js';
 import { type AdjointContext, adjointTy, aliasRep, bwhole, exprVaried, hasB, type Pair, scratchOf, usefulOut, variedIn, zerosLike } from './context.js';
 import { saveOnKill, storeExpensive, tapePop } from './record.js';
+import { bornLiteral, growShadow, shadowLengthRestore } from './grown-lengths.js';
 import { freshValueAdjoint, holdShadow, rebuildsFromOld } from './references.js';
 import { allocationAgain, callLocalArrays, keptPerIteration, shadowAgain } from './reused-shadows.js';
 
@@ -74,9 +73,12 @@ function assignValue(cx: AdjointContext, s: Extract<Stmt, { k: 'decl' | 'assign'
       bwd.push(...kept.adj);
     } else bwd.push(...adj);
   }
-  fwd.push(...growShadow(cx, target));
-  // restore the pre-state first, then the adjoint statements (which read the pre-state)
-  return { fwd, bwd: [...save.bwd, ...bwd] };
+  const grown = growShadow(cx, target);
+  fwd.push(...grown);
+  // restore the pre-state first, then the adjoint statements (which read the pre-state), then the
+  // shadow's length (grown-lengths.ts)
+  const shrink = grown.length && target.k === 'idx' ? shadowLengthRestore(cx, target, bwhole(cx, target.obj)) : [];
+  return { fwd, bwd: [...save.bwd, ...bwd, ...shrink] };
 }
 
 /** a new array or object made from parts (a literal, a copy), whose adjoint flows back into them */
@@ -84,65 +86,6 @@ function builtFresh(v: Expr): boolean {
   return v.k === 'arrlit' || v.k === 'objlit' || (v.k === 'cond' && (builtFresh(v.a) || builtFresh(v.b))) || (v.k === 'intr' && (v.fn === 'copy' || v.fn === 'snapshot'));
 }
 
-/**
- * `out[i] = …` into an array that began as a literal (`const out: number[] = []`) may store past its
- * end, growing it: its shadow grows with it in the forward sweep (a zero where the primal stored), so
- * that the backward sweep finds the element it accumulates into.
- */
-function growShadow(cx: AdjointContext, target: LValue): Stmt[] {
-  if (target.k !== 'idx' || isRef(target.ty) || !mayGrow(cx, target)) return [];
-  const ob = bwhole(cx, target.obj);
-  if (!ob) return [];
-  const slot: LValue = { k: 'idx', obj: ob, index: target.index, ty: NUM };
-  // (tested by the element, not by the length: a store that leaves a hole, filled by a later store,
-  // `r[0] = …; r[2] = …; r[1] = …`, must still find a zero there)
-  return [{ k: 'if', c: { k: 'bin', op: '===', a: slot, b: { k: 'undef' }, ty: BOOL }, then: [{ k: 'assign', target: slot, value: { k: 'num', v: 0 } }], else: [] }];
-}
-
-/**
- * may a store of a number into `target` grow its array? An array born of a literal (`[]`), a row of one
- * (`C.push([]); C[i][j] = …`, `[[], []]`), a field of an object literal (`{ v: [] }`) or a field some
- * function assigns a literal (`this.buf = []`); not a typed array, whose length is fixed
- */
-function mayGrow(cx: AdjointContext, target: Extract<LValue, { k: 'idx' }>): boolean {
-  const t = tyOf(target.obj);
-  if (t.k !== 'arr' || t.typed) return false;
-  const root = rootVar(target);
-  if (root && bornLiteral(cx).has(aliasRep(cx, root))) return true;
-  return target.obj.k === 'field' && literalFieldsOf(cx.info).has(target.obj.name);
-}
-
-/** fields some function of the module assigns an array literal (analysis/grown-arrays.ts), per compile */
-const fieldsCache = new WeakMap<ProgramInfo, Set<string>>();
-function literalFieldsOf(info: ProgramInfo): Set<string> {
-  let out = fieldsCache.get(info);
-  if (!out) fieldsCache.set(info, (out = literalFields(info.mod)));
-  return out;
-}
-
-/** parameters some call may pass an array born of a literal (analysis/grown-arrays.ts), per compile */
-const paramsCache = new WeakMap<ProgramInfo, Set<string>>();
-function literalParamsOf(info: ProgramInfo): Set<string> {
-  let out = paramsCache.get(info);
-  if (!out) paramsCache.set(info, (out = literalParams(info.mod)));
-  return out;
-}
-
-/**
- * alias classes (by representative) of arrays that some variable takes from an array literal, or that a
- * parameter may receive from one (a memo table `[]` handed to a recursive helper that fills it)
- */
-const literalCache = new WeakMap<AdjointContext, Set<string>>();
-function bornLiteral(cx: AdjointContext): Set<string> {
-  let out = literalCache.get(cx);
-  if (out) return out;
-  out = new Set();
-  for (const name of literalVars(cx.f)) out.add(aliasRep(cx, name));
-  const params = literalParamsOf(cx.info);
-  for (const p of cx.f.params) if (params.has(`${cx.f.name}\0${p.name}`)) out.add(aliasRep(cx, p.name));
-  literalCache.set(cx, out);
-  return out;
-}
 
 /** does `e` read only what the innermost enclosing loop leaves unchanged? */
 export function invariantInLoop(cx: AdjointContext, e: Expr): boolean {

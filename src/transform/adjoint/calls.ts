@@ -8,6 +8,7 @@ import { bref, declAsAssign, increments, linctx, linearizeAt } from './assign.js
 import { type AdjointContext, adjointNames, aliasRep, bwhole, createContext, exprVaried, hasB, type Pair, tapeOp, tapeVar, variedIn, zerosLike } from './context.js';
 import { readNames } from './liveness.js';
 import { mustRecord, saveOnKill } from './record.js';
+import { growShadow, shadowLengthRestore } from './grown-lengths.js';
 import { holdShadow, rebuildsFromOld } from './references.js';
 import { handoverValues } from './signature.js';
 import { reused } from '../reuse.js';
@@ -48,6 +49,8 @@ export function arrayValueReads(cx: AdjointContext, bwd: Stmt[]): Set<string> {
       forEachExpr(e, (y) => {
         if (y.k === 'var' && isRef(y.ty)) count(y.name, 1);
         if (y.k === 'len' && y.obj.k === 'var') count(y.obj.name, -1);
+        // (setting a grown array's length back reads none of its values: grown-lengths.ts)
+        if (y.k === 'intr' && y.fn === 'truncate' && y.args[0].k === 'var') count(y.args[0].name, -1);
         if (y.k !== 'call') return;
         const callee = primalOfBackward(cx.info, y.fn);
         const reads = callee ? calleeBackwardReads(cx.info, callee) : null;
@@ -87,7 +90,9 @@ function backwardValueReads(cx: AdjointContext): Set<string> {
     for (const e of stmtExprs(st))
       forEachExpr(e, (x) => {
         if (x.k === 'var') all.set(x.name, (all.get(x.name) ?? 0) + 1);
-        if (x.k === 'len' && x.obj.k === 'var') lengthOnly.set(x.obj.name, (lengthOnly.get(x.obj.name) ?? 0) + 1);
+        // (a `.length`, or a grown array's length set back: grown-lengths.ts)
+        const lengthOf = x.k === 'len' ? x.obj : x.k === 'intr' && x.fn === 'truncate' ? x.args[0] : null;
+        if (lengthOf?.k === 'var') lengthOnly.set(lengthOf.name, (lengthOnly.get(lengthOf.name) ?? 0) + 1);
       });
     if (st.k === 'assign' && st.target.k === 'var') all.set(st.target.name, (all.get(st.target.name) ?? 0) - 1);
   });
@@ -189,6 +194,8 @@ export function call(cx: AdjointContext, s: Stmt, c: Extract<Expr, { k: 'call' }
   if (element || rebind) {
     const res = cx.names.fresh(`${c.fn}Result`);
     fwd.push({ k: 'decl', name: res, ty: target!.ty, init: fcall, konst: true, loc: s.loc }, ...argPushes, ...save.fwd, { k: 'assign', target: target!, value: { k: 'var', name: res, ty: target!.ty }, loc: s.loc });
+    // (an element stored past its array's end: the shadow grows with it, grown-lengths.ts)
+    if (element) fwd.push(...growShadow(cx, target!));
   } else {
     fwd.push(...save.fwd);
     if (target) fwd.push({ k: 'assign', target, value: fcall, loc: s.loc });
@@ -212,6 +219,7 @@ export function call(cx: AdjointContext, s: Stmt, c: Extract<Expr, { k: 'call' }
       const tb = bref(cx, target!)!;
       const seed = cx.names.fresh(`${c.fn}Resultb`);
       seedFirst.push({ k: 'decl', name: seed, ty: NUM, init: tb, konst: true }, { k: 'assign', target: tb, value: { k: 'num', v: 0 } });
+      if (target!.k === 'idx') seedFirst.push(...shadowLengthRestore(cx, target!, bwhole(cx, target!.obj)));
       bargs.push({ k: 'var', name: seed, ty: NUM });
     } else if (tActive && !isRef(target!.ty)) {
       bargs.push(bref(cx, target!)!);

@@ -12,6 +12,7 @@ import { BOOL, directiveArgs, exprEq, forEachExpr, forEachStmt, INT, isRef, mapE
 import { bref, declAsAssign, increments, invariantInLoop, linctx, linearizeAt, refAdjoint } from './assign.js';
 import { type AdjointContext, adjointTy, primalNames, aliasRep, bwhole, exprVaried, hasB, type Pair, positions, scratchOf, tapeOp, tyOfLocal, variedIn, zerosLike } from './context.js';
 import { firstPrivateDef } from './loops/fused-reduction.js';
+import { lengthRestore, lengthsChangedIn } from './grown-lengths.js';
 import { freshValueAdjoint, isRowStore, shadowIsRestored } from './references.js';
 import { giveBack, keptByPass, type KeptByPass, reusableShadows, shadowZeroedFor } from './reused-shadows.js';
 import { assignsVar } from './util.js';
@@ -162,8 +163,19 @@ export function primalReads(cx: AdjointContext, bwd: Stmt[]): Set<string> {
   return reads;
 }
 
-/** Push of the value `target` holds before it is overwritten, and the mirrored pop. */
+/**
+ * Push of what `target` holds before it is overwritten, and the mirrored pop: its value, and the length
+ * of an array the store may grow (grown-lengths.ts; pushed first, so set back after the value).
+ */
 export function saveOnKill(cx: AdjointContext, s: Stmt, target: LValue, isFirstDef: boolean): Pair & { reusedShadow?: true; kept?: KeptByPass } {
+  const value = saveValueOnKill(cx, s, target, isFirstDef);
+  const length = lengthRestore(cx, s, target);
+  if (!length.fwd.length) return value;
+  return { ...value, fwd: [...length.fwd, ...value.fwd], bwd: [...value.bwd, ...length.bwd] };
+}
+
+/** Push of the value `target` holds before it is overwritten, and the mirrored pop. */
+function saveValueOnKill(cx: AdjointContext, s: Stmt, target: LValue, isFirstDef: boolean): Pair & { reusedShadow?: true; kept?: KeptByPass } {
   const root = rootVar(target);
   if (!root) return { fwd: [], bwd: [] };
   if (cx.recomputed.has(s)) return { fwd: [], bwd: [] };
@@ -366,6 +378,8 @@ export function shapeDefAtEnd(cx: AdjointContext, name: string): Expr | null {
   if (!last || !shapeOnly(last.def)) return null;
   const params = new Set(cx.f.params.map((p) => p.name));
   const slotsWritten = bodyFacts(cx).writtenFrom(0, true);
+  // (numbers stored past an array's end, into a parameter some caller passes a literal, change its length)
+  if (last.def.k === 'len' && rootVar(last.def) && lengthsChangedIn(cx, cx.f.body).has(aliasRep(cx, rootVar(last.def)!))) return null;
   let ok = true;
   forEachExpr(last.def, (x) => {
     if (x.k !== 'var') return;
@@ -651,6 +665,8 @@ export function recomputableDecls(cx: AdjointContext, body: Stmt[], index: strin
   const chosen = new Set<string>();
   const stable = (v: string) =>
     v === index || chosen.has(v) || (params.has(v) ? !defs.has(v) : defs.get(v) === 1 && topLevel.has(v)) || (local.has(v) && !assignedInLoop.has(v) && !cx.tapes.has(v));
+  let lengths: Set<string> | null = null;
+  const lengthsInLoop = () => (lengths ??= lengthsChangedIn(cx, body));
   const out: Extract<Stmt, { k: 'decl' }>[] = [];
   for (const st of body) {
     if (st.k !== 'decl' || !st.init) continue;
@@ -662,6 +678,8 @@ export function recomputableDecls(cx: AdjointContext, body: Stmt[], index: strin
       if (x.k === 'var' && !stable(x.name)) ok = false;
       // (a reference read along the way, `M[i]` in `M[i][j]`, is loaded again too: its container's references count)
       if ((x.k === 'idx' || x.k === 'field') && (!rootVar(x) || (isRef(x.ty) ? slotsWritten : changed).has(aliasRep(cx, rootVar(x)!)))) ok = false;
+      // (a length the loop changes, by a push or a store past the end, is not the one read at the top)
+      if (x.k === 'len' && (!rootVar(x.obj) || lengthsInLoop().has(aliasRep(cx, rootVar(x.obj)!)))) ok = false;
     });
     if (!ok) continue;
     chosen.add(st.name);
