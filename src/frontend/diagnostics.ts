@@ -18,14 +18,21 @@ export class TsadError extends Error {
   }
 }
 
+/** the widest code frame line: a generated 1,500-term expression on one line stays readable */
+const FRAME_WIDTH = 120;
+
 export function codeFrame(source: string, line: number, col: number): string {
   const lines = source.split(/\r?\n/);
   const out: string[] = [];
   const width = String(Math.min(lines.length, line + 1)).length;
+  // (a long line is shown as the window around the column, the same window for its neighbours)
+  const longest = Math.max(...lines.slice(Math.max(0, line - 2), line + 1).map((t) => t.length));
+  const start = longest > FRAME_WIDTH ? Math.max(0, Math.min(col - 1 - FRAME_WIDTH / 3, longest - FRAME_WIDTH)) : 0;
+  const cut = (t: string) => (t.length > FRAME_WIDTH ? `${start > 0 ? '…' : ''}${t.slice(start, start + FRAME_WIDTH)}${t.length > start + FRAME_WIDTH ? '…' : ''}` : t);
   for (let l = Math.max(1, line - 1); l <= Math.min(lines.length, line + 1); l++) {
     const mark = l === line ? '>' : ' ';
-    out.push(`${mark} ${String(l).padStart(width)} | ${lines[l - 1]}`);
-    if (l === line) out.push(`  ${' '.repeat(width)} | ${' '.repeat(Math.max(0, col - 1))}^`);
+    out.push(`${mark} ${String(l).padStart(width)} | ${cut(lines[l - 1])}`);
+    if (l === line) out.push(`  ${' '.repeat(width)} | ${' '.repeat(Math.max(0, col - 1 - start + (start > 0 ? 1 : 0)))}^`);
   }
   return out.join('\n');
 }
