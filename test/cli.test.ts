@@ -402,6 +402,22 @@ describe.concurrent('tsad --check', () => {
     expect(bad.stdout).toMatch(/check FAILED/);
   });
 
+  it('--check that fails where a hand-written adjoint rule is wrong names the rule, not tsad, first', async () => {
+    write(
+      'badrule.ts',
+      `// $ad custom-derivative tangent=sq_jvp adjoint=sq_vjp
+export function sq(x: number): number { return x * x; }
+export function sq_jvp(x: number, xd: number): [number, number] { return [x * x, 2 * x * xd]; }
+export function sq_vjp(x: number, yb: number): number { return 3 * x * yb; }
+export function f(x: number): number { return sq(x) + x; }
+`,
+    );
+    const r = await tsad('badrule.ts', '--head', 'f', '--check', '--input', '[0.7]');
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/check FAILED/);
+    expect(r.stdout).toMatch(/check the hand-written adjoint rule 'sq_vjp' first/);
+  });
+
   it('--input for nullable and optional values: null, a number, or a field left out', async () => {
     write('opt.ts', 'interface O { s?: number; f: number | null }\nexport function g(x: number, o: O): number {\n  return x * (o.s ?? 2) + (o.f !== null ? o.f * x : 0);\n}\n');
     write('opt1.json', JSON.stringify([0.5, { s: 3, f: null }]));

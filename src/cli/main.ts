@@ -586,8 +586,11 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
     process.stdout.write(`at ${args.input ? `the --input point` : 'random arguments'}: ${point}  (independents: ${r.wrt.join(', ')})\n`);
     // (the tangent agrees with the divided differences there, so the point is not a kink: the adjoint is wrong)
     const adjointWrong = !rep.unstable && rep.tangentError <= 1e-6 && !(rep.dotError <= 1e-8) && rep.vectorError <= 1e-12;
+    const rules = handWrittenAdjoints(sources);
     process.stdout.write(
-      adjointWrong
+      adjointWrong && rules.length
+        ? `not a property of the point: the tangent agrees with the divided differences and the adjoint disagrees with the tangent; check the hand-written adjoint rule${rules.length > 1 ? 's' : ''} ${rules.map((n) => `'${n}'`).join(', ')} first (its result against divided differences of its function); if ${rules.length > 1 ? 'they are' : 'it is'} right, this is a bug in tsad: please report it with this file, the command and the point above\n`
+        : adjointWrong
         ? `this is a bug in tsad, not a property of the point: the tangent agrees with the divided differences and the adjoint disagrees with the tangent; please report it with this file, the command and the point above\n`
         : args.input
         ? `hint: a point where the function is not smooth (a kink, a branch switch) or outside its domain fails too: try another --input point; to leave parameters out, name the independents with --wrt\n`
@@ -598,6 +601,19 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
 }
 
 main();
+
+/**
+ * the hand-written adjoint rules of the sources: `// $ad custom-derivative … adjoint=A` and exported
+ * companions `f_vjp` of a function `f` (a wrong rule makes the adjoint disagree, not tsad)
+ */
+function handWrittenAdjoints(sources: string[]): string[] {
+  const out = new Set<string>();
+  for (const text of sources) {
+    for (const m of text.matchAll(/\$ad custom-derivative\b[^\n]*\badjoint=([\w$]+)/g)) out.add(m[1]);
+    for (const m of text.matchAll(/export\s+function\s+([\w$]+)_vjp\b/g)) if (new RegExp(`function\\s+${m[1].replace(/\$/g, '\\$')}\\s*\\(`).test(text)) out.add(`${m[1]}_vjp`);
+  }
+  return [...out];
+}
 
 /** does a value hold an object (fields, not an array) at some depth? */
 function hasObject(v: unknown): boolean {
