@@ -1098,3 +1098,20 @@ export function f(xs: number[]): number {
       expect(rep.ok, rep.messages.join('; ')).toBe(true);
     });
 });
+
+describe("ES2023's copying toSorted and toReversed (trial 25, R4: refused before)", () => {
+  it('a quantile of a sorted copy and a weighted reversed copy, the source unchanged, pass the checks', () => {
+    const src = `export function f(xs: number[], q: number): number {
+  const s = xs.toSorted((a, b) => a - b);
+  const r = xs.toReversed();
+  const pos = q * (s.length - 1);
+  const lo = Math.floor(pos), hi = Math.ceil(pos);
+  let t = 0;
+  for (let i = 0; i < r.length; i++) t += r[i] * (i + 1);
+  return s[lo] + (pos - lo) * (s[hi] - s[lo]) + 0.1 * t + xs[0];
+}`;
+    const r = compile({ 'f.ts': src }, { head: 'f', js: true, runtimeImport: null });
+    const rep = checkCompiled(r, loadGenerated(r.code, r.runtimeNames), 'f', [[0.5, 1.5, -0.75, 2], 0.4]);
+    expect(rep.ok, rep.messages.join('; ')).toBe(true);
+  });
+});

@@ -640,6 +640,15 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       for (const s of fillLoop(h, arr, val, loc)) h.emit(tag(s, 'array.fill', loc));
       return arr;
     }
+    case 'toSorted':
+    case 'toReversed': {
+      // (ES2023's copying forms: a copy, sorted or reversed in place as `sort` and `reverse` do)
+      if (h.inCondition()) return h.err(e, `\`${m}\` inside a condition is not supported`, 'assign it to a variable first');
+      const fresh = { ...ot, ro: false };
+      const copy = h.fresh(m === 'toSorted' ? 'sorted' : 'reversed');
+      h.emit(tag({ k: 'decl', name: copy, ty: fresh, init: { k: 'intr', fn: 'copy', args: [obj0], ty: fresh }, konst: true }, m === 'toSorted' ? 'array.sort' : 'array.reverse', loc));
+      return arrayMethod(h, e, m === 'toSorted' ? 'sort' : 'reverse', v(copy, fresh));
+    }
     case 'reverse': {
       if (args.length) return h.err(e, '`reverse` takes no arguments');
       if (h.inCondition()) return h.err(e, '`reverse` inside a condition is not supported', 'reverse the array in a statement first');

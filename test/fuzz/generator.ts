@@ -2348,6 +2348,13 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       const w = pick(writable(c).filter((x) => !x.tup), s.s);
       if (!w) return;
       const call = s.form === 5 ? `fill(${value(s.q)})` : 'reverse()';
+      if (s.form === 6 && s.v % 4 === 2) {
+        // (ES2023's reversed copy: a new array, the source unchanged)
+        c.emit(`const ${name} = ${w.name}.toReversed();`);
+        c.arrs.push({ ...w, name, ro: false });
+        use(c.arrs[c.arrs.length - 1]);
+        return;
+      }
       if (s.v % 2) {
         c.emit(`${w.name}.${call};`);
         use(w);
@@ -2656,6 +2663,10 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       if (sortable && s.v % 3 === 0) {
         c.emit(`${sortable.name}.sort((a, b) => ${s.q % 2 ? 'b - a' : 'a - b'});`);
         c.emit(`${acc} = Math.tanh(${acc} + ${sortable.name}[0] * ${value(s.q)} - 0.5 * ${sortable.name}[${sortable.name}.length - 1]);`);
+      } else if (s.v % 3 === 1) {
+        // (ES2023's sorted copy)
+        c.emit(`const ${sorted} = ${plainArr}.toSorted((a, b) => ${s.q % 2 ? 'b - a' : 'a - b'});`);
+        c.emit(`${acc} = Math.tanh(${acc} + ${sorted}[0] * ${value(s.q + 1)} + ${sorted}[${sorted}.length >> 1]);`);
       } else {
         c.emit(`const ${sorted} = [...${plainArr}, ${value(s.q)}].sort((a, b) => ${s.q % 2 ? 'b - a' : 'a - b'});`);
         c.emit(`${acc} = Math.tanh(${acc} + ${sorted}[0] * ${value(s.q + 1)} + ${sorted}[${sorted}.length >> 1]);`);
