@@ -125,6 +125,15 @@ describe('grad', () => {
     expect(grad(root, { wrt: 1 })(1, 1, 1)).toBeNull();
     expect(valueAndGrad(root)(1, 1, 1)).toEqual([null, null]);
   });
+  it('a function returning number | undefined (falling off its end): undefined where it is undefined, as for null (trial 25)', () => {
+    function firstAbove(xs: number[], t: number) {
+      for (let i = 0; i < xs.length; i++) if (xs[i] > t) return xs[i] * t;
+      return undefined;
+    }
+    expect(grad(firstAbove, { wrt: [0, 1] })([0.5, 2], 1)).toEqual([[0, 1], 2]);
+    expect(grad(firstAbove, { wrt: [0, 1] })([0.5, 2], 3)).toBeUndefined();
+    expect(valueAndGrad(firstAbove)([0.5, 2], 3)).toEqual([undefined, undefined]);
+  });
   it('scalar arrow function: closed form and divided differences', () => {
     for (const x of [-1.3, 0.2, 2.5]) {
       expectClose(grad(scalarArrow)(x), scalarArrowD(x));

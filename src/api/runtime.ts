@@ -566,25 +566,25 @@ function checkTangents(c: Compiled, primals: unknown[], tangents: unknown[], api
 }
 
 /** Gradient of a scalar function, shaped like the `wrt` argument(s) (an array of them if `wrt` is a list). */
-export function grad<F extends (...args: any[]) => number | null, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => MaybeGradient<F, W> {
+export function grad<F extends (...args: any[]) => number | null | undefined, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => MaybeGradient<F, W> {
   const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('grad', f, opts);
-  // a function returning `number | null` has no gradient where it returns null: grad returns null there
+  // a function returning `number | null` (or `undefined`) has no gradient where it returns null: grad returns null (undefined) there
   return (...args) =>
     withErrors(() => {
       const [v, g] = reverse(requireScalar('grad', compileFor(f, opts, args)), opts, args, 1);
-      return (v === null ? null : unwrap(opts, g)) as MaybeGradient<F, W>;
+      return (v === null || v === undefined ? v : unwrap(opts, g)) as MaybeGradient<F, W>;
     });
 }
 
 /** [f(args), its gradient] (the gradient as grad gives it). */
-export function valueAndGrad<F extends (...args: any[]) => number | null, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => [ReturnType<F>, MaybeGradient<F, W>] {
+export function valueAndGrad<F extends (...args: any[]) => number | null | undefined, const W extends Wrt | undefined = undefined>(f: F, options?: OptionsFor<F, W, RuntimeOptions<W>>): (...args: Parameters<F>) => [ReturnType<F>, MaybeGradient<F, W>] {
   const opts = (options ?? {}) as RuntimeOptions;
   checkEntry('valueAndGrad', f, opts);
   return (...args) =>
     withErrors(() => {
       const [v, g] = reverse(requireScalar('valueAndGrad', compileFor(f, opts, args)), opts, args, 1);
-      return [v as ReturnType<F>, (v === null ? null : unwrap(opts, g)) as MaybeGradient<F, W>];
+      return [v as ReturnType<F>, (v === null || v === undefined ? v : unwrap(opts, g)) as MaybeGradient<F, W>];
     });
 }
 

@@ -38,7 +38,7 @@ export type Gradient<F extends AnyFunction, W = undefined> = [W] extends [undefi
     : One<Parameters<F>, W>;
 
 /** grad's result: the gradient, or null where a function typed `number | null` returns null */
-export type MaybeGradient<F extends AnyFunction, W = undefined> = null extends ReturnType<F> ? Gradient<F, W> | null : Gradient<F, W>;
+export type MaybeGradient<F extends AnyFunction, W = undefined> = null extends ReturnType<F> ? Gradient<F, W> | null | (undefined extends ReturnType<F> ? undefined : never) : undefined extends ReturnType<F> ? Gradient<F, W> | undefined : Gradient<F, W>;
 
 /** jvp's tangents: one per independent, in `wrt` order, each shaped like its argument */
 export type Tangents<F extends AnyFunction, W = undefined> = [W] extends [undefined]
