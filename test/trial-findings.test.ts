@@ -1115,3 +1115,19 @@ describe("ES2023's copying toSorted and toReversed (trial 25, R4: refused before
     expect(rep.ok, rep.messages.join('; ')).toBe(true);
   });
 });
+
+describe("ES2023's findLast and findLastIndex (trial 25, R4: refused before)", () => {
+  it('the last element above a threshold, and the index of the last below it, searched from the end', () => {
+    const src = `export function f(xs: number[], t: number): number {
+  const v = xs.findLast((x) => x * t > 0.5) ?? 0.25;
+  const k = xs.findLastIndex((x) => x < t);
+  return v * t + (k >= 0 ? xs[k] * k : 0);
+}`;
+    const r = compile({ 'f.ts': src }, { head: 'f', js: true, runtimeImport: null });
+    const rep = checkCompiled(r, loadGenerated(r.code, r.runtimeNames), 'f', [[0.5, 1.5, -0.75, 2], 0.9]);
+    expect(rep.ok, rep.messages.join('; ')).toBe(true);
+    // the last element above, 2 (index 3), not the first, 1.5; the last below 0.9, -0.75 at index 2
+    const f = loadGenerated(r.code, r.runtimeNames).f as (xs: number[], t: number) => number;
+    expect(f([0.5, 1.5, -0.75, 2], 0.9)).toBeCloseTo(2 * 0.9 + -0.75 * 2, 12);
+  });
+});

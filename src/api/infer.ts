@@ -408,7 +408,7 @@ function recursiveResult(init: ts.Expression, typeText: (e: ts.Expression) => st
 }
 
 /** the array methods that call a function they are given with (element, index) or (accumulator, element, index) */
-const CALLBACK_METHODS = new Set(['map', 'forEach', 'filter', 'some', 'every', 'find', 'findIndex', 'flatMap', 'reduce', 'reduceRight']);
+const CALLBACK_METHODS = new Set(['map', 'forEach', 'filter', 'some', 'every', 'find', 'findIndex', 'findLast', 'findLastIndex', 'flatMap', 'reduce', 'reduceRight']);
 
 /** the element type of an array or typed array, as text (null for anything else) */
 /** the helpers `const f = c ? g : h` names, where `id` is `f` */

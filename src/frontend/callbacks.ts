@@ -32,12 +32,12 @@ export const CALLBACK_FORMS = [
 ] as const;
 export type CallbackForm = (typeof CALLBACK_FORMS)[number];
 
-const METHODS = new Set(['map', 'forEach', 'reduce', 'reduceRight', 'filter', 'some', 'every', 'find', 'findIndex', 'flatMap']);
-type Method = 'map' | 'forEach' | 'reduce' | 'reduceRight' | 'filter' | 'some' | 'every' | 'find' | 'findIndex' | 'flatMap' | 'from';
+const METHODS = new Set(['map', 'forEach', 'reduce', 'reduceRight', 'filter', 'some', 'every', 'find', 'findIndex', 'findLast', 'findLastIndex', 'flatMap']);
+type Method = 'map' | 'forEach' | 'reduce' | 'reduceRight' | 'filter' | 'some' | 'every' | 'find' | 'findIndex' | 'findLast' | 'findLastIndex' | 'flatMap' | 'from';
 
 const FORM_OF: Record<Method, CallbackForm> = {
   map: 'callback.map', flatMap: 'callback.map', from: 'callback.map', forEach: 'callback.forEach', reduce: 'callback.reduce',
-  reduceRight: 'callback.reduce', filter: 'callback.filter', some: 'callback.search', every: 'callback.search', find: 'callback.search', findIndex: 'callback.search',
+  reduceRight: 'callback.reduce', filter: 'callback.filter', some: 'callback.search', every: 'callback.search', find: 'callback.search', findIndex: 'callback.search', findLast: 'callback.search', findLastIndex: 'callback.search',
 };
 
 /** What the lowering of a function lends this module. */
@@ -104,7 +104,10 @@ function arityOf(m: Method): number {
   return m === 'reduce' || m === 'reduceRight' ? 4 : m === 'from' ? 2 : 3;
 }
 const isReduce = (m: Method) => m === 'reduce' || m === 'reduceRight';
-const isPredicate = (m: Method) => m === 'filter' || m === 'some' || m === 'every' || m === 'find' || m === 'findIndex';
+const isPredicate = (m: Method) => m === 'filter' || m === 'some' || m === 'every' || isFind(m);
+/** `find` and `findIndex`, or ES2023's `findLast` and `findLastIndex` (the same search from the end) */
+const isFind = (m: Method) => m === 'find' || m === 'findIndex' || m === 'findLast' || m === 'findLastIndex';
+const findsElement = (m: Method) => m === 'find' || m === 'findLast';
 
 export class Callbacks {
   /** local `const f = (…) => …` usable as callbacks, by the symbol of their name */
@@ -181,7 +184,7 @@ export class Callbacks {
     }
     // `find` returns the element after the loop: a callback that may write it would change what is read
     const writes = cb?.k === 'inline' ? outerWrites(cb.fn, this.h.checker).length > 0 || passesReference(cb.fn.body, this.h.checker) : cb?.k === 'helper' && cb.arity > 2;
-    if (m === 'find' && writes) return this.h.err(cbNode, 'a callback of `find` that assigns variables or elements, or passes an array or object to a function, is not supported', 'use `findIndex` and read the element at the index');
+    if (findsElement(m) && writes) return this.h.err(cbNode, `a callback of \`${m}\` that assigns variables or elements, or passes an array or object to a function, is not supported`, `use \`${m}Index\` and read the element at the index`);
     return cb && { method: m, call, cb };
   }
 
@@ -278,7 +281,7 @@ export class Callbacks {
    * after a `filter` does not read its index. Otherwise the receiver is an array of its own.
    */
   private chain(last: Stage, recvNode: ts.Expression): Stage[] {
-    if (last.method === 'from' || last.method === 'flatMap' || last.method === 'reduceRight' || last.method === 'find' || last.method === 'findIndex') return [last];
+    if (last.method === 'from' || last.method === 'flatMap' || last.method === 'reduceRight' || isFind(last.method)) return [last];
     if (isReduce(last.method) && last.call.arguments.length < 2) return [last];
     const stages = [last];
     let r = skip(recvNode);
@@ -348,7 +351,7 @@ export class Callbacks {
     const ipKept = ip && !outerWrites((first.cb as Extract<Callback, { k: 'inline' }>).fn, h.checker, true).some((w) => h.checker.getSymbolAtLocation(w) === h.checker.getSymbolAtLocation(ip.name));
     const i = h.fresh(ip && ipKept ? (ip.name as ts.Identifier).text : 'i');
     const iv = v(i, INT);
-    const desc = m === 'reduceRight';
+    const desc = m === 'reduceRight' || m === 'findLast' || m === 'findLastIndex';
 
     // the result: the new array, the accumulator, or the flag / index a search sets
     const resTy = h.typeAt(last.call);
@@ -393,12 +396,12 @@ export class Callbacks {
       found = v(f, BOOL);
       head.push({ k: 'decl', name: f, ty: BOOL, init: { k: 'bool', v: m === 'every' }, konst: false, loc });
       result = found;
-    } else if (m === 'find' || m === 'findIndex') {
-      const f = h.fresh(m === 'findIndex' && decl && ts.isIdentifier(decl.name) ? decl.name.text : 'at');
+    } else if (isFind(m)) {
+      const f = h.fresh((m === 'findIndex' || m === 'findLastIndex') && decl && ts.isIdentifier(decl.name) ? decl.name.text : 'at');
       found = v(f, INT);
       head.push({ k: 'decl', name: f, ty: INT, init: num(-1), konst: false, loc });
       result = found;
-      if (m === 'find') {
+      if (findsElement(m)) {
         // the element found, or undefined: a constant (a nullable value is read through a name)
         const r = name('found');
         const pick: Expr = { k: 'cond', c: { k: 'bin', op: '>=', a: found, b: num(0), ty: BOOL }, a: { k: 'idx', obj: src, index: found, ty: srcTy.elem }, b: { k: 'undef' }, ty: resTy! };

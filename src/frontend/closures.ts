@@ -707,7 +707,7 @@ export class Closures {
         const builtin = ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression) && (c.expression.text === 'Math' || c.expression.text === 'Number');
         const d = ts.isIdentifier(c) ? this.declOf(c) : undefined;
         const local = !!d && (!!this.localFn(d) || this.boundFn(d)?.k === 'closure' || this.chosen.has(d) || this.made.has(d));
-        const method = ts.isPropertyAccessExpression(c) && ['map', 'forEach', 'reduce', 'reduceRight', 'filter', 'some', 'every', 'find', 'findIndex', 'flatMap'].includes(c.name.text);
+        const method = ts.isPropertyAccessExpression(c) && ['map', 'forEach', 'reduce', 'reduceRight', 'filter', 'some', 'every', 'find', 'findIndex', 'findLast', 'findLastIndex', 'flatMap'].includes(c.name.text);
         if (!builtin && !local && !method) found = true;
       }
       if (!isFnNode(x)) x.forEachChild(visit);

@@ -285,7 +285,7 @@ interface FuncDecl {
   external?: boolean;
 }
 
-const CALLBACK_METHODS = new Set(['map', 'forEach', 'reduce', 'reduceRight', 'filter', 'some', 'every', 'find', 'findIndex', 'flatMap']);
+const CALLBACK_METHODS = new Set(['map', 'forEach', 'reduce', 'reduceRight', 'filter', 'some', 'every', 'find', 'findIndex', 'findLast', 'findLastIndex', 'flatMap']);
 
 const isMathCall = (n: ts.CallExpression) => ts.isPropertyAccessExpression(n.expression) && ts.isIdentifier(n.expression.expression) && n.expression.expression.text === 'Math';
 
@@ -2537,7 +2537,7 @@ class FunctionLowering {
   private foundElement(e: ts.PropertyAccessExpression): Expr | null | undefined {
     // (without `!` too, where the checker lets it through: plain JavaScript, or TypeScript without null checks)
     const call = skipParens(e.expression);
-    if (!ts.isCallExpression(call) || !ts.isPropertyAccessExpression(call.expression) || call.expression.name.text !== 'find' || !isCallbackCall(call)) return undefined;
+    if (!ts.isCallExpression(call) || !ts.isPropertyAccessExpression(call.expression) || (call.expression.name.text !== 'find' && call.expression.name.text !== 'findLast') || !isCallbackCall(call)) return undefined;
     const elem = this.ctx.typeAt(call.expression.expression);
     if (!elem || elem.k !== 'arr' || !isRef(elem.elem) || this.condDepth > 0) return undefined;
     const value = this.expr(call);
@@ -2584,7 +2584,7 @@ class FunctionLowering {
     // `rows.find(…)!.s`: the element `find` gives, asserted present
     const inner = skipParens(e.expression);
     const found = ts.isNonNullExpression(inner) ? skipParens(inner.expression) : inner;
-    if (ot.k === 'opt' && ts.isCallExpression(found) && ts.isPropertyAccessExpression(found.expression) && found.expression.name.text === 'find')
+    if (ot.k === 'opt' && ts.isCallExpression(found) && ts.isPropertyAccessExpression(found.expression) && (found.expression.name.text === 'find' || found.expression.name.text === 'findLast'))
       return this.err(e, `the element \`find\` gives is an array or object that may be absent: tsad does not read its fields (\`.${name}\`), even asserted present with \`!\``, `use \`findIndex\` and index the array: \`const k = ${found.expression.expression.getText()}.findIndex(…); … ${found.expression.expression.getText()}[k].${name}\``);
     return this.err(e, `property '${name}' is not supported here`, 'arrays support .length and Float64Array supports .subarray(start, end)');
   }

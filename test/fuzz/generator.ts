@@ -3184,10 +3184,12 @@ function renderCallback(c: Ctx, s: CallbackSpec, acc: string): void {
       // `find` whose callback passes an array to a helper that may write it is refused (the element is read after the loop): findIndex then
       // (one that passes it to a `const` arrow only reading it is taken)
       const reader = s.v % 4 === 3 && !a.f64 && !a.tup ? c.fresh('ends') : null;
+      // (a third of them ES2023's search from the end, `findLast`/`findLastIndex`)
+      const last = s.q % 3 === 2 ? 'Last' : '';
       if (reader && !/\bg\d+\(/.test(value))
         c.emit(`const ${reader} = (v: readonly number[]): number => 0.5 * v[0] + 0.25 * v[v.length - 1];`, `${acc} = Math.tanh(${acc} + (${a.name}.find((${x}) => ${reader}(${a.name}) * ${value} > ${lit(lim)}) ?? 0.5));`);
-      else if (s.v % 2 && !/\bg\d+\(/.test(value)) c.emit(`${acc} = Math.tanh(${acc} + (${a.name}.find((${x}) => ${value} > ${lit(lim)}) ?? 0.5));`);
-      else c.emit(`const ${t} = ${a.name}.findIndex((${x}) => ${value} > ${lit(lim)});`, `if (${t} >= 0) {`, `  ${acc} = Math.tanh(${acc} + ${a.name}[${t}] * ${t});`, '}');
+      else if (s.v % 2 && !/\bg\d+\(/.test(value)) c.emit(`${acc} = Math.tanh(${acc} + (${a.name}.find${last}((${x}) => ${value} > ${lit(lim)}) ?? 0.5));`);
+      else c.emit(`const ${t} = ${a.name}.find${last}Index((${x}) => ${value} > ${lit(lim)});`, `if (${t} >= 0) {`, `  ${acc} = Math.tanh(${acc} + ${a.name}[${t}] * ${t});`, '}');
       return;
     }
     case 8:
