@@ -2757,6 +2757,14 @@ class FunctionLowering {
         if (!a) return null;
         return { k: 'intr', fn: callee.text, args: [a], ty: BOOL };
       }
+      // (`Number(x)` of a number is x itself, NaN and -0 included)
+      if (callee.text === 'Number' && !this.resolve(callee) && e.arguments.length === 1 && !ts.isSpreadElement(e.arguments[0])) {
+        const a = this.expr(e.arguments[0]);
+        if (!a) return null;
+        const t = tyOf(a);
+        if (t.k === 'num' || t.k === 'int') return a;
+        return this.err(e, '`Number(…)` of something other than a number is not supported in differentiated code', 'convert the value before the differentiated code, or write the number itself');
+      }
       if (callee.text === 'eval') return this.err(e, '`eval` cannot be differentiated', 'write the code directly');
       if (callee.text === 'Array' && !this.resolve(callee)) return this.newExpr(e); // `Array(n)` is `new Array(n)`
       const rt = this.runtimeName(callee);

@@ -766,6 +766,7 @@ export const M1: ((a: string) => string)[] = [
   (a) => `Math.trunc(${a})`,
   (a) => `Math.fround(${a})`, // only in programs with `fround` set: see renderExpr
   (a) => `(((${a} * 4) | 0) * 0.25)`,
+  (a) => `Number(${a}) * 0.5`,
 ];
 
 const FROUND = M1.find((f) => f('A') === 'Math.fround(A)')!;
