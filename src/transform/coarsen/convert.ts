@@ -17,6 +17,7 @@
 import type { BinOp, Expr, Stmt } from '../../ir/types.js';
 import { BOOL, INT, NUM } from '../../ir/util.js';
 import { ruleFor } from '../../rules/table.js';
+import { continuousNodes, sharedReciprocals } from './reuse.js';
 import * as T from './terms.js';
 import type { Term } from './terms.js';
 
@@ -241,13 +242,28 @@ function offset(e: Term, i: Term): number | null {
   return null;
 }
 
+export interface LowerOptions extends ToIROptions {
+  /**
+   * The roots are partials (derivative code, reuse.ts): two or more divisions by one denominator become
+   * products with its reciprocal, which rounds differently from the terms as written.
+   */
+  partials?: boolean;
+  /** terms whose values variables already hold (values carried from the previous iteration) */
+  given?: ReadonlyMap<Term, string>;
+}
+
 /** lowerTerm for several terms at once: a node they share is computed once (the value reused by its partials) */
-export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => string, opts: ToIROptions = {}): { stmts: Stmt[]; values: Expr[] } {
+export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => string, opts: LowerOptions = {}): { stmts: Stmt[]; values: Expr[] } {
+  const reciprocal = opts.partials ? sharedReciprocals(roots, continuousNodes(roots)) : new Map<Term, Term>();
+  /** a division by a denominator with a shared reciprocal: the product with it */
+  const byReciprocal = (x: Term): Term | undefined => (x.k === 'div' ? reciprocal.get(x.b) : undefined);
   const uses = new Map<Term, number>();
   const count = (x: Term): void => {
     const c = uses.get(x) ?? 0;
     uses.set(x, c + 1);
-    if (c === 0) for (const k of T.children(x)) count(k);
+    if (c > 0 || opts.given?.has(x)) return;
+    const r = byReciprocal(x);
+    for (const k of r && r !== x ? [(x as Extract<Term, { k: 'div' }>).a, r] : T.children(x)) count(k);
   };
   for (const t of roots) count(t);
   const bigops = [...uses.keys()].filter((x): x is BigOp => x.k === 'sum' || x.k === 'prod');
@@ -317,7 +333,10 @@ export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => stri
         if (j > 0) bound.set(y, accs[j]);
       });
       e = { k: 'var', name: accs[0], ty: NUM };
-    } else e = node(x, (c) => emit(c, out, bound), opts);
+    } else {
+      const r = byReciprocal(x);
+      e = r && r !== x ? b2('*', emit((x as Extract<Term, { k: 'div' }>).a, out, bound), emit(r, out, bound)) : node(x, (c) => emit(c, out, bound), opts);
+    }
     if ((uses.get(x) ?? 0) > 1 && x.k !== 'num' && x.k !== 'sym' && e.k !== 'var') {
       const tmp = fresh('t');
       out.push({ k: 'decl', name: tmp, ty: NUM, init: e, konst: true });
@@ -328,7 +347,7 @@ export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => stri
     return e;
   };
   const stmts: Stmt[] = [];
-  const bound = new Map<Term, string>();
+  const bound = new Map<Term, string>(opts.given);
   const values = roots.map((t) => emit(t, stmts, bound));
   return { stmts, values };
 }
