@@ -17,7 +17,7 @@
 import type { BinOp, Expr, Stmt } from '../../ir/types.js';
 import { BOOL, INT, NUM } from '../../ir/util.js';
 import { ruleFor } from '../../rules/table.js';
-import { continuousNodes, sharedReciprocals } from './reuse.js';
+import { continuousNodes, sharedProducts, sharedReciprocals } from './reuse.js';
 import * as T from './terms.js';
 import type { Term } from './terms.js';
 
@@ -149,6 +149,13 @@ function node(t: Term, sub: (t: Term) => Expr, opts: ToIROptions): Expr {
   }
 }
 
+/** the product of factors, a leading −1 as a negation */
+function product(fs: readonly Expr[]): Expr {
+  const minus = fs.length > 1 && fs[0].k === 'un' && fs[0].op === '-' && fs[0].a.k === 'num' && fs[0].a.v === 1;
+  const p = (minus ? fs.slice(1) : fs).reduce((x, y) => b2('*', x, y));
+  return minus ? { k: 'un', op: '-', a: p, ty: NUM } : p;
+}
+
 /** One IR expression (a tree: shared nodes are repeated; Σ/Π refused). */
 export function toIR(t: Term, opts: ToIROptions = {}): Expr {
   const sub = (x: Term): Expr => node(x, sub, opts);
@@ -254,16 +261,21 @@ export interface LowerOptions extends ToIROptions {
 
 /** lowerTerm for several terms at once: a node they share is computed once (the value reused by its partials) */
 export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => string, opts: LowerOptions = {}): { stmts: Stmt[]; values: Expr[] } {
-  const reciprocal = opts.partials ? sharedReciprocals(roots, continuousNodes(roots)) : new Map<Term, Term>();
-  /** a division by a denominator with a shared reciprocal: the product with it */
-  const byReciprocal = (x: Term): Term | undefined => (x.k === 'div' ? reciprocal.get(x.b) : undefined);
+  const continuous = opts.partials ? continuousNodes(roots) : new Set<Term>();
+  const reciprocal = opts.partials ? sharedReciprocals(roots, continuous) : new Map<Term, Term>();
+  const products = opts.partials ? sharedProducts(roots, continuous) : new Map<Term, Term[]>();
+  /** the factors a product or a division is computed from: its own, or with what it shares (reuse.ts) */
+  const factors = (x: Term): readonly Term[] | undefined => {
+    if (x.k === 'mul') return products.get(x);
+    const r = x.k === 'div' ? reciprocal.get(x.b) : undefined;
+    return r && r !== x ? [(x as Extract<Term, { k: 'div' }>).a, r] : undefined;
+  };
   const uses = new Map<Term, number>();
   const count = (x: Term): void => {
     const c = uses.get(x) ?? 0;
     uses.set(x, c + 1);
     if (c > 0 || opts.given?.has(x)) return;
-    const r = byReciprocal(x);
-    for (const k of r && r !== x ? [(x as Extract<Term, { k: 'div' }>).a, r] : T.children(x)) count(k);
+    for (const k of factors(x) ?? T.children(x)) count(k);
   };
   for (const t of roots) count(t);
   const bigops = [...uses.keys()].filter((x): x is BigOp => x.k === 'sum' || x.k === 'prod');
@@ -334,8 +346,8 @@ export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => stri
       });
       e = { k: 'var', name: accs[0], ty: NUM };
     } else {
-      const r = byReciprocal(x);
-      e = r && r !== x ? b2('*', emit((x as Extract<Term, { k: 'div' }>).a, out, bound), emit(r, out, bound)) : node(x, (c) => emit(c, out, bound), opts);
+      const fs = factors(x);
+      e = fs ? product(fs.map((f) => emit(f, out, bound))) : node(x, (c) => emit(c, out, bound), opts);
     }
     if ((uses.get(x) ?? 0) > 1 && x.k !== 'num' && x.k !== 'sym' && e.k !== 'var') {
       const tmp = fresh('t');

@@ -146,3 +146,69 @@ export function carriedAcrossIterations(roots: readonly Term[], i: Sym, lo: Term
   }
   return [...carried].sort((a, b) => a.id - b.id).map((x) => ({ value: x, next: nextOf.get(x)!, first: at(x, i, lo) }));
 }
+
+/** the factors common to two lists (as multisets), in a's order */
+function common(a: readonly Term[], b: readonly Term[]): Term[] {
+  const left = new Map<Term, number>();
+  for (const x of b) left.set(x, (left.get(x) ?? 0) + 1);
+  const out: Term[] = [];
+  for (const x of a) {
+    const n = left.get(x) ?? 0;
+    if (n > 0) {
+      out.push(x);
+      left.set(x, n - 1);
+    }
+  }
+  return out;
+}
+
+/** `part` is a sub-multiset of `list`: the rest of list, or null */
+function without(list: readonly Term[], part: readonly Term[]): Term[] | null {
+  const rest = [...list];
+  for (const x of part) {
+    const k = rest.indexOf(x);
+    if (k < 0) return null;
+    rest.splice(k, 1);
+  }
+  return rest;
+}
+
+/** bodies with more products than this are left as written (the search is quadratic), and so is what
+ * is left after this many parts shared */
+const MAX_PRODUCTS = 200;
+const MAX_SHARED = 64;
+
+/**
+ * Products of the roots (in `continuous`, outside Σ/Π) that share two or more factors: each gets the
+ * list of factors to multiply, the shared part as one product of its own (computed once, a term of its
+ * own) — `4·a·c·d·s` and `4·b·c·d·s` become `a·q` and `b·q`, q = 4·c·d·s. Greedy: the part saving the
+ * most multiplications first, again until none saves one. The products round differently from the
+ * terms' left-to-right order: derivative code only.
+ */
+export function sharedProducts(roots: readonly Term[], continuous: ReadonlySet<Term>): Map<Term, Term[]> {
+  const lists = new Map<Term, Term[]>();
+  for (const x of nodesOf(roots)) if (x.k === 'mul' && x.args.length > 2 && continuous.has(x)) lists.set(x, [...x.args]);
+  if (lists.size < 2 || lists.size > MAX_PRODUCTS) return new Map();
+  for (let round = 0; round < MAX_SHARED; round++) {
+    let best: { part: Term[]; saves: number } | null = null;
+    const entries = [...lists];
+    for (let a = 0; a < entries.length; a++)
+      for (let b = a + 1; b < entries.length; b++) {
+        const part = common(entries[a][1], entries[b][1]);
+        if (part.length < 2) continue;
+        const users = entries.filter(([, l]) => without(l, part) !== null).length;
+        const saves = (users - 1) * (part.length - 1);
+        if (saves > 0 && (!best || saves > best.saves)) best = { part, saves };
+      }
+    if (!best) break;
+    const shared = T.mul(...best.part);
+    for (const [x, l] of entries) {
+      if (x === shared) continue;
+      const rest = without(l, best.part);
+      if (rest) lists.set(x, [...rest, shared]);
+    }
+    if (!lists.has(shared)) lists.set(shared, best.part);
+  }
+  for (const [x, l] of lists) if (x.k === 'mul' && l.length === x.args.length && l.every((f, j) => f === x.args[j])) lists.delete(x);
+  return lists;
+}
