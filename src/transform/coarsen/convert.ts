@@ -17,7 +17,7 @@
 import type { BinOp, Expr, Stmt } from '../../ir/types.js';
 import { BOOL, INT, NUM } from '../../ir/util.js';
 import { ruleFor } from '../../rules/table.js';
-import { continuousNodes, sharedProducts, sharedReciprocals } from './reuse.js';
+import { byLoop, continuousNodes, sharedProducts, sharedReciprocals } from './reuse.js';
 import * as T from './terms.js';
 import type { Term } from './terms.js';
 
@@ -261,9 +261,15 @@ export interface LowerOptions extends ToIROptions {
 
 /** lowerTerm for several terms at once: a node they share is computed once (the value reused by its partials) */
 export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => string, opts: LowerOptions = {}): { stmts: Stmt[]; values: Expr[] } {
-  const continuous = opts.partials ? continuousNodes(roots) : new Set<Term>();
-  const reciprocal = opts.partials ? sharedReciprocals(roots, continuous) : new Map<Term, Term>();
-  const products = opts.partials ? sharedProducts(roots, continuous) : new Map<Term, Term[]>();
+  const reciprocal = new Map<Term, Term>();
+  const products = new Map<Term, Term[]>();
+  if (opts.partials) {
+    const continuous = continuousNodes(roots);
+    for (const body of byLoop(roots)) {
+      for (const [b, r] of sharedReciprocals(body, continuous)) reciprocal.set(b, r);
+      for (const [x, fs] of sharedProducts(body, continuous)) products.set(x, fs);
+    }
+  }
   /** the factors a product or a division is computed from: its own, or with what it shares (reuse.ts) */
   const factors = (x: Term): readonly Term[] | undefined => {
     if (x.k === 'mul') return products.get(x);

@@ -66,13 +66,50 @@ export function continuousNodes(roots: readonly Term[]): Set<Term> {
 }
 
 /**
- * Denominators of two or more of the roots' divisions, each with its reciprocal 1/b: those divisions
- * become products with it (one division instead of several). Only divisions in `continuous` count,
- * and not divisions by a number (the machine divides by a constant as fast, and a/2 is exact).
+ * The nodes of the roots' DAG, Σ/Π bodies included, grouped by the Σ/Π indices they read: the nodes one
+ * loop body computes on each iteration (or, without indices, once). Sharing stays within a group, so a
+ * value shared is computed where the values sharing it are.
  */
-export function sharedReciprocals(roots: readonly Term[], continuous: ReadonlySet<Term>): Map<Term, Term> {
+export function byLoop(roots: readonly Term[]): Term[][] {
+  const keys = new Map<Term, string>();
+  const key = (x: Term): string => {
+    let k = keys.get(x);
+    if (k !== undefined) return k;
+    let ids: Set<number>;
+    if (x.k === 'sym') ids = new Set(x.role === 'index' ? [x.id] : []);
+    else if (x.k === 'sum' || x.k === 'prod') {
+      ids = new Set([x.lo, x.hi, x.body].flatMap((c) => idsOf(key(c))));
+      ids.delete(x.i.id);
+    } else ids = new Set(T.children(x).flatMap((c) => idsOf(key(c))));
+    k = [...ids].sort((a, b) => a - b).join(',');
+    keys.set(x, k);
+    return k;
+  };
+  const idsOf = (k: string): number[] => (k ? k.split(',').map(Number) : []);
+  const groups = new Map<string, Term[]>();
+  const seen = new Set<Term>();
+  const go = (x: Term): void => {
+    if (seen.has(x)) return;
+    seen.add(x);
+    T.children(x).forEach(go);
+    const k = key(x);
+    const g = groups.get(k);
+    if (g) g.push(x);
+    else groups.set(k, [x]);
+  };
+  roots.forEach(go);
+  return [...groups.values()];
+}
+
+/**
+ * Denominators of two or more divisions among `nodes` (one loop body's), each with its reciprocal 1/b:
+ * those divisions become products with it (one division instead of several). Only divisions in
+ * `continuous` count, and not divisions by a number (the machine divides by a constant as fast, and
+ * a/2 is exact).
+ */
+export function sharedReciprocals(nodes: Iterable<Term>, continuous: ReadonlySet<Term>): Map<Term, Term> {
   const divisions = new Map<Term, number>();
-  for (const x of nodesOf(roots)) if (x.k === 'div' && x.b.k !== 'num' && continuous.has(x)) divisions.set(x.b, (divisions.get(x.b) ?? 0) + 1);
+  for (const x of nodes) if (x.k === 'div' && x.b.k !== 'num' && continuous.has(x)) divisions.set(x.b, (divisions.get(x.b) ?? 0) + 1);
   const out = new Map<Term, Term>();
   for (const [b, n] of divisions) if (n >= 2) out.set(b, T.div(T.num(1), b));
   return out;
@@ -179,15 +216,16 @@ const MAX_PRODUCTS = 200;
 const MAX_SHARED = 64;
 
 /**
- * Products of the roots (in `continuous`, outside Σ/Π) that share two or more factors: each gets the
+ * Products among `nodes` (one loop body's, in `continuous`) that share two or more factors: each gets the
  * list of factors to multiply, the shared part as one product of its own (computed once, a term of its
  * own) — `4·a·c·d·s` and `4·b·c·d·s` become `a·q` and `b·q`, q = 4·c·d·s. Greedy: the part saving the
  * most multiplications first, again until none saves one. The products round differently from the
  * terms' left-to-right order: derivative code only.
  */
-export function sharedProducts(roots: readonly Term[], continuous: ReadonlySet<Term>): Map<Term, Term[]> {
+export function sharedProducts(nodes: Iterable<Term>, continuous: ReadonlySet<Term>): Map<Term, Term[]> {
+  const present = new Set(nodes);
   const lists = new Map<Term, Term[]>();
-  for (const x of nodesOf(roots)) if (x.k === 'mul' && x.args.length > 2 && continuous.has(x)) lists.set(x, [...x.args]);
+  for (const x of present) if (x.k === 'mul' && x.args.length > 2 && continuous.has(x)) lists.set(x, [...x.args]);
   if (lists.size < 2 || lists.size > MAX_PRODUCTS) return new Map();
   for (let round = 0; round < MAX_SHARED; round++) {
     let best: { part: Term[]; saves: number } | null = null;
@@ -207,7 +245,8 @@ export function sharedProducts(roots: readonly Term[], continuous: ReadonlySet<T
       const rest = without(l, best.part);
       if (rest) lists.set(x, [...rest, shared]);
     }
-    if (!lists.has(shared)) lists.set(shared, best.part);
+    // (a product the body computes already keeps its own factors: it may decide something)
+    if (!present.has(shared)) lists.set(shared, best.part);
   }
   for (const [x, l] of lists) if (x.k === 'mul' && l.length === x.args.length && l.every((f, j) => f === x.args[j])) lists.delete(x);
   return lists;

@@ -426,7 +426,7 @@ export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp
   });
   const tangent = simplify(T.subst(differentiate(perturbed, eps), eps, ZERO));
   const tRec = recording(tn);
-  const tBody = lowerTerms([tangent], (h) => tn.fresh(h), tRec.options);
+  const tBody = lowerTerms([tangent], (h) => tn.fresh(h), { ...tRec.options, partials: true });
   // the value is the primal's own (bit for bit what f returns: every mode returns the primal's values)
   const value: Expr = { k: 'call', fn: f.name, args: f.params.map((p) => v(p.name, p.ty)), ty: f.ret };
   const jvp: Func = {
@@ -457,7 +457,7 @@ export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp
   const derivativeSize = T.size(T.add(tangent, ...scalarAdjoints));
   if (derivativeSize > maxDerivativeSize) return { refused: `its partials have ${derivativeSize} nodes, over the limit ${maxDerivativeSize}` };
   const aRec = recording(an);
-  const pre = lowerTerms(scalarAdjoints, (h) => an.fresh(h), aRec.options);
+  const pre = lowerTerms(scalarAdjoints, (h) => an.fresh(h), { ...aRec.options, partials: true });
   const body: Stmt[] = [...aRec.stmts, ...pre.stmts];
   const scatterError = scatterArrays(result, yb, new Map([...adjointOf].filter(([p]) => active.has(p))), body, an, aRec.options);
   if (scatterError) return { refused: scatterError };
