@@ -17,7 +17,7 @@
 import type { BinOp, Expr, Stmt } from '../../ir/types.js';
 import { BOOL, INT, NUM } from '../../ir/util.js';
 import { ruleFor } from '../../rules/table.js';
-import { byLoop, continuousNodes, sharedProducts, sharedReciprocals } from './reuse.js';
+import { byLoop, carriedAcrossIterations, continuousNodes, sharedProducts, sharedReciprocals } from './reuse.js';
 import * as T from './terms.js';
 import type { Term } from './terms.js';
 
@@ -259,6 +259,9 @@ export interface LowerOptions extends ToIROptions {
   given?: ReadonlyMap<Term, string>;
 }
 
+/** the comment on the first value a loop carries from one iteration to the next */
+export const CARRIED = '// (values the previous iteration computed for this one: the first computed here, the next handed on at the end)';
+
 /** lowerTerm for several terms at once: a node they share is computed once (the value reused by its partials) */
 export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => string, opts: LowerOptions = {}): { stmts: Stmt[]; values: Expr[] } {
   const reciprocal = new Map<Term, Term>();
@@ -333,20 +336,41 @@ export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => stri
         const next = r.first === -1 ? ({ k: 'cond', c: { k: 'bin', op: '===', a: iv, b: lo, ty: BOOL }, a: n(1), b: b2('*', pv, base), ty: NUM } as Expr) : b2('*', pv, base);
         updates.push({ k: 'assign', target: pv, value: next, ...(r.first === -1 ? {} : { op: '*' as const }) });
       }
+      // values of the previous iteration (partials only, one index: reuse.ts): the first computed
+      // before the loop, which then needs an iteration at least (the first reads the first elements)
+      const carried = opts.partials && group.every((y) => y.i === x.i) ? carriedAcrossIterations(group.map((y) => y.body), x.i, x.lo) : [];
+      const before: Stmt[] = [];
+      let last = hi;
+      if (carried.length && last.k !== 'var' && last.k !== 'num') {
+        const name = fresh('last');
+        out.push({ k: 'decl', name, ty: INT, init: last, konst: true });
+        last = { k: 'var', name, ty: INT };
+      }
+      // (lowered apart, sharing what they have in common: what they bind stays in the block they are in)
+      const first = carried.length ? lowerTerms(carried.map((c) => c.first), fresh, { ...opts, given: bound }) : { stmts: [], values: [] };
+      before.push(...first.stmts);
+      carried.forEach((c, j) => {
+        const name = fresh('carried');
+        before.push({ k: 'decl', name, ty: NUM, init: first.values[j], konst: false, ...(j === 0 ? { comments: [CARRIED] } : {}) });
+        inner.set(c.value, name);
+        uses.set(c.next, (uses.get(c.next) ?? 0) + 1); // (read again at the end of the iteration: a temporary)
+      });
       const body: Stmt[] = [];
       group.forEach((y, j) => {
         const v = emit(y.body, body, inner);
         const acc: Extract<Expr, { k: 'var' }> = { k: 'var', name: accs[j], ty: NUM };
         body.push({ k: 'assign', target: acc, value: b2(y.k === 'sum' ? '+' : '*', acc, v), op: y.k === 'sum' ? '+' : '*' });
       });
+      for (const c of carried) updates.push({ k: 'assign', target: { k: 'var', name: inner.get(c.value)!, ty: NUM }, value: emit(c.next, body, inner) });
       body.push(...updates);
-      out.push({
+      const loop: Stmt = {
         k: 'for',
         init: [{ k: 'decl', name: i, ty: INT, init: lo, konst: false }],
-        cond: { k: 'bin', op: '<=', a: iv, b: hi, ty: BOOL },
+        cond: { k: 'bin', op: '<=', a: iv, b: last, ty: BOOL },
         update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
         body,
-      });
+      };
+      out.push(carried.length ? { k: 'if', c: { k: 'bin', op: '<=', a: lo, b: last, ty: BOOL }, then: [...before, loop], else: [] } : loop);
       group.forEach((y, j) => {
         if (j > 0) bound.set(y, accs[j]);
       });

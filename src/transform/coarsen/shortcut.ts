@@ -29,7 +29,7 @@ import { ruleDerivKind, ruleResult } from '../../frontend/custom-derivatives.js'
 import type { Expr, Func, Module, Param, Stmt, Ty } from '../../ir/types.js';
 import { declaredNames, INT, NUM } from '../../ir/util.js';
 import { Names } from '../linearize.js';
-import { fromIR, invariantParts, lowerTerms, NotATerm, type ToIROptions } from './convert.js';
+import { CARRIED, fromIR, invariantParts, lowerTerms, NotATerm, type ToIROptions } from './convert.js';
 import { carriedAcrossIterations } from './reuse.js';
 import { differentiate } from './differentiate.js';
 import { elevate, ElevateUnsupported } from './elevate.js';
@@ -272,7 +272,7 @@ function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, 
       loop!.before.push(...first.stmts);
       carried.forEach((c, k) => {
         const name = names.fresh('carried');
-        loop!.before.push({ k: 'decl', name, ty: NUM, init: first.values[k], konst: false, ...(k === 0 ? { comments: ['// (values the previous iteration computed for this one: the first computed here, the next handed on at the end)'] } : {}) });
+        loop!.before.push({ k: 'decl', name, ty: NUM, init: first.values[k], konst: false, ...(k === 0 ? { comments: [CARRIED] } : {}) });
         given.set(c.value, name);
       });
     }
