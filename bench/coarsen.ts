@@ -144,18 +144,16 @@ function gradientValue(c: Compiled, head: string, args: unknown[]): number[] {
  * configurations (a fraction of a µs) is below the timer's resolution. The same for every variant.
  */
 function repsFor(primal: () => number): number {
-  // (past the JIT's tiers first: timed over the first few hundred calls, a 40 ns primal that is compiled
-  // meanwhile looked like 60 µs, and got one call per sample — the timer's own cost then)
+  // (past the JIT's tiers first, and the fastest of several batches: timed over the first few hundred
+  // calls, a 40 ns primal compiled meanwhile looked like 60 µs, and a batch the scheduler interrupts on
+  // a loaded machine looks as slow — either way one call per sample, timing the timer)
   for (let i = 0; i < 2000; i++) primal();
-  let calls = 0;
-  const t0 = performance.now();
-  let t = t0;
-  while (t - t0 < 2) {
+  let each = Infinity;
+  for (let b = 0; b < 30; b++) {
+    const t0 = performance.now();
     for (let i = 0; i < 100; i++) primal();
-    calls += 100;
-    t = performance.now();
+    each = Math.min(each, (performance.now() - t0) / 100);
   }
-  const each = (t - t0) / calls;
   return Math.max(1, Math.min(2000, Math.ceil(0.02 / Math.max(each, 1e-6))));
 }
 
