@@ -30,7 +30,8 @@ function nodesOf(roots: readonly Term[]): Set<Term> {
 
 /**
  * The nodes reached from the roots only as operands of continuous operations: not under a comparison,
- * an index, a Σ/Π bound or a step function (those decide something, and must be computed as written).
+ * a select's condition, an index, a Σ/Π bound or a step function (those decide something, and must be
+ * computed as written).
  */
 export function continuousNodes(roots: readonly Term[]): Set<Term> {
   const smooth = new Set<Term>();
@@ -43,6 +44,11 @@ export function continuousNodes(roots: readonly Term[]): Set<Term> {
       case 'cmp':
         go(x.a, true);
         go(x.b, true);
+        return;
+      case 'sel':
+        go(x.c, true);
+        go(x.a, deciding);
+        go(x.b, deciding);
         return;
       case 'at':
         go(x.index, true);
