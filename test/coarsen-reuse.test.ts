@@ -173,6 +173,25 @@ export function f(a: number[], w: number[], m: number): number {
     expect(vjp).toMatch(/wb\[\w+\] \+= wbSum;/);
   });
 
+  it('neighbours in other shapes: from 1, downward, through exp, log and a quotient — wherever something is carried, as statement-level AD', () => {
+    const shapes = [
+      'for (let i = 0; i + 1 < a.length; i++) s += Math.exp(a[i] * c) * Math.exp(a[i + 1] * c);',
+      'for (let i = 0; i + 1 < a.length; i++) s += Math.log(1 + a[i] * a[i] * c) / Math.log(1 + a[i + 1] * a[i + 1] * c);',
+      'for (let i = 1; i < a.length; i++) s += Math.sqrt(1 + a[i - 1] ** 2) * Math.sqrt(1 + a[i] ** 2) * c;',
+      'for (let i = a.length - 1; i > 0; i--) s += Math.sqrt(c + a[i] ** 2) / Math.sqrt(c + a[i - 1] ** 2);',
+      'for (let i = 0; i + 2 < a.length; i++) s += Math.exp(a[i]) * Math.exp(a[i + 1]) * Math.exp(a[i + 2]) * c;',
+    ];
+    const r = rng(11);
+    const vec = (n: number) => Array.from({ length: n }, () => r() - 0.5);
+    let carrying = 0;
+    for (const body of shapes) {
+      const src = `export function f(a: number[], c: number): number {\n  let s = 0;\n  ${body}\n  return s;\n}`;
+      const c = agree(src, 'f', ['a', 'c'], [0, 1, 2, 3, 4, 31].map((n) => [vec(n), 1.5 + r()]));
+      if (/let carried/.test(c.code)) carrying++;
+    }
+    expect(carrying).toBe(4); // (not the downward loop: it is replayed, no Σ)
+  });
+
   it('a branch on a product of the loop: decided as the source computes it, whatever the partials share', () => {
     const src = `
 export function f(x: number[], c: number): number {
