@@ -17,6 +17,7 @@
 import type { BinOp, Expr, Stmt } from '../../ir/types.js';
 import { BOOL, INT, NUM } from '../../ir/util.js';
 import { ruleFor } from '../../rules/table.js';
+import { byLoop, carriedAcrossIterations, continuousNodes, sharedProducts, sharedReciprocals } from './reuse.js';
 import * as T from './terms.js';
 import type { Term } from './terms.js';
 
@@ -148,6 +149,13 @@ function node(t: Term, sub: (t: Term) => Expr, opts: ToIROptions): Expr {
   }
 }
 
+/** the product of factors, a leading −1 as a negation */
+function product(fs: readonly Expr[]): Expr {
+  const minus = fs.length > 1 && fs[0].k === 'un' && fs[0].op === '-' && fs[0].a.k === 'num' && fs[0].a.v === 1;
+  const p = (minus ? fs.slice(1) : fs).reduce((x, y) => b2('*', x, y));
+  return minus ? { k: 'un', op: '-', a: p, ty: NUM } : p;
+}
+
 /** One IR expression (a tree: shared nodes are repeated; Σ/Π refused). */
 export function toIR(t: Term, opts: ToIROptions = {}): Expr {
   const sub = (x: Term): Expr => node(x, sub, opts);
@@ -241,13 +249,42 @@ function offset(e: Term, i: Term): number | null {
   return null;
 }
 
+export interface LowerOptions extends ToIROptions {
+  /**
+   * The roots are partials (derivative code, reuse.ts): two or more divisions by one denominator become
+   * products with its reciprocal, which rounds differently from the terms as written.
+   */
+  partials?: boolean;
+  /** terms whose values variables already hold (values carried from the previous iteration) */
+  given?: ReadonlyMap<Term, string>;
+}
+
+/** the comment on the first value a loop carries from one iteration to the next */
+export const CARRIED = '// (values the previous iteration computed for this one: the first computed here, the next handed on at the end)';
+
 /** lowerTerm for several terms at once: a node they share is computed once (the value reused by its partials) */
-export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => string, opts: ToIROptions = {}): { stmts: Stmt[]; values: Expr[] } {
+export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => string, opts: LowerOptions = {}): { stmts: Stmt[]; values: Expr[] } {
+  const reciprocal = new Map<Term, Term>();
+  const products = new Map<Term, Term[]>();
+  if (opts.partials) {
+    const continuous = continuousNodes(roots);
+    for (const body of byLoop(roots)) {
+      for (const [b, r] of sharedReciprocals(body, continuous)) reciprocal.set(b, r);
+      for (const [x, fs] of sharedProducts(body, continuous)) products.set(x, fs);
+    }
+  }
+  /** the factors a product or a division is computed from: its own, or with what it shares (reuse.ts) */
+  const factors = (x: Term): readonly Term[] | undefined => {
+    if (x.k === 'mul') return products.get(x);
+    const r = x.k === 'div' ? reciprocal.get(x.b) : undefined;
+    return r && r !== x ? [(x as Extract<Term, { k: 'div' }>).a, r] : undefined;
+  };
   const uses = new Map<Term, number>();
   const count = (x: Term): void => {
     const c = uses.get(x) ?? 0;
     uses.set(x, c + 1);
-    if (c === 0) for (const k of T.children(x)) count(k);
+    if (c > 0 || opts.given?.has(x)) return;
+    for (const k of factors(x) ?? T.children(x)) count(k);
   };
   for (const t of roots) count(t);
   const bigops = [...uses.keys()].filter((x): x is BigOp => x.k === 'sum' || x.k === 'prod');
@@ -299,25 +336,49 @@ export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => stri
         const next = r.first === -1 ? ({ k: 'cond', c: { k: 'bin', op: '===', a: iv, b: lo, ty: BOOL }, a: n(1), b: b2('*', pv, base), ty: NUM } as Expr) : b2('*', pv, base);
         updates.push({ k: 'assign', target: pv, value: next, ...(r.first === -1 ? {} : { op: '*' as const }) });
       }
+      // values of the previous iteration (partials only, one index: reuse.ts): the first computed
+      // before the loop, which then needs an iteration at least (the first reads the first elements)
+      const carried = opts.partials && group.every((y) => y.i === x.i) ? carriedAcrossIterations(group.map((y) => y.body), x.i, x.lo) : [];
+      const before: Stmt[] = [];
+      let last = hi;
+      if (carried.length && last.k !== 'var' && last.k !== 'num') {
+        const name = fresh('last');
+        out.push({ k: 'decl', name, ty: INT, init: last, konst: true });
+        last = { k: 'var', name, ty: INT };
+      }
+      // (lowered apart, sharing what they have in common: what they bind stays in the block they are in)
+      const first = carried.length ? lowerTerms(carried.map((c) => c.first), fresh, { ...opts, given: bound }) : { stmts: [], values: [] };
+      before.push(...first.stmts);
+      carried.forEach((c, j) => {
+        const name = fresh('carried');
+        before.push({ k: 'decl', name, ty: NUM, init: first.values[j], konst: false, ...(j === 0 ? { comments: [CARRIED] } : {}) });
+        inner.set(c.value, name);
+        uses.set(c.next, (uses.get(c.next) ?? 0) + 1); // (read again at the end of the iteration: a temporary)
+      });
       const body: Stmt[] = [];
       group.forEach((y, j) => {
         const v = emit(y.body, body, inner);
         const acc: Extract<Expr, { k: 'var' }> = { k: 'var', name: accs[j], ty: NUM };
         body.push({ k: 'assign', target: acc, value: b2(y.k === 'sum' ? '+' : '*', acc, v), op: y.k === 'sum' ? '+' : '*' });
       });
+      for (const c of carried) updates.push({ k: 'assign', target: { k: 'var', name: inner.get(c.value)!, ty: NUM }, value: emit(c.next, body, inner) });
       body.push(...updates);
-      out.push({
+      const loop: Stmt = {
         k: 'for',
         init: [{ k: 'decl', name: i, ty: INT, init: lo, konst: false }],
-        cond: { k: 'bin', op: '<=', a: iv, b: hi, ty: BOOL },
+        cond: { k: 'bin', op: '<=', a: iv, b: last, ty: BOOL },
         update: [{ k: 'assign', target: iv as Extract<Expr, { k: 'var' }>, value: { k: 'bin', op: '+', a: iv, b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
         body,
-      });
+      };
+      out.push(carried.length ? { k: 'if', c: { k: 'bin', op: '<=', a: lo, b: last, ty: BOOL }, then: [...before, loop], else: [] } : loop);
       group.forEach((y, j) => {
         if (j > 0) bound.set(y, accs[j]);
       });
       e = { k: 'var', name: accs[0], ty: NUM };
-    } else e = node(x, (c) => emit(c, out, bound), opts);
+    } else {
+      const fs = factors(x);
+      e = fs ? product(fs.map((f) => emit(f, out, bound))) : node(x, (c) => emit(c, out, bound), opts);
+    }
     if ((uses.get(x) ?? 0) > 1 && x.k !== 'num' && x.k !== 'sym' && e.k !== 'var') {
       const tmp = fresh('t');
       out.push({ k: 'decl', name: tmp, ty: NUM, init: e, konst: true });
@@ -328,7 +389,7 @@ export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => stri
     return e;
   };
   const stmts: Stmt[] = [];
-  const bound = new Map<Term, string>();
+  const bound = new Map<Term, string>(opts.given);
   const values = roots.map((t) => emit(t, stmts, bound));
   return { stmts, values };
 }

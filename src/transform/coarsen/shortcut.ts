@@ -29,7 +29,8 @@ import { ruleDerivKind, ruleResult } from '../../frontend/custom-derivatives.js'
 import type { Expr, Func, Module, Param, Stmt, Ty } from '../../ir/types.js';
 import { declaredNames, INT, NUM } from '../../ir/util.js';
 import { Names } from '../linearize.js';
-import { fromIR, invariantParts, lowerTerms, NotATerm, type ToIROptions } from './convert.js';
+import { CARRIED, fromIR, invariantParts, lowerTerms, NotATerm, type ToIROptions } from './convert.js';
+import { carriedAcrossIterations } from './reuse.js';
 import { differentiate } from './differentiate.js';
 import { elevate, ElevateUnsupported } from './elevate.js';
 import { NoClosedForm } from './phi.js';
@@ -191,14 +192,41 @@ const derivTy = (t: Ty): Ty => (t.k === 'arr' ? { k: 'arr', elem: NUM, typed: t.
 
 const v = (name: string, ty: Ty): Extract<Expr, { k: 'var' }> => ({ k: 'var', name, ty });
 
+/** what a scatter loop's body adds around the loop */
+interface ScatterLoop {
+  /** the Σ index the loop runs over, and its first value */
+  index: Sym;
+  lo: Term;
+  /** before the loop (carried values' first iteration, accumulators), at the end of each iteration, after it */
+  before: Stmt[];
+  update: Stmt[];
+  after: Stmt[];
+  /** accumulators of the scatters into one element for the whole loop, by array and index */
+  sums: Map<string, string>;
+}
+
+/** `target op= value` (the full right-hand side, as the IR keeps compound assignments) */
+const compound = (target: Extract<Expr, { k: 'var' | 'idx' }>, op: '+' | '-', value: Expr): Stmt => ({ k: 'assign', target, value: { k: 'bin', op, a: target, b: value, ty: NUM }, op });
+
+/** a term with a negative coefficient as its negation and '-' (`x += -c·t` is `x -= c·t`, exactly) */
+function signed(t: Term): { op: '+' | '-'; term: Term } {
+  if (t.k === 'num' && t.v < 0) return { op: '-', term: T.num(-t.v) };
+  if (t.k === 'mul' && t.args[0].k === 'num' && t.args[0].v < 0) return { op: '-', term: t.args[0].v === -1 ? T.mul(...t.args.slice(1)) : T.mul(T.num(-t.args[0].v), ...t.args.slice(1)) };
+  return { op: '+', term: t };
+}
+
 /**
  * The array adjoints of a closed form, in scatter form (reverse mode over its Σ structure): the reads
  * a[e] and the Σ's that read the arrays, outside any other Σ, are taken as symbols σ; each read gets
  * ab[e] += seed·∂t/∂σ, each Σ_i B(i) a loop over i scattering B with the seed seed·∂t/∂σ (computed
  * before the loop). The cost is that of the closed form, whatever the index expressions (a[i + 1],
  * a[idx[i]]): contributions to one element from several reads add up, as in statement-level AD.
- * Subterms free of every loop index are computed once, before the outermost loop. Returns why not
- * (a Π over the arrays: its adjoint needs the product rule), or null.
+ * Subterms free of every loop index are computed once, before the outermost loop; in a loop, values
+ * the previous iteration computed are carried from it (reuse.ts), divisions by one denominator share
+ * its reciprocal, and the scatters into an element the loop's index does not move are summed in a
+ * variable and added once after the loop (the adjoints are only added to, never read, in the rule: the
+ * order of the additions is all that changes). Returns why not (a Π over the arrays: its adjoint needs
+ * the product rule), or null.
  */
 function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, string>, out: Stmt[], names: Names, base: ToIROptions): string | null {
   const baseName = (s: Sym) => (base.name ? base.name(s) : s.name);
@@ -214,7 +242,7 @@ function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, 
   let sigmas = 0;
   const hoisted = new Map<Term, Term>(); // loop-invariant subterms → their temporaries (declared in `out`)
   const arrTy: Ty = { k: 'arr', elem: NUM, typed: false, ro: false };
-  const scope = (t: Term, sd: Term, stmts: Stmt[], loopVars: Map<Term, string>, depth: number): string | null => {
+  const scope = (t: Term, sd: Term, stmts: Stmt[], loopVars: Map<Term, string>, depth: number, loop: ScatterLoop | null): string | null => {
     const parts = new Map<Term, Sym>();
     const find = (x: Term): void => {
       if (parts.has(x) || !reads(x)) return;
@@ -225,21 +253,61 @@ function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, 
     if (!parts.size) return null;
     const stood = replaceAll(t, parts);
     const back = new Map([...parts].map(([p, s]) => [s as Term, p]));
-    const items: { part: Term; seed: Term }[] = [];
+    const items: { part: Term; seed: Term; op: '+' | '-' }[] = [];
     for (const [part, s] of parts) {
       if (part.k === 'prod') return 'a product (Π) over an array whose adjoint is wanted';
       const g = simplify(replaceAll(simplify(T.mul(sd, differentiate(stood, s))), back));
-      if (g !== ZERO) items.push({ part, seed: depth > 0 ? hoist(g) : g });
+      if (g === ZERO) continue;
+      // (a read's contribution is added or subtracted: c·t and −c·t share their product)
+      const { op, term } = part.k === 'at' ? signed(g) : { op: '+' as const, term: g };
+      items.push({ part, seed: depth > 0 ? hoist(term) : term, op });
     }
+    const naming: ToIROptions = { ...base, name: (s) => loopVars.get(s) ?? baseName(s) };
     const roots = items.flatMap((x) => (x.part.k === 'at' ? [x.seed, x.part.index] : [x.seed]));
-    const low = lowerTerms(roots, (h) => names.fresh(h), { ...base, name: (s) => loopVars.get(s) ?? baseName(s) });
+    // values of the previous iteration: the first before the loop, each next one handed on at its end
+    const carried = loop ? carriedAcrossIterations(roots, loop.index, loop.lo) : [];
+    const given = new Map<Term, string>();
+    if (carried.length) {
+      const first = lowerTerms(carried.map((c) => c.first), (h) => names.fresh(h), { ...naming, partials: true });
+      loop!.before.push(...first.stmts);
+      carried.forEach((c, k) => {
+        const name = names.fresh('carried');
+        loop!.before.push({ k: 'decl', name, ty: NUM, init: first.values[k], konst: false, ...(k === 0 ? { comments: [CARRIED] } : {}) });
+        given.set(c.value, name);
+      });
+    }
+    const low = lowerTerms([...roots, ...carried.map((c) => c.next)], (h) => names.fresh(h), { ...naming, partials: true, given });
     stmts.push(...low.stmts);
+    carried.forEach((c, j) => {
+      let next = low.values[roots.length + j];
+      if (next.k !== 'var') {
+        const tmp = names.fresh('t');
+        stmts.push({ k: 'decl', name: tmp, ty: NUM, init: next, konst: true });
+        next = v(tmp, NUM);
+      }
+      loop!.update.push({ k: 'assign', target: v(given.get(c.value)!, NUM), value: next });
+    });
     let j = 0;
     for (const x of items) {
       if (x.part.k === 'at') {
         const value = low.values[j++], index = low.values[j++];
-        const target: Extract<Expr, { k: 'idx' }> = { k: 'idx', obj: v(adjointOf.get(x.part.arr)!, arrTy), index, ty: NUM };
-        stmts.push({ k: 'assign', target, value: { k: 'bin', op: '+', a: target, b: value, ty: NUM }, op: '+' });
+        const arr = x.part.arr, at = x.part.index;
+        if (loop && !T.dependsOn(at, loop.index)) {
+          // (an element the loop's index does not move: one read-modify-write after the loop, not one per iteration)
+          const key = `${arr}[${at.id}]`;
+          let acc = loop.sums.get(key);
+          if (!acc) {
+            acc = names.fresh(`${adjointOf.get(arr)!}Sum`);
+            loop.sums.set(key, acc);
+            loop.before.push({ k: 'decl', name: acc, ty: NUM, init: { k: 'num', v: 0 }, konst: false });
+            const after = lowerTerms([at], (h) => names.fresh(h), naming);
+            loop.after.push(...after.stmts);
+            loop.after.push(compound({ k: 'idx', obj: v(adjointOf.get(arr)!, arrTy), index: after.values[0], ty: NUM }, '+', v(acc, NUM)));
+          }
+          stmts.push(compound(v(acc, NUM), x.op, value));
+          continue;
+        }
+        stmts.push(compound({ k: 'idx', obj: v(adjointOf.get(arr)!, arrTy), index, ty: NUM }, x.op, value));
         continue;
       }
       const sum = x.part as Extract<Term, { k: 'sum' | 'prod' }>;
@@ -251,23 +319,39 @@ function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, 
       }
       // (a seed computed inside a loop is not loop-invariant: as an index-role symbol, `hoist` leaves it in place)
       const innerSeed = seedExpr.k === 'var' ? T.sym(seedExpr.name, depth > 0 ? 'index' : 'var') : T.num((seedExpr as { v: number }).v);
-      const bounds = lowerTerms([sum.lo, sum.hi], (h) => names.fresh(h), { ...base, name: (s) => loopVars.get(s) ?? baseName(s) });
+      const bounds = lowerTerms([sum.lo, sum.hi], (h) => names.fresh(h), naming);
       stmts.push(...bounds.stmts);
+      // (the last index once, not in every test of the loop's condition)
+      let hi = bounds.values[1];
+      if (hi.k !== 'var' && hi.k !== 'num') {
+        const name = names.fresh('last');
+        stmts.push({ k: 'decl', name, ty: INT, init: hi, konst: true });
+        hi = v(name, INT);
+      }
       const i = names.fresh(sum.i.name.replace(/[^A-Za-z0-9_$]/g, '') || 'i');
       const inner: Stmt[] = [];
-      const err = scope(sum.body, innerSeed, inner, new Map([...loopVars, [sum.i as Term, i]]), depth + 1);
+      const around: ScatterLoop = { index: sum.i, lo: sum.lo, before: [], update: [], after: [], sums: new Map() };
+      const err = scope(sum.body, innerSeed, inner, new Map([...loopVars, [sum.i as Term, i]]), depth + 1, around);
       if (err) return err;
-      const loop: Stmt = {
+      const forStmt: Stmt = {
         k: 'for',
         init: [{ k: 'decl', name: i, ty: INT, init: bounds.values[0], konst: false }],
-        cond: { k: 'bin', op: '<=', a: v(i, INT), b: bounds.values[1], ty: { k: 'bool' } },
+        cond: { k: 'bin', op: '<=', a: v(i, INT), b: hi, ty: { k: 'bool' } },
         update: [{ k: 'assign', target: v(i, INT), value: { k: 'bin', op: '+', a: v(i, INT), b: { k: 'num', v: 1 }, ty: INT }, op: '+', inc: true }],
-        body: inner,
+        body: [...inner, ...around.update],
       };
       // (a seed that is zero, the sum of an exit the primal did not take, runs no loop: its bounds are
       // that exit's, and may reach past the array, where 0 · undefined would be NaN; statement-level AD
-      // adds nothing for a zero seed either)
-      stmts.push(seedExpr.k === 'var' ? { k: 'if', c: { k: 'bin', op: '!==', a: seedExpr, b: { k: 'num', v: 0 }, ty: { k: 'bool' } }, then: [loop], else: [] } : loop);
+      // adds nothing for a zero seed either. What the loop adds around it needs one iteration at least:
+      // the first carried values read the first iteration's elements, the sums are added to elements
+      // the loop would have written)
+      const tests: Expr[] = [];
+      if (seedExpr.k === 'var') tests.push({ k: 'bin', op: '!==', a: seedExpr, b: { k: 'num', v: 0 }, ty: { k: 'bool' } });
+      const wrapped = around.before.length + around.after.length > 0;
+      if (wrapped) tests.push({ k: 'bin', op: '<=', a: bounds.values[0], b: hi, ty: { k: 'bool' } });
+      const block = [...around.before, forStmt, ...around.after];
+      if (!tests.length) stmts.push(...block);
+      else stmts.push({ k: 'if', c: tests.reduce((a, b) => ({ k: 'bin', op: '&&', a, b, ty: { k: 'bool' } })), then: block, else: [] });
     }
     return null;
   };
@@ -289,7 +373,7 @@ function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, 
     }
     return replaceAll(t, hoisted);
   };
-  return scope(result, seed, out, new Map(), 0);
+  return scope(result, seed, out, new Map(), 0, null);
 }
 
 export interface Rules {
@@ -342,7 +426,7 @@ export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp
   });
   const tangent = simplify(T.subst(differentiate(perturbed, eps), eps, ZERO));
   const tRec = recording(tn);
-  const tBody = lowerTerms([tangent], (h) => tn.fresh(h), tRec.options);
+  const tBody = lowerTerms([tangent], (h) => tn.fresh(h), { ...tRec.options, partials: true });
   // the value is the primal's own (bit for bit what f returns: every mode returns the primal's values)
   const value: Expr = { k: 'call', fn: f.name, args: f.params.map((p) => v(p.name, p.ty)), ty: f.ret };
   const jvp: Func = {
@@ -373,7 +457,7 @@ export function shortcutRules(f: Func, cf: ClosedForm, names: { jvp: string; vjp
   const derivativeSize = T.size(T.add(tangent, ...scalarAdjoints));
   if (derivativeSize > maxDerivativeSize) return { refused: `its partials have ${derivativeSize} nodes, over the limit ${maxDerivativeSize}` };
   const aRec = recording(an);
-  const pre = lowerTerms(scalarAdjoints, (h) => an.fresh(h), aRec.options);
+  const pre = lowerTerms(scalarAdjoints, (h) => an.fresh(h), { ...aRec.options, partials: true });
   const body: Stmt[] = [...aRec.stmts, ...pre.stmts];
   const scatterError = scatterArrays(result, yb, new Map([...adjointOf].filter(([p]) => active.has(p))), body, an, aRec.options);
   if (scatterError) return { refused: scatterError };
