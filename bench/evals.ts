@@ -33,8 +33,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import type { BaCsr } from '../evals/ba/derivatives.js';
 import { loadBaInput, type BaArgs } from '../evals/ba/io.js';
 import type { DetArgs } from '../evals/det/io.js';
@@ -437,16 +435,6 @@ export interface EvalsResults {
   totalSeconds: number;
 }
 
-/**
- * A full garbage collection (V8's gc, exposed for this process), so that what tsad's compilation of an
- * eval left behind is not collected, on this thread and on V8's helper threads (which process.cpuUsage
- * counts), during the rounds of that eval's first input.
- */
-function collectGarbage(): void {
-  v8.setFlagsFromString('--expose-gc');
-  (vm.runInNewContext('gc') as () => void)();
-}
-
 export function evalsBench(opts: EvalsOptions): EvalsResults {
   const log = opts.log ?? (() => undefined);
   const started = performance.now();
@@ -457,7 +445,6 @@ export function evalsBench(opts: EvalsOptions): EvalsResults {
     if (compileMs[c.eval] === undefined) {
       // as the tool's define: every derivative once on the tool's tiny inputs (tsad compiles the eval)
       compileMs[c.eval] = compileModule(modules[c.eval]).reduce((s, t) => s + t.nanoseconds / 1e6, 0);
-      collectGarbage();
     }
     return timeCase(c, opts.quick, log);
   });
