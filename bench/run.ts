@@ -10,7 +10,7 @@
 //   npm run bench -- --second-only     only second derivatives: H·v, Hessian columns, sparse Hessians (bench/sparse.ts)
 //   npm run bench -- --sparse-only     only the sparse Hessians at n = 10⁴ (bench/sparse.ts)
 //   npm run bench -- --evals-only      only GradBench's twelve evals beside the C++ tool's figures (bench/evals.ts)
-//   node dist/bench/run.js --evals-only --evals=det,ht   some of them (prints the table, writes nothing)
+//   node dist/bench/run.js --evals-only --evals=det,ht   some of them (prints the table, writes only its Markdown to bench/generated/)
 //
 // Workloads: the GMM objective of evals/gmm (d=10,K=25,N=1000 and d=64,K=100,N=1000) and a
 // scalar-loop-heavy particle simulation (bench/workloads/particles.ts), and the same two written with
@@ -46,7 +46,7 @@ import { secondOrderBench, secondOrderTable } from './second-order.js';
 import { sparseBench, sparseTable } from './sparse.js';
 import { compileTimeBench, compileTimeTable } from './compile-time.js';
 import { coarsenBench, coarsenTable } from './coarsen.js';
-import { evalsBench, evalsTable, writeEvalsOutputs } from './evals.js';
+import { evalsBench, evalsMarkdown, evalsTable, writeEvalsOutputs } from './evals.js';
 import type { EvalName } from '../evals/index.js';
 
 const argv = process.argv.slice(2);
@@ -578,7 +578,14 @@ async function main(): Promise<void> {
     const r = evalsBench({ quick: QUICK, log, only: EVALS });
     console.log(evalsTable(r));
     if (!EVALS) log(`wrote ${(await writeEvalsOutputs(r)).join(', ')}`);
-    else if (r.rows.some((row) => !row.check.pass)) process.exitCode = 1;
+    else {
+      // (a subset's table goes beside the full one, for BENCHMARKS.md; results.json keeps the full run)
+      const md = join(repoRoot, 'bench', 'generated', `evals-table.${EVALS.join('-')}.md`);
+      mkdirSync(join(repoRoot, 'bench', 'generated'), { recursive: true });
+      writeFileSync(md, evalsMarkdown(r) + '\n');
+      log(`wrote ${md}`);
+      if (r.rows.some((row) => !row.check.pass)) process.exitCode = 1;
+    }
     return;
   }
   if (COMPILE_ONLY) {

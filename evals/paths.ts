@@ -10,6 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 
 function findRepoRoot(start: string): string {
   let dir = start;
@@ -37,14 +38,19 @@ export function dataPath(...parts: string[]): string {
   return join(evalsDir, 'data', ...parts);
 }
 
+/** Whether a golden or data file is there, as itself or gzip-compressed beside it (`<path>.gz`). */
+export function evalFileExists(path: string): boolean {
+  return existsSync(path) || existsSync(`${path}.gz`);
+}
+
 /**
- * The text of a golden or data file. A missing file gets a message naming what the repository keeps and
- * how to point at a fuller copy (the repository holds only the sizes its tests and default benchmarks use).
+ * The text of a golden or data file, or of its gzip-compressed copy `<path>.gz` (the bigger data files
+ * are kept compressed, evals/data/README.md). A missing file gets a message naming what the repository
+ * keeps and how to point at a fuller copy (the repository holds only the sizes its tests and benchmarks use).
  */
 export function readEvalFile(path: string): string {
-  if (!existsSync(path)) {
-    const where = process.env['TSAD_EVALS_DIR'] === undefined ? 'the repository keeps only the sizes its tests and default benchmarks use (evals/golden/README.md)' : `TSAD_EVALS_DIR is ${evalsDir}`;
-    throw new Error(`tsad evals: ${path} does not exist: ${where}; set TSAD_EVALS_DIR to a directory with the GradBench golden/ and data/ files of this size`);
-  }
-  return readFileSync(path, 'utf8');
+  if (existsSync(path)) return readFileSync(path, 'utf8');
+  if (existsSync(`${path}.gz`)) return gunzipSync(readFileSync(`${path}.gz`)).toString('utf8');
+  const where = process.env['TSAD_EVALS_DIR'] === undefined ? 'the repository keeps only the sizes its tests and benchmarks use (evals/data/README.md)' : `TSAD_EVALS_DIR is ${evalsDir}`;
+  throw new Error(`tsad evals: ${path} does not exist: ${where}; set TSAD_EVALS_DIR to a directory with the GradBench golden/ and data/ files of this size`);
 }

@@ -1,9 +1,9 @@
 // Traversal and dispatch: builds both sweeps of a statement list, sending each statement kind to the
 // module that differentiates it (assignments, calls, loops, returns, checkpointed regions); branches
-// are reversed here (the condition recorded on the tape).
+// are reversed here (the condition recorded on the tape, or evaluated again when it cannot have changed).
 import { timed } from '../../ir/timing.js';
-import type { Expr, Stmt } from '../../ir/types.js';
-import { BOOL, INT } from '../../ir/util.js';
+import type { Expr, Stmt, Ty } from '../../ir/types.js';
+import { BOOL, forEachExpr, forEachStmt, INT } from '../../ir/util.js';
 import { DerivNames } from '../context.js';
 import { Names } from '../linearize.js';
 import { TransformError } from '../tangent.js';
@@ -12,6 +12,7 @@ import { arrayValueReads, call, usesTape } from './calls.js';
 import { checkpointedCall, checkpointRegion } from './checkpoint.js';
 import { type AdjointContext, hasDirective, primalNames, joinPairs, type Pair, tapeOp } from './context.js';
 import { deadSignature, diffDead, readNames } from './liveness.js';
+import { countedLoop } from './loops/counted.js';
 import { loop } from './loops/reverse-loop.js';
 import { pop, primalReads, push, tapePush, toBeRecorded } from './record.js';
 import { isBwdFunction, numberFieldReads } from './field-reads.js';
@@ -147,6 +148,11 @@ function ifStmt(cx: AdjointContext, s: Extract<Stmt, { k: 'if' }>): Pair {
   const t = seq(cx, s.then);
   const e = seq(cx, s.else);
   if (t.bwd.length === 0 && e.bwd.length === 0) return { fwd: [{ ...s, then: t.fwd, else: e.fwd }], bwd: [] };
+  if (conditionHoldsInBwd(cx, s.c)) {
+    // the backward sweep evaluates the condition again (it reads it at the branch, as a call its arguments)
+    cx.readsAt.set(s, primalReads(cx, [{ k: 'expr', e: s.c }]));
+    return { fwd: [{ ...s, then: t.fwd, else: e.fwd }], bwd: [{ k: 'if', c: s.c, then: t.bwd, else: e.bwd, loc: s.loc }] };
+  }
   // Tapenade's control codes: 0 at the end of the then-branch, 1 at the end of the else-branch
   const push = (v: number): Stmt => ({ k: 'expr', e: tapeOp(cx, 'pushI', [{ k: 'num', v }]) });
   const fwd: Stmt = { ...s, then: [...t.fwd, push(0)], else: [...e.fwd, push(1)] };
@@ -157,6 +163,47 @@ function ifStmt(cx: AdjointContext, s: Extract<Stmt, { k: 'if' }>): Pair {
     { k: 'if', c: { k: 'bin', op: '===', a: bv, b: { k: 'num', v: 0 }, ty: BOOL }, then: t.bwd, else: e.bwd, loc: s.loc },
   ];
   return { fwd: [fwd], bwd };
+}
+
+/**
+ * Does a branch condition have the same value where the backward sweep reverses the branch? So when it
+ * is arithmetic (no element, field, call or tape read) over numbers that cannot have changed: parameters
+ * the function never assigns (the backward sweep gets the caller's values again) and indices of the
+ * enclosing counted loops (their reversals set the index themselves; the body never writes it). Then
+ * nothing is recorded: det's `if ((removed >> j & 1) === 0)`, one push and pop per column per minor.
+ */
+function conditionHoldsInBwd(cx: AdjointContext, c: Expr): boolean {
+  const params = new Map(cx.f.params.map((p) => [p.name, p.ty]));
+  const assigned = assignedNames(cx);
+  let ok = true;
+  forEachExpr(c, (x) => {
+    if (!ok) return;
+    if (x.k === 'var') ok = (params.has(x.name) && !assigned.has(x.name) && isScalar(params.get(x.name)!)) || countedIndex(cx, x.name);
+    else ok = x.k === 'num' || x.k === 'bool' || x.k === 'un' || x.k === 'bin' || x.k === 'cond';
+  });
+  return ok;
+}
+
+function isScalar(ty: Ty): boolean {
+  return ty.k === 'num' || ty.k === 'int' || ty.k === 'bool';
+}
+
+/** the names the function's body assigns or declares */
+function assignedNames(cx: AdjointContext): Set<string> {
+  const out = new Set<string>();
+  forEachStmt(cx.f.body, (st) => {
+    if (st.k === 'decl') out.add(st.name);
+    else if (st.k === 'assign') {
+      const root = st.target.k === 'var' ? st.target.name : null;
+      if (root) out.add(root);
+    }
+  });
+  return out;
+}
+
+/** is `name` the index of a loop around the statement being differentiated that is reversed as a counted loop? */
+function countedIndex(cx: AdjointContext, name: string): boolean {
+  return cx.loops.some((l) => l.k === 'for' && countedLoop(cx, l)?.index.name === name);
 }
 
 /** the block the front end makes of the statements between checkpoint-start and checkpoint-end */
