@@ -686,9 +686,17 @@ function printModule(mod: Module, reach: Set<string>, out: Func[], options: Comp
   const used = p.wordsFrom(derivativesAt, RUNTIME_EXPORTS.map((n) => rt[n]));
   const needs = RUNTIME_EXPORTS.filter((n) => used.has(rt[n]));
   if (runtime !== null && needs.length) p.insertLine(importAt, `import { ${needs.map((n) => (rt[n] === n ? n : `${n} as ${rt[n]}`)).join(', ')} } from '${runtime}';`);
-  const code = p.text().replace(/\n+$/, '\n');
+  p.dropTrailingEmptyLines();
+  const code = withOneFinalNewline(p.text());
   const map = options.sourceMap ? { map: sourceMapOf(code, p.lineOrigins(), diags.sources) } : {};
   return { code, manifest: parts.manifest, diagnostics: diags.list, primals, wrt: parts.wrt, of: parts.of, runtimeNames: rt, ...map };
+}
+
+/** `text` ending in exactly one line break (a regular expression anchored at the end scans the whole module) */
+function withOneFinalNewline(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
+  return end === text.length ? text : text.slice(0, end) + '\n';
 }
 
 const RUNTIME_EXPORTS = ['Tape', 'zerosLike', 'zeros', 'zeroFill', 'snapshot', 'restoreInto', 'addInto', 'zerosAgain', 'float64Again', 'zeroedFor'];
@@ -713,9 +721,16 @@ function typeLiteral(t: Ty): string {
   return `{ ${t.fields.map((f) => (f.optional ? `${f.name}?: ${tyText(f.ty.k === 'opt' ? f.ty.base : f.ty)}` : `${f.name}: ${tyText(f.ty)}`)).join('; ')} }`;
 }
 
+/** a function's parameters and result as the manifest writes them (a recompile describes mostly reused derivatives) */
+const signatureText = perFunction((f: Func) => ({
+  params: f.params.map((p): ManifestParam => ({ name: p.name, role: p.role ?? 'primal', ...(p.of ? { of: p.of } : {}), type: tyText(p.ty) })),
+  returns: tyText(f.ret),
+}));
+
 function describe(f: Func, mode: ManifestEntry['mode'], of: string): ManifestEntry {
-  const params: ManifestParam[] = f.params.map((p) => ({ name: p.name, role: p.role ?? 'primal', ...(p.of ? { of: p.of } : {}), type: tyText(p.ty) }));
-  return { name: f.name, mode, of, params, returns: tyText(f.ret) };
+  const sig = signatureText(f);
+  // (copies: the caller owns its manifest)
+  return { name: f.name, mode, of, params: sig.params.map((p) => ({ ...p })), returns: sig.returns };
 }
 
 /** Functions the head calls, transitively (failed ones included, by their recorded calls). */

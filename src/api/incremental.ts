@@ -285,13 +285,18 @@ function countLines(text: string, from: number, to: number): number {
   return n;
 }
 
+const CHUNK = 1024;
+
 /** the one span of `before` that `after` replaces, or null when they are equal */
 function changeBetween(before: string, after: string): { start: number; oldEnd: number; newEnd: number } | null {
   if (before === after) return null;
   const min = Math.min(before.length, after.length);
+  // (equal stretches are skipped a chunk at a time: comparing slices compares memory, a module is large)
   let start = 0;
+  while (start + CHUNK <= min && before.slice(start, start + CHUNK) === after.slice(start, start + CHUNK)) start += CHUNK;
   while (start < min && before.charCodeAt(start) === after.charCodeAt(start)) start++;
   let end = 0;
+  while (end + CHUNK <= min - start && before.slice(before.length - end - CHUNK, before.length - end) === after.slice(after.length - end - CHUNK, after.length - end)) end += CHUNK;
   while (end < min - start && before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end)) end++;
   return { start, oldEnd: before.length - end, newEnd: after.length - end };
 }

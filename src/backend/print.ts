@@ -93,6 +93,8 @@ export class Printer {
   private indents: string[] = [];
   /** the precedence of the expression exprP printed last */
   private prec = 0;
+  /** the options as text, the key of kept functions' lines (made once per options) */
+  private optsKey: string | undefined;
 
   constructor(private opts: PrintOptions = {}) {
     this.ind = opts.indent ?? '  ';
@@ -101,7 +103,18 @@ export class Printer {
   text(): string {
     const pieces: string[] = [];
     for (const x of this.out) if (typeof x === 'string' || x.lines.length) pieces.push(typeof x === 'string' ? x : keptText(x));
-    return pieces.join('\n') + '\n';
+    // (one join, the final line break included: a module's text is megabytes, and a concatenation after
+    // the join would be copied again by whoever reads it)
+    pieces.push('');
+    return pieces.join('\n');
+  }
+
+  /** drops the empty lines printed last */
+  dropTrailingEmptyLines(): void {
+    while (this.out.length && this.out[this.out.length - 1] === '') {
+      this.out.pop();
+      this.origins.pop();
+    }
   }
 
   line(s: string): void {
@@ -428,6 +441,7 @@ export class Printer {
   /** print what follows as derivative code (see PrintOptions.packedZeros) */
   derivativeCode(): void {
     this.opts = { ...this.opts, packedZeros: true };
+    this.optsKey = undefined;
   }
 
   func(f: Func): void {
@@ -446,7 +460,7 @@ export class Printer {
    */
   exportedFunc(f: Func): void {
     if (this.depth !== 0 || this.at !== undefined) return this.func({ ...f, exported: true });
-    const opts = JSON.stringify(this.opts);
+    const opts = (this.optsKey ??= JSON.stringify(this.opts));
     let kept = printedFuncs.get(f);
     if (kept?.opts !== opts) {
       const p = new Printer(this.opts);
