@@ -6,9 +6,10 @@
 import { callRoots } from './activity.js';
 import type { Func, Module } from '../ir/types.js';
 import { forEachExpr, forEachStmt } from '../ir/util.js';
+import { perFunction } from '../ir/per-function.js';
 
-/** the variables of `f` assigned an array literal, or an object literal holding one */
-export function literalVars(f: Func): Set<string> {
+/** the variables of `f` assigned an array literal, or an object literal holding one (asked of every function per program: kept) */
+export const literalVars: (f: Func) => ReadonlySet<string> = perFunction((f) => {
   const out = new Set<string>();
   forEachStmt(f.body, (st) => {
     const name = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
@@ -16,7 +17,7 @@ export function literalVars(f: Func): Set<string> {
     if (name && v && (v.k === 'arrlit' || (v.k === 'objlit' && v.fields.some((fl) => fl.value.k === 'arrlit')))) out.add(name);
   });
   return out;
-}
+});
 
 /**
  * The parameters (`fn\0param`) that some call may pass an array born of a literal, directly or through
@@ -49,14 +50,20 @@ export function literalParams(mod: Module): Set<string> {
 /** fields some function of the module assigns an array literal, or an object literal gives one */
 export function literalFields(mod: Module): Set<string> {
   const found = new Set<string>();
-  for (const f of mod.funcs.values())
-    forEachStmt(f.body, (st) => {
-      if (st.k === 'assign' && st.target.k === 'field' && st.value.k === 'arrlit') found.add(st.target.name);
-      for (const e of st.k === 'decl' ? [st.init] : st.k === 'assign' ? [st.value] : st.k === 'expr' ? [st.e] : st.k === 'return' ? [st.e] : [])
-        if (e)
-          forEachExpr(e, (x) => {
-            if (x.k === 'objlit') for (const fl of x.fields) if (fl.value.k === 'arrlit') found.add(fl.name);
-          });
-    });
+  for (const f of mod.funcs.values()) for (const name of literalFieldsOf(f)) found.add(name);
   return found;
 }
+
+/** the fields `f` assigns an array literal, or gives one in an object literal */
+const literalFieldsOf = perFunction((f) => {
+  const found = new Set<string>();
+  forEachStmt(f.body, (st) => {
+    if (st.k === 'assign' && st.target.k === 'field' && st.value.k === 'arrlit') found.add(st.target.name);
+    for (const e of st.k === 'decl' ? [st.init] : st.k === 'assign' ? [st.value] : st.k === 'expr' ? [st.e] : st.k === 'return' ? [st.e] : [])
+      if (e)
+        forEachExpr(e, (x) => {
+          if (x.k === 'objlit') for (const fl of x.fields) if (fl.value.k === 'arrlit') found.add(fl.name);
+        });
+  });
+  return found;
+});

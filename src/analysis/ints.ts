@@ -226,6 +226,14 @@ const valueSinks = perFunction((f) => {
   return { tracked, uses };
 });
 
+/**
+ * A function's ParamUse as last found, with the callees' results it was found from: it holds again while
+ * each callee gives the same result object (a result is made for one function object, so the same object
+ * means the same callee, itself found from the same callees). One inside a recursion read a fresh
+ * placeholder, which no later call gives back: it is found again every time.
+ */
+const keptUse = new WeakMap<Func, { callees: Map<string, ParamUse>; result: ParamUse }>();
+
 function paramUse(mod: Module, fn: string, memo: Map<string, ParamUse | null>): ParamUse {
   const none: ParamUse = { control: new Set(), sized: new Set() };
   const f = mod.funcs.get(fn);
@@ -234,10 +242,18 @@ function paramUse(mod: Module, fn: string, memo: Map<string, ParamUse | null>): 
   const known = memo.get(fn);
   if (known) return known;
   memo.set(fn, null);
+  const kept = keptUse.get(f);
+  if (kept && [...kept.callees].every(([c, r]) => paramUse(mod, c, memo) === r)) {
+    memo.set(fn, kept.result);
+    return kept.result;
+  }
   const { tracked, uses } = valueSinks(f);
+  const calleeResults = new Map<string, ParamUse>();
   const callee = (to: { callee: string; arg: number }) => {
     const g = mod.funcs.get(to.callee);
-    return { use: paramUse(mod, to.callee, memo), name: g?.params[to.arg]?.name ?? '' };
+    const use = paramUse(mod, to.callee, memo);
+    calleeResults.set(to.callee, use);
+    return { use, name: g?.params[to.arg]?.name ?? '' };
   };
   const control = new Set(tracked);
   const reachesFloat = (to: Sink): boolean => {
@@ -274,5 +290,6 @@ function paramUse(mod: Module, fn: string, memo: Map<string, ParamUse | null>): 
   const params = new Set(f.params.map((p) => p.name));
   const result: ParamUse = { control: new Set([...control].filter((n) => params.has(n))), sized: new Set([...sized].filter((n) => params.has(n))) };
   memo.set(fn, result);
+  keptUse.set(f, { callees: calleeResults, result });
   return result;
 }

@@ -23,18 +23,16 @@ import { inferInts } from '../analysis/ints.js';
 import type { FailedFunc, Func, Loc, Module } from '../ir/types.js';
 import { takesFunctions } from '../frontend/closures.js';
 import { codeFrame, DiagnosticBag } from '../frontend/diagnostics.js';
-import { hostPaths, lowerProgram, type LoweringTrace } from '../frontend/lower.js';
+import { createProgram, hostPaths, lowerProgram, type LoweringTrace } from '../frontend/lower.js';
+import { outline, wordCounts, type OutlinedBody } from './outline.js';
 import { hasErrorsIn } from '../frontend/type-errors.js';
 import { timed } from '../ir/timing.js';
 import { normalizeFunc } from '../transform/normalize.js';
 
 /** a top-level function declaration as the kept lowering saw it */
-interface Shape {
+interface Shape extends OutlinedBody {
   /** its index among the file's statements */
   index: number;
-  /** the body's text lies strictly between these: just after `{`, at `}` */
-  bodyStart: number;
-  bodyEnd: number;
   /** a plain declaration with an annotated return type, taking no functions */
   reusable: boolean;
 }
@@ -45,6 +43,8 @@ interface Kept {
   text: string;
   statements: number;
   shapes: Map<string, Shape>;
+  /** the words of the text outside the reusable functions' bodies, counted (outline.ts) */
+  outside: Map<string, number>;
   /** the lowered, normalised module (never changed: a compile takes a copy) */
   mod: Module;
   trace: LoweringTrace;
@@ -78,14 +78,28 @@ export function keepLowered(program: ts.Program, files: Map<string, string>, mod
     // (an overloaded or redeclared name: not reusable under either declaration)
     shapes.set(st.name.text, shapes.has(st.name.text) ? { ...shapes.get(st.name.text)!, reusable: false } : { index, bodyStart: st.body.getStart(sf) + 1, bodyEnd: st.body.end - 1, reusable });
   });
-  kept = { name, text, statements: sf.statements.length, shapes, mod, trace };
+  kept = { name, text, statements: sf.statements.length, shapes, outside: wordsOutside(text, shapes), mod, trace };
+}
+
+/** the words of `text` outside the reusable functions' bodies, counted */
+function wordsOutside(text: string, shapes: ReadonlyMap<string, Shape>): Map<string, number> {
+  const counts = new Map<string, number>();
+  let from = 0;
+  for (const s of [...shapes.values()].filter((x) => x.reusable).sort((a, b) => a.bodyStart - b.bodyStart)) {
+    wordCounts(text.slice(from, s.bodyStart), counts);
+    from = s.bodyEnd;
+  }
+  wordCounts(text.slice(from), counts);
+  return counts;
 }
 
 /**
  * The lowered, normalised module of `files` built from the kept one by lowering only the function whose
- * body the edit is in; null where that is not known to give what lowering the whole file gives.
+ * body the edit is in; null where that is not known to give what lowering the whole file gives. The
+ * function is checked and lowered in an outline of the file (outline.ts), or where nothing can be
+ * blanked, in `wholeProgram()`.
  */
-export function lowerEdited(program: ts.Program, files: Map<string, string>): Module | null {
+export function lowerEdited(files: Map<string, string>, wholeProgram: () => ts.Program): Module | null {
   lastEdited = null;
   const k = kept;
   if (!k || files.size !== 1 || !files.has(k.name)) return null;
@@ -96,13 +110,22 @@ export function lowerEdited(program: ts.Program, files: Map<string, string>): Mo
   if (!fname || !shape?.reusable) return null;
   // later statements move by whole lines only when the edit's last line ends inside the function
   if (!k.text.slice(change.oldEnd, shape.bodyEnd + 1).includes('\n') && shape.index < k.statements - 1) return null;
+  const delta = text.length - k.text.length;
+  const outlined = timed('parse', () => outline({ before: k.text, after: text, bodies: k.shapes, edited: fname, outside: k.outside }));
+  const program = outlined ? timed('parse', () => createProgram(new Map([[k.name, outlined.text]]))) : wholeProgram();
   const sf = program.getSourceFile(hostPaths([k.name]).get(k.name)!);
   if (!sf) return null;
   // the new text parses to the same statements, the edited function's body ending at the same brace
+  // (and in an outline, each blanked function's where it was, moved by the edit)
   const st = sf.statements[shape.index];
-  const delta = text.length - k.text.length;
   if (sf.statements.length !== k.statements || !st || !ts.isFunctionDeclaration(st) || st.name?.text !== fname || !st.body) return null;
   if (st.body.getStart(sf) + 1 !== shape.bodyStart || st.body.end - 1 !== shape.bodyEnd + delta) return null;
+  for (const n of outlined?.blanked ?? []) {
+    const b = k.shapes.get(n)!;
+    const shift = b.bodyStart > shape.bodyStart ? delta : 0;
+    const bst = sf.statements[b.index];
+    if (!ts.isFunctionDeclaration(bst) || bst.name?.text !== n || !bst.body || bst.body.getStart(sf) + 1 !== b.bodyStart + shift || bst.body.end - 1 !== b.bodyEnd + shift) return null;
+  }
   const oldFunc = k.mod.funcs.get(fname);
   const oldFailed = k.mod.failed.get(fname);
   const oldTrace = k.trace.funcs.get(fname);
@@ -137,7 +160,7 @@ export function lowerEdited(program: ts.Program, files: Map<string, string>): Mo
   for (const [n, e] of k.mod.failed) failedNow.set(n, n === fname ? failed! : movedFailure(e, move, near, files));
   for (const n of part.failed.keys()) if (!failedNow.has(n)) return null; // (collected before lowering: the same as before)
   const mod: Module = { funcs, globals: part.globals, order: k.mod.order, types: k.mod.types, failed: failedNow };
-  keepEdited(k, sf, text, mod);
+  keepEdited(k, sf, fname, text, mod);
   lastEdited = fname;
   return mod;
 }
@@ -150,12 +173,13 @@ function normalized(f: Func): Func {
 }
 
 /** the kept lowering moved to the edited text (its shapes read again: the positions after the edit moved) */
-function keepEdited(k: Kept, sf: ts.SourceFile, text: string, mod: Module): void {
+function keepEdited(k: Kept, sf: ts.SourceFile, edited: string, text: string, mod: Module): void {
   const shapes = new Map<string, Shape>();
   sf.statements.forEach((st, index) => {
     if (!ts.isFunctionDeclaration(st) || !st.name || !st.body) return;
     const was = k.shapes.get(st.name.text);
-    if (was) shapes.set(st.name.text, { ...was, bodyStart: st.body.getStart(sf) + 1, bodyEnd: st.body.end - 1 });
+    // (the edited body's words and blank are those of its old text)
+    if (was) shapes.set(st.name.text, { ...was, bodyStart: st.body.getStart(sf) + 1, bodyEnd: st.body.end - 1, ...(st.name.text === edited ? { words: undefined, blank: undefined } : {}) });
   });
   kept = { ...k, text, shapes, mod };
 }
@@ -261,13 +285,18 @@ function countLines(text: string, from: number, to: number): number {
   return n;
 }
 
+const CHUNK = 1024;
+
 /** the one span of `before` that `after` replaces, or null when they are equal */
 function changeBetween(before: string, after: string): { start: number; oldEnd: number; newEnd: number } | null {
   if (before === after) return null;
   const min = Math.min(before.length, after.length);
+  // (equal stretches are skipped a chunk at a time: comparing slices compares memory, a module is large)
   let start = 0;
+  while (start + CHUNK <= min && before.slice(start, start + CHUNK) === after.slice(start, start + CHUNK)) start += CHUNK;
   while (start < min && before.charCodeAt(start) === after.charCodeAt(start)) start++;
   let end = 0;
+  while (end + CHUNK <= min - start && before.slice(before.length - end - CHUNK, before.length - end) === after.slice(after.length - end - CHUNK, after.length - end)) end += CHUNK;
   while (end < min - start && before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end)) end++;
   return { start, oldEnd: before.length - end, newEnd: after.length - end };
 }

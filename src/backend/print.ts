@@ -80,10 +80,12 @@ function keptText(kept: PrintedFunc): string {
 const printedFuncs = new WeakMap<Func, PrintedFunc>();
 
 export class Printer {
-  private out: string[] = [];
-  /** the kept functions' lines in `out`, by the index of their first line */
-  private keptAt = new Map<number, PrintedFunc>();
-  /** the source position of the statement (or function) each line of `out` was printed from */
+  /**
+   * what is printed, in order: a line, or a kept function's lines (shared with every compile printing
+   * that function: a recompile prints mostly reused derivatives, and copies none of their lines)
+   */
+  private out: (string | PrintedFunc)[] = [];
+  /** the source position of the statement (or function) each line of `out` was printed from (a kept function's are its own) */
   private origins: (Loc | undefined)[] = [];
   private at: Loc | undefined;
   private depth = 0;
@@ -91,22 +93,28 @@ export class Printer {
   private indents: string[] = [];
   /** the precedence of the expression exprP printed last */
   private prec = 0;
+  /** the options as text, the key of kept functions' lines (made once per options) */
+  private optsKey: string | undefined;
 
   constructor(private opts: PrintOptions = {}) {
     this.ind = opts.indent ?? '  ';
   }
 
   text(): string {
-    // (a kept function's lines are joined once: a recompile prints mostly reused derivatives)
     const pieces: string[] = [];
-    for (let i = 0; i < this.out.length; ) {
-      const kept = this.keptAt.get(i);
-      if (kept) {
-        pieces.push(keptText(kept));
-        i += kept.lines.length;
-      } else pieces.push(this.out[i++]);
+    for (const x of this.out) if (typeof x === 'string' || x.lines.length) pieces.push(typeof x === 'string' ? x : keptText(x));
+    // (one join, the final line break included: a module's text is megabytes, and a concatenation after
+    // the join would be copied again by whoever reads it)
+    pieces.push('');
+    return pieces.join('\n');
+  }
+
+  /** drops the empty lines printed last */
+  dropTrailingEmptyLines(): void {
+    while (this.out.length && this.out[this.out.length - 1] === '') {
+      this.out.pop();
+      this.origins.pop();
     }
-    return pieces.join('\n') + '\n';
   }
 
   line(s: string): void {
@@ -122,45 +130,43 @@ export class Printer {
     return known[d];
   }
 
-  /** how many lines are printed so far (a position for wordsFrom and insertLine) */
-  lineCount(): number {
+  /** where printing has got to (a position for wordsFrom and insertLine) */
+  position(): number {
     return this.out.length;
   }
 
   /**
-   * Which of `words` (identifiers) the text printed since line `index` uses as whole words. A kept
+   * Which of `words` (identifiers) the text printed since `position` uses as whole words. A kept
    * function's lines are searched once per word list: a recompile's reused derivatives are not read again.
    */
-  wordsFrom(index: number, words: readonly string[]): Set<string> {
+  wordsFrom(position: number, words: readonly string[]): Set<string> {
     const key = words.join('|');
     const pattern = new RegExp(`\\b(?:${key})\\b`, 'g');
     const search = (text: string, into: Set<string>) => {
       for (const m of text.match(pattern) ?? []) into.add(m);
     };
     const found = new Set<string>();
-    for (let i = index; i < this.out.length; ) {
-      const kept = this.keptAt.get(i);
-      if (!kept) {
-        search(this.out[i++], found);
+    for (let i = position; i < this.out.length; i++) {
+      const x = this.out[i];
+      if (typeof x === 'string') {
+        search(x, found);
         continue;
       }
-      let used = kept.words.get(key);
+      let used = x.words.get(key);
       if (!used) {
         used = new Set();
-        search(keptText(kept), used);
-        kept.words.set(key, used);
+        search(keptText(x), used);
+        x.words.set(key, used);
       }
       for (const w of used) found.add(w);
-      i += kept.lines.length;
     }
     return found;
   }
 
-  /** a top-level line put in at `index`, once what it depends on is printed (the runtime import) */
-  insertLine(index: number, s: string): void {
-    this.out.splice(index, 0, s);
-    this.origins.splice(index, 0, undefined);
-    this.keptAt = new Map([...this.keptAt].map(([at, kept]) => [at >= index ? at + 1 : at, kept]));
+  /** a top-level line put in at `position`, once what it depends on is printed (the runtime import) */
+  insertLine(position: number, s: string): void {
+    this.out.splice(position, 0, s);
+    this.origins.splice(position, 0, undefined);
   }
 
   /**
@@ -169,7 +175,12 @@ export class Printer {
    * statement it differentiates), the function's for its header; undefined for lines of no statement.
    */
   lineOrigins(): (Loc | undefined)[] {
-    return this.origins.slice();
+    const all: (Loc | undefined)[] = [];
+    this.out.forEach((x, i) => {
+      if (typeof x === 'string') all.push(this.origins[i]);
+      else for (const o of x.origins) all.push(o);
+    });
+    return all;
   }
 
   raw(s: string): void {
@@ -431,6 +442,7 @@ export class Printer {
   /** print what follows as derivative code (see PrintOptions.packedZeros) */
   derivativeCode(): void {
     this.opts = { ...this.opts, packedZeros: true };
+    this.optsKey = undefined;
   }
 
   func(f: Func): void {
@@ -449,17 +461,17 @@ export class Printer {
    */
   exportedFunc(f: Func): void {
     if (this.depth !== 0 || this.at !== undefined) return this.func({ ...f, exported: true });
-    const opts = JSON.stringify(this.opts);
+    const opts = (this.optsKey ??= JSON.stringify(this.opts));
     let kept = printedFuncs.get(f);
     if (kept?.opts !== opts) {
       const p = new Printer(this.opts);
       p.func({ ...f, exported: true });
-      kept = { opts, lines: p.out, origins: p.origins, words: new Map() };
+      // (a printer of its own prints only lines: no kept function is nested in a function)
+      kept = { opts, lines: p.out as string[], origins: p.origins, words: new Map() };
       printedFuncs.set(f, kept);
     }
-    if (kept.lines.length) this.keptAt.set(this.out.length, kept);
-    for (const l of kept.lines) this.out.push(l);
-    for (const o of kept.origins) this.origins.push(o);
+    this.out.push(kept);
+    this.origins.push(undefined);
   }
 
   private funcAt(f: Func): void {

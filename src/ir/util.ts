@@ -418,10 +418,17 @@ function sameTree(a: unknown, b: unknown): boolean {
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameTree(x, b[i]));
   if (Array.isArray(b)) return false;
   const ra = a as Record<string, unknown>, rb = b as Record<string, unknown>;
-  if (ra.k !== rb.k) return false; // (most comparisons end here, before any key list is made)
-  const keys = (r: Record<string, unknown>) => Object.keys(r).filter((k) => k !== 'loc' && k !== 'ty' && r[k] !== undefined);
-  const ka = keys(ra);
-  return ka.length === keys(rb).length && ka.every((k) => sameTree(ra[k], rb[k]));
+  if (ra.k !== rb.k) return false; // (most comparisons end here)
+  // (the same keys, less positions, types and absent ones, holding the same trees; no key list is made:
+  // the compiler compares trees in many passes)
+  let n = 0;
+  for (const k in ra) {
+    if (k === 'loc' || k === 'ty' || ra[k] === undefined) continue;
+    if (!sameTree(ra[k], rb[k])) return false;
+    n++;
+  }
+  for (const k in rb) if (k !== 'loc' && k !== 'ty' && rb[k] !== undefined) n--;
+  return n === 0;
 }
 
 export function containsCall(e: Expr): boolean {

@@ -30,11 +30,17 @@ interface Entry {
   names: [string, string, string][];
   /** what the build left in ProgramInfo.fieldReads for the function, if anything */
   fieldReads: FieldReads | undefined;
-  /** the compile that last used it */
-  used: number;
+  /** the function's key, less the kind */
+  key: string;
 }
 
 const store = new Map<string, Entry>();
+/**
+ * the compile that last used each function's key, in any kind: a callee summary is asked only when a
+ * caller is built again, which may be many compiles after its last use, while the function's derivative
+ * (same key) is taken every compile; the summary lives as long as the derivative does
+ */
+const keyUsed = new Map<string, number>();
 let generation = 0;
 let enabled = true;
 /** the programs of the current compile that took something from the store */
@@ -52,12 +58,13 @@ export function beginCompile(reuse: boolean): void {
 }
 
 /**
- * Ends a compile: what neither it nor the one before used is dropped. Returns false when the compile
+ * Ends a compile: what neither it nor the one before used (in any kind) is dropped. Returns false when the compile
  * must be done again without reuse: it reused something in a program whose generated names collided
  * (which of them got the plain name depends on the order of asking, which reuse changes).
  */
 export function endCompile(): boolean {
-  for (const [k, e] of store) if (e.used < generation - 1) store.delete(k);
+  for (const [k, used] of keyUsed) if (used < generation - 1) keyUsed.delete(k);
+  for (const [k, e] of store) if (!keyUsed.has(e.key)) store.delete(k);
   enabled = true;
   const sound = ![...hitIn].some((info) => info.renamedAny());
   hitIn = new Set();
@@ -73,6 +80,7 @@ export function reusedInLastCompile(): number {
 /** Forgets every kept derivative (benchmarks timing a cold compile). */
 export function forgetReusedDerivatives(): void {
   store.clear();
+  keyUsed.clear();
 }
 
 /**
@@ -83,9 +91,9 @@ export function reused<T>(info: ProgramInfo, name: string, kind: string, build: 
   const key = keyOf(info, name);
   if (key === null) return build();
   const full = `${kind}\u0000${key}`;
+  keyUsed.set(key, generation);
   const hit = enabled ? store.get(full) : undefined;
   if (hit && hit.names.every(([f, s, n]) => info.generatedName(f, s) === n)) {
-    hit.used = generation;
     hitIn.add(info);
     hits++;
     if (hit.fieldReads !== undefined) info.fieldReads.set(name, hit.fieldReads);
@@ -93,7 +101,7 @@ export function reused<T>(info: ProgramInfo, name: string, kind: string, build: 
   }
   const names: [string, string, string][] = [];
   const value = info.watchGeneratedNames((f, s, n) => names.push([f, s, n]), build);
-  store.set(full, { value, names, fieldReads: info.fieldReads.get(name), used: generation });
+  store.set(full, { value, names, fieldReads: info.fieldReads.get(name), key });
   return value;
 }
 
