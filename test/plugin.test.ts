@@ -16,6 +16,7 @@ import ts from 'typescript';
 import { build as viteBuild } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import tsadPlugin from '../src/plugin/index.js';
+import { neededPart } from '../src/plugin/needed.js';
 import { ensureDistBuilt } from './support/build.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -53,6 +54,23 @@ const g1 = grad(primal)(w, x, b);
 console.log(JSON.stringify({ value, primal: loss(w, x, b), wb, xb, bb, slope, wb2, bb2, g, g1 }));
 `;
 
+/**
+ * grad(f) of a function of the module calling it (trial 25): the module imports 'tsad' and runs
+ * statements, and a constant has the name of f's parameter
+ */
+const SELF = `import { grad } from 'tsad';
+import { softplus } from './util.ts';
+const SCALE = 1.5;
+function loss(x: number[], g: number): number {
+  let s = 0;
+  for (const v of x) s += g * v * v;
+  return SCALE * softplus(-s);
+}
+const x = [0.5, 0.1];
+const dl = grad(loss, { wrt: ['x', 'g'] });
+console.log(JSON.stringify(dl(x, 1.5)));
+`;
+
 function primalLoss(w: number[], x: number[], b: number): number {
   let s = b;
   for (let i = 0; i < w.length; i++) s += w[i] * x[i];
@@ -84,6 +102,7 @@ beforeAll(() => {
   writeFileSync(join(dir, 'model.ts'), MODEL);
   writeFileSync(join(dir, 'util.ts'), UTIL);
   writeFileSync(join(dir, 'main.ts'), MAIN);
+  writeFileSync(join(dir, 'self.ts'), SELF);
   writeFileSync(join(dir, 'bad.ts'), 'export function f(x: number): number {\n  return x * Math.random();\n}\n');
   writeFileSync(join(dir, 'uses-bad.ts'), "import { f_b } from './bad.ts?tsad=f';\nconsole.log(f_b(1, 1));\n");
 }, 300_000);
@@ -105,8 +124,8 @@ const stripTypes: RollupPlugin = {
 type Bundler = 'esbuild' | 'rollup' | 'vite';
 
 /** Builds `entry` of the app with a bundler and the plugin; returns the bundle's file (its map beside it). */
-async function bundle(bundler: Bundler, entry: string): Promise<string> {
-  const out = join(dir, `out-${bundler}`);
+async function bundle(bundler: Bundler, entry: string, outDir = `out-${bundler}`): Promise<string> {
+  const out = join(dir, outDir);
   const file = join(out, entry.replace(/\.ts$/, '.js'));
   if (bundler === 'esbuild') {
     await esbuildApi.build({ entryPoints: [join(dir, entry)], bundle: true, format: 'esm', platform: 'node', outfile: file, sourcemap: true, logLevel: 'silent', plugins: [tsadPlugin.esbuild()] });
@@ -162,6 +181,18 @@ describe.each(['esbuild', 'rollup', 'vite'] as Bundler[])('%s', (bundler) => {
     expect(close(got.g1 as number[], dw)).toBe(true);
   });
 
+  it('grad(f) of a function of the module that calls it: the compiler is given what f needs of the module (trial 25)', async () => {
+    // (a directory of its own: Vite empties its output directory)
+    const self = await bundle(bundler, 'self.ts', `out-${bundler}-self`);
+    const [gx, gg] = JSON.parse(execFileSync(process.execPath, [self], { encoding: 'utf8' })) as [number[], number];
+    const loss = (x: number[], g: number) => 1.5 * Math.log(1 + Math.exp(-g * (x[0] * x[0] + x[1] * x[1])));
+    const h = 1e-6;
+    const dx = [0, 1].map((i) => (loss(i ? [0.5, 0.1 + h] : [0.5 + h, 0.1], 1.5) - loss(i ? [0.5, 0.1 - h] : [0.5 - h, 0.1], 1.5)) / (2 * h));
+    const dg = (loss([0.5, 0.1], 1.5 + h) - loss([0.5, 0.1], 1.5 - h)) / (2 * h);
+    expect(close(gx, dx) && close([gg], [dg])).toBe(true);
+    expect(readFileSync(self, 'utf8')).not.toMatch(/createSourceFile|function compileModule/);
+  });
+
   it('ships no compiler: neither TypeScript nor tsad compiler is in the bundle', () => {
     const text = readFileSync(file, 'utf8');
     expect(text).not.toMatch(/createSourceFile|Debug Failure/); // TypeScript
@@ -193,6 +224,27 @@ describe.each(['esbuild', 'rollup', 'vite'] as Bundler[])('%s', (bundler) => {
     expect(text).toContain('bad.ts:2:14');
     expect(text).toContain('Math.random() is non-deterministic');
     expect(text).toContain('return x * Math.random();');
+  });
+});
+
+describe('the part of a module a function needs (grad(f) of a function of the module calling it)', () => {
+  it('keeps what f reaches by name, through other declarations, and blanks the rest where it stands', () => {
+    const code = `import { grad } from 'tsad';
+import { softplus } from './util.ts';
+import { unused } from './other.ts';
+const K = 2, x = [1, 2];
+type Pair = [number, number];
+function scaled(v: number): number { return K * softplus(v); }
+function loss(x: Pair, g: number): number { const y: Pair = [x[0], x[1]]; return scaled(g * y[0]) + y[1]; }
+console.log(grad(loss)(x, 1));
+`;
+    const out = neededPart(code, 'app.ts', 'loss');
+    const kept = out.split('\n').map((l, i) => (l.trim() ? i + 1 : 0)).filter(Boolean);
+    expect(kept).toEqual([2, 4, 5, 6, 7]);
+    expect(out.length).toBe(code.length);
+    // (the constant declared beside K comes with it; the parameter x names no top-level declaration)
+    expect(out.split('\n')[3]).toBe('const K = 2, x = [1, 2];');
+    expect(neededPart(code, 'app.ts', 'nothere')).toBe(code);
   });
 });
 

@@ -832,6 +832,33 @@ function pathCost(x, opts, closed) {
     expect(() => grad(g)(1.5)).toThrow(/'g' takes 2 arguments \(x, k\), but was called with 1/);
   });
 
+  it('a string flag compared with a literal, left out or passed as undefined, is typed string (trial 25, R3)', () => {
+    const { root, pick } = load(
+      `
+function root(a, b, c, which) {
+  const disc = b * b - 4 * a * c;
+  if (disc < 0) return null;
+  const s = Math.sqrt(disc);
+  return which === 'minus' ? (-b - s) / (2 * a) : (-b + s) / (2 * a);
+}
+function pick(x, mode) { switch (mode) { case 'sq': return x * x; default: return Math.sin(x); } }`,
+      ['root', 'pick'],
+    );
+    for (const args of [[1, -3, 1], [1, -3, 1, undefined], [1, -3, 1, 'minus']]) checkProgram(root, args, [0, 1, 2]);
+    for (const args of [[0.7], [0.7, 'sq']]) checkProgram(pick, args, [0]);
+  });
+
+  it('a destructured options parameter left out: fields whose defaults are not literals, or that have none, are typed by their uses (trial 25, R2)', () => {
+    const { a1, a2 } = load(
+      `
+function a1(x, { scale = 2, shift = x * 0.5 } = {}) { return scale * x * x + shift; }
+function a2(x, { scale = 2, log } = {}) { const y = scale * x; return log ? Math.log(y) : y * y; }`,
+      ['a1', 'a2'],
+    );
+    for (const args of [[1.3], [1.3, { scale: 3 }], [1.3, { shift: 1 }]]) checkProgram(a1, args, [0]);
+    for (const args of [[1.3], [1.3, { log: true }], [1.3, { scale: 0.5 }]]) checkProgram(a2, args, [0]);
+  });
+
   it('a parameter no call passes, read only with a number in its place (`eps || 1e-5`, `opts = {}` read as `opts.g ?? 9.81`)', () => {
     const { center, fall } = load(
       `

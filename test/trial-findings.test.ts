@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkCompiled } from '../src/api/check.js';
 import { compile } from '../src/api/compile.js';
+import { compileHvp } from '../src/api/hessian.js';
 import { loadGenerated } from '../src/api/load.js';
 import { grad, hessian, hessianDiagonal, jacfwd, jacobian, jacrev, sparseHessian, valueAndGrad } from '../src/index.js';
 
@@ -1129,5 +1130,46 @@ describe("ES2023's findLast and findLastIndex (trial 25, R4: refused before)", (
     // the last element above, 2 (index 3), not the first, 1.5; the last below 0.9, -0.75 at index 2
     const f = loadGenerated(r.code, r.runtimeNames).f as (xs: number[], t: number) => number;
     expect(f([0.5, 1.5, -0.75, 2], 0.9)).toBeCloseTo(2 * 0.9 + -0.75 * 2, 12);
+describe('trial 25 (2026-11-28): refusals of code tsc accepts', () => {
+  it('the Hessian of a function reading a row of a module constant (R1: the row restored from the tape was taken for a shadow written)', () => {
+    const src = `const A = [[1, 2, 3]];
+function g(w: number[], a: number[][]): number { let s = 0; const row = a[0]; for (let i = 0; i < w.length; i++) s += row[i] * w[i] ** 3; return s; }
+export function f(w: number[]): number { return g(w, A); }`;
+    const r = compileHvp(src, { head: 'f', js: true, runtimeImport: null });
+    expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+    const A = [[1, 2, 3]];
+    const g = (w: number[], a: number[][]): number => { let s = 0; const row = a[0]; for (let i = 0; i < w.length; i++) s += row[i] * w[i] ** 3; return s; };
+    const H = hessian((w: number[]) => g(w, A), { scope: { g, A } })([0.3, -0.2, 1]) as number[][];
+    expect(H.map((row) => row.map((v) => Math.round(v * 1e9) / 1e9))).toEqual([[1.8, 0, 0], [0, -2.4, 0], [0, 0, 18]]);
+  });
+
+  it('the Hessian over rows of a scope matrix taken by forEach and reduce (R1, trial program r01)', () => {
+    function ridge(w: number[], X: number[][], y: number[], lam = 0.1): number {
+      let loss = 0;
+      X.forEach(function (row, i) {
+        const pred = row.reduce(function (s, v, j) { return s + v * w[j]; }, 0);
+        loss += (pred - y[i]) ** 2;
+      });
+      return loss / X.length + lam * w.reduce((s, v) => s + v * v, 0);
+    }
+    const X = [[1, 2], [3, -1], [0.5, 0.5]], y = [1, 0, 2];
+    const H = hessian((x: number[]) => ridge(x, X, y, 0.3), { scope: { ridge, X, y } })([0.3, -0.2]) as number[][];
+    // (2/3) XᵀX + 0.6 I
+    expect(H.map((row) => row.map((v) => Math.round(v * 1e9) / 1e9))).toEqual([[7.433333333, -0.5], [-0.5, 4.1]]);
+  });
+
+  it('a write through a reference restored from a tape still counts as a write into any parameter (module data passed there is refused)', () => {
+    refused(`import { Tape } from 'tsad/runtime';
+const W: number[][] = [[1, 2]];
+function h_fwd(tape: Tape, a: number[][]): void { const row = a[0]; tape.pushR(row); }
+function h_bwd(tape: Tape, a: number[][], xb: number[]): void { const row: number[] = tape.popR(); row[0] = xb[0]; }
+export function f(x: number[]): number {
+  const tape = Tape.acquire();
+  const xb = [0, 0];
+  h_fwd(tape, W);
+  h_bwd(tape, W, xb);
+  Tape.release(tape);
+  return x[0] * W[0][0];
+}`, 'f', 9, 3, /'f' writes into the module constant 'W'/);
   });
 });

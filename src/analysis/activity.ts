@@ -16,6 +16,8 @@ const NON_DIFF_INTR = new Set([
 /** Reference variables that may share storage, as union-find classes. */
 export class Aliases {
   private parent = new Map<string, string>();
+  /** with tape references kept apart (computeAliases' `popsApart`): a variable given one, whose class may be any parameter */
+  popped: string | null = null;
   rep(n: string): string {
     let p = this.parent.get(n);
     if (p === undefined) return n;
@@ -36,8 +38,10 @@ export class Aliases {
  * Alias classes of a function's references. `containers`: a reference stored into an array or object
  * joins the container's class (what writes through the container reach); without it, classes say only
  * which variables may be the same object (what a function returns, for returned-args.ts).
+ * `popsApart`: references restored from a tape form a class of their own (`popped`) instead of joining
+ * every parameter's, for an analysis that counts a write into that class as a write into any parameter.
  */
-export function computeAliases(f: Func, containers = true): Aliases {
+export function computeAliases(f: Func, containers = true, popsApart = false): Aliases {
   const al = new Aliases();
   const refParams = f.params.filter((p) => isRef(p.ty) && p.ty.k !== 'tape' && hasFloat(p.ty)).map((p) => p.name);
   // (the first variable given a reference restored from a tape: every other one may be the same array)
@@ -49,9 +53,10 @@ export function computeAliases(f: Func, containers = true): Aliases {
     if (value.k === 'intr' && value.fn === 'tape.popR') {
       // a reference restored from a tape may be any array this function was given, or any other one
       // restored (a forward sweep pushes one array under two names: `thomb = yb` for a destructured parameter)
-      for (const p of refParams) al.union(name, p);
+      if (!popsApart) for (const p of refParams) al.union(name, p);
       if (popped !== null) al.union(name, popped);
       else popped = name;
+      al.popped = popped;
       return;
     }
     const visit = (e: Expr) => {
@@ -99,6 +104,7 @@ export function computeAliases(f: Func, containers = true): Aliases {
 export type AliasClasses = Pick<Aliases, 'rep'>;
 
 const keptAliases = [perFunction((f) => computeAliases(f, false)), perFunction((f) => computeAliases(f, true))];
+const keptPopsApart = perFunction((f) => computeAliases(f, true, true));
 
 /** `computeAliases(f, containers)`, made once per function object (several whole-module analyses ask it) */
 export function aliasesOf(f: Func, containers = true): AliasClasses {
@@ -174,58 +180,63 @@ export interface ModuleSummary {
   writes: Map<string, Set<number>>;
 }
 
-/** the last answer per function table, with the functions it was computed from (a table changed in place is computed again) */
-const writesMemo = new WeakMap<Module['funcs'], { order: readonly string[]; funcs: Func[]; writes: Map<string, Set<number>> }>();
+/** the last answer per function table and alias model, with the functions it was computed from (a table changed in place is computed again) */
+const writesMemo = [false, true].map(() => new WeakMap<Module['funcs'], { order: readonly string[]; funcs: Func[]; writes: Map<string, Set<number>> }>());
 
 /**
  * Reference parameters each function may write, transitively. Several passes ask it of one module:
  * answered once per module, each caller getting its own copy of the sets.
+ * `popsApart`: in code that keeps references on a tape (differentiated code), a write through a
+ * reference restored from the tape may write any parameter, but a write through a parameter writes
+ * only that one. Without it a restored reference joins every parameter's class, so a write into any
+ * one of them counts as a write into all: right for activity, too coarse to say which one is written.
  */
-export function computeWrites(mod: Module): Map<string, Set<number>> {
-  const memo = writesMemo.get(mod.funcs);
+export function computeWrites(mod: Module, popsApart = false): Map<string, Set<number>> {
+  const memo = writesMemo[popsApart ? 1 : 0];
+  const kept = memo.get(mod.funcs);
   const funcs = mod.order.map((n) => mod.funcs.get(n)!);
-  const same = memo && memo.order.length === mod.order.length && memo.order.every((n, i) => n === mod.order[i]) && memo.funcs.every((f, i) => f === funcs[i]);
-  const writes = same ? memo.writes : computeWritesOnce(mod);
-  if (!same) writesMemo.set(mod.funcs, { order: [...mod.order], funcs, writes });
+  const same = kept && kept.order.length === mod.order.length && kept.order.every((n, i) => n === mod.order[i]) && kept.funcs.every((f, i) => f === funcs[i]);
+  const writes = same ? kept.writes : computeWritesOnce(mod, popsApart);
+  if (!same) memo.set(mod.funcs, { order: [...mod.order], funcs, writes });
   return new Map([...writes].map(([n, w]) => [n, new Set(w)]));
 }
 
 /** what a function writes by itself and what it passes to its calls (computeWrites' rounds change neither) */
 interface OwnWrites {
-  /** element and field stores: the alias class of what is stored into, and the target */
-  stores: { rep: string; target: LValue }[];
-  /** alias classes a writing intrinsic (or a tape push) changes */
+  /** element and field stores: the variable stored through, and the target */
+  stores: { root: string; target: LValue }[];
+  /** variables a writing intrinsic (or a tape push) changes */
   intrinsics: string[];
   calls: readonly CallRoots[];
 }
 
 const ownWrites = perFunction((f): OwnWrites => {
-  const al = aliasesOf(f);
   const out: OwnWrites = { stores: [], intrinsics: [], calls: callRoots(f) };
   forEachStmt(f.body, (s) => {
     if (s.k === 'assign' && s.target.k !== 'var') {
       const r = rootVar(s.target);
-      if (r) out.stores.push({ rep: al.rep(r), target: s.target });
+      if (r) out.stores.push({ root: r, target: s.target });
     }
     if (s.k === 'expr' && s.e.k === 'intr' && (WRITING_INTRINSICS.has(s.e.fn) || s.e.fn.startsWith('tape.push'))) {
       const r = rootVar(s.e.args[0]);
-      if (r) out.intrinsics.push(al.rep(r));
+      if (r) out.intrinsics.push(r);
     }
   });
   return out;
 });
 
-function computeWritesOnce(mod: Module): Map<string, Set<number>> {
-  const own = new Map<string, { written: Set<string>; calls: OwnWrites['calls']; rep: (v: string) => string }>();
+function computeWritesOnce(mod: Module, popsApart: boolean): Map<string, Set<number>> {
+  const own = new Map<string, { written: Set<string>; calls: OwnWrites['calls']; al: AliasClasses; popped: string | null }>();
   // (an instance's scratch contents are not state a caller sees: writing them writes nothing)
   const scratch = scratchFields(mod);
   for (const n of mod.order) {
     const f = mod.funcs.get(n)!;
-    const al = aliasesOf(f);
+    const apart = popsApart ? keptPopsApart(f) : null;
+    const al: AliasClasses = apart ?? aliasesOf(f);
     const { stores, intrinsics, calls } = ownWrites(f);
-    const written = new Set(intrinsics);
-    for (const st of stores) if (!writesScratch(st.target, scratch, n)) written.add(st.rep);
-    own.set(n, { written, calls, rep: (v) => al.rep(v) });
+    const written = new Set(intrinsics.map((r) => al.rep(r)));
+    for (const st of stores) if (!writesScratch(st.target, scratch, n)) written.add(al.rep(st.root));
+    own.set(n, { written, calls, al, popped: apart?.popped ?? null });
   }
   const writes = new Map<string, Set<number>>();
   for (const n of mod.order) writes.set(n, new Set());
@@ -233,7 +244,8 @@ function computeWritesOnce(mod: Module): Map<string, Set<number>> {
     changed = false;
     for (const n of mod.order) {
       const f = mod.funcs.get(n)!;
-      const { written: direct, calls, rep } = own.get(n)!;
+      const { written: direct, calls, al, popped } = own.get(n)!;
+      const rep = (v: string) => al.rep(v);
       const written = new Set(direct);
       for (const c of calls) {
         const w = writes.get(c.fn);
@@ -242,9 +254,11 @@ function computeWritesOnce(mod: Module): Map<string, Set<number>> {
           if (w.has(j) && r) written.add(rep(r));
         });
       }
+      // (a write through a reference restored from the tape may be a write into any parameter)
+      const anyParam = popped !== null && written.has(rep(popped));
       const mine = writes.get(n)!;
       f.params.forEach((p, j) => {
-        if ((isRef(p.ty) || (p.ty.k === 'opt' && isRef(p.ty.base))) && written.has(rep(p.name)) && !mine.has(j)) {
+        if ((isRef(p.ty) || (p.ty.k === 'opt' && isRef(p.ty.base))) && (anyParam || written.has(rep(p.name))) && !mine.has(j)) {
           mine.add(j);
           changed = true;
         }

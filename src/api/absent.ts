@@ -94,7 +94,16 @@ function typeOfUses(occ0: readonly ts.Node[], defaulted: Set<string> | null = nu
     const el = typeOfUses(elements);
     return /[ |{]/.test(el) ? `(${el})[]` : `${el}[]`;
   }
+  if (occ.some(stringishUse)) return 'string';
   return occ.some(boolishUse) ? 'boolean' : 'number';
+}
+
+/**
+ * The type of a field a destructuring pattern binds (`{ scale = 2, shift = x * 0.5, log } = {}`) that
+ * no literal default types: typed by the uses of the name it binds, as an absent value is.
+ */
+export function boundFieldType(fn: FunctionSource, name: string): string {
+  return typeOfUses(occurrences(fn, name));
 }
 
 /**
@@ -122,6 +131,18 @@ function constUses(at: ts.Node): ts.Node[] {
 
 const isBooleanLiteral = (n: ts.Node) => n.kind === ts.SyntaxKind.TrueKeyword || n.kind === ts.SyntaxKind.FalseKeyword;
 const BOOLISH = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken, ts.SyntaxKind.QuestionQuestionToken]);
+
+const EQUALITY = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+const isStringLiteral = (n: ts.Node) => ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n);
+
+/** a use that says the value is a string: compared with a string literal (`which === 'minus'`), or switched on over string cases */
+function stringishUse(at: ts.Node): boolean {
+  const e = outer(at);
+  const p = e.parent;
+  if (ts.isSwitchStatement(p) && p.expression === e) return p.caseBlock.clauses.some((c) => ts.isCaseClause(c) && isStringLiteral(skipParens(c.expression)));
+  if (!ts.isBinaryExpression(p) || !EQUALITY.has(p.operatorToken.kind)) return false;
+  return isStringLiteral(skipParens(p.left === e ? p.right : p.left));
+}
 
 /** a use that says the value is a flag: compared with `true`/`false`, or `?? true` */
 function boolishUse(at: ts.Node): boolean {
@@ -206,7 +227,8 @@ export function missingFieldsRead(fn: FunctionSource, i: number, present: readon
 
 /**
  * Whether the body of `fn` allows parameter `i` to be left out: it tests it (`p === undefined`, `p ==
- * null`, `p ?? d`, `typeof p`, `if (p)`, `!p`, `p ? a : b`, `p && …`, `p || …`). A parameter read
+ * null`, `p ?? d`, `typeof p`, `if (p)`, `!p`, `p ? a : b`, `p && …`, `p || …`, or compares it with a
+ * string, `p === 'minus'`, a flag that is simply not that string when left out). A parameter read
  * without a test is a missing argument, reported as such.
  */
 export function testsForAbsence(fn: FunctionSource, i: number): boolean {
@@ -217,6 +239,7 @@ export function testsForAbsence(fn: FunctionSource, i: number): boolean {
     const parent = e.parent;
     if (ts.isTypeOfExpression(parent) || (ts.isPrefixUnaryExpression(parent) && parent.operator === ts.SyntaxKind.ExclamationToken)) return true;
     if ((ts.isIfStatement(parent) || ts.isWhileStatement(parent)) && parent.expression === e) return true;
+    if (stringishUse(o)) return true;
     if (ts.isConditionalExpression(parent) && parent.condition === e) return true;
     if (!ts.isBinaryExpression(parent)) return false;
     const op = parent.operatorToken.kind;

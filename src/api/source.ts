@@ -3,6 +3,7 @@
 // or a class), its parameters, whether it calls itself, and the text with type annotations added.
 import ts from 'typescript';
 import { TsadError } from '../frontend/diagnostics.js';
+import { boundFieldType } from './absent.js';
 
 export interface FunctionSource {
   /** the source as a function expression or arrow (a method's text gets the `function` keyword) */
@@ -106,7 +107,7 @@ export function annotate(fn0: FunctionSource, types: readonly (string | null)[],
     // `{ tol = 1e-12, maxIter = 60 } = {}`: a field the pattern gives a default is optional, and one the
     // argument lacks is typed by its default
     // (left out, the argument gives no fields: the pattern's defaults type them)
-    if (ts.isObjectBindingPattern(p.name)) t = withPatternDefaults(/^\{.*\}$/.test(t) ? t : '{}', p.name);
+    if (ts.isObjectBindingPattern(p.name)) t = withPatternDefaults(/^\{.*\}$/.test(t) ? t : '{}', p.name, fn);
     out = out.slice(0, at) + `${left ? '?' : ''}: ${t}` + out.slice(at);
   }
   return out;
@@ -169,21 +170,25 @@ function defaultType(e: ts.Expression): string | null {
 
 /**
  * An object type's text with the fields a destructuring pattern gives defaults (`{ tol = 1e-12 }`)
- * optional, and those the type lacks added, typed by their defaults.
+ * optional, and those the type lacks added as optional: typed by their defaults where these are
+ * literals, else (`shift = x * 0.5`, or no default) by the uses of the names they bind (absent.ts).
  */
-function withPatternDefaults(type: string, pattern: ts.ObjectBindingPattern): string {
+function withPatternDefaults(type: string, pattern: ts.ObjectBindingPattern, fn: FunctionSource): string {
   const m = /^\{ (.*) \}$/.exec(type) ?? (type === '{}' ? ['', ''] : null);
   if (!m) return type;
   const fields = splitFields(m[1]);
   for (const el of pattern.elements) {
     const key = el.propertyName ?? el.name;
-    if (el.dotDotDotToken || !ts.isIdentifier(key) || !el.initializer) continue;
+    if (el.dotDotDotToken || !ts.isIdentifier(key)) continue;
     const at = fields.findIndex((f) => new RegExp(`^${key.text}\\??:`).test(f));
-    if (at >= 0) fields[at] = fields[at].replace(/^([\w$]+)\??:/, '$1?:');
-    else {
-      const t = defaultType(el.initializer);
-      if (t) fields.push(`${key.text}?: ${t}`);
+    if (at >= 0) {
+      if (el.initializer) fields[at] = fields[at].replace(/^([\w$]+)\??:/, '$1?:');
+      continue;
     }
+    // (a field bound to a nested pattern, `{ w: [a, b] }`, is left to the type the value gives)
+    if (!ts.isIdentifier(el.name)) continue;
+    const t = (el.initializer && defaultType(el.initializer)) ?? boundFieldType(fn, el.name.text);
+    fields.push(`${key.text}?: ${t}`);
   }
   return `{ ${fields.join('; ')} }`;
 }

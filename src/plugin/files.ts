@@ -13,14 +13,17 @@ export function resolveFile(spec: string, dir: string): string | null {
   return null;
 }
 
-/** The file and the files it imports by relative path, transitively: the compiler's input, by absolute path. */
-export function sourceFiles(file: string): Record<string, string> {
+/**
+ * The file and the files it imports by relative path, transitively: the compiler's input, by absolute
+ * path. `view` gives what of the first file is compiled (its imports are those of the view).
+ */
+export function sourceFiles(file: string, view: (text: string) => string = (t) => t): Record<string, string> {
   const files: Record<string, string> = {};
   const todo = [file];
   while (todo.length) {
     const f = todo.pop()!;
     if (f in files) continue;
-    const text = readFileSync(f, 'utf8');
+    const text = f === file ? view(readFileSync(f, 'utf8')) : readFileSync(f, 'utf8');
     files[f] = text;
     for (const imp of ts.preProcessFile(text, true, false).importedFiles) {
       if (!imp.fileName.startsWith('.')) continue;
@@ -31,3 +34,7 @@ export function sourceFiles(file: string): Record<string, string> {
   return files;
 }
 
+/** how TypeScript parses a file, by its extension */
+export function scriptKind(file: string): ts.ScriptKind {
+  return /\.[jt]sx$/.test(file) ? ts.ScriptKind.TSX : /\.[cm]?js$/.test(file) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+}

@@ -10,7 +10,7 @@ import { basename, dirname } from 'node:path';
 import ts from 'typescript';
 import type { CompileResult } from '../api/compile.js';
 import type { SourceMapV3 } from '../backend/source-map.js';
-import { resolveFile } from './files.js';
+import { resolveFile, scriptKind } from './files.js';
 
 interface Declared {
   /** the import specifier of the module declaring it, and its name there */
@@ -19,10 +19,6 @@ interface Declared {
   params: string[];
   /** why it cannot be compiled from its declared types (a parameter without a type), or null */
   untyped: string | null;
-}
-
-function scriptKind(file: string): ts.ScriptKind {
-  return /\.[jt]sx$/.test(file) ? ts.ScriptKind.TSX : /\.[cm]?js$/.test(file) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
 }
 
 /** top-level functions of a source file by name: `function f(…)`, `const f = (…) => …` / `function (…)` */

@@ -14,6 +14,7 @@ import { compile, normalizeModes, type CompileResult, type ModeName } from '../a
 import { formatDiagnostic, type Diagnostic } from '../frontend/diagnostics.js';
 import { resolveFile, sourceFiles } from './files.js';
 import { gradWrapper, rewriteGradCalls } from './grad.js';
+import { neededPart } from './needed.js';
 
 export { resolveFile, sourceFiles };
 
@@ -78,7 +79,8 @@ function buildError(ctx: UnpluginContext, diags: Diagnostic[], request: string):
 
 /** Compiles a request: JavaScript and its source map, or TypeScript for declarations. */
 export function compileRequest(req: TsadRequest, opts: { js: boolean; runtime: string }): CompileResult & { files: Record<string, string>; wrtGrad?: string[] } {
-  const files = sourceFiles(req.file);
+  // (a grad(f) call's function may be one of the app module calling it: the compiler is given what f needs of it)
+  const files = sourceFiles(req.file, req.grad ? (text) => neededPart(text, req.file, req.head) : undefined);
   const base = { head: req.head, js: opts.js, runtimeImport: opts.runtime, sourceMap: opts.js };
   if (req.grad) {
     // the gradient wrapper needs the reverse mode, with respect to what `grad` names (default: the first independent)
@@ -89,9 +91,17 @@ export function compileRequest(req: TsadRequest, opts: { js: boolean; runtime: s
       const params = all.manifest.find((m) => m.mode === 'reverse')?.params.filter((p) => p.role === 'primal').map((p) => p.name) ?? [];
       wrt = [all.wrt.includes(params[0]) ? params[0] : all.wrt[0]];
     }
-    return { ...compile(files, { ...base, modes: ['reverse'], wrt }), files, wrtGrad: wrt };
+    return { ...withSourceAsWritten(compile(files, { ...base, modes: ['reverse'], wrt }), req.file), files, wrtGrad: wrt };
   }
   return { ...compile(files, { ...base, ...(req.modes ? { modes: req.modes } : {}), ...(req.wrt ? { wrt: req.wrt } : {}) }), files };
+}
+
+/** the result with its source map showing `file` as written, not the part of it that was compiled (needed.ts) */
+function withSourceAsWritten(r: CompileResult, file: string): CompileResult {
+  const at = r.map?.sources.indexOf(file) ?? -1;
+  if (!r.map?.sourcesContent || at < 0) return r;
+  const sourcesContent = r.map.sourcesContent.map((c, i) => (i === at ? readFileSync(file, 'utf8') : c));
+  return { ...r, map: { ...r.map, sourcesContent } };
 }
 
 /** The name of a request's declaration file: beside the source, `model.ts.tsad-loss[-modes_reverse…].d.ts`. */

@@ -37,7 +37,9 @@ const namesModuleData = perFunction((f) => {
 });
 
 export function refuseWritesToModuleData(mod: Module): void {
-  const writes = computeWrites(mod);
+  // (differentiated code restores references from its tape: a write through one of them still counts as
+  // a write into every parameter, but a shadow's write is not taken for one into the data beside it)
+  const writes = computeWrites(mod, true);
   for (const n of mod.order) {
     const f = mod.funcs.get(n)!;
     if (!namesModuleData(f)) continue;
