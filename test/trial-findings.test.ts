@@ -1130,6 +1130,9 @@ describe("ES2023's findLast and findLastIndex (trial 25, R4: refused before)", (
     // the last element above, 2 (index 3), not the first, 1.5; the last below 0.9, -0.75 at index 2
     const f = loadGenerated(r.code, r.runtimeNames).f as (xs: number[], t: number) => number;
     expect(f([0.5, 1.5, -0.75, 2], 0.9)).toBeCloseTo(2 * 0.9 + -0.75 * 2, 12);
+  });
+});
+
 describe('trial 25 (2026-11-28): refusals of code tsc accepts', () => {
   it('the Hessian of a function reading a row of a module constant (R1: the row restored from the tape was taken for a shadow written)', () => {
     const src = `const A = [[1, 2, 3]];
