@@ -8,7 +8,7 @@ import type { Expr, LValue, Stmt } from '../../ir/types.js';
 import { BOOL, exprEq, forEachExpr, forEachStmt, INT, isRef, NUM, rootVar, stmtExprs, tyOf, VOID } from '../../ir/util.js';
 import type { ProgramInfo } from '../context.js';
 import { TransformError } from '../tangent.js';
-import { type AdjointContext, aliasRep, bwhole, type Pair, tapeOp } from './context.js';
+import { type AdjointContext, aliasRep, bwhole, type Pair, positions, tapeOp } from './context.js';
 
 /**
  * may a store of a number into `target` grow its array? An array born of a literal (`[]`), a row of one
@@ -139,19 +139,65 @@ export function withinLength(cx: AdjointContext, target: Extract<LValue, { k: 'i
   const counter = offsetForm(c.a);
   const bound = offsetForm(c.b);
   if (counter.base?.k !== 'var' || counter.base.name !== i.name) return false;
-  const d = delta(bound.base);
+  const d = delta(bound.base) ?? allocatedBefore(cx, arr, loop, bound.base);
   // i + counter.off < bound + bound.off, so index = i + index.off < bound + bound.off - counter.off + index.off
   if (d === null || bound.off - counter.off + index.off > (c.op === '<' ? d : d - 1)) return false;
   const root = rootVar(target);
+  // (the index, the array and what the bound reads keep their values through the body)
+  const fixed = new Set([i.name, ...(arr.k === 'var' ? [arr.name] : []), ...boundVars(bound.base)]);
   let unsafe = false;
   forEachStmt(loop.body, (st) => {
-    if ((st.k === 'assign' && st.target.k === 'var' && st.target.name === i.name) || (st.k === 'decl' && st.name === i.name)) unsafe = true;
+    if ((st.k === 'assign' && st.target.k === 'var' && fixed.has(st.target.name)) || (st.k === 'decl' && fixed.has(st.name))) unsafe = true;
     for (const e of stmtExprs(st))
       forEachExpr(e, (x) => {
         if ((x.k === 'call' || x.k === 'intr') && x.args.some((a) => { const r = rootVar(a); return !!r && !!root && aliasRep(cx, r) === aliasRep(cx, root); })) unsafe = true;
       });
   });
   return !unsafe;
+}
+
+/** the variable a bound reads: `n`, or `xs` in `xs.length` */
+function boundVars(b: Expr | null): string[] {
+  if (b?.k === 'var') return [b.name];
+  if (b?.k === 'len' && b.obj.k === 'var') return [b.obj.name];
+  return [];
+}
+
+/**
+ * The allocation just before the loop, in the same statement list: `diff = new Array(xi.length)` then
+ * `for (j = 0; j < xi.length; j++) diff[j] = …` (how `xi.map(…)` is lowered). δ when the array's last
+ * definition before the loop allocates `bound + δ` elements and nothing in between assigns the array or
+ * the bound's variable, changes the bound array's length, or shortens the array.
+ */
+function allocatedBefore(cx: AdjointContext, arr: Expr, loop: Stmt, bound: Expr | null): number | null {
+  const vars = boundVars(bound);
+  if (arr.k !== 'var' || !bound || !vars.length) return null;
+  const pos = positions(cx).get(loop);
+  if (!pos) return null;
+  const rep = aliasRep(cx, arr.name);
+  for (let k = pos.index - 1; k >= 0; k--) {
+    const st = pos.list[k];
+    const def = st.k === 'decl' && st.name === arr.name ? st.init : st.k === 'assign' && st.target.k === 'var' && st.target.name === arr.name ? st.value : undefined;
+    if (def !== undefined) {
+      if (!def || def.k !== 'alloc' || (def.ty.k === 'arr' && def.ty.typed)) return null;
+      const form = offsetForm(def.len);
+      if (!form.base || !exprEq(form.base, bound)) return null;
+      const between = pos.list.slice(k + 1, pos.index + 1);
+      if (bound.k === 'len' && lengthsChangedIn(cx, between).has(aliasRep(cx, vars[0]))) return null;
+      return form.off;
+    }
+    let touched = false;
+    forEachStmt([st], (x) => {
+      const name = x.k === 'decl' ? x.name : x.k === 'assign' && x.target.k === 'var' ? x.target.name : null;
+      if (name && (name === arr.name || vars.includes(name))) touched = true;
+      for (const e of stmtExprs(x))
+        forEachExpr(e, (y) => {
+          if (y.k === 'intr' && (y.fn === 'pop' || y.fn === 'truncate') && y.args[0] && rootVar(y.args[0]) !== null && aliasRep(cx, rootVar(y.args[0])!) === rep) touched = true;
+        });
+    });
+    if (touched) return null;
+  }
+  return null;
 }
 
 /** `e` as `base + off` for an integer constant `off` (`i + 1`, `n - 2`, `a.length`, `3`) */
