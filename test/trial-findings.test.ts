@@ -1176,3 +1176,21 @@ export function f(x: number[]): number {
 }`, 'f', 9, 3, /'f' writes into the module constant 'W'/);
   });
 });
+
+describe('fill(v, start, end) (trial 25, R4: refused before)', () => {
+  it('bounds from the start and from the end, clamped as JavaScript does, on plain and typed arrays', () => {
+    const src = `export function f(xs: number[], c: number): number {
+  const a = xs.slice();
+  a.fill(c * c, 1);
+  const b = xs.slice().fill(c, -2, -1);
+  const t = new Float64Array(xs.length);
+  t.fill(c + 1, 1, 3);
+  return a[0] * a[2] + b[2] * b[3] + t[0] + t[1] * t[2] * xs[0] + a.fill(0.5, 10)[0];
+}`;
+    const r = compile({ 'f.ts': src }, { head: 'f', js: true, runtimeImport: null });
+    const rep = checkCompiled(r, loadGenerated(r.code, r.runtimeNames), 'f', [[0.5, 1.5, -0.75, 2], 0.7]);
+    expect(rep.ok, rep.messages.join('; ')).toBe(true);
+    const f = loadGenerated(r.code, r.runtimeNames).f as (xs: number[], c: number) => number;
+    expect(f([0.5, 1.5, -0.75, 2], 0.7)).toBeCloseTo(3.59, 12);
+  });
+});

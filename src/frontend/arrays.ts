@@ -631,13 +631,21 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       return evaluated && buildByPush(h, e, { ...ot, ro: false }, evaluated, 'array.concat', 'joined');
     }
     case 'fill': {
-      if (args.length !== 1) return h.err(e, args.length ? '`fill` with start/end is not supported' : '`fill` needs a value', 'write a loop');
+      if (args.length < 1 || args.length > 3) return h.err(e, args.length ? '`fill` takes a value, a start and an end' : '`fill` needs a value', 'write a loop');
       if (h.inCondition()) return h.err(e, '`fill` inside a condition is not supported', 'fill the array in a statement first');
       const arr = named();
       const val = h.expr(args[0]);
       if (!val) return null;
       if (isRef(tyOf(val))) return h.err(e, '`fill` with an array or object would share one value between all elements', 'write a loop storing a fresh value in each element');
-      for (const s of fillLoop(h, arr, val, loc)) h.emit(tag(s, 'array.fill', loc));
+      // (`fill(v, start, end)`: bounds relative and clamped as `slice`'s are)
+      const from = args[1] ? h.expr(args[1]) : null;
+      const to = args[2] ? h.expr(args[2]) : null;
+      if ((args[1] && !from) || (args[2] && !to)) return null;
+      for (const [a, x] of [[args[1], from], [args[2], to]] as const)
+        if (a && x && tyOf(x).k !== 'int' && (tyOf(x).k !== 'num' || containsCall(x))) return h.err(a, '`fill` bounds must be numbers computed without calls here', 'compute the bound into a variable first');
+      const len: Expr = { k: 'len', obj: arr };
+      const range = from ? { from: clamp(integer(from), len), to: to ? clamp(integer(to), len) : len } : undefined;
+      for (const s of fillLoop(h, arr, val, loc, range)) h.emit(tag(s, 'array.fill', loc));
       return arr;
     }
     case 'toSorted':
@@ -852,11 +860,12 @@ function integer(x: Expr): Expr {
   return { k: 'cond', c: { k: 'intr', fn: 'Number.isNaN', args: [x], ty: BOOL }, a: int(0), b: { k: 'intr', fn: 'Math.trunc', args: [x], ty: INT }, ty: INT };
 }
 
-/** JavaScript's relative index: `r < 0 ? max(len + r, 0) : min(r, len)` (a literal ≥ 0 needs only the min) */
+/** JavaScript's relative index: `r < 0 ? max(len + r, 0) : min(r, len)` (a literal needs only one side) */
 function clamp(r: Expr, len: Expr): Expr {
   const min: Expr = { k: 'intr', fn: 'Math.min', args: [r, len], ty: INT };
   if (r.k === 'num' && r.v >= 0) return r.v === 0 ? r : min;
   const max: Expr = { k: 'intr', fn: 'Math.max', args: [{ k: 'bin', op: '+', a: len, b: r, ty: INT }, int(0)], ty: INT };
+  if (r.k === 'num') return { ...max, args: [{ k: 'bin', op: '-', a: len, b: int(-r.v), ty: INT }, int(0)] };
   return { k: 'cond', c: { k: 'bin', op: '<', a: r, b: int(0), ty: BOOL }, a: max, b: min, ty: INT };
 }
 
@@ -864,7 +873,7 @@ function clamp(r: Expr, len: Expr): Expr {
  * `a.fill(v)`: a loop of element stores. A value that is not a literal or a name is computed once into a
  * constant first (JavaScript evaluates the argument once).
  */
-export function fillLoop(h: ArrayHost, arr: Expr, val: Expr, loc: Loc): Stmt[] {
+export function fillLoop(h: ArrayHost, arr: Expr, val: Expr, loc: Loc, range?: { from: Expr; to: Expr }): Stmt[] {
   const out: Stmt[] = [];
   let x = val;
   if (x.k !== 'num' && x.k !== 'var' && x.k !== 'global' && x.k !== 'bool') {
@@ -874,7 +883,18 @@ export function fillLoop(h: ArrayHost, arr: Expr, val: Expr, loc: Loc): Stmt[] {
   }
   const i = h.fresh('i');
   const et = tyOf(arr).k === 'arr' ? (tyOf(arr) as ArrTy).elem : NUM;
-  out.push({ ...countUp(i, int(0), { k: 'len', obj: arr }, [{ k: 'assign', target: { k: 'idx', obj: arr, index: v(i, INT), ty: et }, value: x }]), loc });
+  let from: Expr = int(0);
+  let to: Expr = { k: 'len', obj: arr };
+  if (range) {
+    // (the bounds evaluated once, before the value: JavaScript's order of the arguments is value, start, end,
+    // each an expression without calls here, so only the naming matters)
+    const lo = h.fresh('from');
+    const hi = h.fresh('to');
+    out.push({ k: 'decl', name: lo, ty: INT, init: range.from, konst: true, loc }, { k: 'decl', name: hi, ty: INT, init: range.to, konst: true, loc });
+    from = v(lo, INT);
+    to = v(hi, INT);
+  }
+  out.push({ ...countUp(i, from, to, [{ k: 'assign', target: { k: 'idx', obj: arr, index: v(i, INT), ty: et }, value: x }]), loc });
   return out;
 }
 

@@ -2237,14 +2237,14 @@ class FunctionLowering {
     const pa = e.expression as ts.PropertyAccessExpression;
     const arr = this.expr(pa.expression);
     if (!arr) return null;
-    if (arr.k !== 'var') {
-      // `o.a.fill(v)`, `m[i].fill(v)`: through a constant naming the array (src/frontend/arrays.ts)
+    if (arr.k !== 'var' || e.arguments.length > 1) {
+      // `o.a.fill(v)`, `m[i].fill(v)`: through a constant naming the array; `a.fill(v, start, end)`: its
+      // bounds checked and clamped there too (src/frontend/arrays.ts)
       arrayMethod(this.hooks, e, 'fill', arr);
       return null;
     }
     const val = e.arguments[0] ? this.expr(e.arguments[0]) : null;
     if (!val) return null;
-    if (e.arguments.length > 1) return this.err(e, '`fill` with start/end is not supported', 'write a loop');
     const loop = fillLoop(this.hooks, arr, val, this.ctx.locOf(e));
     this.pre.push(...loop.slice(0, -1));
     return loop[loop.length - 1];

@@ -2348,7 +2348,9 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
     case 6: {
       const w = pick(writable(c).filter((x) => !x.tup), s.s);
       if (!w) return;
-      const call = s.form === 5 ? `fill(${value(s.q)})` : 'reverse()';
+      // (a third of the fills from a start, or between a start and an end counted from the end)
+      const bounds = s.q % 3 === 1 ? ', 1' : s.q % 3 === 2 ? ', -2, -1' : '';
+      const call = s.form === 5 ? `fill(${value(s.q)}${bounds})` : 'reverse()';
       if (s.form === 6 && s.v % 4 === 2) {
         // (ES2023's reversed copy: a new array, the source unchanged)
         c.emit(`const ${name} = ${w.name}.toReversed();`);
