@@ -48,6 +48,24 @@ function agree(src: string, head: string, args: unknown[], tol = 1e-10, extra: P
   return coarse;
 }
 
+describe('segments outlined by coarsening', () => {
+  it('a run declaring a variable that code after it assigns (a nullable array\'s flag) is not outlined (fuzz seed 23 #4: "prevIsSet is not defined")', () => {
+    const src = `export function f(a: number[], b: number[]): number {
+  let fo = 0.5 * b[0];
+  let prev: number[] | undefined;
+  const v = b[1] * 2;
+  if (prev !== undefined) fo += 0.5 * Math.tanh(v - prev[0] * prev[1]);
+  prev = a;
+  for (let i = 0; i < 2; i++) {
+    if (prev !== undefined) fo += 0.5 * Math.tanh(b[i] - prev[0] * prev[1]);
+    prev = a;
+  }
+  return fo + 0.25 * (prev === undefined ? 0.5 : prev[1]);
+}`;
+    agree(src, 'f', [[0.3, -0.7], [0.5, 1.2]], 1e-10, {}, false);
+  });
+});
+
 describe('whole-function SOIs', () => {
   const loopBranch = `
 export function f(x: number, a: number[], p: number): number {

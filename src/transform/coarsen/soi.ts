@@ -88,6 +88,15 @@ export function outlineSegments(f: Func, fits: (seg: Func) => boolean, fresh: (b
     });
     return out;
   };
+  /** the variables assigned by statements outside `except` */
+  const allAssigns = (except: readonly Stmt[]): Set<string> => {
+    const skip = new Set(except);
+    const out = new Set<string>();
+    forEachStmt(f.body, (s) => {
+      if (!skip.has(s) && s.k === 'assign' && s.target.k === 'var') out.add(s.target.name);
+    });
+    return out;
+  };
   const runs: Run[] = [];
 
   /** the segment of list[from, to), or null */
@@ -113,6 +122,10 @@ export function outlineSegments(f: Func, fits: (seg: Func) => boolean, fresh: (b
     if (endsFunction ? outs.length !== 0 : outs.length !== 1) return null;
     const out = outs[0];
     if (out !== undefined && (types.get(out)?.k !== 'num' || twice.has(out))) return null;
+    // a variable the run declares and code outside it assigns (a nullable's flag, `prevIsSet = true`
+    // after the run) would lose its declaration: not a segment
+    const assignedOutside = allAssigns([...inner]);
+    if ([...declaredTop].some((v) => v !== out && assignedOutside.has(v))) return null;
     const read = reads(run);
     const liveIn = [...new Set([...read, ...assigned])].filter((v) => !declaredTop.has(v) && !declaredNested.has(v) && types.has(v));
     if ([...read].some((v) => !types.has(v) && !declaredTop.has(v) && !declaredNested.has(v))) return null; // module data or a closure's: not a parameter
