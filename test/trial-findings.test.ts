@@ -1074,6 +1074,36 @@ describe('the length of an array that grows by stores past its end, read by the 
   }
   return s;
 }`,
+    past_allocation: `export function f(xs: number[]): number {
+  const a: number[] = new Array(1).fill(0);
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) {
+    a[i + 1] = xs[i];
+    s += a[i] * a.length;
+  }
+  return s;
+}`,
+    index_and_push: `function sq(v: number): number { return v * v; }
+export function f(xs: number[]): number {
+  const a: number[] = [];
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) {
+    if (i % 2 === 0) a[i] = sq(xs[i]);
+    else a.push(xs[i] * 3);
+    s += a.length * a[a.length - 1];
+  }
+  return s;
+}`,
+    length_before_push: `export function f(xs: number[]): number {
+  const a: number[] = [];
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const k = a.length + 1;
+    a.push(xs[i]);
+    s += a[k - 1] * k;
+  }
+  return s;
+}`,
     helper: `function fill(out: number[], k: number, v: number): void {
   out[k] = v;
 }

@@ -4214,7 +4214,8 @@ export function render(spec: ProgSpec): Rendered {
         else if (grow === 5) c.emit(`const ${r}: number[][] = [];`, `${r}.push([]);`, loop, `  ${r}[0][${k}] = ${body};`, '}', `return ${r}[0];`);
         else c.emit(`const ${r} = { v: [] as number[] };`, loop, `  ${r}.v[${k}] = ${body};`, '}', `return ${r}.v;`);
       } else {
-        c.emit(`const ${r}: number[] = [];`);
+        // (grown upwards from `new Array(1)` as well: an allocation stored past its end grows like a literal)
+        c.emit(grow === 1 && spec.cols % 2 === 1 ? `const ${r}: number[] = new Array<number>(1).fill(0);` : `const ${r}: number[] = [];`);
         c.emit(grow === 3 ? `for (let ${k} = ${spec.rl - 1}; ${k} >= 0; ${k}--) {` : `for (let ${k} = 0; ${k} < ${spec.rl}; ${k}++) {`, ...count);
         // (downwards, the element below is still a hole when tested: the fallback is taken, as in JavaScript;
         // tested by `??` or in a statement)

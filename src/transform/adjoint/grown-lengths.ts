@@ -8,6 +8,7 @@ import type { Expr, LValue, Stmt } from '../../ir/types.js';
 import { BOOL, exprEq, forEachExpr, forEachStmt, INT, isRef, NUM, rootVar, stmtExprs, tyOf, VOID } from '../../ir/util.js';
 import type { ProgramInfo } from '../context.js';
 import { TransformError } from '../tangent.js';
+import { assignsVar } from './util.js';
 import { type AdjointContext, aliasRep, bwhole, type Pair, positions, tapeOp } from './context.js';
 
 /**
@@ -51,9 +52,8 @@ export function bornLiteral(cx: AdjointContext): Set<string> {
   for (const name of literalVars(cx.f)) out.add(aliasRep(cx, name));
   // (`new Array(n)` too: a store at n or beyond grows it like any other array)
   forEachStmt(cx.f.body, (st) => {
-    const name = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
-    const v = st.k === 'decl' ? st.init : st.k === 'assign' ? st.value : null;
-    if (name && v?.k === 'alloc' && v.ty.k === 'arr' && !v.ty.typed) out.add(aliasRep(cx, name));
+    const d = definition(st);
+    if (d?.value?.k === 'alloc' && d.value.ty.k === 'arr' && !d.value.ty.typed) out.add(aliasRep(cx, d.name));
   });
   const params = literalParamsOf(cx.info);
   for (const p of cx.f.params) if (params.has(`${cx.f.name}\0${p.name}`)) out.add(aliasRep(cx, p.name));
@@ -177,8 +177,9 @@ function allocatedBefore(cx: AdjointContext, arr: Expr, loop: Stmt, bound: Expr 
   const rep = aliasRep(cx, arr.name);
   for (let k = pos.index - 1; k >= 0; k--) {
     const st = pos.list[k];
-    const def = st.k === 'decl' && st.name === arr.name ? st.init : st.k === 'assign' && st.target.k === 'var' && st.target.name === arr.name ? st.value : undefined;
-    if (def !== undefined) {
+    const d = definition(st);
+    if (d?.name === arr.name) {
+      const def = d.value;
       if (!def || def.k !== 'alloc' || (def.ty.k === 'arr' && def.ty.typed)) return null;
       const form = offsetForm(def.len);
       if (!form.base || !exprEq(form.base, bound)) return null;
@@ -186,16 +187,7 @@ function allocatedBefore(cx: AdjointContext, arr: Expr, loop: Stmt, bound: Expr 
       if (bound.k === 'len' && lengthsChangedIn(cx, between).has(aliasRep(cx, vars[0]))) return null;
       return form.off;
     }
-    let touched = false;
-    forEachStmt([st], (x) => {
-      const name = x.k === 'decl' ? x.name : x.k === 'assign' && x.target.k === 'var' ? x.target.name : null;
-      if (name && (name === arr.name || vars.includes(name))) touched = true;
-      for (const e of stmtExprs(x))
-        forEachExpr(e, (y) => {
-          if (y.k === 'intr' && (y.fn === 'pop' || y.fn === 'truncate') && y.args[0] && rootVar(y.args[0]) !== null && aliasRep(cx, rootVar(y.args[0])!) === rep) touched = true;
-        });
-    });
-    if (touched) return null;
+    if ([arr.name, ...vars].some((n) => assignsVar(st, n)) || shortened(cx, [st]).has(rep)) return null;
   }
   return null;
 }
@@ -217,21 +209,23 @@ function offsetForm(e: Expr): { base: Expr | null; off: number } {
  * length nothing changes; and no array of its alias class is ever shortened by a `pop`.
  */
 function allocLength(cx: AdjointContext, arr: Expr): { base: Expr | null; off: number } | null {
-  if (arr.k !== 'var' || cx.f.params.some((p) => p.name === arr.name)) return null;
-  const rep = aliasRep(cx, arr.name);
+  if (arr.k !== 'var') return null;
+  let byName = allocCache.get(cx);
+  if (!byName) allocCache.set(cx, (byName = new Map()));
+  if (!byName.has(arr.name)) byName.set(arr.name, allocLengthOf(cx, arr.name));
+  return byName.get(arr.name)!;
+}
+const allocCache = new WeakMap<AdjointContext, Map<string, { base: Expr | null; off: number } | null>>();
+
+function allocLengthOf(cx: AdjointContext, name: string): { base: Expr | null; off: number } | null {
+  if (cx.f.params.some((p) => p.name === name) || shortened(cx, cx.f.body).has(aliasRep(cx, name))) return null;
   let len: Expr | null = null;
   let ok = true;
   forEachStmt(cx.f.body, (st) => {
-    const name = st.k === 'decl' ? st.name : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
-    const v = st.k === 'decl' ? st.init : st.k === 'assign' ? st.value : null;
-    if (name === arr.name) {
-      if (!v || v.k !== 'alloc' || (len && !exprEq(v.len, len))) ok = false;
-      else len = v.len;
-    }
-    for (const e of stmtExprs(st))
-      forEachExpr(e, (x) => {
-        if (x.k === 'intr' && (x.fn === 'pop' || x.fn === 'truncate') && x.args[0] && rootVar(x.args[0]) !== null && aliasRep(cx, rootVar(x.args[0])!) === rep) ok = false;
-      });
+    const d = definition(st);
+    if (d?.name !== name) return;
+    if (!d.value || d.value.k !== 'alloc' || (len && !exprEq(d.value.len, len))) ok = false;
+    else len = d.value.len;
   });
   if (!ok || !len) return null;
   const form = offsetForm(len);
@@ -239,8 +233,28 @@ function allocLength(cx: AdjointContext, arr: Expr): { base: Expr | null; off: n
   const v = b === null ? null : b.k === 'var' ? b : b.k === 'len' && b.obj.k === 'var' ? b.obj : undefined;
   if (v === undefined) return null;
   if (v && !unchanging(cx, v.name)) return null;
-  if (b?.k === 'len' && lengthsChangedIn(cx, cx.f.body).has(aliasRep(cx, v!.name))) return null;
+  if (b?.k === 'len' && lengthsChangedInFunction(cx).has(aliasRep(cx, v!.name))) return null;
   return form;
+}
+
+/** the variable a statement declares or assigns whole, and its value (null for `let x;`) */
+function definition(st: Stmt): { name: string; value: Expr | null } | null {
+  if (st.k === 'decl') return { name: st.name, value: st.init };
+  if (st.k === 'assign' && st.target.k === 'var') return { name: st.target.name, value: st.value };
+  return null;
+}
+
+/** the arrays (alias representatives) a `pop` or a length set back in `list` shortens */
+function shortened(cx: AdjointContext, list: Stmt[]): Set<string> {
+  const out = new Set<string>();
+  forEachStmt(list, (st) => {
+    for (const e of stmtExprs(st))
+      forEachExpr(e, (x) => {
+        const r = x.k === 'intr' && (x.fn === 'pop' || x.fn === 'truncate') && x.args[0] ? rootVar(x.args[0]) : null;
+        if (r) out.add(aliasRep(cx, r));
+      });
+  });
+  return out;
 }
 
 /** a parameter never assigned, or a variable declared once at the function's top level and never assigned */
@@ -344,6 +358,13 @@ function anyObservation(cx: AdjointContext, rep: string): boolean {
  * a store that may grow its array, or a call that writes the array (it may push). A length read again
  * in the backward sweep (recomputation) is the forward sweep's only where none of these intervene.
  */
+export function lengthsChangedInFunction(cx: AdjointContext): Set<string> {
+  let out = changedCache.get(cx);
+  if (!out) changedCache.set(cx, (out = lengthsChangedIn(cx, cx.f.body)));
+  return out;
+}
+const changedCache = new WeakMap<AdjointContext, Set<string>>();
+
 export function lengthsChangedIn(cx: AdjointContext, list: Stmt[]): Set<string> {
   const out = new Set<string>();
   const add = (e: Expr) => {

@@ -12,7 +12,7 @@ import { BOOL, directiveArgs, exprEq, forEachExpr, forEachStmt, INT, isRef, mapE
 import { bref, declAsAssign, increments, invariantInLoop, linctx, linearizeAt, refAdjoint } from './assign.js';
 import { type AdjointContext, adjointTy, primalNames, aliasRep, bwhole, exprVaried, hasB, type Pair, positions, scratchOf, tapeOp, tyOfLocal, variedIn, zerosLike } from './context.js';
 import { firstPrivateDef } from './loops/fused-reduction.js';
-import { lengthRestore, lengthsChangedIn } from './grown-lengths.js';
+import { lengthRestore, lengthsChangedIn, lengthsChangedInFunction } from './grown-lengths.js';
 import { freshValueAdjoint, isRowStore, shadowIsRestored } from './references.js';
 import { giveBack, keptByPass, type KeptByPass, reusableShadows, shadowZeroedFor } from './reused-shadows.js';
 import { assignsVar } from './util.js';
@@ -379,7 +379,7 @@ export function shapeDefAtEnd(cx: AdjointContext, name: string): Expr | null {
   const params = new Set(cx.f.params.map((p) => p.name));
   const slotsWritten = bodyFacts(cx).writtenFrom(0, true);
   // (numbers stored past an array's end, into a parameter some caller passes a literal, change its length)
-  if (last.def.k === 'len' && rootVar(last.def) && lengthsChangedIn(cx, cx.f.body).has(aliasRep(cx, rootVar(last.def)!))) return null;
+  if (last.def.k === 'len' && rootVar(last.def) && lengthsChangedInFunction(cx).has(aliasRep(cx, rootVar(last.def)!))) return null;
   let ok = true;
   forEachExpr(last.def, (x) => {
     if (x.k !== 'var') return;
