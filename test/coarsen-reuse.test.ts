@@ -9,7 +9,7 @@ import { compile, type CompileResult } from '../src/api/compile.js';
 import { rng } from '../src/api/values.js';
 import { formatDiagnostic } from '../src/frontend/diagnostics.js';
 import { lowerTerms } from '../src/transform/coarsen/convert.js';
-import { byLoop, carriedAcrossIterations, continuousNodes, sharedProducts, sharedReciprocals } from '../src/transform/coarsen/reuse.js';
+import { byLoop, carriedAcrossIterations, continuousNodes, invariantFactors, sharedProducts, sharedReciprocals } from '../src/transform/coarsen/reuse.js';
 import * as T from '../src/transform/coarsen/terms.js';
 import { Printer } from '../src/backend/print.js';
 import type { Expr } from '../src/ir/types.js';
@@ -85,6 +85,32 @@ describe('reciprocals and products shared in partials', () => {
   });
 });
 
+describe('factors of a product free of the loop’s index', () => {
+  const [a, b, d, s, k] = ['a', 'b', 'd', 's', 'k'].map((n) => T.sym(n));
+  const xi = T.at('x', i);
+  const varies = (t: T.Term) => T.dependsOn(t, i);
+  it('4·(x[i] − d)·(0.5/√x[i])·s: the seed product 2·s before the loop, divided by the root in it', () => {
+    const root = T.fn('Math.sqrt', xi);
+    const diff = T.sub(xi, d);
+    const split = invariantFactors(T.mul(T.num(4), diff, T.div(T.num(0.5), root), s), varies)!;
+    expect(split.invariant).toBe(T.mul(T.num(2), s));
+    expect(split.product(T.sym('P'))).toBe(T.mul(diff, T.div(T.sym('P'), root)));
+    // (a numerator that varies takes nothing: a·s·k·(x[i]/b) → (a·s·k)·…, one product before the loop)
+    const q = invariantFactors(T.mul(s, k, xi, T.div(xi, b)), varies)!;
+    expect(q.invariant).toBe(T.mul(s, k));
+    expect(q.product(T.sym('P'))).toBe(T.mul(xi, T.div(xi, b), T.sym('P')));
+  });
+
+  it('nothing where nothing is saved, nor where the folded coefficient would overflow or underflow', () => {
+    expect(invariantFactors(T.mul(s, xi, T.at('x', next)), varies)).toBeNull(); // (one factor free of i: as it is)
+    expect(invariantFactors(T.mul(T.num(3), xi), varies)).toBeNull();
+    expect(invariantFactors(T.mul(s, k), varies)).toBeNull(); // (free of i entirely: hoisted whole, elsewhere)
+    expect(invariantFactors(T.mul(T.num(1e300), xi, T.div(T.num(1e300), xi)), varies)).toBeNull();
+    expect(invariantFactors(T.mul(T.num(1e-300), xi, T.div(T.num(1e-300), xi)), varies)).toBeNull();
+    expect(invariantFactors(T.mul(T.num(4), xi, T.div(T.num(0.25), xi)), varies)!.invariant).toBe(T.num(1));
+  });
+});
+
 const opts = (head: string, wrt: string[], coarsen: boolean) => ({ head, wrt, js: true, runtimeImport: null, coarsen });
 
 function agree(src: string, head: string, wrt: string[], args: unknown[][]): CompileResult {
@@ -154,6 +180,16 @@ export function energy(p: number[], rest: number[], k: number): number {
     const c = agree(src, 'energy', ['p', 'k'], [[pts(0), [], 3], [pts(1), [1], 3], [pts(2), [1, 1], 3], [pts(12), lengths(12), 3]]);
     const vjp = vjpOf(c, 'energy');
     expect(vjp).toMatch(/pb\[\w+\] -= (\w+);[\s\S]*pb\[\w+\] \+= \1;|pb\[\w+\] \+= (\w+);\s*pb\[\w+\] -= \2;/);
+    // (per spring one root and one division, squares as products, 2·(0.5·k·yb) once before the loop:
+    // (d − r)·(2t/d) for 4·(d − r)·(0.5/d)·t)
+    const loop = vjp.slice(vjp.lastIndexOf('for (')); // (k's adjoint, a sum, comes first)
+    expect(vjp).not.toMatch(/\*\* 2/);
+    expect(loop.match(/Math\.sqrt/g)!.length).toBe(1);
+    expect(loop.match(/ \/ /g)!.length).toBe(1);
+    expect(loop).toMatch(/\((\w+) - rest\[\w+\]\) \* \((\w+) \/ \1\)/);
+    const seed = /const (\w+) = 0\.5 \* k \* yb;/.exec(vjp)![1];
+    const twice = new RegExp(`const (\\w+) = 2 \\* ${seed};`).exec(vjp.slice(0, vjp.lastIndexOf('for (')))![1];
+    expect(loop).toMatch(new RegExp(`\\(\\w+ - rest\\[\\w+\\]\\) \\* \\(${twice} \\/ \\w+\\)`));
   });
 
   it('nested loops: values carried in the inner one, an element only the outer index moves summed per outer iteration', () => {

@@ -109,11 +109,14 @@ function node(t: Term, sub: (t: Term) => Expr, opts: ToIROptions): Expr {
     case 'sym':
       return { k: 'var', name: symName(t, opts), ty: t.role === 'var' ? NUM : INT };
     case 'add': {
+      // a term with a negative coefficient prints as a subtraction
+      const negated = (a: Term): Term | null => (a.k === 'mul' && a.args[0].k === 'num' && a.args[0].v < 0 ? (a.args[0].v === -1 ? T.mul(...a.args.slice(1)) : T.mul(T.num(-a.args[0].v), ...a.args.slice(1))) : a.k === 'num' && a.v < 0 ? T.num(-a.v) : null);
+      // (−a + b as b − a: the same sum, exactly, without the negation)
+      const args = t.args.length >= 2 && negated(t.args[0]) && !negated(t.args[1]) ? [t.args[1], t.args[0], ...t.args.slice(2)] : t.args;
       let out: Expr | null = null;
-      for (const a of t.args) {
-        // a term with a negative coefficient prints as a subtraction
-        const negated = a.k === 'mul' && a.args[0].k === 'num' && a.args[0].v < 0 ? (a.args[0].v === -1 ? T.mul(...a.args.slice(1)) : T.mul(T.num(-a.args[0].v), ...a.args.slice(1))) : a.k === 'num' && a.v < 0 ? T.num(-a.v) : null;
-        if (out && negated) out = b2('-', out, sub(negated));
+      for (const a of args) {
+        const minus = negated(a);
+        if (out && minus) out = b2('-', out, sub(minus));
         else out = out ? b2('+', out, sub(a)) : sub(a);
       }
       return out!;
@@ -123,7 +126,9 @@ function node(t: Term, sub: (t: Term) => Expr, opts: ToIROptions): Expr {
       return t.args.map(sub).reduce((x, y) => b2('*', x, y));
     }
     case 'pow':
-      return b2('**', sub(t.base), sub(t.exp));
+      // (the same value: V8's pow returns x * x for the exponent 2, as its optimizing tiers compile it;
+      // it is what the source wrote before the simplifier merged the factors, and needs no call)
+      return squared(t) ? b2('*', sub(t.base), sub(t.base)) : b2('**', sub(t.base), sub(t.exp));
     case 'div':
       return b2('/', sub(t.a), sub(t.b));
     case 'fn':
@@ -148,6 +153,9 @@ function node(t: Term, sub: (t: Term) => Expr, opts: ToIROptions): Expr {
       throw new Error('toIR: Σ/Π need statements (lowerTerm)');
   }
 }
+
+/** a power with the exponent 2 (printed as a product: its base is read twice) */
+const squared = (t: Term): boolean => t.k === 'pow' && t.exp.k === 'num' && t.exp.v === 2;
 
 /** the product of factors, a leading −1 as a negation */
 function product(fs: readonly Expr[]): Expr {
@@ -285,6 +293,7 @@ export function lowerTerms(roots: readonly Term[], fresh: (hint: string) => stri
     uses.set(x, c + 1);
     if (c > 0 || opts.given?.has(x)) return;
     for (const k of factors(x) ?? T.children(x)) count(k);
+    if (squared(x)) count((x as Extract<Term, { k: 'pow' }>).base);
   };
   for (const t of roots) count(t);
   const bigops = [...uses.keys()].filter((x): x is BigOp => x.k === 'sum' || x.k === 'prod');

@@ -30,7 +30,7 @@ import type { Expr, Func, Module, Param, Stmt, Ty } from '../../ir/types.js';
 import { declaredNames, INT, NUM } from '../../ir/util.js';
 import { Names } from '../linearize.js';
 import { CARRIED, fromIR, invariantParts, lowerTerms, NotATerm, type ToIROptions } from './convert.js';
-import { carriedAcrossIterations } from './reuse.js';
+import { carriedAcrossIterations, continuousNodes, invariantFactors } from './reuse.js';
 import { differentiate } from './differentiate.js';
 import { elevate, ElevateUnsupported } from './elevate.js';
 import { NoClosedForm } from './phi.js';
@@ -260,7 +260,12 @@ function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, 
       if (g === ZERO) continue;
       // (a read's contribution is added or subtracted: c·t and −c·t share their product)
       const { op, term } = part.k === 'at' ? signed(g) : { op: '+' as const, term: g };
-      items.push({ part, seed: depth > 0 ? hoist(term) : term, op });
+      items.push({ part, seed: term, op });
+    }
+    if (depth > 0) {
+      // (in a loop: the factors of a contribution free of the loop's indices multiplied once, before it)
+      const continuous = continuousNodes(items.flatMap((x) => (x.part.k === 'at' ? [x.seed, x.part.index] : [x.seed])));
+      for (const x of items) x.seed = hoist(continuous.has(x.seed) ? hoistFactors(x.seed) : x.seed);
     }
     const naming: ToIROptions = { ...base, name: (s) => loopVars.get(s) ?? baseName(s) };
     const roots = items.flatMap((x) => (x.part.k === 'at' ? [x.seed, x.part.index] : [x.seed]));
@@ -354,6 +359,25 @@ function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, 
       else stmts.push({ k: 'if', c: tests.reduce((a, b) => ({ k: 'bin', op: '&&', a, b, ty: { k: 'bool' } })), then: block, else: [] });
     }
     return null;
+  };
+  /** a product with its factors free of every index computed once, in `out` before the loops (reuse.ts) */
+  const hoistFactors = (t: Term): Term => {
+    const split = invariantFactors(t, (f) => [...T.freeSyms(f)].some((s) => s.role === 'index'));
+    if (!split) return t;
+    const p = split.invariant;
+    if (p.k === 'num' || p.k === 'sym') return split.product(p);
+    if (!hoisted.has(p)) {
+      const low = lowerTerms([p], (h) => names.fresh(h), { ...base, name: baseName });
+      out.push(...low.stmts);
+      let e = low.values[0];
+      if (e.k !== 'var') {
+        const tmp = names.fresh('t');
+        out.push({ k: 'decl', name: tmp, ty: NUM, init: e, konst: true });
+        e = v(tmp, NUM);
+      }
+      hoisted.set(p, T.sym(e.name));
+    }
+    return split.product(hoisted.get(p)!);
   };
   /** loop-invariant parts of a term inside a loop: computed once, in `out` before the loops */
   const hoist = (t: Term): Term => {
