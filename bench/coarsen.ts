@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../evals/paths.js';
 import { cpuMs, maxErr, measureClocks, wallMs } from './harness.js';
+import { zerosLike } from '../src/runtime/arrays.js';
 import { bgdError, brachistochroneTime, logisticPotential, springEnergy } from './workloads/coarsen-apps.js';
 
 type Fn = (...args: unknown[]) => unknown;
@@ -102,23 +103,28 @@ function build(src: string, head: string, wrt: string[], coarsen: CompileOptions
 }
 
 /**
- * f_b's call with a seed of 1: array adjoints zeroed per call, the returned adjoints and arrays summed.
- * The argument list is built once, as the primal's is (the same arrays each call): building it per call
- * timed the harness's own allocation with the gradient, not with the primal.
+ * The gradient as tsad's gradient entry points take it (`grad` compiled by the bundler plugin, and
+ * `<head>_grad`): fresh zero adjoint arrays from the runtime's `zerosLike` on each call, then f_b with a
+ * seed of 1; the returned adjoints and arrays summed. (Zeroing arrays kept from call to call costs about
+ * as much with a loop and twice as much with `fill(0)` on short ones: BENCHMARKS.md.) The argument list is
+ * built once, as the primal's is (the same arrays each call): building it per call timed the harness's
+ * own allocation with the gradient, not with the primal.
  */
 function gradientCall(c: Compiled, head: string, args: unknown[]): () => number {
   const entry = c.r.manifest.find((m) => m.name === `${head}_b`)!;
   const f = c.mod[`${head}_b`];
   const names = entry.params.filter((p) => p.role === 'primal').map((p) => p.name);
   const byName = new Map(names.map((n, i) => [n, args[i]]));
-  const adjoints = entry.params.filter((p) => p.role === 'adjoint').map((p) => new Array<number>((byName.get(p.of!) as number[]).length).fill(0));
-  let j = 0;
-  const call = entry.params.map((p) => (p.role === 'seed' ? 1 : p.role === 'adjoint' ? adjoints[j++] : byName.get(p.name)));
+  const call = entry.params.map((p) => (p.role === 'seed' ? 1 : p.role === 'adjoint' ? null : byName.get(p.name)));
+  const slots = entry.params.flatMap((p, k) => (p.role === 'adjoint' ? [{ k, of: byName.get(p.of!) as number[] }] : []));
   return () => {
-    for (const a of adjoints) a.fill(0);
+    for (const a of slots) call[a.k] = zerosLike(a.of);
     const out = f(...call);
     let s = typeof out === 'number' ? out : Array.isArray(out) ? (out as number[]).reduce((a, b) => a + b, 0) : 0;
-    for (const a of adjoints) s += a[0] + a[a.length - 1];
+    for (const a of slots) {
+      const z = call[a.k] as number[];
+      s += z[0] + z[z.length - 1];
+    }
     return s;
   };
 }
