@@ -105,8 +105,8 @@ function build(src: string, head: string, wrt: string[], coarsen: CompileOptions
 /**
  * The gradient as tsad's gradient entry points take it (`grad` compiled by the bundler plugin, and
  * `<head>_grad`): fresh zero adjoint arrays from the runtime's `zerosLike` on each call, then f_b with a
- * seed of 1; the returned adjoints and arrays summed. (Zeroing arrays kept from call to call costs about
- * as much with a loop and twice as much with `fill(0)` on short ones: BENCHMARKS.md.) The argument list is
+ * seed of 1; the returned adjoints and arrays summed. (Zeroing arrays kept from call to call costs less
+ * with a loop, more with `fill(0)`: BENCHMARKS.md.) The argument list is
  * built once, as the primal's is (the same arrays each call): building it per call timed the harness's
  * own allocation with the gradient, not with the primal.
  */
