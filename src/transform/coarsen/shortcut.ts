@@ -360,41 +360,32 @@ function scatterArrays(result: Term, seed: Term, adjointOf: ReadonlyMap<string, 
     }
     return null;
   };
-  /** a product with its factors free of every index computed once, in `out` before the loops (reuse.ts) */
-  const hoistFactors = (t: Term): Term => {
-    const split = invariantFactors(t, (f) => [...T.freeSyms(f)].some((s) => s.role === 'index'));
-    if (!split) return t;
-    const p = split.invariant;
-    if (p.k === 'num' || p.k === 'sym') return split.product(p);
-    if (!hoisted.has(p)) {
-      const low = lowerTerms([p], (h) => names.fresh(h), { ...base, name: baseName });
-      out.push(...low.stmts);
-      let e = low.values[0];
-      if (e.k !== 'var') {
+  /** terms free of every index computed once, in `out` before the loops, then read from their temporaries */
+  const computeBefore = (parts: readonly Term[]): void => {
+    const fresh = parts.filter((p) => !hoisted.has(p));
+    if (!fresh.length) return;
+    const low = lowerTerms(fresh, (h) => names.fresh(h), { ...base, name: baseName });
+    out.push(...low.stmts);
+    fresh.forEach((p, j) => {
+      let e = low.values[j];
+      if (e.k !== 'var' && e.k !== 'num') {
         const tmp = names.fresh('t');
         out.push({ k: 'decl', name: tmp, ty: NUM, init: e, konst: true });
         e = v(tmp, NUM);
       }
-      hoisted.set(p, T.sym(e.name));
-    }
-    return split.product(hoisted.get(p)!);
+      hoisted.set(p, e.k === 'var' ? T.sym(e.name) : p);
+    });
+  };
+  /** a product with its factors free of every index multiplied once, before the loops (reuse.ts) */
+  const hoistFactors = (t: Term): Term => {
+    const split = invariantFactors(t, (f) => [...T.freeSyms(f)].some((s) => s.role === 'index'));
+    if (!split) return t;
+    if (split.invariant.k !== 'num' && split.invariant.k !== 'sym') computeBefore([split.invariant]);
+    return split.product(hoisted.get(split.invariant) ?? split.invariant);
   };
   /** loop-invariant parts of a term inside a loop: computed once, in `out` before the loops */
   const hoist = (t: Term): Term => {
-    const fresh = invariantParts(t).filter((p) => !hoisted.has(p));
-    if (fresh.length) {
-      const low = lowerTerms(fresh, (h) => names.fresh(h), { ...base, name: baseName });
-      out.push(...low.stmts);
-      fresh.forEach((p, j) => {
-        let e = low.values[j];
-        if (e.k !== 'var' && e.k !== 'num') {
-          const tmp = names.fresh('t');
-          out.push({ k: 'decl', name: tmp, ty: NUM, init: e, konst: true });
-          e = v(tmp, NUM);
-        }
-        hoisted.set(p, e.k === 'var' ? T.sym(e.name) : p);
-      });
-    }
+    computeBefore(invariantParts(t));
     return replaceAll(t, hoisted);
   };
   return scope(result, seed, out, new Map(), 0, null);
