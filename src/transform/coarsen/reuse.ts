@@ -1,9 +1,11 @@
 // Reuse the lowering of partials can make beyond structural CSE (issue 19, code generation): values
-// carried from one iteration of a loop to the next, and one reciprocal for several divisions by the
-// same denominator.
+// carried from one iteration of a loop to the next, one reciprocal for several divisions by the same
+// denominator, parts shared by several products, and a product's factors free of a loop's indices
+// multiplied once before it.
 //
 // Carrying is exact: the value computed at iteration i for i + 1 is the same expression on the same
-// operands. A division a/b lowered as a·(1/b) rounds differently: that is for derivative code only,
+// operands. A division a/b lowered as a·(1/b), and a product associated otherwise, round differently:
+// that is for derivative code only,
 // never a value the source returns, a branch decision, an index or a loop bound — `continuous` says
 // which nodes feed values only through operations continuous in them, where a rounding difference
 // stays a rounding difference.
