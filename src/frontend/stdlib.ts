@@ -17,7 +17,7 @@ export const DEFAULT_LIB = `${LIB_DIR}/${STD_LIBS[0]}`;
 type LibReader = (fileName: string) => string | undefined;
 
 let reader: LibReader = readFromTypeScriptPackage;
-const texts = new Map<string, string | undefined>();
+const texts = new Map<string, string>();
 const parsed = new Map<string, ts.SourceFile>();
 
 /** Replace where lib texts come from (an embedding without a file system); clears the cache. */
@@ -27,10 +27,14 @@ export function setLibReader(read: LibReader): void {
   parsed.clear();
 }
 
-/** a lib file's text by its name, read once */
+/** a lib file's text by its name, read once it is found (one not found is asked for again) */
 function libText(name: string): string | undefined {
-  if (!texts.has(name)) texts.set(name, reader(name));
-  return texts.get(name);
+  let text = texts.get(name);
+  if (text === undefined) {
+    text = reader(name);
+    if (text !== undefined) texts.set(name, text);
+  }
+  return text;
 }
 
 function readFromTypeScriptPackage(fileName: string): string | undefined {
