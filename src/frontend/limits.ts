@@ -65,21 +65,30 @@ export function checkTreeDepth(sf: ts.SourceFile, display: string, diags: Diagno
 }
 
 function checkStatementDepth(top: ts.Node, sf: ts.SourceFile, display: string, diags: DiagnosticBag): boolean {
-  const stack: [ts.Node, number][] = [[top, 0]];
-  while (stack.length) {
-    const [n, d] = stack.pop()!;
+  // (a stack, not recursion: the tree may be deeper than the call stack; nodes and depths side by side,
+  // and one callback for all nodes, since this visits every node of the file)
+  const nodes: ts.Node[] = [top];
+  const depths: number[] = [0];
+  let d = 0;
+  let isExpr = false;
+  let chain: ts.Node | null = null;
+  const push = (c: ts.Node) => {
+    nodes.push(c);
+    depths.push(isExpr ? d + (c === chain ? 0.5 : 1) : ts.isBlock(c) ? 0 : d);
+  };
+  while (nodes.length) {
+    const n = nodes.pop()!;
+    d = depths.pop()!;
     if (d > MAX_DEPTH) {
       const { line, character } = sf.getLineAndCharacterOfPosition(n.getStart(sf));
       diags.error({ file: display, line: line + 1, col: character + 1 }, `expression nested more than ${MAX_DEPTH} levels deep (a very long chain of operators?): too deep to compile safely`, 'split it into several statements, e.g. accumulate a sum in a loop or in partial sums');
       return false;
     }
-    const isExpr = ts.isExpression(n) || ts.isParenthesizedExpression(n);
+    isExpr = ts.isExpression(n) || ts.isParenthesizedExpression(n);
     // (a chain of binary operators, `a + b + c + …`, counts half a level per link: TypeScript checks
     // such chains without recursion, and tsad's passes take about twice as many links as nested calls)
-    const chain = ts.isBinaryExpression(n) && ts.isBinaryExpression(n.left) ? n.left : null;
-    n.forEachChild((c) => {
-      stack.push([c, isExpr ? d + (c === chain ? 0.5 : 1) : ts.isBlock(c) ? 0 : d]);
-    });
+    chain = ts.isBinaryExpression(n) && ts.isBinaryExpression(n.left) ? n.left : null;
+    n.forEachChild(push);
   }
   return true;
 }

@@ -176,6 +176,24 @@ export function hostPaths(names: Iterable<string>): Map<string, string> {
   return out;
 }
 
+/**
+ * The checker with each node's symbol resolved once: the lowering asks for the symbol of a name it reads
+ * several times (is it an inlined body's parameter, a local function, a variable, a refused
+ * declaration?), and TypeScript resolves the name through its scopes again on every call. The answer
+ * is a fact of the program, which does not change while it is lowered.
+ */
+function resolvingOnce(checker: ts.TypeChecker): ts.TypeChecker {
+  const symbols = new Map<ts.Node, ts.Symbol | undefined>();
+  const cached: ts.TypeChecker = Object.create(checker);
+  cached.getSymbolAtLocation = (node) => {
+    if (symbols.has(node)) return symbols.get(node);
+    const sym = checker.getSymbolAtLocation(node);
+    symbols.set(node, sym);
+    return sym;
+  };
+  return cached;
+}
+
 /** the host paths each program was made with, for lowerProgram's file names */
 const programPaths = new WeakMap<ts.Program, Map<string, string>>();
 
@@ -217,6 +235,9 @@ export function createProgram(files: Map<string, string>, extra: ts.CompilerOpti
     readFile: (f) => (f === LIB_FILE ? LIB_SOURCE : isStdLibPath(f) ? stdLibText(f) : byPath.get(f)),
     directoryExists: () => true,
     getDirectories: () => [],
+    // as tsc parses: JSDoc in TypeScript files only where it can matter to an error (`@see`, `@link`);
+    // tsad reads none, and the standard library's files are mostly JSDoc
+    jsDocParsingMode: ts.JSDocParsingMode.ParseForTypeErrors,
   };
   // tsad's additions come after the standard library and before the user's files
   const program = ts.createProgram({ rootNames: [LIB_FILE, ...byPath.keys()], options: { ...OPTIONS, lib: STD_LIBS, ...extra }, host });
@@ -321,7 +342,7 @@ export interface LowerOptions {
 
 /** Lowers the whole compilation. Diagnostics go to `diags`; the module holds what lowered cleanly. */
 export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags: DiagnosticBag, sources: Map<string, string> = new Map(), options: LowerOptions = {}): Module {
-  const checker = program.getTypeChecker();
+  const checker = resolvingOnce(program.getTypeChecker());
   const { only, trace } = options;
   const mod: Module = { funcs: new Map(), globals: new Map(), order: [], types: new Map(), failed: new Map() };
   const funcByDecl = new Map<ts.Node, string>();

@@ -41,23 +41,29 @@ export function bodyDefaults(body: ts.Block, params: readonly ts.ParameterDeclar
     const sym = checker.getSymbolAtLocation(x);
     return sym ? bySymbol.get(sym) : undefined;
   };
+  if (!bySymbol.size) return found;
   // (a statement of the body's own list runs once; before it, nothing may read the parameter)
   const mentioned = new Set<ts.ParameterDeclaration>();
+  const names = new Set([...bySymbol.values()].map((p) => (p.name as ts.Identifier).text));
   for (const s of body.statements) {
     const d = defaultStatement(s, paramOf);
     if (d && !mentioned.has(d.param)) found.set(d.param, d.def);
-    for (const p of mentions(s, bySymbol, checker)) mentioned.add(p);
+    for (const p of mentions(s, names, bySymbol, checker)) mentioned.add(p);
   }
   // (a parameter assigned again, or read by a nested function, keeps the existing rule)
   for (const [p, def] of [...found]) if (usedOtherwise(body, p, def.stmt, checker)) found.delete(p);
   return found;
 }
 
-/** the parameters a statement names (anywhere in it, nested functions included) */
-function mentions(s: ts.Node, bySymbol: ReadonlyMap<ts.Symbol, ts.ParameterDeclaration>, checker: ts.TypeChecker): ts.ParameterDeclaration[] {
+/**
+ * the parameters a statement names (anywhere in it, nested functions included); only identifiers
+ * spelt as one of `names` are resolved (an identifier with another text cannot denote the parameter)
+ */
+function mentions(s: ts.Node, names: ReadonlySet<string>, bySymbol: ReadonlyMap<ts.Symbol, ts.ParameterDeclaration>, checker: ts.TypeChecker): ts.ParameterDeclaration[] {
   const out: ts.ParameterDeclaration[] = [];
   const visit = (n: ts.Node): void => {
     if (ts.isIdentifier(n)) {
+      if (!names.has(n.text)) return;
       const sym = checker.getSymbolAtLocation(n);
       const p = sym && bySymbol.get(sym);
       if (p) out.push(p);

@@ -17,12 +17,24 @@ export const DEFAULT_LIB = `${LIB_DIR}/${STD_LIBS[0]}`;
 type LibReader = (fileName: string) => string | undefined;
 
 let reader: LibReader = readFromTypeScriptPackage;
+const texts = new Map<string, string>();
 const parsed = new Map<string, ts.SourceFile>();
 
 /** Replace where lib texts come from (an embedding without a file system); clears the cache. */
 export function setLibReader(read: LibReader): void {
   reader = read;
+  texts.clear();
   parsed.clear();
+}
+
+/** a lib file's text by its name, read once it is found (one not found is asked for again) */
+function libText(name: string): string | undefined {
+  let text = texts.get(name);
+  if (text === undefined) {
+    text = reader(name);
+    if (text !== undefined) texts.set(name, text);
+  }
+  return text;
 }
 
 function readFromTypeScriptPackage(fileName: string): string | undefined {
@@ -70,14 +82,17 @@ export function isStdLibPath(path: string): boolean {
   return path.startsWith(`${LIB_DIR}/`);
 }
 
-/** The parsed lib file at a host path under LIB_DIR, shared across compilations. */
+/**
+ * The parsed lib file at a host path under LIB_DIR, shared across compilations. Parsed without parent
+ * pointers (the checker's binder sets them), and as the host's options say (its JSDoc parsing mode).
+ */
 export function stdLibSourceFile(path: string, lang: ts.ScriptTarget | ts.CreateSourceFileOptions): ts.SourceFile | undefined {
   const name = path.slice(LIB_DIR.length + 1);
   let sf = parsed.get(name);
   if (!sf) {
-    const text = reader(name);
+    const text = libText(name);
     if (text === undefined) return undefined;
-    sf = ts.createSourceFile(path, text, lang, true);
+    sf = ts.createSourceFile(path, text, lang);
     parsed.set(name, sf);
   }
   return sf;
@@ -85,5 +100,5 @@ export function stdLibSourceFile(path: string, lang: ts.ScriptTarget | ts.Create
 
 /** the text of a lib file at a host path, for the host's readFile */
 export function stdLibText(path: string): string | undefined {
-  return stdLibSourceFile(path, ts.ScriptTarget.Latest)?.text;
+  return libText(path.slice(LIB_DIR.length + 1));
 }
