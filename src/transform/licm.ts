@@ -25,9 +25,21 @@ export function hoistInvariantLoads(f: Func, alsoFresh: Iterable<string> = []): 
  * loaded once before the loops that read them: nothing else of this pass.
  */
 export function hoistInvariantFields(f: Func): Func {
-  const names = new Names(declaredNames(f));
-  const body = inBody(f.body, new Set(), names, new Set(f.params.map((p) => p.name)), true);
+  // (most functions read no array field of an object: then there is nothing to load, and no loop to look into)
+  const body = readsArrayFields(f.body) ? inBody(f.body, new Set(), new Names(declaredNames(f)), new Set(f.params.map((p) => p.name)), true) : f.body;
   return { ...f, body: propagateCopies(body) };
+}
+
+/** does an expression of `body` read an array or object field of an object variable (what hoistInvariantFields loads)? */
+function readsArrayFields(body: Stmt[]): boolean {
+  let found = false;
+  forEachStmt(body, (s) => {
+    for (const e of stmtExprs(s))
+      forEachExpr(e, (x) => {
+        if (x.k === 'field' && x.obj.k === 'var' && isRef(x.ty) && tyOf(x.obj).k === 'obj') found = true;
+      });
+  });
+  return found;
 }
 
 /**

@@ -251,8 +251,24 @@ class Digest {
     this.n++;
   }
 
+  /** code() of each character, the states held in locals meanwhile (the keys digest every function's IR) */
   private chars(s: string): void {
-    for (let i = 0; i < s.length; i++) this.code(s.charCodeAt(i));
+    let a1 = this.a1,
+      a2 = this.a2,
+      b1 = this.b1,
+      b2 = this.b2;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      a1 = Math.imul(a1 ^ c, 2654435761);
+      a2 = Math.imul(a2 ^ c, 1597334677);
+      b1 = Math.imul(b1 ^ c, 2654435761);
+      b2 = Math.imul(b2 ^ c, 1597334677);
+    }
+    this.a1 = a1;
+    this.a2 = a2;
+    this.b1 = b1;
+    this.b2 = b2;
+    this.n += s.length;
   }
 
   /** a string: its length, then its characters */

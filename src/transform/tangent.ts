@@ -8,7 +8,7 @@ import { fuseDirectionLoops } from './direction-loops.js';
 import { timed } from '../ir/timing.js';
 import type { FuncActivity } from '../analysis/activity.js';
 import { diffVars } from '../analysis/activity.js';
-import { solveBackward, type Facts } from '../analysis/dataflow.js';
+import { solveBackward, type Facts, type FlowResult } from '../analysis/dataflow.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, countedFor, declaredNames, fixForUpdates, hasFloat, isOptionalRead, isRef, settleForHeader, stmtExprs, tyOf } from '../ir/util.js';
 import { DerivNames, derivTy, refNames, shadowDefault, tapeNames, zeroFloat32Shadow, type ProgramInfo } from './context.js';
@@ -29,6 +29,9 @@ export class TransformError extends Error {
 }
 
 const EMPTY: Facts = new Set();
+
+/** tangent liveness by function activity (TangentBuilder.tangentLiveness) */
+const tangentLivenessOf = new WeakMap<FuncActivity, FlowResult>();
 
 export function tangentFunc(info: ProgramInfo, name: string, mode: TangentMode): Func {
   if (info.func(name).custom) return customTangentFunc(info, name, mode); // a hand-written rule (custom.ts)
@@ -688,14 +691,19 @@ class TangentBuilder {
 
   private currentVaried: Facts | null = null;
   private loopDepth = 0;
-  private dlive: ReturnType<typeof solveBackward> | null = null;
 
   /**
    * Tangent liveness (backward): the tangent of v is live where some later statement reads it, i.e.
    * uses v while v is varied there, before v is redefined.
    */
   private tangentLiveOut(s: Stmt): Facts {
-    if (!this.dlive) {
+    return this.tangentLiveness().outOf.get(s) ?? EMPTY;
+  }
+
+  /** found once per function's activity: the scalar and the vector tangent share it (it reads no mode) */
+  private tangentLiveness(): FlowResult {
+    let live = tangentLivenessOf.get(this.fa);
+    if (!live) {
       const transfer = (st: Stmt, after: Facts): Facts => {
         const V = this.variedIn(st);
         let out = after;
@@ -716,9 +724,10 @@ class TangentBuilder {
       };
       // the caller reads the tangents of array and object arguments after the call
       const exit = new Set(this.f.params.filter((p) => isRef(p.ty) && hasFloat(p.ty)).map((p) => this.rep(p.name)));
-      this.dlive = solveBackward(this.f.body, exit, transfer);
+      live = solveBackward(this.f.body, exit, transfer);
+      tangentLivenessOf.set(this.fa, live);
     }
-    return this.dlive.outOf.get(s) ?? EMPTY;
+    return live;
   }
 
   private call(s: Stmt, c: Extract<Expr, { k: 'call' }>, target: LValue | null, out: Stmt[]): void {

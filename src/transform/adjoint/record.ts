@@ -624,11 +624,18 @@ function bodyFacts(cx: AdjointContext): { defs: Map<string, number>; writtenFrom
     const name = st.k === 'decl' ? (st.init ? st.name : null) : st.k === 'assign' && st.target.k === 'var' ? st.target.name : null;
     if (name) defs.set(name, (defs.get(name) ?? 0) + 1);
   });
+  // (what each top-level statement writes, found once: a loop asks of the statements from its own on)
+  const byStmt = new Map<boolean, Set<string>[]>();
   const written = new Map<string, Set<string>>();
   const writtenFrom = (top: number, slotsOnly: boolean) => {
     const key = `${top}|${slotsOnly}`;
     let w = written.get(key);
-    if (!w) written.set(key, (w = writtenIn(cx, cx.f.body.slice(top), slotsOnly)));
+    if (w) return w;
+    let each = byStmt.get(slotsOnly);
+    if (!each) byStmt.set(slotsOnly, (each = cx.f.body.map((st) => writtenIn(cx, [st], slotsOnly))));
+    w = new Set<string>();
+    for (let i = top; i < each.length; i++) for (const n of each[i]) w.add(n);
+    written.set(key, w);
     return w;
   };
   bodyFactsOf.set(cx, (facts = { defs, writtenFrom }));

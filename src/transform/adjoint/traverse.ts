@@ -27,6 +27,21 @@ function adjointVars(cx: AdjointContext): Set<string> {
 
 // ---------- the two sweeps ----------
 export function build(cx: AdjointContext): void {
+  // (the number fields the backward sweep reads are those of the last round finished: found once, for
+  // it, even when a later round throws)
+  const last: { bwd: Stmt[] | null; adjoints: Set<string> } = { bwd: null, adjoints: new Set() };
+  try {
+    buildRounds(cx, (bwd) => {
+      last.bwd = bwd;
+      last.adjoints = adjointVars(cx);
+    });
+  } finally {
+    if (last.bwd) cx.info.fieldReads.set(cx.name, numberFieldReads(last.bwd, last.adjoints, (n) => isBwdFunction(cx.info, n)));
+  }
+}
+
+/** `roundDone` gets each round's backward statements (the fused iterations' too) */
+function buildRounds(cx: AdjointContext, roundDone: (bwd: Stmt[]) => void): void {
   // The set of restored variables grows with the pops the backward sweep needs (their indices);
   // with TBR, which kills push is decided by the to-be-recorded analysis of the previous round.
   let lastPushes = '';
@@ -60,7 +75,7 @@ export function build(cx: AdjointContext): void {
       }
     cx.built = { fwd: pair.fwd, bwd: pair.bwd };
     cx.readsInBwd = reads;
-    cx.info.fieldReads.set(cx.name, numberFieldReads([...pair.bwd, ...cx.fusedBwds.flat()], adjointVars(cx), (n) => isBwdFunction(cx.info, n)));
+    roundDone([...pair.bwd, ...cx.fusedBwds.flat()]);
     // (a fused reduction's iterations run their backward sweeps inside the forward sweep)
     const values = cx.info.options.tbr ? arrayValueReads(cx, [...pair.bwd, ...cx.fusedBwds.flat()]) : null;
     if (values && cx.valueReads && [...values].some((v) => !cx.valueReads!.has(v))) grew = true;
@@ -79,7 +94,7 @@ export function build(cx: AdjointContext): void {
   // no fixed point with dead forward code: build again with every primal statement kept
   if (cx.diffLiveness) {
     cx.diffLiveness = false;
-    build(cx);
+    buildRounds(cx, roundDone);
   }
 }
 

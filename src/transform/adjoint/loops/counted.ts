@@ -12,6 +12,30 @@ export function forInit(cx: AdjointContext, fwd: Stmt, init: Pair): Stmt[] {
   return [...init.fwd, { ...fwd, init: [] }];
 }
 
+/** by body (a statement list): a loop rebuilt with another body is asked again */
+const assignedInBodies = new WeakMap<Stmt[], ReadonlySet<string>>();
+
+/**
+ * the variables a loop's body assigns or declares, and '*call*' when it calls a function (which may
+ * write arrays its bounds read); found once per loop: the adjoint asks of each loop in every round
+ */
+function assignedInBody(s: Extract<Stmt, { k: 'for' }>): ReadonlySet<string> {
+  const known = assignedInBodies.get(s.body);
+  if (known) return known;
+  const written = new Set<string>();
+  forEachStmt(s.body, (x) => {
+    if (x.k === 'assign' && x.target.k === 'var') written.add(x.target.name);
+    if (x.k === 'decl') written.add(x.name);
+    if (x.k === 'expr' || x.k === 'assign' || x.k === 'decl') {
+      forEachExpr(x.k === 'expr' ? x.e : x.k === 'assign' ? x.value : x.init ?? { k: 'undef' }, (y) => {
+        if (y.k === 'call') written.add('*call*');
+      });
+    }
+  });
+  assignedInBodies.set(s.body, written);
+  return written;
+}
+
 /**
  * `for (i = a; i < b; i += c)` with i, a, b not written in the body, c constant, no jumps; also
  * `i + k < b` for an integer constant k (a loop over neighbours: `i + 1 < x.length`), which is
@@ -37,17 +61,7 @@ export function countedLoop(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>):
   const indexTy = ini.k === 'decl' ? ini.ty : ini.k === 'assign' ? ini.target.ty : null;
   if (offset === null || (offset !== 0 && indexTy?.k !== 'int')) return null;
   const bound = plus(c.b, -offset);
-  const written = new Set<string>();
-  forEachStmt(s.body, (x) => {
-    if (x.k === 'assign' && x.target.k === 'var') written.add(x.target.name);
-    if (x.k === 'decl') written.add(x.name);
-    if (x.k === 'expr' || x.k === 'assign' || x.k === 'decl') {
-      // calls may write arrays used in the bounds
-      forEachExpr(x.k === 'expr' ? x.e : x.k === 'assign' ? x.value : x.init ?? { k: 'undef' }, (y) => {
-        if (y.k === 'call') written.add('*call*');
-      });
-    }
-  });
+  const written = assignedInBody(s);
   const reads = new Set<string>();
   let pure = true;
   for (const e of [start, bound])
