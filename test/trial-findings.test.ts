@@ -1224,3 +1224,24 @@ describe('fill(v, start, end) (trial 25, R4: refused before)', () => {
     expect(f([0.5, 1.5, -0.75, 2], 0.7)).toBeCloseTo(3.59, 12);
   });
 });
+
+describe('trial 26', () => {
+  it('an array\'s `length` read by a pattern (`const { length } = xs`, `({ length: n } = xs)`): an integer, not a field with a derivative', () => {
+    const src = `interface O { v: number[]; s: number }
+function twice({ length }: number[]): number { return 2 * length; }
+export function f(x: number[], o: O): number {
+  let n = 0;
+  ({ length: n } = x);
+  const { length } = x;
+  const { v: { length: m }, s } = o;
+  return x[0] * n * s + o.v[0] * m * length + twice(x) * x[1];
+}`;
+    checks(src, 'f', [[1.5, 0.5, 2], { v: [4, 5], s: 2 }]);
+    // the tangent alone (it added the tangent array's length as the length's derivative)
+    const r = compile(src, { head: 'f', js: true, runtimeImport: null, modes: ['tangent'] });
+    const m = loadGenerated(r.code, r.runtimeNames);
+    const [, dx] = (m.f_d as (...a: unknown[]) => [number, number])([1.5, 0.5, 2], [1, 0, 0], { v: [4, 5], s: 2 }, { v: [0, 0], s: 0 });
+    expect(dx).toBeCloseTo(3 * 2, 12);
+    refused(`export function f(x: number[]): number { const { push } = x; return x[0]; }`, 'f', 1, 50, /destructuring an array by field reads only `length`/);
+  });
+});

@@ -656,7 +656,7 @@ const CLASS_BODY = [
  *   fam 2  the comma operator in `for` headers (`i = 0, j = n - 1`, `i++, j--`) and in an expression;
  *   fam 3  assignments in loop conditions (`while ((k *= 2) < 8)`, `do … while (++n < 2)`, `… && ++n < 3`)
  *          and in a branch of `?:`;
- *   fam 4  destructuring assignment: swaps of scalars and of matrix rows, fields of an object;
+ *   fam 4  destructuring assignment: swaps of scalars and of matrix rows, fields of an object, an array's `length`;
  *   fam 5  a helper with destructured parameters and defaults, destructuring declarations with defaults,
  *          defaults of plain parameters (constant or computed from earlier ones; arguments left out,
  *          passed as undefined or maybe undefined);
@@ -3879,6 +3879,7 @@ function renderExprs(c: Ctx, x: ExprsSpec): string {
         c.emit(`${M.name}[0][0] = 0.5 * ${M.name}[0][0] + ${E2()};`, `${ex} += ${M.name}[0][0] * ${M.name}[${M.rows - 1}][${M.cols - 1}];`);
         const o = pick(c.objs, x.s);
         if (o) c.emit(`({ u: ${a}, w: ${b} } = ${o});`, `${ex} += ${a} * ${b};`);
+        c.emit(`({ length: ${b} } = ${M.name}[0]);`, `${ex} += ${a} * ${b};`);
       } else if (x.fam === 5) {
         // (not the head's output array: a helper reading it before the head writes it hits a dot-product
         // failure that is not of these forms, reported separately)
@@ -3898,6 +3899,8 @@ function renderExprs(c: Ctx, x: ExprsSpec): string {
         const src = pick(c.arrs.filter((a) => !a.tup), x.s + 1);
         const [d0, d1] = [n('d'), n('d')];
         c.emit(`const [${d0}, ${d1} = 0.5] = ${src ? src.name : `[${E()}]`};`, `${ex} += ${d0} * ${d1};`);
+        // (an array's length read by a pattern: an integer, not a field of numbers)
+        c.emit(`const { length: ${d0}n } = ${src ? src.name : `[${E2()}, 0.5]`};`, `${ex} += ${d0} * ${d0}n;`);
         if (o) c.emit(`const { u: ${d0}u, v: ${d0}v = 1 } = ${o};`, `${ex} += ${d0}u - ${d0}v;`);
         c.emit(`const ${d0}t: [number, number] = [${E2()}, ${d0}];`, `${ex} += dtwo(...${d0}t);`);
       } else {
