@@ -2678,6 +2678,10 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       const byKey = c.fresh('byKey');
       c.emit(`const ${byKey} = [{ v: ${value(s.q)}, w: 0.5 }, { v: ${arr}[0], w: ${value(s.q + 1)} }, { v: 0.25, w: ${arr}[0] }];`);
       c.emit(`${byKey}.sort((a, b) => ${s.q % 2 ? 'b.v - a.v' : 'a.v - b.v'});`, `${acc} = Math.tanh(${acc} + ${byKey}[0].w * ${byKey}[1].v - ${byKey}[2].w);`);
+      // and a sorted or reversed copy of them, which shares the objects: a write through it reaches byKey's
+      const shared = c.fresh('shared');
+      const copied = [`${byKey}.toSorted((a, b) => a.w - b.w)`, `[...${byKey}].sort((a, b) => b.w - a.w)`, `${byKey}.toReversed()`][s.t % 3];
+      c.emit(`const ${shared} = ${copied};`, `${shared}[0].v *= ${value(s.q + 1)};`, `${acc} = Math.tanh(${acc} + ${byKey}[0].v * ${byKey}[1].w + ${byKey}[2].v);`);
       // and a field of the element `find` gives, asserted present (one always matches: itself)
       c.emit(`${acc} = Math.tanh(${acc} + ${byKey}.find((q) => q.w === ${byKey}[2].w)!.v * ${value(s.q)});`);
       // and an argsort: indices (`keys()` as an array, three ways) sorted by the values they index
@@ -2698,6 +2702,8 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
         c.emit(`${acc} = Math.tanh(${acc} + ${rs}[0][0] * ${value(s.q)} + ${rs}[${rs}.length - 1][${byRow.cols - 1}]);`);
         // (sorted again the other way, after its rows were written)
         c.emit(`${rs}[0][0] = ${value(s.q + 1)};`, `${rs}.sort((a, b) => ${s.q % 2 ? 'b[0] - a[0]' : `a[${byRow.cols - 1}] - b[${byRow.cols - 1}]`});`, `${acc} = Math.tanh(${acc} + ${rs}[0][${byRow.cols - 1}] * ${rs}[${rs}.length - 1][0]);`);
+        // (and a sorted copy, sharing the rows, written through)
+        c.emit(`const ${rs}c = ${rs}.toSorted((a, b) => a[0] - b[0]);`, `${rs}c[0][${byRow.cols - 1}] *= ${value(s.q)};`, `${acc} = Math.tanh(${acc} + ${rs}[0][${byRow.cols - 1}] - ${rs}[${rs}.length - 1][${byRow.cols - 1}]);`);
       }
       // and a row that exists only where a test says so, read in that branch (`r === 0 ? … : M[r - 1][0]`)
       const rowsOf = pick(c.mats, s.t + 2);
