@@ -1245,6 +1245,16 @@ export function f(x: number[], o: O): number {
     refused(`export function f(x: number[]): number { const { push } = x; return x[0]; }`, 'f', 1, 50, /destructuring an array by field reads only `length`/);
   });
 
+  it('`xs.concat([])`, a copy (was refused: "cannot type this argument of `concat`", no hint); of rows it shares them', () => {
+    checks(`export function f(x: number[], A: number[][]): number {
+  const c = x.concat([]);
+  c[0] *= 3;
+  const R = A.concat([], [[x[1], 2]]);
+  R[0][0] *= x[1];
+  return c[0] + x[0] + A[0][0] + R[2][0] * R.length;
+}`, 'f', [[0.5, 1.5], [[1, 2], [3, 4]]]);
+  });
+
   it('a sorted or reversed copy of objects or rows shares them: writes through the copy reach the original (toSorted, toReversed, [...xs].sort)', () => {
     // (the copy's shadow was made fresh: the tangent lost the write, the adjoint put it on zeros added back later)
     const src = `interface B { x: number; v: number }

@@ -618,6 +618,8 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       const d = depth(ot);
       const parts: Part[] = [{ spread: true, node: e.expression, pre: obj0 }];
       for (const a of args) {
+        // (`xs.concat([])`, a copy: an empty literal adds nothing, and has no type of its own to check)
+        if (ts.isArrayLiteralExpression(a) && a.elements.length === 0) continue;
         // an untyped array (`Array(n)` filled later) has the type its variable was given from its use
         const read = !h.typeAt(a) && ts.isIdentifier(a) ? h.expr(a) : null;
         const at = h.typeAt(a) ?? (read ? tyOf(read) : null);

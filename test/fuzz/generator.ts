@@ -2339,7 +2339,8 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       const plain = srcs.filter((x) => !x.f64);
       const a = pick(plain, s.s), b = pick(plain, s.t);
       if (!a || !b) return;
-      c.emit(`const ${name} = ${a.name}.concat(${b.name}, ${value(s.q)});`);
+      // (every third with an empty literal among the arguments: `xs.concat([])` is a copy)
+      c.emit(`const ${name} = ${a.name}.concat(${s.v % 3 === 0 ? '[], ' : ''}${b.name}, ${value(s.q)});`);
       c.arrs.push({ name, len: a.len + b.len + 1, f64: false, ro: false });
       use(c.arrs[c.arrs.length - 1]);
       return;
