@@ -1224,3 +1224,62 @@ describe('fill(v, start, end) (trial 25, R4: refused before)', () => {
     expect(f([0.5, 1.5, -0.75, 2], 0.7)).toBeCloseTo(3.59, 12);
   });
 });
+
+describe('trial 26', () => {
+  it('an array\'s `length` read by a pattern (`const { length } = xs`, `({ length: n } = xs)`): an integer, not a field with a derivative', () => {
+    const src = `interface O { v: number[]; s: number }
+function twice({ length }: number[]): number { return 2 * length; }
+export function f(x: number[], o: O): number {
+  let n = 0;
+  ({ length: n } = x);
+  const { length } = x;
+  const { v: { length: m }, s } = o;
+  return x[0] * n * s + o.v[0] * m * length + twice(x) * x[1];
+}`;
+    checks(src, 'f', [[1.5, 0.5, 2], { v: [4, 5], s: 2 }]);
+    // the tangent alone (it added the tangent array's length as the length's derivative)
+    const r = compile(src, { head: 'f', js: true, runtimeImport: null, modes: ['tangent'] });
+    const m = loadGenerated(r.code, r.runtimeNames);
+    const [, dx] = (m.f_d as (...a: unknown[]) => [number, number])([1.5, 0.5, 2], [1, 0, 0], { v: [4, 5], s: 2 }, { v: [0, 0], s: 0 });
+    expect(dx).toBeCloseTo(3 * 2, 12);
+    refused(`export function f(x: number[]): number { const { push } = x; return x[0]; }`, 'f', 1, 50, /destructuring an array by field reads only `length`/);
+  });
+
+  it('`xs.concat([])`, a copy (was refused: "cannot type this argument of `concat`", no hint); of rows it shares them', () => {
+    checks(`export function f(x: number[], A: number[][]): number {
+  const c = x.concat([]);
+  c[0] *= 3;
+  const R = A.concat([], [[x[1], 2]]);
+  R[0][0] *= x[1];
+  return c[0] + x[0] + A[0][0] + R[2][0] * R.length;
+}`, 'f', [[0.5, 1.5], [[1, 2], [3, 4]]]);
+  });
+
+  it('a sorted or reversed copy of objects or rows shares them: writes through the copy reach the original (toSorted, toReversed, [...xs].sort)', () => {
+    // (the copy's shadow was made fresh: the tangent lost the write, the adjoint put it on zeros added back later)
+    const src = `interface B { x: number; v: number }
+export function f(A: number[][], xs: number[], vs: number[]): number {
+  const S = A.toSorted((a, b) => b[0] - a[0]);
+  S[0][1] *= A[1][0];
+  const R = A.toReversed();
+  R[0][0] += R[1][1] * 2;
+  const bodies: B[] = xs.map((x, i) => ({ x, v: vs[i] }));
+  const rb = bodies.toReversed();
+  rb[0].v *= rb[1].x;
+  const cp = [...bodies];
+  cp.sort((a, b) => a.v - b.v);
+  cp[1].x -= cp[0].v;
+  return A[0][1] * A[1][1] + A[0][0] + bodies[0].v * bodies[1].v + bodies[1].x + bodies[0].x * 3;
+}`;
+    checks(src, 'f', [[[0.5, 1], [-1.5, 2]], [0.3, 0.9], [1.1, -0.4]]);
+    const g = grad((xs: number[], vs: number[]) => {
+      const bodies = xs.map((x, i) => ({ x, v: vs[i] }));
+      const order = bodies.toSorted((a, b) => a.x - b.x);
+      order[0].v *= 3;
+      return bodies[0].v + bodies[1].v;
+    }, { wrt: ['vs'] });
+    // bodies[1] has the least x: its v is tripled
+    expect(g([0.5, -1.5], [1, 0.2])).toEqual([[1, 3]]);
+    expect(g([-0.5, 1.5], [1, 0.2])).toEqual([[3, 1]]);
+  });
+});

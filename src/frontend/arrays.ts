@@ -618,6 +618,8 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       const d = depth(ot);
       const parts: Part[] = [{ spread: true, node: e.expression, pre: obj0 }];
       for (const a of args) {
+        // (`xs.concat([])`, a copy: an empty literal adds nothing, and has no type of its own to check)
+        if (ts.isArrayLiteralExpression(a) && a.elements.length === 0) continue;
         // an untyped array (`Array(n)` filled later) has the type its variable was given from its use
         const read = !h.typeAt(a) && ts.isIdentifier(a) ? h.expr(a) : null;
         const at = h.typeAt(a) ?? (read ? tyOf(read) : null);
@@ -654,7 +656,10 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       if (h.inCondition()) return h.err(e, `\`${m}\` inside a condition is not supported`, 'assign it to a variable first');
       const fresh = { ...ot, ro: false };
       const copy = h.fresh(m === 'toSorted' ? 'sorted' : 'reversed');
-      h.emit(tag({ k: 'decl', name: copy, ty: fresh, init: { k: 'intr', fn: 'copy', args: [obj0], ty: fresh }, konst: true }, m === 'toSorted' ? 'array.sort' : 'array.reverse', loc));
+      const src = isRef(ot.elem) ? named() : obj0;
+      const [made, ...filled] = shallowCopy(h, copy, src, fresh);
+      h.emit(tag(made, m === 'toSorted' ? 'array.sort' : 'array.reverse', loc));
+      for (const st of filled) h.emit({ ...st, loc });
       return arrayMethod(h, e, m === 'toSorted' ? 'sort' : 'reverse', v(copy, fresh));
     }
     case 'reverse': {
@@ -847,11 +852,30 @@ function moveIntoOrder(h: ArrayHost, src: Expr, ot: ArrTy, keys: Expr, dir: numb
   h.emit(tag({ k: 'decl', name: order, ty: orderTy, init: { k: 'intr', fn: 'sortOrder', args: [keys, int(dir)], ty: orderTy }, konst: true }, 'array.sort', loc));
   const prev = h.fresh('unsorted');
   const prevTy: ArrTy = { ...ot, ro: false };
-  h.emit(tag({ k: 'decl', name: prev, ty: prevTy, init: { k: 'intr', fn: 'copy', args: [src], ty: prevTy, ...(ownCopy ? { origin: 'array.sort' } : {}) }, konst: true }, 'array.sort', loc));
+  const [made, ...filled] = shallowCopy(h, prev, src, prevTy);
+  if (ownCopy && made.k === 'decl' && made.init?.k === 'intr') made.init.origin = 'array.sort';
+  h.emit(tag(made, 'array.sort', loc));
+  for (const st of filled) h.emit({ ...st, loc });
   const k = h.fresh('k');
   const at: Expr = { k: 'idx', obj: v(order, orderTy), index: v(k, INT), ty: INT };
   h.emit(tag(countUp(k, int(0), { k: 'len', obj: src }, [{ k: 'assign', target: { k: 'idx', obj: src, index: v(k, INT), ty: ot.elem }, value: { k: 'idx', obj: v(prev, prevTy), index: at, ty: ot.elem } }]), 'array.sort', loc));
   return src;
+}
+
+/**
+ * `const name = <a copy of src>` (src named), its declaration first: numbers by `copy`; objects or rows
+ * by pushes of the same references into `[]`, since a JavaScript copy shares them. Every analysis and transform takes `copy`
+ * for fresh storage (its shadow fresh, its adjoint added back into the source's at the end), which a
+ * write through the source or another copy of a shared element would escape.
+ */
+function shallowCopy(h: ArrayHost, name: string, src: Expr, ty: ArrTy): Stmt[] {
+  if (!isRef(ty.elem)) return [{ k: 'decl', name, ty, init: { k: 'intr', fn: 'copy', args: [src], ty }, konst: true }];
+  const copy = v(name, ty);
+  const k = h.fresh('k');
+  return [
+    { k: 'decl', name, ty, init: { k: 'arrlit', elems: [], ty }, konst: true },
+    countUp(k, int(0), { k: 'len', obj: src }, [push(copy, { k: 'idx', obj: src, index: v(k, INT), ty: ty.elem })]),
+  ];
 }
 
 /** JavaScript's ToIntegerOrInfinity of a bound: truncated, NaN is 0 (an integer bound as it is) */

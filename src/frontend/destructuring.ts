@@ -71,7 +71,8 @@ type Pattern = ts.ArrayLiteralExpression | ts.ObjectLiteralExpression;
 /** one target of a pattern: where the value goes, which value, its default */
 interface Slot {
   target: ts.Expression;
-  read: (src: Expr) => Expr;
+  /** null where the value has no such field (an array's other than `length`) */
+  read: (src: Expr) => Expr | null;
   def: ts.Expression | undefined;
 }
 
@@ -91,8 +92,12 @@ export class DestructuringAssignment {
     // the iterator holds the array it started on: a variable the pattern rebinds is read from a temporary
     const srcName = src.k === 'var' ? src.name : null;
     if (!srcName || slots.some((s) => { const t = skip(s.target); return ts.isIdentifier(t) && this.host.local(t) === srcName; })) src = this.temp(src, 'tmp', e.right);
-    for (const s of slots) if (!this.store(s, s.read(src))) return false;
+    for (const s of slots) if (!this.store(s, this.readSlot(s, src))) return false;
     return true;
+  }
+
+  private readSlot(s: Slot, src: Expr): Expr | null {
+    return s.read(src) ?? this.host.err(s.target, notAField(tyOf(src)), 'read `.length`, or index the array');
   }
 
   /**
@@ -160,7 +165,8 @@ export class DestructuringAssignment {
   }
 
   /** stores one value into one target (a nested pattern destructures it in turn) */
-  private store(s: Slot, value0: Expr): boolean {
+  private store(s: Slot, value0: Expr | null): boolean {
+    if (!value0) return false;
     let value = value0;
     if (s.def) {
       if (refuseActiveDefault(s.def, (n, m, h) => this.host.err(n, m, h))) return false;
@@ -173,7 +179,7 @@ export class DestructuringAssignment {
       const inner = this.slots(t);
       if (!inner) return false;
       const src = value.k === 'var' ? value : this.temp(value, 'tmp', t);
-      for (const x of inner) if (!this.store(x, x.read(src))) return false;
+      for (const x of inner) if (!this.store(x, this.readSlot(x, src))) return false;
       return true;
     }
     this.host.markTarget(s.target);
@@ -192,8 +198,24 @@ export class DestructuringAssignment {
   }
 }
 
-function field(src: Expr, name: string): Expr {
-  return { k: 'field', obj: src, name, ty: fieldTy(tyOf(src), name) };
+function field(src: Expr, name: string): Expr | null {
+  return patternField(src, name);
+}
+
+/**
+ * What a pattern's field `name` reads from `src`: an array's or tuple's `length` is its length (an
+ * integer, passive), which a field node would take for a number of its own; an array has no other
+ * field holding data (null: refused).
+ */
+export function patternField(src: Expr, name: string): Expr | null {
+  const t = tyOf(src);
+  if (t.k === 'arr' || t.k === 'tuple') return name === 'length' ? { k: 'len', obj: src } : null;
+  return { k: 'field', obj: src, name, ty: fieldTy(t, name) };
+}
+
+/** the refusal of a pattern reading a field an array does not have as data */
+export function notAField(t: Ty): string {
+  return `destructuring ${t.k === 'tuple' ? 'a tuple' : 'an array'} by field reads only \`length\` (its other properties are methods)`;
 }
 
 /** a temporary holding an old value is named after what it holds (`a` → `aOld`, `s[i]` → `tmp`) */

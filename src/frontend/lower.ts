@@ -17,7 +17,7 @@ import { assignedOnceLater, checkDefiniteAssignment, collectVarBindings, hoisted
 import { bodyDefaults, type BodyDefault } from './param-defaults.js';
 import { isSplitResult, isSplittable, refuseUnnamedResults, resultPair, returnPairs, splitNullableLocals, type SplitHost } from './nullable-locals.js';
 import { NULL, assignsNullable, inTest, present, isArrayTest, isPlainRead, narrowRead, nestedNullable, nullableUnion, mayBePastEnd, pastEndBinding, pastEndFallback, pastEndTest, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
-import { DestructuringAssignment, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
+import { DestructuringAssignment, notAField, patternField, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
 import { Sequencing, isConstant, isEffectNode, type SequencingHost } from './sequencing.js';
 import { helperArgs, type LiteralField, mathApplyCall, mathSpreadCall, objectSpreadFields, type SpreadHost } from './spread.js';
 import { CUSTOM_FORMS, isBlackBoxDeclaration } from './custom-derivatives.js';
@@ -1927,7 +1927,13 @@ class FunctionLowering {
           this.silence(el);
           continue;
         }
-        const e = this.withInitializer(el, { k: 'field', obj: src, name: prop.text, ty: fieldTy(tyOf(src), prop.text) }, out);
+        const read = patternField(src, prop.text);
+        if (!read) {
+          this.err(el, notAField(tyOf(src)), 'read `.length`, or index the array');
+          this.silence(el);
+          continue;
+        }
+        const e = this.withInitializer(el, read, out);
         if (e) out.push(...this.bindTarget(el.name, e, konst, el));
       }
     }

@@ -110,12 +110,13 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   // arrays as JavaScript writes them (src/frontend/arrays.ts), counted by the statements tagged with them
   'array.evolving': { types: ['array'], effects: ['-'] },
   'array.unfilled': { types: ['array'], effects: ['-'] },
-  'array.spread': { types: ['array'], effects: ['-'] },
+  // (`[...objs]` shares the objects, as a sorted or reversed copy does)
+  'array.spread': { types: ['array', 'arrobj'], effects: ['-'] },
   // `M.slice()` of rows or objects is a new array sharing them (a loop of pushes, counted by its declaration)
   'array.slice': { types: ['array', 'array2', 'arrobj'], effects: ['-'] },
   'array.concat': { types: ['array'], effects: ['-'] },
   'array.fill': { types: ['array'], effects: ['-'] },
-  'array.reverse': { types: ['array'], effects: ['-'] },
+  'array.reverse': { types: ['array', 'arrobj'], effects: ['-'] },
   'array.search': { types: ['array'], effects: ['-'] },
   'array.set': { types: ['array'], effects: ['-'] },
   // a rest parameter's array, built at a call from its trailing arguments (numbers, or rows)

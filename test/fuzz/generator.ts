@@ -656,7 +656,7 @@ const CLASS_BODY = [
  *   fam 2  the comma operator in `for` headers (`i = 0, j = n - 1`, `i++, j--`) and in an expression;
  *   fam 3  assignments in loop conditions (`while ((k *= 2) < 8)`, `do … while (++n < 2)`, `… && ++n < 3`)
  *          and in a branch of `?:`;
- *   fam 4  destructuring assignment: swaps of scalars and of matrix rows, fields of an object;
+ *   fam 4  destructuring assignment: swaps of scalars and of matrix rows, fields of an object, an array's `length`;
  *   fam 5  a helper with destructured parameters and defaults, destructuring declarations with defaults,
  *          defaults of plain parameters (constant or computed from earlier ones; arguments left out,
  *          passed as undefined or maybe undefined);
@@ -2339,7 +2339,8 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       const plain = srcs.filter((x) => !x.f64);
       const a = pick(plain, s.s), b = pick(plain, s.t);
       if (!a || !b) return;
-      c.emit(`const ${name} = ${a.name}.concat(${b.name}, ${value(s.q)});`);
+      // (every third with an empty literal among the arguments: `xs.concat([])` is a copy)
+      c.emit(`const ${name} = ${a.name}.concat(${s.v % 3 === 0 ? '[], ' : ''}${b.name}, ${value(s.q)});`);
       c.arrs.push({ name, len: a.len + b.len + 1, f64: false, ro: false });
       use(c.arrs[c.arrs.length - 1]);
       return;
@@ -2678,6 +2679,10 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       const byKey = c.fresh('byKey');
       c.emit(`const ${byKey} = [{ v: ${value(s.q)}, w: 0.5 }, { v: ${arr}[0], w: ${value(s.q + 1)} }, { v: 0.25, w: ${arr}[0] }];`);
       c.emit(`${byKey}.sort((a, b) => ${s.q % 2 ? 'b.v - a.v' : 'a.v - b.v'});`, `${acc} = Math.tanh(${acc} + ${byKey}[0].w * ${byKey}[1].v - ${byKey}[2].w);`);
+      // and a sorted or reversed copy of them, which shares the objects: a write through it reaches byKey's
+      const shared = c.fresh('shared');
+      const copied = [`${byKey}.toSorted((a, b) => a.w - b.w)`, `[...${byKey}].sort((a, b) => b.w - a.w)`, `${byKey}.toReversed()`][s.t % 3];
+      c.emit(`const ${shared} = ${copied};`, `${shared}[0].v *= ${value(s.q + 1)};`, `${acc} = Math.tanh(${acc} + ${byKey}[0].v * ${byKey}[1].w + ${byKey}[2].v);`);
       // and a field of the element `find` gives, asserted present (one always matches: itself)
       c.emit(`${acc} = Math.tanh(${acc} + ${byKey}.find((q) => q.w === ${byKey}[2].w)!.v * ${value(s.q)});`);
       // and an argsort: indices (`keys()` as an array, three ways) sorted by the values they index
@@ -2698,6 +2703,8 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
         c.emit(`${acc} = Math.tanh(${acc} + ${rs}[0][0] * ${value(s.q)} + ${rs}[${rs}.length - 1][${byRow.cols - 1}]);`);
         // (sorted again the other way, after its rows were written)
         c.emit(`${rs}[0][0] = ${value(s.q + 1)};`, `${rs}.sort((a, b) => ${s.q % 2 ? 'b[0] - a[0]' : `a[${byRow.cols - 1}] - b[${byRow.cols - 1}]`});`, `${acc} = Math.tanh(${acc} + ${rs}[0][${byRow.cols - 1}] * ${rs}[${rs}.length - 1][0]);`);
+        // (and a sorted copy, sharing the rows, written through)
+        c.emit(`const ${rs}c = ${rs}.toSorted((a, b) => a[0] - b[0]);`, `${rs}c[0][${byRow.cols - 1}] *= ${value(s.q)};`, `${acc} = Math.tanh(${acc} + ${rs}[0][${byRow.cols - 1}] - ${rs}[${rs}.length - 1][${byRow.cols - 1}]);`);
       }
       // and a row that exists only where a test says so, read in that branch (`r === 0 ? … : M[r - 1][0]`)
       const rowsOf = pick(c.mats, s.t + 2);
@@ -3879,6 +3886,7 @@ function renderExprs(c: Ctx, x: ExprsSpec): string {
         c.emit(`${M.name}[0][0] = 0.5 * ${M.name}[0][0] + ${E2()};`, `${ex} += ${M.name}[0][0] * ${M.name}[${M.rows - 1}][${M.cols - 1}];`);
         const o = pick(c.objs, x.s);
         if (o) c.emit(`({ u: ${a}, w: ${b} } = ${o});`, `${ex} += ${a} * ${b};`);
+        c.emit(`({ length: ${b} } = ${M.name}[0]);`, `${ex} += ${a} * ${b};`);
       } else if (x.fam === 5) {
         // (not the head's output array: a helper reading it before the head writes it hits a dot-product
         // failure that is not of these forms, reported separately)
@@ -3898,6 +3906,8 @@ function renderExprs(c: Ctx, x: ExprsSpec): string {
         const src = pick(c.arrs.filter((a) => !a.tup), x.s + 1);
         const [d0, d1] = [n('d'), n('d')];
         c.emit(`const [${d0}, ${d1} = 0.5] = ${src ? src.name : `[${E()}]`};`, `${ex} += ${d0} * ${d1};`);
+        // (an array's length read by a pattern: an integer, not a field of numbers)
+        c.emit(`const { length: ${d0}n } = ${src ? src.name : `[${E2()}, 0.5]`};`, `${ex} += ${d0} * ${d0}n;`);
         if (o) c.emit(`const { u: ${d0}u, v: ${d0}v = 1 } = ${o};`, `${ex} += ${d0}u - ${d0}v;`);
         c.emit(`const ${d0}t: [number, number] = [${E2()}, ${d0}];`, `${ex} += dtwo(...${d0}t);`);
       } else {

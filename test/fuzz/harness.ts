@@ -8,7 +8,7 @@
 // failure). A job past its budget terminates the worker, which is restarted for the next job.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
@@ -22,14 +22,29 @@ import type { WorkerJob, WorkerReply } from './worker.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-/** The repository root: the nearest ancestor with tsad's package.json (this file also runs compiled, from node_modules/.cache). */
+/**
+ * The repository root: the nearest ancestor with tsad's package.json. This file also runs compiled, from
+ * node_modules/.cache; there the root is looked for from the script as it was named first: Node
+ * resolves symbolic links in import.meta.url, so in a git worktree whose node_modules links to another
+ * clone's, HERE lies in that other clone, whose sources would be the ones bundled and tested.
+ */
 export const ROOT = (() => {
-  for (let d = HERE; ; d = dirname(d)) {
+  const compiled = HERE.split(sep).includes('node_modules');
+  const named = compiled && process.argv[1] ? dirname(resolve(process.argv[1])) : null;
+  return (named && repositoryAbove(named)) ?? repositoryAbove(HERE) ?? fail('cannot find the tsad repository root');
+})();
+
+function repositoryAbove(start: string): string | null {
+  for (let d = start; ; d = dirname(d)) {
     const p = join(d, 'package.json');
     if (existsSync(p) && JSON.parse(readFileSync(p, 'utf8')).name === 'tsad' && existsSync(join(d, 'src'))) return d;
-    if (dirname(d) === d) throw new Error('cannot find the tsad repository root');
+    if (dirname(d) === d) return null;
   }
-})();
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}
 export const REGRESSIONS = join(ROOT, 'test', 'fuzz', 'regressions');
 
 // ------------------------------------------------------------------------------------------------
