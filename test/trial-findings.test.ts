@@ -1224,3 +1224,52 @@ describe('fill(v, start, end) (trial 25, R4: refused before)', () => {
     expect(f([0.5, 1.5, -0.75, 2], 0.7)).toBeCloseTo(3.59, 12);
   });
 });
+
+describe('unshift, splice and with (refused before); shift, unshift and splice read in JavaScript\'s order inside an expression', () => {
+  it('an element read before a shift, unshift or splice in the same expression sees the array before it (shift gave the value after it)', () => {
+    const src = `export function f(x: number[], c: number): number {
+  const a = x.slice();
+  const y = a[0] * a.shift()! + a[0];
+  const n = a[0] + a.unshift(x[2] * c) * a[0];
+  const r = a[1] * a.splice(0, 2, c * c)[1] + a[1];
+  return y + n + r + a[a.length - 1];
+}`;
+    const r = compile({ 'f.ts': src }, { head: 'f', js: true, runtimeImport: null });
+    expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+    const m = loadGenerated(r.code, r.runtimeNames);
+    const orig = (x: number[], c: number): number => {
+      const a = x.slice();
+      const y = a[0] * a.shift()! + a[0];
+      const n = a[0] + a.unshift(x[2] * c) * a[0];
+      const r2 = a[1] * a.splice(0, 2, c * c)[1] + a[1];
+      return y + n + r2 + a[a.length - 1];
+    };
+    expect((m.f as typeof orig)([1, 2, 3, 4], 0.5)).toBe(orig([1, 2, 3, 4], 0.5));
+    const rep = checkCompiled(r, m, 'f', [[1, 2, 3, 4], 0.5]);
+    expect(rep.ok, rep.messages.join('; ')).toBe(true);
+  });
+
+  it('splice clamps its start and count as JavaScript does (negative, past the end, fractional, left out)', () => {
+    const cases = ['-2, 1', '10, 1', '1.7, 1.2', '1', '-10', '0, -3, 9', '2, 0, 7, 8'];
+    for (const args of cases) {
+      const src = `export function f(x: number[]): number { const a = x.slice(); const out = a.splice(${args}); let s = 0; for (let i = 0; i < a.length; i++) s += a[i] * (i + 1); for (let i = 0; i < out.length; i++) s += 100 * out[i] * (i + 1); return s + 1000 * a.length + 10000 * out.length; }`;
+      const r = compile({ 'f.ts': src }, { head: 'f', js: true, runtimeImport: null });
+      const f = loadGenerated(r.code, r.runtimeNames).f as (x: number[]) => number;
+      const a = [1, 2, 3, 4, 5];
+      const out = (a.splice as (...xs: number[]) => number[])(...args.split(',').map(Number));
+      let s = 0;
+      for (let i = 0; i < a.length; i++) s += a[i] * (i + 1);
+      for (let i = 0; i < out.length; i++) s += 100 * out[i] * (i + 1);
+      expect(f([1, 2, 3, 4, 5]), args).toBe(s + 1000 * a.length + 10000 * out.length);
+    }
+  });
+
+  it('with at an index outside the array throws a RangeError, as JavaScript does', () => {
+    const r = compile({ 'f.ts': 'export function f(x: number[], k: number): number { return x.with(k, 2)[0] * x[0]; }' }, { head: 'f', js: true, runtimeImport: null });
+    const f = loadGenerated(r.code, r.runtimeNames).f as (x: number[], k: number) => number;
+    expect(() => f([1, 2], 2)).toThrow(RangeError);
+    expect(() => f([1, 2], -3)).toThrow(RangeError);
+    expect(f([1, 2], -2)).toBe(2);
+    expect(f([1, 2], 1.5)).toBe(1);
+  });
+});

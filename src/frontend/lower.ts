@@ -1687,7 +1687,7 @@ class FunctionLowering {
         if (this.ctx.diags.list.length > reported) this.silence(d);
         continue;
       }
-      if (ts.isIdentifier(d.name) && isCallbackCall(x) && !isPropCall(x, 'Array', 'from')) {
+      if (ts.isIdentifier(d.name) && isCallbackCall(x) && !isMappedFrom(x)) {
         // `const ys = xs.map(…)`: the new array or the accumulator is the variable itself
         const r = this.callbacks.lower(x, d);
         if (r !== undefined) {
@@ -1697,7 +1697,7 @@ class FunctionLowering {
           continue;
         }
       }
-      if (ts.isIdentifier(d.name) && ts.isCallExpression(x) && isPropCall(x, 'Array', 'from')) {
+      if (ts.isIdentifier(d.name) && ts.isCallExpression(x) && isMappedFrom(x)) {
         // the filled array is the variable itself: no temporary
         if (!this.arrayFrom(x, d.name.text, d)) this.silence(d);
         out.push(...this.takePre());
@@ -1928,7 +1928,7 @@ class FunctionLowering {
   /** Initializers may be `Array.from(...)`, which lowers to an allocation and a filling loop. */
   private initExpr(e: ts.Expression, target: string): Expr | null {
     const x = skipParens(e);
-    if (ts.isCallExpression(x) && isPropCall(x, 'Array', 'from')) return this.arrayFrom(x, target);
+    if (ts.isCallExpression(x) && isMappedFrom(x)) return this.arrayFrom(x, target);
     return this.expr(e);
   }
 
@@ -2671,10 +2671,10 @@ class FunctionLowering {
           return { k: 'intr', fn: `Number.${m}`, args: [a], ty: BOOL };
         }
         if (objNode.text === 'Array' && m === 'isArray') return isArrayTest(this.hooks, e);
-        if (objNode.text === 'Array' && m === 'from' && isCallbackCall(e) && !ts.isObjectLiteralExpression(e.arguments[0])) return this.callbacks.lower(e)?.value ?? null;
+        if (isMappedFrom(e) && isCallbackCall(e) && !ts.isObjectLiteralExpression(e.arguments[0])) return this.callbacks.lower(e)?.value ?? null;
         // (elsewhere in an expression, a row of a matrix built by an outer `Array.from`: named first)
-        if (objNode.text === 'Array' && m === 'from' && this.condDepth === 0) return this.arrayFrom(e, 'row');
-        if (objNode.text === 'Array' && m === 'from') return this.err(e, '`Array.from` inside a condition is not supported', 'write `const xs = Array.from({ length: n }, (_, i) => …)` before it');
+        if (isMappedFrom(e) && this.condDepth === 0) return this.arrayFrom(e, 'row');
+        if (isMappedFrom(e)) return this.err(e, `\`${objNode.text}.from\` inside a condition is not supported`, `write \`const xs = ${objNode.text}.from({ length: n }, (_, i) => …)\` before it`);
         if (isTypedCtor(objNode.text) && m === 'from' && e.arguments.length === 1 && keysCall(e.arguments[0])) return indexRange(this.hooks, e, keysCall(e.arguments[0])!, typedArrayTy(objNode.text));
         if (isTypedCtor(objNode.text) && m === 'from') return newTypedArray(this.hooks, e, objNode.text, true);
         if (objNode.text === 'console') return this.err(e, 'console output is not supported in differentiated code', 'log outside the differentiated function');
@@ -2986,9 +2986,11 @@ class FunctionLowering {
   }
 }
 
-function isPropCall(x: ts.CallExpression, obj: string, m: string): boolean {
+/** `Array.from(…)`, or a typed array's `X.from(src, fn)` with a callback (one argument is a copy: newTypedArray) */
+function isMappedFrom(x: ts.CallExpression): boolean {
   const c = x.expression;
-  return ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression) && c.expression.text === obj && c.name.text === m;
+  if (!ts.isPropertyAccessExpression(c) || !ts.isIdentifier(c.expression) || c.name.text !== 'from') return false;
+  return c.expression.text === 'Array' || (isTypedCtor(c.expression.text) && x.arguments.length === 2);
 }
 
 function hasCall(e: Expr): boolean {
