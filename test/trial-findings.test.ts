@@ -1273,3 +1273,18 @@ describe('unshift, splice and with (refused before); shift, unshift and splice r
     expect(f([1, 2], 1.5)).toBe(1);
   });
 });
+
+describe('a parameter named like a module constant (renamed in generated code) is named by its own name (trial 25: --wrt x was refused)', () => {
+  it('wrt and of take the source\'s name; the generated code calls it x0', () => {
+    const src = `const x = [3, 4];
+export function f(x: number, y: number[]): number { y[0] = x * y[1]; return x * y[0] * 2; }
+export function g(y: number[]): number { return x[0] * f(y[0], y); }`;
+    const r = compile({ 'f.ts': src }, { head: 'f', wrt: ['x'], of: ['return', 'y'], js: true, runtimeImport: null });
+    expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+    expect(r.wrt).toEqual(['x0']);
+    const rep = checkCompiled(r, loadGenerated(r.code, r.runtimeNames), 'f', [0.7, [1, 2]]);
+    expect(rep.ok, rep.messages.join('; ')).toBe(true);
+    const bad = compile({ 'f.ts': src }, { head: 'f', wrt: ['z'], js: true, runtimeImport: null });
+    expect(bad.diagnostics.map((d) => d.hint)).toContain('parameters: x, y');
+  });
+});

@@ -1034,7 +1034,7 @@ class FunctionLowering {
         continue;
       }
       const name = this.declareVar(p, p.name.text, ty);
-      const param: Param = { name, ty };
+      const param: Param = { name, ty, ...(name !== p.name.text ? { source: p.name.text } : {}) };
       if (p.dotDotDotToken) {
         if (ty.k !== 'arr' || ty.typed) {
           this.err(p, `the rest parameter '${p.name.text}' must be an array (\`...${p.name.text}: number[]\`)`, 'declare it as an array of numbers, arrays or objects');
