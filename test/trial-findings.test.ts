@@ -1288,3 +1288,12 @@ export function g(y: number[]): number { return x[0] * f(y[0], y); }`;
     expect(bad.diagnostics.map((d) => d.hint)).toContain('parameters: x, y');
   });
 });
+
+describe('a var assigned in the body of a loop read after it (trial 25, R6: TypeScript\'s strict check refused it)', () => {
+  it('accepted where the loop\'s first test holds on literals, refused at the read where the loop may not run', () => {
+    const ok = compile({ 'f.ts': 'export function f(x: number[]): number { for (var i = 0; i < 3; i++) { var t = x[i] * x[i]; } return t * 2; }' }, { head: 'f', js: false, runtimeImport: null });
+    expect(ok.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+    refused('export function f(x: number[]): number {\n  for (var i = 0; i < x.length; i++) { var t = x[i] * x[i]; }\n  return t * 2;\n}', 'f', 3, 10, /'t' may be read before it is assigned/);
+    refused('export function f(x: number[]): number {\n  for (var i = 3; i < 3; i++) { var t = x[i] * x[i]; }\n  return t * 2;\n}', 'f', 3, 10, /'t' may be read before it is assigned/);
+  });
+});

@@ -256,6 +256,7 @@ export const corpus: CorpusCase[] = [
   { name: 'js-var/ema', file: 'js-var.ts', head: 'emaVar', args: [vec(6, -1, 1), num(0.2, 0.8)], tags: ['js', 'var', 'var-carried', 'loop'] },
   { name: 'js-var/weighted_lag_for_in', file: 'js-var.ts', head: 'weightedLagForIn', args: [vec(6, -1, 1), vec(6, -1, 1)], tags: ['js', 'var', 'for-in', 'loop'] },
   { name: 'js-var/rebind_in_for_of', file: 'js-var.ts', head: 'rebindInForOf', args: [vec(4, -1, 1), num(0.5, 1.5)], tags: ['js', 'for-of', 'rebind', 'loop'] },
+  { name: 'js-var/last_of_fixed_sweep', file: 'js-var.ts', head: 'lastOfFixedSweep', args: [vec(4, -1, 1), num(0.5, 1.5)], tags: ['js', 'var', 'loop', 'read-after-loop'] },
 
   // -------------------------------------------------------------- js-arrays.ts
   { name: 'js-arrays/padded_smoothing', file: 'js-arrays.ts', head: 'paddedSmoothing', args: [vec(5, -1, 1), f64(2, -1, 1)], tags: ['js', 'push-spread'] },

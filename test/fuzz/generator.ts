@@ -105,7 +105,8 @@ export type Stmt =
  * `var` as pre-ES2015 code and bundlers write it, rendered for the mutable `let`s of one squash choice (q = 6) (drawn as
  * those, so that adding it changed no other program of a seed): mode 0 a counter declared again in two
  * loops, 1 a variable declared again in a loop body carrying its value to the next pass, 2 declared without
- * a value and assigned on both branches, 3 declared without a value in a loop body, given its first value
+ * a value and assigned on both branches (every other one declared with its first value only in the body of
+ * a loop of literal bounds, read after it), 3 declared without a value in a loop body, given its first value
  * above the loop.
  */
 interface VarSpec { mode: number; b: number; c: Cond; e: Expr; f: Expr; q: number }
@@ -2157,6 +2158,11 @@ function renderVar(c: Ctx, s: VarSpec): void {
       break;
     }
     case 2: // no value where declared, one on each branch
+      if (Math.floor(s.mode / 4) % 2 === 1) {
+        // (or declared, with its first value, only in the body of a loop whose first test holds: read after it)
+        loop(() => c.emit(`var ${v} = ${squash(s.q, `${e()} + ${i} * 0.25`, false)};`));
+        break;
+      }
       c.emit(`var ${v};`);
       c.emit(`if (${renderCond(c, s.c)}) ${v} = ${squash(s.q, e(), false)};`);
       c.emit(`else ${v} = ${squash(s.q + 1, f(), false)};`);
