@@ -1297,3 +1297,21 @@ describe('a var assigned in the body of a loop read after it (trial 25, R6: Type
     refused('export function f(x: number[]): number {\n  for (var i = 3; i < 3; i++) { var t = x[i] * x[i]; }\n  return t * 2;\n}', 'f', 3, 10, /'t' may be read before it is assigned/);
   });
 });
+
+describe('a function held in a var (trial 25, R7)', () => {
+  it('declared in a loop body and called there: written out at the call, each pass reading the loop\'s values', () => {
+    checks(`export function f(x: number[]): number {
+  var s = 0;
+  for (var k = 0; k < 3; k++) {
+    var term = function (v: number) { return Math.pow(v, k) / (k + 1); };
+    for (var i = 0; i < x.length; i++) s += term(x[i]);
+  }
+  return s;
+}`, 'f', [[0.5, 1.5, -0.75]]);
+  });
+
+  it('called after the loop, or given by an assignment: refused at the declaration, saying to declare it once', () => {
+    refused('export function f(x: number[]): number {\n  var s = 0;\n  for (var k = 0; k < x.length; k++) {\n    var term = function (v: number) { return v * k; };\n    s += term(x[k]);\n  }\n  return s + term(1);\n}', 'f', 4, 9, /the local function 'term' \(a `var`\) is called outside the block that declares it/);
+    refused('export function f(x: number[]): number {\n  var s = 0, term: (v: number) => number;\n  for (var k = 0; k < x.length; k++) {\n    term = function (v: number) { return v * k; };\n    s += term(x[k]);\n  }\n  return s;\n}', 'f', 2, 14, /is given its function by an assignment/);
+  });
+});

@@ -1247,6 +1247,16 @@ class FunctionLowering {
         continue;
       }
       const ty = hoistedType(b, this.ctx.checker, this.ctx.convert);
+      const assignments = b.refs.filter((r) => ts.isBinaryExpression(r.parent) && r.parent.left === r && r.parent.operatorToken.kind === ts.SyntaxKind.EqualsToken);
+      const isFn = (e: ts.Expression | undefined) => !!e && (ts.isFunctionExpression(skipParens(e)) || ts.isArrowFunction(skipParens(e)));
+      const fnValued = this.ctx.checker.getTypeOfSymbolAtLocation(b.symbol, d0.name).getCallSignatures().length > 0 || b.decls.some((d) => isFn(d.initializer)) || assignments.some((r) => isFn((r.parent as ts.BinaryExpression).right));
+      if (!ty && fnValued) {
+        // (a local function is written out where it is called, from the one declaration that gives it)
+        const assigned = assignments.length > 0;
+        const where = assigned || b.decls.length > 1 || !b.decls[0].initializer ? 'is given its function by an assignment, or more than one' : 'is called outside the block that declares it';
+        this.refuse(d0, `the local function '${d0.name.text}' (a \`var\`) ${where}: tsad writes a local function out where it is called, from its one declaration`, `declare it once where every call sees it, before the loop or block: \`const ${d0.name.text} = function (…) { … };\` (it reads the variables' values at each call)`);
+        continue;
+      }
       if (!ty) {
         const shown = this.ctx.checker.typeToString(this.ctx.checker.getTypeOfSymbolAtLocation(b.symbol, d0.name));
         this.refuse(d0, `the \`var\` '${d0.name.text}' has type '${shown}', which tsad cannot differentiate through (or is given values of different types)`, `give it one type: \`var ${d0.name.text}: number;\`, or a number, array or object value where it is declared`);
