@@ -1315,3 +1315,19 @@ describe('a function held in a var (trial 25, R7)', () => {
     refused('export function f(x: number[]): number {\n  var s = 0, term: (v: number) => number;\n  for (var k = 0; k < x.length; k++) {\n    term = function (v: number) { return v * k; };\n    s += term(x[k]);\n  }\n  return s;\n}', 'f', 2, 14, /is given its function by an assignment/);
   });
 });
+
+describe('a parameter with a default before the seed (trial 25, U4)', () => {
+  it('f_b and f_d keep the default: undefined passed for it takes the default, as JavaScript does', () => {
+    const src = 'export function f(x: number[], k = 2): number { let s = 0; for (let i = 0; i < x.length; i++) s += x[i] ** k; return s; }';
+    const r = compile({ 'f.ts': src }, { head: 'f', js: true, runtimeImport: null });
+    const m = loadGenerated(r.code, r.runtimeNames);
+    const f_b = m.f_b as (x: number[], xb: number[], k: number | undefined, seed: number) => void;
+    const xb = [0, 0];
+    f_b([0.5, -1.5], xb, undefined, 1);
+    expect(xb).toEqual([1, -3]);
+    const cubed = [0, 0];
+    f_b([0.5, -1.5], cubed, 3, 1);
+    expect(cubed).toEqual([0.75, 6.75]);
+    expect((m.f_d as (x: number[], xd: number[], k: number | undefined, kd: number) => [number, number])([0.5, -1.5], [1, 0], undefined, 0)).toEqual([2.5, 1]);
+  });
+});
