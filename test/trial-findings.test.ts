@@ -1331,3 +1331,39 @@ describe('a parameter with a default before the seed (trial 25, U4)', () => {
     expect((m.f_d as (x: number[], xd: number[], k: number | undefined, kd: number) => [number, number])([0.5, -1.5], [1, 0], undefined, 0)).toEqual([2.5, 1]);
   });
 });
+
+describe('JavaScript typed by JSDoc comments (trial 25: `@param {number[]} x` in a .js file was not read)', () => {
+  const JS = `/** @typedef {{ w: number[], b: number }} Model */
+
+/** @param {number[]} a @param {number[]} b */
+function dot(a, b) {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+/**
+ * @param {Model} m
+ * @param {number[][]} X
+ * @param {number[]} y
+ * @returns {number}
+ */
+export function loss(m, X, y) {
+  let total = 0;
+  X.forEach((row, i) => { total += Math.log(1 + Math.exp(-y[i] * (dot(row, m.w) + m.b))); });
+  return total / X.length;
+}
+`;
+  it('a .js file whose types are in JSDoc is checked as JavaScript, as tsc --checkJs does: the comments type the parameters', () => {
+    const r = compile({ 'model.js': JS }, { head: 'loss', wrt: ['m'], js: true, runtimeImport: null });
+    expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+    const rep = checkCompiled(r, loadGenerated(r.code, r.runtimeNames), 'loss', [{ w: [0.5, -0.25], b: 0.1 }, [[1, 2], [0.5, -1]], [1, -1]]);
+    expect(rep.ok, rep.messages.join('; ')).toBe(true);
+  });
+
+  it('a parameter the comments leave untyped: located, the hint gives the JSDoc to write', () => {
+    const r = compile({ 'f.js': '/** @param {number[]} x */\nexport function f(x, y) {\n  return x[0] * y;\n}\n' }, { head: 'f', js: true, runtimeImport: null });
+    const errors = r.diagnostics.filter((d) => d.severity === 'error');
+    expect(errors.map((d) => `${d.file}:${d.line}:${d.col} ${d.hint}`)).toEqual([expect.stringMatching(/^f\.js:2:22 give it a JSDoc type.*@param \{number\[\]\} y/)]);
+  });
+});

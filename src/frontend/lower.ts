@@ -156,24 +156,45 @@ function normalizeSegments(parts: string[]): string[] {
  * the files resolve as they do on disk); a `.js` file is read as TypeScript under a `.ts` name (so that
  * `import … from './m.js'` finds it, as it finds m.ts).
  */
-export function hostPaths(names: Iterable<string>): Map<string, string> {
+export function hostPaths(names: Iterable<string>, keepJs: (name: string) => boolean = () => false): Map<string, string> {
   const list = [...names].map((n) => ({ n, parts: n.replace(/\\/g, '/').split('/'), abs: n.replace(/\\/g, '/').startsWith('/') }));
   let depth = 0;
   for (const f of list) if (!f.abs) depth = Math.max(depth, normalizeSegments(f.parts).findIndex((p) => p !== '..'));
   const cwd = Array.from({ length: depth }, (_, i) => `up${i}`);
   const resolved = list.map((f) => ({ n: f.n, path: '/' + normalizeSegments(f.abs ? f.parts : [...cwd, ...f.parts]).filter((p) => p !== '..').join('/') }));
   // TypeScript files first, so that a .js file never takes the name of one given alongside
-  const taken = new Set(resolved.filter((f) => !f.path.endsWith('.js')).map((f) => f.path));
+  const taken = new Set(resolved.filter((f) => !f.path.endsWith('.js') || keepJs(f.n)).map((f) => f.path));
   const out = new Map<string, string>();
   for (const { n, path } of resolved) {
     let p = path;
-    if (p.endsWith('.js')) {
+    if (p.endsWith('.js') && !keepJs(n)) {
       p = taken.has(p.replace(/\.js$/, '.ts')) ? p + '.ts' : p.replace(/\.js$/, '.ts');
       taken.add(p);
     }
     out.set(n, p);
   }
   return out;
+}
+
+/**
+ * JavaScript whose types are in JSDoc comments (`@param {number[]} x`, `@type`, `@returns`) and nowhere
+ * else: no TypeScript syntax (annotations, `as`, interfaces, type parameters), which a `.js` file may
+ * also hold, tsad reading it as TypeScript then.
+ */
+export function isJsdocTyped(text: string): boolean {
+  if (!/@(param|type|returns?|typedef)\s*\{/.test(text)) return false;
+  const sf = ts.createSourceFile('probe.ts', text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  let typed = false;
+  const visit = (n: ts.Node): void => {
+    if (typed) return;
+    const withType = n as ts.Node & { type?: ts.Node; typeParameters?: ts.NodeArray<ts.Node> };
+    // (forEachChild does not enter JSDoc comments: a type met here is TypeScript syntax)
+    if (withType.type || withType.typeParameters?.length) typed = true;
+    else if (ts.isAsExpression(n) || ts.isSatisfiesExpression(n) || ts.isNonNullExpression(n) || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n) || ts.isEnumDeclaration(n)) typed = true;
+    else n.forEachChild(visit);
+  };
+  visit(sf);
+  return !typed;
 }
 
 /** the host paths each program was made with, for lowerProgram's file names */
@@ -186,7 +207,10 @@ const programPaths = new WeakMap<ts.Program, Map<string, string>>();
  */
 export function createProgram(files: Map<string, string>, extra: ts.CompilerOptions = {}, reparse = false): ts.Program {
   requireStdLib();
-  const paths = hostPaths(files.keys());
+  // (JavaScript typed by JSDoc comments is checked as JavaScript, as tsc's checkJs does: the comments' types hold)
+  const jsdocTyped = new Set([...files].filter(([n, text]) => n.endsWith('.js') && isJsdocTyped(text)).map(([n]) => n));
+  const paths = hostPaths(files.keys(), (n) => jsdocTyped.has(n));
+  if (jsdocTyped.size) extra = { allowJs: true, checkJs: true, ...extra };
   const byPath = new Map<string, string>();
   for (const [name, text] of files) byPath.set(paths.get(name)!, text);
   const cache = new Map<string, ts.SourceFile>();
@@ -947,8 +971,11 @@ class FunctionLowering {
     const t = this.ctx.typeAt(node);
     const p = node.parent;
     if (!t && ts.isParameter(p) && !p.type && !p.initializer && this.ctx.checker.getTypeAtLocation(node).flags & ts.TypeFlags.Any) {
-      const ext = node.getSourceFile().fileName.endsWith('.js.ts') || /\.js$/.test(this.ctx.locOf(node).file);
-      return this.err(node, `${what} has no type (TypeScript gives it 'any'), so tsad cannot tell what it holds`, `annotate it, e.g. \`(${node.getText()}: number)\` or \`(${node.getText()}: number[])\`${ext ? '; tsad reads a .js file as TypeScript: annotate it, or rename the file to .ts' : ''}`);
+      const sfName = node.getSourceFile().fileName;
+      // (a .js file typed by JSDoc is checked as JavaScript; one without is read as TypeScript)
+      if (sfName.endsWith('.js') && !sfName.endsWith('.js.ts')) return this.err(node, `${what} has no type (TypeScript gives it 'any'), so tsad cannot tell what it holds`, `give it a JSDoc type, as TypeScript reads them in JavaScript: \`/** @param {number[]} ${node.getText()} */\` above the function`);
+      const ext = sfName.endsWith('.js.ts') || /\.js$/.test(this.ctx.locOf(node).file);
+      return this.err(node, `${what} has no type (TypeScript gives it 'any'), so tsad cannot tell what it holds`, `annotate it, e.g. \`(${node.getText()}: number)\` or \`(${node.getText()}: number[])\`${ext ? '; tsad reads a .js file as TypeScript: annotate it, give it a JSDoc type (`/** @param {number} ' + node.getText() + ' */`), or rename the file to .ts' : ''}`);
     }
     if (!t) {
       const shown = this.ctx.checker.typeToString(this.ctx.checker.getTypeAtLocation(node));
