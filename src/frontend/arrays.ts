@@ -778,11 +778,12 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       // (ES2023's copying store: a copy with the element at a relative index replaced)
       if (args.length !== 2) return h.err(e, '`with` takes an index and a value');
       if (h.inCondition()) return h.err(e, '`with` inside a condition is not supported', 'assign it to a variable first');
+      // (the receiver evaluated before the arguments, as JavaScript does)
+      const src = named();
       const i0 = h.expr(args[0]);
       const x0 = i0 && h.expr(args[1]);
       if (!i0 || !x0) return null;
       if (tyOf(i0).k !== 'int' && tyOf(i0).k !== 'num') return h.err(args[0], '`with`\'s index must be a number');
-      const src = named();
       // (the index truncated as JavaScript's ToIntegerOrInfinity does, named unless a literal or an integer name)
       const rel = i0.k === 'num' ? int(Math.trunc(i0.v) || 0) : tyOf(i0).k === 'int' && i0.k === 'var' ? i0 : constant(h, integer(i0), 'at', loc);
       const x = x0.k === 'num' || x0.k === 'var' ? x0 : constant(h, x0, 'value', loc);
