@@ -94,7 +94,7 @@ describe.concurrent('tsad: files and output', { timeout: 400_000 }, () => {
     expect(a.stdout).toMatch(/export function loss_b\(/);
     expect(b.status).toBe(1);
     expect(b.stderr).toMatch(/^untyped\.js:1:19: error: parameter 'x' has no type \(TypeScript gives it 'any'\)/m);
-    expect(b.stderr).toMatch(/hint: annotate it, e\.g\. `\(x: number\)`.*; tsad reads a \.js file as TypeScript: annotate it, or rename the file to \.ts/);
+    expect(b.stderr).toMatch(/hint: annotate it, e\.g\. `\(x: number\)`.*; tsad reads a \.js file as TypeScript: annotate it, give it a JSDoc type \(`\/\*\* @param \{number\} x \*\/`\), or rename the file to \.ts/);
   });
 
   it('a missing imported file: the hint names the file to pass', async () => {

@@ -1281,5 +1281,145 @@ export function f(A: number[][], xs: number[], vs: number[]): number {
     // bodies[1] has the least x: its v is tripled
     expect(g([0.5, -1.5], [1, 0.2])).toEqual([[1, 3]]);
     expect(g([-0.5, 1.5], [1, 0.2])).toEqual([[3, 1]]);
+describe('unshift, splice and with (refused before); shift, unshift and splice read in JavaScript\'s order inside an expression', () => {
+  it('an element read before a shift, unshift or splice in the same expression sees the array before it (shift gave the value after it)', () => {
+    const src = `export function f(x: number[], c: number): number {
+  const a = x.slice();
+  const y = a[0] * a.shift()! + a[0];
+  const n = a[0] + a.unshift(x[2] * c) * a[0];
+  const r = a[1] * a.splice(0, 2, c * c)[1] + a[1];
+  return y + n + r + a[a.length - 1];
+}`;
+    const r = compile({ 'f.ts': src }, { head: 'f', js: true, runtimeImport: null });
+    expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+    const m = loadGenerated(r.code, r.runtimeNames);
+    const orig = (x: number[], c: number): number => {
+      const a = x.slice();
+      const y = a[0] * a.shift()! + a[0];
+      const n = a[0] + a.unshift(x[2] * c) * a[0];
+      const r2 = a[1] * a.splice(0, 2, c * c)[1] + a[1];
+      return y + n + r2 + a[a.length - 1];
+    };
+    expect((m.f as typeof orig)([1, 2, 3, 4], 0.5)).toBe(orig([1, 2, 3, 4], 0.5));
+    const rep = checkCompiled(r, m, 'f', [[1, 2, 3, 4], 0.5]);
+    expect(rep.ok, rep.messages.join('; ')).toBe(true);
+  });
+
+  it('splice clamps its start and count as JavaScript does (negative, past the end, fractional, left out)', () => {
+    const cases = ['-2, 1', '10, 1', '1.7, 1.2', '1', '-10', '0, -3, 9', '2, 0, 7, 8'];
+    for (const args of cases) {
+      const src = `export function f(x: number[]): number { const a = x.slice(); const out = a.splice(${args}); let s = 0; for (let i = 0; i < a.length; i++) s += a[i] * (i + 1); for (let i = 0; i < out.length; i++) s += 100 * out[i] * (i + 1); return s + 1000 * a.length + 10000 * out.length; }`;
+      const r = compile({ 'f.ts': src }, { head: 'f', js: true, runtimeImport: null });
+      const f = loadGenerated(r.code, r.runtimeNames).f as (x: number[]) => number;
+      const a = [1, 2, 3, 4, 5];
+      const out = (a.splice as (...xs: number[]) => number[])(...args.split(',').map(Number));
+      let s = 0;
+      for (let i = 0; i < a.length; i++) s += a[i] * (i + 1);
+      for (let i = 0; i < out.length; i++) s += 100 * out[i] * (i + 1);
+      expect(f([1, 2, 3, 4, 5]), args).toBe(s + 1000 * a.length + 10000 * out.length);
+    }
+  });
+
+  it('with at an index outside the array throws a RangeError, as JavaScript does', () => {
+    const r = compile({ 'f.ts': 'export function f(x: number[], k: number): number { return x.with(k, 2)[0] * x[0]; }' }, { head: 'f', js: true, runtimeImport: null });
+    const f = loadGenerated(r.code, r.runtimeNames).f as (x: number[], k: number) => number;
+    expect(() => f([1, 2], 2)).toThrow(RangeError);
+    expect(() => f([1, 2], -3)).toThrow(RangeError);
+    expect(f([1, 2], -2)).toBe(2);
+    expect(f([1, 2], 1.5)).toBe(1);
+  });
+});
+
+describe('a parameter named like a module constant (renamed in generated code) is named by its own name (trial 25: --wrt x was refused)', () => {
+  it('wrt and of take the source\'s name; the generated code calls it x0', () => {
+    const src = `const x = [3, 4];
+export function f(x: number, y: number[]): number { y[0] = x * y[1]; return x * y[0] * 2; }
+export function g(y: number[]): number { return x[0] * f(y[0], y); }`;
+    const r = compile({ 'f.ts': src }, { head: 'f', wrt: ['x'], of: ['return', 'y'], js: true, runtimeImport: null });
+    expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+    expect(r.wrt).toEqual(['x0']);
+    const rep = checkCompiled(r, loadGenerated(r.code, r.runtimeNames), 'f', [0.7, [1, 2]]);
+    expect(rep.ok, rep.messages.join('; ')).toBe(true);
+    const bad = compile({ 'f.ts': src }, { head: 'f', wrt: ['z'], js: true, runtimeImport: null });
+    expect(bad.diagnostics.map((d) => d.hint)).toContain('parameters: x, y');
+  });
+});
+
+describe('a var assigned in the body of a loop read after it (trial 25, R6: TypeScript\'s strict check refused it)', () => {
+  it('accepted where the loop\'s first test holds on literals, refused at the read where the loop may not run', () => {
+    const ok = compile({ 'f.ts': 'export function f(x: number[]): number { for (var i = 0; i < 3; i++) { var t = x[i] * x[i]; } return t * 2; }' }, { head: 'f', js: false, runtimeImport: null });
+    expect(ok.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+    refused('export function f(x: number[]): number {\n  for (var i = 0; i < x.length; i++) { var t = x[i] * x[i]; }\n  return t * 2;\n}', 'f', 3, 10, /'t' may be read before it is assigned/);
+    refused('export function f(x: number[]): number {\n  for (var i = 3; i < 3; i++) { var t = x[i] * x[i]; }\n  return t * 2;\n}', 'f', 3, 10, /'t' may be read before it is assigned/);
+  });
+});
+
+describe('a function held in a var (trial 25, R7)', () => {
+  it('declared in a loop body and called there: written out at the call, each pass reading the loop\'s values', () => {
+    checks(`export function f(x: number[]): number {
+  var s = 0;
+  for (var k = 0; k < 3; k++) {
+    var term = function (v: number) { return Math.pow(v, k) / (k + 1); };
+    for (var i = 0; i < x.length; i++) s += term(x[i]);
+  }
+  return s;
+}`, 'f', [[0.5, 1.5, -0.75]]);
+  });
+
+  it('called after the loop, or given by an assignment: refused at the declaration, saying to declare it once', () => {
+    refused('export function f(x: number[]): number {\n  var s = 0;\n  for (var k = 0; k < x.length; k++) {\n    var term = function (v: number) { return v * k; };\n    s += term(x[k]);\n  }\n  return s + term(1);\n}', 'f', 4, 9, /the local function 'term' \(a `var`\) is called outside the block that declares it/);
+    refused('export function f(x: number[]): number {\n  var s = 0, term: (v: number) => number;\n  for (var k = 0; k < x.length; k++) {\n    term = function (v: number) { return v * k; };\n    s += term(x[k]);\n  }\n  return s;\n}', 'f', 2, 14, /is given its function by an assignment/);
+  });
+});
+
+describe('a parameter with a default before the seed (trial 25, U4)', () => {
+  it('f_b and f_d keep the default: undefined passed for it takes the default, as JavaScript does', () => {
+    const src = 'export function f(x: number[], k = 2): number { let s = 0; for (let i = 0; i < x.length; i++) s += x[i] ** k; return s; }';
+    const r = compile({ 'f.ts': src }, { head: 'f', js: true, runtimeImport: null });
+    const m = loadGenerated(r.code, r.runtimeNames);
+    const f_b = m.f_b as (x: number[], xb: number[], k: number | undefined, seed: number) => void;
+    const xb = [0, 0];
+    f_b([0.5, -1.5], xb, undefined, 1);
+    expect(xb).toEqual([1, -3]);
+    const cubed = [0, 0];
+    f_b([0.5, -1.5], cubed, 3, 1);
+    expect(cubed).toEqual([0.75, 6.75]);
+    expect((m.f_d as (x: number[], xd: number[], k: number | undefined, kd: number) => [number, number])([0.5, -1.5], [1, 0], undefined, 0)).toEqual([2.5, 1]);
+  });
+});
+
+describe('JavaScript typed by JSDoc comments (trial 25: `@param {number[]} x` in a .js file was not read)', () => {
+  const JS = `/** @typedef {{ w: number[], b: number }} Model */
+
+/** @param {number[]} a @param {number[]} b */
+function dot(a, b) {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+/**
+ * @param {Model} m
+ * @param {number[][]} X
+ * @param {number[]} y
+ * @returns {number}
+ */
+export function loss(m, X, y) {
+  let total = 0;
+  X.forEach((row, i) => { total += Math.log(1 + Math.exp(-y[i] * (dot(row, m.w) + m.b))); });
+  return total / X.length;
+}
+`;
+  it('a .js file whose types are in JSDoc is checked as JavaScript, as tsc --checkJs does: the comments type the parameters', () => {
+    const r = compile({ 'model.js': JS }, { head: 'loss', wrt: ['m'], js: true, runtimeImport: null });
+    expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+    const rep = checkCompiled(r, loadGenerated(r.code, r.runtimeNames), 'loss', [{ w: [0.5, -0.25], b: 0.1 }, [[1, 2], [0.5, -1]], [1, -1]]);
+    expect(rep.ok, rep.messages.join('; ')).toBe(true);
+  });
+
+  it('a parameter the comments leave untyped: located, the hint gives the JSDoc to write', () => {
+    const r = compile({ 'f.js': '/** @param {number[]} x */\nexport function f(x, y) {\n  return x[0] * y;\n}\n' }, { head: 'f', js: true, runtimeImport: null });
+    const errors = r.diagnostics.filter((d) => d.severity === 'error');
+    expect(errors.map((d) => `${d.file}:${d.line}:${d.col} ${d.hint}`)).toEqual([expect.stringMatching(/^f\.js:2:22 give it a JSDoc type.*@param \{number\[\]\} y/)]);
   });
 });

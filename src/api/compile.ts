@@ -321,6 +321,12 @@ function checkCoarsenOption(v: unknown): void {
   }
 }
 
+/** the name generated code gives the parameter the user names `n` (renamed beside a module constant of that name) */
+function generatedName(head: Func, n: string): string {
+  if (head.params.some((p) => p.name === n)) return n;
+  return head.params.find((p) => p.source === n)?.name ?? n;
+}
+
 export function compile(input: SourceInput, options: CompileOptions): CompileResult {
   checkOptions(options);
   const files = toFiles(input);
@@ -374,8 +380,8 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
   let coarsenedWrt: string[] | undefined;
   if (options.coarsen && ruled.funcs.has(options.head)) {
     const head0 = ruled.funcs.get(options.head)!;
-    const of0 = options.of ?? defaultOf(head0, computeWrites(ruled).get(head0.name) ?? new Set<number>());
-    coarsenedWrt = options.wrt ?? defaultWrt(ruled, head0, of0);
+    const of0 = options.of?.map((n) => generatedName(head0, n)) ?? defaultOf(head0, computeWrites(ruled).get(head0.name) ?? new Set<number>());
+    coarsenedWrt = options.wrt?.map((n) => generatedName(head0, n)) ?? defaultWrt(ruled, head0, of0);
     const dependents0 = { result: of0.includes('return') && hasFloat(head0.ret), params: of0.filter((o) => o !== 'return') };
     const c = timed('coarsen', () => coarsenModule(ruled, options.head, options.coarsen === true ? {} : (options.coarsen as CoarsenOptions), { wrt: coarsenedWrt!, dependents: dependents0 }));
     mod = c.mod;
@@ -409,12 +415,12 @@ function compileDerivatives(mod0: Module, options0: CompileOptions, diags: Diagn
   const rest = head.params.find((p) => p.rest);
   if (rest) diags.error(head.loc, `'${head.name}' has a rest parameter ('...${rest.name}'): the function differentiated takes its arguments by name`, `take an array (\`${rest.name}: number[]\`) and call it with one; a helper it calls may keep its rest parameter`);
   const written = computeWrites(mod).get(head.name) ?? new Set<number>();
-  const of = options.of ?? defaultOf(head, written);
+  const of = options.of?.map((n) => generatedName(head, n)) ?? defaultOf(head, written);
   let analysed: { wrt: string[]; activity: ProgramActivity } | undefined;
-  const wrt = options.wrt ?? coarsenedWrt ?? defaultWrt(mod, head, of, (w, activity) => (analysed = { wrt: w, activity }));
+  const wrt = options.wrt?.map((n) => generatedName(head, n)) ?? coarsenedWrt ?? defaultWrt(mod, head, of, (w, activity) => (analysed = { wrt: w, activity }));
   for (const w of wrt) {
     const p = head.params.find((x) => x.name === w);
-    if (!p) diags.error(head.loc, `the independents (--wrt, or wrt in the runtime API) name '${w}', which is not a parameter of '${head.name}'`, `parameters: ${head.params.map((x) => x.name).join(', ')}`);
+    if (!p) diags.error(head.loc, `the independents (--wrt, or wrt in the runtime API) name '${w}', which is not a parameter of '${head.name}'`, `parameters: ${head.params.map((x) => x.source ?? x.name).join(', ')}`);
     else if (p.ty.k === 'opt' && p.ty.base.k !== 'num' && hasFloat(p.ty.base)) diags.error(head.loc, `the independents (--wrt, or wrt in the runtime API) name '${w}', an array or object that may be absent (\`${w}?:\`): tsad differentiates with respect to an optional number, but an optional array or object is passive`, `give it a default instead, \`${w}: T = {}\` (or \`[]\`), to differentiate with respect to its numbers`);
     else if (!hasFloat(p.ty)) diags.error(head.loc, `the independents (--wrt, or wrt in the runtime API) name '${w}', which carries no floating-point value`, 'independents must be numbers or arrays/objects of numbers');
   }

@@ -18,7 +18,7 @@ import { fromJson, jsonMismatch, readsPastEnd, sizedRandomArgs, typeText } from 
 import { formatDiagnostic } from '../frontend/diagnostics.js';
 import { formatReport } from '../transform/coarsen/pass.js';
 import { playgroundCommand } from './playground.js';
-import type { Func, Module } from '../ir/types.js';
+import type { Func, Module, Param } from '../ir/types.js';
 
 const HELP = `tsad — source-to-source automatic differentiation for TypeScript
 
@@ -332,7 +332,7 @@ function printMatrix(files: Record<string, string>, args: Args): number {
   const modes = args.modes ?? [];
   const how = modes.length && modes.every((m) => m === 'reverse') ? 'reverse' : modes.length && !modes.includes('reverse') ? 'forward' : 'auto';
   const n = independentCount(g, values);
-  const point = head.params.map((p, j) => `${p.name} = ${compact(values[j])}`).join(', ');
+  const point = head.params.map((p, j) => `${p.source ?? p.name} = ${compact(values[j])}`).join(', ');
   if (args.sparse) {
     // (a Jacobian by blocks where the head's loops run over independent items, else by colouring: api/blocks.ts)
     const { matrix: S, notBlocks } = hessian ? { ...sparseAt('hessian', packedSweep(g, values), n, n, undefined), notBlocks: undefined } : sparseJacobianAt(files, g, params, r.of, values);
@@ -406,7 +406,7 @@ function readInput(path: string): unknown {
 /** The --input point as arguments of `head`: every parameter given, each of its type (else a usage error). */
 function inputArgs(path: string, head: Func): unknown[] {
   const data = readInput(path);
-  const sig = head.params.map((p) => (p.optional && p.ty.k === 'opt' ? `${p.name}?: ${typeText(p.ty.base)}` : `${p.name}: ${typeText(p.ty)}`)).join(', ');
+  const sig = head.params.map((p) => (p.optional && p.ty.k === 'opt' ? `${p.source ?? p.name}?: ${typeText(p.ty.base)}` : `${p.source ?? p.name}: ${typeText(p.ty)}`)).join(', ');
   // trailing parameters with defaults or `?` may be left out
   let required = head.params.length;
   while (required > 0 && (head.params[required - 1].def || head.params[required - 1].optional)) required--;
@@ -419,10 +419,12 @@ function inputArgs(path: string, head: Func): unknown[] {
     values = data;
   } else if (typeof data === 'object' && data !== null) {
     const o = data as Record<string, unknown>;
+    // (by the source's names: a parameter generated code renames, `x` beside a module constant `x`, too)
+    const named = (p: Param) => p.source ?? p.name;
     for (const k of Object.keys(o))
-      if (!head.params.some((p) => p.name === k)) usage(`--input '${path}' names '${k}', which is not a parameter of '${head.name}': ${head.name}(${sig})`);
-    for (const p of head.params) if (!(p.name in o) && !p.def && !p.optional) usage(`--input '${path}' gives no value for parameter '${p.name}' (${typeText(p.ty)}): ${head.name}(${sig})`);
-    values = head.params.map((p) => o[p.name]);
+      if (!head.params.some((p) => named(p) === k)) usage(`--input '${path}' names '${k}', which is not a parameter of '${head.name}': ${head.name}(${sig})`);
+    for (const p of head.params) if (!(named(p) in o) && !p.def && !p.optional) usage(`--input '${path}' gives no value for parameter '${named(p)}' (${typeText(p.ty)}): ${head.name}(${sig})`);
+    values = head.params.map((p) => o[named(p)]);
     while (values.length && values[values.length - 1] === undefined) values.pop();
   } else usage(`--input '${path}' must hold a JSON array of the arguments or an object keyed by parameter name, not ${JSON.stringify(data)}`);
   return values.map((v, j) => {
@@ -575,14 +577,14 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
   }
   for (const m of rep.messages) process.stdout.write(`FAIL: ${m}\n`);
   if (inconclusive(rep)) {
-    const point = head.params.map((p, j) => `${p.name} = ${compact(values[j])}`).join(', ');
+    const point = head.params.map((p, j) => `${p.source ?? p.name} = ${compact(values[j])}`).join(', ');
     process.stdout.write(`check INCONCLUSIVE: the divided differences disagree between step sizes at ${args.input ? 'the --input point' : 'five random points'} (${point}): a kink, a branch switch or a jump, or integers used as independents; ${rep.judged ? 'the tangent was not compared (the adjoint agrees with it)' : 'the adjoint was not compared (without a tangent mode it is compared with these differences)'}\n`);
     process.stdout.write(`hint: ${args.input ? 'try another --input point' : 'check at a point of yours with --input'}, and leave integer parameters (counts, indices, flags) out of the independents with --wrt\n`);
     return false;
   }
   process.stdout.write(rep.ok ? 'check passed\n' : 'check FAILED\n');
   if (!rep.ok) {
-    const point = head.params.map((p, j) => `${p.name} = ${compact(values[j])}`).join(', ');
+    const point = head.params.map((p, j) => `${p.source ?? p.name} = ${compact(values[j])}`).join(', ');
     process.stdout.write(`at ${args.input ? `the --input point` : 'random arguments'}: ${point}  (independents: ${r.wrt.join(', ')})\n`);
     // (the tangent agrees with the divided differences there, so the point is not a kink: the adjoint is wrong)
     const adjointWrong = !rep.unstable && rep.tangentError <= 1e-6 && !(rep.dotError <= 1e-8) && rep.vectorError <= 1e-12;

@@ -27,6 +27,8 @@ export const ARRAY_FORMS = [
   'array.sort', // `xs.sort((a, b) => a - b)`, objects or rows by a key (`(a, b) => a.v - b.v`): in place, through a passive order (`sortOrder`) and a copy
   'array.argsort', // indices sorted by another array's values (`order.sort((i, j) => xs[i] - xs[j])`): the same order and moves
   'array.keys', // `Array.from(xs.keys())`, `Int32Array.from(xs.keys())`, `[...xs.keys()]`: the indices 0, 1, … as a fresh array
+  'array.splice', // `a.splice(start, count, ...items)`, `a.unshift(...items)`: in place, the elements from start on set aside, cut off and pushed back around the items
+  'array.with', // `a.with(i, v)` (ES2023): a copy with one element replaced (a RangeError outside the array)
 ] as const;
 export type ArrayForm = (typeof ARRAY_FORMS)[number];
 
@@ -561,7 +563,7 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
   if (ot.k !== 'arr') return undefined;
   const loc = h.locOf(e);
   const args = e.arguments;
-  if (args.some((a) => ts.isSpreadElement(a))) return m === 'concat' || m === 'slice' || m === 'fill' || m === 'reverse' || m === 'indexOf' || m === 'includes' ? h.err(e, `spread arguments to '.${m}()' are not supported`, 'pass the values themselves') : undefined;
+  if (args.some((a) => ts.isSpreadElement(a))) return ['concat', 'slice', 'fill', 'reverse', 'indexOf', 'includes', 'splice', 'unshift', 'with'].includes(m) ? h.err(e, `spread arguments to '.${m}()' are not supported`, m === 'splice' || m === 'unshift' ? 'insert the values themselves, or push them in a loop' : 'pass the values themselves') : undefined;
   // the receiver is evaluated once: a name, or a constant bound to it
   const named = (): Expr => {
     if (obj0.k === 'var' || obj0.k === 'global') return obj0;
@@ -748,6 +750,60 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
       h.emit({ k: 'if', c: { k: 'bin', op: '>', a: { k: 'len', obj: src }, b: int(0), ty: BOOL }, then: [{ k: 'expr', e: { k: 'intr', fn: 'pop', args: [src], ty: VOID }, loc }], else: [], loc });
       return v(first, ot.elem);
     }
+    case 'unshift':
+    case 'splice': {
+      if (ot.typed || ot.ro) return h.err(e, `\`${m}\` is supported on arrays (\`number[]\`, arrays of rows or of objects) only`, 'build a new array instead');
+      if (h.inCondition()) return h.err(e, `\`${m}\` inside a condition is not supported`, `call \`${m}\` in a statement of its own`);
+      if (m === 'splice' && args.length === 0) return h.err(e, '`splice` needs a start index');
+      const src = named();
+      // JavaScript evaluates every argument before it moves anything (an item may read the array)
+      const values: Expr[] = [];
+      for (const a of args) {
+        const x = h.expr(a);
+        if (!x) return null;
+        values.push(x.k === 'num' || x.k === 'var' ? x : constant(h, x, 'item', loc));
+      }
+      const bounds = m === 'splice' ? values.slice(0, 2) : [];
+      for (const [k, x] of bounds.entries())
+        if (tyOf(x).k !== 'int' && tyOf(x).k !== 'num') return h.err(args[k], `\`splice\`'s ${k ? 'count' : 'start'} must be a number`);
+      const len: Expr = { k: 'len', obj: src };
+      const named0 = (x: Expr, base: string): Expr => (x.k === 'num' ? x : constant(h, x, base, loc));
+      const start = m === 'splice' ? named0(clamp(integer(bounds[0]), len), 'start') : int(0);
+      // (a count left out removes everything from the start on; one given is clamped to what is there:
+      // a literal one ≤ 0 removes nothing)
+      const rest: Expr = start.k === 'num' && start.v === 0 ? len : { k: 'bin', op: '-', a: len, b: start, ty: INT };
+      const given = bounds[1] && integer(bounds[1]);
+      const atLeast0: Expr | undefined = given && (given.k === 'num' ? int(Math.max(Math.trunc(given.v) || 0, 0)) : { k: 'intr', fn: 'Math.max', args: [given, int(0)], ty: INT });
+      const count = m === 'unshift' || (atLeast0?.k === 'num' && atLeast0.v === 0) ? int(0) : named0(atLeast0 ? { k: 'intr', fn: 'Math.min', args: [atLeast0, rest], ty: INT } : rest, 'count');
+      const items = m === 'splice' ? values.slice(2) : values;
+      const value = isStatementLevelCall(e) ? null : m;
+      return replaceRange(h, src, ot, start, count, items, value, loc);
+    }
+    case 'with': {
+      // (ES2023's copying store: a copy with the element at a relative index replaced)
+      if (args.length !== 2) return h.err(e, '`with` takes an index and a value');
+      if (h.inCondition()) return h.err(e, '`with` inside a condition is not supported', 'assign it to a variable first');
+      // (the receiver evaluated before the arguments, as JavaScript does)
+      const src = named();
+      const i0 = h.expr(args[0]);
+      const x0 = i0 && h.expr(args[1]);
+      if (!i0 || !x0) return null;
+      if (tyOf(i0).k !== 'int' && tyOf(i0).k !== 'num') return h.err(args[0], '`with`\'s index must be a number');
+      // (the index truncated as JavaScript's ToIntegerOrInfinity does, named unless a literal or an integer name)
+      const rel = i0.k === 'num' ? int(Math.trunc(i0.v) || 0) : tyOf(i0).k === 'int' && i0.k === 'var' ? i0 : constant(h, integer(i0), 'at', loc);
+      const x = x0.k === 'num' || x0.k === 'var' ? x0 : constant(h, x0, 'value', loc);
+      const len: Expr = { k: 'len', obj: src };
+      const index: Expr = rel.k === 'num' ? (rel.v < 0 ? { k: 'bin', op: '-', a: len, b: int(-rel.v), ty: INT } : rel) : constant(h, { k: 'cond', c: { k: 'bin', op: '<', a: rel, b: int(0), ty: BOOL }, a: { k: 'bin', op: '+', a: len, b: rel, ty: INT }, b: rel, ty: INT }, 'index', loc);
+      const outside: Expr = rel.k === 'num'
+        ? rel.v < 0 ? { k: 'bin', op: '>', a: int(-rel.v), b: len, ty: BOOL } : { k: 'bin', op: '>=', a: rel, b: len, ty: BOOL }
+        : { k: 'bin', op: '||', a: { k: 'bin', op: '<', a: index, b: int(0), ty: BOOL }, b: { k: 'bin', op: '>=', a: index, b: len, ty: BOOL }, ty: BOOL };
+      h.emit(tag({ k: 'if', c: outside, then: [{ k: 'throw', e: { k: 'raw', text: "new RangeError('Invalid index')", ty: VOID }, loc }], else: [] }, 'array.with', loc));
+      const fresh: ArrTy = { ...ot, ro: false };
+      const copy = isRef(ot.elem) ? copyFrom(h, src, fresh, int(0), 'copy', loc) : v(h.fresh('copy'), fresh);
+      if (!isRef(ot.elem)) h.emit({ k: 'decl', name: copy.name, ty: fresh, init: { k: 'intr', fn: 'copy', args: [src], ty: fresh }, konst: true, loc });
+      h.emit(tag({ k: 'assign', target: { k: 'idx', obj: copy, index, ty: ot.elem }, value: x }, 'array.with', loc));
+      return copy;
+    }
     case 'at': {
       // `xs.at(-1)`: the element at a relative index (counted from the end when negative), undefined outside
       if (args.length !== 1) return h.err(e, '`at` takes one index');
@@ -779,6 +835,51 @@ export function arrayMethod(h: ArrayHost, e: ts.CallExpression, m: string, obj0:
     }
   }
   return undefined;
+}
+
+/** `x` named by a constant (evaluated here, once) */
+function constant(h: ArrayHost, x: Expr, base: string, loc: Loc): Extract<Expr, { k: 'var' }> {
+  const t = h.fresh(base);
+  h.emit({ k: 'decl', name: t, ty: tyOf(x), init: x, konst: true, loc });
+  return v(t, tyOf(x));
+}
+
+/** a call whose value is not used: the statement itself (`a.unshift(v);`) */
+function isStatementLevelCall(e: ts.CallExpression): boolean {
+  let n: ts.Node = e;
+  while (ts.isParenthesizedExpression(n.parent) || ts.isNonNullExpression(n.parent)) n = n.parent;
+  return ts.isExpressionStatement(n.parent);
+}
+
+/** a fresh array of `src`'s elements from `from` on (`src.slice(from)`: rows and objects shared, as JavaScript does) */
+function copyFrom(h: ArrayHost, src: Expr, ty: ArrTy, from: Expr, base: string, loc: Loc, to?: Expr): Extract<Expr, { k: 'var' }> {
+  const t = v(h.fresh(base), ty);
+  h.emit({ k: 'decl', name: t.name, ty, init: { k: 'arrlit', elems: [], ty }, konst: true, loc });
+  const k = h.fresh('k');
+  h.emit({ ...countUp(k, from, to ?? { k: 'len', obj: src }, [push(t, { k: 'idx', obj: src, index: v(k, INT), ty: ty.elem })]), loc });
+  return t;
+}
+
+/**
+ * `a.splice(start, count, ...items)` (and `a.unshift(...items)`, a splice at 0 removing nothing) in
+ * place, `start` and `count` already clamped: the elements after the removed ones are set aside, the
+ * array is cut back to `start` by pops, then the items and the elements set aside are pushed. Every name
+ * of the array sees it, and the adjoint undoes pops and pushes as it does anywhere (rows and objects
+ * leave and come back with their shadows). The value: the removed elements (a fresh array), the new
+ * length for `unshift`, nothing where the call is a statement.
+ */
+function replaceRange(h: ArrayHost, src: Expr, ot: ArrTy, start: Expr, count: Expr, items: Expr[], value: 'splice' | 'unshift' | null, loc: Loc): Expr {
+  const fresh: ArrTy = { ...ot, ro: false };
+  const end: Expr = count.k === 'num' && count.v === 0 ? start : start.k === 'num' && start.v === 0 ? count : { k: 'bin', op: '+', a: start, b: count, ty: INT };
+  const removed = value === 'splice' ? copyFrom(h, src, fresh, start, 'removed', loc, end) : null;
+  const after = copyFrom(h, src, fresh, end, 'after', loc);
+  const len: Expr = { k: 'len', obj: src };
+  h.emit(tag({ k: 'while', cond: { k: 'bin', op: '>', a: len, b: start, ty: BOOL }, body: [{ k: 'expr', e: { k: 'intr', fn: 'pop', args: [src], ty: VOID }, loc }] }, 'array.splice', loc));
+  for (const x of items) h.emit({ ...push(src, x), loc });
+  const k = h.fresh('k');
+  h.emit({ ...countUp(k, int(0), { k: 'len', obj: after }, [push(src, { k: 'idx', obj: after, index: v(k, INT), ty: ot.elem })]), loc });
+  if (value === 'unshift') return constant(h, len, 'newLength', loc);
+  return removed ?? { k: 'undef' };
 }
 
 /**

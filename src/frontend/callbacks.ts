@@ -21,6 +21,7 @@ import type { Expr, LValue, Loc, Stmt, Ty } from '../ir/types.js';
 import { BOOL, INT, NUM, VOID, countReturns, forEachExpr, mapBodies, tyOf } from '../ir/util.js';
 import { isLocalFunctionDecl, writesOutside } from './closures.js';
 import { MATH_BINARY, MATH_FUNCS, MATH_INTEGRAL, MATH_NARY } from './math.js';
+import { isTypedCtor } from './typed-arrays.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
 export const CALLBACK_FORMS = [
@@ -90,7 +91,7 @@ export function isCallbackCall(e: ts.Expression): e is ts.CallExpression {
   const c = skip(e);
   if (!ts.isCallExpression(c) || !ts.isPropertyAccessExpression(c.expression)) return false;
   const m = c.expression.name.text;
-  if (m === 'from') return ts.isIdentifier(c.expression.expression) && c.expression.expression.text === 'Array' && c.arguments.length === 2;
+  if (m === 'from') return ts.isIdentifier(c.expression.expression) && (c.expression.expression.text === 'Array' || isTypedCtor(c.expression.expression.text)) && c.arguments.length === 2;
   return METHODS.has(m);
 }
 

@@ -156,18 +156,18 @@ function normalizeSegments(parts: string[]): string[] {
  * the files resolve as they do on disk); a `.js` file is read as TypeScript under a `.ts` name (so that
  * `import … from './m.js'` finds it, as it finds m.ts).
  */
-export function hostPaths(names: Iterable<string>): Map<string, string> {
+export function hostPaths(names: Iterable<string>, keepJs: (name: string) => boolean = () => false): Map<string, string> {
   const list = [...names].map((n) => ({ n, parts: n.replace(/\\/g, '/').split('/'), abs: n.replace(/\\/g, '/').startsWith('/') }));
   let depth = 0;
   for (const f of list) if (!f.abs) depth = Math.max(depth, normalizeSegments(f.parts).findIndex((p) => p !== '..'));
   const cwd = Array.from({ length: depth }, (_, i) => `up${i}`);
   const resolved = list.map((f) => ({ n: f.n, path: '/' + normalizeSegments(f.abs ? f.parts : [...cwd, ...f.parts]).filter((p) => p !== '..').join('/') }));
   // TypeScript files first, so that a .js file never takes the name of one given alongside
-  const taken = new Set(resolved.filter((f) => !f.path.endsWith('.js')).map((f) => f.path));
+  const taken = new Set(resolved.filter((f) => !f.path.endsWith('.js') || keepJs(f.n)).map((f) => f.path));
   const out = new Map<string, string>();
   for (const { n, path } of resolved) {
     let p = path;
-    if (p.endsWith('.js')) {
+    if (p.endsWith('.js') && !keepJs(n)) {
       p = taken.has(p.replace(/\.js$/, '.ts')) ? p + '.ts' : p.replace(/\.js$/, '.ts');
       taken.add(p);
     }
@@ -194,6 +194,27 @@ function resolvingOnce(checker: ts.TypeChecker): ts.TypeChecker {
   return cached;
 }
 
+/**
+ * JavaScript whose types are in JSDoc comments (`@param {number[]} x`, `@type`, `@returns`) and nowhere
+ * else: no TypeScript syntax (annotations, `as`, interfaces, type parameters), which a `.js` file may
+ * also hold, tsad reading it as TypeScript then.
+ */
+export function isJsdocTyped(text: string): boolean {
+  if (!/@(param|type|returns?|typedef)\s*\{/.test(text)) return false;
+  const sf = ts.createSourceFile('probe.ts', text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  let typed = false;
+  const visit = (n: ts.Node): void => {
+    if (typed) return;
+    const withType = n as ts.Node & { type?: ts.Node; typeParameters?: ts.NodeArray<ts.Node> };
+    // (forEachChild does not enter JSDoc comments: a type met here is TypeScript syntax)
+    if (withType.type || withType.typeParameters?.length) typed = true;
+    else if (ts.isAsExpression(n) || ts.isSatisfiesExpression(n) || ts.isNonNullExpression(n) || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n) || ts.isEnumDeclaration(n)) typed = true;
+    else n.forEachChild(visit);
+  };
+  visit(sf);
+  return !typed;
+}
+
 /** the host paths each program was made with, for lowerProgram's file names */
 const programPaths = new WeakMap<ts.Program, Map<string, string>>();
 
@@ -204,7 +225,10 @@ const programPaths = new WeakMap<ts.Program, Map<string, string>>();
  */
 export function createProgram(files: Map<string, string>, extra: ts.CompilerOptions = {}, reparse = false): ts.Program {
   requireStdLib();
-  const paths = hostPaths(files.keys());
+  // (JavaScript typed by JSDoc comments is checked as JavaScript, as tsc's checkJs does: the comments' types hold)
+  const jsdocTyped = new Set([...files].filter(([n, text]) => n.endsWith('.js') && isJsdocTyped(text)).map(([n]) => n));
+  const paths = hostPaths(files.keys(), (n) => jsdocTyped.has(n));
+  if (jsdocTyped.size) extra = { allowJs: true, checkJs: true, ...extra };
   const byPath = new Map<string, string>();
   for (const [name, text] of files) byPath.set(paths.get(name)!, text);
   const cache = new Map<string, ts.SourceFile>();
@@ -968,8 +992,11 @@ class FunctionLowering {
     const t = this.ctx.typeAt(node);
     const p = node.parent;
     if (!t && ts.isParameter(p) && !p.type && !p.initializer && this.ctx.checker.getTypeAtLocation(node).flags & ts.TypeFlags.Any) {
-      const ext = node.getSourceFile().fileName.endsWith('.js.ts') || /\.js$/.test(this.ctx.locOf(node).file);
-      return this.err(node, `${what} has no type (TypeScript gives it 'any'), so tsad cannot tell what it holds`, `annotate it, e.g. \`(${node.getText()}: number)\` or \`(${node.getText()}: number[])\`${ext ? '; tsad reads a .js file as TypeScript: annotate it, or rename the file to .ts' : ''}`);
+      const sfName = node.getSourceFile().fileName;
+      // (a .js file typed by JSDoc is checked as JavaScript; one without is read as TypeScript)
+      if (sfName.endsWith('.js') && !sfName.endsWith('.js.ts')) return this.err(node, `${what} has no type (TypeScript gives it 'any'), so tsad cannot tell what it holds`, `give it a JSDoc type, as TypeScript reads them in JavaScript: \`/** @param {number[]} ${node.getText()} */\` above the function`);
+      const ext = sfName.endsWith('.js.ts') || /\.js$/.test(this.ctx.locOf(node).file);
+      return this.err(node, `${what} has no type (TypeScript gives it 'any'), so tsad cannot tell what it holds`, `annotate it, e.g. \`(${node.getText()}: number)\` or \`(${node.getText()}: number[])\`${ext ? '; tsad reads a .js file as TypeScript: annotate it, give it a JSDoc type (`/** @param {number} ' + node.getText() + ' */`), or rename the file to .ts' : ''}`);
     }
     if (!t) {
       const shown = this.ctx.checker.typeToString(this.ctx.checker.getTypeAtLocation(node));
@@ -1055,7 +1082,7 @@ class FunctionLowering {
         continue;
       }
       const name = this.declareVar(p, p.name.text, ty);
-      const param: Param = { name, ty };
+      const param: Param = { name, ty, ...(name !== p.name.text ? { source: p.name.text } : {}) };
       if (p.dotDotDotToken) {
         if (ty.k !== 'arr' || ty.typed) {
           this.err(p, `the rest parameter '${p.name.text}' must be an array (\`...${p.name.text}: number[]\`)`, 'declare it as an array of numbers, arrays or objects');
@@ -1268,6 +1295,16 @@ class FunctionLowering {
         continue;
       }
       const ty = hoistedType(b, this.ctx.checker, this.ctx.convert);
+      const assignments = b.refs.filter((r) => ts.isBinaryExpression(r.parent) && r.parent.left === r && r.parent.operatorToken.kind === ts.SyntaxKind.EqualsToken);
+      const isFn = (e: ts.Expression | undefined) => !!e && (ts.isFunctionExpression(skipParens(e)) || ts.isArrowFunction(skipParens(e)));
+      const fnValued = this.ctx.checker.getTypeOfSymbolAtLocation(b.symbol, d0.name).getCallSignatures().length > 0 || b.decls.some((d) => isFn(d.initializer)) || assignments.some((r) => isFn((r.parent as ts.BinaryExpression).right));
+      if (!ty && fnValued) {
+        // (a local function is written out where it is called, from the one declaration that gives it)
+        const assigned = assignments.length > 0;
+        const where = assigned || b.decls.length > 1 || !b.decls[0].initializer ? 'is given its function by an assignment, or more than one' : 'is called outside the block that declares it';
+        this.refuse(d0, `the local function '${d0.name.text}' (a \`var\`) ${where}: tsad writes a local function out where it is called, from its one declaration`, `declare it once where every call sees it, before the loop or block: \`const ${d0.name.text} = function (…) { … };\` (it reads the variables' values at each call)`);
+        continue;
+      }
       if (!ty) {
         const shown = this.ctx.checker.typeToString(this.ctx.checker.getTypeOfSymbolAtLocation(b.symbol, d0.name));
         this.refuse(d0, `the \`var\` '${d0.name.text}' has type '${shown}', which tsad cannot differentiate through (or is given values of different types)`, `give it one type: \`var ${d0.name.text}: number;\`, or a number, array or object value where it is declared`);
@@ -1708,7 +1745,7 @@ class FunctionLowering {
         if (this.ctx.diags.list.length > reported) this.silence(d);
         continue;
       }
-      if (ts.isIdentifier(d.name) && isCallbackCall(x) && !isPropCall(x, 'Array', 'from')) {
+      if (ts.isIdentifier(d.name) && isCallbackCall(x) && !isMappedFrom(x)) {
         // `const ys = xs.map(…)`: the new array or the accumulator is the variable itself
         const r = this.callbacks.lower(x, d);
         if (r !== undefined) {
@@ -1718,7 +1755,7 @@ class FunctionLowering {
           continue;
         }
       }
-      if (ts.isIdentifier(d.name) && ts.isCallExpression(x) && isPropCall(x, 'Array', 'from')) {
+      if (ts.isIdentifier(d.name) && ts.isCallExpression(x) && isMappedFrom(x)) {
         // the filled array is the variable itself: no temporary
         if (!this.arrayFrom(x, d.name.text, d)) this.silence(d);
         out.push(...this.takePre());
@@ -1955,7 +1992,7 @@ class FunctionLowering {
   /** Initializers may be `Array.from(...)`, which lowers to an allocation and a filling loop. */
   private initExpr(e: ts.Expression, target: string): Expr | null {
     const x = skipParens(e);
-    if (ts.isCallExpression(x) && isPropCall(x, 'Array', 'from')) return this.arrayFrom(x, target);
+    if (ts.isCallExpression(x) && isMappedFrom(x)) return this.arrayFrom(x, target);
     return this.expr(e);
   }
 
@@ -2698,10 +2735,10 @@ class FunctionLowering {
           return { k: 'intr', fn: `Number.${m}`, args: [a], ty: BOOL };
         }
         if (objNode.text === 'Array' && m === 'isArray') return isArrayTest(this.hooks, e);
-        if (objNode.text === 'Array' && m === 'from' && isCallbackCall(e) && !ts.isObjectLiteralExpression(e.arguments[0])) return this.callbacks.lower(e)?.value ?? null;
+        if (isMappedFrom(e) && isCallbackCall(e) && !ts.isObjectLiteralExpression(e.arguments[0])) return this.callbacks.lower(e)?.value ?? null;
         // (elsewhere in an expression, a row of a matrix built by an outer `Array.from`: named first)
-        if (objNode.text === 'Array' && m === 'from' && this.condDepth === 0) return this.arrayFrom(e, 'row');
-        if (objNode.text === 'Array' && m === 'from') return this.err(e, '`Array.from` inside a condition is not supported', 'write `const xs = Array.from({ length: n }, (_, i) => …)` before it');
+        if (isMappedFrom(e) && this.condDepth === 0) return this.arrayFrom(e, 'row');
+        if (isMappedFrom(e)) return this.err(e, `\`${objNode.text}.from\` inside a condition is not supported`, `write \`const xs = ${objNode.text}.from({ length: n }, (_, i) => …)\` before it`);
         if (isTypedCtor(objNode.text) && m === 'from' && e.arguments.length === 1 && keysCall(e.arguments[0])) return indexRange(this.hooks, e, keysCall(e.arguments[0])!, typedArrayTy(objNode.text));
         if (isTypedCtor(objNode.text) && m === 'from') return newTypedArray(this.hooks, e, objNode.text, true);
         if (objNode.text === 'console') return this.err(e, 'console output is not supported in differentiated code', 'log outside the differentiated function');
@@ -3013,9 +3050,11 @@ class FunctionLowering {
   }
 }
 
-function isPropCall(x: ts.CallExpression, obj: string, m: string): boolean {
+/** `Array.from(…)`, or a typed array's `X.from(src, fn)` with a callback (one argument is a copy: newTypedArray) */
+function isMappedFrom(x: ts.CallExpression): boolean {
   const c = x.expression;
-  return ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression) && c.expression.text === obj && c.name.text === m;
+  if (!ts.isPropertyAccessExpression(c) || !ts.isIdentifier(c.expression) || c.name.text !== 'from') return false;
+  return c.expression.text === 'Array' || (isTypedCtor(c.expression.text) && x.arguments.length === 2);
 }
 
 function hasCall(e: Expr): boolean {

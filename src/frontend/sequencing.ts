@@ -38,11 +38,15 @@ const isIncDec = (n: ts.Node): n is ts.PrefixUnaryExpression | ts.PostfixUnaryEx
   (ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) &&
   (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken);
 
-/** `x.pop()`: taken as an array's pop (a class's own `pop` method is lowered as a call, and only freezes what it need not) */
-const isPopCall = (n: ts.Node): n is ts.CallExpression =>
-  ts.isCallExpression(n) && n.arguments.length === 0 && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 'pop';
+/** the array methods that move elements in place and whose value an expression may use */
+const RESIZING = new Set(['pop', 'shift', 'unshift', 'splice']);
 
-/** an assignment (plain or compound), an increment/decrement, or an array's `pop()` */
+/** `x.pop()`, `x.shift()`, `x.unshift(v)`, `x.splice(i, k)`: taken as an array's (a class's own method of
+ * that name is lowered as a call, and only freezes what it need not) */
+const isPopCall = (n: ts.Node): n is ts.CallExpression =>
+  ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && RESIZING.has(n.expression.name.text) && (n.arguments.length === 0 || n.expression.name.text === 'unshift' || n.expression.name.text === 'splice');
+
+/** an assignment (plain or compound), an increment/decrement, or an array's `pop()`, `shift()`, `unshift(…)`, `splice(…)` */
 export function isEffectNode(n: ts.Node): boolean {
   return (ts.isBinaryExpression(n) && isAssignOp(n.operatorToken.kind)) || isIncDec(n) || isPopCall(n);
 }

@@ -38,7 +38,8 @@ export function userTypeErrors(program: ts.Program, keep: (d: ts.Diagnostic) => 
   const key = (d: ts.Diagnostic) => `${d.file?.fileName}:${d.start}:${d.code}`;
   const inLoose = new Set(loose.map(key));
   const out: UserTypeError[] = loose.map((d) => ({ d, strictOnly: false }));
-  for (const d of strict) if (!inLoose.has(key(d)) && !STRICT_ONLY_CHECKED_BY_TSAD.has(d.code) && !autoTypedRedeclaration(d)) out.push({ d, strictOnly: true });
+  const checker = program.getTypeChecker();
+  for (const d of strict) if (!inLoose.has(key(d)) && !STRICT_ONLY_CHECKED_BY_TSAD.has(d.code) && !autoTypedRedeclaration(d) && !varReadBeforeAssigned(d, checker)) out.push({ d, strictOnly: true });
   return out.sort((a, b) => (a.d.file?.fileName ?? '').localeCompare(b.d.file?.fileName ?? '') || (a.d.start ?? 0) - (b.d.start ?? 0));
 }
 
@@ -87,6 +88,19 @@ function autoTypedRedeclaration(d: ts.Diagnostic): boolean {
   };
   scope.forEachChild(visit);
   return bare;
+}
+
+/**
+ * A `var` read TypeScript cannot prove assigned (2454): `for (var i = 0; i < 3; i++) { var t = …; }`
+ * then `t` after the loop, which its flow analysis does not know runs. tsad's own check over the lowered
+ * function (var-scope.ts checkDefiniteAssignment) decides, and refuses a read that may see undefined
+ * (a `let` stays TypeScript's to refuse).
+ */
+function varReadBeforeAssigned(d: ts.Diagnostic, checker: ts.TypeChecker): boolean {
+  if (d.code !== 2454 || !d.file || d.start === undefined) return false;
+  const id = findToken(d.file, d.start);
+  const decls = id && ts.isIdentifier(id) ? (checker.getSymbolAtLocation(id)?.declarations ?? []) : [];
+  return decls.length > 0 && decls.every((x) => ts.isVariableDeclaration(x) && ts.isVariableDeclarationList(x.parent) && (x.parent.flags & (ts.NodeFlags.Let | ts.NodeFlags.Const | ts.NodeFlags.Using)) === 0);
 }
 
 function findToken(sf: ts.SourceFile, pos: number): ts.Node | undefined {

@@ -201,12 +201,16 @@ export function checkDefiniteAssignment(body: Stmt[], hoisted: Set<string>, repo
       case 'for': {
         const head = seq(s.init, st);
         if (s.cond) reads(s.cond, head);
+        let next: State = null;
         const { t } = loop(s.label, (t) => {
           const e = seq(s.body, head);
-          seq(s.update, meet(e, t.conts));
+          next = seq(s.update, meet(e, t.conts));
           return e;
         });
-        return meet(isTrue(s.cond) ? null : head, t.breaks);
+        // (a loop whose first test holds, `for (var i = 0; i < 3; i++)`, leaves only after a pass: what
+        // every pass assigns is assigned after it)
+        const leaves = isTrue(s.cond) ? null : entersOnce(s.init, s.cond) ? next : head;
+        return meet(leaves, t.breaks);
       }
       case 'switch': {
         reads(s.disc, st);
@@ -222,6 +226,25 @@ export function checkDefiniteAssignment(body: Stmt[], hoisted: Set<string>, repo
     }
   };
   seq(body, new Set());
+}
+
+/** whether a `for` loop's first test holds whatever the state: its counter starts at a literal and is
+ * compared with a literal (`for (var i = 0; i < 3; i++)`) */
+function entersOnce(init: Stmt[], cond: Expr | null): boolean {
+  if (!cond || cond.k !== 'bin' || cond.a.k !== 'var' || cond.b.k !== 'num') return false;
+  const counter = cond.a.name;
+  const start = init.find((x) => (x.k === 'decl' && x.name === counter) || (x.k === 'assign' && x.target.k === 'var' && x.target.name === counter && !x.op));
+  const v0 = start?.k === 'decl' ? start.init : start?.k === 'assign' ? start.value : null;
+  if (!v0 || v0.k !== 'num') return false;
+  const [a, b] = [v0.v, cond.b.v];
+  switch (cond.op) {
+    case '<': return a < b;
+    case '<=': return a <= b;
+    case '>': return a > b;
+    case '>=': return a >= b;
+    case '!==': case '!=': return a !== b;
+    default: return false;
+  }
 }
 
 /**

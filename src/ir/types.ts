@@ -110,6 +110,9 @@ export interface Param {
   def?: Expr; // default value
   optional?: boolean; // `y?: T`: may be left out (its type is opt)
   rest?: boolean; // `...xs: number[]`: its callers' trailing arguments, gathered into a fresh array at each call
+  /** the source's name where generated code renames the parameter (`x` beside a module constant `x` is `x0`):
+   * what `wrt`, `of` and `--input` may name it by */
+  source?: string;
   /** generated parameters: what they carry, and for which primal parameter */
   role?: 'tangent' | 'adjoint' | 'seed' | 'directions' | 'tape';
   of?: string;

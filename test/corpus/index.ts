@@ -256,6 +256,7 @@ export const corpus: CorpusCase[] = [
   { name: 'js-var/ema', file: 'js-var.ts', head: 'emaVar', args: [vec(6, -1, 1), num(0.2, 0.8)], tags: ['js', 'var', 'var-carried', 'loop'] },
   { name: 'js-var/weighted_lag_for_in', file: 'js-var.ts', head: 'weightedLagForIn', args: [vec(6, -1, 1), vec(6, -1, 1)], tags: ['js', 'var', 'for-in', 'loop'] },
   { name: 'js-var/rebind_in_for_of', file: 'js-var.ts', head: 'rebindInForOf', args: [vec(4, -1, 1), num(0.5, 1.5)], tags: ['js', 'for-of', 'rebind', 'loop'] },
+  { name: 'js-var/last_of_fixed_sweep', file: 'js-var.ts', head: 'lastOfFixedSweep', args: [vec(4, -1, 1), num(0.5, 1.5)], tags: ['js', 'var', 'loop', 'read-after-loop'] },
 
   // -------------------------------------------------------------- js-arrays.ts
   { name: 'js-arrays/padded_smoothing', file: 'js-arrays.ts', head: 'paddedSmoothing', args: [vec(5, -1, 1), f64(2, -1, 1)], tags: ['js', 'push-spread'] },
@@ -291,6 +292,11 @@ export const corpus: CorpusCase[] = [
   { name: 'js-arrays/undone_steps', file: 'js-arrays.ts', head: 'undoneSteps', args: [vec(2, -1, 1), num(0.05, 0.2)], tags: ['js', 'pop', 'pop-row', 'pop-value'] },
   { name: 'js-arrays/popped_centre_of_mass', file: 'js-arrays.ts', head: 'poppedCentreOfMass', args: [{ kind: 'list', n: 4, of: { kind: 'obj', fields: { m: num(0.5, 2), x: num(-1, 1) } } }, num(0.5, 1.5)], tags: ['js', 'pop', 'pop-object', 'while-pop'] },
   { name: 'js-arrays/trimmed_rows_product', file: 'js-arrays.ts', head: 'trimmedRowsProduct', args: [mat(4, 2, -1, 1), int(2)], tags: ['js', 'length-assign', 'pop-row'] },
+  { name: 'js-arrays/sorted_insertion', file: 'js-arrays.ts', head: 'sortedInsertion', args: [vec(5, -2, 2), num(0.5, 1.5)], tags: ['js', 'splice', 'splice-insert', 'findIndex'] },
+  { name: 'js-arrays/newest_first_window', file: 'js-arrays.ts', head: 'newestFirstWindow', args: [vec(6, -1, 1), num(0.2, 0.8)], tags: ['js', 'unshift', 'unshift-value', 'splice', 'splice-value'] },
+  { name: 'js-arrays/spliced_rows', file: 'js-arrays.ts', head: 'splicedRows', args: [mat(4, 3, -1, 1), vec(3, -1, 1)], tags: ['js', 'splice', 'splice-row', 'unshift', 'with'] },
+  { name: 'js-arrays/rotate_in_place', file: 'js-arrays.ts', head: 'rotateInPlace', args: [vec(5, -1, 1), int(2)], tags: ['js', 'splice', 'unshift', 'writes-argument'] },
+  { name: 'js-arrays/mapped_typed_arrays', file: 'js-arrays.ts', head: 'mappedTypedArrays', args: [vec(4, -1, 1), num(0.5, 1.5)], tags: ['js', 'typed-from-callback', 'array-from-length'] },
 
   // -------------------------------------------------------------- js-nullable.ts
   { name: 'js-nullable/smoothed_penalty', file: 'js-nullable.ts', head: 'smoothedPenalty', args: [vec(5, -1, 1), obj({ window: int(3), decay: num(0.4, 0.8) })], wrt: ['xs'], tags: ['js', 'truthiness'] },

@@ -128,6 +128,9 @@ const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effe
   // indices as an array (`Array.from(xs.keys())`), and indices sorted by the values they index
   'array.keys': { types: ['array'], effects: ['-'] },
   'array.argsort': { types: ['array'], effects: ['-'] },
+  // in place: numbers, rows or objects set aside, cut off and pushed back (counted by the loop of pops), and a copy with one element replaced
+  'array.splice': { types: ['array', 'array2', 'arrobj'], effects: ['-'] },
+  'array.with': { types: ['array', 'array2'], effects: ['-'] },
   // array methods with callbacks (src/frontend/callbacks.ts), counted by the loop each lowers to
   'callback.map': { types: ['-'], effects: ['-'] },
   'callback.forEach': { types: ['-'], effects: ['-'] },
@@ -266,6 +269,12 @@ export function classifyModule(mod: Module): Counts {
       if (s.k === 'expr') add(o, typeClass(tyOf((s.e as Extract<Expr, { k: 'intr' }>).args[0])), '-', st);
       return;
     }
+    if (o === 'array.with') {
+      // (the store into the copy: the class of the copied array)
+      if (s.k === 'assign') add(o, classOfRoot(s.target), '-', st);
+      return;
+    }
+    if (o === 'array.splice') return; // (counted by its loop of pops, below)
     if (o.startsWith('callback.')) {
       if (s.k === 'for') add(o, '-', '-', st);
       return;
@@ -319,10 +328,10 @@ export function classifyModule(mod: Module): Counts {
         }
         case 'while':
         case 'do':
-          if (s.origin === 'assign.length') {
+          if (s.origin === 'assign.length' || s.origin === 'array.splice') {
             // (the class of the array truncated: the one its loop pops)
             const pop = s.body.find((x) => x.k === 'expr' && x.e.k === 'intr' && x.e.fn === 'pop');
-            add('assign.length', pop && pop.k === 'expr' && pop.e.k === 'intr' ? typeClass(tyOf(pop.e.args[0])) : 'array', '-', st);
+            add(s.origin, pop && pop.k === 'expr' && pop.e.k === 'intr' ? typeClass(tyOf(pop.e.args[0])) : 'array', '-', st);
           }
           else add(s.k === 'while' ? 'stmt.while' : 'stmt.do', '-', '-', st);
           walk(s.body, [...loops, 'while']);

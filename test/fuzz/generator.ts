@@ -105,7 +105,8 @@ export type Stmt =
  * `var` as pre-ES2015 code and bundlers write it, rendered for the mutable `let`s of one squash choice (q = 6) (drawn as
  * those, so that adding it changed no other program of a seed): mode 0 a counter declared again in two
  * loops, 1 a variable declared again in a loop body carrying its value to the next pass, 2 declared without
- * a value and assigned on both branches, 3 declared without a value in a loop body, given its first value
+ * a value and assigned on both branches (every other one declared with its first value only in the body of
+ * a loop of literal bounds, read after it), 3 declared without a value in a loop body, given its first value
  * above the loop.
  */
 interface VarSpec { mode: number; b: number; c: Cond; e: Expr; f: Expr; q: number }
@@ -2157,6 +2158,11 @@ function renderVar(c: Ctx, s: VarSpec): void {
       break;
     }
     case 2: // no value where declared, one on each branch
+      if (Math.floor(s.mode / 4) % 2 === 1) {
+        // (or declared, with its first value, only in the body of a loop whose first test holds: read after it)
+        loop(() => c.emit(`var ${v} = ${squash(s.q, `${e()} + ${i} * 0.25`, false)};`));
+        break;
+      }
       c.emit(`var ${v};`);
       c.emit(`if (${renderCond(c, s.c)}) ${v} = ${squash(s.q, e(), false)};`);
       c.emit(`else ${v} = ${squash(s.q + 1, f(), false)};`);
@@ -2620,6 +2626,12 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
         c.emit(`const ${top} = ${name}.pop()!;`, `${top}[1] = ${top}[1] * ${value(s.q + 1)};`);
         c.emit(`if (${name}.length > 1) ${name}.pop();`, `${name}.length = Math.min(${name}.length, 1);`);
         c.emit(`${acc} = Math.tanh(${acc} + ${top}[0] * ${top}[1] + (${name}.length > 0 ? ${name}[0][1] : 0.5));`);
+        // and rows put back at the front, replaced in the middle (the removed ones kept and written
+        // through), and a copy with its last row replaced (ES2023's `with`) sharing the others
+        const cut = c.fresh('cut'), swapped = c.fresh('swapped');
+        c.emit(`${name}.unshift([${value(s.q + 1)}, ${top}[0]]);`, `const ${cut} = ${name}.splice(${s.t % 2}, 1, ${top}, [0.5, ${value(s.q)}]);`);
+        c.emit(`${cut}[0][1] = 0.5 * ${cut}[0][1] + ${value(s.q + 1)};`, `${acc} = Math.tanh(${acc} + ${name}[0][1] * ${name}[${name}.length - 1][0] + ${cut}[0][1]);`);
+        c.emit(`const ${swapped} = ${name}.with(-1, [${top}[1], ${value(s.q + 1)}]);`, `${swapped}[0][0] = ${swapped}[0][0] * ${value(s.q)};`, `${acc} = Math.tanh(${acc} + ${swapped}[${swapped}.length - 1][0] * ${name}[0][0]);`);
       } else {
         const keep = c.fresh('keep'), f = c.fresh('f'), o = c.fresh('o');
         c.emit(`const ${name}: P[] = [];`, `for (let ${j} = 0; ${j} < ${from}.length; ${j}++) ${name}.push({ u: ${from}[${j}] * ${value(s.q)}, v: 0.25 * ${from}[${j}], w: 1 });`);
@@ -2627,6 +2639,10 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
         c.emit(`while (${name}.length > 1) {`, `  const ${o} = ${name}.pop()!;`, `  ${f} = Math.tanh(${f} * ${o}.u + ${o}.v);`, '}');
         c.emit(`${keep}.v = ${keep}.v * ${f};`, `${name}.length = 0;`);
         c.emit(`${acc} = Math.tanh(${acc} + ${keep}.u * ${keep}.v + ${f} + ${name}.length);`);
+        // and objects put in at the front and in the middle, one taken out counted from the end
+        const out = c.fresh('out');
+        c.emit(`${name}.unshift({ u: ${value(s.q)}, v: 0.5, w: 1 }, ${keep});`, `${name}.splice(1, 0, { u: ${f}, v: ${keep}.u, w: 2 });`);
+        c.emit(`const ${out} = ${name}.splice(-2, 1)[0];`, `${out}.w = ${out}.w * ${value(s.q + 1)};`, `${acc} = Math.tanh(${acc} + ${name}[0].u * ${out}.v + ${keep}.w + ${name}.length);`);
       }
       return;
     }
@@ -2716,6 +2732,18 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       c.emit(`${acc} = Math.tanh(${acc} + ${plainArr}.slice().pop()! * ${value(s.q)});`);
       const queue = c.fresh('queue'), head = c.fresh('head');
       c.emit(`const ${queue} = [...${plainArr}, ${value(s.q + 1)}];`, `while (${queue}.length > 1) {`, `  const ${head} = ${queue}.shift()!;`, `  ${acc} = Math.tanh(${acc} + 0.5 * ${head} * ${queue}[0]);`, '}');
+      // and a deque of numbers: values put in at the front (`unshift`, its new length used), a range
+      // replaced in the middle (`splice`, what it removed used), an element taken off the front read
+      // between reads of the array (JavaScript's order), a copy with one element replaced (`with`)
+      const dq = c.fresh('dq'), gone = c.fresh('gone'), wv = c.fresh('wv');
+      c.emit(`const ${dq} = [...${plainArr}, ${value(s.q + 1)}];`, `${acc} = Math.tanh(${acc} + 0.1 * ${dq}.unshift(${value(s.q)}));`);
+      c.emit(`const ${gone} = ${dq}.splice(1, ${s.t % 3}, ${value(s.q + 1)} * ${dq}[0]);`, `${acc} = Math.tanh(${acc} + ${dq}[${dq}.length - 1] * ${dq}[1] + (${gone}.length > 0 ? ${gone}[0] : 0.5));`);
+      c.emit(`${acc} = Math.tanh(${acc} + ${dq}[0] * ${dq}.splice(0, 1)[0] + ${dq}[0]);`);
+      c.emit(`const ${wv} = ${dq}.with(${s.q % 2 ? -1 : 0}, ${value(s.q)} * ${dq}[0]);`, `${acc} = Math.tanh(${acc} + ${wv}[0] * ${wv}[${wv}.length - 1]);`);
+      // and typed arrays made by mapping an array, or indices (`Float64Array.from(xs, fn)`, `{ length: n }`)
+      c.emit(`${acc} = Math.tanh(${acc} + Float64Array.from(${arr}, (v, i) => v * ${value(s.q)} + 0.25 * i)[${arr}.length - 1]);`);
+      const mf = c.fresh('mf');
+      c.emit(`const ${mf} = Float64Array.from({ length: ${arr}.length }, (_, i) => ${arr}[i] * ${value(s.q + 1)});`, `${acc} = Math.tanh(${acc} + ${mf}[0]);`);
       // and elements at relative indices (`at`: from the end when negative, undefined outside)
       c.emit(`${acc} = Math.tanh(${acc} + ${plainArr}.at(-1)! * ${value(s.q)} + (${plainArr}.at(${s.q % 2 ? `${acc} > 0 ? 1 : -3` : '-2'}) ?? 0.5));`);
       // and an object chosen by a test, its field read where it stands

@@ -430,3 +430,60 @@ export function interleavedFallback(x: number[]) {
   for (let i = 0; i < y.length; i++) s += Math.tanh(y[i]);
   return s;
 }
+
+/** Values inserted one at a time into a sorted list where they belong (`splice(i, 0, v)`), then weighted by rank. */
+export function sortedInsertion(x: number[], c: number): number {
+  const sorted: number[] = [];
+  for (const v of x) {
+    const y = v * c + Math.sin(v);
+    let at = sorted.findIndex((s) => s > y);
+    if (at < 0) at = sorted.length;
+    sorted.splice(at, 0, y);
+  }
+  let s = 0;
+  for (let r = 0; r < sorted.length; r++) s += (r + 1) * sorted[r];
+  return s;
+}
+
+/** A window of the last three smoothed values, newest first: `unshift` in, the oldest cut off by `splice`, its value used. */
+export function newestFirstWindow(x: number[], alpha: number): number {
+  const win: number[] = [];
+  let level = x[0];
+  let dropped = 0;
+  for (let i = 1; i < x.length; i++) {
+    level = alpha * x[i] + (1 - alpha) * level;
+    const n = win.unshift(level * level);
+    if (n > 3) dropped += win.splice(3, n - 3)[0] * 0.5;
+  }
+  return win[0] - 2 * win[win.length - 1] + dropped;
+}
+
+/** Rows replaced and removed in place (`splice` returning rows still written through), copies with one element replaced (`with`). */
+export function splicedRows(m: number[][], x: number[]): number {
+  const rows = m.slice();
+  const removed = rows.splice(1, 2, [x[0] * x[1], x[2]], x);
+  removed[0][1] *= x[0];
+  rows.unshift(removed[1].with(-1, x[1] * x[1]));
+  const scaled = x.with(0, x[0] * 3);
+  let s = 0;
+  for (const r of rows) s += r[0] * r[r.length - 1];
+  return s + removed[0][1] * scaled[0] + m[1][1];
+}
+
+/** The argument shortened in place from the front (`splice(0, k)`) and grown again at the front (`unshift`). */
+export function rotateInPlace(x: number[], k: number): number {
+  const head = x.splice(0, k);
+  x.unshift(x[x.length - 1] * head[0]);
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i] * (i + 1);
+  return s + head[head.length - 1];
+}
+
+/** Typed arrays made by mapping (`Float64Array.from(xs, fn)`, `Float64Array.from({ length: n }, (_, i) => …)`). */
+export function mappedTypedArrays(x: number[], c: number): number {
+  const sq = Float64Array.from(x, (v, i) => v * v + i * c);
+  const ramp = Float64Array.from({ length: x.length }, (_, i) => c * (i + 1));
+  let s = 0;
+  for (let i = 0; i < sq.length; i++) s += sq[i] * ramp[i];
+  return s + Float64Array.from(x, Math.exp)[1];
+}

@@ -201,3 +201,12 @@ export function smoothedEnergy(xs: number[], w: number): number {
   for (var k = 0; k < m.length; k++) t += w * m[k] * m[k];
   return t;
 }
+
+/** A `var` given its values only in a loop body, read after the loop: the loop's first test holds, so the loop has run (TypeScript cannot tell). */
+export function lastOfFixedSweep(x: number[], c: number): number {
+  for (var k = 0; k < 3; k++) {
+    var t = Math.tanh(x[k] * c + k);
+    var u = t * x[k + 1];
+  }
+  return t * u + k;
+}
