@@ -1281,6 +1281,9 @@ export function f(A: number[][], xs: number[], vs: number[]): number {
     // bodies[1] has the least x: its v is tripled
     expect(g([0.5, -1.5], [1, 0.2])).toEqual([[1, 3]]);
     expect(g([-0.5, 1.5], [1, 0.2])).toEqual([[3, 1]]);
+  });
+});
+
 describe('unshift, splice and with (refused before); shift, unshift and splice read in JavaScript\'s order inside an expression', () => {
   it('an element read before a shift, unshift or splice in the same expression sees the array before it (shift gave the value after it)', () => {
     const src = `export function f(x: number[], c: number): number {
