@@ -121,6 +121,30 @@ describe.concurrent('code generation', () => {
     expect(given.stdout).toMatch(/check passed/);
   });
 
+  it('--check at an --input point where the function (or its derivative) is not finite says so, not FAILED with an error of Infinity (trial 27)', async () => {
+    const f = write('notfinite.ts', 'export function lg(x: number[]): number {\n  return Math.log(x[0]) * x[1];\n}\nexport function root(x: number[]): number {\n  return Math.sqrt(x[0]) + x[1];\n}\nexport function cb(x: number[]): number {\n  return Math.cbrt(x[0]) + x[1];\n}\n');
+    // NaN at the point itself (a logarithm of a negative)
+    const at = await tsad(f, '--head', 'lg', '--check', '--input', '[[-1, 2]]');
+    expect(at.status).toBe(1);
+    expect(at.stdout).toMatch(/check INCONCLUSIVE: 'lg' itself is not finite \(NaN or ±Infinity\) at the --input point \(x = \[-1, 2\]\)/);
+    expect(at.stdout).not.toMatch(/FAIL|Infinity  accuracy/);
+    // finite at the point, NaN one step away (a square root at 0): its divided differences judge nothing
+    const edge = await tsad(f, '--head', 'root', '--check', '--input', '[[0, 2]]');
+    expect(edge.status).toBe(1);
+    expect(edge.stdout).toMatch(/tangent vs divided differences +not finite: the tangent and the divided differences/);
+    expect(edge.stdout).toMatch(/check INCONCLUSIVE: 'root' is not finite within a step of the --input point/);
+    expect(edge.stdout).not.toMatch(/FAIL/);
+    // finite differences, an infinite tangent (the cube root's slope at 0): a failure that says what is not finite
+    const slope = await tsad(f, '--head', 'cb', '--check', '--input', '[[0, 1]]');
+    expect(slope.status).toBe(1);
+    expect(slope.stdout).toMatch(/FAIL: the tangent is not finite \(Infinity\) where the divided differences are/);
+    expect(slope.stdout).not.toMatch(/by Infinity/);
+    // and where it is finite, the same function passes
+    const fine = await tsad(f, '--head', 'lg', '--check', '--input', '[[1.5, 2]]');
+    expect(fine.status, fine.stdout + fine.stderr).toBe(0);
+    expect(fine.stdout).toMatch(/check passed/);
+  });
+
   it('--mode reverse --check at a jump is INCONCLUSIVE (exit 1), not passed: without a tangent the adjoint had nothing to be compared with', async () => {
     const f = write('jump.ts', 'export function f(x: number): number { return x > 1 ? 3 * x + 1 : 3 * x; }\n');
     const at = await tsad(f, '--head', 'f', '--check', '--input', '[1]', '--mode', 'reverse');
@@ -396,10 +420,10 @@ describe.concurrent('tsad --check', () => {
     expect(b.stdout).toMatch(/check passed/);
     expect(a.stdout).toBe(b.stdout); // deterministic: the named arguments were mapped by name
     expect(inline.stdout.replace(/--input \S.*$/m, '')).toBe(a.stdout.replace(/--input \S.*$/m, ''));
-    // the point is really used: a point outside the domain of log fails the check
+    // the point is really used: at a point outside the domain of log the check says log is not finite there
     expect(good.status).toBe(0);
     expect(bad.status).toBe(1);
-    expect(bad.stdout).toMatch(/check FAILED/);
+    expect(bad.stdout).toMatch(/check INCONCLUSIVE: 'f' itself is not finite \(NaN or ±Infinity\) at the --input point \(x = -1\)/);
   });
 
   it('--check that fails where a hand-written adjoint rule is wrong names the rule, not tsad, first', async () => {

@@ -1017,3 +1017,32 @@ describe('a function that reads `arguments`', () => {
     expect(() => grad(f)(1, 2)).toThrow(/'sumSquares' declares no parameters \(reading `arguments` instead\?\)/);
   });
 });
+
+describe('variables and arguments TypeScript would type with literal elements (trial 27)', () => {
+  // `A.map(… ? 1 : 0)` is `(0 | 1)[][]` to TypeScript's inference; plain JavaScript has no such type,
+  // and storing any other number in it (or reassigning the variable) is valid there
+  const { identityTimes, stored, passed, scalar, matmul, scaleFirst } = load(
+    `
+function matmul(A, B) { const C = []; for (let i = 0; i < A.length; i++) { const row = []; for (let j = 0; j < B[0].length; j++) { let s = 0; for (let t = 0; t < B.length; t++) s += A[i][t] * B[t][j]; row.push(s); } C.push(row); } return C; }
+function scaleFirst(M, B) { M[0][0] = M[0][0] * B[0][0] + 0.5; return M; }
+function identityTimes(A, B) { let R = A.map((r, i) => r.map((_, j) => (i === j ? 1 : 0))); R = matmul(R, B); return R[0][0] * A[0][1] + R[1][0]; }
+function stored(A, B) { const I = A.map((r, i) => r.map((_, j) => (i === j ? 1 : 0))); I[0][1] = B[1][1] * 3; return I[0][1] * B[0][0] + I[1][1] * A[1][0]; }
+function passed(A, B) { return scaleFirst(A.map((r, i) => r.map((_, j) => (i === j ? 1 : 0))), B)[0][0] * B[0][1]; }
+function scalar(x) { let k = x.map((v) => (v > 1 ? 1 : 0))[0]; k = x[0] * 2; return k * x[1]; }`,
+    ['identityTimes', 'stored', 'passed', 'scalar', 'matmul', 'scaleFirst'],
+  );
+  const A = [[1.5, -2], [0.7, 3]];
+  const B = [[0.5, 1.2], [-0.8, 2.1]];
+  it('a `let` initialised from map with a ternary of literals, reassigned from a helper', () => {
+    checkProgram(identityTimes, [A, B], [0, 1], { matmul });
+  });
+  it('an element of such an array assigned another number', () => {
+    checkProgram(stored, [A, B], [0, 1]);
+  });
+  it('such an array passed to a helper that stores into it', () => {
+    checkProgram(passed, [A, B], [1], { scaleFirst });
+  });
+  it('a number taken out of such an array, reassigned', () => {
+    checkProgram(scalar, [[2, 3]], [0]);
+  });
+});

@@ -56,6 +56,12 @@ export interface CheckReport {
   /** −log10 of the errors (Tapenade's accuracy figures) */
   accuracy: { tangent: number; dot: number };
   messages: string[];
+  /**
+   * What was NaN or ±Infinity: the divided differences (the function is not finite within a step of
+   * the point: an index read past an array's end, a domain's edge) and the tangent; an error of
+   * Infinity alone does not say which.
+   */
+  notFinite: { differences: boolean; tangent: boolean };
 }
 
 interface HeadInfo {
@@ -276,7 +282,8 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
       }
       const w = flatten(want), g = flatten(got);
       for (let i = 0; i < w.length; i++) {
-        const e = Math.abs(w[i] - g[i]) / Math.max(1, Math.abs(w[i]));
+        // (the same infinity both ways agrees: a tangent that is not finite is reported as such, below)
+        const e = w[i] === g[i] ? 0 : Math.abs(w[i] - g[i]) / Math.max(1, Math.abs(w[i]));
         if (!(e <= vectorError)) vectorError = Number.isNaN(e) ? Infinity : e;
       }
     }
@@ -284,12 +291,20 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
   const acc = (e: number) => (e === 0 ? 16 : Math.min(16, -Math.log10(e)));
   // against divided differences (no tangent) the adjoint is as accurate as they are
   const dotTolerance = info.tangent ? 1e-10 : unstable ? Infinity : tangentTolerance;
-  const ok = (unstable || tangentError <= tangentTolerance) && (!info.fwd || dotError <= dotTolerance) && vectorError <= 1e-12 && (tapeEmpty || !info.fwd);
-  if (tangentError > tangentTolerance && !unstable) messages.push(`tangent differs from divided differences by ${tangentError.toExponential(2)}`);
+  const notFinite = { differences: !d1.every(Number.isFinite) || !d2.every(Number.isFinite), tangent: !!info.tangent && !tf.every(Number.isFinite) };
+  // (a tangent that is not finite where the differences are fails even where they are unstable: near
+  // the point they are finite numbers, and an infinite derivative is not one to pass silently)
+  const ok = !(notFinite.tangent && !notFinite.differences) && (unstable || tangentError <= tangentTolerance) && (!info.fwd || dotError <= dotTolerance) && vectorError <= 1e-12 && (tapeEmpty || !info.fwd);
+  // (a tangent of NaN or ±Infinity where the function's divided differences are finite: said so, with
+  // the values, rather than as an error of Infinity)
+  const at = tf.findIndex((v) => !Number.isFinite(v));
+  if (notFinite.tangent && !notFinite.differences) messages.push(`the tangent is not finite (${tf[at]}) where the divided differences are (${d1[at]}): a derivative that does not exist at this point (a square root or a power below 1 at 0) or a bug in tsad`);
+  else if (tangentError > tangentTolerance && !unstable) messages.push(`tangent differs from divided differences by ${tangentError.toExponential(2)}`);
   // (a derivative exactly zero where the function visibly changes: piecewise constant as written)
   if (tangentError > tangentTolerance && !unstable && info.tangent && tf.every((v) => v === 0)) messages.push(PIECEWISE_CONSTANT);
-  if (info.fwd && dotError > dotTolerance) messages.push(info.tangent ? `dot-product test: ${dotLeft} vs ${dotRight} (relative ${dotError.toExponential(2)})` : `adjoint against divided differences: ${dotLeft} vs ${dotRight} (relative ${dotError.toExponential(2)})`);
+  // (NaN included: an adjoint or tangent that is not finite fails the test, and says so)
+  if (info.fwd && !(dotError <= dotTolerance)) messages.push(info.tangent ? `dot-product test: ${dotLeft} vs ${dotRight} (relative ${dotError.toExponential(2)})` : `adjoint against divided differences: ${dotLeft} vs ${dotRight} (relative ${dotError.toExponential(2)})`);
   if (vectorError > 1e-12) messages.push(`vector tangent differs from scalar tangents by ${vectorError.toExponential(2)}`);
   void of;
-  return { ok, tangentError, unstable, judged: !!info.tangent || !unstable, dotLeft, dotRight, dotError, vectorError, tapeEmpty, tape: tapeStats, accuracy: { tangent: acc(tangentError), dot: acc(dotError) }, messages };
+  return { notFinite, ok, tangentError, unstable, judged: !!info.tangent || !unstable, dotLeft, dotRight, dotError, vectorError, tapeEmpty, tape: tapeStats, accuracy: { tangent: acc(tangentError), dot: acc(dotError) }, messages };
 }

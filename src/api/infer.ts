@@ -7,7 +7,7 @@ import { TsadError } from '../frontend/diagnostics.js';
 import { createProgram } from '../frontend/lower.js';
 import { annotate, asDeclaration, mentions, splitFields, type FunctionSource } from './source.js';
 import { annotateLocalFunctions, localKey, localName } from './local-functions.js';
-import { annotateLocals } from './locals.js';
+import { annotateLocals, widenedText } from './locals.js';
 import { missingFieldsRead } from './absent.js';
 import { annotateClass, basesFirst, memberKey, thisAssignments, thisPushes, type ClassSource } from './classes.js';
 
@@ -167,7 +167,12 @@ function inferOnce(text: string, helpers: readonly Helper[], recursive: Readonly
   const program = createProgram(new Map([['m.ts', text]]), { strict: false, noImplicitAny: true, strictNullChecks: true });
   const sf = program.getSourceFile('/m.ts')!;
   const checker = program.getTypeChecker();
-  const typeText = (e: ts.Expression) => checker.typeToString(checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(e)));
+  // (an array argument of literal elements, `eye(A.map((_, i) => (i ? 1 : 0)))`, types the parameter
+  // `number[]`: plain JavaScript has no `(0 | 1)[]`, and the helper may store other numbers in it)
+  const typeText = (e: ts.Expression) => {
+    const t = checker.getBaseTypeOfLiteralType(checker.getTypeAtLocation(e));
+    return (checker.isArrayType(t) ? widenedText(checker, t) : null) ?? checker.typeToString(t);
+  };
   const names = new Set(helpers.map((h) => h.name));
   const byName = new Map(helpers.map((h) => [h.name, h.fn]));
   const params = new Map<string, (string | null)[]>();

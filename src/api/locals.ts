@@ -45,10 +45,60 @@ function isEmptyArray(d: ts.VariableDeclaration): boolean {
   return ts.isIdentifier(d.name) && !d.type && !!init && ((ts.isArrayLiteralExpression(init) && init.elements.length === 0) || holes);
 }
 
+/**
+ * `let R = A.map((r, i) => r.map((_, j) => (i === j ? 1 : 0)))`: a variable whose value comes out of a
+ * call, where TypeScript's inference of a generic result keeps literal types (`(0 | 1)[][]`) that the
+ * declaration widens only at its top level; plain JavaScript has no such types, and `R = matmul(R, B)`
+ * is valid there (not in a `for…of` or `for…in` head, which takes no annotation).
+ */
+function isCallInitialised(d: ts.VariableDeclaration): boolean {
+  const head = d.parent.parent;
+  if (!ts.isIdentifier(d.name) || d.type || !d.initializer || ts.isForOfStatement(head) || ts.isForInStatement(head)) return false;
+  // (those the passes below annotate get no second annotation)
+  if (isNullish(d) || isArrayLiteralConst(d) || isEmptyArray(d)) return false;
+  let call = false;
+  const visit = (n: ts.Node): void => {
+    if (ts.isCallExpression(n)) call = true;
+    else if (!call) n.forEachChild(visit);
+  };
+  visit(d.initializer);
+  return call;
+}
+
 const bareDeclarations = (sf: ts.SourceFile) => declarations(sf, (d) => isBare(d) || isNullish(d));
 const spreadTuples = (sf: ts.SourceFile) => declarations(sf, isArrayLiteralConst);
 const emptyArrays = (sf: ts.SourceFile) => declarations(sf, isEmptyArray);
-const candidates = (sf: ts.SourceFile) => declarations(sf, (d) => isBare(d) || isNullish(d) || isArrayLiteralConst(d) || isEmptyArray(d));
+const callInitialised = (sf: ts.SourceFile) => declarations(sf, isCallInitialised);
+const candidates = (sf: ts.SourceFile) => declarations(sf, (d) => isBare(d) || isNullish(d) || isArrayLiteralConst(d) || isEmptyArray(d) || isCallInitialised(d));
+
+/**
+ * The text of `t` with its literal types widened at every depth (`(0 | 1)[][]` is `number[][]`), for a
+ * type made of numbers, strings, booleans, null, undefined, unions of them and (mutable) arrays of
+ * them; null for anything else (objects, tuples, functions: left as TypeScript types them).
+ */
+export function widenedText(checker: ts.TypeChecker, t: ts.Type): string | null {
+  const F = ts.TypeFlags;
+  // (boolean is itself the union true | false: its flag is tested before unions)
+  if (t.flags & (F.Number | F.NumberLiteral)) return 'number';
+  if (t.flags & (F.String | F.StringLiteral)) return 'string';
+  if (t.flags & (F.Boolean | F.BooleanLiteral)) return 'boolean';
+  if (t.flags & F.Undefined) return 'undefined';
+  if (t.flags & F.Null) return 'null';
+  if (t.isUnion()) {
+    const parts: string[] = [];
+    for (const u of t.types) {
+      const w = widenedText(checker, u);
+      if (w === null) return null;
+      if (!parts.includes(w)) parts.push(w);
+    }
+    return parts.join(' | ');
+  }
+  if (checker.isArrayType(t) && !checker.typeToString(t).startsWith('readonly')) {
+    const e = widenedText(checker, checker.getTypeArguments(t as ts.TypeReference)[0]);
+    return e === null ? null : e.includes(' | ') ? `(${e})[]` : `${e}[]`;
+  }
+  return null;
+}
 
 /**
  * The type of an empty array literal TypeScript evolves only from pushes (`const counts = []` written
@@ -224,6 +274,13 @@ function annotateOnce(text: string): string {
     if (checker.typeToString(checker.getTypeAtLocation(d.name)) !== 'any[]') continue;
     const t = emptyArrayType(sf, d, checker);
     if (t) edits.push({ at: d.name.end, type: t });
+  }
+  for (const d of callInitialised(sf)) {
+    const t = checker.getTypeAtLocation(d.name);
+    // (a `const k = pick()` of a literal type is never reassigned: only what an array holds is widened)
+    if (d.parent.flags & ts.NodeFlags.Const && !checker.isArrayType(t)) continue;
+    const w = widenedText(checker, t);
+    if (w !== null && w !== checker.typeToString(t)) edits.push({ at: d.name.end, type: w });
   }
   // from the back, so that earlier offsets stay valid
   let out = text;

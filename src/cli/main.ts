@@ -4,7 +4,7 @@ import { memberHeadName } from '../frontend/classes.js';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { sizeParams } from '../analysis/ints.js';
-import { checkCompiled } from '../api/check.js';
+import { checkCompiled, PIECEWISE_CONSTANT } from '../api/check.js';
 import { comparePrimal, loadOriginal } from '../api/original.js';
 import { compile, frontEnd, normalizeModes, type Mode } from '../api/compile.js';
 import { compileHvp } from '../api/hessian.js';
@@ -522,6 +522,13 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
       process.stdout.write('hint: check at a point of yours with --input point.json (a JSON array of the arguments, or an object keyed by parameter name)\n');
       return false;
     }
+    // (nor does an --input point where it is NaN or infinite, a row read past its end: said so, not
+    // failed with an error of Infinity)
+    if (args.input && !finiteAt(judge, headName, values)) {
+      process.stdout.write(`check INCONCLUSIVE: '${headName}' itself is not finite (NaN or ±Infinity) at the --input point (${head.params.map((p, j) => `${p.source ?? p.name} = ${compact(values[j])}`).join(', ')}): there is no derivative to compare there (an index past an array's end, a value outside its domain?)\n`);
+      process.stdout.write('hint: give a point where it is finite with --input\n');
+      return false;
+    }
     rep = checkCompiled(r, loaded, checked, values);
     while (!args.input && inconclusive(rep) && ++seed <= 5) {
       values = pointFor(args, mod, head, primal, seed);
@@ -563,9 +570,11 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
   // (without a tangent mode, --mode reverse, the adjoint is compared with the divided differences themselves)
   const has = (mode: string) => r.manifest.some((m) => m.of === checked && m.mode === mode);
   const tangent = has('tangent');
-  if (tangent) line(args.hvp ? 'H·v vs differences of the gradient' : 'tangent vs divided differences', `error ${rep.tangentError.toExponential(2)}  accuracy ${rep.accuracy.tangent.toFixed(1)} digits${rep.unstable ? '  (near a kink: steps disagree)' : ''}`);
+  if (tangent && (rep.notFinite.tangent || rep.notFinite.differences)) line(args.hvp ? 'H·v vs differences of the gradient' : 'tangent vs divided differences', `not finite: ${rep.notFinite.tangent ? 'the tangent' : ''}${rep.notFinite.tangent && rep.notFinite.differences ? ' and ' : ''}${rep.notFinite.differences ? 'the divided differences' : ''}`);
+  else if (tangent) line(args.hvp ? 'H·v vs differences of the gradient' : 'tangent vs divided differences', `error ${rep.tangentError.toExponential(2)}  accuracy ${rep.accuracy.tangent.toFixed(1)} digits${rep.unstable ? '  (near a kink: steps disagree)' : ''}`);
   // (--mode hvp and a tangent-only rule generate no adjoint to compare)
-  const adjoint = Number.isFinite(rep.dotLeft);
+  // (shown also where its dot product is not finite: that is a result, not a missing adjoint)
+  const adjoint = Number.isFinite(rep.dotLeft) || r.manifest.some((m) => m.of === checked && m.mode === 'forward');
   if (adjoint) line(tangent ? 'adjoint vs tangent (dot product)' : 'adjoint vs divided differences (dot product)', `${rep.dotLeft} vs ${rep.dotRight}  accuracy ${rep.accuracy.dot.toFixed(1)} digits${!tangent && rep.unstable ? '  (near a kink: steps disagree)' : ''}`);
   if (has('vector')) line('vector vs scalar tangents', `error ${rep.vectorError.toExponential(2)}`);
   if (adjoint) line('tape empty after adjoint', String(rep.tapeEmpty));
@@ -574,6 +583,17 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
     line('tape pushes (floats/ints/refs)', `${t.pushes.floats} / ${t.pushes.ints} / ${t.pushes.refs}`);
     line('tape peak', `${t.peakBytes} bytes`);
     line('tape traffic (pushes + pops)', `${t.trafficBytes} bytes`);
+  }
+  // the function not finite within a step of the point (its divided differences NaN or ±Infinity)
+  // judges no tangent, nor an adjoint compared with those differences or with a tangent that is not
+  // finite either: with nothing else failing that is what is said, not FAILED with an error of Infinity
+  const unjudged = (m: string) =>
+    rep.notFinite.differences && (/^(tangent differs from divided differences|adjoint against divided differences)/.test(m) || m === PIECEWISE_CONSTANT || (rep.notFinite.tangent && /^(dot-product test|vector tangent differs)/.test(m)));
+  if (!rep.ok && rep.notFinite.differences && rep.messages.every(unjudged)) {
+    const point = head.params.map((p, j) => `${p.source ?? p.name} = ${compact(values[j])}`).join(', ');
+    process.stdout.write(`check INCONCLUSIVE: '${headName}' is not finite within a step of ${args.input ? 'the --input point' : 'the random point'} (${point}): its divided differences are NaN or ±Infinity (an index past an array's end, the edge of its domain?)${rep.notFinite.tangent ? ', and so is the tangent' : ''}; the derivative was not compared\n`);
+    process.stdout.write(`hint: ${args.input ? 'give' : 'check at'} a point of yours where it is finite nearby with --input\n`);
+    return false;
   }
   for (const m of rep.messages) process.stdout.write(`FAIL: ${m}\n`);
   if (inconclusive(rep)) {
