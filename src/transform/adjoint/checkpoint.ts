@@ -1,11 +1,13 @@
 // Joint mode and checkpointed regions: a call or region runs plain in the forward sweep; the
 // backward sweep restores the state it saved, re-runs it with recording, then runs its adjoint.
 import { stmtCalls } from '../../analysis/activity.js';
-import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
-import { BOOL, forEachStmt, INT, isRef, NUM, rootVar, VOID, WRITING_INTRINSICS } from '../../ir/util.js';
+import { literalFields, literalParams, literalVars } from '../../analysis/grown-arrays.js';
+import type { Expr, LValue, Module, Stmt, Ty } from '../../ir/types.js';
+import { BOOL, forEachExpr, forEachStmt, INT, isRef, NUM, rootVar, stmtExprs, tyOf, VOID, WRITING_INTRINSICS } from '../../ir/util.js';
 import type { ProgramInfo } from '../context.js';
 import { declAsAssign } from './assign.js';
 import { type AdjointContext, aliasRep, primalNames, hasB, hasDirective, type Pair, tapeOp } from './context.js';
+import { mayGrow } from './grown-lengths.js';
 import { primalReads } from './record.js';
 import { storesReferences } from './references.js';
 import { seq } from './traverse.js';
@@ -51,6 +53,9 @@ export function checkpointRegion(cx: AdjointContext, region: Stmt[], at: Stmt, i
   // a region that stores references would change the primal's rows without their shadows when it
   // runs as plain code: it stays in split mode (references.ts)
   if (nested || storesReferences(cx.info, region)) return inner;
+  // a region that may grow an array by a store past its end would grow it without its shadow when it
+  // runs as plain code, and the code after it reads that shadow in the backward sweep first: split mode
+  if (growsArrays(cx, region)) return inner;
   const state = regionState(cx, region, at, index);
   const fwd: Stmt[] = [];
   const restore: Stmt[] = [];
@@ -177,4 +182,46 @@ function reaches(info: ProgramInfo, from: string, to: string): boolean {
     if (hit) return true;
   }
   return false;
+}
+
+/** may the statements `region`, or a function they call, store a number past the end of a growable array? */
+function growsArrays(cx: AdjointContext, region: Stmt[]): boolean {
+  let grows = false;
+  forEachStmt(region, (st) => {
+    if (st.k === 'assign' && st.target.k === 'idx' && mayGrow(cx, st.target)) grows = true;
+    for (const e of stmtExprs(st))
+      forEachExpr(e, (x) => {
+        if (x.k === 'call' && calleeGrowsArrays(cx.info.mod, x.fn)) grows = true;
+      });
+  });
+  return grows;
+}
+
+/**
+ * Does `fn`, or a function it calls, store a number into an array that may grow: a field some function
+ * assigns `[]`, a variable born of a literal, a parameter some call may pass one (analysis/grown-arrays.ts)?
+ */
+function calleeGrowsArrays(mod: Module, fn: string, seen = new Set<string>()): boolean {
+  const f = mod.funcs.get(fn);
+  if (!f || seen.has(fn)) return false;
+  seen.add(fn);
+  const fields = literalFields(mod);
+  const params = literalParams(mod);
+  const growable = (obj: Expr): boolean => {
+    const t = tyOf(obj);
+    if (t.k !== 'arr' || t.typed) return false;
+    if (obj.k === 'field') return fields.has(obj.name);
+    const root = rootVar(obj);
+    return !!root && (literalVars(f).has(root) || params.has(`${fn}\0${root}`));
+  };
+  let grows = false;
+  forEachStmt(f.body, (st) => {
+    if (grows) return;
+    if (st.k === 'assign' && st.target.k === 'idx' && growable(st.target.obj)) grows = true;
+    for (const e of stmtExprs(st))
+      forEachExpr(e, (x) => {
+        if (!grows && x.k === 'call' && calleeGrowsArrays(mod, x.fn, seen)) grows = true;
+      });
+  });
+  return grows;
 }
