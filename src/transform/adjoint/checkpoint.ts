@@ -1,13 +1,13 @@
 // Joint mode and checkpointed regions: a call or region runs plain in the forward sweep; the
 // backward sweep restores the state it saved, re-runs it with recording, then runs its adjoint.
 import { stmtCalls } from '../../analysis/activity.js';
-import { literalFields, literalParams, literalVars } from '../../analysis/grown-arrays.js';
-import type { Expr, LValue, Module, Stmt, Ty } from '../../ir/types.js';
+import { literalVars } from '../../analysis/grown-arrays.js';
+import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
 import { BOOL, forEachExpr, forEachStmt, INT, isRef, NUM, rootVar, stmtExprs, tyOf, VOID, WRITING_INTRINSICS } from '../../ir/util.js';
 import type { ProgramInfo } from '../context.js';
 import { declAsAssign } from './assign.js';
 import { type AdjointContext, aliasRep, primalNames, hasB, hasDirective, type Pair, tapeOp } from './context.js';
-import { mayGrow } from './grown-lengths.js';
+import { literalFieldsOf, literalParamsOf, mayGrow } from './grown-lengths.js';
 import { primalReads } from './record.js';
 import { storesReferences } from './references.js';
 import { seq } from './traverse.js';
@@ -191,7 +191,7 @@ function growsArrays(cx: AdjointContext, region: Stmt[]): boolean {
     if (st.k === 'assign' && st.target.k === 'idx' && mayGrow(cx, st.target)) grows = true;
     for (const e of stmtExprs(st))
       forEachExpr(e, (x) => {
-        if (x.k === 'call' && calleeGrowsArrays(cx.info.mod, x.fn)) grows = true;
+        if (x.k === 'call' && calleeGrowsArrays(cx.info, x.fn)) grows = true;
       });
   });
   return grows;
@@ -201,12 +201,12 @@ function growsArrays(cx: AdjointContext, region: Stmt[]): boolean {
  * Does `fn`, or a function it calls, store a number into an array that may grow: a field some function
  * assigns `[]`, a variable born of a literal, a parameter some call may pass one (analysis/grown-arrays.ts)?
  */
-function calleeGrowsArrays(mod: Module, fn: string, seen = new Set<string>()): boolean {
-  const f = mod.funcs.get(fn);
+function calleeGrowsArrays(info: ProgramInfo, fn: string, seen = new Set<string>()): boolean {
+  const f = info.mod.funcs.get(fn);
   if (!f || seen.has(fn)) return false;
   seen.add(fn);
-  const fields = literalFields(mod);
-  const params = literalParams(mod);
+  const fields = literalFieldsOf(info);
+  const params = literalParamsOf(info);
   const growable = (obj: Expr): boolean => {
     const t = tyOf(obj);
     if (t.k !== 'arr' || t.typed) return false;
@@ -220,7 +220,7 @@ function calleeGrowsArrays(mod: Module, fn: string, seen = new Set<string>()): b
     if (st.k === 'assign' && st.target.k === 'idx' && growable(st.target.obj)) grows = true;
     for (const e of stmtExprs(st))
       forEachExpr(e, (x) => {
-        if (!grows && x.k === 'call' && calleeGrowsArrays(mod, x.fn, seen)) grows = true;
+        if (!grows && x.k === 'call' && calleeGrowsArrays(info, x.fn, seen)) grows = true;
       });
   });
   return grows;

@@ -26,7 +26,7 @@ export function mayGrow(cx: AdjointContext, target: Extract<LValue, { k: 'idx' }
 
 /** fields some function of the module assigns an array literal (analysis/grown-arrays.ts), per compile */
 const fieldsCache = new WeakMap<ProgramInfo, Set<string>>();
-function literalFieldsOf(info: ProgramInfo): Set<string> {
+export function literalFieldsOf(info: ProgramInfo): Set<string> {
   let out = fieldsCache.get(info);
   if (!out) fieldsCache.set(info, (out = literalFields(info.mod)));
   return out;
@@ -34,7 +34,7 @@ function literalFieldsOf(info: ProgramInfo): Set<string> {
 
 /** parameters some call may pass an array born of a literal (analysis/grown-arrays.ts), per compile */
 const paramsCache = new WeakMap<ProgramInfo, Set<string>>();
-function literalParamsOf(info: ProgramInfo): Set<string> {
+export function literalParamsOf(info: ProgramInfo): Set<string> {
   let out = paramsCache.get(info);
   if (!out) paramsCache.set(info, (out = literalParams(info.mod)));
   return out;
