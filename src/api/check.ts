@@ -62,6 +62,34 @@ export interface CheckReport {
    * Infinity alone does not say which.
    */
   notFinite: { differences: boolean; tangent: boolean };
+  /**
+   * How many whole numbers among the independents were given no direction because the function throws
+   * when they move by a step (indices, counts): 0 when every independent was moved.
+   */
+  heldStill: number;
+}
+
+/** The function throws at the point moved by a step along the direction, with its whole numbers held still. */
+export class MovedPointError extends Error {
+  constructor(head: string, cause: string, heldStill: number) {
+    super(`'${head}' throws at the point moved by a divided-difference step along a random direction (${cause})${heldStill ? `, with the ${heldStill} whole numbers among the independents held still` : ''}: a number used as an index or a count among the independents?`);
+    this.name = 'MovedPointError';
+  }
+}
+
+/**
+ * What the function throws one step either side of the point, or null; with `finiteHere`, a value
+ * that is not finite there counts too (an index moved off a whole number reads undefined: NaN).
+ */
+function throwsNear(run: (a: unknown[]) => unknown, plus: (s: number) => unknown[], h: number, finiteHere: boolean): string | null {
+  for (const s of [h, -h]) {
+    try {
+      if (finiteHere && !flatten(run(plus(s))).every(Number.isFinite)) return 'not finite';
+    } catch (e) {
+      return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    }
+  }
+  return null;
 }
 
 interface HeadInfo {
@@ -106,7 +134,29 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
   };
   assertNoAliasing(args, info.params);
   // (an independent whose argument is left out takes its default: it has no direction)
-  const dirs = info.params.map((p, j) => (wrt.includes(p) && args[j] !== undefined ? randomLike(args[j], R) : null));
+  const direction = (j: number) => (wrt.includes(info.params[j]) && args[j] !== undefined ? randomLike(args[j], R) : null);
+  let dirs: unknown[] = info.params.map((_, j) => direction(j));
+  const plus = (s: number) => info.params.map((_, j) => (dirs[j] !== null ? axpy(args[j], s, dirs[j]) : args[j]));
+  // A whole number the function uses as an index or a count among the independents (a field `a` of
+  // `{ a, b, k }` that indexes an array, a layer size) makes it throw once moved by a step: the
+  // differences cannot be taken there. Such numbers are held still (no direction) in every check,
+  // and the report counts them; a function that throws with them held throws here, saying where.
+  const holdWhole = (d: unknown, j: number) => {
+    const whole = flatten(args[j]).map(Number.isInteger);
+    return mapFloats(d, (x, i) => (whole[i] ? 0 : x));
+  };
+  let heldStill = 0;
+  // (throwing at the point itself is the point's problem, reported as such by the caller)
+  const finiteHere = flatten(run(args)).every(Number.isFinite);
+  if (throwsNear(run, plus, h, finiteHere)) {
+    for (let j = 0; j < dirs.length; j++) if (dirs[j] !== null) heldStill += flatten(args[j]).filter(Number.isInteger).length;
+    const moved = dirs;
+    dirs = dirs.map((d, j) => (d === null ? null : holdWhole(d, j)));
+    const error = throwsNear(run, plus, h, finiteHere);
+    // (not finite still: a domain's edge, not an index; the differences say so, with every direction)
+    if (error === 'not finite') [dirs, heldStill] = [moved, 0];
+    else if (error) throw new MovedPointError(head, error, heldStill);
+  }
 
   // ---- tangent ----
   let T: unknown[] = [];
@@ -130,7 +180,6 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
       T.push(k >= 0 ? call[k] : zerosLike(c[info.params.indexOf(o)]));
     }
   }
-  const plus = (s: number) => info.params.map((_, j) => (dirs[j] !== null ? axpy(args[j], s, dirs[j]) : args[j]));
   const dd = (step: number) => {
     const yp = flatten(run(plus(step)));
     const ym = flatten(run(plus(-step)));
@@ -233,7 +282,10 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
   let vectorError = 0;
   if (info.vector && info.tangent) {
     const nb = opts.directions ?? 3;
-    const perDir = Array.from({ length: nb }, () => info.params.map((_, j) => (wrt.includes(info.params[j]) && args[j] !== undefined ? randomLike(args[j], R) : null)));
+    const perDir = Array.from({ length: nb }, () => info.params.map((_, j) => {
+      const d = direction(j);
+      return d !== null && heldStill ? holdWhole(d, j) : d;
+    }));
     if (opts.sparseDirections) {
       // (directions 0 .. nb - 2 take the floats in turn, direction nb - 1 none)
       const block = 1 + ((opts.seed ?? 1) % 2);
@@ -306,5 +358,5 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
   if (info.fwd && !(dotError <= dotTolerance)) messages.push(info.tangent ? `dot-product test: ${dotLeft} vs ${dotRight} (relative ${dotError.toExponential(2)})` : `adjoint against divided differences: ${dotLeft} vs ${dotRight} (relative ${dotError.toExponential(2)})`);
   if (vectorError > 1e-12) messages.push(`vector tangent differs from scalar tangents by ${vectorError.toExponential(2)}`);
   void of;
-  return { notFinite, ok, tangentError, unstable, judged: !!info.tangent || !unstable, dotLeft, dotRight, dotError, vectorError, tapeEmpty, tape: tapeStats, accuracy: { tangent: acc(tangentError), dot: acc(dotError) }, messages };
+  return { notFinite, ok, tangentError, unstable, judged: !!info.tangent || !unstable, dotLeft, dotRight, dotError, vectorError, tapeEmpty, tape: tapeStats, accuracy: { tangent: acc(tangentError), dot: acc(dotError) }, messages, heldStill };
 }

@@ -4,7 +4,7 @@ import { memberHeadName } from '../frontend/classes.js';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { sizeParams } from '../analysis/ints.js';
-import { checkCompiled, PIECEWISE_CONSTANT } from '../api/check.js';
+import { checkCompiled, MovedPointError, PIECEWISE_CONSTANT } from '../api/check.js';
 import { comparePrimal, loadOriginal } from '../api/original.js';
 import { compile, frontEnd, normalizeModes, type Mode } from '../api/compile.js';
 import { compileHvp } from '../api/hessian.js';
@@ -538,6 +538,10 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
     // the function itself throwing at the point (a random length that is not a whole number) is the
     // point's problem; the derivative code throwing where the function does not is tsad's
     const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    if (e instanceof MovedPointError) {
+      process.stderr.write(`tsad: --check: ${e.message}\nhint: leave such numbers out of the independents with --wrt, or check at another point with --input\n`);
+      return false;
+    }
     let primalThrows = false;
     try {
       (primal[headName] as (...a: unknown[]) => unknown)?.(...pointFor(args, mod, head, primal, seed));
@@ -570,6 +574,7 @@ function runCheck(files: Record<string, string>, args: Args): boolean {
   // (without a tangent mode, --mode reverse, the adjoint is compared with the divided differences themselves)
   const has = (mode: string) => r.manifest.some((m) => m.of === checked && m.mode === mode);
   const tangent = has('tangent');
+  if (rep.heldStill) line('held still (no direction)', `${rep.heldStill} whole numbers among the independents: '${headName}' throws when they move (indices, counts)`);
   if (tangent && (rep.notFinite.tangent || rep.notFinite.differences)) line(args.hvp ? 'H·v vs differences of the gradient' : 'tangent vs divided differences', `not finite: ${rep.notFinite.tangent ? 'the tangent' : ''}${rep.notFinite.tangent && rep.notFinite.differences ? ' and ' : ''}${rep.notFinite.differences ? 'the divided differences' : ''}`);
   else if (tangent) line(args.hvp ? 'H·v vs differences of the gradient' : 'tangent vs divided differences', `error ${rep.tangentError.toExponential(2)}  accuracy ${rep.accuracy.tangent.toFixed(1)} digits${rep.unstable ? '  (near a kink: steps disagree)' : ''}`);
   // (--mode hvp and a tangent-only rule generate no adjoint to compare)
