@@ -21,6 +21,7 @@ import { DestructuringAssignment, notAField, patternField, patternParamName, ref
 import { Sequencing, isConstant, isEffectNode, type SequencingHost } from './sequencing.js';
 import { helperArgs, type LiteralField, mathApplyCall, mathSpreadCall, objectSpreadFields, type SpreadHost } from './spread.js';
 import { CUSTOM_FORMS, isBlackBoxDeclaration } from './custom-derivatives.js';
+import { isChainEnd, optionalChain, type OptionalChainHost } from './optional-chains.js';
 import { CALLBACK_FORMS, Callbacks, isCallbackCall, type CallbackHost } from './callbacks.js';
 import { REST_FORMS, objectRest, restElement, type RestHost } from './rest-elements.js';
 import { TYPED_FORMS, isTypedCtor, newTypedArray, newTypedArrayFill, typedArrayTy, type TypedArrayHost } from './typed-arrays.js';
@@ -399,9 +400,13 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     );
   };
   const strictOnly: ts.Diagnostic[] = [];
+  // errors inside a function's body are that function's: reported if the head reaches it (a file of
+  // numeric functions is not refused for one the head does not call)
+  const inBody: ts.Diagnostic[] = [];
   const typeErrors = only !== undefined ? [] : timed('check', () => userTypeErrors(program, (d) => !!d.file && d.file.fileName !== LIB_FILE));
   for (const { d, strictOnly: so } of typeErrors) {
     if (so) strictOnly.push(d);
+    else if (inFunctionBody(d)) inBody.push(d);
     else reportTsError(diags, d, false);
   }
   const within = (d: ts.Diagnostic, n: ts.Node) => d.file === n.getSourceFile() && (d.start ?? 0) >= n.pos && (d.start ?? 0) < n.end;
@@ -496,6 +501,9 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
   // a constructor owns its class's field declarations (a field it leaves unassigned is its problem)
   const owns = (d: ts.Diagnostic, f: FuncDecl) => within(d, f.node) || (f.member?.kind === 'ctor' && f.member.cls.members.some((m) => ts.isPropertyDeclaration(m) && within(d, m)));
   for (const d of strictOnly) if (![...seen.values()].some((f) => owns(d, f))) reportTsError(diags, d, true);
+  const bodyOf = (f: FuncDecl) => (f.node as ts.FunctionLikeDeclaration).body;
+  const ownsInBody = (d: ts.Diagnostic, f: FuncDecl) => !!bodyOf(f) && within(d, bodyOf(f)!);
+  for (const d of inBody) if (![...seen.values()].some((f) => ownsInBody(d, f))) reportTsError(diags, d, false);
 
   // ---- types ----
   const tyCache = new Map<ts.Type, Ty | null>();
@@ -639,10 +647,12 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     if (only !== undefined && d.name !== only) continue;
     // a function outside the subset is an error only if the head reaches it: collect separately
     const own = new DiagnosticBag(sources);
+    const typeErrorsHere = inBody.filter((e) => ownsInBody(e, d));
+    for (const e of typeErrorsHere) reportTsError(own, e, false);
     const fl = new FunctionLowering({ ...ctx, diags: own }, d);
     const typesFrom = mod.types.size;
     specialised = false;
-    const f = fl.lowerFunction();
+    const f = typeErrorsHere.length ? null : fl.lowerFunction();
     trace?.funcs.set(d.name, { types: [...mod.types.keys()].slice(typesFrom), specialised });
     // the lowering's own diagnostic explains a strict-only type error better (one problem, one error)
     if (f && !own.hasErrors) for (const sd of strictOnly) if (owns(sd, d)) reportTsError(own, sd, true);
@@ -661,6 +671,21 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
   }
   return mod;
 
+}
+
+/** whether a type error lies inside the body of a function (of any depth) */
+function inFunctionBody(d: ts.Diagnostic): boolean {
+  if (!d.file || d.start === undefined) return false;
+  const at = d.start;
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (found || at < n.pos || at >= n.end) return;
+    const body = ts.isFunctionLike(n) ? (n as ts.FunctionLikeDeclaration).body : undefined;
+    if (body && at >= body.getStart() && at < body.end) found = true;
+    else n.forEachChild(visit);
+  };
+  d.file.forEachChild(visit);
+  return found;
 }
 
 function skipParens(e: ts.Expression): ts.Expression {
@@ -721,6 +746,10 @@ class FunctionLowering {
   private seq: Sequencing;
   /** conditionals lowered as an `if` (chosenDecl): their branches are statements of their own */
   private unfolded = new Set<ts.Node>();
+  /** the objects of the `?.` being lowered, each read once and narrowed (optional-chains.ts) */
+  private chainObjects = new Map<ts.Node, Expr>();
+  /** optional chains being lowered: their ends are then read as plain accesses */
+  private chains = new Set<ts.Node>();
   /** nullable number `let`s assigned again, split into a number and a flag (nullable-locals.ts) */
   private splitLocals = new Set<string>();
   /** IR names of `for…in` keys over arrays (ints: `Number(k)` and `parseInt(k)` are the key itself) */
@@ -771,6 +800,14 @@ class FunctionLowering {
       bind: (node, name, ty) => void this.varOf.set(node, { name, ty }),
       destructure: (pattern, value, node) => this.bindTarget(pattern, value, false, node),
       isUnfolded: (n) => this.unfolded.has(n),
+      withObject: (node, value, f) => {
+        this.chainObjects.set(skipParens(node as ts.Expression), value);
+        try {
+          return f();
+        } finally {
+          this.chainObjects.delete(skipParens(node as ts.Expression));
+        }
+      },
       unbind: (node) => void this.varOf.delete(node),
       helper: (id) => {
         const r = this.resolve(id);
@@ -851,7 +888,7 @@ class FunctionLowering {
    * What the modules of the front end's concerns (arrays, nullable, sequencing, destructuring, spread)
    * may ask of this lowering: one object, each module typed by the part it uses.
    */
-  private readonly hooks: ArrayHost & NullableHost & SequencingHost & DestructuringHost & SpreadHost & CallbackHost & TypedArrayHost & RestHost & ClassHost & ClosureHost & NamespaceHost;
+  private readonly hooks: ArrayHost & NullableHost & OptionalChainHost & SequencingHost & DestructuringHost & SpreadHost & CallbackHost & TypedArrayHost & RestHost & ClassHost & ClosureHost & NamespaceHost;
   /** local functions inlined at their calls, functions passed to helpers (src/frontend/closures.ts) */
   private closures: Closures;
   /** array methods with callbacks, and the local functions passed to them (src/frontend/callbacks.ts) */
@@ -1761,8 +1798,10 @@ class FunctionLowering {
         out.push(...this.takePre());
         continue;
       }
-      if (ts.isIdentifier(d.name) && (ts.isConditionalExpression(x) || (ts.isBinaryExpression(x) && x.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken)) && branchHasCallback(x)) {
-        // `const m = c ? xs.reduce(…) : 0`, `const w = weights ?? xs.map(…)`: an `if`, each branch
+      const absentOr = ts.isBinaryExpression(x) && (x.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken || (x.operatorToken.kind === ts.SyntaxKind.BarBarToken && this.objectOrAbsent(x.left)));
+      if (ts.isIdentifier(d.name) && (ts.isConditionalExpression(x) || absentOr) && branchHasCallback(x)) {
+        // `const m = c ? xs.reduce(…) : 0`, `const w = weights ?? xs.map(…)` (or `weights || …`, the
+        // same where weights is an array or object: never falsy when present): an `if`, each branch
         // running its own loop (written in the condition, the loop would run whichever way it goes)
         const st = this.chosenDecl(d, d.name, x);
         if (!st) this.silence(d);
@@ -1790,6 +1829,13 @@ class FunctionLowering {
    * `let v; if (c) { …a's loop; v = a } else { …b's loop; v = b }`, so that each loop runs only where
    * its branch is taken.
    */
+  /** an array or object, maybe null or undefined (never false): `||` on it is `??` */
+  private objectOrAbsent(e: ts.Expression): boolean {
+    const t = this.ctx.checker.getTypeAtLocation(e);
+    if (!t.isUnion()) return (t.flags & ts.TypeFlags.Object) !== 0;
+    return t.types.every((p) => p.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined) || (p.flags & ts.TypeFlags.Object) !== 0);
+  }
+
   private chosenDecl(d: ts.VariableDeclaration, name: ts.Identifier, x: ts.ConditionalExpression | ts.BinaryExpression): Stmt[] | null {
     const ty = this.tyOrErr(name, `variable '${name.text}'`);
     if (!ty) return null;
@@ -1803,7 +1849,12 @@ class FunctionLowering {
       // `o ?? b`: o where it is present (read narrowed), b elsewhere
       const o = this.expr(x.left);
       const ot = o && tyOf(o);
-      if (!o || !ot || ot.k !== 'opt' || !(o.k === 'var' || o.k === 'field')) return this.err(x.left, 'the left operand of `??` before an array method with a callback must be a variable or a field that may be absent', 'test it with an `if` and compute each case in its branch');
+      // (`ws || xs.map(…)` where ws is an array or object that is always there: ws, the right never runs)
+      if (o && ot && (ot.k === 'arr' || ot.k === 'obj' || ot.k === 'tuple') && x.operatorToken.kind === ts.SyntaxKind.BarBarToken) {
+        this.unfolded.add(x);
+        return [...this.takePre(), ...this.bindTarget(name, o, false, d)];
+      }
+      if (!o || !ot || ot.k !== 'opt' || !(o.k === 'var' || o.k === 'field')) return this.err(x.left, `the left operand of \`${x.operatorToken.getText()}\` before an array method with a callback must be a variable or a field that may be absent`, 'test it with an `if` and compute each case in its branch');
       c = ot.none.map((n): Expr => ({ k: 'bin', op: '!==', a: o, b: n === 'null' ? NULL : { k: 'undef' }, ty: BOOL })).reduce((a, b) => ({ k: 'bin', op: '&&', a, b, ty: BOOL }));
       whenTrue = () => ({ ...o, ty: ot.base, nn: true });
       whenFalse = x.right;
@@ -2379,6 +2430,14 @@ class FunctionLowering {
   }
 
   private exprInner(e: ts.Expression): Expr | null {
+    const given = this.chainObjects.get(e);
+    if (given) return given;
+    if (isChainEnd(e) && !this.chains.has(e)) {
+      this.chains.add(e);
+      const r = optionalChain(this.hooks, e);
+      this.chains.delete(e);
+      return r;
+    }
     if (ts.isNumericLiteral(e)) return { k: 'num', v: Number(e.text), raw: e.getText() };
     if (e.kind === ts.SyntaxKind.TrueKeyword) return { k: 'bool', v: true };
     if (e.kind === ts.SyntaxKind.FalseKeyword) return { k: 'bool', v: false };
@@ -2601,6 +2660,8 @@ class FunctionLowering {
   private foundElement(e: ts.PropertyAccessExpression): Expr | null | undefined {
     // (without `!` too, where the checker lets it through: plain JavaScript, or TypeScript without null checks)
     const call = skipParens(e.expression);
+    // (`rows.find(…)?.s`: the element found is held, tested and narrowed by optionalChain)
+    if (this.chainObjects.has(call)) return undefined;
     if (!ts.isCallExpression(call) || !ts.isPropertyAccessExpression(call.expression) || (call.expression.name.text !== 'find' && call.expression.name.text !== 'findLast') || !isCallbackCall(call)) return undefined;
     const elem = this.ctx.typeAt(call.expression.expression);
     if (!elem || elem.k !== 'arr' || !isRef(elem.elem) || this.condDepth > 0) return undefined;
@@ -2630,7 +2691,8 @@ class FunctionLowering {
         return this.err(e, `Number.${name} used as a value is not supported`);
       }
     }
-    if (e.questionDotToken) return this.err(e, 'optional chaining is not supported', 'test the value first: `o !== undefined ? o.f : …`');
+    // (a `?.` is lowered by optionalChain, which gives its object: one not given is not followed)
+    if (e.questionDotToken && !this.chainObjects.has(skipParens(e.expression))) return this.err(e, 'optional chaining is not supported here', 'test the value first: `o !== undefined ? o.f : …`');
     const viaAccessor = accessorRead(this.hooks, e);
     if (viaAccessor !== undefined) return viaAccessor;
     const element = this.foundElement(e);

@@ -332,6 +332,8 @@ export const corpus: CorpusCase[] = [
   { name: 'js-nullable/ray_travel_miss', file: 'js-nullable.ts', head: 'rayTravel', args: [vec(2, -0.5, 0.5), vec(2, -1, -0.5), mat(3, 4, 1.5, 3)], tags: ['js', 'nullable-array-result', 'null-result'] },
   { name: 'js-nullable/solved_norm', file: 'js-nullable.ts', head: 'solvedNorm', args: [mat(2, 2, 0.5, 1.5), vec(2, -1, 1)], tags: ['js', 'nullable-array-result', 'truthiness'] },
   { name: 'js-nullable/damped_sum_given', file: 'js-nullable.ts', head: 'dampedSum', args: [vec(4, -1, 1), num(0.2, 0.8), obj({ scale: num(0.5, 2), shift: num(-0.5, 0.5) })], wrt: ['xs', 'rate'], tags: ['js', 'body-default', 'optional-param'] },
+  { name: 'js-nullable/chained_penalty_given', file: 'js-nullable.ts', head: 'chainedPenalty', args: [vec(3, -1, 1), obj({ reg: obj({ l2: num(0.1, 0.5), l1: num(0.1, 0.5) }) }), vec(3, 0.5, 1.5)], wrt: ['w'], tags: ['js', 'optional-chain', 'optional-param'] },
+  { name: 'js-nullable/chained_penalty_absent', file: 'js-nullable.ts', head: 'chainedPenalty', args: [vec(3, -1, 1), { kind: 'absent' }, { kind: 'absent' }], wrt: ['w'], tags: ['js', 'optional-chain', 'absent'] },
   { name: 'js-nullable/damped_sum_absent', file: 'js-nullable.ts', head: 'dampedSum', args: [vec(4, -1, 1), { kind: 'absent' }, { kind: 'absent' }], wrt: ['xs'], tags: ['js', 'body-default', 'absent'] },
 ];
 

@@ -3857,6 +3857,16 @@ const EXPRS_HELPERS = [
   '  return (m.u ?? 0) * x[0] + (m.z ?? 1);',
   '}',
   '',
+  // optional chaining (src/frontend/optional-chains.ts): options that may be absent, with a nested
+  // object and an array that may be absent too, read through `?.` and given defaults by `??` or a test;
+  // weights that may be absent defaulted by `||` to an array a callback makes (an `if`, lower.ts chosenDecl)
+  'export function dchain(x: number[], o?: { k?: { s?: number }; w?: number[] }, ws?: number[]): number {',
+  '  const s = o?.k?.s ?? 0.5;',
+  '  const w1 = o?.w?.[1];',
+  '  const w = ws || x.map((v) => 0.5 + 0.25 * v);',
+  '  return s * x[0] * w[0] + (w1 === undefined ? 0.25 : w1) * x[x.length - 1] + (o?.w?.length ?? 1) * 0.125;',
+  '}',
+  '',
   // defaults: a constant one, one computed from the parameters before it (at entry, where the argument
   // is undefined), an optional one; called with arguments left out, passed as undefined, or maybe undefined
   'export function ddef(x: number, c0: number = 1, c1?: number, c2 = c0 * 2 + x): number {',
@@ -3924,6 +3934,7 @@ function renderExprs(c: Ctx, x: ExprsSpec): string {
         c.emit(`${ex} += dopt(${arr ? arr.name : `[${E()}, 0.5]`}) + dopt([${E2()}], ${o ?? `{ z: ${E()} }`});`);
         c.emit(`${ex} += dmerge([${E2()}]) + dmerge([${E()}, 0.5], { z: 0.75 }) + dmerge([${E()}], { mode: 'hard' });`);
         c.emit(`${ex} += dmod([${E()}], {}) + dmod([${E2()}, 0.5], { u: ${E()} });`);
+        c.emit(`${ex} += dchain([${E()}]) + dchain([${E2()}, 0.5], { k: { s: 0.75 } }) + dchain([${E()}], { k: {}, w: [0.5, -0.25] }, [0.75]);`);
         const mu = c.fresh('mu');
         c.emit(`const ${mu}: number | undefined = ${E()} > 0 ? undefined : ${E2()};`);
         c.emit(`${ex} += ddef(${E()}) + ddef(${E2()}, undefined, ${E()}) + ddef(${E()}, ${E2()}, undefined, ${E()}) + ddef(${E2()}, ${mu}, ${mu}, ${mu});`);

@@ -295,3 +295,16 @@ export function dampedSum(xs: number[], rate?: number, opts?: { scale?: number; 
   for (let i = 0; i < xs.length; i++) s = s * rate + scale * (xs[i] - (opts.shift ?? 0)) ** 2;
   return s;
 }
+
+/**
+ * A regularised loss reading its options through optional chaining (`config?.reg?.l2 ?? 0`) and
+ * defaulting its weights with `||` to ones a callback makes, as small ML packages write it.
+ */
+export function chainedPenalty(w: number[], config?: { reg?: { l2?: number; l1?: number } }, weights?: number[]): number {
+  const l2 = config?.reg?.l2 ?? 0.01;
+  const l1 = config?.reg?.l1;
+  const ws = weights || w.map(() => 1);
+  let s = 0;
+  for (let i = 0; i < w.length; i++) s += ws[i] * (l2 * w[i] * w[i] + (l1 === undefined ? 0 : l1 * Math.sqrt(1 + w[i] * w[i])));
+  return s;
+}
