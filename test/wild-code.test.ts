@@ -116,3 +116,20 @@ export function stretchEnergy(xs: number[], springs: Spring[]): number {
     expect(rep.heldStill).toBeGreaterThan(0);
   });
 });
+
+describe('an array method on a value of no type (a local arrow\'s parameter in plain JavaScript)', () => {
+  it('says which name has no type and how to give it one', () => {
+    const src = `/** @param {number[][]} ps @param {number[]} c */
+export function inertia(ps, c) {
+  const d2 = (a, b) => a.reduce((s, v, i) => s + (v - b[i]) ** 2, 0);
+  let s = 0;
+  for (const p of ps) s += d2(p, c);
+  return s;
+}
+`;
+    const r = compile({ 'k.js': src }, { head: 'inertia' });
+    const e = r.diagnostics.filter((d) => d.severity === 'error');
+    expect(e.map((d) => `${d.line}:${d.col} ${d.message}`)).toContainEqual(expect.stringMatching(/^3:24 'a' has no type here \(type 'any'\)/));
+    expect(e[0].hint).toMatch(/@param \{number\[\]\} a/);
+  });
+});

@@ -2875,6 +2875,9 @@ class FunctionLowering {
       // (an array TypeScript types `any[]`, `new Array(n)`, gives its callbacks untyped parameters)
       if (CALLBACK_METHODS.has(m) && this.isAnyArray(callee.expression))
         return this.err(e, `${what} is called on an array TypeScript types \`any[]\` (made by \`new Array(n)\`), so its callback's parameters have no type`, `annotate the array where it is made: \`const ${callee.expression.getText()}: number[] = new Array(n);\``);
+      // (a local function's parameter without a type: `const d = (a, b) => a.reduce(…)` in plain JavaScript)
+      if (this.ctx.checker.getTypeAtLocation(callee.expression).flags & ts.TypeFlags.Any)
+        return this.err(callee.expression, `'${callee.expression.getText()}' has no type here (type 'any'), so tsad cannot tell that \`.${m}()\` is an array's`, `give it a type where it is declared: \`(${callee.expression.getText()}: number[]) => …\`, or in a .js file a JSDoc comment on the function: \`/** @param {number[]} ${callee.expression.getText()} */\``);
       return this.err(e, `${what} is not supported in differentiated code`, m === 'map' || m === 'reduce' || m === 'forEach' ? 'write a `for` loop over the indices' : 'write the computation with loops and indexing');
     }
     if (ts.isIdentifier(callee)) {

@@ -3863,7 +3863,9 @@ const EXPRS_HELPERS = [
   'export function dchain(x: number[], o?: { k?: { s?: number }; w?: number[] }, ws?: number[]): number {',
   '  const s = o?.k?.s ?? 0.5;',
   '  const w1 = o?.w?.[1];',
-  '  const w = ws || x.map((v) => 0.5 + 0.25 * v);',
+  // (ones: a default made from x's elements counts as holding its numbers, and a nullable array
+  // that holds numbers of the independents is refused, nullable.ts)
+  '  const w = ws || x.map(() => 1);',
   '  return s * x[0] * w[0] + (w1 === undefined ? 0.25 : w1) * x[x.length - 1] + (o?.w?.length ?? 1) * 0.125;',
   '}',
   '',
