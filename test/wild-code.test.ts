@@ -133,3 +133,22 @@ export function inertia(ps, c) {
     expect(e[0].hint).toMatch(/@param \{number\[\]\} a/);
   });
 });
+
+describe('a JSDoc optional parameter (`@param {number} [h]`)', () => {
+  it('is optional as `h?: number` is: in the generated signature, and left out of a check', () => {
+    const src = `/**
+ * @param {number[]} xs
+ * @param {number} x
+ * @param {number} [h]
+ */
+export function density(xs, x, h) {
+  const bw = h ?? 0.5;
+  return xs.reduce((s, v) => s + Math.exp(-0.5 * ((x - v) / bw) ** 2), 0) / (xs.length * bw);
+}
+`;
+    const r = compile({ 'kde.js': src }, { head: 'density', modes: ['tangent'] });
+    expect(r.code).toMatch(/export function density\(xs: number\[\], x: number, h\?: number\): number/);
+    checks({ 'kde.js': src }, 'density', [[0.5, 1.5, 2], 1.2]);
+    checks({ 'kde.js': src }, 'density', [[0.5, 1.5, 2], 1.2, 0.8]);
+  });
+});

@@ -1127,7 +1127,8 @@ class FunctionLowering {
         }
         param.rest = true;
       }
-      if (p.questionToken) param.optional = true;
+      // (`@param {number} [h]` in a JSDoc-typed .js file is optional as `h?: number` is)
+      if (p.questionToken || (ty.k === 'opt' && !p.initializer && this.ctx.checker.isOptionalParameter(p))) param.optional = true;
       if (p.initializer) {
         const def = this.expr(p.initializer);
         // (a constant default is filled in where the argument is missing, in the derivatives' signatures
