@@ -105,15 +105,18 @@ export function sq(x) { return x * x; }
 
 describe('--check with whole numbers the function indexes with among the independents', () => {
   it('holds them still (a field naming an index, a layer size) and checks the rest', () => {
-    const src = `interface Spring { a: number; b: number; k: number; rest: number }
-export function stretchEnergy(xs: number[], springs: Spring[]): number {
+    const src = `interface Mass { x: number; m: number }
+interface Spring { a: number; b: number; k: number; rest: number }
+export function stretchEnergy(ps: Mass[], springs: Spring[]): number {
   let e = 0;
-  for (const { a, b, k, rest } of springs) e += 0.5 * k * (xs[b] - xs[a] - rest) ** 2;
+  for (const { a, b, k, rest } of springs) e += 0.5 * k * (ps[b].x - ps[a].x - rest) ** 2 / ps[b].m;
   return e;
 }
 `;
-    const rep = checks(src, 'stretchEnergy', [[0, 1.2, 2.5], [{ a: 0, b: 1, k: 3, rest: 1 }, { a: 1, b: 2, k: 2, rest: 1 }]]);
-    expect(rep.heldStill).toBeGreaterThan(0);
+    // (ps[1.000001].x throws a TypeError: the four indices are held still, the rest is checked)
+    const rep = checks(src, 'stretchEnergy', [[{ x: 0.1, m: 1.5 }, { x: 1.2, m: 2.5 }, { x: 2.5, m: 0.5 }], [{ a: 0, b: 1, k: 3.5, rest: 0.9 }, { a: 1, b: 2, k: 2.5, rest: 1.1 }]]);
+    expect(rep.heldStill).toBe(4);
+    expect(rep.ok).toBe(true);
   });
 });
 

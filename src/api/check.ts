@@ -77,14 +77,11 @@ export class MovedPointError extends Error {
   }
 }
 
-/**
- * What the function throws one step either side of the point, or null; with `finiteHere`, a value
- * that is not finite there counts too (an index moved off a whole number reads undefined: NaN).
- */
-function throwsNear(run: (a: unknown[]) => unknown, plus: (s: number) => unknown[], h: number, finiteHere: boolean): string | null {
+/** what the function throws one step either side of the point, or null */
+function throwsNear(run: (a: unknown[]) => unknown, plus: (s: number) => unknown[], h: number): string | null {
   for (const s of [h, -h]) {
     try {
-      if (finiteHere && !flatten(run(plus(s))).every(Number.isFinite)) return 'not finite';
+      run(plus(s));
     } catch (e) {
       return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     }
@@ -138,24 +135,31 @@ export function checkCompiled(r: CompileResult, jsCode: string | LoadedModule, h
   let dirs: unknown[] = info.params.map((_, j) => direction(j));
   const plus = (s: number) => info.params.map((_, j) => (dirs[j] !== null ? axpy(args[j], s, dirs[j]) : args[j]));
   // A whole number the function uses as an index or a count among the independents (a field `a` of
-  // `{ a, b, k }` that indexes an array, a layer size) makes it throw once moved by a step: the
+  // `{ a, b, k }` naming an object of an array, a layer size) makes it throw once moved by a step: the
   // differences cannot be taken there. Such numbers are held still (no direction) in every check,
   // and the report counts them; a function that throws with them held throws here, saying where.
+  // (Only a throw: a value that is not finite a step away may be a domain's edge, `Math.sqrt(x)` at
+  // x = 0, which the differences report as such; and never every number: that would check nothing.)
   const holdWhole = (d: unknown, j: number) => {
     const whole = flatten(args[j]).map(Number.isInteger);
     return mapFloats(d, (x, i) => (whole[i] ? 0 : x));
   };
   let heldStill = 0;
   // (throwing at the point itself is the point's problem, reported as such by the caller)
-  const finiteHere = flatten(run(args)).every(Number.isFinite);
-  if (throwsNear(run, plus, h, finiteHere)) {
-    for (let j = 0; j < dirs.length; j++) if (dirs[j] !== null) heldStill += flatten(args[j]).filter(Number.isInteger).length;
-    const moved = dirs;
+  run(args);
+  const thrown = throwsNear(run, plus, h);
+  if (thrown) {
+    let moving = 0;
+    for (let j = 0; j < dirs.length; j++) {
+      if (dirs[j] === null) continue;
+      const leaves = flatten(args[j]);
+      heldStill += leaves.filter(Number.isInteger).length;
+      moving += leaves.length - leaves.filter(Number.isInteger).length;
+    }
+    if (!moving) throw new MovedPointError(head, thrown, 0);
     dirs = dirs.map((d, j) => (d === null ? null : holdWhole(d, j)));
-    const error = throwsNear(run, plus, h, finiteHere);
-    // (not finite still: a domain's edge, not an index; the differences say so, with every direction)
-    if (error === 'not finite') [dirs, heldStill] = [moved, 0];
-    else if (error) throw new MovedPointError(head, error, heldStill);
+    const error = throwsNear(run, plus, h);
+    if (error) throw new MovedPointError(head, error, heldStill);
   }
 
   // ---- tangent ----
