@@ -400,13 +400,14 @@ export function lowerProgram(program: ts.Program, userFiles: Set<string>, diags:
     );
   };
   const strictOnly: ts.Diagnostic[] = [];
-  // errors inside a function's body are that function's: reported if the head reaches it (a file of
-  // numeric functions is not refused for one the head does not call)
+  // in a JSDoc-typed .js file (JavaScript, which no one type-checks before tsad does), errors inside a
+  // function's body are that function's: reported if the head reaches it (a file of numeric functions
+  // is not refused for one the head does not call); TypeScript must type-check as a whole, as tsc asks
   const inBody: ts.Diagnostic[] = [];
   const typeErrors = only !== undefined ? [] : timed('check', () => userTypeErrors(program, (d) => !!d.file && d.file.fileName !== LIB_FILE));
   for (const { d, strictOnly: so } of typeErrors) {
     if (so) strictOnly.push(d);
-    else if (inFunctionBody(d)) inBody.push(d);
+    else if (d.file?.fileName.endsWith('.js') && inFunctionBody(d)) inBody.push(d);
     else reportTsError(diags, d, false);
   }
   const within = (d: ts.Diagnostic, n: ts.Node) => d.file === n.getSourceFile() && (d.start ?? 0) >= n.pos && (d.start ?? 0) < n.end;
