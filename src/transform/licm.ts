@@ -47,20 +47,25 @@ function readsArrayFields(body: Stmt[]): boolean {
  * when nothing after it in its block assigns `b`.
  */
 function propagateCopies(list: Stmt[]): Stmt[] {
+  const rest = list.map((s) => mapBodies(s, propagateCopies));
+  // (renaming reads changes no statement's assigned or declared names: where each is last assigned,
+  // by top-level statement, is found once, and each statement is renamed once, by the copies before it)
+  const lastDef = new Map<string, number>();
+  rest.forEach((s, j) =>
+    forEachStmt([s], (x) => {
+      if (x.k === 'assign' && x.target.k === 'var') lastDef.set(x.target.name, j);
+      else if (x.k === 'decl') lastDef.set(x.name, j);
+    }),
+  );
+  const renamed = new Map<string, Expr>();
+  const rename = (e: Expr) => (e.k === 'var' ? renamed.get(e.name) ?? e : e);
   const out: Stmt[] = [];
-  let rest = list.map((s) => mapBodies(s, propagateCopies));
   for (let i = 0; i < rest.length; i++) {
-    const s = rest[i];
+    const s = renamed.size ? mapStmts([rest[i]], rename)[0] : rest[i];
     if (s.k === 'decl' && s.konst && s.init?.k === 'var' && s.init.name !== s.name && (s.ty.k === 'num' || isRef(s.ty))) {
-      const from = s.name;
       const to = s.init;
-      const later = rest.slice(i + 1);
-      let blocked = false;
-      forEachStmt(later, (x) => {
-        if ((x.k === 'assign' && x.target.k === 'var' && (x.target.name === to.name || x.target.name === from)) || (x.k === 'decl' && (x.name === to.name || x.name === from))) blocked = true;
-      });
-      if (!blocked) {
-        rest = [...rest.slice(0, i + 1), ...mapStmts(later, (e) => (e.k === 'var' && e.name === from ? to : e))];
+      if ((lastDef.get(to.name) ?? -1) <= i && (lastDef.get(s.name) ?? -1) <= i) {
+        renamed.set(s.name, to);
         continue;
       }
     }
@@ -68,7 +73,6 @@ function propagateCopies(list: Stmt[]): Stmt[] {
   }
   return out;
 }
-
 
 /**
  * A fresh array whose elements nothing reads any more (every read was forwarded to a local) loses
@@ -192,9 +196,15 @@ function countsOnly(s: Extract<Stmt, { k: 'for' }>): boolean {
  * this or an enclosing statement list). Only their elements are loaded ahead of a loop, which may run
  * zero times: a load from an array not yet assigned would throw where the loop would not.
  */
-function inBody(body: Stmt[], fresh: Set<string>, names: Names, ready0: Set<string>, fieldsOnly: boolean): Stmt[] {
+function inBody(body: Stmt[], fresh: Set<string>, names: Names, ready: Set<string>, fieldsOnly: boolean): Stmt[] {
   const out: Stmt[] = [];
-  const ready = new Set(ready0);
+  // (one set for the whole walk: what this list adds is taken out again at its end, no copy per list)
+  const added: string[] = [];
+  const markReady = (n: string) => {
+    if (ready.has(n)) return;
+    ready.add(n);
+    added.push(n);
+  };
   for (const s of body) {
     switch (s.k) {
       case 'for': {
@@ -217,9 +227,10 @@ function inBody(body: Stmt[], fresh: Set<string>, names: Names, ready0: Set<stri
       default:
         out.push(s);
     }
-    if (s.k === 'decl' && s.init) ready.add(s.name);
-    if (s.k === 'assign' && s.target.k === 'var') ready.add(s.target.name);
+    if (s.k === 'decl' && s.init) markReady(s.name);
+    if (s.k === 'assign' && s.target.k === 'var') markReady(s.target.name);
   }
+  for (const n of added) ready.delete(n);
   return out;
 }
 
