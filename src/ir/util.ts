@@ -137,7 +137,8 @@ export function forEachExpr(e: Expr, f: (e: Expr) => void): void {
       break;
     case 'call':
     case 'intr':
-      for (const a of e.args) forEachExpr(a, f);
+      // (indexed loops: an iterator is an allocation per loop until the JIT has optimized the walk)
+      for (let i = 0; i < e.args.length; i++) forEachExpr(e.args[i], f);
       break;
     case 'idx':
       forEachExpr(e.obj, f);
@@ -148,10 +149,10 @@ export function forEachExpr(e: Expr, f: (e: Expr) => void): void {
       forEachExpr(e.obj, f);
       break;
     case 'arrlit':
-      for (const x of e.elems) forEachExpr(x, f);
+      for (let i = 0; i < e.elems.length; i++) forEachExpr(e.elems[i], f);
       break;
     case 'objlit':
-      for (const x of e.fields) forEachExpr(x.value, f);
+      for (let i = 0; i < e.fields.length; i++) forEachExpr(e.fields[i].value, f);
       break;
     case 'alloc':
       forEachExpr(e.len, f);
@@ -332,7 +333,9 @@ export function bodiesOf(s: Stmt): Stmt[][] {
 }
 
 export function forEachStmt(body: Stmt[], f: (s: Stmt) => void): void {
-  for (const s of body) {
+  // (indexed loops, as in forEachExpr)
+  for (let i = 0; i < body.length; i++) {
+    const s = body[i];
     f(s);
     switch (s.k) {
       case 'if':
@@ -350,7 +353,7 @@ export function forEachStmt(body: Stmt[], f: (s: Stmt) => void): void {
         forEachStmt(s.body, f);
         break;
       case 'switch':
-        s.cases.forEach((c) => forEachStmt(c.body, f));
+        for (let j = 0; j < s.cases.length; j++) forEachStmt(s.cases[j].body, f);
         break;
       default:
         break;
