@@ -4,7 +4,7 @@
 // fresh allocations of this function, distinct from every other array.
 import type { Expr, Func, Stmt } from '../ir/types.js';
 import { escapingArrays } from '../analysis/escaping.js';
-import { NUM, declaredNames, isRef, exprEq, forEachExpr, forEachStmt, mapBodies, mapExpr, mapStmts, stmtExprs, tyOf } from '../ir/util.js';
+import { NUM, bodiesOf, declaredNames, isRef, exprEq, forEachExpr, forEachStmt, mapBodies, mapExpr, mapStmts, stmtExprs, tyOf } from '../ir/util.js';
 import { Names } from './linearize.js';
 import { TAPE_ALLOCATIONS } from './adjoint/reused-shadows.js';
 
@@ -44,25 +44,32 @@ function readsArrayFields(body: Stmt[]): boolean {
 
 /**
  * `const a = b` (left by forwarding: `const qdiffb_elem0 = qdiffb_elem1`) goes, its uses read `b`,
- * when nothing after it in its block assigns `b`.
+ * when nothing after it in its block assigns `b`. A list with no such copy, inside too, comes back as it is.
  */
 function propagateCopies(list: Stmt[]): Stmt[] {
-  const rest = list.map((s) => mapBodies(s, propagateCopies));
+  let rest = list;
+  for (let i = 0; i < list.length; i++) {
+    const t = keptBodies(list[i], propagateCopies);
+    if (t === list[i]) continue;
+    if (rest === list) rest = [...list];
+    rest[i] = t;
+  }
+  if (!rest.some(isCopy)) return rest;
   // (renaming reads changes no statement's assigned or declared names: where each is last assigned,
   // by top-level statement, is found once, and each statement is renamed once, by the copies before it)
   const lastDef = new Map<string, number>();
-  rest.forEach((s, j) =>
-    forEachStmt([s], (x) => {
-      if (x.k === 'assign' && x.target.k === 'var') lastDef.set(x.target.name, j);
-      else if (x.k === 'decl') lastDef.set(x.name, j);
-    }),
-  );
+  let j = 0;
+  const defs = (x: Stmt) => {
+    if (x.k === 'assign' && x.target.k === 'var') lastDef.set(x.target.name, j);
+    else if (x.k === 'decl') lastDef.set(x.name, j);
+  };
+  for (; j < rest.length; j++) forEachStmt([rest[j]], defs);
   const renamed = new Map<string, Expr>();
   const rename = (e: Expr) => (e.k === 'var' ? renamed.get(e.name) ?? e : e);
   const out: Stmt[] = [];
   for (let i = 0; i < rest.length; i++) {
     const s = renamed.size ? mapStmts([rest[i]], rename)[0] : rest[i];
-    if (s.k === 'decl' && s.konst && s.init?.k === 'var' && s.init.name !== s.name && (s.ty.k === 'num' || isRef(s.ty))) {
+    if (isCopy(s)) {
       const to = s.init;
       if ((lastDef.get(to.name) ?? -1) <= i && (lastDef.get(s.name) ?? -1) <= i) {
         renamed.set(s.name, to);
@@ -72,6 +79,21 @@ function propagateCopies(list: Stmt[]): Stmt[] {
     out.push(s);
   }
   return out;
+}
+
+/** `const a = b` of a number or a reference */
+function isCopy(s: Stmt): s is Extract<Stmt, { k: 'decl' }> & { init: Extract<Expr, { k: 'var' }> } {
+  return s.k === 'decl' && s.konst && s.init?.k === 'var' && s.init.name !== s.name && (s.ty.k === 'num' || isRef(s.ty));
+}
+
+/** mapBodies, but `s` itself when `f` gives back each of its lists unchanged */
+function keptBodies(s: Stmt, f: (list: Stmt[]) => Stmt[]): Stmt {
+  const lists = bodiesOf(s);
+  if (lists.length === 0) return s;
+  const mapped = lists.map(f);
+  if (mapped.every((l, k) => l === lists[k])) return s;
+  let k = 0;
+  return mapBodies(s, () => mapped[k++]);
 }
 
 /**
