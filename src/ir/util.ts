@@ -388,6 +388,45 @@ export function stmtExprs(s: Stmt): Expr[] {
   }
 }
 
+/** forEachExpr over each expression a statement holds directly, in stmtExprs' order, with no list made (hot walks) */
+export function forEachOwnExpr(s: Stmt, f: (e: Expr) => void): void {
+  switch (s.k) {
+    case 'decl':
+      if (s.init) forEachExpr(s.init, f);
+      return;
+    case 'assign':
+      forEachExpr(s.target, f);
+      forEachExpr(s.value, f);
+      return;
+    case 'expr':
+    case 'throw':
+      forEachExpr(s.e, f);
+      return;
+    case 'if':
+      forEachExpr(s.c, f);
+      return;
+    case 'for':
+      if (s.cond) forEachExpr(s.cond, f);
+      return;
+    case 'while':
+    case 'do':
+      forEachExpr(s.cond, f);
+      return;
+    case 'switch':
+      forEachExpr(s.disc, f);
+      for (let i = 0; i < s.cases.length; i++) {
+        const tests = s.cases[i].tests;
+        if (tests) for (let j = 0; j < tests.length; j++) forEachExpr(tests[j], f);
+      }
+      return;
+    case 'return':
+      if (s.e) forEachExpr(s.e, f);
+      return;
+    default:
+      return;
+  }
+}
+
 /** The variable at the root of an access path: `a` for a[i].f[j]. */
 export function rootVar(e: Expr): string | null {
   switch (e.k) {

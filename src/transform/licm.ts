@@ -4,7 +4,7 @@
 // fresh allocations of this function, distinct from every other array.
 import type { Expr, Func, Stmt } from '../ir/types.js';
 import { escapingArrays } from '../analysis/escaping.js';
-import { NUM, bodiesOf, declaredNames, isRef, exprEq, forEachExpr, forEachStmt, mapBodies, mapExpr, mapStmts, stmtExprs, tyOf } from '../ir/util.js';
+import { NUM, bodiesOf, declaredNames, isRef, exprEq, forEachExpr, forEachOwnExpr, forEachStmt, mapBodies, mapExpr, mapStmts, stmtExprs, tyOf } from '../ir/util.js';
 import { Names } from './linearize.js';
 import { TAPE_ALLOCATIONS } from './adjoint/reused-shadows.js';
 
@@ -158,27 +158,39 @@ interface FreshArrayUse {
 
 function freshArrayUses(body: Stmt[], fresh: Set<string>): FreshArrayUse[] {
   const units: FreshArrayUse[] = [];
+  // (the visitors are made once, and share the statement's findings: this walks every generated function)
+  let reads: Set<string> | null = null;
+  let mentions: Set<string> | null = null;
+  let storeOf: string | null = null;
+  let impure = false;
+  const readIn = (x: Expr) => {
+    if ((x.k === 'idx' || x.k === 'len') && x.obj.k === 'var' && fresh.has(x.obj.name)) (reads ??= new Set()).add(x.obj.name);
+    if (storeOf && (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.')))) impure = true;
+  };
+  const mentionIn = (x: Expr) => {
+    if (x.k === 'var' && fresh.has(x.name)) (mentions ??= new Set()).add(x.name);
+  };
   forEachStmt(body, (s) => {
-    const storeOf = s.k === 'assign' && s.target.k === 'idx' && s.target.obj.k === 'var' && fresh.has(s.target.obj.name) ? s.target.obj.name : null;
+    storeOf = s.k === 'assign' && s.target.k === 'idx' && s.target.obj.k === 'var' && fresh.has(s.target.obj.name) ? s.target.obj.name : null;
     const defines = s.k === 'decl' ? s.name : s.k === 'assign' && s.target.k === 'var' ? s.target.name : null;
-    const u: FreshArrayUse = { s, reads: null, mentions: null, storeOf, impure: false, defines: defines && fresh.has(defines) ? defines : null };
-    const exprs = storeOf ? [(s as Extract<Stmt, { k: 'assign' }>).value, ((s as Extract<Stmt, { k: 'assign' }>).target as Extract<Expr, { k: 'idx' }>).index] : stmtExprs(s);
-    for (const e of exprs)
-      forEachExpr(e, (x) => {
-        if ((x.k === 'idx' || x.k === 'len') && x.obj.k === 'var' && fresh.has(x.obj.name)) (u.reads ??= new Set()).add(x.obj.name);
-        if (storeOf && (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.')))) u.impure = true;
-      });
+    reads = null;
+    mentions = null;
+    impure = false;
+    if (storeOf) {
+      const st = s as Extract<Stmt, { k: 'assign' }>;
+      forEachExpr(st.value, readIn);
+      forEachExpr((st.target as Extract<Expr, { k: 'idx' }>).index, readIn);
+    } else forEachOwnExpr(s, readIn);
     if (!storeOf && s.k === 'assign' && s.target.k === 'idx') {
       const root = rootOf(s.target);
-      if (root && fresh.has(root)) (u.reads ??= new Set()).add(root);
+      if (root && fresh.has(root)) (reads ??= new Set()).add(root);
     }
-    for (const e of stmtExprs(s)) {
-      if (s.k === 'assign' && s.target.k === 'var' && e === s.target) continue;
-      forEachExpr(e, (x) => {
-        if (x.k === 'var' && fresh.has(x.name)) (u.mentions ??= new Set()).add(x.name);
-      });
-    }
-    if (u.reads || u.mentions || u.storeOf || u.defines) units.push(u);
+    if (s.k === 'assign' && s.target.k === 'var') {
+      // (the target's own name is no mention; nor is a value that is the target's very node)
+      if (s.value !== s.target) forEachExpr(s.value, mentionIn);
+    } else forEachOwnExpr(s, mentionIn);
+    const defined = defines && fresh.has(defines) ? defines : null;
+    if (reads || mentions || storeOf || defined) units.push({ s, reads, mentions, storeOf, impure, defines: defined });
   });
   return units;
 }
@@ -346,21 +358,21 @@ function hoistFrom(loop: Extract<Stmt, { k: 'for' }>, fresh: Set<string>, names:
   // every array the loop writes must be a fresh allocation: then no read of another array sees its writes
   const numbersFixed = ![...written].some((w) => !fresh.has(w));
   const loads: Extract<Expr, { k: 'idx' | 'field' }>[] = [];
-  const consider = (e: Expr) =>
-    forEachExpr(e, (x) => {
-      // an object's array field (`self.lower` in `self.lower[t]`): no store of an array or object, and
-      // no call, can make the field hold another array
-      if (x.k === 'field' && x.obj.k === 'var' && isRef(x.ty) && tyOf(x.obj).k === 'obj' && !storesRefs && !assigned.has(x.obj.name) && ready.has(x.obj.name)) {
-        if (!loads.some((l) => exprEq(l, x))) loads.push(x);
-        return;
-      }
-      if (x.k !== 'idx' || x.obj.k !== 'var' || fieldsOnly) return;
-      if (x.ty.k === 'num' ? !numbersFixed : !isRef(x.ty) || storesRefs) return;
-      const a = x.obj.name;
-      if (assigned.has(a) || (x.ty.k === 'num' && written.has(a)) || !ready.has(a)) return;
-      if (!invariantIndex(x.index, assigned)) return;
+  const load = (x: Expr) => {
+    // an object's array field (`self.lower` in `self.lower[t]`): no store of an array or object, and
+    // no call, can make the field hold another array
+    if (x.k === 'field' && x.obj.k === 'var' && isRef(x.ty) && tyOf(x.obj).k === 'obj' && !storesRefs && !assigned.has(x.obj.name) && ready.has(x.obj.name)) {
       if (!loads.some((l) => exprEq(l, x))) loads.push(x);
-    });
+      return;
+    }
+    if (x.k !== 'idx' || x.obj.k !== 'var' || fieldsOnly) return;
+    if (x.ty.k === 'num' ? !numbersFixed : !isRef(x.ty) || storesRefs) return;
+    const a = x.obj.name;
+    if (assigned.has(a) || (x.ty.k === 'num' && written.has(a)) || !ready.has(a)) return;
+    if (!invariantIndex(x.index, assigned)) return;
+    if (!loads.some((l) => exprEq(l, x))) loads.push(x);
+  };
+  const consider = (e: Expr) => forEachExpr(e, load);
   forEachStmt(loop.body, (s) => {
     if (s.k === 'assign') {
       consider(s.value);
@@ -404,8 +416,11 @@ function loopEffects(loop: Extract<Stmt, { k: 'for' }>): { assigned: Set<string>
   const written = new Set<string>();
   let storesRefs = false;
   let opaque = false;
-  const all = [...loop.init, ...loop.update, ...loop.body];
-  forEachStmt(all, (s) => {
+  // (the tape's operations touch only the tape)
+  const calls = (x: Expr) => {
+    if (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.') && !x.fn.startsWith('tape.'))) opaque = true;
+  };
+  const visit = (s: Stmt) => {
     if (s.k === 'decl') assigned.add(s.name);
     if (s.k === 'assign') {
       if (s.target.k === 'var') assigned.add(s.target.name);
@@ -416,12 +431,12 @@ function loopEffects(loop: Extract<Stmt, { k: 'for' }>): { assigned: Set<string>
         if (s.target.ty.k !== 'num' && s.target.ty.k !== 'int' && s.target.ty.k !== 'bool') storesRefs = true;
       }
     }
-    for (const e of s.k === 'assign' ? [s.value] : s.k === 'decl' && s.init ? [s.init] : s.k === 'expr' ? [s.e] : s.k === 'return' && s.e ? [s.e] : [])
-      forEachExpr(e, (x) => {
-        // (the tape's operations touch only the tape)
-        if (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.') && !x.fn.startsWith('tape.'))) opaque = true;
-      });
-  });
+    const e = s.k === 'assign' ? s.value : s.k === 'decl' ? s.init : s.k === 'expr' ? s.e : s.k === 'return' ? s.e : null;
+    if (e) forEachExpr(e, calls);
+  };
+  forEachStmt(loop.init, visit);
+  forEachStmt(loop.update, visit);
+  forEachStmt(loop.body, visit);
   return opaque ? null : { assigned, written, storesRefs };
 }
 
