@@ -449,6 +449,28 @@ export function varsRead(e: Expr, out: Set<string> = new Set()): Set<string> {
   return out;
 }
 
+/** does `e` read the variable `name`? (varsRead(e).has(name) with no set made) */
+export function readsVar(e: Expr, name: string): boolean {
+  switch (e.k) {
+    case 'var':
+      return e.name === name;
+    case 'num':
+    case 'bool':
+    case 'str':
+    case 'undef':
+    case 'global':
+    case 'raw':
+      return false;
+    default: {
+      let found = false;
+      forEachExpr(e, (x) => {
+        if (x.k === 'var' && x.name === name) found = true;
+      });
+      return found;
+    }
+  }
+}
+
 /** the same expression, up to source locations and types (a NaN literal equals no other: the answer errs on "different") */
 export function exprEq(a: Expr, b: Expr): boolean {
   return sameTree(a, b);
