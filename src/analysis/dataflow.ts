@@ -15,14 +15,21 @@ export interface FlowResult {
 /** Effect of a simple statement (decl, assign, expr); compound statements are the solver's. */
 export type Transfer = (s: Stmt, facts: Facts) => Facts;
 
+// (facts are never changed in place: a join that adds nothing gives back its left side, which a copy
+// would equal, in the same order; most joins at loop heads and branch ends add nothing)
 const union = (a: Facts, b: Facts): Facts => {
   if (a.size === 0) return b;
-  if (b.size === 0) return a;
+  if (b.size === 0 || a === b || subset(b, a)) return a;
   const r = new Set(a);
   for (const x of b) r.add(x);
   return r;
 };
-const equal = (a: Facts, b: Facts): boolean => a.size === b.size && [...a].every((x) => b.has(x));
+const subset = (a: Facts, b: Facts): boolean => {
+  if (a.size > b.size) return false;
+  for (const x of a) if (!b.has(x)) return false;
+  return true;
+};
+const equal = (a: Facts, b: Facts): boolean => a.size === b.size && subset(a, b);
 
 const EMPTY: Facts = new Set();
 

@@ -19,6 +19,8 @@ const escapingOf = perFunction((f) => findEscaping(f));
 
 function findEscaping(f: Func, keepsNothing?: (fn: string, i: number) => boolean): Set<string> {
   const out = new Set<string>();
+  // (one visitor of children for the walk, not one per node)
+  const visitChild = (c: Expr): void => visit(c, false);
   const visit = (e: Expr, direct: boolean): void => {
     switch (e.k) {
       case 'call':
@@ -35,7 +37,7 @@ function findEscaping(f: Func, keepsNothing?: (fn: string, i: number) => boolean
         visit(e.obj, true);
         return;
       default:
-        forEachChild(e, (c) => visit(c, false));
+        forEachChild(e, visitChild);
     }
   };
   forEachStmt(f.body, (s) => {

@@ -137,7 +137,8 @@ export function forEachExpr(e: Expr, f: (e: Expr) => void): void {
       break;
     case 'call':
     case 'intr':
-      for (const a of e.args) forEachExpr(a, f);
+      // (indexed loops: an iterator is an allocation per loop until the JIT has optimized the walk)
+      for (let i = 0; i < e.args.length; i++) forEachExpr(e.args[i], f);
       break;
     case 'idx':
       forEachExpr(e.obj, f);
@@ -148,10 +149,10 @@ export function forEachExpr(e: Expr, f: (e: Expr) => void): void {
       forEachExpr(e.obj, f);
       break;
     case 'arrlit':
-      for (const x of e.elems) forEachExpr(x, f);
+      for (let i = 0; i < e.elems.length; i++) forEachExpr(e.elems[i], f);
       break;
     case 'objlit':
-      for (const x of e.fields) forEachExpr(x.value, f);
+      for (let i = 0; i < e.fields.length; i++) forEachExpr(e.fields[i].value, f);
       break;
     case 'alloc':
       forEachExpr(e.len, f);
@@ -332,7 +333,9 @@ export function bodiesOf(s: Stmt): Stmt[][] {
 }
 
 export function forEachStmt(body: Stmt[], f: (s: Stmt) => void): void {
-  for (const s of body) {
+  // (indexed loops, as in forEachExpr)
+  for (let i = 0; i < body.length; i++) {
+    const s = body[i];
     f(s);
     switch (s.k) {
       case 'if':
@@ -350,7 +353,7 @@ export function forEachStmt(body: Stmt[], f: (s: Stmt) => void): void {
         forEachStmt(s.body, f);
         break;
       case 'switch':
-        s.cases.forEach((c) => forEachStmt(c.body, f));
+        for (let j = 0; j < s.cases.length; j++) forEachStmt(s.cases[j].body, f);
         break;
       default:
         break;
@@ -385,6 +388,45 @@ export function stmtExprs(s: Stmt): Expr[] {
   }
 }
 
+/** forEachExpr over each expression a statement holds directly, in stmtExprs' order, with no list made (hot walks) */
+export function forEachOwnExpr(s: Stmt, f: (e: Expr) => void): void {
+  switch (s.k) {
+    case 'decl':
+      if (s.init) forEachExpr(s.init, f);
+      return;
+    case 'assign':
+      forEachExpr(s.target, f);
+      forEachExpr(s.value, f);
+      return;
+    case 'expr':
+    case 'throw':
+      forEachExpr(s.e, f);
+      return;
+    case 'if':
+      forEachExpr(s.c, f);
+      return;
+    case 'for':
+      if (s.cond) forEachExpr(s.cond, f);
+      return;
+    case 'while':
+    case 'do':
+      forEachExpr(s.cond, f);
+      return;
+    case 'switch':
+      forEachExpr(s.disc, f);
+      for (let i = 0; i < s.cases.length; i++) {
+        const tests = s.cases[i].tests;
+        if (tests) for (let j = 0; j < tests.length; j++) forEachExpr(tests[j], f);
+      }
+      return;
+    case 'return':
+      if (s.e) forEachExpr(s.e, f);
+      return;
+    default:
+      return;
+  }
+}
+
 /** The variable at the root of an access path: `a` for a[i].f[j]. */
 export function rootVar(e: Expr): string | null {
   switch (e.k) {
@@ -405,6 +447,28 @@ export function varsRead(e: Expr, out: Set<string> = new Set()): Set<string> {
     if (x.k === 'var') out.add(x.name);
   });
   return out;
+}
+
+/** does `e` read the variable `name`? (varsRead(e).has(name) with no set made) */
+export function readsVar(e: Expr, name: string): boolean {
+  switch (e.k) {
+    case 'var':
+      return e.name === name;
+    case 'num':
+    case 'bool':
+    case 'str':
+    case 'undef':
+    case 'global':
+    case 'raw':
+      return false;
+    default: {
+      let found = false;
+      forEachExpr(e, (x) => {
+        if (x.k === 'var' && x.name === name) found = true;
+      });
+      return found;
+    }
+  }
 }
 
 /** the same expression, up to source locations and types (a NaN literal equals no other: the answer errs on "different") */

@@ -2,7 +2,7 @@
 // substituting IR expressions for their argument names.
 import ts from 'typescript';
 import type { BinOp, Expr } from '../ir/types.js';
-import { BOOL, NUM, mapExpr } from '../ir/util.js';
+import { BOOL, NUM, forEachExpr, mapExpr } from '../ir/util.js';
 import { ruleFor, type Rule } from './table.js';
 
 const cache = new Map<string, Expr>();
@@ -88,17 +88,20 @@ export function fold(e: Expr): Expr {
   });
 }
 
+/** the names each template text refers to, found once per text */
+const usesOfTemplate = new Map<string, ReadonlySet<string>>();
+
 /** Which names a partial refers to: decides what must be evaluated once into a temporary. */
-export function templateUses(rule: Rule, i: number): Set<string> {
-  const tpl = parseTemplate(rule.variadic ? rule.partials[0] : rule.partials[i]);
-  const s = new Set<string>();
-  const visit = (e: Expr): void => {
-    mapExpr(e, (x) => {
-      if (x.k === 'var') s.add(x.name);
-      return x;
+export function templateUses(rule: Rule, i: number): ReadonlySet<string> {
+  const text = rule.variadic ? rule.partials[0] : rule.partials[i];
+  let s = usesOfTemplate.get(text);
+  if (!s) {
+    const names = new Set<string>();
+    forEachExpr(parseTemplate(text), (x) => {
+      if (x.k === 'var') names.add(x.name);
     });
-  };
-  visit(tpl);
+    usesOfTemplate.set(text, (s = names));
+  }
   return s;
 }
 

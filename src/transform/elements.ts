@@ -14,7 +14,7 @@
 // than through the sum, a read of the sum, an index computed from x, writes to arrays, calls, jumps
 // inside an element, operations without a second-order rule below.
 import type { Expr, Func, Loc, Param, Stmt, Ty } from '../ir/types.js';
-import { BOOL, INT, NUM, bin, declaredNames, exprEq, forEachChild, forEachExpr, forEachStmt, hasJump, idx as index, stmtExprs, varsRead } from '../ir/util.js';
+import { BOOL, INT, NUM, bin, declaredNames, exprEq, forEachChild, forEachExpr, forEachStmt, hasJump, idx as index, stmtExprs, readsVar } from '../ir/util.js';
 import { TransformError } from './tangent.js';
 
 /** the most x reads (sites) an element may have: its Hessian has K(K+1)/2 entries, each a local per active value */
@@ -482,7 +482,7 @@ class Element {
     if (s.k === 'assign' && s.target.k === 'var' && this.comp.has(s.target.name)) {
       let d = this.lower(s.value, s.loc);
       // (`t = t * f`: the new companions read the old value and companions, so all are computed first)
-      if (varsRead(s.value).has(s.target.name)) d = this.frozen(d);
+      if (readsVar(s.value, s.target.name)) d = this.frozen(d);
       this.out.push({ k: 'assign', target: s.target, value: d.v, loc: s.loc });
       this.bindCompanions(s.target.name, d, false, false);
       return;

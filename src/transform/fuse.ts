@@ -9,7 +9,7 @@
 // is `v + k`. Anything else that both loops touch, with a write, keeps the loops apart; so do calls,
 // the tape (a stack: its order matters), and scalars both loops use unless they are inner counters.
 import type { Expr, Stmt } from '../ir/types.js';
-import { bodiesOf, exprEq, forEachExpr, forEachStmt, hasJump, mapBodies, mapStmts, rootVar, stmtExprs, varsRead } from '../ir/util.js';
+import { bodiesOf, exprEq, forEachExpr, forEachStmt, hasJump, mapBodies, mapStmts, rootVar, stmtExprs, readsVar } from '../ir/util.js';
 import { TAPE_ALLOCATIONS } from './adjoint/reused-shadows.js';
 
 type For = Extract<Stmt, { k: 'for' }>;
@@ -53,13 +53,13 @@ export function space(loop: For): Space | null {
   const init = loop.init[0];
   const v = init.k === 'assign' && init.target.k === 'var' ? init.target.name : init.k === 'decl' ? init.name : null;
   const start = init.k === 'assign' ? init.value : init.k === 'decl' ? init.init : null;
-  if (!v || !start || varsRead(start).has(v)) return null;
+  if (!v || !start || readsVar(start, v)) return null;
   const up = loop.update[0];
   if (up.k !== 'assign' || up.target.k !== 'var' || up.target.name !== v) return null;
   const u = up.value;
   if (u.k !== 'bin' || u.a.k !== 'var' || u.a.name !== v || u.b.k !== 'num' || u.b.v !== 1 || (u.op !== '+' && u.op !== '-')) return null;
   const c = loop.cond;
-  if (c.a.k !== 'var' || c.a.name !== v || varsRead(c.b).has(v)) return null;
+  if (c.a.k !== 'var' || c.a.name !== v || readsVar(c.b, v)) return null;
   let assigned = false;
   forEachStmt(loop.body, (x) => {
     if ((x.k === 'assign' && x.target.k === 'var' && x.target.name === v) || (x.k === 'decl' && x.name === v)) assigned = true;
@@ -142,7 +142,7 @@ function mentionsStmts(list: Stmt[], name: string): boolean {
   let hit = false;
   forEachStmt(list, (x) => {
     if (x.k === 'decl' && x.name === name) hit = true;
-    for (const e of stmtExprs(x)) if (varsRead(e).has(name)) hit = true;
+    for (const e of stmtExprs(x)) if (readsVar(e, name)) hit = true;
   });
   return hit;
 }
@@ -192,11 +192,11 @@ function deadOutside(root: Stmt[], loop: For, v: string): boolean {
     for (const s of list) {
       if (s === loop) continue;
       if (s.k === 'for' && s.init.length === 1 && s.init[0].k === 'assign' && s.init[0].target.k === 'var' && s.init[0].target.name === v) {
-        if (varsRead(s.init[0].value).has(v)) ok = false;
+        if (readsVar(s.init[0].value, v)) ok = false;
         continue;
       }
-      if (s.k === 'assign' && s.target.k === 'var' && s.target.name === v && !varsRead(s.value).has(v)) continue;
-      for (const e of stmtExprs(s)) if (varsRead(e).has(v)) ok = false;
+      if (s.k === 'assign' && s.target.k === 'var' && s.target.name === v && !readsVar(s.value, v)) continue;
+      for (const e of stmtExprs(s)) if (readsVar(e, v)) ok = false;
       if (s.k === 'for') {
         walk(s.init);
         walk(s.update);
@@ -229,9 +229,9 @@ function scalarsIndependent(b1: Stmt[], b2: Stmt[]): boolean {
 
 function onlyInnerCounter(list: Stmt[], n: string): boolean {
   for (const s of list) {
-    if (s.k === 'for' && s.init.length === 1 && s.init[0].k === 'assign' && s.init[0].target.k === 'var' && s.init[0].target.name === n && !varsRead(s.init[0].value).has(n)) continue;
+    if (s.k === 'for' && s.init.length === 1 && s.init[0].k === 'assign' && s.init[0].target.k === 'var' && s.init[0].target.name === n && !readsVar(s.init[0].value, n)) continue;
     if (s.k === 'decl' && s.name === n) return false;
-    for (const e of stmtExprs(s)) if (varsRead(e).has(n)) return false;
+    for (const e of stmtExprs(s)) if (readsVar(e, n)) return false;
     for (const sub of bodiesOf(s)) if (!onlyInnerCounter(sub, n)) return false;
     if (s.k === 'for' && (!onlyInnerCounter(s.init, n) || !onlyInnerCounter(s.update, n))) return false;
   }
@@ -401,7 +401,7 @@ function increment(s: Extract<Stmt, { k: 'assign' }>): Expr | null {
   const v = s.value;
   if (v.k !== 'bin' || (v.op !== '+' && v.op !== '-') || !exprEq(v.a, s.target)) return null;
   const root = rootVar(s.target);
-  return root !== null && !varsRead(v.b).has(root) ? v.b : null;
+  return root !== null && !readsVar(v.b, root) ? v.b : null;
 }
 
 /** `a` or `o.f` (an array held by a variable or by a variable's field), else null */

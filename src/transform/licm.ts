@@ -4,7 +4,7 @@
 // fresh allocations of this function, distinct from every other array.
 import type { Expr, Func, Stmt } from '../ir/types.js';
 import { escapingArrays } from '../analysis/escaping.js';
-import { NUM, declaredNames, isRef, exprEq, forEachExpr, forEachStmt, mapBodies, mapExpr, mapStmts, stmtExprs, tyOf } from '../ir/util.js';
+import { NUM, bodiesOf, declaredNames, isRef, exprEq, forEachExpr, forEachOwnExpr, forEachStmt, mapBodies, mapExpr, mapStmts, stmtExprs, tyOf } from '../ir/util.js';
 import { Names } from './linearize.js';
 import { TAPE_ALLOCATIONS } from './adjoint/reused-shadows.js';
 
@@ -44,23 +44,35 @@ function readsArrayFields(body: Stmt[]): boolean {
 
 /**
  * `const a = b` (left by forwarding: `const qdiffb_elem0 = qdiffb_elem1`) goes, its uses read `b`,
- * when nothing after it in its block assigns `b`.
+ * when nothing after it in its block assigns `b`. A list with no such copy, inside too, comes back as it is.
  */
 function propagateCopies(list: Stmt[]): Stmt[] {
+  let rest = list;
+  for (let i = 0; i < list.length; i++) {
+    const t = keptBodies(list[i], propagateCopies);
+    if (t === list[i]) continue;
+    if (rest === list) rest = [...list];
+    rest[i] = t;
+  }
+  if (!rest.some(isCopy)) return rest;
+  // (renaming reads changes no statement's assigned or declared names: where each is last assigned,
+  // by top-level statement, is found once, and each statement is renamed once, by the copies before it)
+  const lastDef = new Map<string, number>();
+  let j = 0;
+  const defs = (x: Stmt) => {
+    if (x.k === 'assign' && x.target.k === 'var') lastDef.set(x.target.name, j);
+    else if (x.k === 'decl') lastDef.set(x.name, j);
+  };
+  for (; j < rest.length; j++) forEachStmt([rest[j]], defs);
+  const renamed = new Map<string, Expr>();
+  const rename = (e: Expr) => (e.k === 'var' ? renamed.get(e.name) ?? e : e);
   const out: Stmt[] = [];
-  let rest = list.map((s) => mapBodies(s, propagateCopies));
   for (let i = 0; i < rest.length; i++) {
-    const s = rest[i];
-    if (s.k === 'decl' && s.konst && s.init?.k === 'var' && s.init.name !== s.name && (s.ty.k === 'num' || isRef(s.ty))) {
-      const from = s.name;
+    const s = renamed.size ? mapStmts([rest[i]], rename)[0] : rest[i];
+    if (isCopy(s)) {
       const to = s.init;
-      const later = rest.slice(i + 1);
-      let blocked = false;
-      forEachStmt(later, (x) => {
-        if ((x.k === 'assign' && x.target.k === 'var' && (x.target.name === to.name || x.target.name === from)) || (x.k === 'decl' && (x.name === to.name || x.name === from))) blocked = true;
-      });
-      if (!blocked) {
-        rest = [...rest.slice(0, i + 1), ...mapStmts(later, (e) => (e.k === 'var' && e.name === from ? to : e))];
+      if ((lastDef.get(to.name) ?? -1) <= i && (lastDef.get(s.name) ?? -1) <= i) {
+        renamed.set(s.name, to);
         continue;
       }
     }
@@ -69,6 +81,20 @@ function propagateCopies(list: Stmt[]): Stmt[] {
   return out;
 }
 
+/** `const a = b` of a number or a reference */
+function isCopy(s: Stmt): s is Extract<Stmt, { k: 'decl' }> & { init: Extract<Expr, { k: 'var' }> } {
+  return s.k === 'decl' && s.konst && s.init?.k === 'var' && s.init.name !== s.name && (s.ty.k === 'num' || isRef(s.ty));
+}
+
+/** mapBodies, but `s` itself when `f` gives back each of its lists unchanged */
+function keptBodies(s: Stmt, f: (list: Stmt[]) => Stmt[]): Stmt {
+  const lists = bodiesOf(s);
+  if (lists.length === 0) return s;
+  const mapped = lists.map(f);
+  if (mapped.every((l, k) => l === lists[k])) return s;
+  let k = 0;
+  return mapBodies(s, () => mapped[k++]);
+}
 
 /**
  * A fresh array whose elements nothing reads any more (every read was forwarded to a local) loses
@@ -132,27 +158,39 @@ interface FreshArrayUse {
 
 function freshArrayUses(body: Stmt[], fresh: Set<string>): FreshArrayUse[] {
   const units: FreshArrayUse[] = [];
+  // (the visitors are made once, and share the statement's findings: this walks every generated function)
+  let reads: Set<string> | null = null;
+  let mentions: Set<string> | null = null;
+  let storeOf: string | null = null;
+  let impure = false;
+  const readIn = (x: Expr) => {
+    if ((x.k === 'idx' || x.k === 'len') && x.obj.k === 'var' && fresh.has(x.obj.name)) (reads ??= new Set()).add(x.obj.name);
+    if (storeOf && (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.')))) impure = true;
+  };
+  const mentionIn = (x: Expr) => {
+    if (x.k === 'var' && fresh.has(x.name)) (mentions ??= new Set()).add(x.name);
+  };
   forEachStmt(body, (s) => {
-    const storeOf = s.k === 'assign' && s.target.k === 'idx' && s.target.obj.k === 'var' && fresh.has(s.target.obj.name) ? s.target.obj.name : null;
+    storeOf = s.k === 'assign' && s.target.k === 'idx' && s.target.obj.k === 'var' && fresh.has(s.target.obj.name) ? s.target.obj.name : null;
     const defines = s.k === 'decl' ? s.name : s.k === 'assign' && s.target.k === 'var' ? s.target.name : null;
-    const u: FreshArrayUse = { s, reads: null, mentions: null, storeOf, impure: false, defines: defines && fresh.has(defines) ? defines : null };
-    const exprs = storeOf ? [(s as Extract<Stmt, { k: 'assign' }>).value, ((s as Extract<Stmt, { k: 'assign' }>).target as Extract<Expr, { k: 'idx' }>).index] : stmtExprs(s);
-    for (const e of exprs)
-      forEachExpr(e, (x) => {
-        if ((x.k === 'idx' || x.k === 'len') && x.obj.k === 'var' && fresh.has(x.obj.name)) (u.reads ??= new Set()).add(x.obj.name);
-        if (storeOf && (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.')))) u.impure = true;
-      });
+    reads = null;
+    mentions = null;
+    impure = false;
+    if (storeOf) {
+      const st = s as Extract<Stmt, { k: 'assign' }>;
+      forEachExpr(st.value, readIn);
+      forEachExpr((st.target as Extract<Expr, { k: 'idx' }>).index, readIn);
+    } else forEachOwnExpr(s, readIn);
     if (!storeOf && s.k === 'assign' && s.target.k === 'idx') {
       const root = rootOf(s.target);
-      if (root && fresh.has(root)) (u.reads ??= new Set()).add(root);
+      if (root && fresh.has(root)) (reads ??= new Set()).add(root);
     }
-    for (const e of stmtExprs(s)) {
-      if (s.k === 'assign' && s.target.k === 'var' && e === s.target) continue;
-      forEachExpr(e, (x) => {
-        if (x.k === 'var' && fresh.has(x.name)) (u.mentions ??= new Set()).add(x.name);
-      });
-    }
-    if (u.reads || u.mentions || u.storeOf || u.defines) units.push(u);
+    if (s.k === 'assign' && s.target.k === 'var') {
+      // (the target's own name is no mention; nor is a value that is the target's very node)
+      if (s.value !== s.target) forEachExpr(s.value, mentionIn);
+    } else forEachOwnExpr(s, mentionIn);
+    const defined = defines && fresh.has(defines) ? defines : null;
+    if (reads || mentions || storeOf || defined) units.push({ s, reads, mentions, storeOf, impure, defines: defined });
   });
   return units;
 }
@@ -192,9 +230,15 @@ function countsOnly(s: Extract<Stmt, { k: 'for' }>): boolean {
  * this or an enclosing statement list). Only their elements are loaded ahead of a loop, which may run
  * zero times: a load from an array not yet assigned would throw where the loop would not.
  */
-function inBody(body: Stmt[], fresh: Set<string>, names: Names, ready0: Set<string>, fieldsOnly: boolean): Stmt[] {
+function inBody(body: Stmt[], fresh: Set<string>, names: Names, ready: Set<string>, fieldsOnly: boolean): Stmt[] {
   const out: Stmt[] = [];
-  const ready = new Set(ready0);
+  // (one set for the whole walk: what this list adds is taken out again at its end, no copy per list)
+  const added: string[] = [];
+  const markReady = (n: string) => {
+    if (ready.has(n)) return;
+    ready.add(n);
+    added.push(n);
+  };
   for (const s of body) {
     switch (s.k) {
       case 'for': {
@@ -217,9 +261,10 @@ function inBody(body: Stmt[], fresh: Set<string>, names: Names, ready0: Set<stri
       default:
         out.push(s);
     }
-    if (s.k === 'decl' && s.init) ready.add(s.name);
-    if (s.k === 'assign' && s.target.k === 'var') ready.add(s.target.name);
+    if (s.k === 'decl' && s.init) markReady(s.name);
+    if (s.k === 'assign' && s.target.k === 'var') markReady(s.target.name);
   }
+  for (const n of added) ready.delete(n);
   return out;
 }
 
@@ -313,21 +358,21 @@ function hoistFrom(loop: Extract<Stmt, { k: 'for' }>, fresh: Set<string>, names:
   // every array the loop writes must be a fresh allocation: then no read of another array sees its writes
   const numbersFixed = ![...written].some((w) => !fresh.has(w));
   const loads: Extract<Expr, { k: 'idx' | 'field' }>[] = [];
-  const consider = (e: Expr) =>
-    forEachExpr(e, (x) => {
-      // an object's array field (`self.lower` in `self.lower[t]`): no store of an array or object, and
-      // no call, can make the field hold another array
-      if (x.k === 'field' && x.obj.k === 'var' && isRef(x.ty) && tyOf(x.obj).k === 'obj' && !storesRefs && !assigned.has(x.obj.name) && ready.has(x.obj.name)) {
-        if (!loads.some((l) => exprEq(l, x))) loads.push(x);
-        return;
-      }
-      if (x.k !== 'idx' || x.obj.k !== 'var' || fieldsOnly) return;
-      if (x.ty.k === 'num' ? !numbersFixed : !isRef(x.ty) || storesRefs) return;
-      const a = x.obj.name;
-      if (assigned.has(a) || (x.ty.k === 'num' && written.has(a)) || !ready.has(a)) return;
-      if (!invariantIndex(x.index, assigned)) return;
+  const load = (x: Expr) => {
+    // an object's array field (`self.lower` in `self.lower[t]`): no store of an array or object, and
+    // no call, can make the field hold another array
+    if (x.k === 'field' && x.obj.k === 'var' && isRef(x.ty) && tyOf(x.obj).k === 'obj' && !storesRefs && !assigned.has(x.obj.name) && ready.has(x.obj.name)) {
       if (!loads.some((l) => exprEq(l, x))) loads.push(x);
-    });
+      return;
+    }
+    if (x.k !== 'idx' || x.obj.k !== 'var' || fieldsOnly) return;
+    if (x.ty.k === 'num' ? !numbersFixed : !isRef(x.ty) || storesRefs) return;
+    const a = x.obj.name;
+    if (assigned.has(a) || (x.ty.k === 'num' && written.has(a)) || !ready.has(a)) return;
+    if (!invariantIndex(x.index, assigned)) return;
+    if (!loads.some((l) => exprEq(l, x))) loads.push(x);
+  };
+  const consider = (e: Expr) => forEachExpr(e, load);
   forEachStmt(loop.body, (s) => {
     if (s.k === 'assign') {
       consider(s.value);
@@ -371,8 +416,11 @@ function loopEffects(loop: Extract<Stmt, { k: 'for' }>): { assigned: Set<string>
   const written = new Set<string>();
   let storesRefs = false;
   let opaque = false;
-  const all = [...loop.init, ...loop.update, ...loop.body];
-  forEachStmt(all, (s) => {
+  // (the tape's operations touch only the tape)
+  const calls = (x: Expr) => {
+    if (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.') && !x.fn.startsWith('tape.'))) opaque = true;
+  };
+  const visit = (s: Stmt) => {
     if (s.k === 'decl') assigned.add(s.name);
     if (s.k === 'assign') {
       if (s.target.k === 'var') assigned.add(s.target.name);
@@ -383,12 +431,12 @@ function loopEffects(loop: Extract<Stmt, { k: 'for' }>): { assigned: Set<string>
         if (s.target.ty.k !== 'num' && s.target.ty.k !== 'int' && s.target.ty.k !== 'bool') storesRefs = true;
       }
     }
-    for (const e of s.k === 'assign' ? [s.value] : s.k === 'decl' && s.init ? [s.init] : s.k === 'expr' ? [s.e] : s.k === 'return' && s.e ? [s.e] : [])
-      forEachExpr(e, (x) => {
-        // (the tape's operations touch only the tape)
-        if (x.k === 'call' || (x.k === 'intr' && !x.fn.startsWith('Math.') && !x.fn.startsWith('tape.'))) opaque = true;
-      });
-  });
+    const e = s.k === 'assign' ? s.value : s.k === 'decl' ? s.init : s.k === 'expr' ? s.e : s.k === 'return' ? s.e : null;
+    if (e) forEachExpr(e, calls);
+  };
+  forEachStmt(loop.init, visit);
+  forEachStmt(loop.update, visit);
+  forEachStmt(loop.body, visit);
   return opaque ? null : { assigned, written, storesRefs };
 }
 

@@ -10,7 +10,7 @@
 //     read again later in the same inner iteration becomes a local.
 // Hand-written gradients do the same: they keep a scratch derivative per iteration and never clear it.
 import type { Expr, Stmt } from '../ir/types.js';
-import { NUM, containsCall, exprEq, forEachExpr, forEachStmt, hasJump, mapBodies, mapExpr, stmtExprs, varsRead } from '../ir/util.js';
+import { NUM, containsCall, exprEq, forEachExpr, forEachStmt, hasJump, mapBodies, mapExpr, stmtExprs, readsVar } from '../ir/util.js';
 
 type For = Extract<Stmt, { k: 'for' }>;
 type Alloc = Extract<Expr, { k: 'alloc' }>;
@@ -44,7 +44,7 @@ function rewriteLocalArray(body: Stmt[], arr: string, len: Expr, fresh: (base: s
   const uses = body.map((s, i) => (i !== at && touchesArray(s, arr) ? i : -1)).filter((i) => i >= 0);
   if (uses.length !== 1 || uses[0] < at) return null;
   const loop = innermostLoopOf(body[uses[0]], arr);
-  if (!loop || hasJump(loop.body) || stmtExprs(loop).some((e) => varsRead(e).has(arr))) return null;
+  if (!loop || hasJump(loop.body) || stmtExprs(loop).some((e) => readsVar(e, arr))) return null;
   const touching = loop.body.map((s, i) => (touchesArray(s, arr) ? i : -1)).filter((i) => i >= 0);
   if (touching.length === 0) return null;
   const first = loop.body[touching[0]];
@@ -116,7 +116,7 @@ function stableAfter(body: Stmt[], at: number, len: Expr): boolean {
 export function touchesArray(s: Stmt, arr: string): boolean {
   let hit = false;
   forEachStmt([s], (x) => {
-    for (const e of stmtExprs(x)) if (varsRead(e).has(arr)) hit = true;
+    for (const e of stmtExprs(x)) if (readsVar(e, arr)) hit = true;
   });
   return hit;
 }
@@ -129,7 +129,7 @@ function innermostLoopOf(s: Stmt, arr: string): For | null {
   };
   switch (s.k) {
     case 'for': {
-      if (stmtExprs(s).some((e) => varsRead(e).has(arr)) || [...s.init, ...s.update].some((x) => touchesArray(x, arr))) return null;
+      if (stmtExprs(s).some((e) => readsVar(e, arr)) || [...s.init, ...s.update].some((x) => touchesArray(x, arr))) return null;
       const inner = only(s.body);
       const nested = inner && (inner.k === 'for' || inner.k === 'block' || inner.k === 'if') ? innermostLoopOf(inner, arr) : null;
       return nested ?? s;
@@ -139,7 +139,7 @@ function innermostLoopOf(s: Stmt, arr: string): For | null {
       return inner ? innermostLoopOf(inner, arr) : null;
     }
     case 'if': {
-      if (varsRead(s.c).has(arr)) return null;
+      if (readsVar(s.c, arr)) return null;
       const inner = only([...s.then, ...s.else]);
       return inner ? innermostLoopOf(inner, arr) : null;
     }
@@ -241,7 +241,7 @@ function dropDeadStores(list: Stmt[], arr: string): Stmt[] {
   let lastRead = -1;
   list.forEach((s, i) => {
     const r = s.k === 'assign' ? [s.value, ...(s.target.k === 'idx' ? [s.target.index] : [])] : stmtExprs(s);
-    if (r.some((e) => varsRead(e).has(arr))) lastRead = i;
+    if (r.some((e) => readsVar(e, arr))) lastRead = i;
   });
   const storesElem = (s: Stmt) => s.k === 'assign' && s.target.k === 'idx' && s.target.obj.k === 'var' && s.target.obj.name === arr;
   return list.filter((s, i) => !(i > lastRead && storesElem(s) && !containsCall((s as Extract<Stmt, { k: 'assign' }>).value)));

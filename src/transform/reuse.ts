@@ -334,7 +334,7 @@ class Digest {
   }
 
   result(): string {
-    return `${cyrb53Final(this.a1, this.a2).toString(36)}.${cyrb53Final(this.b1, this.b2).toString(36)}.${this.n.toString(36)}`;
+    return `${cyrb53Final(this.a1, this.a2)}.${cyrb53Final(this.b1, this.b2)}.${this.n.toString(36)}`;
   }
 }
 
@@ -345,9 +345,20 @@ function hash(s: string): string {
   return d.result();
 }
 
-/** cyrb53's final mixing of its two 32-bit states into 53 bits */
-function cyrb53Final(h1: number, h2: number): number {
+/**
+ * cyrb53's final mixing of its two 32-bit states into 53 bits, written as eleven base-32 digits (53-bit
+ * numbers have no fast path to text: toString(36) took most of a recompile's keying)
+ */
+function cyrb53Final(h1: number, h2: number): string {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  // (the high 21 bits from h2 in five digits, then h1's 32 bits in seven: a fixed width, so one text per number)
+  const hi = 2097151 & h2;
+  const lo = h1 >>> 0;
+  let out = '';
+  for (let k = 20; k >= 0; k -= 5) out += DIGITS[(hi >>> k) & 31];
+  for (let k = 30; k >= 0; k -= 5) out += DIGITS[(lo >>> k) & 31];
+  return out;
 }
+
+const DIGITS = '0123456789abcdefghijklmnopqrstuv';

@@ -9,7 +9,7 @@
 //     values to locals), those stores change nothing: they go, and every read is 0.
 // The hand-written gradient of a method keeps such a derivative in a local and never clears it.
 import type { Expr, Stmt } from '../ir/types.js';
-import { forEachStmt, hasJump, mapBodies, mapStmts, stmtExprs, varsRead } from '../ir/util.js';
+import { forEachStmt, hasJump, mapBodies, mapStmts, stmtExprs, readsVar } from '../ir/util.js';
 import { space } from './fuse.js';
 import { foldZeros, onlyIndexedIn, touchesArray, writeFirst } from './locarrays.js';
 
@@ -88,7 +88,7 @@ function firstLoopAssigns(body: Stmt[], a: string, at: number): Stmt[] | null {
   forEachStmt(loop.body, (s) => {
     if (storesTo(s, a) && !(loop.body.includes(s) && s.target.index.k === 'var' && s.target.index.name === v)) ok = false;
   });
-  if (!ok || [...loop.init, ...loop.update].some((s) => touchesArray(s, a)) || (loop.cond && varsRead(loop.cond).has(a))) return null;
+  if (!ok || [...loop.init, ...loop.update].some((s) => touchesArray(s, a)) || (loop.cond && readsVar(loop.cond, a))) return null;
   const first = writeFirst(loop.body, a, v);
   return first ? body.map((s) => (s === loop ? { ...loop, body: first } : s)) : null;
 }

@@ -2,7 +2,7 @@
 // the backward sweep (or snapshots around a passive call), and what a callee's sweeps record and read
 // (queried by its callers).
 import type { Expr, LValue, Stmt } from '../../ir/types.js';
-import { forEachExpr, forEachStmt, hasFloat, isRef, NUM, rootVar, stmtExprs, tyOf, VOID } from '../../ir/util.js';
+import { forEachExpr, forEachOwnExpr, forEachStmt, hasFloat, isRef, NUM, rootVar, stmtExprs, tyOf, VOID } from '../../ir/util.js';
 import type { ProgramInfo } from '../context.js';
 import { bref, declAsAssign, increments, linctx, linearizeAt } from './assign.js';
 import { type AdjointContext, adjointNames, aliasRep, bwhole, createContext, exprVaried, hasB, type Pair, tapeOp, tapeVar, variedIn, zerosLike } from './context.js';
@@ -44,24 +44,22 @@ export function arrayValueReads(cx: AdjointContext, bwd: Stmt[]): Set<string> {
   // occurrences, less those as `.length` and as arguments a callee does not read (nodes may be shared)
   const uses = new Map<string, number>();
   const count = (name: string, k: number) => uses.set(name, (uses.get(name) ?? 0) + k);
-  forEachStmt(bwd, (st) => {
-    for (const e of stmtExprs(st))
-      forEachExpr(e, (y) => {
-        if (y.k === 'var' && isRef(y.ty)) count(y.name, 1);
-        if (y.k === 'len' && y.obj.k === 'var') count(y.obj.name, -1);
-        // (setting a grown array's length back reads none of its values: grown-lengths.ts)
-        if (y.k === 'intr' && y.fn === 'truncate' && y.args[0].k === 'var') count(y.args[0].name, -1);
-        if (y.k !== 'call') return;
-        const callee = primalOfBackward(cx.info, y.fn);
-        const reads = callee ? calleeBackwardReads(cx.info, callee) : null;
-        if (!callee || !reads) return;
-        const bwdParams = backwardParamNames(cx, callee);
-        y.args.forEach((a, j) => {
-          const param = bwdParams[j];
-          if (a.k === 'var' && isRef(a.ty) && param && !reads.has(param)) count(a.name, -1);
-        });
-      });
-  });
+  const visit = (y: Expr) => {
+    if (y.k === 'var' && isRef(y.ty)) count(y.name, 1);
+    if (y.k === 'len' && y.obj.k === 'var') count(y.obj.name, -1);
+    // (setting a grown array's length back reads none of its values: grown-lengths.ts)
+    if (y.k === 'intr' && y.fn === 'truncate' && y.args[0].k === 'var') count(y.args[0].name, -1);
+    if (y.k !== 'call') return;
+    const callee = primalOfBackward(cx.info, y.fn);
+    const reads = callee ? calleeBackwardReads(cx.info, callee) : null;
+    if (!callee || !reads) return;
+    const bwdParams = backwardParamNames(cx, callee);
+    y.args.forEach((a, j) => {
+      const param = bwdParams[j];
+      if (a.k === 'var' && isRef(a.ty) && param && !reads.has(param)) count(a.name, -1);
+    });
+  };
+  forEachStmt(bwd, (st) => forEachOwnExpr(st, visit));
   const out = new Set<string>();
   for (const [n, k] of uses) if (k > 0) out.add(aliasRep(cx, n));
   return out;
@@ -86,14 +84,14 @@ function backwardParamNames(cx: AdjointContext, name: string): (string | null)[]
 function backwardValueReads(cx: AdjointContext): Set<string> {
   const all = new Map<string, number>();
   const lengthOnly = new Map<string, number>();
+  const visit = (x: Expr) => {
+    if (x.k === 'var') all.set(x.name, (all.get(x.name) ?? 0) + 1);
+    // (a `.length`, or a grown array's length set back: grown-lengths.ts)
+    const lengthOf = x.k === 'len' ? x.obj : x.k === 'intr' && x.fn === 'truncate' ? x.args[0] : null;
+    if (lengthOf?.k === 'var') lengthOnly.set(lengthOf.name, (lengthOnly.get(lengthOf.name) ?? 0) + 1);
+  };
   forEachStmt(cx.built!.bwd, (st) => {
-    for (const e of stmtExprs(st))
-      forEachExpr(e, (x) => {
-        if (x.k === 'var') all.set(x.name, (all.get(x.name) ?? 0) + 1);
-        // (a `.length`, or a grown array's length set back: grown-lengths.ts)
-        const lengthOf = x.k === 'len' ? x.obj : x.k === 'intr' && x.fn === 'truncate' ? x.args[0] : null;
-        if (lengthOf?.k === 'var') lengthOnly.set(lengthOf.name, (lengthOnly.get(lengthOf.name) ?? 0) + 1);
-      });
+    forEachOwnExpr(st, visit);
     if (st.k === 'assign' && st.target.k === 'var') all.set(st.target.name, (all.get(st.target.name) ?? 0) - 1);
   });
   const out = new Set<string>();

@@ -13,7 +13,7 @@ import { callSites, stmtCalls } from '../../analysis/activity.js';
 import { perFunction } from '../../ir/per-function.js';
 import { isFreshValue } from '../../analysis/scratch-fields.js';
 import type { Expr, LValue, Stmt } from '../../ir/types.js';
-import { forEachStmt, isRef, rootVar, tyOf, varsRead, VOID } from '../../ir/util.js';
+import { forEachStmt, isRef, rootVar, tyOf, VOID, readsVar } from '../../ir/util.js';
 import type { ProgramInfo } from '../context.js';
 import { literalAdjoint } from './assign.js';
 import { type AdjointContext, bwhole, hasB } from './context.js';
@@ -34,7 +34,7 @@ export function isRowStore(target: LValue): boolean {
 
 /** `s = [s[1], s[0] * 2]`, `v = g(v)`: the new value of `root` is built from its old value. */
 export function rebuildsFromOld(root: string, parts: Expr[]): boolean {
-  return parts.some((e) => varsRead(e).has(root));
+  return parts.some((e) => readsVar(e, root));
 }
 
 /**

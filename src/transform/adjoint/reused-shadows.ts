@@ -23,7 +23,7 @@
 // iteration's pass k takes it back: an indexed load instead of the tape's search by length.
 import { escapingArrays } from '../../analysis/escaping.js';
 import type { Expr, LValue, Stmt, Ty } from '../../ir/types.js';
-import { exprEq, forEachChild, forEachExpr, forEachStmt, hasJump, INT, mapBodies, stmtExprs, varsRead } from '../../ir/util.js';
+import { exprEq, forEachChild, forEachExpr, forEachStmt, hasJump, INT, mapBodies, stmtExprs, varsRead, readsVar } from '../../ir/util.js';
 import { type AdjointContext, adjointTy, aliasRep, endsWithReturnInside, hasDirective, tapeOp, tyOfLocal } from './context.js';
 import { countedLoop } from './loops/counted.js';
 
@@ -138,14 +138,14 @@ function overwrittenBeforeRead(next: Stmt | undefined, name: string, len: Expr):
   const mentions = (x: Stmt) => {
     let m = false;
     forEachStmt([x], (y) => {
-      for (const e of stmtExprs(y)) if (varsRead(e).has(name)) m = true;
+      for (const e of stmtExprs(y)) if (readsVar(e, name)) m = true;
     });
     return m;
   };
   const first = next.body.find(mentions);
   if (!first || first.k !== 'assign' || first.op || first.target.k !== 'idx') return false;
   const t = first.target;
-  return t.obj.k === 'var' && t.obj.name === name && isJ(t.index) && !varsRead(first.value).has(name);
+  return t.obj.k === 'var' && t.obj.name === name && isJ(t.index) && !readsVar(first.value, name);
 }
 
 /**
@@ -281,7 +281,7 @@ function zeroingLoopBound(loop: Extract<Stmt, { k: 'for' }>, x: string): Expr | 
   for (const t of loop.body.slice(zeroAt + 1)) {
     let mentions = false;
     forEachStmt([t], (y) => {
-      for (const e of stmtExprs(y)) if (varsRead(e).has(x)) mentions = true;
+      for (const e of stmtExprs(y)) if (readsVar(e, x)) mentions = true;
       if (y.k === 'assign' && rootIs(y.target, x)) mentions = true;
     });
     if (mentions) return null;

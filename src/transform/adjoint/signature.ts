@@ -3,7 +3,7 @@
 import { timed } from '../../ir/timing.js';
 import { TransformError } from '../tangent.js';
 import type { Expr, Func, LValue, Param, Stmt, Ty } from '../../ir/types.js';
-import { BOOL, countedFor, fixForUpdates, forEachExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, tyOf, VOID } from '../../ir/util.js';
+import { BOOL, countedFor, fixForUpdates, forEachExpr, forEachOwnExpr, forEachStmt, INT, isRef, NUM, stmtExprs, TAPE, tyOf, VOID } from '../../ir/util.js';
 import { fuseLoops } from '../fuse.js';
 import { forwardElements } from '../forward-elements.js';
 import { scratchAdjointZeros } from '../scratch-adjoints.js';
@@ -134,12 +134,10 @@ export function handoverValues(cx: AdjointContext): { v: Expr; kind: 'F' | 'I' |
   });
   // adjoints of local arrays used by the backward sweep are handed over with them
   const usedB = new Set<string>();
-  forEachStmt(cx.built!.bwd, (s) => {
-    for (const e of stmtExprs(s))
-      forEachExpr(e, (x) => {
-        if (x.k === 'var') usedB.add(x.name);
-      });
-  });
+  const use = (x: Expr) => {
+    if (x.k === 'var') usedB.add(x.name);
+  };
+  forEachStmt(cx.built!.bwd, (s) => forEachOwnExpr(s, use));
   const isParam = (n: string) => cx.f.params.some((p) => p.name === n);
   // (a selection loop's re-run iteration allocates the adjoints of its own locals)
   // (nor does a checkpointed loop's taped step: its locals live inside it)

@@ -35,14 +35,16 @@ export function staticTape(cx: AdjointContext, s: Extract<Stmt, { k: 'for' }>, b
   };
   // nothing else in the iteration may use the tape: no nested records, no calls (their sweeps do)
   let other = false;
-  const scan = (list: Stmt[], top: (x: Stmt) => boolean) =>
+  const scan = (list: Stmt[], top: (x: Stmt) => boolean) => {
+    const tops = new Set(list);
     forEachStmt(list, (x) => {
-      const exempt = list.includes(x) && top(x);
+      const exempt = tops.has(x) && top(x);
       for (const e of stmtExprs(x))
         forEachExpr(e, (y) => {
           if (y.k === 'call' || (y.k === 'intr' && /^(tape\.|Tape\.)/.test(y.fn) && !exempt)) other = true;
         });
     });
+  };
   scan(body.fwd, isPushF);
   scan(body.bwd, (x) => popOf(x) !== null);
   const pushes = body.fwd.filter(isPushF);
