@@ -15,6 +15,7 @@ import { userTypeErrors } from './type-errors.js';
 import { forInProblem, mayResize } from './for-in.js';
 import { assignedOnceLater, checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isAssignedIn, isVarList, type VarBinding } from './var-scope.js';
 import { bodyDefaults, type BodyDefault } from './param-defaults.js';
+import { assertsPresent, isOptionalParam } from './jsdoc.js';
 import { isSplitResult, isSplittable, refuseUnnamedResults, resultPair, returnPairs, splitNullableLocals, type SplitHost } from './nullable-locals.js';
 import { NULL, assignsNullable, inTest, present, isArrayTest, isPlainRead, narrowRead, nestedNullable, nullableUnion, mayBePastEnd, pastEndBinding, pastEndFallback, pastEndTest, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
 import { DestructuringAssignment, notAField, patternField, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
@@ -1090,7 +1091,7 @@ class FunctionLowering {
         }
         param.rest = true;
       }
-      if (p.questionToken) param.optional = true;
+      if (isOptionalParam(p)) param.optional = true;
       if (p.initializer) {
         const def = this.expr(p.initializer);
         // (a constant default is filled in where the argument is missing, in the derivatives' signatures
@@ -1260,7 +1261,7 @@ class FunctionLowering {
     // an implicit constructor takes its base class's parameters, and passes them on
     if (!node)
       for (const p of inheritedParams(this.ctx.checker, cls)) {
-        if (!ts.isIdentifier(p.name) || p.dotDotDotToken || p.initializer || p.questionToken)
+        if (!ts.isIdentifier(p.name) || p.dotDotDotToken || p.initializer || isOptionalParam(p))
           return this.err(cls.name ?? cls, `'${d.member!.className}' has no constructor, and the one it inherits has optional, default, rest or destructured parameters`, 'write the constructor: `constructor(…) { super(…); }`');
         const ty = this.tyOrErr(p.name, `parameter '${p.name.text}'`);
         if (!ty) return null;
@@ -2114,8 +2115,8 @@ class FunctionLowering {
       if (r?.kind === 'local' && !this.splitLocals.has(r.name) && !assignsNullable(this.hooks, e, r.ty, e.text)) return null;
     }
     let written = e;
-    while (ts.isParenthesizedExpression(written)) written = written.expression;
-    const asserted = updates && x.k === 'field' && ts.isNonNullExpression(written) && (x.ty.k === 'opt' ? x.ty.base : x.ty).k === 'num';
+    while (ts.isParenthesizedExpression(written) && !assertsPresent(written)) written = written.expression;
+    const asserted = updates && x.k === 'field' && assertsPresent(written) && (x.ty.k === 'opt' ? x.ty.base : x.ty).k === 'num';
     if (asserted) return { ...x, ty: NUM, nn: true };
     if (x.k === 'field' && (x.nn || x.ty.k === 'opt'))
       return this.err(e, `the optional field '${x.name}' cannot be assigned in differentiated code`, updates ? `update it asserted present (\`${ts.isPropertyAccessExpression(e) ? e.getText() : x.name}! += …\`), or build a new object with the field set` : 'build a new object with the field set');
@@ -2931,7 +2932,7 @@ class FunctionLowering {
     // Missing arguments take the callee's defaults, filled in at the call (the IR has no optional params).
     for (let i = args.length; i < (restAt < 0 ? params.length : restAt); i++) {
       const p = params[i];
-      if (p.questionToken && !p.initializer) {
+      if (isOptionalParam(p) && !p.initializer) {
         args.push({ k: 'undef' }); // an optional parameter left out is undefined
         continue;
       }
