@@ -315,6 +315,12 @@ const COMPOUND_OPS: Partial<Record<ts.SyntaxKind, BinOp>> = {
   [ts.SyntaxKind.AsteriskAsteriskEqualsToken]: '**',
   [ts.SyntaxKind.PercentEqualsToken]: '%',
   [ts.SyntaxKind.BarEqualsToken]: '|',
+  // (on integers, as their binary operators: `m &= 7` is `m = m & 7`)
+  [ts.SyntaxKind.AmpersandEqualsToken]: '&',
+  [ts.SyntaxKind.CaretEqualsToken]: '^',
+  [ts.SyntaxKind.LessThanLessThanEqualsToken]: '<<',
+  [ts.SyntaxKind.GreaterThanGreaterThanEqualsToken]: '>>',
+  [ts.SyntaxKind.GreaterThanGreaterThanGreaterThanEqualsToken]: '>>>',
 };
 const COMPARISONS = new Set<BinOp>(['<', '<=', '>', '>=', '===', '!==', '==', '!=']);
 const BITWISE = new Set<BinOp>(['|', '&', '^', '<<', '>>', '>>>']);
@@ -2205,7 +2211,7 @@ class FunctionLowering {
       return { k: 'expr', e: x, loc };
     }
     if (ts.isBinaryExpression(e) && LOGICAL_ASSIGNMENTS.has(e.operatorToken.kind)) return this.logicalAssign(e, LOGICAL_ASSIGNMENTS.get(e.operatorToken.kind)!);
-    // (a compound assignment with an operator tsad has no compound form of: `k >>= 1`, `m &= 3`)
+    // (a compound assignment with an operator COMPOUND_OPS lacks: none of today's; kept for one a later TypeScript adds)
     if (ts.isBinaryExpression(e) && e.operatorToken.kind >= ts.SyntaxKind.FirstCompoundAssignment && e.operatorToken.kind <= ts.SyntaxKind.LastCompoundAssignment) {
       const op = ts.tokenToString(e.operatorToken.kind) ?? '';
       return this.err(e, `the compound assignment \`${op}\` is not supported`, `write it out: \`${e.left.getText()} = ${e.left.getText()} ${op.slice(0, -1)} ${e.right.getText()}\``);

@@ -3,14 +3,16 @@
 // is otherwise the same text, so its derivatives must be the TypeScript version's in every mode.
 //
 //   interface P { u: number; z?: number }      /** @typedef {object} P  @property {number} u  @property {number} [z] */
+//   interface S extends P { k: number }        /** @typedef {P & { k: number }} S */
 //   function f(x: number, k = 2): number       /** @param {number} x  @param {number} [k]  @returns {number} */ function f(x, k = 2)
 //   const t: number[] = []                     /** @type {number[]} */ const t = []
-//   e as T, e!                                 /** @type {T} */ (e)   (e!'s T: the checker's type of e!)
+//   e as T, <T>e, e!                           /** @type {T} */ (e)   (e!'s T: the checker's type of e!)
+//   e satisfies T                              /** @satisfies {T} */ (e)
 //   constructor(public pos: number)            a field `pos` and `this.pos = pos;` first in the body
 //   private readonly buf: Float64Array;        /** @private @readonly @type {Float64Array} */ buf;
 //
-// A form with no JSDoc spelling (a namespace, an enum, overloads, type parameters) gives null: the
-// program is not rewritten.
+// A form with no JSDoc spelling (a namespace, an enum, overloads, type parameters, a class field
+// declared optional or definite) gives null: the program is not rewritten.
 import ts from 'typescript';
 import { createProgram } from '../../src/frontend/lower.js';
 
@@ -113,16 +115,19 @@ export function jsdocOf(source: string): string | null {
   };
 
   const visit = (n: ts.Node): void => {
-    if (ts.isModuleDeclaration(n) || ts.isEnumDeclaration(n) || ts.isTypeParameterDeclaration(n) || (ts.isFunctionLike(n) && !(n as ts.FunctionLikeDeclaration).body && !ts.isTypeNode(n)) || ts.isSatisfiesExpression(n) || ts.isDecorator(n)) {
+    if (ts.isModuleDeclaration(n) || ts.isEnumDeclaration(n) || ts.isTypeParameterDeclaration(n) || (ts.isFunctionLike(n) && !(n as ts.FunctionLikeDeclaration).body && !ts.isTypeNode(n)) || ts.isDecorator(n)) {
       unsupported = true;
       return;
     }
     if (ts.isTypeNode(n) && !ts.isExpressionWithTypeArguments(n)) return;
     if (ts.isInterfaceDeclaration(n)) {
-      if (n.heritageClauses?.length || n.members.some((m) => !ts.isPropertySignature(m) || !m.type)) unsupported = true;
+      if (n.members.some((m) => !ts.isPropertySignature(m) || !m.type)) unsupported = true;
       const ind = indentAt(n.getStart(sf));
-      const props = n.members.filter(ts.isPropertySignature).map((m) => `${ind} * @property {${typeText(m.type!)}} ${m.questionToken ? `[${m.name.getText(sf)}]` : m.name.getText(sf)}\n`);
-      edit(n.getStart(sf), n.end, `/**\n${ind} * @typedef {object} ${n.name.text}\n${props.join('')}${ind} */`);
+      const props = n.members.filter(ts.isPropertySignature);
+      const bases = n.heritageClauses?.flatMap((h) => h.types.map((t) => t.getText(sf))) ?? [];
+      // (an interface extending others: the intersection of its bases and its own fields)
+      if (bases.length) edit(n.getStart(sf), n.end, `/** @typedef {${[...bases, `{ ${props.map((m) => `${m.name.getText(sf)}${m.questionToken ? '?' : ''}: ${typeText(m.type!)}`).join('; ')} }`].join(' & ')}} ${n.name.text} */`);
+      else edit(n.getStart(sf), n.end, `/**\n${ind} * @typedef {object} ${n.name.text}\n${props.map((m) => `${ind} * @property {${typeText(m.type!)}} ${m.questionToken ? `[${m.name.getText(sf)}]` : m.name.getText(sf)}\n`).join('')}${ind} */`);
       return;
     }
     if (ts.isTypeAliasDeclaration(n)) {
@@ -154,6 +159,9 @@ export function jsdocOf(source: string): string | null {
       else edit(n.getStart(sf), n.getStart(sf), `/** @type {${typeText(n.type)}} */ `);
     } else if (ts.isAsExpression(n) || ts.isTypeAssertionExpression(n)) {
       cast(n, n.expression, ts.isConstTypeReference(n.type) ? 'const' : typeText(n.type));
+    } else if (ts.isSatisfiesExpression(n)) {
+      edit(n.getStart(sf), n.expression.getStart(sf), `/** @satisfies {${typeText(n.type)}} */ (`);
+      edit(n.expression.end, n.end, ')');
     } else if (ts.isNonNullExpression(n)) {
       cast(n, n.expression, checker.typeToString(checker.getTypeAtLocation(n), undefined, ts.TypeFormatFlags.NoTruncation));
     } else if ((ts.isCallExpression(n) || ts.isNewExpression(n)) && n.typeArguments?.length) {

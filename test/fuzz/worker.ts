@@ -6,7 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import { compile, frontEnd, type CompileOptions } from '../../src/api/compile.js';
 import { compileHvp, type HvpOptions } from '../../src/api/hessian.js';
 import { runChecks, type CheckJob } from './checks.js';
-import { classifyModule } from './coverage.js';
+import { classifyModule, classifySyntax } from './coverage.js';
 import { jsdocOf } from './jsdoc.js';
 import { isJsdocTyped } from '../../src/frontend/lower.js';
 
@@ -35,7 +35,7 @@ parentPort!.on('message', (m: WorkerRequest) => {
       m.type === 'compile' ? compile(m.source, m.options)
       : m.type === 'compileHvp' ? compileHvp(m.source, m.options)
       : m.type === 'jsdoc' ? compileJsdoc(m.source, m.options)
-      : m.type === 'cells' ? [...classifyModule(frontEnd(m.source))]
+      : m.type === 'cells' ? [...classifyModule(frontEnd(m.source)), ...classifySyntax(m.source)]
       : runChecks(m.job);
     parentPort!.postMessage({ id: m.id, ok: true, value, ms: performance.now() - t0 } satisfies WorkerReply);
   } catch (e) {
