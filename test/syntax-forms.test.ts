@@ -8,6 +8,7 @@ import { compile } from '../src/api/compile.js';
 import { checkCompiled } from '../src/api/check.js';
 import { loadGenerated } from '../src/api/load.js';
 import { syntaxFormsOf } from './fuzz/syntax-forms.js';
+import { typecheckModules } from './support/typecheck.js';
 
 describe('syntax forms', () => {
   it('the census finds each spelling, and none in the spellings the generator wrote before', () => {
@@ -60,5 +61,21 @@ describe('syntax forms', () => {
     expect((mod.f as (x: number, a: number[]) => number)(0.7, a)).toBe(want);
     const rep = checkCompiled(r, mod, 'f', [0.7, a]);
     expect(rep.ok, rep.messages.join('; ')).toBe(true);
+  });
+
+  // (found by the fixed-seed run with loose equality: the generated TypeScript declared `const n = 3` and
+  // tsc --strict refused `n != 1`, a comparison of the literal types 3 and 1)
+  it('a `const` declared wider than its literal (`const n: number = 3`) keeps its type in the generated code', () => {
+    const src = `export function f(x: number): number {
+  const n: number = 3;
+  const m: number = -2;
+  let s = x;
+  for (let k = 0; k < 2; k++) s = Math.tanh(s + (n != 1 ? x : 0.5 * x) + (m === 0 ? 0.25 : 0));
+  return s;
+}
+`;
+    const r = compile(src, { head: 'f', runtimeImport: 'tsad/runtime' });
+    expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(typecheckModules({ widened: r.code })).toEqual([]);
   });
 });

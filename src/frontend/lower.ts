@@ -1936,7 +1936,9 @@ class FunctionLowering {
       }
       const n = this.declareVar(declNode, name.text, ty);
       if (ty.k === 'opt' && !konst) this.splitLocals.add(n);
-      return [{ k: 'decl', name: n, ty, init, konst, loc }];
+      const literal = init.k === 'num' || (init.k === 'un' && init.op === '-' && init.a.k === 'num');
+      const widened = konst && literal && ts.isVariableDeclaration(declNode) && !!declNode.type;
+      return [{ k: 'decl', name: n, ty, init, konst, loc, ...(widened ? { widened } : {}) }];
     }
     const out: Stmt[] = [];
     let src = init;
