@@ -70,7 +70,8 @@ console.log(`points skipped (original non-finite): ${r.nonfinite}; resampled (un
 if (coarsen) console.log(`coarsened: ${r.coarsened} of ${r.programs} programs (whole functions or segments); a recorded loop replayed in ${r.replayed}`);
 console.log(`as JavaScript: ${r.js.jsdoc} typed by JSDoc, ${r.js.plain} plain through the runtime API (refused there: ${r.js.refused.length})`);
 const reasons = new Map<string, number>();
-for (const m of r.js.refused) reasons.set(m.replace(/'[^']*'/g, "'…'").slice(0, 160), (reasons.get(m.replace(/'[^']*'/g, "'…'").slice(0, 160)) ?? 0) + 1);
+const reason = (m: string) => m.replace(/'[^']*'/g, "'…'").replace(/:\d+:\d+:/, ':').slice(0, 160);
+for (const m of r.js.refused) reasons.set(reason(m), (reasons.get(reason(m)) ?? 0) + 1);
 for (const [m, n] of [...reasons].sort((a, b) => b[1] - a[1])) console.log(`  ${n}× ${m}`);
 console.log(`time:     ${(r.ms / 1000).toFixed(1)} s`);
 const byProp = new Map<string, number>();
