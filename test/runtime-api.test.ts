@@ -469,6 +469,17 @@ describe('defaulted parameters left out', () => {
     expect(grad(f)(1.3)).toBeCloseTo(4 * 1.3, 12);
     expect(grad(f, { wrt: ['x', 'y'] })(1.3, 0.5)).toEqual([0.5, 1.3]);
   });
+  // (found by the fuzzer's plain-js property: jacrev gave the left-out number a column of zeros, and
+  // the columns after it, read in the arguments' own order, shifted by one: the last one was dropped)
+  it('an independent left out has no column in jacrev and jacobian, as in jacfwd, and a number in grad', () => {
+    function f(x: number, y: number | undefined, b: number[]) {
+      return x * b[0] + (y ?? 0.5) * b[1];
+    }
+    expect(jacfwd(f, { wrt: ['x', 'y', 'b'] })(2, undefined, [3, 4])).toEqual([[3, 2, 0.5]]);
+    for (const api of [jacrev, jacobian]) expect(api(f, { wrt: ['x', 'y', 'b'] })(2, undefined, [3, 4])).toEqual([[3, 2, 0.5]]);
+    // (f_b returns the numbers of x and y as a pair: x's gradient was read as the pair)
+    expect(grad(f, { wrt: ['x', 'y', 'b'] })(2, undefined, [3, 4])).toEqual([3, 0, [2, 0.5]]);
+  });
 });
 
 describe('jacfwd and jacrev', () => {

@@ -18,7 +18,7 @@ import { annotate, asDeclaration, readFunction, type FunctionSource } from './so
 import { loadGenerated } from './load.js';
 import { shapeKey, tyOfValue, typeText, whereUnusable } from './shapes.js';
 import { assertNoAliasing, clone, dot, flatten, numbersOnly, randomLike, rng } from './values.js';
-import { hessianAt, independentCount, jacobianAt, outputCount, outputTangent, ownOrder, packedSweep, runAdjoint, runTangent, runVector, tangentColumns, type Entry, type Generated } from './sweeps.js';
+import { hessianAt, independentCount, scalarIndependents, jacobianAt, outputCount, outputTangent, ownOrder, packedSweep, runAdjoint, runTangent, runVector, tangentColumns, type Entry, type Generated } from './sweeps.js';
 import { diagonalOf, mismatch, positions, renumbered, sparseAt, type SparseMatrix, type SparseState } from './sparse.js';
 import { differsError, mismatchError, sameResults, selfCheck, valueError, type Probe } from './selfcheck.js';
 import { zerosLike } from '../runtime/arrays.js';
@@ -382,7 +382,7 @@ function lookupOrCompile(f: Fn, opts: RuntimeOptions, args: unknown[], order: Or
   const compiled: Compiled = {
     mod, head, params, wrt,
     primal: order === 1 ? head : `${head}_grad`,
-    scalarWrt: wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y),
+    scalarWrt: order === 1 ? scalarIndependents(wrt, args, params, entry(`${head}_b`)) : wrt.filter((i) => typeof args[i] === 'number').sort((x, y) => x - y),
     hasScope: !!mod.__bindScope,
     scalarResult: order !== 1 || seed?.type === 'number',
     unchecked: true,

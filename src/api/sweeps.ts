@@ -41,9 +41,18 @@ export function generatedOf(manifest: readonly ManifestEntry[], wrtNames: readon
   // (an independent whose argument is left out takes its default: no row or column is its, but the
   // adjoint still returns its number among the others)
   const wrt = all.filter((i) => args[i] !== undefined);
-  const scalarWrt = all.filter((i) => typeof args[i] === 'number' || args[i] === undefined).sort((x, y) => x - y);
   const outputs = of ? { result: of.includes('return'), params: of.map((o) => params.indexOf(o)).filter((i) => i >= 0) } : undefined;
-  return { mod, primal: names.primal, wrt, scalarWrt, tangent: entry(names.tangent), vector: entry(names.vector), adjoint: entry(names.adjoint), outputs };
+  const adjoint = entry(names.adjoint);
+  return { mod, primal: names.primal, wrt, scalarWrt: scalarIndependents(all, args, params, adjoint), tangent: entry(names.tangent), vector: entry(names.vector), adjoint, outputs };
+}
+
+/**
+ * The independents whose adjoints f_b returns (in parameter order): the numbers, and those left out
+ * (`undefined`) that f_b gives no shadow array to fill, as it does for a number.
+ */
+export function scalarIndependents(wrt: readonly number[], args: unknown[], params: readonly string[], adjoint: Entry | null): number[] {
+  const shadowed = (i: number) => !!adjoint?.params.some((p) => p.role === 'adjoint' && p.of === params[i]);
+  return wrt.filter((i) => typeof args[i] === 'number' || (args[i] === undefined && !shadowed(i))).sort((x, y) => x - y);
 }
 
 /** the number of outputs: the rows of the Jacobian (the result's floats, then the output arguments') */
@@ -267,7 +276,8 @@ function reverseRows(g: Generated, args: unknown[], y: unknown, m: number): numb
       outputSeeds.set(k, unit(args[k], offset));
       offset += flatten(args[k]).length;
     }
-    J.push(runAdjoint(g, args, seed, outputSeeds)[1].flatMap((gi) => flatten(gi)));
+    // (an independent left out, `undefined`, has no column, as in the tangents': f_b still returns its number)
+    J.push(runAdjoint(g, args, seed, outputSeeds)[1].flatMap((gi, k) => (args[g.wrt[k]] === undefined ? [] : flatten(gi))));
   }
   return J;
 }

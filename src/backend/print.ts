@@ -331,7 +331,7 @@ export class Printer {
       case 'decl': {
         const kw = s.konst ? 'const' : 'let';
         if (!s.init) return `${kw} ${s.name}${this.opts.js ? '' : '!'}${this.ty(s.ty)}`;
-        const annotate = needsAnnotation(s.ty, s.init);
+        const annotate = needsAnnotation(s.ty, s.init) || !!s.widened;
         return `${kw} ${s.name}${annotate ? this.ty(s.ty) : ''} = ${this.expr(s.init, 2)}`;
       }
       case 'assign': {

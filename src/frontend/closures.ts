@@ -24,6 +24,7 @@ import type { Expr, Loc, Param, Stmt, Ty } from '../ir/types.js';
 import { BOOL, NUM, containsCall, countReturns, mapBodies, tyOf } from '../ir/util.js';
 import { collectVarBindings, isAssignedIn, isVarList } from './var-scope.js';
 import { patternParamName } from './destructuring.js';
+import { isOptionalParam } from './jsdoc.js';
 
 /** The source forms this module lowers, for coverage accounting (test/fuzz/coverage.ts reads `origin`). */
 export const CLOSURE_FORMS = [
@@ -278,7 +279,7 @@ export class Closures {
       h.err(init, `'${name}' holds the function '${callee.getText()}' returns, which tsad cannot follow here: ${why}`, `write the factory as \`function ${callee.getText()}(…) { …; return (t) => …; }\` with one \`return\`, keep '${name}' a \`const\`, or differentiate the closure with the runtime API: \`grad(${callee.getText()}(…), { scope: { … } })\``);
       return true;
     }
-    if (init.arguments.some(ts.isSpreadElement) || init.arguments.length !== factory.parameters.length || factory.parameters.some((p) => p.initializer || p.questionToken || p.dotDotDotToken || !ts.isIdentifier(p.name))) {
+    if (init.arguments.some(ts.isSpreadElement) || init.arguments.length !== factory.parameters.length || factory.parameters.some((p) => p.initializer || isOptionalParam(p) || p.dotDotDotToken || !ts.isIdentifier(p.name))) {
       h.err(init, `'${callee.getText()}' returns a function and is called with ${init.arguments.length} argument(s) for ${factory.parameters.length} parameter(s): tsad follows a factory whose plain parameters are all passed`, 'pass one argument per parameter (no defaults, rest or destructured parameters in the factory)');
       return true;
     }
@@ -359,7 +360,7 @@ export class Closures {
     if (v) return !!this.h.err(v.decls[0], `a \`var\` inside the local function '${name}' that is used outside its block, declared twice or read before its value is not supported`, 'declare it with `let` or `const` where it is first given a value');
     for (const p of fn.parameters) {
       if (!ts.isIdentifier(p.name) && p.dotDotDotToken) return !!this.h.err(p, `a destructured rest parameter of the local function '${name}' is not supported`, 'name it (`...xs`) and read its elements');
-      if (p.dotDotDotToken || p.initializer || p.questionToken) return !!this.h.err(p, `rest, optional and default parameters of the local function '${name}' are not supported`, 'declare plain parameters and pass every argument');
+      if (p.dotDotDotToken || p.initializer || isOptionalParam(p)) return !!this.h.err(p, `rest, optional and default parameters of the local function '${name}' are not supported`, 'declare plain parameters and pass every argument');
     }
     return true;
   }

@@ -15,6 +15,7 @@ import { userTypeErrors } from './type-errors.js';
 import { forInProblem, mayResize } from './for-in.js';
 import { assignedOnceLater, checkDefiniteAssignment, collectVarBindings, hoistedType, isNeverAssigned, isAssignedIn, isVarList, type VarBinding } from './var-scope.js';
 import { bodyDefaults, type BodyDefault } from './param-defaults.js';
+import { assertsPresent, isOptionalParam } from './jsdoc.js';
 import { isSplitResult, isSplittable, refuseUnnamedResults, resultPair, returnPairs, splitNullableLocals, type SplitHost } from './nullable-locals.js';
 import { NULL, assignsNullable, inTest, present, isArrayTest, isPlainRead, narrowRead, nestedNullable, nullableUnion, mayBePastEnd, pastEndBinding, pastEndFallback, pastEndTest, shortCircuit, truthy, typeofTest, type NullableHost } from './nullable.js';
 import { DestructuringAssignment, notAField, patternField, patternParamName, refuseActiveDefault, withDefault, type DestructuringHost } from './destructuring.js';
@@ -315,6 +316,12 @@ const COMPOUND_OPS: Partial<Record<ts.SyntaxKind, BinOp>> = {
   [ts.SyntaxKind.AsteriskAsteriskEqualsToken]: '**',
   [ts.SyntaxKind.PercentEqualsToken]: '%',
   [ts.SyntaxKind.BarEqualsToken]: '|',
+  // (on integers, as their binary operators: `m &= 7` is `m = m & 7`)
+  [ts.SyntaxKind.AmpersandEqualsToken]: '&',
+  [ts.SyntaxKind.CaretEqualsToken]: '^',
+  [ts.SyntaxKind.LessThanLessThanEqualsToken]: '<<',
+  [ts.SyntaxKind.GreaterThanGreaterThanEqualsToken]: '>>',
+  [ts.SyntaxKind.GreaterThanGreaterThanGreaterThanEqualsToken]: '>>>',
 };
 const COMPARISONS = new Set<BinOp>(['<', '<=', '>', '>=', '===', '!==', '==', '!=']);
 const BITWISE = new Set<BinOp>(['|', '&', '^', '<<', '>>', '>>>']);
@@ -1128,8 +1135,7 @@ class FunctionLowering {
         }
         param.rest = true;
       }
-      // (`@param {number} [h]` in a JSDoc-typed .js file is optional as `h?: number` is)
-      if (p.questionToken || (ty.k === 'opt' && !p.initializer && this.ctx.checker.isOptionalParameter(p))) param.optional = true;
+      if (isOptionalParam(p)) param.optional = true;
       if (p.initializer) {
         const def = this.expr(p.initializer);
         // (a constant default is filled in where the argument is missing, in the derivatives' signatures
@@ -1299,7 +1305,7 @@ class FunctionLowering {
     // an implicit constructor takes its base class's parameters, and passes them on
     if (!node)
       for (const p of inheritedParams(this.ctx.checker, cls)) {
-        if (!ts.isIdentifier(p.name) || p.dotDotDotToken || p.initializer || p.questionToken)
+        if (!ts.isIdentifier(p.name) || p.dotDotDotToken || p.initializer || isOptionalParam(p))
           return this.err(cls.name ?? cls, `'${d.member!.className}' has no constructor, and the one it inherits has optional, default, rest or destructured parameters`, 'write the constructor: `constructor(…) { super(…); }`');
         const ty = this.tyOrErr(p.name, `parameter '${p.name.text}'`);
         if (!ty) return null;
@@ -1982,7 +1988,9 @@ class FunctionLowering {
       }
       const n = this.declareVar(declNode, name.text, ty);
       if (ty.k === 'opt' && !konst) this.splitLocals.add(n);
-      return [{ k: 'decl', name: n, ty, init, konst, loc }];
+      const literal = init.k === 'num' || (init.k === 'un' && init.op === '-' && init.a.k === 'num');
+      const widened = konst && literal && ts.isVariableDeclaration(declNode) && !!declNode.type;
+      return [{ k: 'decl', name: n, ty, init, konst, loc, ...(widened ? { widened } : {}) }];
     }
     const out: Stmt[] = [];
     let src = init;
@@ -2167,8 +2175,8 @@ class FunctionLowering {
       if (r?.kind === 'local' && !this.splitLocals.has(r.name) && !assignsNullable(this.hooks, e, r.ty, e.text)) return null;
     }
     let written = e;
-    while (ts.isParenthesizedExpression(written)) written = written.expression;
-    const asserted = updates && x.k === 'field' && ts.isNonNullExpression(written) && (x.ty.k === 'opt' ? x.ty.base : x.ty).k === 'num';
+    while (ts.isParenthesizedExpression(written) && !assertsPresent(written)) written = written.expression;
+    const asserted = updates && x.k === 'field' && assertsPresent(written) && (x.ty.k === 'opt' ? x.ty.base : x.ty).k === 'num';
     if (asserted) return { ...x, ty: NUM, nn: true };
     if (x.k === 'field' && (x.nn || x.ty.k === 'opt'))
       return this.err(e, `the optional field '${x.name}' cannot be assigned in differentiated code`, updates ? `update it asserted present (\`${ts.isPropertyAccessExpression(e) ? e.getText() : x.name}! += …\`), or build a new object with the field set` : 'build a new object with the field set');
@@ -2257,7 +2265,7 @@ class FunctionLowering {
       return { k: 'expr', e: x, loc };
     }
     if (ts.isBinaryExpression(e) && LOGICAL_ASSIGNMENTS.has(e.operatorToken.kind)) return this.logicalAssign(e, LOGICAL_ASSIGNMENTS.get(e.operatorToken.kind)!);
-    // (a compound assignment with an operator tsad has no compound form of: `k >>= 1`, `m &= 3`)
+    // (a compound assignment with an operator COMPOUND_OPS lacks: none of today's; kept for one a later TypeScript adds)
     if (ts.isBinaryExpression(e) && e.operatorToken.kind >= ts.SyntaxKind.FirstCompoundAssignment && e.operatorToken.kind <= ts.SyntaxKind.LastCompoundAssignment) {
       const op = ts.tokenToString(e.operatorToken.kind) ?? '';
       return this.err(e, `the compound assignment \`${op}\` is not supported`, `write it out: \`${e.left.getText()} = ${e.left.getText()} ${op.slice(0, -1)} ${e.right.getText()}\``);
@@ -2998,7 +3006,7 @@ class FunctionLowering {
     // Missing arguments take the callee's defaults, filled in at the call (the IR has no optional params).
     for (let i = args.length; i < (restAt < 0 ? params.length : restAt); i++) {
       const p = params[i];
-      if (p.questionToken && !p.initializer) {
+      if (isOptionalParam(p) && !p.initializer) {
         args.push({ k: 'undef' }); // an optional parameter left out is undefined
         continue;
       }

@@ -14,6 +14,7 @@ import ts from 'typescript';
 import type { BinOp, Expr, LValue, Loc, Stmt, Ty } from '../ir/types.js';
 import { INT, NUM, settleForHeader, tyOf } from '../ir/util.js';
 import { isCallbackCall } from './callbacks.js';
+import { assertsPresent } from './jsdoc.js';
 
 /** What the lowering of a function lends this module. */
 export interface SequencingHost {
@@ -373,10 +374,10 @@ export class Sequencing {
   }
 }
 
-/** whether `e` is wrapped in a non-null assertion (`e!`, `(e)!`) */
+/** whether `e` is wrapped in a non-null assertion (`e!`, `(e)!`, in JavaScript `/** @type {number} *\/ (e)`) */
 function isAssertedPresent(e: ts.Node): boolean {
   for (let p = e.parent; p && (ts.isParenthesizedExpression(p) || ts.isNonNullExpression(p) || ts.isAsExpression(p) || ts.isSatisfiesExpression(p)); p = p.parent)
-    if (ts.isNonNullExpression(p)) return true;
+    if (assertsPresent(p)) return true;
   return false;
 }
 

@@ -89,7 +89,9 @@ interface SNode extends Node {
 
 export type Stmt =
   // `hoisted`: a `var` binding declared at the top of its function (the front end's record, for coverage)
-  | (SNode & { k: 'decl'; name: string; ty: Ty; init: Expr | null; konst: boolean; hoisted?: boolean })
+  // (`widened`: a `const` the source gave a wider type than its literal initializer's, `const n: number = 3`:
+  // printed with it, or TypeScript types `n` as `3` and refuses `n === 1`)
+  | (SNode & { k: 'decl'; name: string; ty: Ty; init: Expr | null; konst: boolean; hoisted?: boolean; widened?: boolean })
   // `op` records a compound assignment for printing; `value` is always the full right-hand side
   | (SNode & { k: 'assign'; target: LValue; value: Expr; op?: BinOp; inc?: boolean })
   | (SNode & { k: 'expr'; e: Expr })

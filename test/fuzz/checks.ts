@@ -25,6 +25,11 @@
 //                and f_b in joint mode (`adjoint: { checkpointCalls: true }`, every call checkpointed);
 //                code with a fused reduction loop (each iteration's adjoint seeded with 1, scaled by the
 //                sum's adjoint afterwards) rounds differently: its gradients agree to 1e-9 of the largest
+//   jsdoc        (some programs) the program with its types in JSDoc comments, compiled as a .js file as
+//                the CLI compiles one: every derivative function's values bit-identical to the TypeScript
+//                version's on the same inputs (test/fuzz/js-property.ts)
+//   plain-js     (some programs) the program as plain JavaScript through the runtime API (jacfwd, jacrev,
+//                grad): the TypeScript version's Jacobian, to rounding (test/fuzz/js-property.ts)
 import ts from 'typescript';
 import { checkCompiled, type CheckReport } from '../../src/api/check.js';
 import type { CompileResult, ManifestEntry } from '../../src/api/compile.js';
@@ -36,9 +41,10 @@ import { checkHvp } from './hvp-property.js';
 import { selfCheckProgram } from './selfcheck-property.js';
 import { checkSparse } from './sparse-property.js';
 import { checkBlocks } from './blocks-property.js';
+import { compareJsdoc, comparePlain } from './js-property.js';
 
-export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'sparse-vector' | 'tape' | 'tbr' | 'runtime' | 'checker' | 'selfcheck' | 'hvp' | 'sparse' | 'blocks';
-export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'sparse-vector', 'tape', 'tbr', 'runtime', 'checker', 'selfcheck', 'hvp', 'sparse', 'blocks'];
+export type Prop = 'compile' | 'accepts' | 'deterministic' | 'tsc' | 'primal' | 'modes-primal' | 'tangent' | 'dot' | 'vector' | 'sparse-vector' | 'tape' | 'tbr' | 'runtime' | 'checker' | 'selfcheck' | 'hvp' | 'sparse' | 'blocks' | 'jsdoc' | 'plain-js';
+export const PROPS: Prop[] = ['compile', 'accepts', 'deterministic', 'tsc', 'primal', 'modes-primal', 'tangent', 'dot', 'vector', 'sparse-vector', 'tape', 'tbr', 'runtime', 'checker', 'selfcheck', 'hvp', 'sparse', 'blocks', 'jsdoc', 'plain-js'];
 
 /** What identifies "the same failure" while shrinking: the property and its message without numbers or quoted names. */
 export function signature(f: Pick<Finding, 'prop' | 'message'>): string {
@@ -74,6 +80,10 @@ export interface CheckJob {
   coarsened?: boolean;
   /** second derivatives (compileHvp) of a head returning one number, where tsad gives them */
   hvp?: CompileResult;
+  /** the program typed by JSDoc comments in a .js file, compiled as `js` was (property jsdoc) */
+  jsdoc?: CompileResult;
+  /** run the program as plain JavaScript through the runtime API (property plain-js) */
+  plain?: boolean;
 }
 
 export interface CheckOutcome {
@@ -84,6 +94,8 @@ export interface CheckOutcome {
   nonfinite: number;
   /** points where the tangent check was unstable (near a kink) and the point was resampled */
   unstable: number;
+  /** the runtime API's refusal of the plain JavaScript (property plain-js), its first line */
+  plainRefused?: string;
 }
 
 const show = (v: unknown): string =>
@@ -336,6 +348,17 @@ export function runChecks(job: CheckJob): CheckOutcome {
         const alt: CheckReport[] = [1e-5, 1e-7].map((h) => checkCompiled(js, gen, head, args, { seed, h }));
         if (!alt.some((r) => !r.unstable && r.tangentError <= 1e-6) && !truncationConverges([alt[0], rep, alt[1]].map((r) => r.tangentError)))
           find({ prop: 'tangent', message: 'tangent differs from central divided differences', observed: `relative error ${rep.tangentError.toExponential(2)} (h = 1e-6), ${alt.map((r) => r.tangentError.toExponential(2)).join(', ')} (h = 1e-5, 1e-7)`, expected: '≤ 1e-6', args });
+      }
+      stage = 'the JavaScript versions';
+      if (job.jsdoc) {
+        count('jsdoc');
+        out.findings.push(...compareJsdoc(js, gen, job.jsdoc, loadGenerated(job.jsdoc.code), head, args, seed));
+      }
+      if (job.plain) {
+        const p = comparePlain(js, gen, job.source, head, params, args);
+        if (p.refused) out.plainRefused = p.refused;
+        else count('plain-js');
+        out.findings.push(...p.findings);
       }
       if (job.hvp && hvpMod && !out.findings.length) {
         stage = 'the second derivatives';

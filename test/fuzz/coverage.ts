@@ -10,6 +10,12 @@
 import { FORMS, type Form } from '../../src/frontend/lower.js';
 import type { Expr, Module, Stmt, Ty } from '../../src/ir/types.js';
 import { forEachExpr, isRef, rootVar, stmtExprs, tyOf, varsRead } from '../../src/ir/util.js';
+import { SYNTAX_FORM_NAMES, syntaxFormsOf, type SyntaxForm } from './syntax-forms.js';
+
+/** the rows of the table: the front end's forms, then the source spellings counted by syntax (syntax-forms.ts) */
+type CovForm = Form | SyntaxForm;
+const ALL_FORMS: readonly CovForm[] = [...FORMS, ...SYNTAX_FORM_NAMES];
+const isSyntaxForm = (f: CovForm): f is SyntaxForm => f.startsWith('syntax.');
 
 export const MIN_PER_CELL = 3;
 
@@ -26,7 +32,7 @@ export const STRATEGIES = ['straight', 'counted', 'while', 'nested'] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 
 export interface Cell {
-  form: Form;
+  form: CovForm;
   type: TypeClass;
   effect: Effect;
   strategy: Strategy;
@@ -34,7 +40,7 @@ export interface Cell {
 export const cellKey = (c: Cell) => `${c.form}|${c.type}|${c.effect}|${c.strategy}`;
 export function parseKey(k: string): Cell {
   const [form, type, effect, strategy] = k.split('|');
-  return { form: form as Form, type: type as TypeClass, effect: effect as Effect, strategy: strategy as Strategy };
+  return { form: form as CovForm, type: type as TypeClass, effect: effect as Effect, strategy: strategy as Strategy };
 }
 
 export function typeClass(t: Ty): TypeClass {
@@ -62,7 +68,9 @@ const isRefClass = (c: TypeClass) => c !== 'scalar' && c !== '-';
 // ------------------------------------------------------------------------------------------------
 
 /** the type classes and effects each form can carry */
-const SHAPES: Record<Form, { types: readonly TypeClass[]; effects: readonly Effect[] }> = {
+const SYNTAX_SHAPES = Object.fromEntries(SYNTAX_FORM_NAMES.map((f) => [f, { types: ['-'], effects: ['-'] }])) as unknown as Record<SyntaxForm, { types: readonly TypeClass[]; effects: readonly Effect[] }>;
+const SHAPES: Record<CovForm, { types: readonly TypeClass[]; effects: readonly Effect[] }> = {
+  ...SYNTAX_SHAPES,
   decl: { types: ['scalar', 'array', 'array2', 'arrobj', 'object', 'tuple'], effects: ['fresh', 'alias'] },
   'decl.var': { types: ['scalar'], effects: ['-'] },
   'nullable.split': { types: ['scalar'], effects: ['-'] },
@@ -160,6 +168,8 @@ export function possible(c: Cell): boolean {
   if (c.effect === 'alias' && !isRefClass(c.type)) return false;
   // swaps exchange rows of arrays (an object's two fields of one type are not a swap the generator or LU writes)
   if (c.effect === 'swap' && c.type === 'object') return false;
+  // a source spelling is counted once per program
+  if (isSyntaxForm(c.form) && c.strategy !== 'straight') return false;
   // a hoisted `var` is declared at the top of its function
   if (c.form === 'decl.var' && c.strategy !== 'straight') return false;
   // `continue` needs a loop
@@ -172,7 +182,7 @@ export function possible(c: Cell): boolean {
 /** every cell that can occur, in table order */
 export function allCells(): Cell[] {
   const out: Cell[] = [];
-  for (const form of FORMS)
+  for (const form of ALL_FORMS)
     for (const type of TYPE_CLASSES)
       for (const effect of EFFECTS)
         for (const strategy of STRATEGIES) {
@@ -371,6 +381,11 @@ export function classifyModule(mod: Module): Counts {
   return counts;
 }
 
+/** the cells of the source spellings a program holds (syntax-forms.ts), one each */
+export function classifySyntax(source: string): Counts {
+  return new Map([...syntaxFormsOf(source)].map((f) => [cellKey({ form: f, type: '-', effect: '-', strategy: 'straight' }), 1]));
+}
+
 export function mergeCounts(into: Counts, from: Iterable<[string, number]>): void {
   for (const [k, n] of from) into.set(k, (into.get(k) ?? 0) + n);
 }
@@ -394,7 +409,7 @@ export function impossibleSeen(counts: Counts): string[] {
 /** rows form × type class × effect (the possible ones), columns loop strategies; `!` marks an accepted cell under the minimum, `·` one that cannot occur */
 export function coverageTable(counts: Counts, min = MIN_PER_CELL, markdown = false): string {
   const rows: string[][] = [];
-  for (const form of FORMS)
+  for (const form of ALL_FORMS)
     for (const type of TYPE_CLASSES)
       for (const effect of EFFECTS) {
         const cells = STRATEGIES.map((strategy) => ({ form, type, effect, strategy }));

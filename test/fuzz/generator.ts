@@ -250,7 +250,49 @@ export interface ProgSpec {
   blocks?: BlocksSpec | null;
   /** a gradient-descent helper whose loop coarsening replays (DescentSpec; drawn last; null: none) */
   descent?: DescentSpec | null;
+  /** TypeScript spellings counted by syntax (TsFormSpec), after the descent helper (drawn last) */
+  tsForms?: TsFormSpec[];
 }
+
+/**
+ * TypeScript spellings the front end accepts that lower to forms written elsewhere (test/fuzz/syntax-forms.ts
+ * counts them on the source), written at the end of the head in a loop context of their own (`loop` as
+ * JsArraySpec's): form 0 `type` aliases of an object and a tuple and an interface extending P (module
+ * level, TS_FORM_BODY), 1 a `throw` guarding a helper's argument and one in the head (never taken: the
+ * values are finite and the widths positive), 2 loose equality (`y == null`, `k != 1`), 3 casts (`e as
+ * number`, `{ … } satisfies P`, `<number>e`), 4 bitwise operators on counters (`&`, `^`, `<<`, `>>>`, `~`,
+ * compound `|=`, `^=`, `&=`, `<<=`, `>>=`, `>>>=`), 5 Number's statics (`Number.isFinite`, `Number.isNaN`,
+ * `Number.isInteger`, `Number.MAX_VALUE`, `Number.NEGATIVE_INFINITY`, `Number.MIN_VALUE`), 6 an object's
+ * fields by string keys (`o['u']`, `o['v'] = e`), 7 `Uint16Array`, `Uint32Array` and `Uint8ClampedArray`
+ * (passive: indices and clamped weights). Their values flow into a number that the head's result adds.
+ */
+export interface TsFormSpec {
+  form: number;
+  s: number;
+  e: Expr;
+  q: number;
+  loop: number;
+}
+
+/** the module-level declarations of TsFormSpec's form 0 and 1 */
+const TS_FORM_BODY = [
+  'type Span = { lo: number; hi: number };',
+  'type Pair = [number, number];',
+  '',
+  'export interface Scaled extends P {',
+  '  k: number;',
+  '}',
+  '',
+  'function spanOf(lo: number, width: number): Span {',
+  "  if (!(width >= 0)) throw new RangeError('spanOf: the width must not be negative');",
+  '  return { lo, hi: lo + width };',
+  '}',
+  '',
+  'function scaledSum(s: Scaled): number {',
+  '  return s.k * (s.u + s.v * s.w);',
+  '}',
+  '',
+];
 
 /**
  * A helper of BGDHyperOpt's shape (issue 19: the loop whose trip count and exit only the run knows,
@@ -1070,6 +1112,11 @@ export const programArb: fc.Arbitrary<ProgSpec> = fc.record({
       }),
     },
   ),
+  // (last: every field before it draws as it did before these spellings existed)
+  tsForms: fc.oneof(
+    { weight: 3, arbitrary: fc.constant<TsFormSpec[]>([]) },
+    { weight: 1, arbitrary: fc.array(fc.record({ form: fc.nat({ max: 7 }), s: sel, e: exprArb(2), q: fc.nat({ max: 7 }), loop: fc.nat({ max: 3 }) }), { minLength: 1, maxLength: 2 }) },
+  ),
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -1155,6 +1202,8 @@ class Ctx {
   /** whether ROW_PICK_HELPER is called (callback form 1: a helper that may return its argument's row) */
   needsRowPick = false;
   needsRebindHelpers = false;
+  /** whether TS_FORM_BODY's aliases and helpers are used (TsFormSpec forms 0 and 1) */
+  needsTsForms = false;
   constructor(
     /** what early returns look like: 0 `return <number>`, 1 none (arrays, objects), 2 `return;` */
     readonly ret: number,
@@ -3072,6 +3121,115 @@ function renderCustoms(c: Ctx, x: CustomSpec): string {
   return cu;
 }
 
+/** The TypeScript spellings (TsFormSpec), each in its loop context, in a scope of their own; returns the number their values flow into. */
+function renderTsForms(c: Ctx, specs: TsFormSpec[]): string {
+  const acc = c.fresh('tf');
+  c.emit(`let ${acc} = 0;`);
+  c.scoped(() => {
+    for (const s of specs) {
+      const body = () => renderTsForm(c, s, acc);
+      if (s.loop % 4 === 3 && c.loopDepth + 2 <= MAX_LOOP_DEPTH) ownLoop(c, 1, 2, () => ownLoop(c, 2, 2, body));
+      else ownLoop(c, s.loop % 4, 2, body);
+    }
+  });
+  return acc;
+}
+
+function renderTsForm(c: Ctx, s: TsFormSpec, acc: string): void {
+  const value = () => squash(s.q, renderExpr(c, s.e), false);
+  const flow = (e: string) => c.emit(`${acc} = Math.tanh(${acc} + ${e});`);
+  // the innermost counter (a passive integer), or a constant one
+  const counter = (): string => {
+    const k = c.ints[c.ints.length - 1];
+    if (k) return k.name;
+    const n = c.fresh('n');
+    c.emit(`const ${n}: number = ${2 + (s.s % 3)};`);
+    return n;
+  };
+  switch (s.form % 8) {
+    case 0: {
+      c.needsTsForms = true;
+      const sp = c.fresh('sp'), pr = c.fresh('pr'), sc = c.fresh('sc');
+      const v = c.fresh('v');
+      c.emit(`const ${v} = ${value()};`);
+      c.emit(`const ${sp}: Span = spanOf(${v}, 0.25 + ${v} * ${v});`);
+      c.emit(`const ${pr}: Pair = [${sp}.lo, ${sp}.hi];`);
+      c.emit(`const ${sc}: Scaled = { u: ${pr}[1], v: ${lit(LITS[s.q % LITS.length])}, w: ${v}, k: 0.75 };`);
+      flow(`${pr}[0] * ${pr}[1] - (${sp}.hi - ${sp}.lo) + 0.5 * scaledSum(${sc})`);
+      return;
+    }
+    case 1: {
+      c.needsTsForms = true;
+      const v = c.fresh('v');
+      c.emit(`const ${v} = ${value()};`);
+      c.emit(`if (!Number.isFinite(${v})) throw new Error('f: a value is not finite');`);
+      const a = pick(c.arrs.filter((x) => !x.tup), s.s);
+      if (a) c.emit(`if (${a.name}.length === 0) throw new RangeError('f: an empty array');`);
+      const sp = c.fresh('sp');
+      c.emit(`const ${sp} = spanOf(${v}, ${a ? `${a.name}.length` : '1'});`);
+      flow(`${sp}.lo * ${sp}.hi`);
+      return;
+    }
+    case 2: {
+      const o = pick(c.opts, s.s);
+      const v = c.fresh('v');
+      c.emit(`const ${v} = ${value()};`);
+      if (o) flow(`(${o.name} == null ? ${v} : ${o.name} * ${v})`);
+      const k = counter();
+      flow(`(${k} != 1 ? ${v} : 0.5 * ${v}) + (${k} == 0 ? 0.25 : 0)`);
+      return;
+    }
+    case 3: {
+      const v = c.fresh('v'), o = c.fresh('o');
+      c.emit(`const ${v} = (${value()}) as number;`);
+      c.emit(`const ${o} = { u: ${v}, v: ${lit(LITS[s.q % LITS.length])}, w: 0.5 } satisfies P;`);
+      flow(`<number>${o}.u * ${o}.v + ${o}.w * ${v}`);
+      return;
+    }
+    case 4: {
+      const k = counter();
+      const m = c.fresh('m'), v = c.fresh('v');
+      c.emit(`let ${m} = ${k} << 1;`);
+      c.emit(`${m} |= ${k} & 1;`, `${m} ^= 2;`, `${m} &= 7;`, `${m} <<= 1;`, `${m} >>= 1;`, `${m} >>>= 0;`);
+      c.emit(`const ${v} = ${value()};`);
+      const a = pick(c.arrs.filter((x) => !x.tup), s.s);
+      const read = a ? `${a.name}[(${k} ^ 1) % ${a.name}.length]` : '0.5';
+      flow(`((${k} & 1) === 0 ? ${v} : ${read}) + 0.125 * (~${m} & 3) + 0.0625 * (${m} >>> 1)`);
+      return;
+    }
+    case 5: {
+      const v = c.fresh('v');
+      c.emit(`const ${v} = ${value()};`);
+      const k = counter();
+      flow(
+        `(Number.isFinite(${v}) ? Math.min(${v}, Number.MAX_VALUE) : 0) + (Number.isNaN(${v}) ? 0 : Math.max(0.5 * ${v}, Number.NEGATIVE_INFINITY))` +
+          ` + (Number.isInteger(${k}) ? 0.25 : 0) * Math.max(${v}, Number.MIN_VALUE)`,
+      );
+      return;
+    }
+    case 6: {
+      const o = c.fresh('o');
+      c.emit(`const ${o}: P = { u: ${value()}, v: ${lit(LITS[s.q % LITS.length])}, w: 0.25 };`);
+      c.emit(`${o}['v'] = Math.tanh(${o}['u'] * 2 + ${o}.w);`);
+      const p = pick(c.objs, s.s);
+      flow(`${o}['v'] * ${o}.w${p ? ` + ${p}['w'] * ${o}['u']` : ''}`);
+      return;
+    }
+    default: {
+      const k = counter();
+      const t = c.fresh('t'), w = c.fresh('cl'), big = c.fresh('u');
+      c.emit(`const ${t} = new Uint16Array(4);`);
+      const j = c.fresh('j');
+      c.emit(`for (let ${j} = 0; ${j} < 4; ${j}++) ${t}[${j}] = (${j} * 3 + ${k}) % 4;`);
+      c.emit(`const ${w} = Uint8ClampedArray.from([300, -5, 2.5]);`);
+      c.emit(`const ${big} = new Uint32Array([7, ${k}]);`);
+      const a = pick(c.arrs.filter((x) => !x.tup), s.s);
+      const read = a ? `${a.name}[${t}[${k} % 4] % ${a.name}.length]` : value();
+      flow(`${read} * (0.001 * ${w}[0] + 0.01 * ${w}[2]) + 0.125 * (${big}[1] % 2)`);
+    }
+  }
+}
+
 /** The descent helper (DescentSpec): `gd(r, x, y, c)`, a loop of gradient steps whose iterations the data decide. */
 export function DESCENT_BODY(x: DescentSpec): string[] {
   const red = [
@@ -4217,6 +4375,8 @@ export function render(spec: ProgSpec): Rendered {
   const bl = spec.blocks && bfn ? callBlocks(c, spec.blocks, bfn) : '';
   if (spec.descent) out.push(...DESCENT_BODY(spec.descent));
   const gd = spec.descent ? renderDescent(c, spec.descent) : '';
+  const tf = spec.tsForms?.length ? renderTsForms(c, spec.tsForms) : '';
+  if (c.needsTsForms) out.push(...TS_FORM_BODY);
   if (c.needsClosureHelpers) out.push(...CLOSURE_HELPERS);
   if (c.needsRestHelpers) out.push(...REST_HELPERS);
   if (c.needsRegrow) out.push(...REGROW_HELPER);
@@ -4225,7 +4385,7 @@ export function render(spec: ProgSpec): Rendered {
   if (c.needsExchange) out.push(...EXCHANGE_HELPER);
   if (c.needsTupleHelpers) out.push(...TUPLE_HELPERS);
   if (c.needsRebindHelpers) out.push(...REBIND_HELPERS);
-  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '') + (cu ? ` + 0.25 * Math.tanh(${cu})` : '') + (lc ? ` + 0.25 * Math.tanh(${lc})` : '') + (jc ? ` + 0.25 * Math.tanh(${jc})` : '') + (bl ? ` + 0.25 * Math.tanh(${bl})` : '') + (gd ? ` + 0.25 * Math.tanh(${gd})` : '');
+  const mix = (spec.mix ? mixTerm(c) : '') + (fo ? ` + 0.25 * Math.tanh(${fo})` : '') + (ex ? ` + 0.25 * Math.tanh(${ex})` : '') + (ja ? ` + 0.25 * Math.tanh(${ja})` : '') + (cb ? ` + 0.25 * Math.tanh(${cb})` : '') + (ta ? ` + 0.25 * Math.tanh(${ta})` : '') + (rs ? ` + 0.25 * Math.tanh(${rs})` : '') + (cl ? ` + 0.25 * Math.tanh(${cl})` : '') + (orr ? ` + 0.25 * Math.tanh(${orr})` : '') + (tss ? ` + 0.25 * Math.tanh(${tss})` : '') + (cu ? ` + 0.25 * Math.tanh(${cu})` : '') + (lc ? ` + 0.25 * Math.tanh(${lc})` : '') + (jc ? ` + 0.25 * Math.tanh(${jc})` : '') + (bl ? ` + 0.25 * Math.tanh(${bl})` : '') + (gd ? ` + 0.25 * Math.tanh(${gd})` : '') + (tf ? ` + 0.25 * Math.tanh(${tf})` : '');
   // a third of the programs reset a number after its last use (`x = 1` before the return): a store the
   // forward sweep drops, which the backward sweep must not replay
   const reset = c.nums.filter((v) => v.w && !v.name.includes('.') && !v.name.includes('['));

@@ -146,7 +146,14 @@ export interface TestOptions {
    * coarsened adjoint with statement-level AD (to rounding: closed forms reassociate)
    */
   coarsen?: boolean;
+  /** also compile the program typed by JSDoc comments as a .js file (property jsdoc) */
+  jsdoc?: boolean;
+  /** also run the program as plain JavaScript through the runtime API (property plain-js) */
+  plain?: boolean;
 }
+
+/** The programs of a campaign checked as JavaScript too, by their seed: one in eight typed by JSDoc, another one in eight plain through the runtime API. */
+export const jsVariants = (seed: number): Pick<TestOptions, 'jsdoc' | 'plain'> => ({ jsdoc: (seed >>> 0) % 8 === 3, plain: (seed >>> 0) % 8 === 6 });
 
 export interface ProgramResult {
   source: string;
@@ -160,6 +167,8 @@ export interface ProgramResult {
   coarsened?: boolean;
   /** with TestOptions.coarsen: a recorded loop is replayed from its closed form (src/transform/coarsen/replay.ts) */
   replayed?: boolean;
+  /** with TestOptions.plain: the runtime API's refusal of the plain JavaScript */
+  plainRefused?: string;
 }
 
 export interface Program {
@@ -187,6 +196,8 @@ const NEEDS: Record<Prop, { ts: boolean; naive: boolean; check: boolean }> = {
   hvp: { ts: false, naive: true, check: true },
   sparse: { ts: false, naive: true, check: true },
   blocks: { ts: false, naive: true, check: true },
+  jsdoc: { ts: false, naive: true, check: true },
+  'plain-js': { ts: false, naive: true, check: true },
 };
 
 const firstLines = (s: string, n = 6) => s.split('\n').slice(0, n).join('\n');
@@ -268,7 +279,15 @@ export async function testProgram(p: Program, points: unknown[][], seed: number,
     out.findings.push(hvp.finding);
     return out;
   }
-  const job: CheckJob = { source: p.source, head: p.head, points, seed, js, jsNaive: naive, jsLean: lean, jsJoint: joint, jsSparse: sparseVec, coarsened: out.coarsened, ...(hvp ? { hvp: hvp.result } : {}) };
+  const jsdoc = opts.jsdoc || opts.only === 'jsdoc' ? await jsdocVersion(p, base, worker, budget) : undefined;
+  if (jsdoc && 'finding' in jsdoc) {
+    out.findings.push(jsdoc.finding);
+    return out;
+  }
+  const job: CheckJob = {
+    source: p.source, head: p.head, points, seed, js, jsNaive: naive, jsLean: lean, jsJoint: joint, jsSparse: sparseVec, coarsened: out.coarsened,
+    ...(hvp ? { hvp: hvp.result } : {}), ...(jsdoc?.result ? { jsdoc: jsdoc.result } : {}), plain: !!opts.plain || opts.only === 'plain-js',
+  };
   const r = await worker.run({ type: 'check', job }, opts.checkBudget ?? 60_000);
   if (!r.ok) {
     count('runtime');
@@ -276,11 +295,28 @@ export async function testProgram(p: Program, points: unknown[][], seed: number,
     return out;
   }
   const o = r.value as CheckOutcome;
+  out.plainRefused = o.plainRefused;
   out.findings.push(...o.findings);
   for (const [k, n] of Object.entries(o.checks)) count(k as Prop, n);
   out.nonfinite = o.nonfinite;
   out.unstable = o.unstable;
   return out;
+}
+
+/**
+ * The program typed by JSDoc comments, compiled as a .js file with the options `js` was compiled with:
+ * undefined where it has no JSDoc spelling, a finding where the compilation throws, refuses it, or the
+ * rewrite is not read as JSDoc-typed JavaScript.
+ */
+async function jsdocVersion(p: Program, base: CompileOptions, worker: FuzzWorker, budget: number): Promise<{ result: CompileResult } | { finding: Finding } | undefined> {
+  const r = await worker.run({ type: 'jsdoc', source: p.source, options: { ...base, js: true, runtimeImport: null } }, budget);
+  if (!r.ok) return { finding: { prop: 'jsdoc', message: `compile() of the JSDoc-typed version ${r.timeout ? r.error : `threw ${r.error.split('\n')[0]}`}` } };
+  const v = r.value as { source: string | null; typed?: boolean; result?: CompileResult };
+  if (v.source === null || !v.result) return undefined;
+  if (!v.typed) return { finding: { prop: 'jsdoc', message: 'the JSDoc-typed version is not read as JSDoc-typed JavaScript (TypeScript syntax is left in it)' } };
+  const errors = v.result.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length) return { finding: { prop: 'jsdoc', message: `the JSDoc-typed version is rejected: ${errors.map((d) => `${d.line}:${d.col} ${d.message}`).join('; ')}`, observed: v.source } };
+  return { result: v.result };
 }
 
 /**
@@ -364,13 +400,15 @@ export interface CampaignReport {
   replayed: number;
   /** coverage cells produced (test/fuzz/coverage.ts) */
   coverage: Counts;
+  /** programs checked as JavaScript: typed by JSDoc (compiled), plain through the runtime API (checked, refused by it with the reasons) */
+  js: { jsdoc: number; plain: number; refused: string[] };
 }
 
 export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport> {
   const log = opts.log ?? (() => {});
   const t0 = performance.now();
   const worker = await FuzzWorker.create();
-  const report: CampaignReport = { programs: 0, checks: {}, totalChecks: 0, failures: [], shrunk: [], nonfinite: 0, unstable: 0, restarts: 0, ms: 0, coarsened: 0, replayed: 0, coverage: new Map() };
+  const report: CampaignReport = { programs: 0, checks: {}, totalChecks: 0, failures: [], shrunk: [], nonfinite: 0, unstable: 0, restarts: 0, ms: 0, coarsened: 0, replayed: 0, coverage: new Map(), js: { jsdoc: 0, plain: 0, refused: [] } };
   const add = (c: Partial<Record<Prop, number>>) => {
     for (const [k, n] of Object.entries(c)) report.checks[k as Prop] = (report.checks[k as Prop] ?? 0) + n;
   };
@@ -382,7 +420,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
       fc.asyncProperty(programArb, async (spec) => {
         const i = index++;
         const { program, points } = programOf(spec);
-        const r = await testProgram(program, points, spec.seed, worker, { coarsen: opts.coarsen });
+        const r = await testProgram(program, points, spec.seed, worker, { coarsen: opts.coarsen, ...jsVariants(spec.seed) });
         const cells = await worker.run({ type: 'cells', source: program.source }, 30_000);
         if (cells.ok) mergeCounts(report.coverage, cells.value as [string, number][]);
         sources[i] = program.source;
@@ -393,6 +431,9 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
         if (r.coarsened) report.coarsened++;
         if (r.replayed) report.replayed++;
         if (r.tsCode) tsModules[`p${i}`] = r.tsCode;
+        if (r.checks.jsdoc) report.js.jsdoc++;
+        if (r.checks['plain-js']) report.js.plain++;
+        if (r.plainRefused) report.js.refused.push(r.plainRefused);
         for (const f of r.findings) {
           report.failures.push({ index: i, prop: f.prop, finding: f, source: program.source });
           // seen at once (a long campaign shrinks only at its end): one line, and the program beside the regressions
@@ -560,7 +601,7 @@ export async function replayRegressions(regs: { name: string; source: string; me
   for (const reg of regs) {
     const points = reg.meta.args ? [reg.meta.args] : [];
     const program: Program = { source: reg.source, head: reg.meta.head, ...(reg.meta.wrt ? { wrt: reg.meta.wrt } : {}) };
-    out.set(reg.name, await testProgram(program, points, reg.meta.seed, worker));
+    out.set(reg.name, await testProgram(program, points, reg.meta.seed, worker, { jsdoc: reg.meta.prop === 'jsdoc', plain: reg.meta.prop === 'plain-js' }));
   }
   const modules = Object.fromEntries([...out].filter(([, r]) => r.tsCode).map(([, r], i) => [`r${i}`, r.tsCode!]));
   const names = [...out].filter(([, r]) => r.tsCode).map(([n]) => n);
