@@ -1426,3 +1426,21 @@ export function loss(m, X, y) {
     expect(errors.map((d) => `${d.file}:${d.line}:${d.col} ${d.hint}`)).toEqual([expect.stringMatching(/^f\.js:2:22 give it a JSDoc type.*@param \{number\[\]\} y/)]);
   });
 });
+
+describe('trial 28 (2026-11-28): an array shortened and grown again by a store past its new end', () => {
+  it('the adjoint grows the shadow with it and gives the length back (was NaN, or the grown length read by the backward sweep)', () => {
+    const at = [[1.2, 0.7, -0.4, 0.9], 0.5];
+    // the index read before the pop (JavaScript evaluates the target first): the element put back
+    checks(`export function f(a: number[], t: number): number {\n  const b = a.slice();\n  b[b.length - 1] = b.pop()! * t;\n  return b[0] + b[1] * 2 + b[2] * 3 + b[3] * 4 + b.length;\n}\n`, 'f', at);
+    // a store at the old last index after a shift, a splice or a truncation
+    checks(`export function f(a: number[], t: number): number {\n  const b = a.slice();\n  b.shift();\n  b[3] = b[0] * t;\n  return b[3] + b[0] * b.length;\n}\n`, 'f', at);
+    checks(`export function f(a: number[], t: number): number {\n  const b = a.slice();\n  b.splice(1, 2);\n  b[2] = b[0] * t;\n  b[3] = t;\n  return b[3] * b[2] + b[1];\n}\n`, 'f', at);
+    checks(`export function f(a: number[], t: number): number {\n  const b = a.slice();\n  b.length = 3;\n  b[3] = b[0] * t;\n  return b[3] * b.length;\n}\n`, 'f', at);
+    // a finite wrong derivative before: the backward sweep read the grown length (4) where the forward read 3
+    const r = compile(`export function f(a: number[], t: number): number {\n  const b = a.slice();\n  b.pop();\n  const s = b.length * t * t;\n  b[3] = 2;\n  return s + b[0] + b[3];\n}\n`, { head: 'f', js: true, runtimeImport: null, modes: ['reverse'] });
+    const ab = [0, 0, 0, 0];
+    const tb = loadGenerated(r.code, r.runtimeNames).f_b([1.2, 0.7, -0.4, 0.9], ab, 0.5, 1);
+    expect(tb).toBeCloseTo(3, 12);
+    expect(ab).toEqual([1, 0, 0, 0]);
+  });
+});
