@@ -1444,3 +1444,16 @@ describe('trial 28 (2026-11-28): an array shortened and grown again by a store p
     expect(ab).toEqual([1, 0, 0, 0]);
   });
 });
+
+describe('trial 28: an object literal given to Object.assign or spread into another (refused before, with a hint naming an outer literal there was none of)', () => {
+  it('its fields are copied where it stands, in order, after what comes before', () => {
+    checks(`interface O { a: number; b: number }
+export function f(o: O, p: O): number {
+  const c = Object.assign({}, o, { b: p.a * 2 });
+  const d = { ...{ a: o.b, b: 1 }, ...p, ...{ b: c.a * o.a } };
+  const e = Object.assign({}, { a: 3, b: p.b }, { ...o, a: p.a * p.b });
+  c.a += 1;
+  return c.a * c.b + d.a * d.b + e.a * e.b;
+}`, 'f', [{ a: 1.5, b: 0.5 }, { a: 0.2, b: -2 }]);
+  });
+});

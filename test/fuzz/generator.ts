@@ -2052,8 +2052,11 @@ function renderStmt(c: Ctx, s: Stmt): void {
       if (s.q % 3 === 1) {
         // a spread copy: a new object sharing the array field, one field replaced, written through the copy
         const copy = c.fresh('q');
-        // (its field read with a string key once: `q['s']`)
-        c.emit(`const ${copy}: Q = { ...${name}, s: 0.5 * ${name}.s + ${squash(s.q + 3, renderExpr(c, s.e), false)} };`, `${copy}.a[1] = ${copy}.a[0] * ${copy}['s'];`);
+        // (its field read with a string key once: `q['s']`; the field replaced by a literal source too:
+        // `Object.assign({}, q, { s: … })`, `{ ...q, ...{ s: … } }`)
+        const s2 = `s: 0.5 * ${name}.s + ${squash(s.q + 3, renderExpr(c, s.e), false)}`;
+        const made = [`{ ...${name}, ${s2} }`, `Object.assign({}, ${name}, { ${s2} })`, `{ ...${name}, ...{ ${s2} } }`][((s.q - 1) / 3) % 3];
+        c.emit(`const ${copy}: Q = ${made};`, `${copy}.a[1] = ${copy}.a[0] * ${copy}['s'];`);
         c.nums.push({ name: `${copy}.s`, w: false });
       }
       c.arrs.push({ name: `${name}.a`, len: 2, f64: false, ro: false, row: true });
