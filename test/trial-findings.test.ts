@@ -1457,3 +1457,11 @@ export function f(o: O, p: O): number {
 }`, 'f', [{ a: 1.5, b: 0.5 }, { a: 0.2, b: -2 }]);
   });
 });
+
+describe('trial 28: a push used as a value', () => {
+  it('is refused saying push is a statement and how to read the length (the hint said to write loops)', () => {
+    refused('export function f(xs: number[], t: number): number {\n  const q = [...xs];\n  const n = q.push(t * t);\n  return n * q[0];\n}\n', 'f', 3, 13, /`push` is supported as a statement of its own/);
+    const r = compile('export function f(xs: number[], t: number): number {\n  const q = [...xs];\n  const n = q.push(t * t);\n  return n * q[0];\n}\n', { head: 'f' });
+    expect(r.diagnostics[0]?.hint).toMatch(/q\.push\(…\); const n = q\.length;/);
+  });
+});

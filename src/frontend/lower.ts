@@ -2813,6 +2813,11 @@ class FunctionLowering {
       // (an array TypeScript types `any[]`, `new Array(n)`, gives its callbacks untyped parameters)
       if (CALLBACK_METHODS.has(m) && this.isAnyArray(callee.expression))
         return this.err(e, `${what} is called on an array TypeScript types \`any[]\` (made by \`new Array(n)\`), so its callback's parameters have no type`, `annotate the array where it is made: \`const ${callee.expression.getText()}: number[] = new Array(n);\``);
+      // (a push used as a value, its result the new length: statements push)
+      if (m === 'push' && ot.k === 'arr' && !ot.typed) {
+        const name = callee.expression.getText();
+        return this.err(e, '`push` is supported as a statement of its own, not as a value (the new length it returns)', `push in a statement, then read the length: \`${name}.push(…); const n = ${name}.length;\``);
+      }
       return this.err(e, `${what} is not supported in differentiated code`, m === 'map' || m === 'reduce' || m === 'forEach' ? 'write a `for` loop over the indices' : 'write the computation with loops and indexing');
     }
     if (ts.isIdentifier(callee)) {
