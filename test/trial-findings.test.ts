@@ -1465,3 +1465,10 @@ describe('trial 28: a push used as a value', () => {
     expect(r.diagnostics[0]?.hint).toMatch(/q\.push\(…\); const n = q\.length;/);
   });
 });
+
+describe('trial 28: `Array(n).fill([])`', () => {
+  it('is refused as a fill sharing one row, not as a `never[]` literal', () => {
+    refused('export function f(x: number[]): number {\n  const rows: number[][] = Array(2).fill([]);\n  rows[0].push(x[0]);\n  return rows[1][0];\n}\n', 'f', 2, 28, /`fill` with an array or object would share one value/);
+    refused('export function f(x: number[]): number {\n  const o: { a: number }[] = new Array(2).fill({ a: 0 });\n  o[0].a = x[0];\n  return o[1].a;\n}\n', 'f', 2, 30, /`fill` with an array or object would share one value/);
+  });
+});

@@ -3043,6 +3043,10 @@ class FunctionLowering {
   private newArrayFill(n: ts.NewExpression | ts.CallExpression, call: ts.CallExpression): Expr | null {
     if (!ts.isIdentifier(n.expression) || n.expression.text !== 'Array' || n.arguments?.length !== 1 || call.arguments.length !== 1)
       return this.err(call, 'only `new Array(n).fill(value)` is supported');
+    // (a literal is refused as what it shares before it is typed: `[]` alone is `never[]`)
+    let arg: ts.Expression = call.arguments[0];
+    while (ts.isParenthesizedExpression(arg)) arg = arg.expression;
+    if (ts.isArrayLiteralExpression(arg) || ts.isObjectLiteralExpression(arg)) return this.err(call, '`fill` with an array or object would share one value between all elements', 'use `Array.from({ length: n }, () => …)`');
     const len = this.expr(n.arguments[0]);
     const fill = this.expr(call.arguments[0]);
     if (!len || !fill) return null;
