@@ -1472,3 +1472,9 @@ describe('trial 28: `Array(n).fill([])`', () => {
     refused('export function f(x: number[]): number {\n  const o: { a: number }[] = new Array(2).fill({ a: 0 });\n  o[0].a = x[0];\n  return o[1].a;\n}\n', 'f', 2, 30, /`fill` with an array or object would share one value/);
   });
 });
+
+describe('trial 28: a field chosen by a string-literal key, assigned', () => {
+  it('is refused saying such a field is read only and how to assign it (was "this assignment target is not supported")', () => {
+    refused(`export function f(xs: number[]): number {\n  const parts: Record<'lo' | 'hi', number> = { lo: 0, hi: 0 };\n  for (const x of xs) {\n    const k: 'lo' | 'hi' = x > 0.3 ? 'hi' : 'lo';\n    parts[k] += x * x;\n  }\n  return parts.lo * parts.hi;\n}\n`, 'f', 5, 5, /a field chosen by a string-literal key \(`parts\[k\]`\) is read, not assigned/);
+  });
+});

@@ -2121,6 +2121,11 @@ class FunctionLowering {
       return this.err(e, `the optional field '${x.name}' cannot be assigned in differentiated code`, updates ? `update it asserted present (\`${ts.isPropertyAccessExpression(e) ? e.getText() : x.name}! += …\`), or build a new object with the field set` : 'build a new object with the field set');
     if (x.k === 'var' || x.k === 'idx' || x.k === 'field') return x;
     if (x.k === 'global') return this.err(e, `module constant '${x.name}' cannot be assigned`, 'copy it into a local variable');
+    // (`o[kind]` with `kind` a union of string literals reads the field it names, through a test)
+    if (x.k === 'cond' && ts.isElementAccessExpression(written)) {
+      const o = written.expression.getText(), key = written.argumentExpression.getText();
+      return this.err(e, `a field chosen by a string-literal key (\`${o}[${key}]\`) is read, not assigned, in differentiated code`, `assign the field by name in a test of the key: \`if (${key} === '…') ${o}.… = …; else …\``);
+    }
     return this.err(e, 'this assignment target is not supported', 'assign to a variable, an array element or an object field');
   }
 
