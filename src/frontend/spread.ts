@@ -129,7 +129,8 @@ function inlineLiteralSources(parts: readonly (ts.ObjectLiteralElementLike | ts.
   for (const p of parts) {
     let inner: ts.Expression | null = ts.isSpreadAssignment(p) ? p.expression : ts.isObjectLiteralElementLike(p) ? null : p;
     while (inner && ts.isParenthesizedExpression(inner)) inner = inner.expression;
-    const plain = inner && ts.isObjectLiteralExpression(inner) && inner.properties.every((q) => ts.isPropertyAssignment(q) || ts.isShorthandPropertyAssignment(q) || ts.isSpreadAssignment(q));
+    // (`__proto__: p` sets the literal's prototype, no field: left to the refusal)
+    const plain = inner && ts.isObjectLiteralExpression(inner) && inner.properties.every((q) => (ts.isPropertyAssignment(q) || ts.isShorthandPropertyAssignment(q) || ts.isSpreadAssignment(q)) && q.name?.getText() !== '__proto__');
     if (plain) out.push(...inlineLiteralSources((inner as ts.ObjectLiteralExpression).properties));
     else out.push(p);
   }
