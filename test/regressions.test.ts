@@ -177,7 +177,9 @@ function bump(o: { u: number; v: number }): number { o.v += 1; return o.u; }
 export function f(x: number): number { ${body} }`, { head: 'f', js: true, runtimeImport: null }).diagnostics.filter((d) => d.severity === 'error').map((d) => d.message);
   expect(refused('const w = { ...new V(x, 2) }; return w.x;')).toEqual([expect.stringMatching(/class instance/)]);
   expect(refused('const o: O = { a: x }; const p = { ...o }; return p.a;')).toEqual([expect.stringMatching(/optional field 'b'/)]);
-  expect(refused('const o = { u: x, v: 2 }; const p = { ...o, ...{ v: x } }; return p.v;')).toEqual([expect.stringMatching(/object literal into another/)]);
+  // (a literal of plain fields spread into another gives them there, trial 28; one with a getter does not)
+  expect(refused('const o = { u: x, v: 2 }; const p = { ...o, ...{ v: x } }; return p.v;')).toEqual([]);
+  expect(refused('const o = { u: x, v: 2 }; const p = { ...o, ...{ get v() { return x; } } }; return p.v;')).toEqual([expect.stringMatching(/object literal into another/)]);
 });
 
 it('a number stored again after its last use: the backward sweep does not replay the dropped store', async () => {

@@ -1427,3 +1427,55 @@ export function loss(m, X, y) {
     expect(errors.map((d) => `${d.file}:${d.line}:${d.col} ${d.hint}`)).toEqual([expect.stringMatching(/^f\.js:2:22 give it a JSDoc type.*@param \{number\[\]\} y/)]);
   });
 });
+
+describe('trial 28 (2026-11-28): an array shortened and grown again by a store past its new end', () => {
+  it('the adjoint grows the shadow with it and gives the length back (was NaN, or the grown length read by the backward sweep)', () => {
+    const at = [[1.2, 0.7, -0.4, 0.9], 0.5];
+    // the index read before the pop (JavaScript evaluates the target first): the element put back
+    checks(`export function f(a: number[], t: number): number {\n  const b = a.slice();\n  b[b.length - 1] = b.pop()! * t;\n  return b[0] + b[1] * 2 + b[2] * 3 + b[3] * 4 + b.length;\n}\n`, 'f', at);
+    // a store at the old last index after a shift, a splice or a truncation
+    checks(`export function f(a: number[], t: number): number {\n  const b = a.slice();\n  b.shift();\n  b[3] = b[0] * t;\n  return b[3] + b[0] * b.length;\n}\n`, 'f', at);
+    checks(`export function f(a: number[], t: number): number {\n  const b = a.slice();\n  b.splice(1, 2);\n  b[2] = b[0] * t;\n  b[3] = t;\n  return b[3] * b[2] + b[1];\n}\n`, 'f', at);
+    checks(`export function f(a: number[], t: number): number {\n  const b = a.slice();\n  b.length = 3;\n  b[3] = b[0] * t;\n  return b[3] * b.length;\n}\n`, 'f', at);
+    // a finite wrong derivative before: the backward sweep read the grown length (4) where the forward read 3
+    const r = compile(`export function f(a: number[], t: number): number {\n  const b = a.slice();\n  b.pop();\n  const s = b.length * t * t;\n  b[3] = 2;\n  return s + b[0] + b[3];\n}\n`, { head: 'f', js: true, runtimeImport: null, modes: ['reverse'] });
+    const ab = [0, 0, 0, 0];
+    const tb = loadGenerated(r.code, r.runtimeNames).f_b([1.2, 0.7, -0.4, 0.9], ab, 0.5, 1);
+    expect(tb).toBeCloseTo(3, 12);
+    expect(ab).toEqual([1, 0, 0, 0]);
+  });
+});
+
+describe('trial 28: an object literal given to Object.assign or spread into another (refused before, with a hint naming an outer literal there was none of)', () => {
+  it('its fields are copied where it stands, in order, after what comes before', () => {
+    checks(`interface O { a: number; b: number }
+export function f(o: O, p: O): number {
+  const c = Object.assign({}, o, { b: p.a * 2 });
+  const d = { ...{ a: o.b, b: 1 }, ...p, ...{ b: c.a * o.a } };
+  const e = Object.assign({}, { a: 3, b: p.b }, { ...o, a: p.a * p.b });
+  c.a += 1;
+  return c.a * c.b + d.a * d.b + e.a * e.b;
+}`, 'f', [{ a: 1.5, b: 0.5 }, { a: 0.2, b: -2 }]);
+  });
+});
+
+describe('trial 28: a push used as a value', () => {
+  it('is refused saying push is a statement and how to read the length (the hint said to write loops)', () => {
+    refused('export function f(xs: number[], t: number): number {\n  const q = [...xs];\n  const n = q.push(t * t);\n  return n * q[0];\n}\n', 'f', 3, 13, /`push` is supported as a statement of its own/);
+    const r = compile('export function f(xs: number[], t: number): number {\n  const q = [...xs];\n  const n = q.push(t * t);\n  return n * q[0];\n}\n', { head: 'f' });
+    expect(r.diagnostics[0]?.hint).toMatch(/q\.push\(…\); const n = q\.length;/);
+  });
+});
+
+describe('trial 28: `Array(n).fill([])`', () => {
+  it('is refused as a fill sharing one row, not as a `never[]` literal', () => {
+    refused('export function f(x: number[]): number {\n  const rows: number[][] = Array(2).fill([]);\n  rows[0].push(x[0]);\n  return rows[1][0];\n}\n', 'f', 2, 28, /`fill` with an array or object would share one value/);
+    refused('export function f(x: number[]): number {\n  const o: { a: number }[] = new Array(2).fill({ a: 0 });\n  o[0].a = x[0];\n  return o[1].a;\n}\n', 'f', 2, 30, /`fill` with an array or object would share one value/);
+  });
+});
+
+describe('trial 28: a field chosen by a string-literal key, assigned', () => {
+  it('is refused saying such a field is read only and how to assign it (was "this assignment target is not supported")', () => {
+    refused(`export function f(xs: number[]): number {\n  const parts: Record<'lo' | 'hi', number> = { lo: 0, hi: 0 };\n  for (const x of xs) {\n    const k: 'lo' | 'hi' = x > 0.3 ? 'hi' : 'lo';\n    parts[k] += x * x;\n  }\n  return parts.lo * parts.hi;\n}\n`, 'f', 5, 5, /a field chosen by a string-literal key \(`parts\[k\]`\) is read, not assigned/);
+  });
+});

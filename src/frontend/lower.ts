@@ -2182,6 +2182,11 @@ class FunctionLowering {
       return this.err(e, `the optional field '${x.name}' cannot be assigned in differentiated code`, updates ? `update it asserted present (\`${ts.isPropertyAccessExpression(e) ? e.getText() : x.name}! += …\`), or build a new object with the field set` : 'build a new object with the field set');
     if (x.k === 'var' || x.k === 'idx' || x.k === 'field') return x;
     if (x.k === 'global') return this.err(e, `module constant '${x.name}' cannot be assigned`, 'copy it into a local variable');
+    // (`o[kind]` with `kind` a union of string literals reads the field it names, through a test)
+    if (x.k === 'cond' && ts.isElementAccessExpression(written)) {
+      const o = written.expression.getText(), key = written.argumentExpression.getText();
+      return this.err(e, `a field chosen by a string-literal key (\`${o}[${key}]\`) is read, not assigned, in differentiated code`, `assign the field by name in a test of the key: \`if (${key} === '…') ${o}.… = …; else …\``);
+    }
     return this.err(e, 'this assignment target is not supported', 'assign to a variable, an array element or an object field');
   }
 
@@ -2885,6 +2890,11 @@ class FunctionLowering {
       // (an array TypeScript types `any[]`, `new Array(n)`, gives its callbacks untyped parameters)
       if (CALLBACK_METHODS.has(m) && this.isAnyArray(callee.expression))
         return this.err(e, `${what} is called on an array TypeScript types \`any[]\` (made by \`new Array(n)\`), so its callback's parameters have no type`, `annotate the array where it is made: \`const ${callee.expression.getText()}: number[] = new Array(n);\``);
+      // (a push used as a value, its result the new length: statements push)
+      if (m === 'push' && ot.k === 'arr' && !ot.typed) {
+        const name = callee.expression.getText();
+        return this.err(e, '`push` is supported as a statement of its own, not as a value (the new length it returns)', `push in a statement, then read the length: \`${name}.push(…); const n = ${name}.length;\``);
+      }
       // (a local function's parameter without a type: `const d = (a, b) => a.reduce(…)` in plain JavaScript)
       if (this.ctx.checker.getTypeAtLocation(callee.expression).flags & ts.TypeFlags.Any)
         return this.err(callee.expression, `'${callee.expression.getText()}' has no type here (type 'any'), so tsad cannot tell that \`.${m}()\` is an array's`, `give it a type where it is declared: \`(${callee.expression.getText()}: number[]) => …\`, or in a .js file a JSDoc comment on the function: \`/** @param {number[]} ${callee.expression.getText()} */\``);
@@ -3113,6 +3123,10 @@ class FunctionLowering {
   private newArrayFill(n: ts.NewExpression | ts.CallExpression, call: ts.CallExpression): Expr | null {
     if (!ts.isIdentifier(n.expression) || n.expression.text !== 'Array' || n.arguments?.length !== 1 || call.arguments.length !== 1)
       return this.err(call, 'only `new Array(n).fill(value)` is supported');
+    // (a literal is refused as what it shares before it is typed: `[]` alone is `never[]`)
+    let arg: ts.Expression = call.arguments[0];
+    while (ts.isParenthesizedExpression(arg)) arg = arg.expression;
+    if (ts.isArrayLiteralExpression(arg) || ts.isObjectLiteralExpression(arg)) return this.err(call, '`fill` with an array or object would share one value between all elements', 'use `Array.from({ length: n }, () => …)`');
     const len = this.expr(n.arguments[0]);
     const fill = this.expr(call.arguments[0]);
     if (!len || !fill) return null;

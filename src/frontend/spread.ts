@@ -119,6 +119,24 @@ export function mathSpreadCall(e: ts.CallExpression, m: string, host: SpreadHost
   return { k: 'intr', fn: `Math.${m}`, args: list, ty: integral ? INT : NUM };
 }
 
+/**
+ * The parts with each object literal spread or given as a source (`{ ...{ a: 1 }, b }`,
+ * `Object.assign({}, o, { b: 2 })`) replaced by its own parts: JavaScript copies its fields, in their
+ * order, as if written there. A literal with getters, setters or methods stays (refused where it stands).
+ */
+function inlineLiteralSources(parts: readonly (ts.ObjectLiteralElementLike | ts.Expression)[]): (ts.ObjectLiteralElementLike | ts.Expression)[] {
+  const out: (ts.ObjectLiteralElementLike | ts.Expression)[] = [];
+  for (const p of parts) {
+    let inner: ts.Expression | null = ts.isSpreadAssignment(p) ? p.expression : ts.isObjectLiteralElementLike(p) ? null : p;
+    while (inner && ts.isParenthesizedExpression(inner)) inner = inner.expression;
+    // (`__proto__: p` sets the literal's prototype, no field: left to the refusal)
+    const plain = inner && ts.isObjectLiteralExpression(inner) && inner.properties.every((q) => (ts.isPropertyAssignment(q) || ts.isShorthandPropertyAssignment(q) || ts.isSpreadAssignment(q)) && q.name?.getText() !== '__proto__');
+    if (plain) out.push(...inlineLiteralSources((inner as ts.ObjectLiteralExpression).properties));
+    else out.push(p);
+  }
+  return out;
+}
+
 /** a field of an object literal, lowered */
 export interface LiteralField {
   name: string;
@@ -149,7 +167,7 @@ export function objectSpreadFields(
     if (k < 0) out.push(f);
     else out[k] = f;
   };
-  for (const p of parts) {
+  for (const p of inlineLiteralSources(parts)) {
     if (hasEffect(p) && out.some((f) => !isConstantValue(f.value))) {
       if (host.inCondition()) return host.err(p, 'an object literal with a spread and a call after it, inside a condition, is not supported', 'build the object in a statement of its own');
       for (const f of out) {

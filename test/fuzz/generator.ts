@@ -118,7 +118,8 @@ interface VarSpec { mode: number; b: number; c: Cond; e: Expr; f: Expr; q: numbe
  * an array of rows or of objects (a new array sharing the rows), 9 a `for` whose update moves a
  * second index (`for (let i = 0, j = n - 1; i < n; j = i++)`), 10 a stack of numbers (`push`, `pop()`
  * as a statement and as a value), 11 `length` assignments truncating an array (a fresh one, or an
- * array of the head's with no other name) and emptying it, 12 calls of helpers with rest parameters
+ * array of the head's with no other name) and emptying it (a copy grown again by a store at its old
+ * last index, its length read), 12 calls of helpers with rest parameters
  * (numbers, a spread array, rows, none; a call writing an array among the trailing arguments), 13
  * `push` of several values at once, 14 optional booleans (a parameter, an object's field: absent, given,
  * computed), 15 `||`/`&&` whose left operand is computed (`a[k] || 0.5`), or reads past either end of
@@ -2100,8 +2101,11 @@ function renderStmt(c: Ctx, s: Stmt): void {
       if (s.q % 3 === 1) {
         // a spread copy: a new object sharing the array field, one field replaced, written through the copy
         const copy = c.fresh('q');
-        // (its field read with a string key once: `q['s']`)
-        c.emit(`const ${copy}: Q = { ...${name}, s: 0.5 * ${name}.s + ${squash(s.q + 3, renderExpr(c, s.e), false)} };`, `${copy}.a[1] = ${copy}.a[0] * ${copy}['s'];`);
+        // (its field read with a string key once: `q['s']`; the field replaced by a literal source too:
+        // `Object.assign({}, q, { s: … })`, `{ ...q, ...{ s: … } }`)
+        const s2 = `s: 0.5 * ${name}.s + ${squash(s.q + 3, renderExpr(c, s.e), false)}`;
+        const made = [`{ ...${name}, ${s2} }`, `Object.assign({}, ${name}, { ${s2} })`, `{ ...${name}, ...{ ${s2} } }`][((s.q - 1) / 3) % 3];
+        c.emit(`const ${copy}: Q = ${made};`, `${copy}.a[1] = ${copy}.a[0] * ${copy}['s'];`);
         c.nums.push({ name: `${copy}.s`, w: false });
       }
       c.arrs.push({ name: `${name}.a`, len: 2, f64: false, ro: false, row: true });
@@ -2497,6 +2501,8 @@ function renderJsArray(c: Ctx, s: JsArraySpec, acc: string): void {
       c.emit(s.q % 2 ? `${t.name}.length = ${k};` : `${t.name}.length = Math.min(${t.name}.length, ${k});`);
       if (inPlace) a.len = k;
       c.emit(`${acc} = Math.tanh(${acc} + ${t.name}[${k - 1}] * ${value(s.q)} + ${t.name}.length);`);
+      // (grown back by a store at its old last index, as a `pop` then `a[n - 1] = …` does)
+      if (!inPlace && s.t % 2) c.emit(`${t.name}[${k}] = ${t.name}[${k - 1}] * ${value(s.q + 1)};`, `${acc} = Math.tanh(${acc} + ${t.name}[${k}] * ${t.name}.length);`);
       if (!inPlace) {
         c.emit(`${t.name}.length = 0;`, `${t.name}.push(${value(s.q + 1)});`, `${acc} = Math.tanh(${acc} + ${t.name}[0]);`);
       }

@@ -13,8 +13,9 @@ import { type AdjointContext, aliasRep, bwhole, type Pair, positions, tapeOp } f
 
 /**
  * may a store of a number into `target` grow its array? An array born of a literal (`[]`), a row of one
- * (`C.push([]); C[i][j] = …`, `[[], []]`), a field of an object literal (`{ v: [] }`) or a field some
- * function assigns a literal (`this.buf = []`); not a typed array, whose length is fixed
+ * (`C.push([]); C[i][j] = …`, `[[], []]`), a field of an object literal (`{ v: [] }`), a field some
+ * function assigns a literal (`this.buf = []`), or an array something shortens (`b.pop(); b[n - 1] = …`);
+ * not a typed array, whose length is fixed
  */
 export function mayGrow(cx: AdjointContext, target: Extract<LValue, { k: 'idx' }>): boolean {
   const t = tyOf(target.obj);
@@ -55,6 +56,8 @@ export function bornLiteral(cx: AdjointContext): Set<string> {
     const d = definition(st);
     if (d?.value?.k === 'alloc' && d.value.ty.k === 'arr' && !d.value.ty.typed) out.add(aliasRep(cx, d.name));
   });
+  // (an array a `pop`, a `shift` or `length = n` shortens grows again by a store at its old last index)
+  for (const rep of shortened(cx, cx.f.body)) out.add(rep);
   const params = literalParamsOf(cx.info);
   for (const p of cx.f.params) if (params.has(`${cx.f.name}\0${p.name}`)) out.add(aliasRep(cx, p.name));
   literalCache.set(cx, out);
