@@ -4,6 +4,7 @@
 // Usage (after `npm run build`, from the repository's root): node test/wild/run.mjs [--api-only]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
@@ -13,7 +14,7 @@ const root = path.resolve(here, '../..');
 const { grad, jacobian } = await import(pathToFileURL(path.join(root, 'dist/src/index.js')).href);
 const inputs = JSON.parse(fs.readFileSync(path.join(here, 'inputs.json'), 'utf8'));
 const apiOnly = process.argv.includes('--api-only');
-const scratch = fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'tsad-wild-'));
+const scratch = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'tsad-wild-'));
 
 /** the file as an ES module exporting every top-level binding (the runtime API's scope) */
 async function load(file) {
