@@ -1832,11 +1832,6 @@ class FunctionLowering {
     return out;
   }
 
-  /**
-   * `const v = c ? a : b` or `const v = o ?? b` where a branch calls an array method with a callback:
-   * `let v; if (c) { …a's loop; v = a } else { …b's loop; v = b }`, so that each loop runs only where
-   * its branch is taken.
-   */
   /** an array or object, maybe null or undefined (never false): `||` on it is `??` */
   private objectOrAbsent(e: ts.Expression): boolean {
     const t = this.ctx.checker.getTypeAtLocation(e);
@@ -1844,6 +1839,11 @@ class FunctionLowering {
     return t.types.every((p) => p.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined) || (p.flags & ts.TypeFlags.Object) !== 0);
   }
 
+  /**
+   * `const v = c ? a : b` or `const v = o ?? b` (or `o || b`, o an array or object) where a branch
+   * calls an array method with a callback: `let v; if (c) { …a's loop; v = a } else { …b's loop; v = b }`,
+   * so that each loop runs only where its branch is taken.
+   */
   private chosenDecl(d: ts.VariableDeclaration, name: ts.Identifier, x: ts.ConditionalExpression | ts.BinaryExpression): Stmt[] | null {
     const ty = this.tyOrErr(name, `variable '${name.text}'`);
     if (!ty) return null;

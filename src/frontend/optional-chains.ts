@@ -46,7 +46,6 @@ export function optionalChain(h: OptionalChainHost, end: ts.Expression): Expr | 
       return h.err(l, 'a call in an optional chain (`o?.m()`, `f?.(x)`) is not supported', `test the value first, and call it where it is present: \`${l.getText().replace(/\?\.\(?/g, (m) => (m === '?.(' ? '(' : '.'))}\``);
   }
   const tests: Expr[] = [];
-  const objects: [ts.Node, Expr][] = [];
   // each `?.` in turn: its object lowered (the earlier ones standing for their narrowed reads)
   const lowerFrom = (k: number): Expr | null => {
     if (k === links.length) return h.expr(end);
@@ -73,7 +72,6 @@ export function optionalChain(h: OptionalChainHost, end: ts.Expression): Expr | 
     }
     tests.push(present(read, ot.none));
     const narrowed: Expr = { ...(read as Extract<Expr, { k: 'var' } | { k: 'field' }>), ty: ot.base, nn: true };
-    objects.push([l.expression, narrowed]);
     return h.withObject(l.expression, narrowed, () => lowerFrom(k + 1));
   };
   const value = lowerFrom(0);
